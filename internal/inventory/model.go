@@ -1,0 +1,65 @@
+// Package inventory keeps sales and orders in MariaDB through gorm: reading
+// and writing stock (plain, versioned CAS, conditional, fenced), inserting
+// orders, and computing a sale's truth from the database (DESIGN.md §3).
+package inventory
+
+import (
+	"errors"
+	"time"
+)
+
+// Sentinel errors of this package.
+var (
+	// ErrSaleNotFound means no sale has the given id.
+	ErrSaleNotFound = errors.New("inventory: sale not found")
+	// ErrVersionConflict means a CAS write found another version: retry.
+	ErrVersionConflict = errors.New("inventory: version changed")
+	// ErrFenced means a fenced write carried a token not newer than the sale's
+	// fence: a stale lock holder tried to write.
+	ErrFenced = errors.New("inventory: stale fencing token")
+	// ErrSoldOut means the stock is zero.
+	ErrSoldOut = errors.New("inventory: sold out")
+)
+
+// Sale is one flash sale: its stock, its strategy and the options of its
+// critical section.
+type Sale struct {
+	ID           uint64    `gorm:"primaryKey" json:"id"`
+	Name         string    `json:"name"`
+	Strategy     string    `json:"strategy"`
+	InitialStock int64     `json:"initial_stock"`
+	Stock        int64     `json:"stock"`
+	Version      int64     `json:"version"`
+	Fence        uint64    `json:"fence"`
+	WorkMS       int       `gorm:"column:work_ms" json:"work_ms"`
+	TTLMS        int       `gorm:"column:ttl_ms" json:"ttl_ms"`
+	Fencing      bool      `json:"fencing"`
+	PerUserLimit int       `json:"per_user_limit"`
+	Status       string    `json:"status"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// Order is one successful purchase.
+type Order struct {
+	ID         uint64    `gorm:"primaryKey" json:"order_id"`
+	SaleID     uint64    `json:"sale_id"`
+	UserID     string    `json:"user_id"`
+	ReplicaID  string    `json:"replica_id"`
+	FenceToken uint64    `json:"fence_token"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// Stats is a sale's truth, computed from the database only.
+type Stats struct {
+	Sold        int64 `json:"sold"`         // count(orders)
+	Oversold    int64 `json:"oversold"`     // max(0, sold - initial_stock)
+	LostUpdates int64 `json:"lost_updates"` // |sold - (initial_stock - stock)|
+	Duplicates  int64 `json:"duplicates"`   // users with more orders than per_user_limit
+}
+
+// SaleView is a sale with its stats, as the API shows it.
+type SaleView struct {
+	Sale
+	Stats
+}

@@ -1,0 +1,143 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Store reads and writes sales and orders.
+type Store struct {
+	db *gorm.DB
+}
+
+// NewStore returns a Store over db.
+func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
+
+// DB returns the underlying handle, for transactions that span the store.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// CreateSale inserts sale with stock = initial_stock and returns it with its id.
+func (s *Store) CreateSale(ctx context.Context, sale *Sale) error {
+	sale.Stock = sale.InitialStock
+	if sale.Status == "" {
+		sale.Status = "open"
+	}
+	return s.db.WithContext(ctx).Create(sale).Error
+}
+
+// GetSale returns the sale with id, or ErrSaleNotFound.
+func (s *Store) GetSale(ctx context.Context, id uint64) (Sale, error) {
+	var sale Sale
+	err := s.db.WithContext(ctx).Take(&sale, id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return sale, ErrSaleNotFound
+	}
+	return sale, err
+}
+
+// ListSales returns the newest sales first, at most limit of them.
+func (s *Store) ListSales(ctx context.Context, limit int) ([]Sale, error) {
+	var sales []Sale
+	err := s.db.WithContext(ctx).Order("id DESC").Limit(limit).Find(&sales).Error
+	return sales, err
+}
+
+// View returns the sale with its stats computed from the database.
+func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
+	st, err := s.stats(ctx, sale)
+	return SaleView{Sale: sale, Stats: st}, err
+}
+
+func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
+	var st Stats
+	db := s.db.WithContext(ctx)
+	if err := db.Model(&Order{}).Where("sale_id = ?", sale.ID).Count(&st.Sold).Error; err != nil {
+		return st, err
+	}
+	st.Oversold = max(0, st.Sold-sale.InitialStock)
+	// Every order must have taken exactly one unit off the stock.
+	if d := st.Sold - (sale.InitialStock - sale.Stock); d != 0 {
+		st.LostUpdates = max(d, -d)
+	}
+	if sale.PerUserLimit > 0 {
+		err := db.Raw(`SELECT COUNT(*) FROM (SELECT user_id FROM orders WHERE sale_id = ?
+			GROUP BY user_id HAVING COUNT(*) > ?) d`, sale.ID, sale.PerUserLimit).Scan(&st.Duplicates).Error
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// StockRow is what the critical section reads of a sale.
+type StockRow struct {
+	Stock   int64
+	Version int64
+	Fence   uint64
+}
+
+// ReadStock reads the stock inside tx (a plain consistent read: the lock, not
+// the database, is what is supposed to make it current).
+func ReadStock(ctx context.Context, tx *gorm.DB, saleID uint64) (StockRow, error) {
+	var row StockRow
+	res := tx.WithContext(ctx).Raw("SELECT stock, version, fence FROM sales WHERE id = ?", saleID).Scan(&row)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return row, ErrSaleNotFound
+	}
+	return row, res.Error
+}
+
+// WriteStock is the deliberate read-modify-write: stock = newStock, whatever
+// happened since the read. Without a working lock this loses updates.
+func WriteStock(ctx context.Context, tx *gorm.DB, saleID uint64, newStock int64) error {
+	return tx.WithContext(ctx).Exec("UPDATE sales SET stock = ?, updated_at = NOW(6) WHERE id = ?", newStock, saleID).Error
+}
+
+// WriteStockFenced writes stock = newStock only if token is newer than the
+// sale's fence, and records token as the new fence; else ErrFenced.
+func WriteStockFenced(ctx context.Context, tx *gorm.DB, saleID uint64, newStock int64, token uint64) error {
+	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = ?, fence = ?, updated_at = NOW(6) WHERE id = ? AND fence < ?",
+		newStock, token, saleID, token)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrFenced
+	}
+	return res.Error
+}
+
+// WriteStockCAS writes stock = newStock and bumps the version only if the
+// version is still the one read; else ErrVersionConflict.
+func WriteStockCAS(ctx context.Context, tx *gorm.DB, saleID uint64, newStock, version int64) error {
+	res := tx.WithContext(ctx).Exec(
+		"UPDATE sales SET stock = ?, version = version + 1, updated_at = NOW(6) WHERE id = ? AND version = ?",
+		newStock, saleID, version)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrVersionConflict
+	}
+	return res.Error
+}
+
+// DecrementIfAvailable is the lock-free conditional write: the database
+// serialises stock = stock - 1 WHERE stock > 0; zero rows means sold out.
+func DecrementIfAvailable(ctx context.Context, tx *gorm.DB, saleID uint64) error {
+	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock - 1, updated_at = NOW(6) WHERE id = ? AND stock > 0", saleID)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrSoldOut
+	}
+	return res.Error
+}
+
+// CountUserOrders counts the orders user already has in the sale.
+func CountUserOrders(ctx context.Context, tx *gorm.DB, saleID uint64, userID string) (int64, error) {
+	var n int64
+	err := tx.WithContext(ctx).Model(&Order{}).Where("sale_id = ? AND user_id = ?", saleID, userID).Count(&n).Error
+	return n, err
+}
+
+// InsertOrder inserts o inside tx.
+func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
+	o.CreatedAt = time.Now()
+	return tx.WithContext(ctx).Create(o).Error
+}

@@ -1,0 +1,139 @@
+package dblock
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// LockTable is db-lock-table (seeds 001, 004): holding the lock means owning
+// the lock_table row with the key's unique value. Lock inserts it (a duplicate
+// key means someone holds it), Unlock deletes it by owner, and a row past its
+// expires_at is reclaimed by the next contender, so a dead holder blocks the
+// key for at most the TTL. There is no renewal: a holder that works longer
+// than the TTL loses the lock (Lost closes at expiry) and, without fencing,
+// may overlap the next holder. The token is the row's auto-increment id,
+// which grows with every acquisition.
+type LockTable struct {
+	db    *sql.DB
+	ttl   time.Duration
+	owner string // per process; each lease adds its own suffix
+}
+
+var _ lockstrategy.Locker = (*LockTable)(nil)
+
+// DefaultTTL is used when a sale sets no ttl_ms.
+const DefaultTTL = 2 * time.Second
+
+// Poll bounds: waiting is polling here (a DB has no wake-up), starting fast
+// and backing off so that 64 waiters do not hammer the unique index.
+const (
+	minPoll = 1 * time.Millisecond
+	maxPoll = 20 * time.Millisecond
+)
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{
+		Name:        "db-lock-table",
+		Description: "Insert a row with a unique lock key (owner, expiry); delete by owner; expired rows are reclaimed.",
+		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:        true,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+			sqlDB, err := b.DB.DB()
+			if err != nil {
+				return nil, err
+			}
+			return NewLockTable(sqlDB, o.TTL), nil
+		},
+	})
+}
+
+// NewLockTable returns a db-lock-table locker; ttl 0 means DefaultTTL.
+func NewLockTable(db *sql.DB, ttl time.Duration) *LockTable {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &LockTable{db: db, ttl: ttl, owner: lockstrategy.NewOwner()[:12]}
+}
+
+// Lock polls until the row is inserted, ctx is done, or the database fails.
+func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+	owner := l.owner + "-" + lockstrategy.NewOwner()[:16]
+	poll := minPoll
+	for {
+		id, err := l.tryInsert(ctx, key, owner)
+		if err == nil {
+			return newTableLease(l.db, key, owner, id, l.ttl), nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !isDuplicate(err) {
+			return nil, fmt.Errorf("dblock: insert lock row: %w", err)
+		}
+		// Held. Reclaim it if its holder let it expire (died, or too slow).
+		res, err := l.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND expires_at < NOW(6)", key)
+		if err == nil {
+			if n, _ := res.RowsAffected(); n > 0 {
+				continue
+			}
+		}
+		jitter := time.Duration(rand.Int64N(int64(poll)))
+		if err := lockstrategy.Sleep(ctx, poll/2+jitter); err != nil {
+			return nil, err
+		}
+		poll = min(poll*2, maxPoll)
+	}
+}
+
+func (l *LockTable) tryInsert(ctx context.Context, key, owner string) (uint64, error) {
+	res, err := l.db.ExecContext(ctx,
+		"INSERT INTO lock_table (lock_key, owner, expires_at) VALUES (?, ?, NOW(6) + INTERVAL ? MICROSECOND)",
+		key, owner, l.ttl.Microseconds())
+	if err != nil {
+		return 0, err
+	}
+	id, err := res.LastInsertId()
+	return uint64(id), err
+}
+
+type tableLease struct {
+	db         *sql.DB
+	key, owner string
+	id         uint64
+	lost       chan struct{}
+	expiry     *time.Timer
+	once       sync.Once
+}
+
+func newTableLease(db *sql.DB, key, owner string, id uint64, ttl time.Duration) *tableLease {
+	le := &tableLease{db: db, key: key, owner: owner, id: id, lost: make(chan struct{})}
+	// Without renewal the row is reclaimable at expiry: say so to the holder.
+	le.expiry = time.AfterFunc(ttl, func() { close(le.lost) })
+	return le
+}
+
+func (le *tableLease) Token() uint64         { return le.id }
+func (le *tableLease) Lost() <-chan struct{} { return le.lost }
+
+// Unlock deletes the row only if this lease still owns it.
+func (le *tableLease) Unlock(ctx context.Context) error {
+	err := lockstrategy.ErrNotHeld
+	le.once.Do(func() {
+		le.expiry.Stop()
+		var res sql.Result
+		res, err = le.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", le.key, le.owner)
+		if err != nil {
+			return
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			err = lockstrategy.ErrNotHeld
+		}
+	})
+	return err
+}

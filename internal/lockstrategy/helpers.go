@@ -1,0 +1,37 @@
+package lockstrategy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// NopLease is the lease of strategies that take no lock at all.
+func NopLease() Lease { return nopLease{} }
+
+type nopLease struct{}
+
+func (nopLease) Token() uint64                { return 0 }
+func (nopLease) Lost() <-chan struct{}        { return neverLost }
+func (nopLease) Unlock(context.Context) error { return nil }
+
+// NewOwner returns a random owner token (128 bits, hex): what a lock records
+// as its holder, so that release can check it deletes only its own lock.
+func NewOwner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// Sleep waits d or until ctx is done, and returns ctx's error in that case.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,118 @@
+package lockstrategy
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Need names a backend a strategy depends on.
+type Need string
+
+// The backends a strategy may need.
+const (
+	NeedDB        Need = "db"
+	NeedRedis     Need = "redis"
+	NeedRedlock   Need = "redlock"
+	NeedZooKeeper Need = "zookeeper"
+)
+
+// Backends holds the shared connections strategies are built from. Fields a
+// strategy does not need may be nil.
+type Backends struct {
+	DB *gorm.DB
+}
+
+// Options are the per-sale settings a strategy is built with.
+type Options struct {
+	// TTL is how long the lock outlives a holder that stops renewing it
+	// (redis, redlock, db-lock-table); 0 means the strategy's default.
+	TTL time.Duration
+}
+
+// Strategy describes one registered strategy.
+type Strategy struct {
+	Name        string // registry name, fixed by DESIGN.md §5
+	Description string // one line for the API and dashboard
+	Needs       []Need
+	// Safe says whether the strategy is meant to hold the invariants on many
+	// replicas; the tests assert that the unsafe ones do break them.
+	Safe bool
+	// New builds the strategy over b with o. Instances calls it once per
+	// process and distinct Options.
+	New func(b Backends, o Options) (Locker, error)
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Strategy{}
+)
+
+// Register makes a strategy available by name. It panics on a duplicate or
+// empty name, as database/sql.Register does: both are programming errors.
+func Register(s Strategy) {
+	mu.Lock()
+	defer mu.Unlock()
+	if s.Name == "" || s.New == nil {
+		panic("lockstrategy: Register with empty name or nil New")
+	}
+	if _, dup := registry[s.Name]; dup {
+		panic("lockstrategy: Register called twice for " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Names returns the registered names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the strategy registered under name.
+func Lookup(name string) (Strategy, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	s, ok := registry[name]
+	if !ok {
+		return Strategy{}, fmt.Errorf("%w %q (known: %v)", ErrUnknownStrategy, name, namesLocked())
+	}
+	return s, nil
+}
+
+// All returns every registered strategy, sorted by name.
+func All() []Strategy {
+	out := []Strategy{}
+	for _, n := range Names() {
+		s, _ := Lookup(n)
+		out = append(out, s)
+	}
+	return out
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Available reports whether b has every backend s needs.
+func (s Strategy) Available(b Backends) error {
+	for _, n := range s.Needs {
+		if n == NeedDB && b.DB == nil {
+			return fmt.Errorf("%w: %s needs %s", ErrMissingBackend, s.Name, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// criticalSection is one purchase of DESIGN.md §4:
+// read stock -> if 0: sold out -> simulated work -> write stock = read - 1 ->
+// insert order, the write and the insert in one transaction that commits
+// before the caller unlocks.
+type criticalSection struct {
+	sale    inventory.Sale
+	userID  string
+	replica string
+	db      *gorm.DB
+}
+
+// runLocked runs the section under a held lease.
+func (cs criticalSection) runLocked(ctx context.Context, lease lockstrategy.Lease) (inventory.Order, error) {
+	token := lease.Token()
+	write := func(tx *gorm.DB, row inventory.StockRow) error {
+		// The lease may have been lost during the work (expired, renewal
+		// failed): a careful holder checks before writing. The check cannot
+		// close the window entirely (a pause right after it), which is why
+		// fencing exists.
+		select {
+		case <-lease.Lost():
+			return ErrLockLost
+		default:
+		}
+		if cs.sale.Fencing && token > 0 {
+			err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, token)
+			if errors.Is(err, inventory.ErrFenced) {
+				return ErrFenced
+			}
+			return err
+		}
+		return inventory.WriteStock(ctx, tx, cs.sale.ID, row.Stock-1)
+	}
+	if tl, ok := lease.(lockstrategy.TxLease); ok {
+		return cs.inLeaseTx(ctx, tl.Tx(), token, write)
+	}
+	return cs.inNewTx(ctx, token, write)
+}
+
+// runLockFree runs the section for a strategy that makes the write safe
+// itself; CAS conflicts are retried from the read, up to MaxRetries.
+func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockFree, retries *int) (inventory.Order, error) {
+	for attempt := 0; ; attempt++ {
+		o, err := cs.inNewTx(ctx, 0, func(tx *gorm.DB, row inventory.StockRow) error {
+			if lf.StockWrite() == lockstrategy.WriteConditional {
+				err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+				if errors.Is(err, inventory.ErrSoldOut) {
+					return ErrSoldOut
+				}
+				return err
+			}
+			return inventory.WriteStockCAS(ctx, tx, cs.sale.ID, row.Stock-1, row.Version)
+		})
+		if !errors.Is(err, inventory.ErrVersionConflict) {
+			return o, err
+		}
+		*retries = attempt + 1
+		if attempt+1 >= lf.MaxRetries() {
+			return o, ErrConflict
+		}
+	}
+}
+
+type writeFunc func(tx *gorm.DB, row inventory.StockRow) error
+
+// inNewTx runs the section in a transaction of its own.
+func (cs criticalSection) inNewTx(ctx context.Context, token uint64, write writeFunc) (inventory.Order, error) {
+	var o inventory.Order
+	err := cs.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		o, err = cs.body(ctx, tx, token, write)
+		return err
+	})
+	return o, err
+}
+
+// inLeaseTx runs the section inside the lease's transaction (db-pessimistic);
+// a savepoint undoes it on failure, and the lease's Unlock commits.
+func (cs criticalSection) inLeaseTx(ctx context.Context, tx *gorm.DB, token uint64, write writeFunc) (inventory.Order, error) {
+	if err := tx.SavePoint("place").Error; err != nil {
+		return inventory.Order{}, err
+	}
+	o, err := cs.body(ctx, tx, token, write)
+	if err != nil {
+		if rerr := tx.RollbackTo("place").Error; rerr != nil {
+			return o, errors.Join(err, rerr)
+		}
+	}
+	return o, err
+}
+
+// body is read, checks, work, write, insert.
+func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, write writeFunc) (inventory.Order, error) {
+	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	if row.Stock <= 0 {
+		return inventory.Order{}, ErrSoldOut
+	}
+	if cs.sale.PerUserLimit > 0 {
+		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
+		if err != nil {
+			return inventory.Order{}, err
+		}
+		if n >= int64(cs.sale.PerUserLimit) {
+			return inventory.Order{}, ErrLimitReached
+		}
+	}
+	if cs.sale.WorkMS > 0 { // the simulated business work that widens the race
+		if err := lockstrategy.Sleep(ctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
+			return inventory.Order{}, err
+		}
+	}
+	if err := write(tx, row); err != nil {
+		return inventory.Order{}, err
+	}
+	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: token}
+	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
+		return inventory.Order{}, err
+	}
+	return o, nil
+}

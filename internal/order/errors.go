@@ -1,0 +1,59 @@
+package order
+
+import (
+	"context"
+	"errors"
+)
+
+// Outcomes of Place, as sentinels; httpapi maps each to one status code.
+var (
+	// ErrSoldOut: the stock is zero.
+	ErrSoldOut = errors.New("order: sold out")
+	// ErrLockTimeout: the lock was not had within Config.LockWait.
+	ErrLockTimeout = errors.New("order: lock not acquired in time")
+	// ErrLimitReached: the user already has per_user_limit orders.
+	ErrLimitReached = errors.New("order: per-user limit reached")
+	// ErrConflict: db-optimistic lost every CAS round; the buyer may retry.
+	ErrConflict = errors.New("order: too many concurrent writers")
+	// ErrFenced: the write carried a stale fencing token and was rolled back;
+	// the buyer may retry.
+	ErrFenced = errors.New("order: stale fencing token rejected")
+	// ErrLockLost: the lease was lost before commit; nothing was written.
+	ErrLockLost = errors.New("order: lock lost before commit")
+	// ErrSaleNotFound: no such sale.
+	ErrSaleNotFound = errors.New("order: sale not found")
+)
+
+// Outcome names, for metrics and logs.
+const (
+	OutcomeOK           = "ok"
+	OutcomeSoldOut      = "sold_out"
+	OutcomeLockTimeout  = "lock_timeout"
+	OutcomeLimitReached = "limit_reached"
+	OutcomeConflict     = "conflict"
+	OutcomeFenced       = "fenced"
+	OutcomeLockLost     = "lock_lost"
+	OutcomeNotFound     = "not_found"
+	OutcomeCanceled     = "canceled"
+	OutcomeError        = "error"
+)
+
+// OutcomeOf names the outcome of err.
+func OutcomeOf(err error) string {
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{nil, OutcomeOK}, {ErrSoldOut, OutcomeSoldOut}, {ErrLockTimeout, OutcomeLockTimeout},
+		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
+		{ErrLockLost, OutcomeLockLost}, {ErrSaleNotFound, OutcomeNotFound},
+	} {
+		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
+			return c.name
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return OutcomeCanceled
+	}
+	return OutcomeError
+}

@@ -1,0 +1,128 @@
+// Package order is the order flow: Service.Place runs one purchase through the
+// sale's lock strategy and the critical section of DESIGN.md §4. It imports no
+// HTTP; httpapi maps its sentinel errors to status codes.
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Config tunes the order flow.
+type Config struct {
+	// ReplicaID is written on every order; required.
+	ReplicaID string
+	// LockWait bounds the wait for the lock; past it the buyer gets
+	// ErrLockTimeout. Default 10s.
+	LockWait time.Duration
+	// UnlockTimeout bounds Unlock, run on a fresh ctx so that a buyer who
+	// hung up still releases the lock. Default 5s.
+	UnlockTimeout time.Duration
+}
+
+// Recorder receives one observation per Place; metrics implements it.
+type Recorder interface {
+	ObservePlace(strategy, outcome string, total, lockWait time.Duration, retries int)
+}
+
+// Service places orders.
+type Service struct {
+	cfg     Config
+	store   *inventory.Store
+	lockers *lockstrategy.Instances
+	rec     Recorder
+	log     *slog.Logger
+	sales   sync.Map // sale id -> inventory.Sale: the options never change after creation
+}
+
+// NewService returns a Service; rec may be nil.
+func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instances, rec Recorder, log *slog.Logger) *Service {
+	if cfg.LockWait <= 0 {
+		cfg.LockWait = 10 * time.Second
+	}
+	if cfg.UnlockTimeout <= 0 {
+		cfg.UnlockTimeout = 5 * time.Second
+	}
+	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log}
+}
+
+// LockKey is the lock key of a sale: one lock per sale.
+func LockKey(saleID uint64) string { return "sale:" + strconv.FormatUint(saleID, 10) }
+
+// Place buys one unit of sale saleID for userID.
+func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inventory.Order, error) {
+	start := time.Now()
+	sale, err := s.sale(ctx, saleID)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	var lockWait time.Duration
+	var retries int
+	o, err := s.place(ctx, sale, userID, &lockWait, &retries)
+	if s.rec != nil {
+		s.rec.ObservePlace(sale.Strategy, OutcomeOf(err), time.Since(start), lockWait, retries)
+	}
+	if err != nil && OutcomeOf(err) == OutcomeError {
+		s.log.Error("order failed", "sale", saleID, "strategy", sale.Strategy, "err", err)
+	}
+	return o, err
+}
+
+func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string, lockWait *time.Duration, retries *int) (inventory.Order, error) {
+	locker, err := s.lockers.Get(sale.Strategy, lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond})
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	cs := criticalSection{sale: sale, userID: userID, replica: s.cfg.ReplicaID, db: s.store.DB()}
+	if lf, ok := locker.(lockstrategy.LockFree); ok {
+		return cs.runLockFree(ctx, lf, retries)
+	}
+
+	waitStart := time.Now()
+	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)
+	lease, err := locker.Lock(lockCtx, LockKey(sale.ID))
+	cancel()
+	*lockWait = time.Since(waitStart)
+	if err != nil {
+		if ctx.Err() != nil {
+			return inventory.Order{}, ctx.Err() // the buyer left; not a timeout of ours
+		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired) {
+			return inventory.Order{}, fmt.Errorf("%w: %w", ErrLockTimeout, err)
+		}
+		return inventory.Order{}, fmt.Errorf("order: lock: %w", err)
+	}
+	defer func() {
+		// A fresh bounded ctx: the request's may be gone, the lock must go too.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+		defer cancel()
+		if err := lease.Unlock(uctx); err != nil {
+			s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
+		}
+	}()
+	return cs.runLocked(ctx, lease)
+}
+
+// sale returns the sale's immutable options, cached after the first read.
+func (s *Service) sale(ctx context.Context, id uint64) (inventory.Sale, error) {
+	if v, ok := s.sales.Load(id); ok {
+		return v.(inventory.Sale), nil
+	}
+	sale, err := s.store.GetSale(ctx, id)
+	if errors.Is(err, inventory.ErrSaleNotFound) {
+		return sale, ErrSaleNotFound
+	}
+	if err != nil {
+		return sale, err
+	}
+	s.sales.Store(id, sale)
+	return sale, nil
+}

@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# Local lab services for the seckill demo, all bound to 127.0.0.1 on fixed
+# non-default ports so they never clash with distro services:
+#   MariaDB 13306 | Redis 16379 (main) + 16380-16382 (RedLock nodes) | ZooKeeper 12181
+# Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
+#
+# usage: scripts/services.sh up|down|status
+#   up     install missing packages, start whatever is not running, wait until it serves
+#   down   stop only what we started (by pid file); data is kept
+#   status one line per service; exit 0 if all up, 3 if any is down
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN="$ROOT/.run"
+MARIADB_PORT=13306
+REDIS_PORTS=(16379 16380 16381 16382)
+ZK_PORT=12181
+
+say() { printf '%s\n' "$*"; }
+err() { printf 'services.sh: %s\n' "$*" >&2; }
+
+# fail NAME LOG MSG: print the log tail so the cause is visible without digging.
+fail() {
+  err "FAILED: $1: $3"
+  if [[ -s $2 ]]; then err "--- last 20 lines of $2 ---"; tail -n 20 "$2" >&2; fi
+  exit 1
+}
+
+# ---------- helpers -------------------------------------------------------
+
+# alive PID: running and not a zombie (our daemons are reparented to PID 1, which
+# may reap them late; kill -0 alone would see an exited process as alive).
+alive() {
+  local st
+  kill -0 "$1" 2>/dev/null || return 1
+  st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ $st != Z ]]
+}
+
+# pid_ours PIDFILE PATTERN: the pid file names a live process whose command line
+# matches PATTERN (guards against a recycled pid after a reboot or crash).
+pid_ours() {
+  local pid
+  [[ -s $1 ]] || return 1
+  pid=$(<"$1")
+  [[ $pid =~ ^[0-9]+$ ]] && alive "$pid" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -Eq "$2"
+}
+
+# Something listens on the port (bash /dev/tcp: no dependency on ss/netstat).
+port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+# spawn PIDFILE LOG CMD...: start CMD in its own session (survives the caller's
+# terminal/process group) and record its pid; exec keeps the pid the same.
+spawn() {
+  local pidf=$1 logf=$2; shift 2
+  # shellcheck disable=SC2016 # $$/$0/$@ belong to the inner shell
+  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$@" >>"$logf" 2>&1 </dev/null &
+}
+
+# wait_ready NAME LOG PIDFILE PATTERN SECONDS CHECK...: poll CHECK until it
+# succeeds; fail early if our process died, loudly after the timeout.
+wait_ready() {
+  local name=$1 logf=$2 pidf=$3 pat=$4 secs=$5; shift 5
+  local deadline=$((SECONDS + secs))
+  while ((SECONDS < deadline)); do
+    "$@" && return 0
+    if [[ -s $pidf ]] && ! pid_ours "$pidf" "$pat"; then
+      sleep 0.5; "$@" && return 0 # a daemonizing parent may have just exited
+      fail "$name" "$logf" "process exited during startup"
+    fi
+    sleep 0.2
+  done
+  fail "$name" "$logf" "not serving after ${secs}s"
+}
+
+# stop NAME PIDFILE PATTERN: SIGTERM, wait up to 15 s, then SIGKILL.
+stop() {
+  local name=$1 pidf=$2 pat=$3 pid i
+  if ! pid_ours "$pidf" "$pat"; then
+    rm -f "$pidf"; say "$name: not running"; return 0
+  fi
+  pid=$(<"$pidf")
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 75; i++)); do
+    alive "$pid" || break
+    sleep 0.2
+  done
+  if alive "$pid"; then
+    kill -KILL "$pid" 2>/dev/null || true; say "$name: killed (pid $pid, SIGTERM timed out)"
+  else
+    say "$name: stopped (pid $pid)"
+  fi
+  rm -f "$pidf"
+}
+
+# ensure_one NAME PORT PIDFILE PATTERN LOG TIMEOUT "START_FN [ARG]" CHECK...: the shared
+# "up" logic: already up / stale pid file / foreign server on our port / start.
+ensure_one() {
+  local name=$1 port=$2 pidf=$3 pat=$4 logf=$5 secs=$6 start=$7; shift 7
+  if pid_ours "$pidf" "$pat"; then
+    if "$@"; then say "$name:$port already up (pid $(<"$pidf"))"; return 0; fi
+    # Alive but not serving yet (e.g. still starting): give it the usual time.
+    wait_ready "$name:$port" "$logf" "$pidf" "$pat" "$secs" "$@"
+    say "$name:$port up (pid $(<"$pidf"))"; return 0
+  fi
+  if [[ -e $pidf ]]; then say "$name:$port stale pid file (crashed?), restarting"; rm -f "$pidf"; fi
+  if port_open "$port"; then
+    # Not ours. Accept a compatible server the user runs, refuse anything else.
+    if "$@"; then say "$name:$port served by a process we did not start; using it"; return 0; fi
+    err "FAILED: $name:$port: port $port is in use by a process not started by services.sh" \
+      "that does not answer like $name; stop it or free the port"
+    command -v ss >/dev/null && ss -Hltnp "sport = :$port" >&2
+    exit 1
+  fi
+  say "$name:$port starting..."
+  $start # unquoted on purpose: "fn arg"
+  wait_ready "$name:$port" "$logf" "$pidf" "$pat" "$secs" "$@"
+  say "$name:$port up (pid $(<"$pidf"))"
+}
+
+# ---------- packages ------------------------------------------------------
+
+mariadbd_bin() {
+  local b
+  for b in mariadbd mysqld /usr/sbin/mariadbd /usr/sbin/mysqld; do command -v "$b" && return 0; done
+  return 0 # empty output: not installed
+}
+mysql_cli() { if command -v mariadb >/dev/null; then mariadb "$@"; else mysql "$@"; fi; }
+
+ensure_packages() {
+  local need=()
+  command -v redis-server >/dev/null && command -v redis-cli >/dev/null || need+=(redis-server)
+  [[ -n $(mariadbd_bin) ]] && command -v mariadb-install-db >/dev/null || need+=(mariadb-server)
+  command -v mariadb >/dev/null || command -v mysql >/dev/null || need+=(mariadb-client)
+  [[ -f /usr/share/java/zookeeper.jar ]] || need+=(zookeeper)
+  command -v java >/dev/null || need+=(default-jre-headless)
+  command -v nc >/dev/null || need+=(netcat-openbsd)
+  ((${#need[@]})) || return 0
+  say "installing: ${need[*]}"
+  local sudo=; ((EUID == 0)) || sudo=sudo
+  # Keep package postinst scripts from starting distro copies on default ports
+  # (Docker-style policy-rc.d; only when the machine does not have one already).
+  local policy=/usr/sbin/policy-rc.d added_policy=
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod +x "$policy"
+    added_policy=1
+  fi
+  local rc=0
+  {
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+  } >"$RUN/apt.log" 2>&1 || rc=$?
+  [[ -z $added_policy ]] || $sudo rm -f "$policy"
+  ((rc == 0)) || fail apt "$RUN/apt.log" "apt-get install ${need[*]} failed (exit $rc)"
+}
+
+# ---------- MariaDB -------------------------------------------------------
+
+MDB="$RUN/mariadb"
+MDB_PAT='mariadbd|mysqld'
+mariadb_ok() { mysql_cli -h127.0.0.1 -P"$MARIADB_PORT" -uroot --connect-timeout=2 -e 'SELECT 1' >/dev/null 2>&1; }
+
+mariadb_start() {
+  if [[ ! -d $MDB/data/mysql ]]; then
+    # normal auth: root@localhost/127.0.0.1 with an empty password, usable over TCP.
+    mariadb-install-db --no-defaults --auth-root-authentication-method=normal --skip-test-db \
+      --datadir="$MDB/data" --user=root >>"$MDB/mariadb.log" 2>&1 ||
+      fail mariadb "$MDB/mariadb.log" "mariadb-install-db failed"
+  fi
+  # Lab settings: relaxed durability for speed (no binlog, flush log ~1/s),
+  # many connections for load tests, short lock waits so contention fails fast.
+  spawn "$MDB/mariadb.pid" "$MDB/mariadb.log" "$(mariadbd_bin)" --no-defaults \
+    --datadir="$MDB/data" --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
+    --socket="$MDB/mysqld.sock" --pid-file="$MDB/mariadb.pid" --log-error="$MDB/mariadb.log" \
+    --user=root --skip-name-resolve --skip-log-bin --sync-binlog=0 \
+    --innodb-flush-log-at-trx-commit=2 --max-connections=500 --innodb-lock-wait-timeout=10 \
+    --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci
+}
+
+mariadb_up() {
+  mkdir -p "$MDB"
+  ensure_one mariadb "$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT" "$MDB/mariadb.log" 30 mariadb_start mariadb_ok
+  local db
+  for db in seckill seckill_test; do
+    mysql_cli -h127.0.0.1 -P"$MARIADB_PORT" -uroot \
+      -e "CREATE DATABASE IF NOT EXISTS $db CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci" ||
+      fail mariadb "$MDB/mariadb.log" "cannot create database $db"
+  done
+}
+
+# ---------- Redis ---------------------------------------------------------
+
+REDIS_PAT='redis-server'
+redis_ok() { [[ $(timeout 3 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null) == PONG ]]; }
+
+redis_start() {
+  local port=$1 dir="$RUN/redis-$1"
+  # shellcheck disable=SC2094 # redis appends to its log; we only add startup errors
+  # No persistence on purpose: a restart loses all keys (lock-loss experiments).
+  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes \
+    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" \
+    --save '' --appendonly no >>"$dir/redis.log" 2>&1 ||
+    fail "redis:$port" "$dir/redis.log" "redis-server did not start"
+}
+
+redis_up() {
+  local dir="$RUN/redis-$1"
+  mkdir -p "$dir"
+  ensure_one redis "$1" "$dir/redis.pid" "$REDIS_PAT" "$dir/redis.log" 10 "redis_start $1" redis_ok "$1"
+}
+
+# ---------- ZooKeeper -----------------------------------------------------
+
+ZK="$RUN/zookeeper"
+ZK_PAT='QuorumPeerMain'
+# Four-letter word over bash /dev/tcp: instant, whereas `nc -q1` always idles 1 s.
+zk_ok() {
+  # shellcheck disable=SC2016 # $0 belongs to the inner shell
+  timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf srvr >&3 && cat <&3' "$ZK_PORT" 2>/dev/null |
+    grep -q 'Mode: standalone'
+}
+
+# Debian's classpath (/etc/zookeeper/conf/environment; zookeeper.jar's manifest
+# pulls in its other jars) has slf4j-api but no binding, so ZooKeeper would log
+# nothing at all; add the log4j 1.2 binding (both jars are package dependencies).
+zk_classpath() {
+  local CLASSPATH='' j
+  # shellcheck disable=SC1091
+  [[ -r /etc/zookeeper/conf/environment ]] && . /etc/zookeeper/conf/environment
+  CLASSPATH=${CLASSPATH:-/etc/zookeeper/conf:/usr/share/java/zookeeper.jar}
+  for j in /usr/share/java/slf4j-log4j12.jar /usr/share/java/log4j-1.2.jar; do
+    [[ -f $j ]] && CLASSPATH+=":$j"
+  done
+  printf '%s' "$CLASSPATH"
+}
+
+zk_start() {
+  # tickTime=500: session expiry is checked once per tick, so short lock-holder
+  # sessions (1-4 s) expire close to their timeout; min 1 s / max 60 s sessions.
+  cat >"$ZK/zoo.cfg" <<EOF
+tickTime=500
+initLimit=10
+syncLimit=5
+dataDir=$ZK/data
+clientPort=$ZK_PORT
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+minSessionTimeout=1000
+maxSessionTimeout=60000
+admin.enableServer=false
+4lw.commands.whitelist=ruok,srvr,stat,mntr
+EOF
+  spawn "$ZK/zookeeper.pid" "$ZK/zookeeper.log" java -Xmx256m -cp "$(zk_classpath)" \
+    -Dzookeeper.root.logger=INFO,CONSOLE -Dzookeeper.log.dir="$ZK" org.apache.zookeeper.server.quorum.QuorumPeerMain "$ZK/zoo.cfg"
+}
+
+zk_up() {
+  mkdir -p "$ZK/data"
+  ensure_one zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" "$ZK/zookeeper.log" 30 zk_start zk_ok
+}
+
+# ---------- commands ------------------------------------------------------
+
+cmd_up() {
+  mkdir -p "$RUN"
+  ensure_packages
+  local p
+  for p in "${REDIS_PORTS[@]}"; do redis_up "$p"; done
+  zk_up
+  mariadb_up
+  say "all services up"
+}
+
+cmd_down() {
+  local p
+  for p in "${REDIS_PORTS[@]}"; do stop "redis:$p" "$RUN/redis-$p/redis.pid" "$REDIS_PAT"; done
+  stop "zookeeper:$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT"
+  stop "mariadb:$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT"
+}
+
+# status_line NAME PORT PIDFILE PATTERN CHECK...: returns 1 when down.
+status_line() {
+  local name=$1 port=$2 pidf=$3 pat=$4; shift 4
+  if "$@" 2>/dev/null; then
+    if pid_ours "$pidf" "$pat"; then printf '%-10s %5s  up    pid %s\n' "$name" "$port" "$(<"$pidf")"
+    else printf '%-10s %5s  up    (not started by services.sh)\n' "$name" "$port"; fi
+    return 0
+  fi
+  if pid_ours "$pidf" "$pat"; then printf '%-10s %5s  down  (pid %s alive, not serving)\n' "$name" "$port" "$(<"$pidf")"
+  else printf '%-10s %5s  down\n' "$name" "$port"; fi
+  return 1
+}
+
+cmd_status() {
+  local rc=0 p
+  command -v redis-cli >/dev/null || redis_ok() { false; }
+  command -v mariadb >/dev/null || command -v mysql >/dev/null || mariadb_ok() { false; }
+  status_line mariadb "$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT" mariadb_ok || rc=3
+  for p in "${REDIS_PORTS[@]}"; do
+    status_line redis "$p" "$RUN/redis-$p/redis.pid" "$REDIS_PAT" redis_ok "$p" || rc=3
+  done
+  status_line zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" zk_ok || rc=3
+  return "$rc"
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  *) err "usage: $0 up|down|status"; exit 2 ;;
+esac
