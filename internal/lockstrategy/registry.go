@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 )
 
@@ -24,6 +25,15 @@ const (
 // strategy does not need may be nil.
 type Backends struct {
 	DB *gorm.DB
+	// Redis is the single Redis of the redis strategies (SECKILL_REDIS_ADDR).
+	Redis *redis.Client
+	// Redlock holds one client per independent master (SECKILL_REDLOCK_ADDRS).
+	Redlock []*redis.Client
+	// ZKServers lists the ZooKeeper ensemble (SECKILL_ZK_SERVERS); the
+	// zookeeper strategy opens its own session over it.
+	ZKServers []string
+	// ZKSessionTimeout is the ZooKeeper session timeout; 0 means 4s.
+	ZKSessionTimeout time.Duration
 }
 
 // Options are the per-sale settings a strategy is built with.
@@ -31,7 +41,24 @@ type Options struct {
 	// TTL is how long the lock outlives a holder that stops renewing it
 	// (redis, redlock, db-lock-table); 0 means the strategy's default.
 	TTL time.Duration
+	// NoRenewal turns off the watchdog renewal (redis, redlock): the lease
+	// then expires after TTL even while held, which is the pitfall of a TTL
+	// shorter than the work. Strategies without renewal ignore it.
+	NoRenewal bool
 }
+
+// Expiry says what frees the lock of a holder that died without unlocking.
+type Expiry string
+
+// The ways a dead holder's lock is freed.
+const (
+	ExpiryNone       Expiry = "none"       // nothing to free: the lock does not exclude (none, lock-free)
+	ExpiryProcess    Expiry = "process"    // the lock lives in the holder's process (mutex)
+	ExpiryTTL        Expiry = "ttl"        // after Options.TTL (redis, redlock, db-lock-table)
+	ExpirySession    Expiry = "session"    // at ZooKeeper session expiry
+	ExpiryConnection Expiry = "connection" // when the database sees the connection close (db-pessimistic)
+	ExpiryNever      Expiry = "never"      // a broken lock that stays held forever (redis-setnx-expire after a crash)
+)
 
 // Strategy describes one registered strategy.
 type Strategy struct {
@@ -41,6 +68,11 @@ type Strategy struct {
 	// Safe says whether the strategy is meant to hold the invariants on many
 	// replicas; the tests assert that the unsafe ones do break them.
 	Safe bool
+	// Tokens says Lease.Token is a fencing token that grows with every
+	// acquisition of a key.
+	Tokens bool
+	// Expiry says what frees a dead holder's lock.
+	Expiry Expiry
 	// New builds the strategy over b with o. Instances calls it once per
 	// process and distinct Options.
 	New func(b Backends, o Options) (Locker, error)
@@ -110,7 +142,9 @@ func namesLocked() []string {
 // Available reports whether b has every backend s needs.
 func (s Strategy) Available(b Backends) error {
 	for _, n := range s.Needs {
-		if n == NeedDB && b.DB == nil {
+		missing := (n == NeedDB && b.DB == nil) || (n == NeedRedis && b.Redis == nil) ||
+			(n == NeedRedlock && len(b.Redlock) == 0) || (n == NeedZooKeeper && len(b.ZKServers) == 0)
+		if missing {
 			return fmt.Errorf("%w: %s needs %s", ErrMissingBackend, s.Name, n)
 		}
 	}

@@ -28,8 +28,9 @@ func init() {
 		Name: "db-optimistic",
 		Description: "No lock: version column, UPDATE ... WHERE version=? and retry on zero rows " +
 			"(cheap when calm, retries pile up under contention).",
-		Needs: []lockstrategy.Need{lockstrategy.NeedDB},
-		Safe:  true,
+		Needs:  []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:   true,
+		Expiry: lockstrategy.ExpiryNone,
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &LockFree{kind: lockstrategy.WriteCAS, maxRetries: DefaultCASRetries}, nil
 		},
@@ -39,6 +40,7 @@ func init() {
 		Description: "No lock: UPDATE ... SET stock = stock - 1 WHERE stock > 0; the row lock serialises the decrement.",
 		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:        true,
+		Expiry:      lockstrategy.ExpiryNone,
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &LockFree{kind: lockstrategy.WriteConditional}, nil
 		},

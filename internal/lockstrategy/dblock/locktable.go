@@ -43,6 +43,8 @@ func init() {
 		Description: "Insert a row with a unique lock key (owner, expiry); delete by owner; expired rows are reclaimed.",
 		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:        true,
+		Tokens:      true,
+		Expiry:      lockstrategy.ExpiryTTL,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			sqlDB, err := b.DB.DB()
 			if err != nil {

@@ -33,6 +33,7 @@ func init() {
 		Description: "SELECT ... FOR UPDATE on a lock row inside the order transaction; commit releases it.",
 		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:        true,
+		Expiry:      lockstrategy.ExpiryConnection,
 		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &Pessimistic{db: b.DB}, nil
 		},

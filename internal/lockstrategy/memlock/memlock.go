@@ -23,6 +23,7 @@ func init() {
 		Name:        "mutex",
 		Description: "In-process mutex per sale: safe on one replica, oversells on several.",
 		Safe:        false,
+		Expiry:      lockstrategy.ExpiryProcess,
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(), nil
 		},

@@ -19,6 +19,7 @@ func init() {
 		Name:        "none",
 		Description: "No lock: concurrent read-modify-write loses updates and oversells.",
 		Safe:        false,
+		Expiry:      lockstrategy.ExpiryNone,
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &Locker{}, nil
 		},

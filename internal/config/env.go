@@ -1,0 +1,45 @@
+// Package config names the SECKILL_* environment variables of DESIGN.md §7
+// and their local defaults (the ports scripts/services.sh uses), so that the
+// shop, the load-test tool and the tests read them the same way.
+package config
+
+import (
+	"os"
+	"strings"
+)
+
+// Environment variable names and their local defaults.
+const (
+	EnvMySQLDSN     = "SECKILL_MYSQL_DSN"
+	EnvRedisAddr    = "SECKILL_REDIS_ADDR"
+	EnvRedlockAddrs = "SECKILL_REDLOCK_ADDRS"
+	EnvZKServers    = "SECKILL_ZK_SERVERS"
+	EnvHTTPAddr     = "SECKILL_HTTP_ADDR"
+	EnvAdminToken   = "SECKILL_ADMIN_TOKEN"
+	EnvFaults       = "SECKILL_FAULTS"
+
+	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
+	DefaultRedisAddr    = "127.0.0.1:16379"
+	DefaultRedlockAddrs = "127.0.0.1:16380,127.0.0.1:16381,127.0.0.1:16382"
+	DefaultZKServers    = "127.0.0.1:12181"
+	DefaultHTTPAddr     = "127.0.0.1:8080"
+)
+
+// Get returns the variable's value, or def when it is unset or empty.
+func Get(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// List splits a comma-separated value, dropping empty items.
+func List(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
