@@ -77,3 +77,16 @@ var neverLost = make(chan struct{})
 // NeverLost returns a channel that is never closed, for leases that cannot be
 // lost (in-process locks, no lock at all).
 func NeverLost() <-chan struct{} { return neverLost }
+
+// Reserver is the optional interface of strategies that keep the stock outside
+// the database and take a unit from it atomically (redis-lua-stock): the
+// order service calls Reserve instead of Lock, then persists the order with a
+// conditional DB decrement, and calls Unreserve if that transaction fails.
+// Its Lock is a no-op. LoadStock runs once, when a sale is created.
+type Reserver interface {
+	Locker
+	LoadStock(ctx context.Context, key string, stock int64) error
+	// Reserve takes one unit; false means sold out.
+	Reserve(ctx context.Context, key string) (bool, error)
+	Unreserve(ctx context.Context, key string) error
+}
