@@ -17,8 +17,10 @@ import (
 // expires_at is reclaimed by the next contender, so a dead holder blocks the
 // key for at most the TTL. There is no renewal: a holder that works longer
 // than the TTL loses the lock (Lost closes at expiry) and, without fencing,
-// may overlap the next holder. The token is the row's auto-increment id,
-// which grows with every acquisition.
+// may overlap the next holder. The token is a per-key counter in lock_fences
+// bumped by each new holder, so it grows with every acquisition. (Not the
+// row's auto-increment id: InnoDB hands that out before the INSERT waits on
+// the unique key, and the suite saw a waiter win with an older id.)
 type LockTable struct {
 	db    *sql.DB
 	ttl   time.Duration
@@ -68,14 +70,20 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	owner := l.owner + "-" + lockstrategy.NewOwner()[:16]
 	poll := minPoll
 	for {
-		id, err := l.tryInsert(ctx, key, owner)
+		err := l.tryInsert(ctx, key, owner)
 		if err == nil {
-			return newTableLease(l.db, key, owner, id, l.ttl), nil
+			token, err := l.nextToken(ctx, key)
+			if err != nil {
+				le := newTableLease(l.db, key, owner, 0, l.ttl)
+				le.Unlock(context.WithoutCancel(ctx))
+				return nil, fmt.Errorf("dblock: fencing token: %w", err)
+			}
+			return newTableLease(l.db, key, owner, token, l.ttl), nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if !isDuplicate(err) {
+		if !isDuplicate(err) && !isDeadlock(err) {
 			return nil, fmt.Errorf("dblock: insert lock row: %w", err)
 		}
 		// Held. Reclaim it if its holder let it expire (died, or too slow).
@@ -93,15 +101,24 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	}
 }
 
-func (l *LockTable) tryInsert(ctx context.Context, key, owner string) (uint64, error) {
-	res, err := l.db.ExecContext(ctx,
+func (l *LockTable) tryInsert(ctx context.Context, key, owner string) error {
+	_, err := l.db.ExecContext(ctx,
 		"INSERT INTO lock_table (lock_key, owner, expires_at) VALUES (?, ?, NOW(6) + INTERVAL ? MICROSECOND)",
 		key, owner, l.ttl.Microseconds())
+	return err
+}
+
+// nextToken bumps the key's counter in one statement: LAST_INSERT_ID(expr)
+// hands the new value back in the OK packet. A new key's first row reports
+// 0, which is token 1.
+func (l *LockTable) nextToken(ctx context.Context, key string) (uint64, error) {
+	res, err := l.db.ExecContext(ctx,
+		"INSERT INTO lock_fences (lock_key, n) VALUES (?, 1) ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(n + 1)", key)
 	if err != nil {
 		return 0, err
 	}
-	id, err := res.LastInsertId()
-	return uint64(id), err
+	n, err := res.LastInsertId()
+	return max(1, uint64(n)), err
 }
 
 type tableLease struct {
@@ -129,7 +146,12 @@ func (le *tableLease) Unlock(ctx context.Context) error {
 	le.once.Do(func() {
 		le.expiry.Stop()
 		var res sql.Result
-		res, err = le.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", le.key, le.owner)
+		for range 5 { // a deadlock victim's DELETE did nothing: repeat it
+			res, err = le.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", le.key, le.owner)
+			if !isDeadlock(err) {
+				break
+			}
+		}
 		if err != nil {
 			return
 		}

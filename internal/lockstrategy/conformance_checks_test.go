@@ -1,0 +1,171 @@
+package lockstrategy_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Sizes of the goroutine exclusion check (issue 3: 32 x 200).
+const (
+	exclusionGoroutines = 32
+	exclusionRounds     = 200
+)
+
+// counterBox is the shared state a lock must protect. Its fields are atomics
+// only so that the race detector does not stop the test of a broken lock: the
+// read-sleep-write below still loses increments when two holders overlap.
+type counterBox struct {
+	counter   atomic.Int64
+	inside    atomic.Int32
+	overlaps  atomic.Int64
+	lastToken atomic.Uint64
+	badTokens atomic.Int64
+}
+
+// criticalSection is read, sleep, write, with overlap and token checks.
+func (c *counterBox) criticalSection(le lockstrategy.Lease, tokens bool) {
+	if c.inside.Add(1) != 1 {
+		c.overlaps.Add(1)
+	}
+	if tokens {
+		tok := le.Token()
+		if tok == 0 || tok <= c.lastToken.Load() {
+			c.badTokens.Add(1)
+		}
+		c.lastToken.Store(tok)
+	}
+	v := c.counter.Load()
+	time.Sleep(20 * time.Microsecond) // widen the window a broken lock leaves open
+	c.counter.Store(v + 1)
+	c.inside.Add(-1)
+}
+
+func checkExclusionGoroutines(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
+	l := build(t, s, b, lockstrategy.Options{TTL: 10 * time.Second})
+	key := uniqueKey(s, "goroutines")
+	var box counterBox
+	var wg sync.WaitGroup
+	errs := make(chan error, exclusionGoroutines)
+	for g := 0; g < exclusionGoroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < exclusionRounds; i++ {
+				le, err := lockWithin(l, key, 60*time.Second)
+				if err != nil {
+					errs <- fmt.Errorf("lock: %w", err)
+					return
+				}
+				box.criticalSection(le, s.Tokens)
+				if err := unlock(t, le); err != nil {
+					errs <- fmt.Errorf("unlock: %w", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	want := int64(exclusionGoroutines * exclusionRounds)
+	lost := want - box.counter.Load()
+	t.Logf("%d acquisitions: %d lost increments, %d overlaps, %d token regressions",
+		want, lost, box.overlaps.Load(), box.badTokens.Load())
+	if lost != 0 || box.overlaps.Load() != 0 || box.badTokens.Load() != 0 {
+		return fmt.Errorf("exclusion broken: %d of %d increments lost, %d overlapping sections, %d non-increasing tokens",
+			lost, want, box.overlaps.Load(), box.badTokens.Load())
+	}
+	return nil
+}
+
+// releaseTTL is short so that the expiry variant of release-own is quick.
+const releaseTTL = 500 * time.Millisecond
+
+// checkReleaseOwn: a lease that no longer holds the lock must not release the
+// lock of whoever holds it now. For strategies whose locks expire, A's lease
+// expires (renewal off) and B takes the lock; otherwise A unlocks, B locks,
+// and A unlocks a second time. Either way a third party must still find the
+// lock held by B.
+func checkReleaseOwn(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
+	l := build(t, s, b, lockstrategy.Options{TTL: releaseTTL, NoRenewal: true})
+	key := uniqueKey(s, "release")
+	a, err := lockWithin(l, key, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("A lock: %w", err)
+	}
+	if s.Expiry == lockstrategy.ExpiryTTL {
+		time.Sleep(releaseTTL + 300*time.Millisecond) // A's lease expires
+	} else if err := unlock(t, a); err != nil {
+		return fmt.Errorf("A first unlock: %w", err)
+	}
+	bLease, err := lockWithin(l, key, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("B could not take the lock A no longer holds: %w", err)
+	}
+	staleErr := unlock(t, a) // must not touch B's lock
+	c, err := lockWithin(l, key, 300*time.Millisecond)
+	if err == nil {
+		unlock(t, c)
+		return fmt.Errorf("A's stale Unlock (returned %v) released B's lock: C took it", staleErr)
+	}
+	if !isGiveUp(err) {
+		return fmt.Errorf("C: unexpected error %w", err)
+	}
+	if staleErr == nil {
+		t.Logf("note: A's stale Unlock returned nil (it released nothing, but did not say so)")
+	}
+	return unlock(t, bLease)
+}
+
+// checkCtxCancel: a waiter whose ctx is cancelled, or whose deadline passes,
+// returns promptly with that error and leaves nothing held.
+func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
+	l := build(t, s, b, lockstrategy.Options{TTL: 10 * time.Second})
+	key := uniqueKey(s, "ctx")
+	a, err := lockWithin(l, key, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("A lock: %w", err)
+	}
+	const prompt = time.Second // generous: the machine is shared
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	le, err := l.Lock(ctx, key)
+	took := time.Since(start)
+	if err == nil {
+		unlock(t, le)
+		unlock(t, a)
+		return fmt.Errorf("waiter got the lock while A held it")
+	}
+	if !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("cancelled waiter returned %v, want context.Canceled", err)
+	}
+	if took > 100*time.Millisecond+prompt {
+		return fmt.Errorf("cancelled waiter returned after %v", took)
+	}
+
+	start = time.Now()
+	_, err = lockWithin(l, key, 200*time.Millisecond)
+	if took := time.Since(start); !isGiveUp(err) || took > 200*time.Millisecond+prompt {
+		return fmt.Errorf("waiter with a 200ms deadline returned %v after %v", err, took)
+	}
+
+	if err := unlock(t, a); err != nil {
+		return fmt.Errorf("A unlock: %w", err)
+	}
+	c, err := lockWithin(l, key, 3*time.Second)
+	if err != nil {
+		return fmt.Errorf("after A unlocked, the lock stayed held (a cancelled waiter left something): %w", err)
+	}
+	return unlock(t, c)
+}

@@ -1,0 +1,249 @@
+package lockstrategy_test
+
+// The checks that need other OS processes: the test binary re-executes itself
+// in a child mode (TestMain), builds the strategy from the environment, and
+// competes for the lock or holds it until it is killed.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+const (
+	processCount     = 3
+	processRounds    = 50
+	killTTL          = time.Second
+	zkSessionTimeout = 2 * time.Second
+)
+
+// crashHooks, per strategy, install a crash point inside Lock (the
+// redis-setnx-expire pitfall); the killed-holder check then crashes the child
+// there instead of killing it while it holds the lock.
+var crashHooks = map[string]func(crash func()){}
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("CONF_CHILD"); mode != "" {
+		os.Exit(runChild(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// child starts the test binary in child mode.
+func child(t *testing.T, mode string, s lockstrategy.Strategy, key, dir string, extra ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		"CONF_CHILD="+mode, "CONF_STRATEGY="+s.Name, "CONF_KEY="+key, "CONF_DIR="+dir,
+		"CONF_DSN="+testenv.MySQLDSN(t, "lockstrategy"))
+	cmd.Env = append(cmd.Env, extra...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// checkExclusionProcesses: 3 processes increment a counter in a file with
+// read-sleep-write under the lock; an O_EXCL marker file catches overlaps and
+// a token log checks monotonicity across processes.
+func checkExclusionProcesses(t *testing.T, s lockstrategy.Strategy, _ lockstrategy.Backends) error {
+	dir := t.TempDir()
+	key := uniqueKey(s, "processes")
+	var cmds []*exec.Cmd
+	outs := make([]*strings.Builder, processCount)
+	for i := range processCount {
+		cmd := child(t, "exclusion", s, key, dir)
+		outs[i] = &strings.Builder{}
+		cmd.Stdout = outs[i]
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		cmds = append(cmds, cmd)
+	}
+	overlaps := 0
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("child %d: %v", i, err)
+		}
+		var r struct{ Overlaps int }
+		if err := json.Unmarshal([]byte(outs[i].String()), &r); err != nil {
+			return fmt.Errorf("child %d output %q: %v", i, outs[i].String(), err)
+		}
+		overlaps += r.Overlaps
+	}
+	got := readInt(filepath.Join(dir, "counter"))
+	want := processCount * processRounds
+	badTokens := 0
+	if s.Tokens {
+		badTokens = tokenRegressions(filepath.Join(dir, "tokens"))
+	}
+	t.Logf("%d processes x %d: counter %d, %d overlaps, %d token regressions", processCount, processRounds, got, overlaps, badTokens)
+	if got != want || overlaps != 0 || badTokens != 0 {
+		return fmt.Errorf("exclusion across processes broken: counter %d of %d, %d overlaps, %d non-increasing tokens",
+			got, want, overlaps, badTokens)
+	}
+	return nil
+}
+
+// checkKilledHolder: a child takes the lock and is SIGKILLed; the lock must be
+// free again within the strategy's bound (TTL, session timeout, connection).
+func checkKilledHolder(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
+	key := uniqueKey(s, "killed")
+	_, crashes := crashHooks[s.Name]
+	cmd := child(t, "hold", s, key, t.TempDir(), "CONF_CRASH="+strconv.FormatBool(crashes))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if crashes {
+		cmd.Wait() // it kills itself between SETNX and EXPIRE
+	} else {
+		if !strings.HasPrefix(line, "HELD") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return fmt.Errorf("child did not take the lock: %q", line)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	killed := time.Now()
+	bound := freeBound(s)
+	l := build(t, s, b, lockstrategy.Options{TTL: killTTL})
+	le, err := lockWithin(l, key, bound)
+	if err != nil {
+		return fmt.Errorf("lock of a killed holder not free within %v: %w", bound, err)
+	}
+	t.Logf("lock free %v after SIGKILL (bound %v)", time.Since(killed).Round(time.Millisecond), bound)
+	return unlock(t, le)
+}
+
+// freeBound is when a dead holder's lock must be free, with a margin for a
+// shared machine.
+func freeBound(s lockstrategy.Strategy) time.Duration {
+	switch s.Expiry {
+	case lockstrategy.ExpiryTTL:
+		return killTTL + 2*time.Second
+	case lockstrategy.ExpirySession:
+		return zkSessionTimeout + 3*time.Second
+	default:
+		return 3 * time.Second
+	}
+}
+
+// runChild is the child side; it returns the exit code.
+func runChild(mode string) int {
+	s, err := lockstrategy.Lookup(os.Getenv("CONF_STRATEGY"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	b, closeAll, err := childBackends(os.Getenv("CONF_DSN"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child backends:", err)
+		return 2
+	}
+	defer closeAll()
+	key, dir := os.Getenv("CONF_KEY"), os.Getenv("CONF_DIR")
+	switch mode {
+	case "exclusion":
+		l, err := s.New(b, lockstrategy.Options{TTL: 10 * time.Second})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer closeLocker(l)
+		overlaps, err := competeInFiles(l, key, dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		json.NewEncoder(os.Stdout).Encode(map[string]int{"overlaps": overlaps})
+		return 0
+	case "hold":
+		if os.Getenv("CONF_CRASH") == "true" {
+			crashHooks[s.Name](func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+		}
+		l, err := s.New(b, lockstrategy.Options{TTL: killTTL})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		le, err := lockWithin(l, key, 30*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hold:", err)
+			return 1
+		}
+		fmt.Printf("HELD %d\n", le.Token())
+		select {} // until SIGKILL
+	}
+	return 2
+}
+
+func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps int, err error) {
+	counter, marker := filepath.Join(dir, "counter"), filepath.Join(dir, "inside")
+	tokens, err := os.OpenFile(filepath.Join(dir, "tokens"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer tokens.Close()
+	for range processRounds {
+		le, err := lockWithin(l, key, 60*time.Second)
+		if err != nil {
+			return overlaps, fmt.Errorf("lock: %w", err)
+		}
+		m, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			overlaps++
+		} else if err == nil {
+			m.Close()
+		}
+		v := readInt(counter)
+		time.Sleep(200 * time.Microsecond)
+		os.WriteFile(counter, []byte(strconv.Itoa(v+1)), 0o644)
+		fmt.Fprintln(tokens, le.Token())
+		os.Remove(marker)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err = le.Unlock(ctx)
+		cancel()
+		if err != nil {
+			return overlaps, fmt.Errorf("unlock: %w", err)
+		}
+	}
+	return overlaps, nil
+}
+
+func readInt(path string) int {
+	b, _ := os.ReadFile(path)
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// tokenRegressions counts tokens in the log not larger than the one before.
+func tokenRegressions(path string) int {
+	b, _ := os.ReadFile(path)
+	var prev uint64
+	bad := 0
+	for _, f := range strings.Fields(string(b)) {
+		tok, _ := strconv.ParseUint(f, 10, 64)
+		if tok == 0 || tok <= prev {
+			bad++
+		}
+		prev = tok
+	}
+	return bad
+}
