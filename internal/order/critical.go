@@ -74,6 +74,33 @@ func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockF
 	}
 }
 
+// runReserved takes the unit from the strategy's own stock first (atomic in
+// Redis), then persists it with a conditional DB decrement and the order; if
+// that fails the unit goes back, so the two stocks agree.
+func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reserver, key string, undoTimeout time.Duration) (inventory.Order, error) {
+	ok, err := rs.Reserve(ctx, key)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	if !ok {
+		return inventory.Order{}, ErrSoldOut
+	}
+	o, err := cs.inNewTx(ctx, 0, func(tx *gorm.DB, _ inventory.StockRow) error {
+		return inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+	})
+	if err != nil {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		defer cancel()
+		if uerr := rs.Unreserve(uctx, key); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+		if errors.Is(err, inventory.ErrSoldOut) {
+			err = errors.Join(ErrSoldOut, err)
+		}
+	}
+	return o, err
+}
+
 type writeFunc func(tx *gorm.DB, row inventory.StockRow) error
 
 // inNewTx runs the section in a transaction of its own.

@@ -85,6 +85,9 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 	if lf, ok := locker.(lockstrategy.LockFree); ok {
 		return cs.runLockFree(ctx, lf, retries)
 	}
+	if rs, ok := locker.(lockstrategy.Reserver); ok {
+		return cs.runReserved(ctx, rs, LockKey(sale.ID), s.cfg.UnlockTimeout)
+	}
 
 	waitStart := time.Now()
 	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)

@@ -1,0 +1,115 @@
+package order_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// unsafeOnOneReplica lists the strategies that break the sale even on one
+// replica with no fault injected.
+var unsafeOnOneReplica = map[string]bool{"none": true}
+
+const (
+	buyers    = 64
+	saleStock = 50
+	workMS    = 2 // > 0: widens the read-modify-write window so `none` reliably races
+)
+
+// TestSaleInvariantsPerStrategy: 64 concurrent buyers on a sale of 50, per
+// strategy, one replica; the result is read back from the database.
+func TestSaleInvariantsPerStrategy(t *testing.T) {
+	b := testenv.Backends(t, "order")
+	store := inventory.NewStore(b.DB)
+	lockers := lockstrategy.NewInstances(b)
+	t.Cleanup(func() { lockers.Close() })
+	svc := order.NewService(order.Config{ReplicaID: "test"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+	for _, name := range lockstrategy.Names() {
+		t.Run(name, func(t *testing.T) {
+			view := runSale(t, store, lockers, svc, name)
+			t.Logf("%s: sold %d, stock %d, oversold %d, lost updates %d",
+				name, view.Sold, view.Stock, view.Oversold, view.LostUpdates)
+			if unsafeOnOneReplica[name] {
+				if view.Oversold == 0 && view.LostUpdates == 0 {
+					t.Fatalf("%s neither oversold nor lost an update: the race it exists to show did not happen", name)
+				}
+				return
+			}
+			if view.Sold != saleStock || view.Stock != 0 || view.Oversold != 0 || view.LostUpdates != 0 {
+				t.Fatalf("%s broke the sale: sold %d (want %d), stock %d, oversold %d, lost updates %d",
+					name, view.Sold, saleStock, view.Stock, view.Oversold, view.LostUpdates)
+			}
+		})
+	}
+}
+
+// runSale creates a sale and lets 64 buyers buy until sold out.
+func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instances, svc *order.Service, strategy string) inventory.SaleView {
+	t.Helper()
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "test " + strategy, Strategy: strategy, InitialStock: saleStock,
+		WorkMS: workMS, TTLMS: 5000, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lockers.Get(strategy, lockstrategy.Options{TTL: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, ok := l.(lockstrategy.Reserver); ok {
+		if err := rs.LoadStock(ctx, order.LockKey(sale.ID), saleStock); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var user atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, buyers)
+	deadline := time.Now().Add(60 * time.Second)
+	for range buyers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				_, err := svc.Place(ctx, sale.ID, fmt.Sprint("u", user.Add(1)))
+				switch {
+				case errors.Is(err, order.ErrSoldOut):
+					return
+				case err == nil, errors.Is(err, order.ErrConflict), errors.Is(err, order.ErrFenced),
+					errors.Is(err, order.ErrLockTimeout), errors.Is(err, order.ErrLockLost):
+					continue // retryable: a buyer tries again
+				default:
+					errs <- err
+					return
+				}
+			}
+			errs <- fmt.Errorf("buyer still buying after 60s")
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("%s: %v", strategy, err)
+	}
+	got, err := store.GetSale(ctx, sale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := store.View(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return view
+}
