@@ -3,6 +3,7 @@ package order
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"gorm.io/gorm"
@@ -70,6 +71,12 @@ func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockF
 		*retries = attempt + 1
 		if attempt+1 >= lf.MaxRetries() {
 			return o, ErrConflict
+		}
+		// Jittered backoff that grows with the losses: retrying at once only
+		// meets the same crowd at the next version.
+		backoff := time.Duration(rand.Int64N(int64(min(attempt+1, 10)) * int64(time.Millisecond)))
+		if err := lockstrategy.Sleep(ctx, backoff); err != nil {
+			return o, err
 		}
 	}
 }
