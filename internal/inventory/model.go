@@ -36,6 +36,7 @@ type Sale struct {
 	Fencing      bool      `json:"fencing"`
 	PerUserLimit int       `json:"per_user_limit"`
 	Status       string    `json:"status"`
+	FencedWrites int64     `json:"fenced_writes"` // stale-token writes rejected (fencing on)
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
@@ -56,6 +57,7 @@ type Stats struct {
 	Oversold    int64 `json:"oversold"`     // max(0, sold - initial_stock)
 	LostUpdates int64 `json:"lost_updates"` // |sold - (initial_stock - stock)|
 	Duplicates  int64 `json:"duplicates"`   // users with more orders than per_user_limit
+	Violations  int64 `json:"violations"`   // overlapping critical sections (critical_sections)
 }
 
 // SaleView is a sale with its stats, as the API shows it.

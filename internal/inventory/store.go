@@ -69,7 +69,9 @@ func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
 			return st, err
 		}
 	}
-	return st, nil
+	v, err := s.Violations(ctx, sale.ID)
+	st.Violations = v
+	return st, err
 }
 
 // StockRow is what the critical section reads of a sale.

@@ -21,6 +21,7 @@ type criticalSection struct {
 	userID  string
 	replica string
 	db      *gorm.DB
+	pause   time.Duration // injected stall before the write (PauseNextSection)
 }
 
 // runLocked runs the section under a held lease.
@@ -35,6 +36,9 @@ func (cs criticalSection) runLocked(ctx context.Context, lease lockstrategy.Leas
 		case <-lease.Lost():
 			return ErrLockLost
 		default:
+		}
+		if cs.pause > 0 {
+			time.Sleep(cs.pause) // not ctx-aware on purpose: a paused process notices nothing
 		}
 		if cs.sale.Fencing && token > 0 {
 			err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, token)

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -41,7 +42,18 @@ type Service struct {
 	rec     Recorder
 	log     *slog.Logger
 	sales   sync.Map // sale id -> inventory.Sale: the options never change after creation
+	// sections records every critical section, for violation detection that
+	// does not trust the strategy under test.
+	sections *inventory.SectionLog
+	// pauseNext is a fault: the next locked critical section on this
+	// replica stalls this long just before its write (nanoseconds; 0 = none).
+	pauseNext atomic.Int64
 }
+
+// PauseNextSection makes the next locked critical section on this replica
+// stall for d after its Lost() check and before its write: a GC pause or a
+// stalled VM past the lock's TTL, the case only fencing survives.
+func (s *Service) PauseNextSection(d time.Duration) { s.pauseNext.Store(int64(d)) }
 
 // NewService returns a Service; rec may be nil.
 func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instances, rec Recorder, log *slog.Logger) *Service {
@@ -51,8 +63,12 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	if cfg.UnlockTimeout <= 0 {
 		cfg.UnlockTimeout = 5 * time.Second
 	}
-	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log}
+	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
+		sections: inventory.NewSectionLog(store.DB(), log)}
 }
+
+// Close writes the critical sections still queued. Call it after the last Place.
+func (s *Service) Close() { s.sections.Close() }
 
 // LockKey is the lock key of a sale: one lock per sale.
 func LockKey(saleID uint64) string { return "sale:" + strconv.FormatUint(saleID, 10) }
@@ -69,6 +85,13 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 	o, err := s.place(ctx, sale, userID, &lockWait, &retries)
 	if s.rec != nil {
 		s.rec.ObservePlace(sale.Strategy, OutcomeOf(err), time.Since(start), lockWait, retries)
+	}
+	if errors.Is(err, ErrFenced) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+		if cerr := s.store.CountFenced(cctx, saleID); cerr != nil {
+			s.log.Error("counting a fenced write", "sale", saleID, "err", cerr)
+		}
+		cancel()
 	}
 	if err != nil && OutcomeOf(err) == OutcomeError {
 		s.log.Error("order failed", "sale", saleID, "strategy", sale.Strategy, "err", err)
@@ -103,7 +126,10 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		}
 		return inventory.Order{}, fmt.Errorf("order: lock: %w", err)
 	}
+	enter := time.Now()
 	defer func() {
+		s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
+			Token: lease.Token(), EnterAt: enter, ExitAt: time.Now()})
 		// A fresh bounded ctx: the request's may be gone, the lock must go too.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 		defer cancel()
@@ -111,6 +137,7 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 			s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
 		}
 	}()
+	cs.pause = time.Duration(s.pauseNext.Swap(0))
 	return cs.runLocked(ctx, lease)
 }
 
@@ -129,3 +156,7 @@ func (s *Service) sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 	s.sales.Store(id, sale)
 	return sale, nil
 }
+
+// Flush returns once the critical sections of finished orders are written,
+// so that a following read of violations sees them.
+func (s *Service) Flush() { s.sections.Flush() }

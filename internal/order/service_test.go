@@ -36,21 +36,25 @@ func TestSaleInvariantsPerStrategy(t *testing.T) {
 	lockers := lockstrategy.NewInstances(b)
 	t.Cleanup(func() { lockers.Close() })
 	svc := order.NewService(order.Config{ReplicaID: "test"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(svc.Close)
 
 	for _, name := range lockstrategy.Names() {
 		t.Run(name, func(t *testing.T) {
 			view := runSale(t, store, lockers, svc, name)
-			t.Logf("%s: sold %d, stock %d, oversold %d, lost updates %d",
-				name, view.Sold, view.Stock, view.Oversold, view.LostUpdates)
+			t.Logf("%s: sold %d, stock %d, oversold %d, lost updates %d, violations %d",
+				name, view.Sold, view.Stock, view.Oversold, view.LostUpdates, view.Violations)
 			if unsafeOnOneReplica[name] {
 				if view.Oversold == 0 && view.LostUpdates == 0 {
 					t.Fatalf("%s neither oversold nor lost an update: the race it exists to show did not happen", name)
 				}
+				if view.Violations == 0 {
+					t.Fatalf("%s raced but the violation detector saw no overlapping sections", name)
+				}
 				return
 			}
-			if view.Sold != saleStock || view.Stock != 0 || view.Oversold != 0 || view.LostUpdates != 0 {
-				t.Fatalf("%s broke the sale: sold %d (want %d), stock %d, oversold %d, lost updates %d",
-					name, view.Sold, saleStock, view.Stock, view.Oversold, view.LostUpdates)
+			if view.Sold != saleStock || view.Stock != 0 || view.Oversold != 0 || view.LostUpdates != 0 || view.Violations != 0 {
+				t.Fatalf("%s broke the sale: sold %d (want %d), stock %d, oversold %d, lost updates %d, violations %d",
+					name, view.Sold, saleStock, view.Stock, view.Oversold, view.LostUpdates, view.Violations)
 			}
 		})
 	}
@@ -103,6 +107,7 @@ func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instanc
 	for err := range errs {
 		t.Fatalf("%s: %v", strategy, err)
 	}
+	svc.Flush()
 	got, err := store.GetSale(ctx, sale.ID)
 	if err != nil {
 		t.Fatal(err)
