@@ -140,6 +140,6 @@ func CountUserOrders(ctx context.Context, tx *gorm.DB, saleID uint64, userID str
 
 // InsertOrder inserts o inside tx.
 func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
-	o.CreatedAt = time.Now()
+	o.CreatedAt = time.Now().Truncate(time.Microsecond) // what DATETIME(6) keeps
 	return tx.WithContext(ctx).Create(o).Error
 }

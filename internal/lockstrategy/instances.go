@@ -30,15 +30,18 @@ func (in *Instances) Backends() Backends { return in.backends }
 
 // Get returns the strategy name built with o, building it on first use.
 func (in *Instances) Get(name string, o Options) (Locker, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if s.Expiry != ExpiryTTL {
+		o = Options{} // TTL means nothing to it: share one instance (one ZooKeeper session)
+	}
 	k := instanceKey{name, o}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if l, ok := in.built[k]; ok {
 		return l, nil
-	}
-	s, err := Lookup(name)
-	if err != nil {
-		return nil, err
 	}
 	if err := s.Available(in.backends); err != nil {
 		return nil, err

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/httpapi"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/metrics"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+// shutdownTimeout bounds the graceful shutdown: long enough for in-flight
+// orders (lock wait 10 s + work) to finish and unlock.
+const shutdownTimeout = 30 * time.Second
+
+// serveOptions are the outputs of serve and, for tests, its seams.
+type serveOptions struct {
+	stdout, stderr io.Writer
+	demo           bool                            // print the dashboard URL
+	ready          func(addr string)               // called once listening
+	wrap           func(http.Handler) http.Handler // wraps the API handler
+}
+
+// serve runs one replica until ctx is done, then shuts down gracefully:
+// stop accepting, let in-flight orders finish (their deferred unlocks
+// release the locks), close the strategies, then the database. It returns
+// the exit code.
+func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
+	log := slog.New(slog.NewJSONHandler(o.stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if !loopbackOnly(cfg.HTTPAddr) && cfg.AdminToken == "" {
+		fmt.Fprintf(o.stderr, "shop: refusing to listen on %s, beyond loopback, without %s: anyone who can reach\n"+
+			"the port could create sales. Set %s=<secret> (clients then send \"Authorization: Bearer <secret>\"),\n"+
+			"or listen on 127.0.0.1.\n", cfg.HTTPAddr, config.EnvAdminToken, config.EnvAdminToken)
+		return 2
+	}
+
+	if _, err := runMigrations(ctx, cfg.MySQLDSN, log); err != nil {
+		fmt.Fprintf(o.stderr, "shop: %v\n", err)
+		return 1
+	}
+	db, err := inventory.Open(ctx, inventory.Config{DSN: cfg.MySQLDSN})
+	if err != nil {
+		fmt.Fprintf(o.stderr, "shop: %v\n", err)
+		return 1
+	}
+	defer inventory.Close(db) // last: the strategies below may use it until closed
+
+	backends, closeBackends := lockBackends(ctx, cfg, log)
+	backends.DB = db
+	defer closeBackends()
+	lockers := lockstrategy.NewInstances(backends)
+	defer func() {
+		if err := lockers.Close(); err != nil {
+			log.Warn("closing strategies", "err", err)
+		}
+	}()
+
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		fmt.Fprintf(o.stderr, "shop: listen: %v\n", err)
+		return 1
+	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = defaultReplicaID(ln.Addr().String())
+	}
+	m := metrics.New()
+	store := inventory.NewStore(db)
+	orders := order.NewService(order.Config{ReplicaID: cfg.ReplicaID, LockWait: cfg.LockWait}, store, lockers, m, log)
+	defer orders.Close() // after Shutdown (defers run last-first): writes the last critical sections
+	var handler http.Handler = httpapi.New(httpapi.Deps{Store: store, Orders: orders, Lockers: lockers,
+		Metrics: m, AdminToken: cfg.AdminToken, Log: log})
+	if o.wrap != nil {
+		handler = o.wrap(handler)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second, // slow-header clients do not pin connections
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: an order may legitimately wait lock-wait + work_ms.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	addr := ln.Addr().String()
+	log.Info("serving", "addr", addr, "replica", cfg.ReplicaID, "strategies", available(backends),
+		"admin_token", cfg.AdminToken != "")
+	if o.demo {
+		fmt.Fprintf(o.stdout, "Dashboard: %s\nCtrl-C stops the demo.\n", dashboardURL(addr))
+	}
+	if o.ready != nil {
+		o.ready(addr)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served: // the listener failed: nothing left to shut down gracefully
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	log.Info("shutting down: finishing in-flight requests", "bound", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	code := 0
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Error("graceful shutdown incomplete; closing connections", "err", err)
+		srv.Close()
+		code = 1
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		log.Error("server stopped", "err", err)
+		code = 1
+	}
+	log.Info("stopped", "code", code)
+	return code
+}
+
+// available lists the strategies these backends can run, for the start log.
+func available(b lockstrategy.Backends) []string {
+	var out []string
+	for _, s := range lockstrategy.All() {
+		if s.Available(b) == nil {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// dashboardURL is the URL to open for a listener: a wildcard host becomes
+// 127.0.0.1, which a browser on this machine can reach.
+func dashboardURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}

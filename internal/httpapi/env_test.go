@@ -1,0 +1,216 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/metrics"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// env is one API over the package's own test database (seckill_test_httpapi)
+// with the DB backend only: strategies needing Redis or ZooKeeper then show
+// as unavailable, which is one of the cases under test.
+type env struct {
+	db      *gorm.DB
+	store   *inventory.Store
+	lockers *lockstrategy.Instances
+	metrics *metrics.Metrics
+	srv     *Server
+	logs    *logBuf
+}
+
+type envConfig struct {
+	token    string
+	ping     func(context.Context) error
+	lockWait time.Duration
+	db       *gorm.DB
+}
+
+func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
+	t.Helper()
+	cfg := envConfig{lockWait: 5 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	db := cfg.db
+	if db == nil {
+		db = testenv.DB(t, "httpapi")
+	}
+	e := &env{db: db, store: inventory.NewStore(db), metrics: metrics.New(), logs: &logBuf{}}
+	log := slog.New(slog.NewTextHandler(e.logs, nil))
+	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
+	t.Cleanup(func() { e.lockers.Close() })
+	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
+	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
+		Ping: cfg.ping, AdminToken: cfg.token, Log: log})
+	return e
+}
+
+func withToken(tok string) func(*envConfig) { return func(c *envConfig) { c.token = tok } }
+
+// do sends one request through the handler; header is "Name: value" pairs.
+func (e *env) do(method, path string, body io.Reader, header ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, body)
+	for _, h := range header {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, req)
+	return rec
+}
+
+func (e *env) post(path, body string, header ...string) *httptest.ResponseRecorder {
+	return e.do(http.MethodPost, path, strings.NewReader(body), header...)
+}
+
+func (e *env) get(path string) *httptest.ResponseRecorder {
+	return e.do(http.MethodGet, path, nil)
+}
+
+// createSale creates a sale that must succeed.
+func (e *env) createSale(t testing.TB, body string) inventory.SaleView {
+	t.Helper()
+	rec := e.post("/api/sales", body)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create sale %s: %d %s", body, rec.Code, rec.Body)
+	}
+	var v inventory.SaleView
+	mustJSON(t, rec, &v)
+	return v
+}
+
+func (e *env) countSales(t testing.TB) int64 {
+	t.Helper()
+	var n int64
+	if err := e.db.Model(&inventory.Sale{}).Count(&n).Error; err != nil {
+		t.Fatalf("count sales: %v", err)
+	}
+	return n
+}
+
+func (e *env) countOrders(t testing.TB, saleID uint64) int64 {
+	t.Helper()
+	var n int64
+	if err := e.db.Model(&inventory.Order{}).Where("sale_id = ?", saleID).Count(&n).Error; err != nil {
+		t.Fatalf("count orders: %v", err)
+	}
+	return n
+}
+
+func mustJSON(t testing.TB, rec *httptest.ResponseRecorder, into any) {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("Content-Type %q, want JSON; body %s", ct, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), into); err != nil {
+		t.Fatalf("body is not the expected JSON: %v: %s", err, rec.Body)
+	}
+}
+
+// wantError checks status and the error body's code (and field, when given).
+func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, code, field string) errorBody {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body)
+	}
+	var b errorBody
+	mustJSON(t, rec, &b)
+	if b.Error != code || b.Message == "" {
+		t.Fatalf("error %q message %q, want code %q and a message", b.Error, b.Message, code)
+	}
+	if field != "" && b.Field != field {
+		t.Fatalf("field %q, want %q (message %q)", b.Field, field, b.Message)
+	}
+	return b
+}
+
+// logBuf collects log output safely across handler goroutines.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Test-only strategies, registered once for the test binary: one whose
+// backend this env lacks, stock reservers (redis-lua-stock's shape) that
+// work or fail, and one that cannot be built.
+var reserved = &fakeReserver{loads: map[string]int64{}}
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{Name: "test-needs-zk", Description: "test",
+		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+			return nil, errors.New("unreachable: not available")
+		}})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) { return reserved, nil }})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver-broken", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+			return &fakeReserver{fail: errors.New("dial tcp 10.0.0.1:6379: connection refused")}, nil
+		}})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "test-broken-new", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
+		}})
+}
+
+// fakeReserver records LoadStock calls; it stands in for a strategy type,
+// not for a service (the database under test is real).
+type fakeReserver struct {
+	mu    sync.Mutex
+	loads map[string]int64
+	fail  error
+}
+
+func (f *fakeReserver) Lock(context.Context, string) (lockstrategy.Lease, error) {
+	return lockstrategy.NopLease(), nil
+}
+
+func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) error {
+	if f.fail != nil {
+		return f.fail
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.loads[key] = stock
+	return nil
+}
+
+func (f *fakeReserver) Reserve(context.Context, string) (bool, error) { return true, nil }
+func (f *fakeReserver) Unreserve(context.Context, string) error       { return nil }
+
+func (f *fakeReserver) loaded(key string) (int64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.loads[key]
+	return n, ok
+}

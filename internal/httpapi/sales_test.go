@@ -1,0 +1,190 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+// Every rejected body: its status, code and field, and no sale written.
+func TestCreateSaleRejects(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("é", MaxNameLen+1)
+	cases := []struct {
+		name, body, code, field string
+	}{
+		{"empty body", "", "empty_body", ""},
+		{"blank body", " \n\t", "empty_body", ""},
+		{"array", `[]`, "invalid_json", ""},
+		{"null", `null`, "invalid_json", ""},
+		{"string", `"mutex"`, "invalid_json", ""},
+		{"truncated", `{"strategy":"mutex","stock":1`, "invalid_json", ""},
+		{"bad syntax", `{"strategy":"mutex",,}`, "invalid_json", ""},
+		{"trailing text", `{"strategy":"mutex","stock":1} x`, "invalid_json", ""},
+		{"second object", `{"strategy":"mutex","stock":1}{}`, "invalid_json", ""},
+		{"trailing bracket", `{"strategy":"mutex","stock":1}]`, "invalid_json", ""},
+		{"unknown field", `{"strategy":"mutex","stock":1,"bogus":1}`, "unknown_field", "bogus"},
+		{"field in other case", `{"Strategy":"mutex","stock":1}`, "unknown_field", "Strategy"},
+		{"duplicate field", `{"strategy":"mutex","stock":1,"stock":2}`, "invalid_field", "stock"},
+		{"strategy missing", `{"stock":1}`, "invalid_field", "strategy"},
+		{"strategy empty", `{"strategy":"","stock":1}`, "invalid_field", "strategy"},
+		{"strategy number", `{"strategy":5,"stock":1}`, "invalid_field", "strategy"},
+		{"strategy unknown", `{"strategy":"nope","stock":1}`, "invalid_field", "strategy"},
+		{"strategy unavailable", `{"strategy":"test-needs-zk","stock":1}`, "invalid_field", "strategy"},
+		{"stock missing", `{"strategy":"mutex"}`, "invalid_field", "stock"},
+		{"stock null", `{"strategy":"mutex","stock":null}`, "invalid_field", "stock"},
+		{"stock string", `{"strategy":"mutex","stock":"1"}`, "invalid_field", "stock"},
+		{"stock fraction", `{"strategy":"mutex","stock":1.5}`, "invalid_field", "stock"},
+		{"stock exponent", `{"strategy":"mutex","stock":1e30}`, "invalid_field", "stock"},
+		{"stock beyond int64", `{"strategy":"mutex","stock":99999999999999999999}`, "invalid_field", "stock"},
+		{"stock zero", `{"strategy":"mutex","stock":0}`, "invalid_field", "stock"},
+		{"stock negative", `{"strategy":"mutex","stock":-1}`, "invalid_field", "stock"},
+		{"stock too big", `{"strategy":"mutex","stock":1000001}`, "invalid_field", "stock"},
+		{"stock object", `{"strategy":"mutex","stock":{"a":[1]}}`, "invalid_field", "stock"},
+		{"work_ms negative", `{"strategy":"mutex","stock":1,"work_ms":-1}`, "invalid_field", "work_ms"},
+		{"work_ms too big", `{"strategy":"mutex","stock":1,"work_ms":60001}`, "invalid_field", "work_ms"},
+		{"work_ms string", `{"strategy":"mutex","stock":1,"work_ms":"5"}`, "invalid_field", "work_ms"},
+		{"ttl_ms negative", `{"strategy":"mutex","stock":1,"ttl_ms":-1}`, "invalid_field", "ttl_ms"},
+		{"ttl_ms too big", `{"strategy":"mutex","stock":1,"ttl_ms":600001}`, "invalid_field", "ttl_ms"},
+		{"per_user_limit negative", `{"strategy":"mutex","stock":1,"per_user_limit":-1}`, "invalid_field", "per_user_limit"},
+		{"per_user_limit too big", `{"strategy":"mutex","stock":1,"per_user_limit":1000001}`, "invalid_field", "per_user_limit"},
+		{"fencing string", `{"strategy":"mutex","stock":1,"fencing":"yes"}`, "invalid_field", "fencing"},
+		{"fencing number", `{"strategy":"mutex","stock":1,"fencing":1}`, "invalid_field", "fencing"},
+		{"name number", `{"strategy":"mutex","stock":1,"name":5}`, "invalid_field", "name"},
+		{"name too long", `{"strategy":"mutex","stock":1,"name":"` + long + `"}`, "invalid_field", "name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.countSales(t)
+			wantError(t, e.post("/api/sales", c.body), http.StatusBadRequest, c.code, c.field)
+			if after := e.countSales(t); after != before {
+				t.Fatalf("a rejected request wrote %d sale(s)", after-before)
+			}
+		})
+	}
+}
+
+func TestCreateSaleStrategyMessages(t *testing.T) {
+	e := newEnv(t)
+	b := wantError(t, e.post("/api/sales", `{"strategy":"nope","stock":1}`), 400, "invalid_field", "strategy")
+	for _, want := range []string{`"nope"`, "mutex", "db-pessimistic"} {
+		if !strings.Contains(b.Message, want) {
+			t.Errorf("message %q does not list %s", b.Message, want)
+		}
+	}
+	b = wantError(t, e.post("/api/sales", `{"strategy":"test-needs-zk","stock":1}`), 400, "invalid_field", "strategy")
+	if !strings.Contains(b.Message, "zookeeper") || !strings.Contains(b.Message, "available: ") {
+		t.Errorf("message %q should say what is missing and what is available", b.Message)
+	}
+}
+
+func TestCreateSaleDefaults(t *testing.T) {
+	e := newEnv(t)
+	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
+	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
+		TTLMS: DefaultTTLMS, PerUserLimit: DefaultPerUserLimit, Status: "open"}
+	got := v.Sale
+	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
+	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) {
+		t.Fatalf("got %+v, want %+v with zero stats", v, want)
+	}
+
+	v = e.createSale(t, `{"name":"  Spring  ","strategy":"db-pessimistic","stock":1000000,"work_ms":60000,
+		"ttl_ms":0,"fencing":true,"per_user_limit":0}`)
+	if v.Name != "Spring" || v.TTLMS != DefaultTTLMS || !v.Fencing || v.PerUserLimit != 0 ||
+		v.WorkMS != 60000 || v.InitialStock != MaxStock {
+		t.Fatalf("explicit values not kept: %+v", v.Sale)
+	}
+	v = e.createSale(t, `{"name":"`+strings.Repeat("秒", MaxNameLen)+`","strategy":"none","stock":1,"ttl_ms":600000,"per_user_limit":1000000}`)
+	if v.TTLMS != MaxTTLMS || v.PerUserLimit != MaxPerUserLimit || v.Name != strings.Repeat("秒", MaxNameLen) {
+		t.Fatalf("upper bounds not accepted: %+v", v.Sale)
+	}
+}
+
+func TestGetAndListSales(t *testing.T) {
+	e := newEnv(t)
+	a := e.createSale(t, `{"strategy":"mutex","stock":3,"name":"a"}`)
+	b := e.createSale(t, `{"strategy":"db-conditional","stock":4,"name":"b"}`)
+
+	var got inventory.SaleView
+	rec := e.get(fmt.Sprintf("/api/sales/%d", a.ID))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("get: %d %s", rec.Code, rec.Body)
+	}
+	mustJSON(t, rec, &got)
+	if got.Sale != a.Sale { // created_at too: POST and GET show the same instant
+		t.Fatalf("GET shows %+v, POST showed %+v", got.Sale, a.Sale)
+	}
+
+	var list []inventory.SaleView
+	rec = e.get("/api/sales")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("list: %d %s", rec.Code, rec.Body)
+	}
+	mustJSON(t, rec, &list)
+	if len(list) < 2 || len(list) > listLimit || list[0].ID != b.ID || list[1].ID != a.ID {
+		t.Fatalf("list is not newest first with b then a: %d sales, first %+v", len(list), list[0].Sale)
+	}
+
+	wantError(t, e.get("/api/sales/abc"), 400, "invalid_id", "id")
+	wantError(t, e.get("/api/sales/-1"), 400, "invalid_id", "id")
+	wantError(t, e.get("/api/sales/1.5"), 400, "invalid_id", "id")
+	wantError(t, e.get("/api/sales/99999999999999999999"), 400, "invalid_id", "id")
+	wantError(t, e.get("/api/sales/18446744073709551615"), 404, "not_found", "")
+	wantError(t, e.get("/api/sales/0"), 404, "not_found", "")
+}
+
+func TestAdminToken(t *testing.T) {
+	e := newEnv(t, withToken("s3cret"))
+	body := `{"strategy":"mutex","stock":1}`
+	for _, auth := range []string{"", "Bearer", "Bearer wrong", "Bearer s3cret2", "Basic s3cret", "s3cret"} {
+		before := e.countSales(t)
+		rec := e.post("/api/sales", body, "Authorization: "+auth)
+		wantError(t, rec, http.StatusUnauthorized, "unauthorized", "")
+		if rec.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("401 without WWW-Authenticate")
+		}
+		if e.countSales(t) != before {
+			t.Fatalf("unauthorized request %q wrote a sale", auth)
+		}
+	}
+	for _, auth := range []string{"Bearer s3cret", "bearer s3cret"} {
+		if rec := e.post("/api/sales", body, "Authorization: "+auth); rec.Code != http.StatusCreated {
+			t.Fatalf("%q: %d %s", auth, rec.Code, rec.Body)
+		}
+	}
+	// Buyers need no token.
+	rec := e.post("/api/sales", body, "Authorization: Bearer s3cret")
+	var v inventory.SaleView
+	mustJSON(t, rec, &v)
+	if rec := e.post(fmt.Sprintf("/api/sales/%d/orders", v.ID), `{"user_id":"u"}`); rec.Code != http.StatusCreated {
+		t.Fatalf("order without token: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A strategy that keeps its stock outside the database gets it loaded
+// under the sale's lock key; if loading fails, no sale is left behind.
+func TestCreateSaleLoadsReserverStock(t *testing.T) {
+	e := newEnv(t)
+	v := e.createSale(t, `{"strategy":"test-reserver","stock":42}`)
+	if n, ok := reserved.loaded(order.LockKey(v.ID)); !ok || n != 42 {
+		t.Fatalf("LoadStock(%s) = %d, %v; want 42", order.LockKey(v.ID), n, ok)
+	}
+	for _, name := range []string{"test-reserver-broken", "test-broken-new"} {
+		before := e.countSales(t)
+		b := wantError(t, e.post("/api/sales", `{"strategy":"`+name+`","stock":1}`), 503, "strategy_unavailable", "")
+		if strings.Contains(b.Message, "10.0.0") {
+			t.Errorf("response leaks the backend error: %q", b.Message)
+		}
+		if e.countSales(t) != before {
+			t.Fatalf("%s: a failed create left a sale", name)
+		}
+		if !strings.Contains(e.logs.String(), "10.0.0") {
+			t.Errorf("%s: the real error is not in the log", name)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+// Package httpapi is the shop's HTTP API (gin, JSON everywhere): sales,
+// orders, strategies, health and metrics. It is the only package that
+// imports gin. Every error goes through the one map in errors.go, so a
+// client sees a code and a message, never SQL or a stack trace.
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/metrics"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+func init() {
+	// Release mode: no route dump or debug warnings on stderr. Set once here
+	// because gin keeps the mode in a process-wide variable.
+	gin.SetMode(gin.ReleaseMode)
+}
+
+// Deps is what the API serves from; cmd/shop builds it.
+type Deps struct {
+	Store   *inventory.Store
+	Orders  *order.Service
+	Lockers *lockstrategy.Instances
+	// Metrics is served at /metrics; it should be the Recorder that Orders
+	// was built with. Nil means a fresh, empty set.
+	Metrics *metrics.Metrics
+	// Ping checks the database for /healthz; nil means pinging Store's pool.
+	Ping func(ctx context.Context) error
+	// AdminToken, when not empty, is the bearer token that administrative
+	// writes (creating sales) require. From SECKILL_ADMIN_TOKEN.
+	AdminToken string
+	// Log receives errors only; nil discards them.
+	Log *slog.Logger
+}
+
+// Server is the API as an http.Handler.
+type Server struct {
+	store     *inventory.Store
+	orders    *order.Service
+	lockers   *lockstrategy.Instances
+	metrics   *metrics.Metrics
+	ping      func(ctx context.Context) error
+	adminHash []byte // sha256 of the token; nil: no token required
+	log       *slog.Logger
+	engine    *gin.Engine
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New builds the API over d.
+func New(d Deps) *Server {
+	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.metrics == nil {
+		s.metrics = metrics.New()
+	}
+	if s.ping == nil {
+		s.ping = s.pingStore
+	}
+	if d.AdminToken != "" {
+		h := sha256.Sum256([]byte(d.AdminToken))
+		s.adminHash = h[:]
+	}
+	s.engine = s.routes()
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// routes builds the gin engine: no request logger (the order path is hot;
+// errors are logged where they are rendered), JSON 404/405, no redirects
+// (an API client should get a clear 404, not a 307 to follow).
+func (s *Server) routes() *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	_ = e.SetTrustedProxies(nil) // we never use ClientIP; trust no forwarding headers
+	e.Use(s.recovery, s.limitBody)
+	e.NoRoute(func(c *gin.Context) { writeError(c, s.log, errNoRoute) })
+	e.NoMethod(func(c *gin.Context) { writeError(c, s.log, errNoMethod) })
+
+	e.GET("/", index)
+	e.GET("/healthz", s.healthz)
+	e.GET("/metrics", gin.WrapH(s.metrics.Handler()))
+	api := e.Group("/api")
+	api.GET("/strategies", s.strategies)
+	api.GET("/sales", s.listSales)
+	api.POST("/sales", s.requireAdmin, s.createSale)
+	api.GET("/sales/:id", s.getSale)
+	api.POST("/sales/:id/orders", s.placeOrder)
+	return e
+}
+
+func (s *Server) pingStore(ctx context.Context) error {
+	sqlDB, err := s.store.DB().DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}

@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// healthTimeout bounds the /healthz database ping: a health check that
+// hangs is as bad as one that fails.
+const healthTimeout = time.Second
+
+// healthz is GET /healthz: 200 only when the database answers, because a
+// replica without its database cannot sell anything.
+func (s *Server) healthz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), healthTimeout)
+	defer cancel()
+	if err := s.ping(ctx); err != nil {
+		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// strategyView is one entry of GET /api/strategies.
+type strategyView struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Needs       []string `json:"needs"`
+	Safe        bool     `json:"safe"`
+	// Available says this replica has every backend the strategy needs.
+	Available bool `json:"available"`
+}
+
+// strategies is GET /api/strategies: every registered strategy, sorted.
+func (s *Server) strategies(c *gin.Context) {
+	backends := s.lockers.Backends()
+	all := lockstrategy.All()
+	out := make([]strategyView, 0, len(all))
+	for _, st := range all {
+		needs := make([]string, 0, len(st.Needs))
+		for _, n := range st.Needs {
+			needs = append(needs, string(n))
+		}
+		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
+			Safe: st.Safe, Available: st.Available(backends) == nil})
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// indexPage stands in for the dashboard (a later issue serves it from web/):
+// it lists the API so that the URL `shop demo` prints leads somewhere useful.
+const indexPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Seckill Lab</title></head>
+<body>
+<h1>Seckill Lab</h1>
+<p>The dashboard is not built yet. The API of this replica:</p>
+<ul>
+<li><code>GET /api/strategies</code>: the lock strategies and whether this replica can run them</li>
+<li><code>POST /api/sales</code> <code>{"strategy","stock","name","work_ms","ttl_ms","fencing","per_user_limit"}</code>:
+create a sale (bearer token when SECKILL_ADMIN_TOKEN is set)</li>
+<li><code>GET /api/sales</code>, <code>GET /api/sales/{id}</code>: sales with sold, oversold, lost_updates, duplicates</li>
+<li><code>POST /api/sales/{id}/orders</code> <code>{"user_id"}</code>: buy one unit</li>
+<li><a href="/healthz"><code>GET /healthz</code></a>, <a href="/metrics"><code>GET /metrics</code></a></li>
+</ul>
+</body></html>
+`
+
+// index is GET /: the placeholder page above.
+func index(c *gin.Context) {
+	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(indexPage))
+}
