@@ -1,0 +1,175 @@
+// Package redlock is the redlock strategy (seeds 000, 002, 003): antirez's
+// RedLock through go-redsync over N independent Redis masters
+// (SECKILL_REDLOCK_ADDRS, 3 by default, 5 accepted). A lock is held when
+// SET key value NX PX ttl succeeded on a quorum of N/2+1 masters within the
+// lock's validity, so one master that dies or fails over without the key (the
+// single-Redis pitfall of seed 000 §3.6) cannot hand the lock to a second
+// holder. redsync does not renew: this package runs the watchdog (seed 003's
+// Redisson pitfall: a TTL shorter than the work frees the lock mid-work).
+//
+// There is no fencing token (Lease.Token is 0): the masters share no counter,
+// so nothing orders two holders once a pause outlives the TTL. That is
+// Kleppmann's objection to RedLock, and why the sale's fencing needs the
+// other strategies.
+package redlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	"github.com/go-redsync/redsync/v4/redis"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	goredislib "github.com/redis/go-redis/v9"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Tunables, with redsync's own defaults where this package keeps them.
+const (
+	// DefaultTTL is the key's expiry when a sale sets no ttl_ms.
+	DefaultTTL = 2 * time.Second
+	// DriftFactor is redsync's default, 0.01: the validity of a lock is
+	// ttl - (time the quorum took) - ttl*0.01, leaving 1% for clocks of
+	// masters that run fast (the RedLock paper's CLOCK_DRIFT).
+	DriftFactor = 0.01
+	// MinMasters is the fewest masters accepted: with fewer than 3 the
+	// quorum cannot survive the loss of a single master.
+	MinMasters = 3
+	// keyPrefix namespaces the lock keys on the masters.
+	keyPrefix = "seckill:redlock:"
+)
+
+// Retry delays between tries while the lock is taken. redsync's defaults
+// (32 tries, 50-250 ms apart: about 5 s in all) give up under a flash sale,
+// where 2,000 buyers queue behind one key for longer than that, and a 50 ms
+// floor makes every handoff wait for a sleeper. Here the wait is bounded by
+// the caller's ctx (its request deadline), not by a try count, and the tries
+// come 5-20 ms apart at random: short enough that the lock does not sit free
+// while waiters sleep, jittered so that waiters do not poll in step.
+const (
+	minRetryDelay = 5 * time.Millisecond
+	maxRetryDelay = 20 * time.Millisecond
+)
+
+// ErrTooFewMasters means fewer than MinMasters redis clients were configured.
+var ErrTooFewMasters = errors.New("redlock: fewer than 3 masters")
+
+// Locker is the redlock strategy over a fixed set of masters.
+type Locker struct {
+	rs        *redsync.Redsync
+	health    *health // pool.go
+	ttl       time.Duration
+	noRenewal bool
+	opts      []redsync.Option
+}
+
+var _ lockstrategy.Locker = (*Locker)(nil)
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{
+		Name:        "redlock",
+		Description: "RedLock (go-redsync): SET NX PX on a quorum N/2+1 of independent Redis masters, watchdog extension, no fencing token.",
+		Needs:       []lockstrategy.Need{lockstrategy.NeedRedlock},
+		Safe:        true,
+		Tokens:      false,
+		Expiry:      lockstrategy.ExpiryTTL,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+			return New(b.Redlock, o)
+		},
+	})
+}
+
+// New returns a redlock Locker over masters (one client per independent
+// master, at least MinMasters). o.TTL 0 means DefaultTTL; o.NoRenewal turns
+// the watchdog off, so that the lease is lost at TTL even while held.
+func New(masters []*goredislib.Client, o lockstrategy.Options) (*Locker, error) {
+	if len(masters) < MinMasters {
+		return nil, fmt.Errorf("%w: got %d", ErrTooFewMasters, len(masters))
+	}
+	h := newHealth(len(masters))
+	pools := make([]redis.Pool, len(masters))
+	for i, c := range masters {
+		pools[i] = &guardedPool{pool: goredis.NewPool(c), h: h, i: i} // pool.go
+	}
+	ttl := o.TTL
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &Locker{
+		rs:        redsync.New(pools...),
+		health:    h,
+		ttl:       ttl,
+		noRenewal: o.NoRenewal,
+		opts: []redsync.Option{
+			redsync.WithExpiry(ttl),
+			redsync.WithDriftFactor(DriftFactor),
+			redsync.WithTimeoutFactor(float64(roundTimeout(ttl)) / float64(ttl)),
+			// One try per TryLockContext: Lock below owns the retry loop.
+			redsync.WithTries(1),
+			// Not WithFailFast: see pool.go.
+		},
+	}, nil
+}
+
+// roundTimeout bounds one round of commands to the masters (a try, an
+// extension, a release): redsync's 5% of the TTL, as the RedLock paper wants
+// it far below the TTL, but at least 50 ms, so that a busy machine is not
+// taken for dead masters.
+func roundTimeout(ttl time.Duration) time.Duration {
+	return max(ttl/20, 50*time.Millisecond)
+}
+
+// Lock tries until a quorum of masters holds key for this caller, ctx ends,
+// or no quorum of masters has answered for a TTL, and at least a second
+// (ErrNotAcquired).
+func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+	var unreachableSince time.Time
+	giveUp := max(l.ttl, time.Second)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := l.rs.NewMutex(keyPrefix+key, l.opts...)
+		// The try runs without the caller's cancellation: redsync releases a
+		// failed try's partial keys with the try's ctx, and a cancelled one
+		// would leave them on a minority of masters until TTL. redsync bounds
+		// the try itself (roundTimeout), so cancellation still returns promptly.
+		err := m.TryLockContext(context.WithoutCancel(ctx))
+		if err == nil {
+			if ctx.Err() != nil { // taken just as the caller gave up
+				_ = release(context.Background(), m, l.ttl)
+				return nil, ctx.Err()
+			}
+			return newLease(m, l.ttl, !l.noRenewal), nil
+		}
+		switch {
+		case contended(err):
+			unreachableSince = time.Time{}
+		case unreachableSince.IsZero():
+			unreachableSince = time.Now()
+		case time.Since(unreachableSince) > giveUp:
+			return nil, fmt.Errorf("redlock: %w: no quorum of masters answered for %v: %w",
+				lockstrategy.ErrNotAcquired, giveUp, err)
+		}
+		if err := lockstrategy.Sleep(ctx, retryDelay()); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// contended says a failed try met another holder (on a quorum, or on some
+// masters while others failed), as opposed to masters that did not answer.
+func contended(err error) bool {
+	var taken *redsync.ErrTaken
+	var nodeTaken redsync.ErrNodeTaken
+	// ErrFailed alone: a quorum said yes, but too late to leave any validity.
+	return errors.As(err, &taken) || errors.As(err, &nodeTaken) || errors.Is(err, redsync.ErrFailed)
+}
+
+func retryDelay() time.Duration {
+	return minRetryDelay + rand.N(maxRetryDelay-minRetryDelay)
+}
