@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Outcome kinds of one order request, as the engine counts them. Besides
+// these two, a refusal is counted under the shop's own error code
+// ("conflict", "lock_timeout", ...) and a hard error under one of the
+// hard-error kinds below.
+const (
+	kindOrder   = "order"    // 201: bought one unit
+	kindSoldOut = "sold_out" // 409 sold_out: the expected end of a sale
+)
+
+// Hard-error kinds: the request failed for reasons that are not the sale's
+// answer. Only these count against --max-error-rate.
+const (
+	kindTransport = "transport" // no HTTP answer: refused, reset, EOF
+	kindTimeout   = "timeout"   // no answer within --timeout
+	kindHTTP      = "http_"     // prefix: any status that is not 201 nor a shop 409/503 refusal, e.g. http_500
+)
+
+// isHardError reports whether an outcome kind is a hard error.
+func isHardError(kind string) bool {
+	return kind == kindTransport || kind == kindTimeout || strings.HasPrefix(kind, kindHTTP)
+}
+
+// strategyInfo is one entry of GET /api/strategies.
+type strategyInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Needs       []string `json:"needs"`
+	Safe        bool     `json:"safe"`
+	Available   bool     `json:"available"`
+}
+
+// saleRequest is the body of POST /api/sales.
+type saleRequest struct {
+	Name         string `json:"name"`
+	Strategy     string `json:"strategy"`
+	Stock        int64  `json:"stock"`
+	WorkMS       int    `json:"work_ms"`
+	TTLMS        int    `json:"ttl_ms"`
+	Fencing      bool   `json:"fencing"`
+	PerUserLimit int    `json:"per_user_limit"`
+}
+
+// saleView is the part of the API's sale view the verdict reads; the whole
+// view goes to the JSON report untouched.
+type saleView struct {
+	ID           uint64 `json:"id"`
+	InitialStock int64  `json:"initial_stock"`
+	Stock        int64  `json:"stock"`
+	Sold         int64  `json:"sold"`
+	Oversold     int64  `json:"oversold"`
+	LostUpdates  int64  `json:"lost_updates"`
+	Duplicates   int64  `json:"duplicates"`
+	Violations   int64  `json:"violations"`
+	FencedWrites int64  `json:"fenced_writes"`
+}
+
+// apiErrorBody is the shop's one error shape.
+type apiErrorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+// maxErrorBody bounds how much of an error answer is read: the shop's are
+// tiny, a proxy's HTML page need not be read whole.
+const maxErrorBody = 4 << 10
+
+// client calls the shop API. One client serves every worker: http.Client and
+// its Transport are safe for concurrent use, and sharing the Transport is
+// what lets connections be reused across requests.
+type client struct {
+	http  *http.Client
+	token string // admin bearer token for POST /api/sales; "" sends none
+}
+
+// newClient returns a client whose Transport keeps up to maxConns idle
+// connections per target, so that every worker of a closed-model run (or
+// every in-flight request of an open-model run) reuses a kept-alive
+// connection instead of dialing: dialing per request would measure the
+// kernel's TIME_WAIT handling, not the lock. timeout bounds each request.
+func newClient(maxConns int, timeout time.Duration, token string) *client {
+	tr := &http.Transport{
+		Proxy:                 nil, // talk to the targets given, never through an environment proxy
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          0, // no global cap: the per-host one below is the one that matters
+		MaxIdleConnsPerHost:   maxConns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &client{http: &http.Client{Transport: tr, Timeout: timeout}, token: token}
+}
+
+// close drops the kept-alive connections.
+func (c *client) close() { c.http.CloseIdleConnections() }
+
+// strategies is GET target/api/strategies.
+func (c *client) strategies(ctx context.Context, target string) ([]strategyInfo, error) {
+	var out []strategyInfo
+	_, err := c.callJSON(ctx, http.MethodGet, target+"/api/strategies", nil, http.StatusOK, &out)
+	return out, err
+}
+
+// createSale is POST target/api/sales; it returns the typed view and the raw one.
+func (c *client) createSale(ctx context.Context, target string, req saleRequest) (saleView, json.RawMessage, error) {
+	var v saleView
+	raw, err := c.callJSON(ctx, http.MethodPost, target+"/api/sales", req, http.StatusCreated, &v)
+	return v, raw, err
+}
+
+// sale is GET target/api/sales/{id}: the database's truth about the sale.
+func (c *client) sale(ctx context.Context, target string, id uint64) (saleView, json.RawMessage, error) {
+	var v saleView
+	raw, err := c.callJSON(ctx, http.MethodGet, target+"/api/sales/"+strconv.FormatUint(id, 10), nil, http.StatusOK, &v)
+	return v, raw, err
+}
+
+// order is one POST to ordersURL (a target's /api/sales/{id}/orders) for
+// userID; it returns the outcome kind and never retries: a retryable refusal
+// is an answer worth counting, and retrying would change the offered load.
+func (c *client) order(ctx context.Context, ordersURL, userID string) string {
+	body := `{"user_id":"` + userID + `"}` // userID is ours and plain ASCII: no escaping needed
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, strings.NewReader(body))
+	if err != nil {
+		return kindTransport
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return transportKind(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusCreated {
+		// Drain so the connection goes back to the pool.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return kindOrder
+	}
+	var e apiErrorBody
+	_ = json.NewDecoder(io.LimitReader(resp.Body, maxErrorBody)).Decode(&e)
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	// Only the shop's own 409/503 answers are refusals; a 503 from anything
+	// else (no JSON code) is a hard error like any 5xx.
+	if (resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusServiceUnavailable) && validCode(e.Error) {
+		return e.Error
+	}
+	return kindHTTP + strconv.Itoa(resp.StatusCode)
+}
+
+// validCode accepts a shop error code (snake_case, short), so that a
+// strange body cannot invent unbounded map keys in the report.
+func validCode(code string) bool {
+	if code == "" || len(code) > 32 {
+		return false
+	}
+	for _, r := range code {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// transportKind tells a timeout from other transport failures.
+func transportKind(err error) string {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return kindTimeout
+	}
+	return kindTransport
+}
+
+// callJSON sends body (JSON, if not nil), expects status want and decodes the
+// answer into out; it returns the raw answer too. Any other status becomes an
+// error carrying the shop's code and message.
+func (c *client) callJSON(ctx context.Context, method, url string, body any, want int, out any) (json.RawMessage, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" && method == http.MethodPost {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, url, err)
+	}
+	if resp.StatusCode != want {
+		return nil, statusError(method, url, resp.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, fmt.Errorf("%s %s: not the JSON expected: %w", method, url, err)
+	}
+	return raw, nil
+}
+
+// statusError renders an unexpected answer: the shop's code and message when
+// it sent them, with a hint for the one a user can fix here.
+func statusError(method, url string, status int, raw []byte) error {
+	var e apiErrorBody
+	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+		return fmt.Errorf("%s %s: HTTP %d", method, url, status)
+	}
+	err := fmt.Errorf("%s %s: HTTP %d %s: %s", method, url, status, e.Error, e.Message)
+	if status == http.StatusUnauthorized {
+		err = fmt.Errorf("%w (pass --admin-token or set SECKILL_ADMIN_TOKEN)", err)
+	}
+	return err
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bounds of the sale flags: the shop's own (internal/httpapi), checked here
+// too so that a typo fails before anything is created.
+const (
+	maxStock  = 1_000_000
+	maxWorkMS = 60_000
+	maxTTLMS  = 600_000
+)
+
+// runConfig is `loadtest run` after parsing and validation.
+type runConfig struct {
+	targets      []string // base URLs, no trailing slash
+	strategy     string   // "all" or a comma-separated list of names
+	stock        int64
+	buyers       int
+	concurrency  int     // closed model workers
+	rate         float64 // open model requests/s; 0: closed model
+	maxInFlight  int     // open model: most requests in flight
+	duration     time.Duration
+	workMS       int
+	ttlMS        int
+	fencing      bool
+	perUserLimit int
+	maxErrorRate float64 // fraction of requests
+	timeout      time.Duration
+	jsonPath     string
+	adminToken   string
+}
+
+// model names the load model for the output and the JSON.
+func (c runConfig) model() string {
+	if c.rate > 0 {
+		return "open"
+	}
+	return "closed"
+}
+
+// plan is the load shape of one strategy's phase.
+func (c runConfig) plan() plan {
+	p := plan{requests: c.buyers, workers: c.concurrency, duration: c.duration}
+	if c.rate > 0 {
+		p.rate, p.workers = c.rate, c.maxInFlight
+	}
+	return p
+}
+
+const runSummary = `usage: loadtest run --targets URL[,URL...] [flags]
+
+Creates one sale per strategy on the first target, sends the buyers to all
+targets round robin, and prints a table per strategy (and a comparison table
+when there are several), with the sale's final state read back from the API,
+which reads the database.
+
+Every buyer is a distinct user making exactly ONE order attempt: --buyers is
+the number of order requests. Retryable refusals (409 conflict/fenced, 503
+lock_timeout/lock_lost) are counted by their code, never retried.
+
+Load models:
+  closed (default)  --concurrency workers, each sends its next request when the
+                    last one is answered. Latency excludes queueing: coordinated
+                    omission is NOT corrected.
+  open (--rate R)   request i is sent at start + i/R whatever the answers do;
+                    latency runs from that intended send time, so a stall costs
+                    every request it delays. Not combinable with --concurrency.
+
+Exit codes: 0 ok; 1 a strategy meant to be safe oversold, lost updates or
+showed violations, or hard errors (transport, timeouts, HTTP statuses other
+than 201 and the shop's 409/503 refusals) exceeded --max-error-rate, or the
+run failed; 2 bad usage.
+
+Flags:
+`
+
+// errUsage marks a usage error whose message has been printed.
+var errUsage = errors.New("usage error")
+
+// parseRunFlags parses and validates args. On a problem it prints one line
+// naming the flag, then the usage, and returns errUsage (or flag.ErrHelp
+// after -h).
+func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
+	var c runConfig
+	fs := flag.NewFlagSet("loadtest run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runSummary); fs.PrintDefaults() }
+	targets := fs.String("targets", "", "comma-separated shop base URLs, e.g. http://127.0.0.1:8080 (required)")
+	fs.StringVar(&c.strategy, "strategy", "all", `strategy name, comma-separated names, or "all": every strategy available on all targets`)
+	fs.Int64Var(&c.stock, "stock", 100, "units for sale per strategy (1.."+strconv.Itoa(maxStock)+")")
+	fs.IntVar(&c.buyers, "buyers", 2000, "order requests per strategy, one per distinct user")
+	fs.IntVar(&c.concurrency, "concurrency", 200, "closed model: workers sending at once")
+	fs.Float64Var(&c.rate, "rate", 0, "open model: requests per second (instead of --concurrency)")
+	fs.IntVar(&c.maxInFlight, "max-in-flight", 1000, "open model: most requests in flight; later ones wait, and the wait counts in their latency")
+	fs.DurationVar(&c.duration, "duration", 0, "stop sending after this long (0: when every buyer has tried); with --rate and no --buyers, buyers = rate x duration")
+	fs.IntVar(&c.workMS, "work-ms", 5, "sale option: milliseconds of work inside the critical section")
+	fs.IntVar(&c.ttlMS, "ttl-ms", 2000, "sale option: lock TTL in milliseconds")
+	fs.BoolVar(&c.fencing, "fencing", false, "sale option: fenced writes (stale lock holders are rejected)")
+	fs.IntVar(&c.perUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
+	c.maxErrorRate = 0.01 // before Var: the flag package records the default then
+	fs.Var((*ratioFlag)(&c.maxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
+	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file")
+	// No default shown: the environment's token must not end up in a
+	// terminal scrollback through -h.
+	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token for creating sales (default: $SECKILL_ADMIN_TOKEN)")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, errUsage // the flag package printed the line and the usage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fail := func(format string, a ...any) (runConfig, error) {
+		fmt.Fprintf(stderr, "loadtest run: "+format+"\n", a...)
+		fs.Usage()
+		return c, errUsage
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	var err error
+	if c.targets, err = parseTargets(*targets); err != nil {
+		return fail("--targets: %v", err)
+	}
+	switch {
+	case strings.TrimSpace(c.strategy) == "":
+		return fail("--strategy must name a strategy or be \"all\"")
+	case c.stock < 1 || c.stock > maxStock:
+		return fail("--stock must be between 1 and %d, not %d", maxStock, c.stock)
+	case set["rate"] && set["concurrency"]:
+		return fail("--rate (open model) and --concurrency (closed model) exclude each other: give one")
+	case set["rate"] && (c.rate <= 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate)):
+		return fail("--rate must be a positive number of requests per second, not %v", c.rate)
+	case set["max-in-flight"] && !set["rate"]:
+		return fail("--max-in-flight applies to the open model only: add --rate")
+	case c.maxInFlight < 1:
+		return fail("--max-in-flight must be at least 1, not %d", c.maxInFlight)
+	case c.concurrency < 1:
+		return fail("--concurrency must be at least 1, not %d", c.concurrency)
+	case c.duration < 0:
+		return fail("--duration must not be negative")
+	case c.workMS < 0 || c.workMS > maxWorkMS:
+		return fail("--work-ms must be between 0 and %d, not %d", maxWorkMS, c.workMS)
+	case c.ttlMS < 1 || c.ttlMS > maxTTLMS:
+		return fail("--ttl-ms must be between 1 and %d, not %d", maxTTLMS, c.ttlMS)
+	case c.perUserLimit < 0:
+		return fail("--per-user-limit must not be negative, not %d", c.perUserLimit)
+	case c.timeout <= 0:
+		return fail("--timeout must be positive, not %v", c.timeout)
+	}
+	if c.rate > 0 && c.duration > 0 && !set["buyers"] {
+		c.buyers = int(math.Ceil(c.rate * c.duration.Seconds()))
+	}
+	if c.buyers < 1 {
+		return fail("--buyers must be at least 1, not %d", c.buyers)
+	}
+	if !set["admin-token"] {
+		c.adminToken = os.Getenv("SECKILL_ADMIN_TOKEN")
+	}
+	return c, nil
+}
+
+// parseTargets splits and checks --targets.
+func parseTargets(s string) ([]string, error) {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimRight(strings.TrimSpace(t), "/")
+		if t == "" {
+			continue
+		}
+		u, err := url.Parse(t)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%q is not an http(s) base URL like http://127.0.0.1:8080", t)
+		}
+		if u.Path != "" || u.RawQuery != "" {
+			return nil, fmt.Errorf("%q: give the base URL only, without a path or query", t)
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("at least one shop URL is required, e.g. --targets http://127.0.0.1:8080")
+	}
+	return out, nil
+}
+
+// ratioFlag is a fraction given as "0.01" or "1%".
+type ratioFlag float64
+
+func (r *ratioFlag) String() string {
+	if r == nil {
+		return ""
+	}
+	return strconv.FormatFloat(float64(*r)*100, 'g', -1, 64) + "%"
+}
+
+func (r *ratioFlag) Set(s string) error {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return errors.New("want a fraction (0.01) or a percentage (1%)")
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 || math.IsNaN(v) {
+		return errors.New("must be between 0 and 1 (0% and 100%); for 1% write 0.01 or 1%")
+	}
+	*r = ratioFlag(v)
+	return nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: every usage error exits 2 before a sale is created, with
+// one line naming the flag, then the usage.
+func TestUsageErrors(t *testing.T) {
+	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1)}
+	target := startFake(t, f)
+	tests := []struct {
+		name  string
+		args  []string
+		names string // the message must contain this
+	}{
+		{"unknown flag", []string{"--targets", target, "--bogus"}, "-bogus"},
+		{"stock 0", []string{"--targets", target, "--stock", "0"}, "--stock"},
+		{"stock not a number", []string{"--targets", target, "--stock", "many"}, "-stock"},
+		{"rate with concurrency", []string{"--targets", target, "--rate", "10", "--concurrency", "5"}, "--concurrency"},
+		{"rate not positive", []string{"--targets", target, "--rate", "0"}, "--rate"},
+		{"no targets", []string{"--strategy", "fake-safe"}, "--targets"},
+		{"bad target", []string{"--targets", "127.0.0.1:8080"}, "--targets"},
+		{"unknown strategy", []string{"--targets", target, "--strategy", "nope"}, `unknown strategy "nope"`},
+		{"buyers 0", []string{"--targets", target, "--buyers", "0"}, "--buyers"},
+		{"max error rate over 100%", []string{"--targets", target, "--max-error-rate", "150%"}, "-max-error-rate"},
+		{"max-in-flight without rate", []string{"--targets", target, "--max-in-flight", "5"}, "--max-in-flight"},
+		{"positional argument", []string{"--targets", target, "extra"}, `"extra"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runTool(t, tc.args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+			}
+			first, _, _ := strings.Cut(stderr, "\n")
+			if !strings.Contains(first, tc.names) {
+				t.Errorf("first line %q does not name %s", first, tc.names)
+			}
+			if tc.name != "unknown strategy" && !strings.Contains(stderr, "usage: loadtest run") {
+				t.Errorf("no usage after the message:\n%s", stderr)
+			}
+		})
+	}
+	if sales, _ := f.counts(); sales != 0 || f.orders.Load() != 0 {
+		t.Errorf("a usage error created %d sales and sent %d orders", sales, f.orders.Load())
+	}
+}
+
+// TestDispatch: the subcommand table, help and unknown commands.
+func TestDispatch(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{nil, exitUsage},
+		{[]string{"bogus"}, exitUsage},
+		{[]string{"help"}, exitOK},
+		{[]string{"run", "-h"}, exitOK},
+		{[]string{"run"}, exitUsage}, // no --targets
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(context.Background(), tc.args, &stdout, &stderr); code != tc.code {
+			t.Errorf("loadtest %v: exit %d, want %d\n%s%s", tc.args, code, tc.code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestRatioFlag: --max-error-rate takes a fraction or a percentage.
+func TestRatioFlag(t *testing.T) {
+	for in, want := range map[string]float64{"0.01": 0.01, "1%": 0.01, "0": 0, "100%": 1, " 2.5% ": 0.025} {
+		var r ratioFlag
+		if err := r.Set(in); err != nil || float64(r) != want {
+			t.Errorf("Set(%q) = %v, %v; want %v", in, float64(r), err, want)
+		}
+	}
+	for _, in := range []string{"5", "-1%", "abc", "", "NaN"} {
+		var r ratioFlag
+		if err := r.Set(in); err == nil {
+			t.Errorf("Set(%q) accepted %v", in, float64(r))
+		}
+	}
+}
+
+// TestRateTimesDuration: with --rate and --duration and no --buyers, the
+// buyers are what the rate sends in that time.
+func TestRateTimesDuration(t *testing.T) {
+	var stderr bytes.Buffer
+	c, err := parseRunFlags([]string{"--targets", "http://127.0.0.1:1", "--rate", "250", "--duration", "2s"}, &stderr)
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if c.buyers != 500 || c.model() != "open" || c.plan().workers != c.maxInFlight {
+		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.buyers, c.model(), c.plan().workers)
+	}
+}

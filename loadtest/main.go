@@ -1,0 +1,79 @@
+// Command loadtest drives Seckill Lab shop replicas with buyers and reports
+// what each lock strategy did to the sale (DESIGN.md §6):
+//
+//	loadtest run    one-shot: create a sale per strategy, send the buyers,
+//	                print a table per strategy (and a comparison), exit 1
+//	                when a strategy meant to be safe oversold
+//	loadtest agent  a load-test replica that takes its share of runs created
+//	                through the API (not built yet)
+//
+// This file only dispatches subcommands; each one parses its own flags with
+// its own flag.FlagSet.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes of every subcommand. Scripts and CI branch on them, so they
+// mean the same thing everywhere.
+const (
+	exitOK    = 0 // done, nothing meant to be safe broke
+	exitFail  = 1 // a safe strategy broke, too many errors, or the run failed
+	exitUsage = 2 // bad flags or arguments; nothing was sent
+)
+
+const usage = `usage: loadtest <command> [flags]
+
+Commands:
+  run     create a sale per strategy on the targets, send the buyers, report
+  agent   (not built yet) a load-test replica taking its share of API-created runs
+
+Run "loadtest <command> -h" for its flags.
+Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed, 2 bad usage.
+`
+
+// command is one subcommand: it parses args itself and returns an exit code.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+// commands is the dispatch table. `agent` joins it when it is built: add
+// "agent": agent here, with agent in its own agent.go.
+var commands = map[string]command{
+	"run": run,
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal stops sending and reports what ran; a second one
+		// kills at once (the default behaviour comes back after stop).
+		<-ctx.Done()
+		stop()
+	}()
+	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// dispatch runs the subcommand named by args[0] and returns its exit code.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "loadtest: unknown command %q\n\n%s", name, usage)
+		return exitUsage
+	}
+	return cmd(ctx, rest, stdout, stderr)
+}

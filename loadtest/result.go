@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"runtime"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Report is the document --json writes. Its json tags ARE the schema;
+// TestReportSchema pins them.
+type Report struct {
+	StartedAt time.Time `json:"started_at"` // RFC 3339
+	Machine   Machine   `json:"machine"`
+	Config    Config    `json:"config"`
+	Results   []Result  `json:"results"` // one per strategy, in run order
+}
+
+// Machine is where the load was generated: figures mean little without it.
+type Machine struct {
+	CPUs   int    `json:"cpus"`
+	GOOS   string `json:"goos"`
+	GOARCH string `json:"goarch"`
+}
+
+// Config is the run's configuration (the admin token is never written).
+type Config struct {
+	Targets      []string `json:"targets"`
+	Strategy     string   `json:"strategy"` // as given: a name, names, or "all"
+	Stock        int64    `json:"stock"`
+	Buyers       int      `json:"buyers"`
+	Model        string   `json:"model"`         // "closed" or "open"
+	Concurrency  int      `json:"concurrency"`   // closed model workers; 0 in the open model
+	Rate         float64  `json:"rate"`          // open model requests/s; 0 in the closed model
+	MaxInFlight  int      `json:"max_in_flight"` // open model; 0 in the closed model
+	DurationS    float64  `json:"duration_s"`    // --duration; 0: no limit
+	WorkMS       int      `json:"work_ms"`
+	TTLMS        int      `json:"ttl_ms"`
+	Fencing      bool     `json:"fencing"`
+	PerUserLimit int      `json:"per_user_limit"`
+	MaxErrorRate float64  `json:"max_error_rate"` // fraction
+	TimeoutS     float64  `json:"timeout_s"`
+}
+
+// Result is one strategy's run.
+type Result struct {
+	Strategy string `json:"strategy"`
+	Safe     bool   `json:"safe"` // the strategy's own claim, from GET /api/strategies
+	Model    string `json:"model"`
+	Requests int64  `json:"requests"` // order requests sent and answered (or failed)
+	Orders   int64  `json:"orders"`   // 201 answers
+	SoldOut  int64  `json:"sold_out"` // 409 sold_out answers
+	// Errors counts every other outcome by kind: the shop's refusal codes
+	// (conflict, fenced, limit_reached, lock_timeout, lock_lost, ...) and the
+	// hard errors (transport, timeout, http_<status>).
+	Errors       map[string]int64 `json:"errors"`
+	HardErrors   int64            `json:"hard_errors"` // the part of Errors that counts against --max-error-rate
+	DurationS    float64          `json:"duration_s"`  // first send to last answer
+	RequestsPerS float64          `json:"requests_per_s"`
+	OrdersPerS   float64          `json:"orders_per_s"`
+	LatencyMS    Latency          `json:"latency_ms"`
+	// Sale is the API's view of the sale after the run, verbatim: the
+	// database's truth (sold, stock, oversold, lost_updates, duplicates,
+	// violations, fenced_writes, ...). null when it could not be read.
+	Sale    json.RawMessage `json:"sale"`
+	Verdict string          `json:"verdict"`           // one of the verdict* constants
+	Failure string          `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
+
+	view saleView // typed part of Sale, for the tables
+}
+
+// Latency is client-side latency in milliseconds, from an HDR histogram (so
+// within 0.1%). In the open model it runs from the intended send time.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Verdicts. Only OK and expected-unsafe pass.
+const (
+	verdictOK         = "OK"
+	verdictOversold   = "OVERSOLD"        // a safe strategy sold more than the stock
+	verdictViolations = "VIOLATIONS"      // a safe strategy lost updates, overlapped critical sections or duplicated a buyer
+	verdictExpected   = "expected-unsafe" // an unsafe strategy broke the sale, as it is meant to show
+	verdictErrors     = "ERRORS"          // hard errors above --max-error-rate
+	verdictFailed     = "FAILED"          // the run could not be made or read back
+)
+
+// passes reports whether a verdict lets the run exit 0.
+func passes(v string) bool { return v == verdictOK || v == verdictExpected }
+
+// verdict judges one sale. A safe strategy must leave no trace of broken
+// exclusion; an unsafe one may (that is the lesson), but is still OK when it
+// happened to hold this time. Hard errors beyond maxErrorRate fail either.
+func verdict(safe bool, v saleView, hardErrors, requests int64, maxErrorRate float64) string {
+	broken := v.Oversold > 0 || v.LostUpdates > 0 || v.Violations > 0 || v.Duplicates > 0
+	switch {
+	case safe && v.Oversold > 0:
+		return verdictOversold
+	case safe && broken:
+		return verdictViolations
+	case requests > 0 && float64(hardErrors)/float64(requests) > maxErrorRate:
+		return verdictErrors
+	case broken:
+		return verdictExpected
+	}
+	return verdictOK
+}
+
+// exitCode is 1 when any result failed.
+func exitCode(results []Result) int {
+	for _, r := range results {
+		if !passes(r.Verdict) {
+			return exitFail
+		}
+	}
+	return exitOK
+}
+
+func newReport(cfg runConfig, started time.Time) *Report {
+	c := Config{
+		Targets: cfg.targets, Strategy: cfg.strategy, Stock: cfg.stock, Buyers: cfg.buyers, Model: cfg.model(),
+		DurationS: cfg.duration.Seconds(), WorkMS: cfg.workMS, TTLMS: cfg.ttlMS, Fencing: cfg.fencing,
+		PerUserLimit: cfg.perUserLimit, MaxErrorRate: cfg.maxErrorRate, TimeoutS: cfg.timeout.Seconds(),
+	}
+	if cfg.rate > 0 {
+		c.Rate, c.MaxInFlight = cfg.rate, cfg.maxInFlight
+	} else {
+		c.Concurrency = cfg.concurrency
+	}
+	return &Report{
+		StartedAt: started.UTC().Truncate(time.Millisecond),
+		Machine:   Machine{CPUs: runtime.NumCPU(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH},
+		Config:    c,
+		Results:   []Result{},
+	}
+}
+
+func newResult(st strategyInfo, model string) Result {
+	return Result{Strategy: st.Name, Safe: st.Safe, Model: model, Errors: map[string]int64{}, Sale: json.RawMessage("null")}
+}
+
+// hasView reports whether the sale's final view was read.
+func (r Result) hasView() bool { return len(r.Sale) > 0 && string(r.Sale) != "null" }
+
+// failed marks the result FAILED with why.
+func (r Result) failed(why string) Result {
+	r.Verdict, r.Failure = verdictFailed, why
+	return r
+}
+
+// measure fills the client-side figures from the load phase.
+func (r *Result) measure(hist *hdrhistogram.Histogram, kinds map[string]int64, elapsed time.Duration) {
+	for k, n := range kinds {
+		r.Requests += n
+		switch {
+		case k == kindOrder:
+			r.Orders = n
+		case k == kindSoldOut:
+			r.SoldOut = n
+		default:
+			r.Errors[k] = n
+			if isHardError(k) {
+				r.HardErrors += n
+			}
+		}
+	}
+	r.DurationS = round3(elapsed.Seconds())
+	if s := elapsed.Seconds(); s > 0 {
+		r.RequestsPerS = round3(float64(r.Requests) / s)
+		r.OrdersPerS = round3(float64(r.Orders) / s)
+	}
+	ms := func(us int64) float64 { return round3(float64(us) / 1000) }
+	if hist.TotalCount() > 0 {
+		r.LatencyMS = Latency{P50: ms(hist.ValueAtQuantile(50)), P95: ms(hist.ValueAtQuantile(95)),
+			P99: ms(hist.ValueAtQuantile(99)), Max: ms(hist.Max())}
+	}
+}
+
+// errorKinds lists r.Errors' kinds: refusals first, then hard errors, each
+// sorted, so the table reads the same every time.
+func (r Result) errorKinds() []string {
+	kinds := make([]string, 0, len(r.Errors))
+	for k := range r.Errors {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if hi, hj := isHardError(kinds[i]), isHardError(kinds[j]); hi != hj {
+			return hj
+		}
+		return kinds[i] < kinds[j]
+	})
+	return kinds
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

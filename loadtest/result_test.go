@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// keyPaths lists every member path of a JSON value, objects only
+// ("results[].latency_ms.p99"); the sale view is opaque.
+func keyPaths(prefix string, v any, out *[]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			*out = append(*out, p)
+			if p != "results[].sale" && p != "results[].errors" {
+				keyPaths(p, e, out)
+			}
+		}
+	case []any:
+		if len(v) > 0 {
+			keyPaths(prefix+"[]", v[0], out)
+		}
+	}
+}
+
+// TestReportSchema pins the --json member names: scripts read them, so a
+// renamed tag is a breaking change that must show here.
+func TestReportSchema(t *testing.T) {
+	rep := newReport(runConfig{targets: []string{"http://a"}, strategy: "all", stock: 1, buyers: 2, concurrency: 3,
+		ttlMS: 2000, maxErrorRate: 0.01, timeout: time.Second}, time.Unix(0, 0))
+	r := newResult(strategyInfo{Name: "x", Safe: true}, "closed")
+	r.measure(hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), map[string]int64{kindOrder: 1, "conflict": 1}, time.Second)
+	r.Sale = json.RawMessage(`{"id":1}`)
+	r.Verdict = verdictOK
+	rep.Results = append(rep.Results, r)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	keyPaths("", doc, &got)
+	sort.Strings(got)
+	want := []string{
+		"config", "config.buyers", "config.concurrency", "config.duration_s", "config.fencing", "config.max_error_rate",
+		"config.max_in_flight", "config.model", "config.per_user_limit", "config.rate", "config.stock", "config.strategy",
+		"config.targets", "config.timeout_s", "config.ttl_ms", "config.work_ms",
+		"machine", "machine.cpus", "machine.goarch", "machine.goos",
+		"results",
+		"results[].duration_s", "results[].errors", "results[].hard_errors", "results[].latency_ms",
+		"results[].latency_ms.max", "results[].latency_ms.p50", "results[].latency_ms.p95", "results[].latency_ms.p99",
+		"results[].model", "results[].orders", "results[].orders_per_s", "results[].requests", "results[].requests_per_s",
+		"results[].safe", "results[].sale", "results[].sold_out", "results[].strategy", "results[].verdict",
+		"started_at",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("JSON members changed:\n got  %v\n want %v", got, want)
+	}
+	if r.Requests != 2 || r.Orders != 1 || r.Errors["conflict"] != 1 || r.HardErrors != 0 || r.RequestsPerS != 2 {
+		t.Errorf("measure: %+v", r)
+	}
+}
+
+// TestVerdict covers the judgement table, including the order of precedence:
+// a broken safe strategy is reported as such even with errors on top.
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		safe     bool
+		v        saleView
+		hard     int64
+		requests int64
+		want     string
+	}{
+		{true, saleView{}, 0, 100, verdictOK},
+		{true, saleView{Oversold: 1, Violations: 3}, 0, 100, verdictOversold},
+		{true, saleView{LostUpdates: 1}, 0, 100, verdictViolations},
+		{true, saleView{Violations: 1}, 0, 100, verdictViolations},
+		{true, saleView{Duplicates: 1}, 0, 100, verdictViolations},
+		{true, saleView{Oversold: 1}, 50, 100, verdictOversold},
+		{true, saleView{}, 1, 100, verdictOK},     // 1% is not above 1%
+		{true, saleView{}, 2, 100, verdictErrors}, // 2% is
+		{false, saleView{Oversold: 5}, 0, 100, verdictExpected},
+		{false, saleView{}, 0, 100, verdictOK},
+		{false, saleView{Oversold: 5}, 10, 100, verdictErrors},
+		{true, saleView{}, 0, 0, verdictOK},
+	}
+	for _, tc := range tests {
+		if got := verdict(tc.safe, tc.v, tc.hard, tc.requests, 0.01); got != tc.want {
+			t.Errorf("verdict(safe=%v, %+v, %d/%d hard) = %s, want %s", tc.safe, tc.v, tc.hard, tc.requests, got, tc.want)
+		}
+	}
+	if exitCode([]Result{{Verdict: verdictOK}, {Verdict: verdictExpected}}) != exitOK ||
+		exitCode([]Result{{Verdict: verdictOK}, {Verdict: verdictFailed}}) != exitFail {
+		t.Error("exitCode: OK and expected-unsafe pass, anything else fails")
+	}
+}

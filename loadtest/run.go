@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// settleDelay is the wait between the last answer and reading the sale's
+// final view: replicas write critical-section records (the violation
+// evidence) in the background every 100 ms, so a read at once could miss
+// the last ones.
+const settleDelay = 300 * time.Millisecond
+
+// setupTimeout bounds each setup call (strategies, create sale, final view).
+// Creating a sale can build a strategy's first connection (ZooKeeper session,
+// RedLock clients), hence not a second.
+const setupTimeout = 30 * time.Second
+
+// run is `loadtest run`: it returns the exit code. Canceling ctx (Ctrl-C)
+// stops sending, reports what ran, and exits 1.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseRunFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	// Per target, enough idle connections for every request that can be in
+	// flight at once, so that none has to dial mid-run.
+	conns := cfg.concurrency
+	if cfg.rate > 0 {
+		conns = cfg.maxInFlight
+	}
+	c := newClient(conns, cfg.timeout, cfg.adminToken)
+	defer c.close()
+
+	chosen, code := chooseStrategies(ctx, c, cfg, stderr)
+	if code != exitOK {
+		return code
+	}
+	rep := newReport(cfg, time.Now())
+	printHeader(stdout, cfg, chosen)
+	for _, st := range chosen {
+		if ctx.Err() != nil {
+			break
+		}
+		res := runStrategy(ctx, c, cfg, st, stderr)
+		printResult(stdout, cfg, res)
+		rep.Results = append(rep.Results, res)
+	}
+	if len(rep.Results) > 1 {
+		printComparison(stdout, rep.Results)
+	}
+	code = exitCode(rep.Results)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "loadtest run: interrupted after %d of %d strategies\n", len(rep.Results), len(chosen))
+		code = exitFail
+	}
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, rep); err != nil {
+			fmt.Fprintf(stderr, "loadtest run: --json: %v\n", err)
+			code = exitFail
+		} else {
+			fmt.Fprintf(stderr, "results written to %s\n", cfg.jsonPath)
+		}
+	}
+	return code
+}
+
+// chooseStrategies asks every target which strategies it can run and picks
+// the ones --strategy names. A strategy the targets do not know is a usage
+// error (exit 2); one they know but cannot run, or a target that does not
+// answer, fails the run (exit 1).
+func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.Writer) ([]strategyInfo, int) {
+	var known []strategyInfo // from the first target: the sale is created there
+	availableOn := map[string]int{}
+	for i, t := range cfg.targets {
+		cctx, cancel := context.WithTimeout(ctx, setupTimeout)
+		list, err := c.strategies(cctx, t)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "loadtest run: target %s does not answer: %v\n", t, err)
+			return nil, exitFail
+		}
+		if i == 0 {
+			known = list
+		}
+		for _, st := range list {
+			if st.Available {
+				availableOn[st.Name]++
+			}
+		}
+	}
+	// Buyers go to every target, so a strategy must run on all of them: on
+	// the others every order would be a 503 strategy_unavailable.
+	everywhere := func(name string) bool { return availableOn[name] == len(cfg.targets) }
+	names := make([]string, len(known))
+	for i, st := range known {
+		names[i] = st.Name
+	}
+
+	if strings.TrimSpace(cfg.strategy) == "all" {
+		var out, skipped []strategyInfo
+		for _, st := range known {
+			if everywhere(st.Name) {
+				out = append(out, st)
+			} else {
+				skipped = append(skipped, st)
+			}
+		}
+		for _, st := range skipped {
+			fmt.Fprintf(stderr, "skipping %s: not available on every target (needs %s)\n", st.Name, strings.Join(st.Needs, ", "))
+		}
+		if len(out) == 0 {
+			fmt.Fprintln(stderr, "loadtest run: no strategy is available on every target")
+			return nil, exitFail
+		}
+		return out, exitOK
+	}
+	var out []strategyInfo
+	for _, name := range strings.Split(cfg.strategy, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.Index(names, name)
+		if i < 0 {
+			fmt.Fprintf(stderr, "loadtest run: --strategy: unknown strategy %q; known: all, %s\n", name, strings.Join(names, ", "))
+			return nil, exitUsage
+		}
+		if !everywhere(name) {
+			fmt.Fprintf(stderr, "loadtest run: --strategy: %s is not available on every target (needs %s)\n",
+				name, strings.Join(known[i].Needs, ", "))
+			return nil, exitFail
+		}
+		out = append(out, known[i])
+	}
+	return out, exitOK
+}
+
+// runStrategy creates the strategy's sale, sends the load, waits for the
+// background writes to settle and reads the sale's final view.
+func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo, stderr io.Writer) Result {
+	res := newResult(st, cfg.model())
+	setup, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	created, _, err := c.createSale(setup, cfg.targets[0], saleRequest{
+		Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
+		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit,
+	})
+	cancel()
+	if err != nil {
+		return res.failed(fmt.Sprintf("create sale: %v", err))
+	}
+	urls := make([]string, len(cfg.targets))
+	for i, t := range cfg.targets {
+		urls[i] = t + "/api/sales/" + strconv.FormatUint(created.ID, 10) + "/orders"
+	}
+	// Round robin by buyer index: buyer i goes to target i mod n, whichever
+	// worker sends it, so every target gets its share in both models.
+	do := func(ctx context.Context, i int) string {
+		return c.order(ctx, urls[i%len(urls)], "lt-"+strconv.Itoa(i+1))
+	}
+
+	p := cfg.plan()
+	rec := newRecorder()
+	prog := startProgress(stderr, st.Name, expectedRequests(p), rec)
+	elapsed := drive(ctx, p, do, rec)
+	prog.end()
+
+	time.Sleep(settleDelay)
+	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	defer cancelRead()
+	final, raw, err := c.sale(readCtx, cfg.targets[0], created.ID)
+	hist, kinds := rec.snapshot()
+	res.measure(hist, kinds, elapsed)
+	if err != nil {
+		res.view.ID = created.ID // for the table's title; the view itself is unknown
+		return res.failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
+	}
+	res.Sale, res.view = raw, final
+	res.Verdict = verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.maxErrorRate)
+	return res
+}
+
+// expectedRequests is how many requests p will send when not interrupted.
+func expectedRequests(p plan) int {
+	if p.open() && p.duration > 0 {
+		return min(p.requests, int(math.Ceil(p.rate*p.duration.Seconds())))
+	}
+	return p.requests
+}
