@@ -11,6 +11,7 @@ demo: services-up build ## start the shop and print the dashboard URL
 
 build: ## build the binaries into bin/
 	$(GO) build -o $(BIN)/shop ./cmd/shop
+	$(GO) build -o $(BIN)/loadtest ./loadtest
 
 services-up: ## install (Debian packages) and start MariaDB, Redis x4, ZooKeeper under .run/
 	bash scripts/services.sh up
