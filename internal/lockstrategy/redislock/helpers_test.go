@@ -1,0 +1,86 @@
+package redislock
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// testKey returns a lock key no other run uses, and deletes it and every key
+// derived from it (fence, queue, wake-ups, stock) at cleanup.
+func testKey(t testing.TB, rdb *redis.Client) string {
+	t.Helper()
+	name := strings.NewReplacer("/", ":", " ", "_").Replace(t.Name())
+	key := fmt.Sprintf("redislock-test:%s:%d", name, time.Now().UnixNano())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		keys, _ := rdb.Keys(ctx, key+"*").Result()
+		if len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+	})
+	return key
+}
+
+// lockWithin takes key within d.
+func lockWithin(l lockstrategy.Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return l.Lock(ctx, key)
+}
+
+// mustLock takes key within 5 s or fails the test.
+func mustLock(t testing.TB, l lockstrategy.Locker, key string) lockstrategy.Lease {
+	t.Helper()
+	le, err := lockWithin(l, key, 5*time.Second)
+	if err != nil {
+		t.Fatalf("lock %s: %v", key, err)
+	}
+	return le
+}
+
+// unlock releases le with a fresh bounded ctx, as callers must.
+func unlock(le lockstrategy.Lease) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return le.Unlock(ctx)
+}
+
+// waitFor polls cond every 5 ms until it holds or d passes.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// closedWithin reports whether ch closes within d.
+func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// isClosed reports whether ch is closed now.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,65 @@
+package redislock
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// NoOwner is redis-no-owner, the release pitfall of seed 000 (3.3 "set ex px
+// nx" before 3.4 adds the unique value check): the acquisition is a correct
+// SET NX PX, but the release is a plain DEL. A holder whose lease expired
+// while it worked (no watchdog here) then deletes the NEXT holder's lock,
+// and a third buyer walks in beside the second.
+type NoOwner struct {
+	rdb *redis.Client
+	ttl time.Duration
+}
+
+var _ lockstrategy.Locker = (*NoOwner)(nil)
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{
+		Name: "redis-no-owner",
+		Description: "Teaching variant: SET NX PX, released by a plain DEL; an expired holder " +
+			"deletes the next holder's lock.",
+		Needs:  []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:   false,
+		Expiry: lockstrategy.ExpiryTTL,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+			return NewNoOwner(b.Redis, o.TTL), nil
+		},
+	})
+}
+
+// NewNoOwner returns redis-no-owner over rdb; ttl 0 means DefaultTTL.
+func NewNoOwner(rdb *redis.Client, ttl time.Duration) *NoOwner {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &NoOwner{rdb: rdb, ttl: ttl}
+}
+
+// Lock polls SET NX PX. The value is written but never checked again.
+func (l *NoOwner) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+	owner := lockstrategy.NewOwner()
+	var start time.Time
+	err := pollLock(ctx, func(ctx context.Context) (bool, error) {
+		start = time.Now()
+		return l.rdb.SetNX(ctx, key, owner, l.ttl).Result()
+	})
+	if err != nil {
+		return nil, wrapErr("no-owner", key, err)
+	}
+	return newTTLLease(start, l.ttl, func(ctx context.Context) error {
+		// THE PITFALL: whoever holds key now, this deletes it.
+		if err := l.rdb.Del(ctx, key).Err(); err != nil {
+			return fmt.Errorf("redislock: release %s: %w", key, err)
+		}
+		return nil
+	}), nil
+}

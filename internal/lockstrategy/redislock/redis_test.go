@@ -1,0 +1,172 @@
+package redislock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+const shortTTL = 300 * time.Millisecond
+
+func TestRegistered(t *testing.T) {
+	for name, want := range map[string]lockstrategy.Strategy{
+		"redis":              {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
+		"redis-setnx-expire": {Safe: false, Expiry: lockstrategy.ExpiryTTL},
+		"redis-no-owner":     {Safe: false, Expiry: lockstrategy.ExpiryTTL},
+		"redis-lua-stock":    {Safe: true, Expiry: lockstrategy.ExpiryNone},
+	} {
+		s, err := lockstrategy.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Safe != want.Safe || s.Tokens != want.Tokens || s.Expiry != want.Expiry {
+			t.Errorf("%s: Safe=%v Tokens=%v Expiry=%v, want %v %v %v", name, s.Safe, s.Tokens, s.Expiry,
+				want.Safe, want.Tokens, want.Expiry)
+		}
+		if err := s.Available(lockstrategy.Backends{}); !errors.Is(err, lockstrategy.ErrMissingBackend) {
+			t.Errorf("%s without Redis: %v, want ErrMissingBackend", name, err)
+		}
+	}
+}
+
+func TestDefaultTTL(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	le := mustLock(t, New(rdb, lockstrategy.Options{NoRenewal: true}), key)
+	defer unlock(le)
+	pttl := rdb.PTTL(context.Background(), key).Val()
+	if pttl <= DefaultTTL/2 || pttl > DefaultTTL {
+		t.Fatalf("PTTL %v, want about DefaultTTL %v", pttl, DefaultTTL)
+	}
+}
+
+// The watchdog keeps a lease held for over 3x its TTL alive, and nobody
+// else can take it meanwhile.
+func TestWatchdogKeepsLeaseAlive(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	l := New(rdb, lockstrategy.Options{TTL: shortTTL})
+	le := mustLock(t, l, key)
+	time.Sleep(3*shortTTL + 200*time.Millisecond)
+	if isClosed(le.Lost()) {
+		t.Fatal("Lost closed while the watchdog renewed the lease")
+	}
+	if got := rdb.Get(context.Background(), key).Val(); got != le.(*lease).id {
+		t.Fatalf("lock value %q after 3x TTL, want the holder's %q", got, le.(*lease).id)
+	}
+	if other, err := lockWithin(l, key, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		if other != nil {
+			unlock(other)
+		}
+		t.Fatalf("second Lock while held: %v, want DeadlineExceeded", err)
+	}
+	if err := unlock(le); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	if n := rdb.Exists(context.Background(), key).Val(); n != 0 {
+		t.Fatal("key still exists after Unlock")
+	}
+	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+		t.Fatalf("second Unlock: %v, want ErrNotHeld", err)
+	}
+}
+
+// With NoRenewal the lease ends at its TTL, Lost says so, and the lock can be
+// taken by the next buyer: the pitfall fencing exists for.
+func TestNoRenewalLeaseExpires(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	l := New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true})
+	a := mustLock(t, l, key)
+	if !closedWithin(a.Lost(), shortTTL+time.Second) {
+		t.Fatal("Lost not closed within TTL + 1s without renewal")
+	}
+	b, err := lockWithin(l, key, 2*time.Second)
+	if err != nil {
+		t.Fatalf("B could not take the expired lock: %v", err)
+	}
+	if b.Token() <= a.Token() {
+		t.Fatalf("B's token %d not above A's %d", b.Token(), a.Token())
+	}
+	if err := unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
+		t.Fatalf("expired A's Unlock: %v, want ErrNotHeld", err)
+	}
+	if got := rdb.Get(context.Background(), key).Val(); got != b.(*lease).id {
+		t.Fatalf("A's stale Unlock touched B's lock: value %q", got)
+	}
+	if err := unlock(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The watchdog notices a lock deleted or taken over behind the holder's back.
+func TestLostWhenKeyChangedOutside(t *testing.T) {
+	rdb := testenv.Redis(t)
+	for name, change := range map[string]func(ctx context.Context, key string) error{
+		"deleted":     func(ctx context.Context, key string) error { return rdb.Del(ctx, key).Err() },
+		"overwritten": func(ctx context.Context, key string) error { return rdb.Set(ctx, key, "intruder", 0).Err() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			key := testKey(t, rdb)
+			le := mustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL}), key)
+			if err := change(context.Background(), key); err != nil {
+				t.Fatal(err)
+			}
+			if !closedWithin(le.Lost(), shortTTL+time.Second) {
+				t.Fatal("Lost not closed after the key was " + name)
+			}
+			if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+				t.Fatalf("Unlock: %v, want ErrNotHeld", err)
+			}
+			if name == "overwritten" && rdb.Get(context.Background(), key).Val() != "intruder" {
+				t.Fatal("Unlock deleted a lock it did not own")
+			}
+		})
+	}
+}
+
+// Tokens strictly grow with every acquisition, direct or handed over.
+func TestTokenGrows(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
+	var (
+		mu     sync.Mutex
+		tokens []uint64
+		wg     sync.WaitGroup
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				le, err := lockWithin(l, key, 10*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				tokens = append(tokens, le.Token())
+				mu.Unlock()
+				if err := unlock(le); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(tokens) != 200 {
+		t.Fatalf("%d acquisitions, want 200", len(tokens))
+	}
+	for i := 1; i < len(tokens); i++ {
+		if tokens[i] <= tokens[i-1] {
+			t.Fatalf("token %d at acquisition %d not above %d", tokens[i], i, tokens[i-1])
+		}
+	}
+}

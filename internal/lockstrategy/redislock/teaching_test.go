@@ -1,0 +1,109 @@
+package redislock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+type crashed struct{}
+
+// A crash between SETNX and EXPIRE leaves a lock with no TTL: held forever.
+// The crash is a panic here (the conformance suite SIGKILLs a child process
+// at the same hook); either way the EXPIRE never runs.
+func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	l := NewSetNXExpire(rdb, shortTTL)
+
+	CrashBetweenSetNXAndExpire = func() { panic(crashed{}) }
+	func() {
+		defer func() {
+			if _, ok := recover().(crashed); !ok {
+				t.Fatal("the crash hook was not called between SETNX and EXPIRE")
+			}
+		}()
+		_, _ = l.Lock(context.Background(), key)
+	}()
+	CrashBetweenSetNXAndExpire = nil
+
+	ttl, err := rdb.Do(context.Background(), "TTL", key).Int64()
+	if err != nil || ttl != -1 {
+		t.Fatalf("TTL of the crashed holder's key: %d (%v), want -1 (exists, never expires)", ttl, err)
+	}
+	time.Sleep(shortTTL + 100*time.Millisecond)
+	if le, err := lockWithin(l, key, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		if le != nil {
+			unlock(le)
+		}
+		t.Fatalf("Lock after the TTL passed: %v, want DeadlineExceeded (the lock never expires)", err)
+	}
+}
+
+// Without the crash, redis-setnx-expire does set the TTL and releases only
+// its own lock.
+func TestSetNXExpireNormalPath(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := testKey(t, rdb)
+	l := NewSetNXExpire(rdb, shortTTL)
+	a := mustLock(t, l, key)
+	if pttl := rdb.PTTL(context.Background(), key).Val(); pttl <= 0 || pttl > shortTTL {
+		t.Fatalf("PTTL %v, want in (0, %v]", pttl, shortTTL)
+	}
+	if !closedWithin(a.Lost(), shortTTL+time.Second) {
+		t.Fatal("Lost not closed at the TTL")
+	}
+	b := mustLock(t, l, key)
+	if err := unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
+		t.Fatalf("expired A's Unlock: %v, want ErrNotHeld", err)
+	}
+	if err := unlock(b); err != nil {
+		t.Fatalf("B's Unlock: %v", err)
+	}
+}
+
+// The redis-no-owner pitfall: a holder whose lease expired deletes the next
+// holder's lock with its plain DEL. The `redis` strategy, same situation,
+// refuses.
+func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
+	rdb := testenv.Redis(t)
+	for _, tc := range []struct {
+		name    string
+		l       lockstrategy.Locker
+		deletes bool
+	}{
+		{"redis-no-owner", NewNoOwner(rdb, shortTTL), true},
+		{"redis", New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := testKey(t, rdb)
+			a := mustLock(t, tc.l, key)
+			if !closedWithin(a.Lost(), shortTTL+time.Second) {
+				t.Fatal("A's lease did not end at the TTL")
+			}
+			b := mustLock(t, tc.l, key) // B holds the lock now
+			bValue := rdb.Get(context.Background(), key).Val()
+			staleErr := unlock(a)
+			gone := rdb.Exists(context.Background(), key).Val() == 0
+			switch {
+			case tc.deletes && !gone:
+				t.Fatalf("stale Unlock (%v) left B's lock: the pitfall did not show", staleErr)
+			case tc.deletes && staleErr != nil:
+				t.Fatalf("stale Unlock reported %v; the plain DEL cannot know", staleErr)
+			case !tc.deletes && (gone || rdb.Get(context.Background(), key).Val() != bValue):
+				t.Fatal("owner-checked release deleted B's lock")
+			case !tc.deletes && !errors.Is(staleErr, lockstrategy.ErrNotHeld):
+				t.Fatalf("stale Unlock: %v, want ErrNotHeld", staleErr)
+			}
+			if tc.deletes {
+				c := mustLock(t, tc.l, key) // a third buyer walks in beside B
+				unlock(c)
+			}
+			unlock(b)
+		})
+	}
+}
