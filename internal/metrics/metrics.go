@@ -6,7 +6,6 @@ package metrics
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -66,12 +65,12 @@ func New() *Metrics {
 // ObservePlace records one order attempt. Labels come from the registry's
 // strategy names and order's outcome names only, never from request input,
 // so their cardinality stays bounded.
-func (m *Metrics) ObservePlace(strategy, outcome string, total, lockWait time.Duration, retries int) {
-	m.orders.WithLabelValues(strategy, outcome).Inc()
-	m.duration.WithLabelValues(strategy).Observe(total.Seconds())
-	m.lockWait.WithLabelValues(strategy).Observe(lockWait.Seconds())
-	if retries > 0 {
-		m.retries.WithLabelValues(strategy).Add(float64(retries))
+func (m *Metrics) ObservePlace(o order.Observation) {
+	m.orders.WithLabelValues(o.Strategy, o.Outcome).Inc()
+	m.duration.WithLabelValues(o.Strategy).Observe(o.Total.Seconds())
+	m.lockWait.WithLabelValues(o.Strategy).Observe(o.LockWait.Seconds())
+	if o.Retries > 0 {
+		m.retries.WithLabelValues(o.Strategy).Add(float64(o.Retries))
 	}
 }
 

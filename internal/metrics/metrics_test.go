@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/seckill-lab/seckill/internal/order"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -12,9 +13,9 @@ import (
 
 func TestObservePlace(t *testing.T) {
 	m := New()
-	m.ObservePlace("mutex", "ok", 3*time.Millisecond, time.Millisecond, 0)
-	m.ObservePlace("mutex", "ok", 3*time.Millisecond, time.Millisecond, 0)
-	m.ObservePlace("db-optimistic", "conflict", 10*time.Millisecond, 0, 5)
+	m.ObservePlace(order.Observation{Strategy: "mutex", Outcome: "ok", Total: 3 * time.Millisecond, LockWait: time.Millisecond, Retries: 0})
+	m.ObservePlace(order.Observation{Strategy: "mutex", Outcome: "ok", Total: 3 * time.Millisecond, LockWait: time.Millisecond, Retries: 0})
+	m.ObservePlace(order.Observation{Strategy: "db-optimistic", Outcome: "conflict", Total: 10 * time.Millisecond, LockWait: 0, Retries: 5})
 
 	if got := testutil.ToFloat64(m.orders.WithLabelValues("mutex", "ok")); got != 2 {
 		t.Errorf("orders{mutex,ok} = %v, want 2", got)
@@ -33,7 +34,7 @@ func TestObservePlace(t *testing.T) {
 // Two Metrics must coexist: each has its own registry.
 func TestNewTwiceAndServe(t *testing.T) {
 	a, b := New(), New()
-	a.ObservePlace("none", "sold_out", time.Millisecond, 0, 0)
+	a.ObservePlace(order.Observation{Strategy: "none", Outcome: "sold_out", Total: time.Millisecond, LockWait: 0, Retries: 0})
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)

@@ -29,9 +29,22 @@ type Config struct {
 	UnlockTimeout time.Duration
 }
 
-// Recorder receives one observation per Place; metrics implements it.
+// Observation is what one Place did, for metrics.
+type Observation struct {
+	SaleID   uint64
+	Strategy string
+	Outcome  string    // OutcomeOK, OutcomeSoldOut, ...
+	Arrived  time.Time // when Place began
+	Acquired time.Time // when the lock was held; zero if it never was or the strategy takes none
+	Total    time.Duration
+	LockWait time.Duration // 0 for strategies that take no lock
+	Critical time.Duration // from lock held to just before unlock
+	Retries  int           // CAS rounds lost (db-optimistic)
+}
+
+// Recorder receives one Observation per Place; metrics implements it.
 type Recorder interface {
-	ObservePlace(strategy, outcome string, total, lockWait time.Duration, retries int)
+	ObservePlace(o Observation)
 }
 
 // Service places orders.
@@ -80,11 +93,11 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 	if err != nil {
 		return inventory.Order{}, err
 	}
-	var lockWait time.Duration
-	var retries int
-	o, err := s.place(ctx, sale, userID, &lockWait, &retries)
+	obs := Observation{SaleID: saleID, Strategy: sale.Strategy, Arrived: start}
+	o, err := s.place(ctx, sale, userID, &obs)
 	if s.rec != nil {
-		s.rec.ObservePlace(sale.Strategy, OutcomeOf(err), time.Since(start), lockWait, retries)
+		obs.Outcome, obs.Total = OutcomeOf(err), time.Since(start)
+		s.rec.ObservePlace(obs)
 	}
 	if errors.Is(err, ErrFenced) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
@@ -99,14 +112,14 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 	return o, err
 }
 
-func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string, lockWait *time.Duration, retries *int) (inventory.Order, error) {
+func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string, obs *Observation) (inventory.Order, error) {
 	locker, err := s.lockers.Get(sale.Strategy, lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond})
 	if err != nil {
 		return inventory.Order{}, err
 	}
 	cs := criticalSection{sale: sale, userID: userID, replica: s.cfg.ReplicaID, db: s.store.DB()}
 	if lf, ok := locker.(lockstrategy.LockFree); ok {
-		return cs.runLockFree(ctx, lf, retries)
+		return cs.runLockFree(ctx, lf, &obs.Retries)
 	}
 	if rs, ok := locker.(lockstrategy.Reserver); ok {
 		return cs.runReserved(ctx, rs, LockKey(sale.ID), s.cfg.UnlockTimeout)
@@ -116,7 +129,7 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)
 	lease, err := locker.Lock(lockCtx, LockKey(sale.ID))
 	cancel()
-	*lockWait = time.Since(waitStart)
+	obs.LockWait = time.Since(waitStart)
 	if err != nil {
 		if ctx.Err() != nil {
 			return inventory.Order{}, ctx.Err() // the buyer left; not a timeout of ours
@@ -127,9 +140,12 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		return inventory.Order{}, fmt.Errorf("order: lock: %w", err)
 	}
 	enter := time.Now()
+	obs.Acquired = enter
 	defer func() {
+		exit := time.Now()
+		obs.Critical = exit.Sub(enter)
 		s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
-			Token: lease.Token(), EnterAt: enter, ExitAt: time.Now()})
+			Token: lease.Token(), EnterAt: enter, ExitAt: exit})
 		// A fresh bounded ctx: the request's may be gone, the lock must go too.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 		defer cancel()
