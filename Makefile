@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: demo test build vet services-up services-down services-status services-test bench e2e clean
+.PHONY: demo test build vet services-up services-down services-status services-test compose-test bench e2e clean
 
 demo: services-up build ## start the shop and print the dashboard URL
 	$(BIN)/shop demo
@@ -25,6 +25,9 @@ services-status:
 services-test: ## services.sh from cold: down, up, status, up again, crash recovery
 	bash scripts/services_test.sh
 
+compose-test: ## docker-compose.yml and Dockerfile checked with `docker-compose config` (no engine runs here)
+	bash scripts/compose_test.sh
+
 vet: ## gofmt and go vet must be clean
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
@@ -33,7 +36,7 @@ vet: ## gofmt and go vet must be clean
 # Every package runs under -race; CI=true makes a missing service a failure,
 # never a skip. services-test goes first: it restarts the services from cold
 # and leaves them up for the Go tests.
-test: services-up services-test vet
+test: services-up services-test compose-test vet
 	$(GO) test -race -count=1 -timeout 9m ./...
 
 e2e: services-up

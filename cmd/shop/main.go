@@ -2,7 +2,8 @@
 //
 //	shop serve    run one replica: the API, /metrics, the dashboard
 //	shop migrate  apply the database migrations and exit
-//	shop demo     migrate, run one replica, print the dashboard URL
+//	shop demo     migrate, start N replicas and M load-test agents as
+//	              processes, print the dashboard URL and each one's status
 //
 // This file and its siblings are wiring only: configuration, connections,
 // lifecycle. The behaviour lives in internal/.
@@ -26,7 +27,8 @@ const usage = `usage: shop <command> [flags]
 Commands:
   serve     run one shop replica (API, /metrics); applies migrations first
   migrate   apply the database migrations and exit
-  demo      migrate, run one replica on SECKILL_HTTP_ADDR, print the dashboard URL
+  demo      migrate, start N replicas (ports from SECKILL_HTTP_ADDR's) and M load-test
+            agents as processes, print the dashboard URL; Ctrl-C stops them all
 
 Run "shop <command> -h" for its flags and environment variables.
 `
@@ -34,7 +36,11 @@ Run "shop <command> -h" for its flags and environment variables.
 const (
 	serveSummary = "Runs one shop replica: applies the migrations, connects to the backends, serves the\n" +
 		"API. SIGINT/SIGTERM stop it gracefully: in-flight orders finish and release their locks."
-	demoSummary = "Applies the migrations and runs one replica, printing the dashboard URL. Ctrl-C stops it."
+	demoSummary = "Applies the migrations, then starts -replicas `shop serve` processes (shop-1..N, on\n" +
+		"consecutive ports from -http-addr's, with SECKILL_FAULTS=on) and -agents `loadtest agent`\n" +
+		"processes, and prints the dashboard URL and one status line per process. A process that\n" +
+		"dies is reported on stderr and not restarted. Ctrl-C or SIGTERM stops every process\n" +
+		"(SIGTERM, then SIGKILL after 30 s) and exits 0. The serve flags below are passed to each replica."
 )
 
 func main() {
@@ -56,16 +62,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
-	case "serve", "demo":
-		summary := serveSummary
-		if cmd == "demo" {
-			summary = demoSummary
-		}
-		cfg, err := parseServe(cmd, summary, rest, stderr)
+	case "serve":
+		cfg, err := parseServe(cmd, serveSummary, rest, stderr)
 		if err != nil {
 			return usageError(stderr, err)
 		}
-		return serve(ctx, cfg, serveOptions{stdout: stdout, stderr: stderr, demo: cmd == "demo"})
+		return serve(ctx, cfg, serveOptions{stdout: stdout, stderr: stderr})
+	case "demo":
+		cfg, err := parseDemo(rest, stderr)
+		if err != nil {
+			return usageError(stderr, err)
+		}
+		return demo(ctx, cfg, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, rest, stdout, stderr)
 	default:

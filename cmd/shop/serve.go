@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/httpapi"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -25,7 +27,6 @@ const shutdownTimeout = 30 * time.Second
 // serveOptions are the outputs of serve and, for tests, its seams.
 type serveOptions struct {
 	stdout, stderr io.Writer
-	demo           bool                            // print the dashboard URL
 	ready          func(addr string)               // called once listening
 	wrap           func(http.Handler) http.Handler // wraps the API handler
 }
@@ -36,10 +37,7 @@ type serveOptions struct {
 // the exit code.
 func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 	log := slog.New(slog.NewJSONHandler(o.stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	if !loopbackOnly(cfg.HTTPAddr) && cfg.AdminToken == "" {
-		fmt.Fprintf(o.stderr, "shop: refusing to listen on %s, beyond loopback, without %s: anyone who can reach\n"+
-			"the port could create sales. Set %s=<secret> (clients then send \"Authorization: Bearer <secret>\"),\n"+
-			"or listen on 127.0.0.1.\n", cfg.HTTPAddr, config.EnvAdminToken, config.EnvAdminToken)
+	if refuseBeyondLoopback(cfg, o.stderr) {
 		return 2
 	}
 
@@ -93,11 +91,22 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 	go func() { served <- srv.Serve(ln) }()
 
 	addr := ln.Addr().String()
-	log.Info("serving", "addr", addr, "replica", cfg.ReplicaID, "strategies", available(backends),
+	// Announce this replica in the shared store (GET /api/replicas). On the
+	// way out the heartbeat stops first, so the replica drops out of the
+	// list while it drains; the wait is deferred before the database closes.
+	member := discovery.Member{ID: cfg.ReplicaID, Kind: discovery.KindShop, URL: advertiseURL(addr), PID: os.Getpid()}
+	hbCtx, hbStop := context.WithCancel(ctx)
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		if err := (discovery.Options{Log: log}).Heartbeat(hbCtx, db, member); err != nil {
+			log.Warn("discovery: could not remove this replica's row; it drops out after the expiry", "err", err)
+		}
+	}()
+	defer func() { hbStop(); <-hbDone }()
+
+	log.Info("serving", "addr", addr, "replica", cfg.ReplicaID, "url", member.URL, "strategies", available(backends),
 		"admin_token", cfg.AdminToken != "")
-	if o.demo {
-		fmt.Fprintf(o.stdout, "Dashboard: %s\nCtrl-C stops the demo.\n", dashboardURL(addr))
-	}
 	if o.ready != nil {
 		o.ready(addr)
 	}
@@ -147,4 +156,36 @@ func dashboardURL(addr string) string {
 		host = "127.0.0.1"
 	}
 	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// refuseBeyondLoopback reports (and explains on stderr) a listen address
+// beyond loopback without an admin token: anyone who can reach the port
+// could otherwise create sales.
+func refuseBeyondLoopback(cfg serveConfig, stderr io.Writer) bool {
+	if loopbackOnly(cfg.HTTPAddr) || cfg.AdminToken != "" {
+		return false
+	}
+	fmt.Fprintf(stderr, "shop: refusing to listen on %s, beyond loopback, without %s: anyone who can reach\n"+
+		"the port could create sales. Set %s=<secret> (clients then send \"Authorization: Bearer <secret>\"),\n"+
+		"or listen on 127.0.0.1.\n", cfg.HTTPAddr, config.EnvAdminToken, config.EnvAdminToken)
+	return true
+}
+
+// advertiseURL is the URL other replicas, agents and the dashboard reach
+// this replica at. A wildcard listener (0.0.0.0:8080 in a container) is
+// announced under the hostname, which the other containers of a compose
+// project resolve (compose sets hostname: to the service name).
+func advertiseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "127.0.0.1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

@@ -111,7 +111,7 @@ func checkKilledHolder(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Bac
 	}
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	if crashes {
-		cmd.Wait() // it kills itself between SETNX and EXPIRE
+		cmd.Wait()         // it kills itself between SETNX and EXPIRE
 		t.Cleanup(func() { // the stuck key never expires: remove it
 			ctx := context.Background()
 			if keys, err := b.Redis.Keys(ctx, "*"+key+"*").Result(); err == nil && len(keys) > 0 {

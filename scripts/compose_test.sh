@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016 # the checks pass Python in single quotes: nothing in it is for the shell
+# Validates docker-compose.yml and the Dockerfile without a container engine
+# (none runs here): `docker-compose config` from Debian's docker-compose
+# package must parse the file, list the expected services, and render the
+# SECKILL_* settings the shop reads; every SECKILL_* name in the compose file
+# must exist in internal/config/env.go, so the two can never drift apart.
+#
+# usage: scripts/compose_test.sh     (installs docker-compose with apt-get if missing)
+# Prints one line per check and "N passed, M failed"; exit 1 if any failed.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 1
+COMPOSE=docker-compose.yml
+ENV_GO=internal/config/env.go
+SERVICES="agent-1 agent-2 mariadb redis redlock-1 redlock-2 redlock-3 shop-1 shop-2 shop-3 zookeeper"
+
+die() { printf 'compose_test: %s\n' "$*" >&2; exit 1; }
+
+# ---------- docker-compose: Debian's package, installed when missing --------
+if ! command -v docker-compose >/dev/null; then
+  command -v apt-get >/dev/null || die "docker-compose is missing and there is no apt-get to install it; install Debian's docker-compose package"
+  [[ $(id -u) == 0 ]] || die "docker-compose is missing; install it as root: apt-get install docker-compose"
+  echo "compose_test: installing docker-compose (Debian package)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose; } >/tmp/compose_test_apt.log 2>&1; then
+    tail -n 20 /tmp/compose_test_apt.log >&2
+    die "apt-get could not install docker-compose (log above); this test needs Debian's docker-compose package"
+  fi
+fi
+# docker-compose is Python and depends on PyYAML: the checks below read its output with it.
+python3 -c 'import yaml' 2>/dev/null || die "python3 with PyYAML (a docker-compose dependency) is missing"
+
+passed=0 failed=0
+check() { # check NAME CMD...: run CMD, count and report the result
+  local name=$1 out; shift
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1)); printf 'ok    %s\n' "$name"
+  else
+    failed=$((failed + 1)); printf 'FAIL  %s\n' "$name"; [[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/      /'
+  fi
+}
+
+# Rendered configuration with the defaults (no SECKILL_* from the caller's
+# environment), and with a token from the environment.
+RENDERED=$(mktemp) WITH_TOKEN=$(mktemp) ERRS=$(mktemp)
+trap 'rm -f "$RENDERED" "$WITH_TOKEN" "$ERRS"' EXIT
+clean_env() { env -u SECKILL_ADMIN_TOKEN -u MARIADB_ROOT_PASSWORD "$@"; }
+
+parses() {
+  clean_env docker-compose -f "$COMPOSE" config >"$RENDERED" 2>"$ERRS" || { cat "$ERRS"; return 1; }
+  # Warnings (an unset variable without a default, a deprecated key) go to stderr.
+  [[ ! -s $ERRS ]] || { echo "warnings:"; cat "$ERRS"; return 1; }
+}
+
+services_listed() {
+  local got
+  got=$(clean_env docker-compose -f "$COMPOSE" config --services | sort | tr '\n' ' ')
+  [[ "$got" == "$SERVICES " ]] || { echo "services: got '$got', want '$SERVICES '"; return 1; }
+}
+
+names_in_env_go() {
+  local name missing=0
+  while read -r name; do
+    grep -q "\"$name\"" "$ENV_GO" || { echo "$name is used in $COMPOSE but not defined in $ENV_GO"; missing=1; }
+  done < <(grep -o 'SECKILL_[A-Z][A-Z0-9_]*' "$COMPOSE" | sort -u)
+  return $missing
+}
+
+# py FILE CODE: run CODE with cfg = the rendered YAML of FILE.
+py() { python3 -c "import sys, yaml; cfg = yaml.safe_load(open(sys.argv[1])); s = cfg['services']; $2" "$1"; }
+
+replicas_configured() {
+  py "$RENDERED" '
+errs = []
+for name in ("shop-1", "shop-2", "shop-3"):
+    svc = s[name]; env = svc.get("environment", {})
+    want = {"SECKILL_HTTP_ADDR": "0.0.0.0:8080", "SECKILL_FAULTS": "on", "SECKILL_ADMIN_TOKEN": "change-me",
+            "SECKILL_REDIS_ADDR": "redis:6379", "SECKILL_ZK_SERVERS": "zookeeper:2181",
+            "SECKILL_REDLOCK_ADDRS": "redlock-1:6379,redlock-2:6379,redlock-3:6379"}
+    for k, v in want.items():
+        if env.get(k) != v: errs.append(f"{name}: {k}={env.get(k)!r}, want {v!r}")
+    if "@tcp(mariadb:3306)/seckill" not in env.get("SECKILL_MYSQL_DSN", ""): errs.append(f"{name}: DSN does not name mariadb")
+    cmd, host = svc.get("command"), svc.get("hostname")
+    if cmd != ["serve", "-replica-id", name]: errs.append(f"{name}: command {cmd}")
+    if host != name: errs.append(f"{name}: hostname {host} (the announced URL uses it)")
+    deps = svc.get("depends_on", {})
+    for d in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"):
+        if deps.get(d, {}).get("condition") != "service_healthy": errs.append(f"{name}: does not wait for {d} healthy")
+    if "healthcheck" not in svc: errs.append(f"{name}: no healthcheck")
+ports = [p for n in ("shop-1", "shop-2", "shop-3") for p in s[n].get("ports", [])]
+published = [str(p.get("published") if isinstance(p, dict) else p) for p in ports]
+if len(set(published)) != 3: errs.append(f"replica host ports not 3 distinct: {ports}")
+for p in ports:
+    if isinstance(p, dict) and p.get("host_ip") != "127.0.0.1": errs.append(f"port {p} beyond loopback")
+    if isinstance(p, str) and not p.startswith("127.0.0.1:"): errs.append(f"port {p} beyond loopback")
+for name, shop in (("agent-1", "shop-1"), ("agent-2", "shop-2")):
+    svc = s[name]; ep, cmd = svc.get("entrypoint"), svc.get("command", [])
+    if ep != ["/usr/local/bin/loadtest"] or cmd[:2] != ["agent", "--shop"]:
+        errs.append(f"{name}: not `loadtest agent --shop URL`: {ep} {cmd}")
+    if svc.get("depends_on", {}).get(shop, {}).get("condition") != "service_healthy": errs.append(f"{name}: does not wait for {shop}")
+if errs: sys.exit("\n".join(errs))
+'
+}
+
+token_from_environment() {
+  SECKILL_ADMIN_TOKEN=s3cret-from-env docker-compose -f "$COMPOSE" config >"$WITH_TOKEN" 2>/dev/null || return 1
+  py "$WITH_TOKEN" '
+bad = [n for n in ("shop-1", "shop-2", "shop-3") if s[n]["environment"].get("SECKILL_ADMIN_TOKEN") != "s3cret-from-env"]
+if bad: sys.exit(f"SECKILL_ADMIN_TOKEN from the environment not used by {bad}")
+'
+}
+
+backends_configured() {
+  py "$RENDERED" '
+errs = []
+if not s["mariadb"]["image"].startswith("mariadb:"): errs.append("mariadb image")
+for n in ("redis", "redlock-1", "redlock-2", "redlock-3"):
+    if "--save" not in s[n].get("command", []): errs.append(f"{n}: persistence not disabled")
+if s["zookeeper"]["environment"].get("ZOO_TICK_TIME") != "500": errs.append("zookeeper: tickTime not 500")
+for n in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"):
+    if "healthcheck" not in s[n]: errs.append(f"{n}: no healthcheck (the replicas wait for it)")
+if errs: sys.exit("\n".join(errs))
+'
+}
+
+dockerfile_multistage() {
+  local errs=0
+  grep -Eq '^FROM golang:1\.26 AS build' Dockerfile || { echo "no golang:1.26 build stage"; errs=1; }
+  grep -Eq 'go build .*-o /out/shop \./cmd/shop' Dockerfile || { echo "does not build ./cmd/shop"; errs=1; }
+  grep -Eq 'go build .*-o /out/loadtest \./loadtest' Dockerfile || { echo "does not build ./loadtest"; errs=1; }
+  [[ $(grep -c '^FROM ' Dockerfile) -ge 2 ]] || { echo "not multi-stage"; errs=1; }
+  grep -E '^FROM ' Dockerfile | tail -n1 | grep -q 'slim' || { echo "runtime stage is not a slim image"; errs=1; }
+  grep -q 'COPY --from=build' Dockerfile || { echo "runtime does not copy from the build stage"; errs=1; }
+  grep -Eq '^USER [0-9]' Dockerfile || { echo "runtime runs as root"; errs=1; }
+  return $errs
+}
+
+# The packages the Dockerfile builds exist (when Go is here: it is in CI).
+dockerfile_targets_exist() {
+  command -v go >/dev/null || { echo "go not installed: skipped"; return 0; }
+  go list ./cmd/shop ./loadtest >/dev/null
+}
+
+dockerignore_excludes_state() {
+  local p errs=0
+  for p in .git .run bin; do
+    grep -qx "$p" .dockerignore || { echo ".dockerignore does not exclude $p"; errs=1; }
+  done
+  return $errs
+}
+
+check "docker-compose config parses $COMPOSE without warnings" parses
+check "services: $SERVICES" services_listed
+check "every SECKILL_* name in $COMPOSE is defined in $ENV_GO" names_in_env_go
+check "replicas: SECKILL_* settings, ids, hostnames, health-gated start, loopback host ports; agents" replicas_configured
+check "SECKILL_ADMIN_TOKEN comes from the environment (default change-me)" token_from_environment
+check "backends: images, no Redis persistence, ZooKeeper tickTime 500, health checks" backends_configured
+check "Dockerfile: golang:1.26 build stage for ./cmd/shop and ./loadtest, slim non-root runtime" dockerfile_multistage
+check "Dockerfile build targets are Go packages" dockerfile_targets_exist
+check ".dockerignore keeps .git, .run and bin out of the build context" dockerignore_excludes_state
+
+printf '%d passed, %d failed\n' "$passed" "$failed"
+[[ $failed == 0 ]]
