@@ -71,9 +71,22 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 		cfg.ReplicaID = defaultReplicaID(ln.Addr().String())
 	}
 	m := metrics.New()
+	live := metrics.NewLiveRecorder(m, log) // per-sale HDR figures; forwards to m for /metrics
 	store := inventory.NewStore(db)
-	orders := order.NewService(order.Config{ReplicaID: cfg.ReplicaID, LockWait: cfg.LockWait}, store, lockers, m, log)
+	orders := order.NewService(order.Config{ReplicaID: cfg.ReplicaID, LockWait: cfg.LockWait}, store, lockers, live, log)
 	defer orders.Close() // after Shutdown (defers run last-first): writes the last critical sections
+	// Publish live figures every second. Detached from the signal so that the
+	// final publish runs after Shutdown let in-flight orders finish, and
+	// before the DB closes.
+	liveCtx, liveStop := context.WithCancel(context.WithoutCancel(ctx))
+	liveDone := make(chan struct{})
+	go func() {
+		defer close(liveDone)
+		if err := live.Run(liveCtx, db, cfg.ReplicaID); err != nil {
+			log.Warn("live metrics: final publish failed", "err", err)
+		}
+	}()
+	defer func() { liveStop(); <-liveDone }()
 	var handler http.Handler = httpapi.New(httpapi.Deps{Store: store, Orders: orders, Lockers: lockers,
 		Metrics: m, AdminToken: cfg.AdminToken, Log: log})
 	if o.wrap != nil {

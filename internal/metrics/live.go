@@ -2,9 +2,13 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/order"
 )
 
 // Percentiles of a latency distribution, in milliseconds.
@@ -42,8 +46,80 @@ type SaleLive struct {
 	Replicas []ReplicaLive `json:"replicas"`
 }
 
+// loadSQL reads every replica's row of a sale. updated_at comes back as
+// microseconds since the epoch computed by the database (as in discovery),
+// so neither parseTime nor the DSN's loc matters.
+const loadSQL = `SELECT replica_id,
+  TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', updated_at) AS updated_us, payload
+FROM sale_stats WHERE sale_id = ? ORDER BY replica_id`
+
 // LoadMerged reads every replica's latest published figures for saleID and
-// merges them.
+// merges them: histograms are merged count by count and percentiles read
+// from the merged one (an average of per-replica p99s means nothing),
+// counters are summed. A sale nobody has published for yet gives zero
+// figures, not an error; whether the sale exists is the caller's question.
 func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, error) {
-	return SaleLive{SaleID: saleID, Outcomes: map[string]int64{}}, nil // filled in by the live-metrics work
+	out := SaleLive{SaleID: saleID, Outcomes: map[string]int64{}, Replicas: []ReplicaLive{}}
+	var rows []struct {
+		ReplicaID string
+		UpdatedUS int64
+		Payload   []byte
+	}
+	if err := db.WithContext(ctx).Raw(loadSQL, saleID).Scan(&rows).Error; err != nil {
+		return out, fmt.Errorf("metrics: load sale %d: %w", saleID, err)
+	}
+	lat, lw, cs := newHist(), newHist(), newHist()
+	var fair Fairness
+	for _, row := range rows {
+		p, err := decodePayload(row.Payload)
+		if err != nil {
+			return out, fmt.Errorf("sale %d replica %s: %w", saleID, row.ReplicaID, err)
+		}
+		h, err := decodeHists(&p)
+		if err != nil {
+			return out, fmt.Errorf("sale %d replica %s: %w", saleID, row.ReplicaID, err)
+		}
+		lat.Merge(h.latency)
+		lw.Merge(h.lockWait)
+		cs.Merge(h.critical)
+		out.Requests += p.Requests
+		for k, v := range p.Outcomes {
+			out.Outcomes[k] += v
+		}
+		out.Retries += p.Retries
+		fair = fair.Add(p.Fairness)
+		updated := time.UnixMicro(row.UpdatedUS).UTC()
+		if updated.After(out.UpdatedAt) {
+			out.UpdatedAt = updated
+		}
+		out.Replicas = append(out.Replicas, ReplicaLive{ReplicaID: row.ReplicaID, UpdatedAt: updated,
+			Requests: p.Requests, Orders: p.Outcomes[order.OutcomeOK], Errors: errorCount(p.Outcomes),
+			P99: percentiles(h.latency).P99})
+	}
+	out.Latency, out.LockWait, out.Critical = percentiles(lat), percentiles(lw), percentiles(cs)
+	out.Fairness = fair.Ratio()
+	return out, nil
+}
+
+// errorOutcomes are the outcomes a replica's "errors" column counts: the
+// request failed for a reason of the system, not of the sale (sold out,
+// per-user limit) or of contention a retry fixes by design (conflict).
+var errorOutcomes = []string{order.OutcomeError, order.OutcomeLockTimeout, order.OutcomeLockLost}
+
+func errorCount(outcomes map[string]int64) int64 {
+	var n int64
+	for _, o := range errorOutcomes {
+		n += outcomes[o]
+	}
+	return n
+}
+
+// percentiles reads h (microseconds) in milliseconds; zeros when empty.
+func percentiles(h *hdrhistogram.Histogram) Percentiles {
+	if h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
+		P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())}
 }

@@ -22,14 +22,17 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	lockWait *prometheus.HistogramVec
 	retries  *prometheus.CounterVec
+	critical *prometheus.HistogramVec
+	fairPair *prometheus.CounterVec
+	fairInv  *prometheus.CounterVec
 }
 
 var _ order.Recorder = (*Metrics)(nil)
 
 // latencyBuckets span 0.25 ms to about 16 s, doubling: an uncontended DB
 // order takes about a millisecond, a lock wait may reach the 10 s lock-wait
-// bound. Per-sale HDR histograms (exact percentiles) come later; these are
-// for Prometheus scrapes.
+// bound. These are for Prometheus scrapes; the per-sale HDR histograms with
+// exact, mergeable percentiles are LiveRecorder's (live_recorder.go).
 var latencyBuckets = prometheus.ExponentialBuckets(0.00025, 2, 17)
 
 // New returns collectors registered on a fresh registry, together with the
@@ -55,8 +58,21 @@ func New() *Metrics {
 			Name: "seckill_cas_retries_total",
 			Help: "Compare-and-set rounds lost and retried (db-optimistic).",
 		}, []string{"strategy"}),
+		critical: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "seckill_critical_section_seconds",
+			Help:    "Time from lock held to just before unlock, for attempts that held the lock.",
+			Buckets: latencyBuckets,
+		}, []string{"strategy"}),
+		fairPair: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seckill_lock_grant_pairs_total",
+			Help: "Adjacent lock grants compared for arrival order (fairness = 1 - inverted/pairs).",
+		}, []string{"strategy"}),
+		fairInv: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seckill_lock_grant_inversions_total",
+			Help: "Adjacent lock grants whose later-served buyer had arrived first.",
+		}, []string{"strategy"}),
 	}
-	m.reg.MustRegister(m.orders, m.duration, m.lockWait, m.retries,
+	m.reg.MustRegister(m.orders, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -72,6 +88,20 @@ func (m *Metrics) ObservePlace(o order.Observation) {
 	if o.Retries > 0 {
 		m.retries.WithLabelValues(o.Strategy).Add(float64(o.Retries))
 	}
+	if !o.Acquired.IsZero() {
+		m.critical.WithLabelValues(o.Strategy).Observe(o.Critical.Seconds())
+	}
+}
+
+// AddFairness adds one window's grant-order counts (see Fairness). The
+// LiveRecorder calls it as it publishes: fairness needs a window of grants
+// sorted by time, which a single observation cannot give.
+func (m *Metrics) AddFairness(strategy string, f Fairness) {
+	if f.Pairs == 0 {
+		return
+	}
+	m.fairPair.WithLabelValues(strategy).Add(float64(f.Pairs))
+	m.fairInv.WithLabelValues(strategy).Add(float64(f.Inverted))
 }
 
 // Registry returns the registry, for callers that add collectors of their own.
