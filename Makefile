@@ -42,8 +42,13 @@ test: services-up services-test compose-test vet
 e2e: services-up
 	$(GO) test -race -count=1 -run 'Process|E2E' ./e2e/...
 
-bench: services-up ## lock benchmarks (not part of make test)
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/lockstrategy/...
+# Every lock strategy plus redsync-defaults and a pub/sub lock as peers, 1/16/64
+# contenders, 0 and 1 ms critical sections, one Markdown table (~2-3 min;
+# SECKILL_BENCH_WINDOW sets each case's window, default 2s). Then the DB
+# strategies through the order flow: orders/s and p99 on a sale of 1,000.
+bench: services-up ## benchmarks (not part of make test)
+	$(GO) test -run '^$$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
+	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
 
 clean:
 	rm -rf $(BIN)

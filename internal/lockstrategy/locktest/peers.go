@@ -1,8 +1,8 @@
-package redislock
+package locktest
 
 // The peers the `redis` strategy is measured against (issue 3): redsync with
 // its default options, and a plain pub/sub-broadcast lock. Both exist only
-// for the benchmark, adapted to lockstrategy.Locker.
+// for the benchmarks, adapted to lockstrategy.Locker.
 
 import (
 	"context"
@@ -17,15 +17,55 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// redsyncLocker is go-redsync over the single Redis, default options: 8 s
-// expiry, 32 tries, a random 50-250 ms sleep between tries.
-type redsyncLocker struct{ rs *redsync.Redsync }
+// The peers' names in benchmark results.
+const (
+	PeerRedsync = "redsync-defaults"
+	PeerPubSub  = "pubsub-broadcast"
+)
 
-func newRedsyncLocker(rdb *redis.Client) *redsyncLocker {
-	return &redsyncLocker{rs: redsync.New(goredis.NewPool(rdb))}
+// PubSubTTL and PubSubFallback are the pub/sub peer's lease TTL and missed-
+// message fallback; they equal redislock.DefaultTTL and redislock.PollInterval
+// so that only the wake-up scheme differs. They are copies, not references:
+// redislock's own tests import this package, so it cannot import redislock
+// (a redislock test checks that they stay equal).
+const (
+	PubSubTTL      = 2 * time.Second
+	PubSubFallback = 100 * time.Millisecond
+)
+
+var (
+	_ lockstrategy.Locker = (*RedsyncDefaults)(nil)
+	_ lockstrategy.Locker = (*PubSub)(nil)
+)
+
+// Named is a Locker with the name it is reported under.
+type Named struct {
+	Name   string
+	Locker lockstrategy.Locker
 }
 
-func (r *redsyncLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+// Peers returns both peers over rdb. PubSub holds subscriptions: close it
+// (it is an io.Closer) when done.
+func Peers(rdb *redis.Client) []Named {
+	return []Named{
+		{PeerRedsync, NewRedsyncDefaults(rdb)},
+		{PeerPubSub, NewPubSub(rdb)},
+	}
+}
+
+// RedsyncDefaults is go-redsync over one Redis with default options: 8 s
+// expiry, 32 tries, a random 50-250 ms sleep between tries. The client needs
+// a PoolSize above the contenders: every waiter holds a connection per try.
+type RedsyncDefaults struct{ rs *redsync.Redsync }
+
+// NewRedsyncDefaults returns the redsync peer over rdb.
+func NewRedsyncDefaults(rdb *redis.Client) *RedsyncDefaults {
+	return &RedsyncDefaults{rs: redsync.New(goredis.NewPool(rdb))}
+}
+
+// Lock takes key with redsync's default retry loop; running out of tries is
+// lockstrategy.ErrNotAcquired.
+func (r *RedsyncDefaults) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
 	m := r.rs.NewMutex(key)
 	if err := m.LockContext(ctx); err != nil {
 		var taken *redsync.ErrTaken
@@ -51,13 +91,14 @@ func (le redsyncLease) Unlock(ctx context.Context) error {
 	return nil
 }
 
-// pubsubLocker is the seed 002 "listen for the delete" lock: SET NX PX, and
-// on release a PUBLISH that every waiter hears and answers with another SET
-// NX; one wins, the rest go back to sleep (the herd). To measure the herd and
-// not TCP dials it is the strong form: one subscription per key and process,
-// fanned out in-process, taken BEFORE each try so that a release between the
-// try and the wait is not missed, plus the same 100 ms fallback as `redis`.
-type pubsubLocker struct {
+// PubSub is the seed 002 "listen for the delete" lock: SET NX PX, and on
+// release a PUBLISH that every waiter hears and answers with another SET NX;
+// one wins, the rest go back to sleep (the thundering herd). To measure the
+// herd and not TCP dials it is the strong form: one subscription per key and
+// process, fanned out in-process, read BEFORE each try so that a release
+// between the try and the wait is not missed, plus the same PubSubFallback
+// as `redis`.
+type PubSub struct {
 	rdb *redis.Client
 	ttl time.Duration
 
@@ -71,8 +112,9 @@ type keySub struct {
 	gen chan struct{} // closed and replaced on every release message
 }
 
-func newPubsubLocker(rdb *redis.Client) *pubsubLocker {
-	return &pubsubLocker{rdb: rdb, ttl: DefaultTTL, subs: map[string]*keySub{}}
+// NewPubSub returns the pub/sub-broadcast peer over rdb.
+func NewPubSub(rdb *redis.Client) *PubSub {
+	return &PubSub{rdb: rdb, ttl: PubSubTTL, subs: map[string]*keySub{}}
 }
 
 // pubsubRelease: compare-and-delete, then tell every waiter.
@@ -85,7 +127,7 @@ end
 return 0
 `)
 
-func (p *pubsubLocker) sub(ctx context.Context, key string) (*keySub, error) {
+func (p *PubSub) sub(ctx context.Context, key string) (*keySub, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ks, ok := p.subs[key]; ok {
@@ -109,7 +151,9 @@ func (p *pubsubLocker) sub(ctx context.Context, key string) (*keySub, error) {
 	return ks, nil
 }
 
-func (p *pubsubLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+// Lock tries SET NX PX, and after each failure waits for a release message,
+// PubSubFallback, or ctx.
+func (p *PubSub) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
 	ks, err := p.sub(ctx, key)
 	if err != nil {
 		return nil, err
@@ -121,12 +165,15 @@ func (p *pubsubLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease
 		ks.mu.Unlock()
 		ok, err := p.rdb.SetNX(ctx, key, owner, p.ttl).Result()
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		}
 		if ok {
 			return &pubsubLease{rdb: p.rdb, key: key, owner: owner}, nil
 		}
-		t := time.NewTimer(PollInterval)
+		t := time.NewTimer(PubSubFallback)
 		select {
 		case <-released:
 		case <-t.C:
@@ -139,7 +186,7 @@ func (p *pubsubLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease
 }
 
 // Close ends the subscriptions.
-func (p *pubsubLocker) Close() error {
+func (p *PubSub) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for k, ks := range p.subs {
