@@ -5,7 +5,7 @@
 //	                print a table per strategy (and a comparison), exit 1
 //	                when a strategy meant to be safe oversold
 //	loadtest agent  a load-test replica that takes its share of runs created
-//	                through the API (not built yet)
+//	                through the API (agent.go)
 //
 // This file only dispatches subcommands; each one parses its own flags with
 // its own flag.FlagSet.
@@ -32,7 +32,7 @@ const usage = `usage: loadtest <command> [flags]
 
 Commands:
   run     create a sale per strategy on the targets, send the buyers, report
-  agent   (not built yet) a load-test replica taking its share of API-created runs
+  agent   a load-test replica taking its share of runs created with POST /api/runs
 
 Run "loadtest <command> -h" for its flags.
 Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed, 2 bad usage.
@@ -41,10 +41,10 @@ Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run fa
 // command is one subcommand: it parses args itself and returns an exit code.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
-// commands is the dispatch table. `agent` joins it when it is built: add
-// "agent": agent here, with agent in its own agent.go.
+// commands is the dispatch table: run in run.go, agent in agent.go.
 var commands = map[string]command{
-	"run": run,
+	"run":   run,
+	"agent": agent,
 }
 
 func main() {

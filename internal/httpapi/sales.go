@@ -64,11 +64,21 @@ func (s *Server) createSale(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	ctx := c.Request.Context()
+	if err := s.insertSale(c.Request.Context(), &sale); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	// A new sale has no orders: its stats are zero by construction.
+	c.JSON(http.StatusCreated, inventory.SaleView{Sale: sale})
+}
+
+// insertSale stores a validated sale (filling in its id and timestamps) and,
+// for a strategy that keeps the stock outside the database, loads it. POST
+// /api/sales and the steps of POST /api/runs both make sales through it.
+func (s *Server) insertSale(ctx context.Context, sale *inventory.Sale) error {
 	locker, err := s.lockers.Get(sale.Strategy, lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond})
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %s: %w", errStrategyUnavailable, sale.Strategy, err))
-		return
+		return fmt.Errorf("%w: %s: %w", errStrategyUnavailable, sale.Strategy, err)
 	}
 	// Timestamps at the column's precision, so this response and a later GET
 	// show the same instant.
@@ -78,7 +88,7 @@ func (s *Server) createSale(c *gin.Context) {
 	// the stock outside the database (redis-lua-stock) must have it before
 	// anyone can see the sale, and a failed load must leave no sale behind.
 	err = s.store.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := inventory.NewStore(tx).CreateSale(ctx, &sale); err != nil {
+		if err := inventory.NewStore(tx).CreateSale(ctx, sale); err != nil {
 			return err
 		}
 		if r, ok := locker.(lockstrategy.Reserver); ok {
@@ -88,12 +98,7 @@ func (s *Server) createSale(c *gin.Context) {
 		}
 		return nil
 	})
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	// A new sale has no orders: its stats are zero by construction.
-	c.JSON(http.StatusCreated, inventory.SaleView{Sale: sale})
+	return err
 }
 
 // validateSale checks req member by member and fills in the defaults.

@@ -17,6 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/runs"
 )
 
 func init() {
@@ -52,6 +53,7 @@ type Server struct {
 	adminHash []byte // sha256 of the token; nil: no token required
 	log       *slog.Logger
 	engine    *gin.Engine
+	runs      *runs.Service // load-test runs (runs.go); built by runRoutes
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -100,7 +102,10 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales", s.listSales)
 	api.POST("/sales", s.requireAdmin, s.createSale)
 	api.GET("/sales/:id", s.getSale)
+	api.GET("/sales/:id/live", s.saleLive)
 	api.POST("/sales/:id/orders", s.placeOrder)
+	api.GET("/replicas", s.replicas)
+	s.runRoutes(api) // runs, agents, events: runs.go
 	return e
 }
 

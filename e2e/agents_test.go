@@ -1,0 +1,258 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+var (
+	loadtestOnce sync.Once
+	loadtestBin  string
+	loadtestErr  error
+)
+
+// loadtestBinary builds the loadtest command once per test binary.
+func loadtestBinary(t *testing.T) string {
+	t.Helper()
+	loadtestOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "seckill-e2e-lt-")
+		if err != nil {
+			loadtestErr = err
+			return
+		}
+		loadtestBin = filepath.Join(dir, "loadtest")
+		out, err := exec.Command("go", "build", "-o", loadtestBin, "github.com/seckill-lab/seckill/loadtest").CombinedOutput()
+		if err != nil {
+			loadtestErr = fmt.Errorf("go build loadtest: %v\n%s", err, out)
+		}
+	})
+	if loadtestErr != nil {
+		t.Fatal(loadtestErr)
+	}
+	return loadtestBin
+}
+
+// shopProc is a `shop serve` this file may SIGKILL: startReplicas' cleanup
+// would report a killed replica as an unclean exit.
+type shopProc struct {
+	URL    string
+	cmd    *exec.Cmd
+	killed bool
+}
+
+// kill SIGKILLs the replica: no graceful stop, its discovery row stays
+// until it expires.
+func (p *shopProc) kill(t *testing.T) {
+	t.Helper()
+	p.killed = true
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+}
+
+// startShops is startReplicas with killable replicas.
+func startShops(t *testing.T, n int, db string) []*shopProc {
+	t.Helper()
+	bin := shopBinary(t)
+	dsn := testenv.MySQLDSN(t, db)
+	// Runs left open by an interrupted earlier test would take shares of
+	// this test's agents.
+	if err := testenv.DB(t, db).Exec("UPDATE runs SET status = 'failed' WHERE status IN ('queued', 'running')").Error; err != nil {
+		t.Fatal(err)
+	}
+	var out []*shopProc
+	for i := range n {
+		addr := freeAddr(t)
+		cmd := exec.Command(bin, "serve", "-replica-id", fmt.Sprintf("%s-r%d", db, i+1))
+		cmd.Env = append(os.Environ(),
+			config.EnvMySQLDSN+"="+dsn, config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"=")
+		logf, _ := os.Create(filepath.Join(t.TempDir(), fmt.Sprintf("shop-%d.log", i+1)))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		p := &shopProc{URL: "http://" + addr, cmd: cmd}
+		t.Cleanup(func() {
+			defer logf.Close()
+			if p.killed {
+				return
+			}
+			stopProc(t, cmd, "replica "+addr, logf.Name())
+		})
+		waitHealthy(t, p.URL, logf.Name())
+		out = append(out, p)
+	}
+	return out
+}
+
+// startAgents starts n `loadtest agent` processes that know every shop.
+func startAgents(t *testing.T, n int, shops []*shopProc, db string) {
+	t.Helper()
+	bin := loadtestBinary(t)
+	list := ""
+	for i, s := range shops {
+		if i > 0 {
+			list += ","
+		}
+		list += s.URL
+	}
+	for i := range n {
+		id := fmt.Sprintf("%s-agent-%d", db, i+1)
+		cmd := exec.Command(bin, "agent", "--shop", list, "--id", id)
+		logf, _ := os.Create(filepath.Join(t.TempDir(), id+".log"))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			defer logf.Close()
+			stopProc(t, cmd, id, logf.Name())
+		})
+	}
+	// Wait until discovery lists every agent: a run takes the agents alive
+	// when it is created.
+	waitFor(t, 15*time.Second, "agents registered", func() bool {
+		return len(alive(t, shops[0].URL, "agent")) == n
+	})
+}
+
+// stopProc SIGINTs cmd and expects a clean exit within 20 s.
+func stopProc(t *testing.T, cmd *exec.Cmd, name, logName string) {
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%s did not exit cleanly on SIGINT: %v (log %s)", name, err, logName)
+		}
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Errorf("%s did not stop within 20s of SIGINT", name)
+	}
+}
+
+// member is the part of GET /api/replicas read here.
+type member struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`
+	URL   string `json:"url"`
+	Alive bool   `json:"alive"`
+}
+
+// alive lists the live members of kind.
+func alive(t *testing.T, base, kind string) []member {
+	t.Helper()
+	var list []member
+	if code, err := call(context.Background(), "GET", base+"/api/replicas", nil, &list); err != nil || code != 200 {
+		t.Fatalf("GET /api/replicas: %d %v", code, err)
+	}
+	var out []member
+	for _, m := range list {
+		if m.Kind == kind && m.Alive {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func waitFor(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > bound {
+			t.Fatalf("%s: not within %v", what, bound)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// runView is the part of GET /api/runs/{id} read here.
+type runView struct {
+	ID      uint64   `json:"id"`
+	Status  string   `json:"status"`
+	Error   string   `json:"error"`
+	Targets []string `json:"targets"`
+	Steps   []struct {
+		Strategy string `json:"strategy"`
+		Status   string `json:"status"`
+		Sale     *struct {
+			sale
+			Violations int64 `json:"violations"`
+		} `json:"sale"`
+		Client struct {
+			Requests  int64            `json:"requests"`
+			Orders    int64            `json:"orders"`
+			SoldOut   int64            `json:"sold_out"`
+			Errors    map[string]int64 `json:"errors"`
+			LatencyMS struct {
+				P50 float64 `json:"p50"`
+				P99 float64 `json:"p99"`
+			} `json:"latency_ms"`
+		} `json:"client"`
+		Agents []struct {
+			AgentID  string `json:"agent_id"`
+			Requests int64  `json:"requests"`
+			Done     bool   `json:"done"`
+		} `json:"agents"`
+	} `json:"steps"`
+}
+
+func createRun(t *testing.T, base string, body map[string]any) runView {
+	t.Helper()
+	var v runView
+	if code, err := call(context.Background(), "POST", base+"/api/runs", body, &v); err != nil || code != http.StatusCreated {
+		t.Fatalf("POST /api/runs %v: %d %v", body, code, err)
+	}
+	return v
+}
+
+func getRun(t *testing.T, base string, id uint64) runView {
+	t.Helper()
+	var v runView
+	if code, err := call(context.Background(), "GET", fmt.Sprintf("%s/api/runs/%d", base, id), nil, &v); err != nil || code != 200 {
+		t.Fatalf("GET run %d: %d %v", id, code, err)
+	}
+	return v
+}
+
+func waitRun(t *testing.T, base string, id uint64, bound time.Duration) runView {
+	t.Helper()
+	var v runView
+	waitFor(t, bound, fmt.Sprintf("run %d finished", id), func() bool {
+		v = getRun(t, base, id)
+		return v.Status == "done" || v.Status == "failed"
+	})
+	if v.Status != "done" {
+		t.Fatalf("run %d ended %s: %s", id, v.Status, v.Error)
+	}
+	return v
+}
+
+// safe: the database invariants of a strategy meant to be safe.
+func checkSafe(t *testing.T, v runView, stock int64) {
+	t.Helper()
+	for _, st := range v.Steps {
+		s := st.Sale
+		if s == nil {
+			t.Fatalf("%s: no sale", st.Strategy)
+		}
+		if s.Oversold != 0 || s.LostUpdates != 0 || s.Violations != 0 || s.Sold != stock {
+			t.Fatalf("%s broke the sale: sold %d of %d, oversold %d, lost updates %d, violations %d",
+				st.Strategy, s.Sold, stock, s.Oversold, s.LostUpdates, s.Violations)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package httpapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/runs"
+)
+
+// agentHeartbeat is POST /api/agents/heartbeat {"agent_id", "pid", "gone"}:
+// a load-test agent has no database of its own, so it announces itself
+// through a shop replica, which writes its discovery row. "gone": true is
+// the graceful stop (the row goes at once instead of after the expiry).
+func (s *Server) agentHeartbeat(c *gin.Context) {
+	var id *string
+	var pid *int64
+	var gone *bool
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id, "pid": &pid, "gone": &gone}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if id == nil || *id == "" {
+		writeError(c, s.log, badField("agent_id", "agent_id is required"))
+		return
+	}
+	m := discovery.Member{ID: *id, Kind: discovery.KindAgent}
+	if pid != nil {
+		if *pid < 0 || *pid > math.MaxInt32 {
+			writeError(c, s.log, badField("pid", "pid must be a process id"))
+			return
+		}
+		m.PID = int(*pid)
+	}
+	ctx := c.Request.Context()
+	var err error
+	if gone != nil && *gone {
+		err = discovery.Remove(ctx, s.store.DB(), m)
+	} else {
+		err = discovery.Beat(ctx, s.store.DB(), m)
+	}
+	if err != nil {
+		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// claimShare is POST /api/agents/claim {"agent_id"}: 200 with a share to
+// execute, or 204 when there is nothing to do.
+func (s *Server) claimShare(c *gin.Context) {
+	var id *string
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if id == nil || *id == "" || len(*id) > 64 {
+		writeError(c, s.log, badField("agent_id", "agent_id is required (1-64 characters)"))
+		return
+	}
+	a, ok, err := s.runs.Claim(c.Request.Context(), *id)
+	if err != nil {
+		writeError(c, s.log, runError(err))
+		return
+	}
+	if !ok {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	c.JSON(http.StatusOK, a)
+}
+
+// reportShare is POST /api/runs/:id/steps/:step/shares/:share/report: an
+// agent's cumulative figures for its share (sent every second, and once more
+// with done true at the end).
+func (s *Server) reportShare(c *gin.Context) {
+	var r runs.Report
+	var agentID *string
+	if err := decodeObject(c.Request.Body, map[string]any{
+		"agent_id": &agentID, "requests": &r.Requests, "orders": &r.Orders, "sold_out": &r.SoldOut,
+		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done,
+	}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if agentID == nil || *agentID == "" {
+		writeError(c, s.log, badField("agent_id", "agent_id is required"))
+		return
+	}
+	r.AgentID = *agentID
+	for _, p := range []struct {
+		name string
+		into *int
+	}{{"step", &r.Step}, {"share", &r.Share}} {
+		n, err := pathInt(c, p.name)
+		if err != nil || n > math.MaxInt32 {
+			writeError(c, s.log, badField(p.name, "%s must be a small non-negative integer", p.name))
+			return
+		}
+		*p.into = int(n)
+	}
+	id, err := pathInt(c, "id")
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	r.RunID = uint64(id)
+	if err := s.runs.Report(c.Request.Context(), r); err != nil {
+		writeError(c, s.log, runError(err))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,151 @@
+// Package runs keeps load-test runs created through the API (issue 4) in the
+// shared database: a run is one step per strategy, each step has its own
+// sale, and each step's buyers are split into shares that load-test agents
+// claim, execute and report on. Every replica can serve every call: the state
+// is in the database only, and a run advances (next step, done) inside a
+// transaction that locks its row, whichever replica notices first.
+//
+// There is no background goroutine: agents poll for claims every ~200 ms and
+// report every second, and each of those calls advances the runs that are
+// due. A run with no agent left still finishes when a GET notices its
+// deadline passed.
+package runs
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors of this package.
+var (
+	// ErrNotFound means no run (or no such step/share of it) exists.
+	ErrNotFound = errors.New("runs: not found")
+	// ErrNotYours means an agent reported on a share another agent holds
+	// (or nobody claimed): its figures are refused.
+	ErrNotYours = errors.New("runs: share claimed by another agent")
+	// ErrInvalid means a report carried figures that cannot be right.
+	ErrInvalid = errors.New("runs: invalid report")
+)
+
+// Status of a run.
+const (
+	StatusQueued  = "queued"
+	StatusRunning = "running"
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+)
+
+// Status of a step.
+const (
+	stepPending = "pending"
+	stepRunning = "running"
+	stepDone    = "done"
+)
+
+// Config is what a run does, as POST /api/runs validated it.
+type Config struct {
+	Strategy     string   `json:"strategy"`   // as given: a name or "all"
+	Strategies   []string `json:"strategies"` // resolved, in run order: one step each
+	Stock        int64    `json:"stock"`
+	Buyers       int      `json:"buyers"`      // per step, split between the shares
+	Concurrency  int      `json:"concurrency"` // closed model workers per share; 0 in the open model
+	Rate         float64  `json:"rate"`        // open model requests/s per step (split between shares)
+	Replicas     int      `json:"replicas"`    // shop replicas targeted (0: all alive)
+	WorkMS       int      `json:"work_ms"`
+	TTLMS        int      `json:"ttl_ms"`
+	Fencing      bool     `json:"fencing"`
+	PerUserLimit int      `json:"per_user_limit"`
+}
+
+// StepDeadline is how long a step may run before it is closed with the
+// shares it has: 60 s plus one second per 100 buyers. A share whose agent
+// died never reports done; the deadline is what ends its step.
+func StepDeadline(buyers int) time.Duration {
+	return 60*time.Second + time.Duration(buyers)*10*time.Millisecond
+}
+
+// SaleMaker creates the sale of a step (inserting it and, for a
+// lockstrategy.Reserver, loading its stock) and returns its id. The HTTP
+// layer provides it, so that a run's sales are made exactly like POST
+// /api/sales makes them.
+type SaleMaker func(ctx context.Context, strategy string, cfg Config) (uint64, error)
+
+// Assignment is a claimed share: what one agent must do.
+type Assignment struct {
+	RunID       uint64    `json:"run_id"`
+	Step        int       `json:"step"`
+	Share       int       `json:"share"`
+	Strategy    string    `json:"strategy"`
+	SaleID      uint64    `json:"sale_id"`
+	Targets     []string  `json:"targets"`
+	Buyers      int       `json:"buyers"`
+	UserPrefix  string    `json:"user_prefix"`
+	Concurrency int       `json:"concurrency"`
+	Rate        float64   `json:"rate"`
+	Deadline    time.Time `json:"deadline"`
+}
+
+// Report is an agent's cumulative figures for its share, sent every second.
+type Report struct {
+	RunID     uint64           `json:"-"`
+	Step      int              `json:"-"`
+	Share     int              `json:"-"`
+	AgentID   string           `json:"agent_id"`
+	Requests  int64            `json:"requests"`
+	Orders    int64            `json:"orders"`
+	SoldOut   int64            `json:"sold_out"`
+	Errors    map[string]int64 `json:"errors"`     // by kind: refusals and hard errors
+	ElapsedMS int64            `json:"elapsed_ms"` // first send to now (or to the last answer when done)
+	Histogram string           `json:"histogram"`  // hdrhistogram V2 compressed, base64, microseconds
+	Done      bool             `json:"done"`
+}
+
+// Row types (gorm). Times are the database's clock, UTC.
+type runRow struct {
+	ID          uint64 `gorm:"primaryKey"`
+	Status      string
+	Config      string
+	Targets     string
+	CurrentStep int
+	Error       string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+}
+
+func (runRow) TableName() string { return "runs" }
+
+type stepRow struct {
+	RunID      uint64 `gorm:"primaryKey"`
+	Step       int    `gorm:"primaryKey"`
+	Strategy   string
+	Status     string
+	SaleID     *uint64
+	Buyers     int
+	StartedAt  *time.Time
+	Deadline   *time.Time
+	FinishedAt *time.Time
+}
+
+func (stepRow) TableName() string { return "run_steps" }
+
+type shareRow struct {
+	RunID      uint64 `gorm:"primaryKey"`
+	Step       int    `gorm:"primaryKey"`
+	Share      int    `gorm:"primaryKey"`
+	Buyers     int
+	UserPrefix string
+	AgentID    *string
+	ClaimedAt  *time.Time
+	ReportedAt *time.Time
+	Done       bool
+	Requests   int64
+	Orders     int64
+	SoldOut    int64
+	Errors     string
+	ElapsedMS  int64 `gorm:"column:elapsed_ms"`
+	Histogram  string
+}
+
+func (shareRow) TableName() string { return "run_shares" }

@@ -1,0 +1,245 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// testDB is the package's database with no run left open: an interrupted
+// earlier test run leaves running runs whose shares agents would claim.
+func testDB(t *testing.T) *gorm.DB {
+	t.Helper()
+	db := testenv.DB(t, "runs")
+	if err := db.Exec("UPDATE runs SET status = 'failed', error = 'left over by an earlier test' WHERE status IN ('queued', 'running')").Error; err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// saleMaker creates a plain sale row, as the HTTP layer would.
+func saleMaker(db *gorm.DB) SaleMaker {
+	return func(ctx context.Context, strategy string, cfg Config) (uint64, error) {
+		s := inventory.Sale{Name: "runs test", Strategy: strategy, InitialStock: cfg.Stock, Stock: cfg.Stock,
+			TTLMS: 2000, PerUserLimit: 1, Status: "open"}
+		err := inventory.NewStore(db).CreateSale(ctx, &s)
+		return s.ID, err
+	}
+}
+
+// agents returns n agent ids no other test (or earlier run) uses.
+func agents(n int) []string {
+	tag := rand.Uint32()
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("a%d-%08x", i, tag)
+	}
+	return out
+}
+
+// hist encodes n values of us microseconds.
+func hist(t *testing.T, us int64, n int) string {
+	t.Helper()
+	h := hdrhistogram.New(1, 600_000_000, 3)
+	if err := h.RecordValues(us, int64(n)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+var cfg = Config{Strategy: "all", Strategies: []string{"none", "mutex"}, Stock: 10, Buyers: 101, Concurrency: 4}
+
+// A run's life: shares split and claimed once each, reports merged as
+// histograms, steps advancing on done, the run done after its last step.
+func TestRunLifecycle(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	s := New(db, saleMaker(db))
+	ag := agents(3)
+	id, err := s.Create(ctx, cfg, ag[:2], []string{"http://a", "http://b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.View(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Status != StatusRunning || v.Steps[0].Status != stepRunning || v.Steps[0].Sale == nil || v.Steps[1].Status != stepPending {
+		t.Fatalf("after create: %+v", v)
+	}
+
+	claim := func(agent string) (Assignment, bool) {
+		t.Helper()
+		a, ok, err := s.Claim(ctx, agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && a.RunID != id {
+			t.Fatalf("%s claimed a share of run %d, not of this test's run %d (a leftover run?)", agent, a.RunID, id)
+		}
+		return a, ok
+	}
+	a0, ok0 := claim(ag[0])
+	if _, again := claim(ag[0]); again {
+		t.Fatal("one agent got two shares of one step")
+	}
+	a1, ok1 := claim(ag[1])
+	if _, third := claim(ag[2]); third {
+		t.Fatal("a third agent got a share of a 2-share step")
+	}
+	if !ok0 || !ok1 || a0.Share == a1.Share || a0.UserPrefix == a1.UserPrefix || a0.Buyers+a1.Buyers != 101 ||
+		a0.SaleID != v.Steps[0].SaleID || len(a0.Targets) != 2 || a0.Concurrency != 4 || a0.Deadline.IsZero() {
+		t.Fatalf("claims: %+v / %+v", a0, a1)
+	}
+
+	rep := func(a Assignment, agent string, us int64, done bool) error {
+		return s.Report(ctx, Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
+			Requests: int64(a.Buyers), Orders: 5, SoldOut: int64(a.Buyers) - 6, Errors: map[string]int64{"lock_timeout": 1},
+			ElapsedMS: 1000, Histogram: hist(t, us, a.Buyers), Done: done})
+	}
+	if err := rep(a0, ag[1], 1000, false); !errors.Is(err, ErrNotYours) {
+		t.Fatalf("report on another agent's share: %v", err)
+	}
+	if err := s.Report(ctx, Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("report on no share: %v", err)
+	}
+	if err := s.Report(ctx, Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("report with a bad histogram: %v", err)
+	}
+	// One share's buyers at 1 ms, the other's at 3 ms: the merged p99 is
+	// 3 ms. Averaging the shares' p99s would say 2 ms.
+	if err := rep(a0, ag[0], 1000, true); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ = s.View(ctx, id); v.CurrentStep != 0 {
+		t.Fatal("step advanced with a share not done")
+	}
+	if err := rep(a1, ag[1], 3000, true); err != nil {
+		t.Fatal(err)
+	}
+	v, err = s.View(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := v.Steps[0]
+	c := st.Client
+	if st.Status != stepDone || v.CurrentStep != 1 || v.Steps[1].Status != stepRunning || v.Steps[1].SaleID == st.SaleID {
+		t.Fatalf("step 0 done should start step 1 with its own sale: %+v", v)
+	}
+	if c.Requests != 101 || c.Orders != 10 || c.Errors["lock_timeout"] != 2 || !near(c.LatencyMS.P50, 1) || !near(c.LatencyMS.P99, 3) ||
+		c.RequestsPerS != 101 || len(st.Agents) != 2 || !near(st.Agents[1].P99MS, 3) || st.Agents[0].AgentID != ag[0] {
+		t.Fatalf("merged client view: %+v agents %+v", c, st.Agents)
+	}
+
+	b0, _ := claim(ag[0])
+	b1, _ := claim(ag[1])
+	if b0.Step != 1 || b1.Step != 1 {
+		t.Fatalf("step 1 claims: %+v %+v", b0, b1)
+	}
+	_ = rep(b0, ag[0], 500, true)
+	_ = rep(b1, ag[1], 500, true)
+	if v, _ = s.View(ctx, id); v.Status != StatusDone || v.FinishedAt == nil {
+		t.Fatalf("run not done after its last step: %+v", v)
+	}
+	list, err := s.List(ctx, 5)
+	if err != nil || len(list) == 0 || list[0].ID < id {
+		t.Fatalf("List newest first: %v %+v", err, list)
+	}
+}
+
+// Of many agents racing for the shares, each share goes to exactly one.
+func TestConcurrentClaims(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	s := New(db, saleMaker(db))
+	ag := agents(16)
+	one := cfg
+	one.Strategies = []string{"none"}
+	id, err := s.Create(ctx, one, ag[:6], []string{"http://a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[int]string{}
+	var wg sync.WaitGroup
+	for _, agent := range ag {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, ok, err := s.Claim(ctx, agent)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok && a.RunID == id {
+				mu.Lock()
+				defer mu.Unlock()
+				if prev, dup := got[a.Share]; dup {
+					t.Errorf("share %d claimed by %s and %s", a.Share, prev, agent)
+				}
+				got[a.Share] = agent
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) != 6 {
+		t.Fatalf("%d of 6 shares claimed: %v", len(got), got)
+	}
+}
+
+// A step whose agents never finish ends at its deadline; a sale that cannot
+// be made fails the run.
+func TestDeadlineAndFailure(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	s := New(db, saleMaker(db))
+	one := cfg
+	one.Strategies = []string{"none"}
+	id, err := s.Create(ctx, one, agents(2), []string{"http://a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Jump past the deadline instead of waiting 61 s.
+	db.Exec("UPDATE run_steps SET deadline = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE run_id = ?", id)
+	if v, err := s.View(ctx, id); err != nil || v.Status != StatusDone || v.Steps[0].Status != stepDone {
+		t.Fatalf("past its deadline: %v %+v", err, v)
+	}
+
+	broken := New(db, func(context.Context, string, Config) (uint64, error) { return 0, errors.New("zookeeper down") })
+	id, err = broken.Create(ctx, one, agents(1), []string{"http://a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.View(ctx, id); err != nil || v.Status != StatusFailed || v.Error == "" {
+		t.Fatalf("sale maker failed: %v %+v", err, v)
+	}
+	if _, err := s.View(ctx, 1<<62); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("View of no run: %v", err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, c := range []struct {
+		n, k int
+		want []int
+	}{{101, 2, []int{51, 50}}, {1, 3, []int{1, 0, 0}}, {9, 3, []int{3, 3, 3}}} {
+		if got := split(c.n, c.k); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("split(%d, %d) = %v, want %v", c.n, c.k, got, c.want)
+		}
+	}
+}
+
+// near: within HDR's 3 significant digits.
+func near(got, want float64) bool { return got >= want*0.995 && got <= want*1.005 }

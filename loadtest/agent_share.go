@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// assignment is a claimed share, as POST /api/agents/claim answers.
+type assignment struct {
+	RunID       uint64    `json:"run_id"`
+	Step        int       `json:"step"`
+	Share       int       `json:"share"`
+	Strategy    string    `json:"strategy"`
+	SaleID      uint64    `json:"sale_id"`
+	Targets     []string  `json:"targets"`
+	Buyers      int       `json:"buyers"`
+	UserPrefix  string    `json:"user_prefix"`
+	Concurrency int       `json:"concurrency"`
+	Rate        float64   `json:"rate"`
+	Deadline    time.Time `json:"deadline"`
+}
+
+// shareReport is the body of a share report: cumulative figures and the
+// raw histogram (never percentiles: the API merges histograms).
+type shareReport struct {
+	AgentID   string           `json:"agent_id"`
+	Requests  int64            `json:"requests"`
+	Orders    int64            `json:"orders"`
+	SoldOut   int64            `json:"sold_out"`
+	Errors    map[string]int64 `json:"errors"`
+	ElapsedMS int64            `json:"elapsed_ms"`
+	Histogram string           `json:"histogram"`
+	Done      bool             `json:"done"`
+}
+
+// deadFor: a target that failed at the transport level is skipped for this
+// long, then tried again (it may have been a reset, not a death).
+const deadFor = time.Second
+
+// targets spreads buyers round robin over the share's shop replicas,
+// skipping those that recently failed to answer: orders meant for a dead
+// replica go to the live ones instead of piling up as errors.
+type targets struct {
+	urls      []string // order URLs, one per replica
+	mu        sync.Mutex
+	deadUntil []time.Time
+}
+
+func newTargets(bases []string, saleID uint64) *targets {
+	t := &targets{deadUntil: make([]time.Time, len(bases))}
+	for _, b := range bases {
+		t.urls = append(t.urls, b+"/api/sales/"+strconv.FormatUint(saleID, 10)+"/orders")
+	}
+	return t
+}
+
+// pick returns the index of the target of buyer i: i mod n, or the next
+// live one after it. With every target dead, i mod n anyway.
+func (t *targets) pick(i int) int {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.urls)
+	for k := range n {
+		j := (i + k) % n
+		if !now.Before(t.deadUntil[j]) {
+			return j
+		}
+	}
+	return i % n
+}
+
+func (t *targets) failed(j int) {
+	t.mu.Lock()
+	t.deadUntil[j] = time.Now().Add(deadFor)
+	t.mu.Unlock()
+}
+
+// execute runs share a: the buyers against its targets until done or the
+// step's deadline, reporting every second and once more at the end.
+func execute(ctx context.Context, ctl *control, agentID string, a assignment, stderr io.Writer) shareReport {
+	ts := newTargets(a.Targets, a.SaleID)
+	p := plan{requests: a.Buyers, workers: max(a.Concurrency, 1)}
+	if a.Rate > 0 {
+		p.rate, p.workers = a.Rate, agentOpenWorkers
+	}
+	c := newClient(p.workers, agentOrderTO, "")
+	defer c.close()
+	do := func(ctx context.Context, i int) string {
+		j := ts.pick(i)
+		kind := c.order(ctx, ts.urls[j], a.UserPrefix+strconv.Itoa(i+1))
+		if kind == kindTransport {
+			ts.failed(j)
+		}
+		return kind
+	}
+	loadCtx := ctx
+	if !a.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		loadCtx, cancel = context.WithDeadline(ctx, a.Deadline)
+		defer cancel()
+	}
+	rec := newRecorder()
+	start := time.Now()
+	path := fmt.Sprintf("/api/runs/%d/steps/%d/shares/%d/report", a.RunID, a.Step, a.Share)
+	send := func(ctx context.Context, r shareReport) {
+		if _, err := ctl.call(ctx, http.MethodPost, path, r, nil); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "agent %s: report: %v\n", agentID, err)
+		}
+	}
+
+	stop := make(chan struct{})
+	reported := make(chan struct{})
+	go func() {
+		defer close(reported)
+		tick := time.NewTicker(agentReportEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				send(ctx, snapshotReport(agentID, rec, time.Since(start), false))
+			}
+		}
+	}()
+	elapsed := drive(loadCtx, p, do, rec)
+	close(stop)
+	<-reported
+	// The final report goes out even when the agent is being stopped: the
+	// figures are real and the step should not wait for its deadline.
+	final := snapshotReport(agentID, rec, elapsed, true)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*agentCallTimeout)
+	defer cancel()
+	send(fctx, final)
+	return final
+}
+
+// snapshotReport is the recorder's figures as a report.
+func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done bool) shareReport {
+	hist, kinds := rec.snapshot()
+	r := shareReport{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done}
+	for k, n := range kinds {
+		r.Requests += n
+		switch k {
+		case kindOrder:
+			r.Orders = n
+		case kindSoldOut:
+			r.SoldOut = n
+		default:
+			r.Errors[k] = n
+		}
+	}
+	if enc, err := hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		r.Histogram = string(enc)
+	}
+	return r
+}
