@@ -45,10 +45,13 @@ e2e: services-up
 # Every lock strategy plus redsync-defaults and a pub/sub lock as peers, 1/16/64
 # contenders, 0 and 1 ms critical sections, one Markdown table (~2-3 min;
 # SECKILL_BENCH_WINDOW sets each case's window, default 2s). Then the DB
-# strategies through the order flow: orders/s and p99 on a sale of 1,000.
+# strategies through the order flow: orders/s and p99 on a sale of 1,000; then
+# the whole stack: loadtest against a 3-replica demo, with each strategy's
+# ratio to its physical limit, and loadtest's own ceiling against wrk.
 bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
+	bash scripts/bench.sh # loadtest --strategy all on a 3-replica demo; bench/results/*.md|json
 
 clean:
 	rm -rf $(BIN)

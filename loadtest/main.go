@@ -43,8 +43,10 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // commands is the dispatch table: run in run.go, agent in agent.go.
 var commands = map[string]command{
-	"run":   run,
-	"agent": agent,
+	"run":          run,
+	"agent":        agent,
+	"bench-report": benchReport, // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
+	"rate":         rate,        // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
 }
 
 func main() {

@@ -65,7 +65,12 @@ type Result struct {
 	// Sale is the API's view of the sale after the run, verbatim: the
 	// database's truth (sold, stock, oversold, lost_updates, duplicates,
 	// violations, fenced_writes, ...). null when it could not be read.
-	Sale    json.RawMessage `json:"sale"`
+	Sale json.RawMessage `json:"sale"`
+	// Server is the sale's server-side figures merged across replicas
+	// (GET /api/sales/{id}/live: latency, lock wait and critical-section
+	// percentiles and means), verbatim. Only `loadtest bench-report` fills
+	// it (benchreport.go), hence omitempty.
+	Server  json.RawMessage `json:"server,omitempty"`
 	Verdict string          `json:"verdict"`           // one of the verdict* constants
 	Failure string          `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 

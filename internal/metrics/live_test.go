@@ -74,6 +74,10 @@ func TestLoadMergedTwoReplicas(t *testing.T) {
 	if !near(got.Latency.P50, 1) || !near(got.Latency.P99, 10) || !near(got.Latency.Max, 10) {
 		t.Fatalf("latency %+v, want p50 1 ms, p99 and max 10 ms", got.Latency)
 	}
+	// The mean comes from the merged histogram too: (100*1 + 100*10)/200.
+	if !near(got.Latency.Mean, 5.5) {
+		t.Fatalf("latency mean %v, want 5.5 ms", got.Latency.Mean)
+	}
 	// Lock wait counts only the 190 attempts that held the lock.
 	if !near(got.LockWait.P50, 0.5) || !near(got.LockWait.P99, 5) || !near(got.Critical.P99, 2.5) {
 		t.Fatalf("lock wait %+v critical %+v", got.LockWait, got.Critical)
