@@ -4,12 +4,15 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: demo test build vet services-up services-down services-status services-test compose-test bench e2e clean
+.PHONY: web browser-test demo test build vet services-up services-down services-status services-test compose-test bench e2e clean
 
 demo: services-up build ## start the shop and print the dashboard URL
 	$(BIN)/shop demo
 
-build: ## build the binaries into bin/
+web: ## dashboard: npm ci in web/ and copy uPlot into the embedded folder
+	bash scripts/browser.sh web
+
+build: web ## build the binaries into bin/
 	$(GO) build -o $(BIN)/shop ./cmd/shop
 	$(GO) build -o $(BIN)/loadtest ./loadtest
 
@@ -38,6 +41,10 @@ vet: ## gofmt and go vet must be clean
 # and leaves them up for the Go tests.
 test: services-up services-test compose-test vet
 	$(GO) test -race -count=1 -timeout 9m ./...
+	bash scripts/browser.sh test
+
+browser-test: services-up ## the dashboard in Debian's chromium against a shop demo
+	bash scripts/browser.sh test
 
 e2e: services-up
 	$(GO) test -race -count=1 -run 'Process|E2E' ./e2e/...
@@ -54,4 +61,4 @@ bench: services-up ## benchmarks (not part of make test)
 	bash scripts/bench.sh # loadtest --strategy all on a 3-replica demo; bench/results/*.md|json
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) web/static/assets/vendor

@@ -94,7 +94,7 @@ func (s *Server) routes() *gin.Engine {
 	e.NoRoute(func(c *gin.Context) { writeError(c, s.log, errNoRoute) })
 	e.NoMethod(func(c *gin.Context) { writeError(c, s.log, errNoMethod) })
 
-	e.GET("/", index)
+	s.staticRoutes(e) // the dashboard at / and /assets/: static.go
 	e.GET("/healthz", s.healthz)
 	e.GET("/metrics", gin.WrapH(s.metrics.Handler()))
 	api := e.Group("/api")

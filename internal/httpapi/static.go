@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/web"
+)
+
+// asset is one embedded dashboard file, read once at start: the files are
+// small (tens of KB) and never change while the binary runs.
+type asset struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+// dashboardCSP keeps the page to its own files: no CDN, no inline script.
+// connect-src allows any http(s) origin because, when the replica that
+// served the page dies, the page reconnects its event stream to another
+// live replica, which is another origin (another port or host).
+const dashboardCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self' http: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// loadAssets reads every file of fsys into memory, keyed by its path.
+func loadAssets(fsys fs.FS) (map[string]asset, error) {
+	out := map[string]asset{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		ctype := mime.TypeByExtension(path.Ext(p))
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		sum := sha256.Sum256(body)
+		out[p] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	})
+	return out, err
+}
+
+// staticRoutes serves the dashboard (web/static, embedded) at / and
+// /assets/...; anything else that is not an API route stays a JSON 404.
+func (s *Server) staticRoutes(e *gin.Engine) {
+	assets, err := loadAssets(web.Files())
+	if err != nil {
+		// The files are compiled in: a failure here is a broken build.
+		panic("httpapi: embedded dashboard: " + err.Error())
+	}
+	serve := func(c *gin.Context, name string) {
+		a, ok := assets[name]
+		if !ok {
+			writeError(c, s.log, errNoRoute)
+			return
+		}
+		h := c.Writer.Header()
+		h.Set("Content-Type", a.ctype)
+		h.Set("ETag", a.etag)
+		// no-cache: revalidate every load (a 304 thanks to the ETag), so a
+		// new binary's page is never mixed with an old cached script.
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if strings.HasSuffix(name, ".html") {
+			h.Set("Content-Security-Policy", dashboardCSP)
+			h.Set("Referrer-Policy", "no-referrer")
+		}
+		// ServeContent answers If-None-Match and Range; a zero time sends
+		// no Last-Modified (embedded files have none).
+		http.ServeContent(c.Writer, c.Request, name, time.Time{}, bytes.NewReader(a.body))
+	}
+	e.GET("/", func(c *gin.Context) { serve(c, "index.html") })
+	e.HEAD("/", func(c *gin.Context) { serve(c, "index.html") })
+	e.GET("/assets/*file", func(c *gin.Context) {
+		name := path.Clean("assets/" + strings.TrimPrefix(c.Param("file"), "/"))
+		serve(c, name) // Clean keeps it under assets/ or it is simply not in the map
+	})
+}

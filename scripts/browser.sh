@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The dashboard's npm side and its browser test.
+#
+# usage: scripts/browser.sh web|setup|test
+#   web    npm ci in web/ (committed package-lock.json) and copy the chart
+#          library into the embedded folder web/static/assets/vendor/
+#   setup  web, plus Debian's chromium (and a CJK font for the 中文 labels)
+#          when missing, and npm ci in e2e/browser/
+#   test   setup, build bin/shop and bin/loadtest, run the browser test
+#          (node --test): a `shop demo` with 2 replicas and 2 agents, driven
+#          through the page; screenshots go to e2e/browser/test-results/
+# Installing packages needs root (as make test does); npm needs the npm
+# registry, nothing else: the page itself never loads anything from outside.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CHROMIUM=/usr/bin/chromium
+GO="${GO:-go}"
+
+say() { printf 'browser.sh: %s\n' "$*"; }
+die() { printf 'browser.sh: %s\n' "$*" >&2; exit 1; }
+
+# npm_ci DIR: npm ci unless node_modules is newer than the lock file (npm
+# ci rewrites node_modules/.package-lock.json; a git checkout of a new lock
+# file makes it older again).
+npm_ci() {
+  local dir=$1
+  command -v npm >/dev/null || die "npm is missing: apt-get install -y nodejs npm (Node >= 20)"
+  if [[ $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]]; then
+    return 0
+  fi
+  say "npm ci in ${dir#"$ROOT"/}"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+apt_install() {
+  [[ $(id -u) == 0 ]] || die "need root to install $* (or install it yourself)"
+  say "installing $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >/dev/null ||
+    { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >/dev/null; }
+}
+
+web() {
+  npm_ci "$ROOT/web"
+  sh "$ROOT/web/copy-vendor.sh"
+}
+
+setup() {
+  web
+  [[ -x $CHROMIUM ]] || apt_install chromium
+  # Without a CJK font the 中文 labels render as boxes in screenshots.
+  if command -v fc-list >/dev/null && [[ -z $(fc-list :lang=zh 2>/dev/null) ]]; then
+    apt_install fonts-wqy-microhei || say "no CJK font: Chinese labels will show as boxes in screenshots"
+  fi
+  npm_ci "$ROOT/e2e/browser"
+}
+
+run_test() {
+  setup
+  (cd "$ROOT" && "$GO" build -o bin/shop ./cmd/shop && "$GO" build -o bin/loadtest ./loadtest)
+  cd "$ROOT/e2e/browser"
+  node --test --test-reporter=spec --test-timeout=300000 ./*.test.mjs
+}
+
+case "${1:-}" in
+web) web ;;
+setup) setup ;;
+test) run_test ;;
+*) die "usage: scripts/browser.sh web|setup|test" ;;
+esac

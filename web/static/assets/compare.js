@@ -1,0 +1,48 @@
+// The comparison of finished runs: the newest finished step of each
+// strategy, read from the database through GET /api/runs, so it survives a
+// reload and a restart.
+import { getJSON } from './api.js';
+import { el, fmt, ms, verdictOf } from './dom.js';
+
+/**
+ * loadComparison fills #t-compare. strategies orders the rows (the API's
+ * order), safe maps a strategy to its claimed safety; seen collects the ids
+ * of the finished runs it has shown.
+ */
+export async function loadComparison(strategies, safeOf, seen) {
+  let runs;
+  try { runs = await getJSON('/api/runs', { timeoutMs: 10000 }); } catch { return; }
+  const newest = new Map(); // strategy -> {run, step}: runs come newest first
+  for (const run of runs) {
+    if (run.status === 'done' || run.status === 'failed') seen.add(run.id);
+    for (const step of run.steps) {
+      if (step.status !== 'done' || !step.sale || newest.has(step.strategy)) continue;
+      newest.set(step.strategy, { run, step });
+    }
+  }
+  const order = strategies.map((s) => s.name);
+  const rows = [...newest.values()].sort((a, b) => order.indexOf(a.step.strategy) - order.indexOf(b.step.strategy));
+  const tb = document.querySelector('#t-compare tbody');
+  tb.replaceChildren();
+  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '11', text: 'no finished run yet' }))); return; }
+  for (const { run, step } of rows) {
+    const s = step.sale, c = step.client, sv = step.server || {};
+    const v = verdictOf(s);
+    const safe = safeOf[step.strategy];
+    const cfg = run.config;
+    const load = cfg.rate ? `${fmt(cfg.rate)} req/s` : `${cfg.concurrency} conc.`;
+    tb.append(el('tr', { 'data-strategy': step.strategy, class: v.bad ? 'bad-row' : '' },
+      el('th', { scope: 'row', text: step.strategy }),
+      el('td', { text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
+      el('td', { class: v.bad ? 'bad verdict-cell' : 'ok verdict-cell', text: v.word }),
+      el('td', { class: s.oversold > 0 ? 'bad' : '', text: fmt(s.oversold) }),
+      el('td', { class: s.violations > 0 ? 'bad' : '', text: fmt(s.violations) }),
+      el('td', { class: s.lost_updates > 0 ? 'bad' : '', text: fmt(s.lost_updates) }),
+      el('td', { text: fmt(c.requests_per_s, 1) }),
+      el('td', { text: ms(c.latency_ms.p99) }),
+      el('td', { text: ms(sv.lock_wait_ms?.p99) }),
+      el('td', { text: fmt(sv.retries) }),
+      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}` })));
+  }
+}
+
