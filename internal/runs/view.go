@@ -64,6 +64,7 @@ type StepView struct {
 	Client     ClientView          `json:"client"` // zeros before any report
 	Server     *metrics.SaleLive   `json:"server"` // null before the step starts
 	Agents     []AgentRow          `json:"agents"`
+	Limit      *LimitView          `json:"limit"` // null for strategies that take no lock
 }
 
 // RunView is a run as GET /api/runs/{id} shows it.
@@ -169,6 +170,7 @@ func (s *Service) view(ctx context.Context, run runRow) (RunView, error) {
 				return v, err
 			}
 			sv.Server = &live
+			sv.Limit = limitOf(st.Strategy, sv.Server, sv.Client.DurationS)
 		}
 		v.Steps = append(v.Steps, sv)
 	}

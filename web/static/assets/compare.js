@@ -24,7 +24,7 @@ export async function loadComparison(strategies, safeOf, seen) {
   const rows = [...newest.values()].sort((a, b) => order.indexOf(a.step.strategy) - order.indexOf(b.step.strategy));
   const tb = document.querySelector('#t-compare tbody');
   tb.replaceChildren();
-  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '11', text: 'no finished run yet' }))); return; }
+  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '12', text: 'no finished run yet' }))); return; }
   for (const { run, step } of rows) {
     const s = step.sale, c = step.client, sv = step.server || {};
     const v = verdictOf(s);
@@ -42,6 +42,7 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { text: ms(c.latency_ms.p99) }),
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
+      el('td', { text: step.limit ? fmt(step.limit.ratio, 2) : 'n/a (no lock)' }),
       el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}` })));
   }
 }

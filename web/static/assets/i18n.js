@@ -44,6 +44,7 @@ export const LABELS = {
   throughput: ['Throughput (req/s)', '吞吐量'],
   lockWait: ['Lock wait p99 (ms)', '等锁时间'],
   retries: ['Retries', '重试次数'],
+  limitRatio: ['Physical-limit ratio', '物理极限比'],
   setup: ['Run', '压测参数'],
   explain: ['What each strategy does', '各锁策略说明'],
   does: ['What it does', '做法'],
