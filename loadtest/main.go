@@ -47,6 +47,7 @@ var commands = map[string]command{
 	"agent":        agent,
 	"bench-report": benchReport, // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
 	"rate":         rate,        // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
+	"scenario":     scenarioCmd, // the seeds' pitfalls, predicted vs observed (scenario.go)
 }
 
 func main() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -91,6 +92,8 @@ var domainErrors = []struct {
 	{lockstrategy.ErrMissingBackend, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
 	{errStrategyUnavailable, http.StatusServiceUnavailable, "strategy_unavailable", "the strategy's backend does not answer on this replica", retry | warn},
 	{errDBUnavailable, http.StatusServiceUnavailable, "db_unavailable", "the database does not answer", retry | warn},
+	{faults.ErrDisabled, http.StatusForbidden, "faults_disabled", "fault injection is off on this replica (SECKILL_FAULTS=on enables it)", 0},
+	{faults.ErrNoSession, http.StatusConflict, "no_session", "this replica has no ZooKeeper session to expire yet", 0},
 	{errUnauthorized, http.StatusUnauthorized, "unauthorized", "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>", 0},
 	{errNoRoute, http.StatusNotFound, "not_found", "no such route; GET / lists them", 0},
 	{errNoMethod, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route; see the Allow header", 0},

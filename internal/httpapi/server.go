@@ -105,7 +105,8 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales/:id/live", s.saleLive)
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.GET("/replicas", s.replicas)
-	s.runRoutes(api) // runs, agents, events: runs.go
+	s.runRoutes(api)   // runs, agents, events: runs.go
+	s.faultRoutes(api) // fault injection: faults.go
 	return e
 }
 

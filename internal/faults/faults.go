@@ -1,0 +1,134 @@
+// Package faults injects the failures the seeds describe in words, on demand,
+// into a running replica: a lock holder paused past its TTL (the GC-pause
+// case), a ZooKeeper session expired from outside, a sale row held by a slow
+// transaction. The HTTP API (POST /api/faults) and `loadtest scenario` drive
+// it; it only acts when enabled (SECKILL_FAULTS=on), because every fault is a
+// deliberate outage of the shop it runs in.
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+// Kinds of fault, as the API names them.
+const (
+	KindPauseHolder     = "pause_holder"
+	KindExpireZKSession = "expire_zk_session"
+	KindSlowDB          = "slow_db"
+)
+
+// MaxDuration bounds every fault's duration: a fault is a demonstration, not
+// a way to take the shop down for good (and 30 s stays under MariaDB's
+// default innodb_lock_wait_timeout of 50 s, so a slowed order still ends).
+const MaxDuration = 30 * time.Second
+
+// Sentinel errors of this package.
+var (
+	// ErrDisabled: faults are off on this replica (SECKILL_FAULTS is not "on").
+	ErrDisabled = errors.New("faults: fault injection is disabled on this replica")
+	// ErrNoSession: the ZooKeeper strategy has no session to expire yet.
+	ErrNoSession = errors.New("faults: no zookeeper session to expire")
+)
+
+// Kind describes one fault for GET /api/faults and the dashboard.
+type Kind struct {
+	Name        string   `json:"kind"`
+	Params      []string `json:"params"`
+	Description string   `json:"description"`
+}
+
+// Kinds lists the faults this package implements.
+func Kinds() []Kind {
+	return []Kind{
+		{KindPauseHolder, []string{"ms"}, "the next locked critical section on this replica stalls ms after its lock check, " +
+			"before its write: a GC pause past the lock's TTL (only fencing survives it)"},
+		{KindExpireZKSession, nil, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
+			"vanish and every zookeeper lease it holds is lost"},
+		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
+			"for ms: orders wait on the row lock, time out and retry"},
+	}
+}
+
+// Service injects faults into one replica.
+type Service struct {
+	enabled bool
+	orders  *order.Service
+	lockers *lockstrategy.Instances
+	store   *inventory.Store
+	wg      sync.WaitGroup // slow_db holders still running
+}
+
+// New returns a Service over this replica's order service, strategy cache
+// and store; enabled false makes every fault return ErrDisabled.
+func New(enabled bool, orders *order.Service, lockers *lockstrategy.Instances, store *inventory.Store) *Service {
+	return &Service{enabled: enabled, orders: orders, lockers: lockers, store: store}
+}
+
+// Enabled reports whether faults run on this replica.
+func (s *Service) Enabled() bool { return s.enabled }
+
+// PauseHolder makes the next locked critical section on this replica stall
+// for d before its write: the seed's "the holder is paused by a full GC, its
+// lock expires, another client takes it, then the first one wakes and writes".
+func (s *Service) PauseHolder(d time.Duration) error {
+	if err := s.check(d); err != nil {
+		return err
+	}
+	s.orders.PauseNextSection(d)
+	return nil
+}
+
+// sessionExpirer is what the zookeeper strategy offers (zklock.Locker); an
+// interface here so that this package does not depend on the zk client.
+type sessionExpirer interface {
+	ExpireSession(ctx context.Context) error
+	SessionID() int64
+}
+
+// ExpireZKSession expires this replica's ZooKeeper session, as a crashed or
+// partitioned holder's session would: the seed's point that a ZooKeeper lock
+// is released by the session, not by a TTL the holder must beat. It returns
+// the id of the session it expired. The strategy's errors
+// (lockstrategy.ErrMissingBackend without ZooKeeper) pass through.
+func (s *Service) ExpireZKSession(ctx context.Context) (int64, error) {
+	if !s.enabled {
+		return 0, ErrDisabled
+	}
+	l, err := s.lockers.Get("zookeeper", lockstrategy.Options{})
+	if err != nil {
+		return 0, err
+	}
+	z, ok := l.(sessionExpirer)
+	if !ok {
+		return 0, fmt.Errorf("faults: the zookeeper strategy (%T) cannot expire its session", l)
+	}
+	id := z.SessionID()
+	if id == 0 {
+		return 0, ErrNoSession
+	}
+	if err := z.ExpireSession(ctx); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+func (s *Service) check(d time.Duration) error {
+	if !s.enabled {
+		return ErrDisabled
+	}
+	if d <= 0 || d > MaxDuration {
+		return fmt.Errorf("faults: duration %v out of (0, %v]", d, MaxDuration)
+	}
+	return nil
+}
+
+// Wait blocks until every slow_db holder has let go (tests, shutdown).
+func (s *Service) Wait() { s.wg.Wait() }
