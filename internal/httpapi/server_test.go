@@ -233,10 +233,11 @@ func TestStrategies(t *testing.T) {
 	check("test-needs-zk", []string{"zookeeper"}, false, false)
 }
 
+// TestIndex: / is the dashboard, and it links the API.
 func TestIndex(t *testing.T) {
 	e := newEnv(t)
 	rec := e.get("/")
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "/api/sales") {
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Seckill Lab") || !strings.Contains(rec.Body.String(), "/api/sales") {
 		t.Fatalf("index: %d %s", rec.Code, rec.Body)
 	}
 }

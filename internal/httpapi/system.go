@@ -52,26 +52,3 @@ func (s *Server) strategies(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, out)
 }
-
-// indexPage stands in for the dashboard (a later issue serves it from web/):
-// it lists the API so that the URL `shop demo` prints leads somewhere useful.
-const indexPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Seckill Lab</title></head>
-<body>
-<h1>Seckill Lab</h1>
-<p>The dashboard is not built yet. The API of this replica:</p>
-<ul>
-<li><code>GET /api/strategies</code>: the lock strategies and whether this replica can run them</li>
-<li><code>POST /api/sales</code> <code>{"strategy","stock","name","work_ms","ttl_ms","fencing","per_user_limit"}</code>:
-create a sale (bearer token when SECKILL_ADMIN_TOKEN is set)</li>
-<li><code>GET /api/sales</code>, <code>GET /api/sales/{id}</code>: sales with sold, oversold, lost_updates, duplicates</li>
-<li><code>POST /api/sales/{id}/orders</code> <code>{"user_id"}</code>: buy one unit</li>
-<li><a href="/healthz"><code>GET /healthz</code></a>, <a href="/metrics"><code>GET /metrics</code></a></li>
-</ul>
-</body></html>
-`
-
-// index is GET /: the placeholder page above.
-func index(c *gin.Context) {
-	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(indexPage))
-}
