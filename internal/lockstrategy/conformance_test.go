@@ -88,7 +88,7 @@ func TestConformance(t *testing.T) {
 func TestExpectedFailuresNameRealThings(t *testing.T) {
 	names := lockstrategy.Names()
 	for s, cs := range expectedFailures {
-		if !slices.Contains(names, s) && (s == "none" || s == "mutex") {
+		if !slices.Contains(names, s) {
 			t.Errorf("expectedFailures names %q, which is not registered", s)
 		}
 		for _, c := range cs {
