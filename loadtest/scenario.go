@@ -57,6 +57,27 @@ var scenarios = []scenario{
 		minTargets: 2,
 		run:        mutexAcrossReplicas,
 	},
+	{
+		name: "del-without-owner",
+		predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
+			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
+		minTargets: 1,
+		run:        delWithoutOwner,
+	},
+	{
+		name: "optimistic-vs-pessimistic",
+		predict: "under contention optimistic CAS loses rounds and retries (fewer orders/s) while pessimistic " +
+			"queues on the row lock with no retries; both hold (oversold 0)",
+		minTargets: 1,
+		run:        optimisticVsPessimistic,
+	},
+	{
+		name: "zk-session-expiry",
+		predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
+			"while the first still stalls; the first's write is fenced (or aborted as lock_lost); violations >= 1, oversold 0",
+		minTargets: 2,
+		run:        zkSessionExpiry,
+	},
 }
 
 // scenarioCmd is `loadtest scenario [flags] NAME|all|list`.
