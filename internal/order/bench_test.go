@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,9 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
-	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // BenchmarkSale sells 1,000 units to 64 concurrent buyers on one replica, per
@@ -25,11 +21,7 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkSale -benchtime 1x ./internal/order/
 func BenchmarkSale(b *testing.B) {
-	be := testenv.Backends(b, "order")
-	store := inventory.NewStore(be.DB)
-	lockers := lockstrategy.NewInstances(be)
-	b.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: "bench"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store, _, svc := newService(b, "bench")
 	for _, workMS := range []int{0, 5} {
 		for _, name := range []string{"db-optimistic", "db-pessimistic", "db-conditional", "db-lock-table"} {
 			b.Run(fmt.Sprintf("%s/work_ms=%d", name, workMS), func(b *testing.B) {

@@ -3,15 +3,11 @@ package order_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
-	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // TestPausePastTTL: buyer A takes a db-lock-table lock (TTL 300 ms) and
@@ -19,12 +15,7 @@ import (
 // buys. Without fencing both writes land (a lost update, and the detector sees
 // the overlap); with fencing A's stale write is rejected and counted.
 func TestPausePastTTL(t *testing.T) {
-	b := testenv.Backends(t, "order")
-	store := inventory.NewStore(b.DB)
-	lockers := lockstrategy.NewInstances(b)
-	t.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: "fence"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(svc.Close)
+	store, _, svc := newService(t, "fence")
 
 	for _, fencing := range []bool{false, true} {
 		ctx := context.Background()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,7 +13,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 	"github.com/seckill-lab/seckill/internal/order"
-	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // unsafeOnOneReplica lists the strategies that break the sale even on one
@@ -31,12 +28,7 @@ const (
 // TestSaleInvariantsPerStrategy: 64 concurrent buyers on a sale of 50, per
 // strategy, one replica; the result is read back from the database.
 func TestSaleInvariantsPerStrategy(t *testing.T) {
-	b := testenv.Backends(t, "order")
-	store := inventory.NewStore(b.DB)
-	lockers := lockstrategy.NewInstances(b)
-	t.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: "test"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(svc.Close)
+	store, lockers, svc := newService(t, "test")
 
 	for _, name := range lockstrategy.Names() {
 		t.Run(name, func(t *testing.T) {

@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -203,4 +205,25 @@ func RunContention(l lockstrategy.Locker, key string, contenders int, work, wind
 	r.Elapsed = time.Since(start)
 	r.Ops = ops.Load()
 	return r
+}
+
+// BenchLockUnlock measures uncontended lock+unlock round trips of l on key,
+// one per b.Loop iteration, and reports their median and p99.
+func BenchLockUnlock(b *testing.B, l lockstrategy.Locker, key string) {
+	ctx := context.Background()
+	took := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		le, err := l.Lock(ctx, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := le.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }

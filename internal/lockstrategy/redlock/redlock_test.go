@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	goredislib "github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -305,23 +305,7 @@ func BenchmarkLockUnlock(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			key := fmt.Sprintf("bench:%d", time.Now().UnixNano())
-			ctx := context.Background()
-			took := make([]time.Duration, 0, b.N)
-			for b.Loop() {
-				start := time.Now()
-				le, err := l.Lock(ctx, key)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := le.Unlock(ctx); err != nil {
-					b.Fatal(err)
-				}
-				took = append(took, time.Since(start))
-			}
-			sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
-			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+			locktest.BenchLockUnlock(b, l, fmt.Sprintf("bench:%d", time.Now().UnixNano()))
 		})
 	}
 }

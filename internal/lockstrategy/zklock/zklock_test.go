@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -295,21 +295,5 @@ func TestRegistered(t *testing.T) {
 //	go test -run '^$' -bench LockUnlock -benchtime 500x ./internal/lockstrategy/zklock/
 func BenchmarkLockUnlock(b *testing.B) {
 	l := newLocker(b, 0)
-	key := testKey(b)
-	ctx := context.Background()
-	took := make([]time.Duration, 0, b.N)
-	for b.Loop() {
-		start := time.Now()
-		le, err := l.Lock(ctx, key)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := le.Unlock(ctx); err != nil {
-			b.Fatal(err)
-		}
-		took = append(took, time.Since(start))
-	}
-	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
-	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+	locktest.BenchLockUnlock(b, l, testKey(b))
 }

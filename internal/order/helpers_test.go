@@ -1,0 +1,25 @@
+package order_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// newService builds an order service over the real services (database
+// seckill_test_order), closed at cleanup, for tests and benchmarks alike.
+func newService(tb testing.TB, replica string) (*inventory.Store, *lockstrategy.Instances, *order.Service) {
+	tb.Helper()
+	b := testenv.Backends(tb, "order")
+	store := inventory.NewStore(b.DB)
+	lockers := lockstrategy.NewInstances(b)
+	tb.Cleanup(func() { lockers.Close() })
+	svc := order.NewService(order.Config{ReplicaID: replica}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tb.Cleanup(svc.Close)
+	return store, lockers, svc
+}
