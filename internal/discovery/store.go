@@ -26,11 +26,13 @@ ON DUPLICATE KEY UPDATE kind = VALUES(kind), url = VALUES(url), pid = VALUES(pid
 
 	// Times are read as microseconds since the epoch, computed by the
 	// database: this needs neither parseTime in the DSN nor a matching loc,
-	// and the age is the database's own subtraction.
+	// and the age is the database's own subtraction. UTC_TIMESTAMP is fixed
+	// at statement start, so a beat committed while this statement runs can
+	// look a few microseconds "in the future": the age is clamped at 0.
 	listSQL = `SELECT id, kind, url, pid,
   TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', started_at) AS started_us,
   TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', last_seen) AS seen_us,
-  TIMESTAMPDIFF(MICROSECOND, last_seen, UTC_TIMESTAMP(6)) AS age_us
+  GREATEST(0, TIMESTAMPDIFF(MICROSECOND, last_seen, UTC_TIMESTAMP(6))) AS age_us
 FROM replicas
 WHERE last_seen >= UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND
 ORDER BY kind, id`
