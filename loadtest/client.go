@@ -42,6 +42,7 @@ type strategyInfo struct {
 	Description string   `json:"description"`
 	Needs       []string `json:"needs"`
 	Safe        bool     `json:"safe"`
+	Renews      bool     `json:"renews"` // the lease renews itself (a watchdog); absent from older shops
 	Available   bool     `json:"available"`
 }
 
@@ -54,6 +55,9 @@ type saleRequest struct {
 	TTLMS        int    `json:"ttl_ms"`
 	Fencing      bool   `json:"fencing"`
 	PerUserLimit int    `json:"per_user_limit"`
+	// Watchdog false turns a renewing strategy's watchdog off; nil sends
+	// nothing, so the shop's default holds and older shops see no new member.
+	Watchdog *bool `json:"watchdog,omitempty"`
 }
 
 // saleView is the part of the API's sale view the verdict reads; the whole

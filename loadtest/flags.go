@@ -34,6 +34,7 @@ type runConfig struct {
 	workMS       int
 	ttlMS        int
 	fencing      bool
+	noWatchdog   bool // only strategies whose lease renews itself have a watchdog
 	perUserLimit int
 	maxErrorRate float64 // fraction of requests
 	timeout      time.Duration
@@ -107,6 +108,8 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
 	fs.IntVar(&c.workMS, "work-ms", 5, "sale option: milliseconds of work inside the critical section")
 	fs.IntVar(&c.ttlMS, "ttl-ms", 2000, "sale option: lock TTL in milliseconds")
 	fs.BoolVar(&c.fencing, "fencing", false, "sale option: fenced writes (stale lock holders are rejected)")
+	fs.BoolVar(&c.noWatchdog, "no-watchdog", false, "sale option: turn off the lease watchdog of the strategies that have one (redis, redlock): "+
+		"the lock then expires after --ttl-ms even while held, and they are judged as unsafe")
 	fs.IntVar(&c.perUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
 	c.maxErrorRate = 0.01 // before Var: the flag package records the default then
 	fs.Var((*ratioFlag)(&c.maxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,47 @@ func TestRateTimesDuration(t *testing.T) {
 	}
 	if c.buyers != 500 || c.model() != "open" || c.plan().workers != c.maxInFlight {
 		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.buyers, c.model(), c.plan().workers)
+	}
+}
+
+// TestNoWatchdogFlag: --no-watchdog sends watchdog:false for the strategies
+// whose lease renews itself and nothing for the others, and without the flag
+// the sale request carries no "watchdog" member at all (older shops refuse
+// members they do not know).
+func TestNoWatchdogFlag(t *testing.T) {
+	renewing := strategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
+	plain := strategyInfo{Name: "db-pessimistic", Safe: true, Available: true}
+	tests := []struct {
+		name    string
+		args    []string
+		st      strategyInfo
+		wantOff bool // watchdog:false sent; else no member
+	}{
+		{"default, renewing", nil, renewing, false},
+		{"default, no watchdog to turn off", nil, plain, false},
+		{"flag, renewing", []string{"--no-watchdog"}, renewing, true},
+		{"flag, no watchdog to turn off", []string{"--no-watchdog"}, plain, false},
+		{"flag=false", []string{"--no-watchdog=false"}, renewing, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			c, err := parseRunFlags(append([]string{"--targets", "http://127.0.0.1:1"}, tc.args...), &stderr)
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			body, err := json.Marshal(saleRequestFor(c, tc.st))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent map[string]any
+			if err := json.Unmarshal(body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			w, present := sent["watchdog"]
+			if present != tc.wantOff || (present && w != false) {
+				t.Errorf("sale request %s: want watchdog:false sent = %v", body, tc.wantOff)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/runs"
 )
 
@@ -114,9 +115,15 @@ func (s *Server) validateRun(req runRequest) (runs.Config, error) {
 	if cfg.Strategy == strategyAll {
 		cfg.Strategies = s.availableNames()
 	}
+	cfg.Watchdog = req.sale.Watchdog == nil || *req.sale.Watchdog
 	for _, name := range cfg.Strategies {
 		r := req.sale
 		r.Strategy = &name
+		if cfg.Strategy == strategyAll {
+			// Named, a strategy without a watchdog refuses watchdog:false;
+			// among "all" it is simply left as it is.
+			r.Watchdog = runWatchdog(name, cfg.Watchdog)
+		}
 		sale, err := s.validateSale(r)
 		if err != nil {
 			return cfg, err
@@ -159,7 +166,8 @@ func (s *Server) makeRunSale(ctx context.Context, strategy string, cfg runs.Conf
 	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
 	name := "run " + strategy
 	sale, err := s.validateSale(createSaleRequest{Name: &name, Strategy: &strategy, Stock: &stock,
-		WorkMS: &work, TTLMS: &ttl, Fencing: &cfg.Fencing, PerUserLimit: &limit})
+		WorkMS: &work, TTLMS: &ttl, Fencing: &cfg.Fencing, Watchdog: runWatchdog(strategy, cfg.Watchdog),
+		PerUserLimit: &limit})
 	if err != nil {
 		return 0, err
 	}
@@ -167,6 +175,17 @@ func (s *Server) makeRunSale(ctx context.Context, strategy string, cfg runs.Conf
 		return 0, err
 	}
 	return sale.ID, nil
+}
+
+// runWatchdog is a run's watchdog switch as one step's sale takes it: off
+// only for a strategy whose lease renews itself. With "all", watchdog:false
+// thus turns off the watchdogs there are and leaves the other steps as they
+// are (nil: the default).
+func runWatchdog(strategy string, watchdog bool) *bool {
+	if st, err := lockstrategy.Lookup(strategy); watchdog || err != nil || !st.Renews {
+		return nil
+	}
+	return &watchdog
 }
 
 // listRuns is GET /api/runs: the newest runs first.

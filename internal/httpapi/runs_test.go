@@ -51,6 +51,8 @@ func TestCreateRunRejects(t *testing.T) {
 		{`{"strategy":"none","stock":5,"buyers":10,"work_ms":-1}`, "invalid_field", "work_ms"},
 		{`{"strategy":"none","stock":5,"buyers":10,"name":"x"}`, "unknown_field", "name"},
 		{`{"strategy":"none","stock":5,"buyers":"ten"}`, "invalid_field", "buyers"},
+		{`{"strategy":"db-pessimistic","stock":5,"buyers":10,"watchdog":false}`, "invalid_field", "watchdog"},
+		{`{"strategy":"none","stock":5,"buyers":10,"watchdog":"off"}`, "invalid_field", "watchdog"},
 	} {
 		wantError(t, e.post("/api/runs", c.body), http.StatusBadRequest, c.code, c.field)
 	}
@@ -84,7 +86,8 @@ func TestRunThroughAPI(t *testing.T) {
 	var v runs.RunView
 	mustJSON(t, rec, &v)
 	if v.Status != runs.StatusRunning || len(v.Targets) != 1 || len(v.Steps) != 1 || v.Steps[0].Sale == nil ||
-		v.Steps[0].Sale.Strategy != "db-pessimistic" || v.Steps[0].Sale.InitialStock != 3 {
+		v.Steps[0].Sale.Strategy != "db-pessimistic" || v.Steps[0].Sale.InitialStock != 3 ||
+		!v.Config.Watchdog || !v.Steps[0].Sale.Watchdog {
 		t.Fatalf("created run: %+v", v)
 	}
 
@@ -133,4 +136,34 @@ func TestRunThroughAPI(t *testing.T) {
 	}
 	wantError(t, e.get("/api/runs/abc"), http.StatusBadRequest, "invalid_id", "id")
 	wantError(t, e.get("/api/runs/999999999999"), http.StatusNotFound, "not_found", "")
+}
+
+// A run's watchdog switch reaches its steps' sales: off for the strategies
+// that renew their lease, and with "all" the others keep theirs instead of
+// refusing the run.
+func TestRunWatchdog(t *testing.T) {
+	e := redisEnv(t)
+	all, off := strategyAll, false
+	stock, buyers := int64(5), int64(10)
+	cfg, err := e.srv.validateRun(runRequest{sale: createSaleRequest{Strategy: &all, Stock: &stock, Watchdog: &off}, Buyers: &buyers})
+	if err != nil {
+		t.Fatalf("all with watchdog:false: %v", err)
+	}
+	if cfg.Watchdog {
+		t.Fatalf("config %+v: watchdog should be off", cfg)
+	}
+	for name, want := range map[string]bool{"redis": false, "redlock": false, "db-pessimistic": true, "db-lock-table": true} {
+		id, err := e.srv.makeRunSale(context.Background(), name, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sale, err := e.store.GetSale(context.Background(), id)
+		if err != nil || sale.Watchdog != want {
+			t.Errorf("%s: step sale watchdog %v (%v), want %v", name, sale.Watchdog, err, want)
+		}
+	}
+	named := "redis"
+	if cfg, err = e.srv.validateRun(runRequest{sale: createSaleRequest{Strategy: &named, Stock: &stock}, Buyers: &buyers}); err != nil || !cfg.Watchdog {
+		t.Fatalf("redis run without the member: %+v, %v; want watchdog on", cfg, err)
+	}
 }

@@ -41,13 +41,14 @@ type createSaleRequest struct {
 	WorkMS       *int64
 	TTLMS        *int64
 	Fencing      *bool
+	Watchdog     *bool
 	PerUserLimit *int64
 }
 
 func (r *createSaleRequest) members() map[string]any {
 	return map[string]any{
 		"name": &r.Name, "strategy": &r.Strategy, "stock": &r.Stock, "work_ms": &r.WorkMS,
-		"ttl_ms": &r.TTLMS, "fencing": &r.Fencing, "per_user_limit": &r.PerUserLimit,
+		"ttl_ms": &r.TTLMS, "fencing": &r.Fencing, "watchdog": &r.Watchdog, "per_user_limit": &r.PerUserLimit,
 	}
 }
 
@@ -76,7 +77,7 @@ func (s *Server) createSale(c *gin.Context) {
 // for a strategy that keeps the stock outside the database, loads it. POST
 // /api/sales and the steps of POST /api/runs both make sales through it.
 func (s *Server) insertSale(ctx context.Context, sale *inventory.Sale) error {
-	locker, err := s.lockers.Get(sale.Strategy, lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond})
+	locker, err := s.lockers.Get(sale.Strategy, order.LockOptions(*sale))
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", errStrategyUnavailable, sale.Strategy, err)
 	}
@@ -147,6 +148,14 @@ func (s *Server) validateSale(req createSaleRequest) (inventory.Sale, error) {
 	}
 	if req.Fencing != nil {
 		sale.Fencing = *req.Fencing
+	}
+	sale.Watchdog = true
+	if req.Watchdog != nil && !*req.Watchdog {
+		if !st.Renews {
+			return sale, badField("watchdog", "strategy %q has no watchdog to turn off; only %s renew their lease",
+				st.Name, strings.Join(lockstrategy.Renewing(), " and "))
+		}
+		sale.Watchdog = false
 	}
 
 	sale.Name = st.Name + " sale"

@@ -2,12 +2,16 @@ package httpapi
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // Every rejected body: its status, code and field, and no sale written.
@@ -54,6 +58,10 @@ func TestCreateSaleRejects(t *testing.T) {
 		{"per_user_limit too big", `{"strategy":"mutex","stock":1,"per_user_limit":1000001}`, "invalid_field", "per_user_limit"},
 		{"fencing string", `{"strategy":"mutex","stock":1,"fencing":"yes"}`, "invalid_field", "fencing"},
 		{"fencing number", `{"strategy":"mutex","stock":1,"fencing":1}`, "invalid_field", "fencing"},
+		{"watchdog string", `{"strategy":"mutex","stock":1,"watchdog":"no"}`, "invalid_field", "watchdog"},
+		{"watchdog number", `{"strategy":"mutex","stock":1,"watchdog":0}`, "invalid_field", "watchdog"},
+		{"watchdog off, none to turn off", `{"strategy":"db-pessimistic","stock":1,"watchdog":false}`, "invalid_field", "watchdog"},
+		{"watchdog off for mutex", `{"strategy":"mutex","stock":1,"watchdog":false}`, "invalid_field", "watchdog"},
 		{"name number", `{"strategy":"mutex","stock":1,"name":5}`, "invalid_field", "name"},
 		{"name too long", `{"strategy":"mutex","stock":1,"name":"` + long + `"}`, "invalid_field", "name"},
 	}
@@ -86,7 +94,7 @@ func TestCreateSaleDefaults(t *testing.T) {
 	e := newEnv(t)
 	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
 	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
-		TTLMS: DefaultTTLMS, PerUserLimit: DefaultPerUserLimit, Status: "open"}
+		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open"}
 	got := v.Sale
 	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
 	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) {
@@ -185,6 +193,58 @@ func TestCreateSaleLoadsReserverStock(t *testing.T) {
 		}
 		if !strings.Contains(e.logs.String(), "10.0.0") {
 			t.Errorf("%s: the real error is not in the log", name)
+		}
+	}
+}
+
+// redisEnv is newEnv with the real Redis and RedLock masters too: the
+// strategies that have a watchdog.
+func redisEnv(t *testing.T) *env {
+	t.Helper()
+	db := testenv.DB(t, "httpapi")
+	e := &env{db: db, store: inventory.NewStore(db), metrics: metrics.New(), logs: &logBuf{}}
+	log := slog.New(slog.NewTextHandler(e.logs, nil))
+	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db, Redis: testenv.Redis(t), Redlock: testenv.Redlock(t)})
+	t.Cleanup(func() { e.lockers.Close() })
+	orders := order.NewService(order.Config{ReplicaID: "httpapi-test"}, e.store, e.lockers, e.metrics, log)
+	t.Cleanup(orders.Close)
+	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics, Log: log})
+	return e
+}
+
+// The watchdog switch: on by default, off only where a lease renews itself
+// (redis, redlock), shown by POST and GET alike; elsewhere a 400 that says
+// which strategies have one.
+func TestCreateSaleWatchdog(t *testing.T) {
+	e := redisEnv(t)
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{`{"strategy":"redis","stock":1}`, true},
+		{`{"strategy":"redis","stock":1,"watchdog":false}`, false},
+		{`{"strategy":"redlock","stock":1,"watchdog":false}`, false},
+		{`{"strategy":"redlock","stock":1,"watchdog":true}`, true},
+		{`{"strategy":"db-pessimistic","stock":1,"watchdog":true}`, true}, // nothing to turn off, nothing refused
+	} {
+		v := e.createSale(t, c.body)
+		var got inventory.SaleView
+		mustJSON(t, e.get(fmt.Sprintf("/api/sales/%d", v.ID)), &got)
+		if v.Watchdog != c.want || got.Watchdog != c.want {
+			t.Errorf("%s: POST shows watchdog %v, GET %v; want %v", c.body, v.Watchdog, got.Watchdog, c.want)
+		}
+		if opts := order.LockOptions(got.Sale); opts.NoRenewal == c.want && got.Strategy != "db-pessimistic" {
+			t.Errorf("%s: the order flow would lock with %+v", c.body, opts)
+		}
+	}
+	for _, name := range []string{"db-pessimistic", "db-lock-table", "redis-no-owner", "redis-setnx-expire", "redis-lua-stock", "none"} {
+		before := e.countSales(t)
+		b := wantError(t, e.post("/api/sales", `{"strategy":"`+name+`","stock":1,"watchdog":false}`), 400, "invalid_field", "watchdog")
+		if !strings.Contains(b.Message, "redis and redlock") || !strings.Contains(b.Message, name) {
+			t.Errorf("%s: message %q should name the strategy and the ones with a watchdog", name, b.Message)
+		}
+		if e.countSales(t) != before {
+			t.Fatalf("%s: a rejected request wrote a sale", name)
 		}
 	}
 }

@@ -33,6 +33,8 @@ type strategyView struct {
 	Description string   `json:"description"`
 	Needs       []string `json:"needs"`
 	Safe        bool     `json:"safe"`
+	// Renews says the lease renews itself, so a sale may turn its watchdog off.
+	Renews bool `json:"renews"`
 	// Available says this replica has every backend the strategy needs.
 	Available bool `json:"available"`
 }
@@ -48,7 +50,7 @@ func (s *Server) strategies(c *gin.Context) {
 			needs = append(needs, string(n))
 		}
 		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
-			Safe: st.Safe, Available: st.Available(backends) == nil})
+			Safe: st.Safe, Renews: st.Renews, Available: st.Available(backends) == nil})
 	}
 	c.JSON(http.StatusOK, out)
 }

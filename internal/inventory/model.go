@@ -22,7 +22,8 @@ var (
 )
 
 // Sale is one flash sale: its stock, its strategy and the options of its
-// critical section.
+// critical section. The watchdog column defaults to on, but Go's zero value
+// is off: code that builds a Sale for a renewing strategy sets Watchdog.
 type Sale struct {
 	ID           uint64    `gorm:"primaryKey" json:"id"`
 	Name         string    `json:"name"`
@@ -34,6 +35,7 @@ type Sale struct {
 	WorkMS       int       `gorm:"column:work_ms" json:"work_ms"`
 	TTLMS        int       `gorm:"column:ttl_ms" json:"ttl_ms"`
 	Fencing      bool      `json:"fencing"`
+	Watchdog     bool      `json:"watchdog"` // lease renewal (redis, redlock); off: expires at TTLMS while held
 	PerUserLimit int       `json:"per_user_limit"`
 	Status       string    `json:"status"`
 	FencedWrites int64     `json:"fenced_writes"` // stale-token writes rejected (fencing on)

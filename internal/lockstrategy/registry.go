@@ -73,6 +73,11 @@ type Strategy struct {
 	Tokens bool
 	// Expiry says what frees a dead holder's lock.
 	Expiry Expiry
+	// Renews says a held lease renews itself (a watchdog), so that
+	// Options.NoRenewal means something to it: redis and redlock. The
+	// others have nothing to turn off (ZooKeeper's session heart-beats on
+	// its own; db-lock-table and the teaching variants never renew).
+	Renews bool
 	// New builds the strategy over b with o. Instances calls it once per
 	// process and distinct Options.
 	New func(b Backends, o Options) (Locker, error)
@@ -137,6 +142,18 @@ func namesLocked() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Renewing returns the names of the strategies whose lease renews itself,
+// sorted: the ones a sale may run without its watchdog.
+func Renewing() []string {
+	var out []string
+	for _, s := range All() {
+		if s.Renews {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // Available reports whether b has every backend s needs.

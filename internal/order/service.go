@@ -113,7 +113,7 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 }
 
 func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string, obs *Observation) (inventory.Order, error) {
-	locker, err := s.lockers.Get(sale.Strategy, lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond})
+	locker, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
 	if err != nil {
 		return inventory.Order{}, err
 	}

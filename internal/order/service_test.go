@@ -57,7 +57,7 @@ func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instanc
 	t.Helper()
 	ctx := context.Background()
 	sale := inventory.Sale{Name: "test " + strategy, Strategy: strategy, InitialStock: saleStock,
-		WorkMS: workMS, TTLMS: 5000, PerUserLimit: 1}
+		WorkMS: workMS, TTLMS: 5000, Watchdog: true, PerUserLimit: 1}
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}

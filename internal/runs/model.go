@@ -13,6 +13,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -55,7 +56,20 @@ type Config struct {
 	WorkMS       int      `json:"work_ms"`
 	TTLMS        int      `json:"ttl_ms"`
 	Fencing      bool     `json:"fencing"`
+	Watchdog     bool     `json:"watchdog"` // off: the steps of renewing strategies (redis, redlock) run without renewal
 	PerUserLimit int      `json:"per_user_limit"`
+}
+
+// UnmarshalJSON reads a stored config; one stored before the watchdog
+// switch existed has no "watchdog" member and meant it on.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config // no methods: no recursion
+	p := plain{Watchdog: true}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = Config(p)
+	return nil
 }
 
 // StepDeadline is how long a step may run before it is closed with the

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -243,3 +244,35 @@ func TestSplit(t *testing.T) {
 
 // near: within HDR's 3 significant digits.
 func near(got, want float64) bool { return got >= want*0.995 && got <= want*1.005 }
+
+// A stored config keeps its watchdog switch; one stored before the switch
+// existed meant it on.
+func TestConfigWatchdog(t *testing.T) {
+	for stored, want := range map[string]bool{
+		`{"strategy":"redis","ttl_ms":150}`:                  true,
+		`{"strategy":"redis","ttl_ms":150,"watchdog":false}`: false,
+		`{"strategy":"redis","ttl_ms":150,"watchdog":true}`:  true,
+	} {
+		var c Config
+		if err := json.Unmarshal([]byte(stored), &c); err != nil || c.Watchdog != want || c.TTLMS != 150 {
+			t.Errorf("%s: %+v, %v; want watchdog %v", stored, c, err, want)
+		}
+	}
+	// Through the database: the view shows what Create stored.
+	db := testDB(t)
+	ctx := context.Background()
+	s := New(db, saleMaker(db))
+	off := cfg
+	off.Watchdog = false
+	id, err := s.Create(ctx, off, agents(1), []string{"http://x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.View(ctx, id)
+	if err != nil || v.Config.Watchdog {
+		t.Fatalf("view %+v, %v: want watchdog off", v.Config, err)
+	}
+	if err := db.Exec("UPDATE runs SET status = 'failed' WHERE id = ?", id).Error; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -120,6 +120,7 @@ func init() {
 		Safe:   true,
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
+		Renews: true,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(b.Redis, o), nil
 		},
@@ -153,15 +154,28 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	}
 	l.deliver(key, r.localID, r.handOver(start))
 	if r.result > 0 {
+		if takeCrash() {
+			return nil, crashErr(key) // held, abandoned: the key expires after its TTL
+		}
 		return newLease(l, kw.k, w.id, uint64(r.result), start), nil
 	}
 	l.markEnqueued(kw, w)
 	select {
 	case h := <-w.ch:
+		if takeCrash() {
+			return nil, crashErr(key)
+		}
 		return newLease(l, kw.k, w.id, h.token, h.since), nil
 	case <-ctx.Done():
 		return nil, l.leave(kw, w, ctx.Err())
 	}
+}
+
+// crashErr is the error of an acquisition taken by an armed crash (crash.go):
+// the lock is held in Redis with its TTL, no watchdog renews it, nobody
+// releases it; it frees itself when the TTL runs out.
+func crashErr(key string) error {
+	return fmt.Errorf("redislock: acquire %s: %w", key, ErrHolderCrashed)
 }
 
 // leave takes w out of the queue on a fresh bounded ctx (the caller's has

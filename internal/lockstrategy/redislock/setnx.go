@@ -12,9 +12,10 @@ import (
 
 // CrashBetweenSetNXAndExpire, when not nil, is called by redis-setnx-expire
 // right after its SETNX succeeded and before its EXPIRE: the point where a
-// crash leaves a lock that never expires. Tests and the faults package set it
-// (os.Exit or SIGKILL of the own process) to show the pitfall. It is read
-// without synchronisation: set it before any Lock runs.
+// crash leaves a lock that never expires. Tests set it (a panic, or SIGKILL
+// of the own process) to show the pitfall. It is read without
+// synchronisation: set it before any Lock runs. A running replica uses the
+// race-free one-shot ArmCrash instead (crash.go).
 var CrashBetweenSetNXAndExpire func()
 
 // SetNXExpire is redis-setnx-expire, the first pitfall of seed 000 (3.1
@@ -62,6 +63,9 @@ func (l *SetNXExpire) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 		}
 		if crash := CrashBetweenSetNXAndExpire; crash != nil {
 			crash()
+		}
+		if takeCrash() {
+			return false, ErrHolderCrashed // "dead" before EXPIRE: the key keeps no TTL
 		}
 		// THE PITFALL: until this second command lands, a crash leaves the
 		// key without a TTL for ever.

@@ -77,6 +77,7 @@ func init() {
 		Safe:        true,
 		Tokens:      false,
 		Expiry:      lockstrategy.ExpiryTTL,
+		Renews:      true,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(b.Redlock, o)
 		},

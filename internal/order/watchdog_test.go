@@ -1,0 +1,81 @@
+package order_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+// TestWatchdog: a redis lock with a TTL (150 ms) shorter than the work
+// (500 ms), 8 concurrent buyers. Without the watchdog every lease expires
+// while held and the next waiter walks in: the detector sees overlapping
+// sections. With it the leases are renewed and the sections stay serial.
+func TestWatchdog(t *testing.T) {
+	store, _, svc := newService(t, "watchdog")
+	const buyers, stock = 8, 20
+
+	for _, watchdog := range []bool{false, true} {
+		ctx := context.Background()
+		sale := inventory.Sale{Name: "watchdog", Strategy: "redis", InitialStock: stock, WorkMS: 500, TTLMS: 150,
+			Watchdog: watchdog, PerUserLimit: 1}
+		if err := store.CreateSale(ctx, &sale); err != nil {
+			t.Fatal(err)
+		}
+		if got := order.LockOptions(sale); got.NoRenewal == watchdog {
+			t.Fatalf("watchdog=%v: lock options %+v", watchdog, got)
+		}
+		// One attempt per buyer: bounded (at most 8 serial sections of
+		// 500 ms), and enough to show both directions.
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var orders int64
+		outcomes := map[string]int{}
+		for i := range buyers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := svc.Place(ctx, sale.ID, fmt.Sprintf("w%v-%d", watchdog, i))
+				mu.Lock()
+				defer mu.Unlock()
+				outcomes[order.OutcomeOf(err)]++
+				switch {
+				case err == nil:
+					orders++
+				case errors.Is(err, order.ErrLockLost):
+				default:
+					t.Errorf("watchdog=%v: buyer %d: %v", watchdog, i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		svc.Flush()
+		got, err := store.GetSale(ctx, sale.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := store.View(ctx, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("watchdog=%v: outcomes %v; sold %d, stock %d, oversold %d, lost updates %d, violations %d",
+			watchdog, outcomes, v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations)
+		if got.Watchdog != watchdog {
+			t.Errorf("the sale was stored with watchdog=%v, want %v", got.Watchdog, watchdog)
+		}
+		if !watchdog {
+			if v.Violations == 0 {
+				t.Errorf("without the watchdog the expired leases let holders overlap, but no violation was seen: %+v", v.Stats)
+			}
+			continue
+		}
+		if orders != buyers || v.Sold != orders || v.Stock != stock-buyers || v.Oversold != 0 ||
+			v.LostUpdates != 0 || v.Violations != 0 {
+			t.Errorf("with the watchdog every buyer must buy, one at a time: orders %d, %+v, stock %d", orders, v.Stats, v.Stock)
+		}
+	}
+}
