@@ -195,18 +195,40 @@ REDIS_PAT='redis-server'
 redis_ok() { [[ $(timeout 3 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null) == PONG ]]; }
 
 redis_start() {
-  local port=$1 dir="$RUN/redis-$1"
+  local port=$1 dir="$RUN/redis-$1" bin
+  # By its absolute path, with DEBUG allowed from loopback: the restart_redis
+  # fault sends DEBUG CRASH-AND-RECOVER, and Redis re-execs itself by the path
+  # it was started with (a bare "redis-server" resolves against its cwd).
+  bin=$(command -v redis-server)
+  local debug=(--enable-debug-command local) # Redis 7+; before 7 DEBUG is always on
+  [[ $("$bin" --version) =~ v=([0-9]+) ]] && ((BASH_REMATCH[1] < 7)) && debug=()
   # shellcheck disable=SC2094 # redis appends to its log; we only add startup errors
   # No persistence on purpose: a restart loses all keys (lock-loss experiments).
-  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes \
+  "$bin" --port "$port" --bind 127.0.0.1 --daemonize yes \
     --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" \
-    --save '' --appendonly no >>"$dir/redis.log" 2>&1 ||
+    --save '' --appendonly no "${debug[@]}" >>"$dir/redis.log" 2>&1 ||
     fail "redis:$port" "$dir/redis.log" "redis-server did not start"
+}
+
+# redis_restartable PORT: the server on PORT can restart itself (restart_redis):
+# DEBUG is not disabled (Redis < 7 has no such setting: always on) and, on
+# Redis 7+, which reports it, its executable is a real absolute path.
+redis_restartable() {
+  local debug exe
+  debug=$(timeout 3 redis-cli -h 127.0.0.1 -p "$1" config get enable-debug-command 2>/dev/null | sed -n 2p)
+  exe=$(timeout 3 redis-cli -h 127.0.0.1 -p "$1" info server 2>/dev/null | tr -d '\r' | sed -n 's/^executable://p')
+  [[ $debug != no && (-z $debug || ($exe == /* && -x $exe)) ]]
 }
 
 redis_up() {
   local dir="$RUN/redis-$1"
   mkdir -p "$dir"
+  # An older checkout started ours without DEBUG: restart it once to pick it up
+  # (no persistence, so nothing is lost that a restart would not lose anyway).
+  if pid_ours "$dir/redis.pid" "$REDIS_PAT" && redis_ok "$1" && ! redis_restartable "$1"; then
+    say "redis:$1 restarting: started without --enable-debug-command (the restart_redis fault needs it)"
+    stop "redis:$1" "$dir/redis.pid" "$REDIS_PAT"
+  fi
   ensure_one redis "$1" "$dir/redis.pid" "$REDIS_PAT" "$dir/redis.log" 10 "redis_start $1" redis_ok "$1"
 }
 

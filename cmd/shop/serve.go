@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/httpapi"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -87,8 +89,17 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 		}
 	}()
 	defer func() { liveStop(); <-liveDone }()
+	// Fault injection acts on the same Redis nodes as the strategies.
+	faultsSvc := faults.New(faults.Config{
+		Enabled:      strings.EqualFold(config.Get(config.EnvFaults, ""), "on"),
+		RedisAddr:    cfg.RedisAddr,
+		RedlockAddrs: config.List(cfg.RedlockAddrs),
+	}, orders, lockers, store)
+	// After Shutdown, before the DB closes: a slow_db hold still owns a
+	// connection and a row lock; a stop_process helper has yet to resume us.
+	defer faultsSvc.Wait()
 	var handler http.Handler = httpapi.New(httpapi.Deps{Store: store, Orders: orders, Lockers: lockers,
-		Metrics: m, AdminToken: cfg.AdminToken, Log: log})
+		Metrics: m, AdminToken: cfg.AdminToken, Log: log, ReplicaID: cfg.ReplicaID, Faults: faultsSvc})
 	if o.wrap != nil {
 		handler = o.wrap(handler)
 	}
@@ -119,7 +130,7 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 	defer func() { hbStop(); <-hbDone }()
 
 	log.Info("serving", "addr", addr, "replica", cfg.ReplicaID, "url", member.URL, "strategies", available(backends),
-		"admin_token", cfg.AdminToken != "")
+		"admin_token", cfg.AdminToken != "", "faults", faultsSvc.Enabled())
 	if o.ready != nil {
 		o.ready(addr)
 	}

@@ -1,9 +1,11 @@
 // Package faults injects the failures the seeds describe in words, on demand,
 // into a running replica: a lock holder paused past its TTL (the GC-pause
 // case), a ZooKeeper session expired from outside, a sale row held by a slow
-// transaction. The HTTP API (POST /api/faults) and `loadtest scenario` drive
-// it; it only acts when enabled (SECKILL_FAULTS=on), because every fault is a
-// deliberate outage of the shop it runs in.
+// transaction, a holder that crashes right after taking a Redis lock, the
+// whole process stopped (SIGSTOP) or killed (SIGKILL), a Redis restarted
+// without persistence (its locks gone). The HTTP API (POST /api/faults) and
+// `loadtest scenario` drive it; it only acts when enabled (SECKILL_FAULTS=on),
+// because every fault is a deliberate outage of the shop it runs in.
 package faults
 
 import (
@@ -23,6 +25,10 @@ const (
 	KindPauseHolder     = "pause_holder"
 	KindExpireZKSession = "expire_zk_session"
 	KindSlowDB          = "slow_db"
+	KindCrashAfterSetNX = "crash_after_setnx"
+	KindStopProcess     = "stop_process"
+	KindKillProcess     = "kill_process"
+	KindRestartRedis    = "restart_redis"
 )
 
 // MaxDuration bounds every fault's duration: a fault is a demonstration, not
@@ -50,30 +56,49 @@ func Kinds() []Kind {
 	return []Kind{
 		{KindPauseHolder, []string{"ms"}, "the next locked critical section on this replica stalls ms after its lock check, " +
 			"before its write: a GC pause past the lock's TTL (only fencing survives it)"},
-		{KindExpireZKSession, nil, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
+		{KindExpireZKSession, []string{}, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
 			"for ms: orders wait on the row lock, time out and retry"},
+		{KindCrashAfterSetNX, []string{}, "the next redis-setnx-expire or redis lock taken on this replica is abandoned as by a " +
+			"crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX (freed at the TTL)"},
+		{KindStopProcess, []string{"ms"}, "SIGSTOP this replica for ms, then SIGCONT: a real whole-process pause " +
+			"(GC, VM freeze) that stops lock watchdogs too"},
+		{KindKillProcess, []string{"ms"}, "SIGKILL this replica after ms: a crash with locks held, no unlock, " +
+			"no graceful shutdown"},
+		{KindRestartRedis, []string{"node"}, "restart a Redis (node redis or redlock-N) without persistence: " +
+			"every key, every lock on it, is lost while its holders think they still hold it"},
 	}
+}
+
+// Config is what a Service acts on beyond the replica's own services.
+type Config struct {
+	// Enabled: faults run (SECKILL_FAULTS=on); otherwise each returns ErrDisabled.
+	Enabled bool
+	// RedisAddr is this replica's Redis (SECKILL_REDIS_ADDR), node "redis";
+	// RedlockAddrs its RedLock masters (SECKILL_REDLOCK_ADDRS), nodes
+	// "redlock-1".."redlock-N" in that order. Empty: no such node.
+	RedisAddr    string
+	RedlockAddrs []string
 }
 
 // Service injects faults into one replica.
 type Service struct {
-	enabled bool
+	cfg     Config
 	orders  *order.Service
 	lockers *lockstrategy.Instances
 	store   *inventory.Store
-	wg      sync.WaitGroup // slow_db holders still running
+	wg      sync.WaitGroup // slow_db holders and stop_process helpers still running
 }
 
 // New returns a Service over this replica's order service, strategy cache
-// and store; enabled false makes every fault return ErrDisabled.
-func New(enabled bool, orders *order.Service, lockers *lockstrategy.Instances, store *inventory.Store) *Service {
-	return &Service{enabled: enabled, orders: orders, lockers: lockers, store: store}
+// and store, configured by cfg.
+func New(cfg Config, orders *order.Service, lockers *lockstrategy.Instances, store *inventory.Store) *Service {
+	return &Service{cfg: cfg, orders: orders, lockers: lockers, store: store}
 }
 
 // Enabled reports whether faults run on this replica.
-func (s *Service) Enabled() bool { return s.enabled }
+func (s *Service) Enabled() bool { return s.cfg.Enabled }
 
 // PauseHolder makes the next locked critical section on this replica stall
 // for d before its write: the seed's "the holder is paused by a full GC, its
@@ -99,7 +124,7 @@ type sessionExpirer interface {
 // the id of the session it expired. The strategy's errors
 // (lockstrategy.ErrMissingBackend without ZooKeeper) pass through.
 func (s *Service) ExpireZKSession(ctx context.Context) (int64, error) {
-	if !s.enabled {
+	if !s.cfg.Enabled {
 		return 0, ErrDisabled
 	}
 	l, err := s.lockers.Get("zookeeper", lockstrategy.Options{})
@@ -121,7 +146,7 @@ func (s *Service) ExpireZKSession(ctx context.Context) (int64, error) {
 }
 
 func (s *Service) check(d time.Duration) error {
-	if !s.enabled {
+	if !s.cfg.Enabled {
 		return ErrDisabled
 	}
 	if d <= 0 || d > MaxDuration {
@@ -130,5 +155,6 @@ func (s *Service) check(d time.Duration) error {
 	return nil
 }
 
-// Wait blocks until every slow_db holder has let go (tests, shutdown).
+// Wait blocks until every slow_db holder has let go and every stop_process
+// helper has resumed the process (tests, graceful shutdown).
 func (s *Service) Wait() { s.wg.Wait() }

@@ -51,6 +51,7 @@ var (
 	errStrategyUnavailable = errors.New("httpapi: strategy cannot be built")
 	errDBUnavailable       = errors.New("httpapi: database does not answer")
 	errUnauthorized        = errors.New("httpapi: missing or wrong admin token")
+	errFaultForbidden      = errors.New("httpapi: fault injection without the admin token")
 	errNoRoute             = errors.New("httpapi: no such route")
 	errNoMethod            = errors.New("httpapi: method not allowed")
 )
@@ -83,6 +84,7 @@ var domainErrors = []struct {
 	{order.ErrConflict, http.StatusConflict, "conflict", "too many concurrent buyers won the write; retry", retry},
 	{order.ErrFenced, http.StatusConflict, "fenced", "a stale lock holder's write was rejected; retry", retry},
 	{order.ErrLockLost, http.StatusServiceUnavailable, "lock_lost", "the lock was lost before commit; nothing was written; retry", retry},
+	{faults.ErrHolderCrashed, http.StatusServiceUnavailable, "holder_crashed", "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", retry},
 	{order.ErrLockTimeout, http.StatusServiceUnavailable, "lock_timeout", "the lock was not acquired in time; retry", retry},
 	{order.ErrSaleNotFound, http.StatusNotFound, "not_found", "no such sale", 0},
 	{inventory.ErrSaleNotFound, http.StatusNotFound, "not_found", "no such sale", 0},
@@ -94,6 +96,7 @@ var domainErrors = []struct {
 	{errDBUnavailable, http.StatusServiceUnavailable, "db_unavailable", "the database does not answer", retry | warn},
 	{faults.ErrDisabled, http.StatusForbidden, "faults_disabled", "fault injection is off on this replica (SECKILL_FAULTS=on enables it)", 0},
 	{faults.ErrNoSession, http.StatusConflict, "no_session", "this replica has no ZooKeeper session to expire yet", 0},
+	{errFaultForbidden, http.StatusForbidden, "forbidden", "fault injection needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>", 0},
 	{errUnauthorized, http.StatusUnauthorized, "unauthorized", "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>", 0},
 	{errNoRoute, http.StatusNotFound, "not_found", "no such route; GET / lists them", 0},
 	{errNoMethod, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route; see the Allow header", 0},

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,95 +14,190 @@ import (
 	"github.com/seckill-lab/seckill/internal/faults"
 )
 
-// faultsAPI serves /api/faults over one faults.Service built from the
-// Server's own order service, strategies and store.
+// faultsAPI serves /api/faults over one faults.Service: the one cmd/shop
+// built (Deps.Faults), or one built here from the Server's own order
+// service, strategies and store.
 type faultsAPI struct {
 	s   *Server
 	svc *faults.Service
 }
 
 // faultRoutes registers GET /api/faults (the kinds, and whether they run
-// here) and POST /api/faults (inject one). Faults run only when
-// SECKILL_FAULTS=on (read once, when the API is built) and, when an admin
-// token is set, only with it: cmd/shop insists on a token beyond loopback,
-// so a public shop can never be paused by a stranger.
+// here) and POST /api/faults (inject one, here or on another replica).
+// Faults run only when SECKILL_FAULTS=on (read once, when the API is built)
+// and, when an admin token is set, only with it: cmd/shop insists on a token
+// beyond loopback, so a public shop can never be paused by a stranger.
 func (s *Server) faultRoutes(api *gin.RouterGroup) {
-	enabled := strings.EqualFold(config.Get(config.EnvFaults, ""), "on")
-	f := &faultsAPI{s: s, svc: faults.New(enabled, s.orders, s.lockers, s.store)}
+	if s.faults == nil {
+		enabled := strings.EqualFold(config.Get(config.EnvFaults, ""), "on")
+		s.faults = faults.New(faults.Config{Enabled: enabled}, s.orders, s.lockers, s.store)
+	}
+	f := &faultsAPI{s: s, svc: s.faults}
 	api.GET("/faults", f.list)
-	api.POST("/faults", s.requireAdmin, f.inject)
+	api.POST("/faults", s.requireFaultAdmin, f.inject)
 }
 
 func (f *faultsAPI) list(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds()})
+	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes())}
+	if f.s.replicaID != "" {
+		body["replica"] = f.s.replicaID
+	}
+	c.JSON(http.StatusOK, body)
 }
 
-// inject decodes {"kind": ..., params} and runs the fault; 202 once it is
-// in place (a pause waits for the next section, a slow_db hold runs on).
+// faultRequest is the body of POST /api/faults: every member any kind
+// takes, nil when absent.
+type faultRequest struct {
+	Kind    *string `json:"kind,omitempty"`
+	MS      *int64  `json:"ms,omitempty"`
+	SaleID  *uint64 `json:"sale_id,omitempty"`
+	Node    *string `json:"node,omitempty"`
+	Replica *string `json:"replica,omitempty"`
+}
+
+// only rejects the parameters kind does not take, naming the first one.
+func (r *faultRequest) only(kind string, takes ...string) error {
+	for _, p := range []struct {
+		name string
+		set  bool
+	}{{"ms", r.MS != nil}, {"sale_id", r.SaleID != nil}, {"node", r.Node != nil}} {
+		if p.set && !slices.Contains(takes, p.name) {
+			if len(takes) == 0 {
+				return badField(p.name, "%s takes no parameters", kind)
+			}
+			return badField(p.name, "%s takes no %s, only %s", kind, p.name, strings.Join(takes, ", "))
+		}
+	}
+	return nil
+}
+
+// inject decodes {"kind": ..., params, "replica"?} and runs the fault, here
+// or, when replica names another live replica, there; 202 once the fault is
+// in place (a pause waits for the next section, a slow_db hold runs on, a
+// stop or kill comes just after the answer).
 func (f *faultsAPI) inject(c *gin.Context) {
 	if !f.svc.Enabled() {
 		writeError(c, f.s.log, faults.ErrDisabled)
 		return
 	}
-	var (
-		kind   *string
-		ms     *int64
-		saleID *uint64
-	)
-	if err := decodeObject(c.Request.Body, map[string]any{"kind": &kind, "ms": &ms, "sale_id": &saleID}); err != nil {
+	var r faultRequest
+	if err := decodeObject(c.Request.Body, map[string]any{"kind": &r.Kind, "ms": &r.MS, "sale_id": &r.SaleID,
+		"node": &r.Node, "replica": &r.Replica}); err != nil {
 		writeError(c, f.s.log, err)
 		return
 	}
-	if kind == nil {
+	if r.Replica != nil {
+		if *r.Replica == "" {
+			writeError(c, f.s.log, badField("replica", "replica must be a replica id (GET /api/replicas)"))
+			return
+		}
+		if *r.Replica != f.s.replicaID {
+			f.forward(c, *r.Replica, r)
+			return
+		}
+	}
+	if r.Kind == nil {
 		writeError(c, f.s.log, badField("kind", "kind is required: one of %s", kindNames()))
 		return
 	}
+	body, err := f.run(c, *r.Kind, &r)
+	if err != nil {
+		writeError(c, f.s.log, err)
+		return
+	}
+	body["kind"] = *r.Kind
+	if f.s.replicaID != "" {
+		body["replica"] = f.s.replicaID
+	}
+	c.JSON(http.StatusAccepted, body)
+}
+
+// run validates kind's parameters and injects it here; the map is the 202
+// body, describing what was done.
+func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, error) {
 	ctx := c.Request.Context()
-	switch *kind {
+	switch kind {
 	case faults.KindPauseHolder:
-		d, err := duration(ms)
-		if err == nil && saleID != nil {
-			err = badField("sale_id", "%s takes no sale_id: it pauses the next section on this replica", *kind)
-		}
+		d, err := r.duration(kind)
 		if err == nil {
 			err = f.svc.PauseHolder(d)
 		}
-		if err != nil {
-			writeError(c, f.s.log, err)
-			return
-		}
-		c.JSON(http.StatusAccepted, gin.H{"kind": *kind, "ms": *ms})
+		return gin.H{"ms": d.Milliseconds()}, err
 	case faults.KindExpireZKSession:
-		if ms != nil || saleID != nil {
-			field := "ms"
-			if ms == nil {
-				field = "sale_id"
-			}
-			writeError(c, f.s.log, badField(field, "%s takes no parameters", *kind))
-			return
+		if err := r.only(kind); err != nil {
+			return nil, err
 		}
 		id, err := f.svc.ExpireZKSession(ctx)
-		if err != nil {
-			writeError(c, f.s.log, err)
-			return
-		}
-		c.JSON(http.StatusAccepted, gin.H{"kind": *kind, "session_id": id})
+		return gin.H{"session_id": id}, err
 	case faults.KindSlowDB:
-		d, err := duration(ms)
-		if err == nil && (saleID == nil || *saleID == 0) {
+		if err := r.only(kind, "ms", "sale_id"); err != nil {
+			return nil, err
+		}
+		d, err := duration(r.MS)
+		if err == nil && (r.SaleID == nil || *r.SaleID == 0) {
 			err = badField("sale_id", "sale_id (a positive integer) is required")
 		}
 		if err == nil {
-			err = f.svc.SlowDB(ctx, *saleID, d)
+			err = f.svc.SlowDB(ctx, *r.SaleID, d)
 		}
 		if err != nil {
-			writeError(c, f.s.log, err)
-			return
+			return nil, err
 		}
-		c.JSON(http.StatusAccepted, gin.H{"kind": *kind, "ms": *ms, "sale_id": *saleID})
+		return gin.H{"ms": d.Milliseconds(), "sale_id": *r.SaleID}, nil
+	case faults.KindCrashAfterSetNX:
+		if err := r.only(kind); err != nil {
+			return nil, err
+		}
+		if err := f.svc.CrashAfterSetNX(); err != nil {
+			return nil, err
+		}
+		return gin.H{"armed": true, "strategies": faults.CrashStrategies()}, nil
+	case faults.KindStopProcess, faults.KindKillProcess:
+		d, err := r.duration(kind)
+		if err != nil {
+			return nil, err
+		}
+		signal, do := "SIGSTOP then SIGCONT", f.svc.StopProcess
+		if kind == faults.KindKillProcess {
+			signal, do = "SIGKILL", f.svc.KillProcess
+		}
+		pid, err := do(d)
+		return gin.H{"ms": d.Milliseconds(), "pid": pid, "signal": signal}, err
+	case faults.KindRestartRedis:
+		return f.restartRedis(c, kind, r)
 	default:
-		writeError(c, f.s.log, badField("kind", "unknown kind %q: one of %s", clip(*kind), kindNames()))
+		return nil, badField("kind", "unknown kind %q: one of %s", clip(kind), kindNames())
 	}
+}
+
+// restartRedis runs restart_redis; it answers once the node is back.
+func (f *faultsAPI) restartRedis(c *gin.Context, kind string, r *faultRequest) (gin.H, error) {
+	if err := r.only(kind, "node"); err != nil {
+		return nil, err
+	}
+	nodes := strings.Join(f.svc.RedisNodes(), ", ")
+	if r.Node == nil {
+		return nil, badField("node", "node is required: one of %s", nodes)
+	}
+	res, err := f.svc.RestartRedis(c.Request.Context(), *r.Node)
+	switch {
+	case errors.Is(err, faults.ErrUnknownNode):
+		return nil, badField("node", "unknown node %q: this replica has %s", clip(*r.Node), nodes)
+	case errors.Is(err, faults.ErrRedisRestart):
+		return nil, &apiError{status: http.StatusServiceUnavailable,
+			body: errorBody{Error: "redis_restart_failed", Message: err.Error(), Field: "node"}}
+	case err != nil:
+		return nil, err
+	}
+	return gin.H{"node": res.Node, "addr": res.Addr, "run_id_before": res.RunIDBefore, "run_id_after": res.RunIDAfter}, nil
+}
+
+// duration validates ms for a kind that takes only ms.
+func (r *faultRequest) duration(kind string) (time.Duration, error) {
+	if err := r.only(kind, "ms"); err != nil {
+		return 0, err
+	}
+	return duration(r.MS)
 }
 
 // duration validates ms: required, 1..MaxDuration.
@@ -117,4 +215,17 @@ func kindNames() string {
 		names = append(names, k.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// errReplicaNotFound is the 404 of a replica that is not a live shop.
+func errReplicaNotFound(id string) *apiError {
+	return &apiError{status: http.StatusNotFound, body: errorBody{Error: "replica_not_found",
+		Message: fmt.Sprintf("no live shop replica %q (GET /api/replicas lists them)", clip(id)), Field: "replica"}}
 }

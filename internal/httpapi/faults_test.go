@@ -5,11 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -31,18 +38,18 @@ func TestFaultsDisabled(t *testing.T) {
 	}
 	rec := e.get("/api/faults")
 	mustJSON(t, rec, &list)
-	if rec.Code != http.StatusOK || list.Enabled || len(list.Kinds) != 3 || list.Kinds[0].Kind != "pause_holder" || list.Kinds[0].Description == "" {
+	if rec.Code != http.StatusOK || list.Enabled || len(list.Kinds) != 7 || list.Kinds[0].Kind != "pause_holder" || list.Kinds[0].Description == "" {
 		t.Errorf("GET /api/faults: %d %s", rec.Code, rec.Body)
 	}
 }
 
-// With a token set, injecting a fault needs it: 401 without, 202 with.
+// With a token set, injecting a fault needs it: 403 without (the fault issue says so), 202 with.
 func TestFaultsNeedToken(t *testing.T) {
 	faultsOn(t)
 	e := newEnv(t, withToken("s3cret"))
 	body := `{"kind":"pause_holder","ms":1}`
-	wantError(t, e.post("/api/faults", body), http.StatusUnauthorized, "unauthorized", "")
-	wantError(t, e.post("/api/faults", body, "Authorization: Bearer wrong"), http.StatusUnauthorized, "unauthorized", "")
+	wantError(t, e.post("/api/faults", body), http.StatusForbidden, "forbidden", "")
+	wantError(t, e.post("/api/faults", body, "Authorization: Bearer wrong"), http.StatusForbidden, "forbidden", "")
 	if rec := e.post("/api/faults", body, "Authorization: Bearer s3cret"); rec.Code != http.StatusAccepted {
 		t.Fatalf("with the token: %d %s", rec.Code, rec.Body)
 	}
@@ -67,6 +74,24 @@ func TestFaultsRejects(t *testing.T) {
 		{"slow ms missing", `{"kind":"slow_db","sale_id":1}`, "invalid_field", "ms"},
 		{"slow sale missing", `{"kind":"slow_db","ms":5}`, "invalid_field", "sale_id"},
 		{"slow sale negative", `{"kind":"slow_db","ms":5,"sale_id":-1}`, "invalid_field", "sale_id"},
+		{"slow node", `{"kind":"slow_db","ms":5,"sale_id":1,"node":"redis"}`, "invalid_field", "node"},
+		{"crash with ms", `{"kind":"crash_after_setnx","ms":5}`, "invalid_field", "ms"},
+		{"crash with node", `{"kind":"crash_after_setnx","node":"redis"}`, "invalid_field", "node"},
+		{"stop ms missing", `{"kind":"stop_process"}`, "invalid_field", "ms"},
+		{"stop ms zero", `{"kind":"stop_process","ms":0}`, "invalid_field", "ms"},
+		{"stop ms too big", `{"kind":"stop_process","ms":30001}`, "invalid_field", "ms"},
+		{"stop sale_id", `{"kind":"stop_process","ms":5,"sale_id":1}`, "invalid_field", "sale_id"},
+		{"kill ms missing", `{"kind":"kill_process"}`, "invalid_field", "ms"},
+		{"kill ms negative", `{"kind":"kill_process","ms":-1}`, "invalid_field", "ms"},
+		{"kill node", `{"kind":"kill_process","ms":5,"node":"redis"}`, "invalid_field", "node"},
+		{"restart node missing", `{"kind":"restart_redis"}`, "invalid_field", "node"},
+		{"restart node number", `{"kind":"restart_redis","node":1}`, "invalid_field", "node"},
+		{"restart node unknown", `{"kind":"restart_redis","node":"redlock-9"}`, "invalid_field", "node"},
+		{"restart node absent here", `{"kind":"restart_redis","node":"redis"}`, "invalid_field", "node"},
+		{"restart with ms", `{"kind":"restart_redis","node":"redis","ms":5}`, "invalid_field", "ms"},
+		{"restart unknown field", `{"kind":"restart_redis","node":"redis","port":1}`, "unknown_field", "port"},
+		{"replica empty", `{"kind":"pause_holder","ms":5,"replica":""}`, "invalid_field", "replica"},
+		{"replica number", `{"kind":"pause_holder","ms":5,"replica":7}`, "invalid_field", "replica"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,4 +192,152 @@ func TestFaultExpireZKSession(t *testing.T) {
 	case <-time.After(15 * time.Second): // generous liveness bound
 		t.Fatal("the lease was not lost after the fault expired its session")
 	}
+}
+
+// faultsRedisEnv is an API whose strategies and faults use a private Redis (the
+// faults under test crash holders on it and restart it).
+func faultsRedisEnv(t *testing.T, token string) (*env, string) {
+	t.Helper()
+	faultsOn(t)
+	addr := testenv.PrivateRedis(t, 1)[0]
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	db := testenv.DB(t, "httpapi")
+	store := inventory.NewStore(db)
+	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db, Redis: rdb})
+	t.Cleanup(func() { lockers.Close() })
+	orders := order.NewService(order.Config{ReplicaID: "faults-redis", LockWait: 5 * time.Second}, store, lockers, nil,
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(orders.Close)
+	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, orders, lockers, store)
+	t.Cleanup(f.Wait)
+	t.Cleanup(func() { faults.DisarmCrash() })
+	return &env{db: db, store: store, lockers: lockers, srv: New(Deps{Store: store, Orders: orders, Lockers: lockers,
+		AdminToken: token, ReplicaID: "faults-redis", Faults: f})}, addr
+}
+
+// crash_after_setnx through an order: the crashed order is a 503
+// holder_crashed that wrote nothing; the next one (one-shot) gets the lock
+// once the abandoned `redis` lock's TTL has run out. restart_redis then
+// restarts the private Redis and says so.
+func TestFaultCrashAndRestartRedis(t *testing.T) {
+	e, addr := faultsRedisEnv(t, "")
+	v := e.createSale(t, `{"strategy":"redis","stock":10,"ttl_ms":300}`)
+	rec := e.post("/api/faults", `{"kind":"crash_after_setnx"}`)
+	if rec.Code != http.StatusAccepted || !strings.Contains(rec.Body.String(), `"armed":true`) {
+		t.Fatalf("inject: %d %s", rec.Code, rec.Body)
+	}
+	wantError(t, e.post(ordersPath(v.ID), `{"user_id":"crashed"}`), http.StatusServiceUnavailable, "holder_crashed", "")
+	if n := e.countOrders(t, v.ID); n != 0 {
+		t.Fatalf("the crashed order wrote %d orders", n)
+	}
+	if rec := e.post(ordersPath(v.ID), `{"user_id":"next"}`); rec.Code != http.StatusCreated {
+		t.Fatalf("the order after the crash: %d %s", rec.Code, rec.Body)
+	}
+	if n := e.countOrders(t, v.ID); n != 1 {
+		t.Fatalf("%d orders, want 1", n)
+	}
+
+	rec = e.post("/api/faults", `{"kind":"restart_redis","node":"redis"}`)
+	var got struct {
+		Kind, Node, Addr, Replica string
+		Before                    string `json:"run_id_before"`
+		After                     string `json:"run_id_after"`
+	}
+	mustJSON(t, rec, &got)
+	if rec.Code != http.StatusAccepted || got.Kind != "restart_redis" || got.Node != "redis" || got.Addr != addr ||
+		got.Before == "" || got.After == "" || got.Before == got.After || got.Replica != "faults-redis" {
+		t.Fatalf("restart: %d %s", rec.Code, rec.Body)
+	}
+	var list struct {
+		Replica    string   `json:"replica"`
+		RedisNodes []string `json:"redis_nodes"`
+	}
+	mustJSON(t, e.get("/api/faults"), &list)
+	if list.Replica != "faults-redis" || len(list.RedisNodes) != 1 || list.RedisNodes[0] != "redis" {
+		t.Errorf("GET /api/faults: %+v", list)
+	}
+}
+
+// The new kinds need the admin token too.
+func TestFaultsNewKindsNeedToken(t *testing.T) {
+	e, _ := faultsRedisEnv(t, "s3cret")
+	for _, body := range []string{`{"kind":"crash_after_setnx"}`, `{"kind":"stop_process","ms":1}`,
+		`{"kind":"kill_process","ms":1}`, `{"kind":"restart_redis","node":"redis"}`} {
+		wantError(t, e.post("/api/faults", body), http.StatusForbidden, "forbidden", "")
+	}
+	if faults.CrashArmed() {
+		t.Fatal("a refused request armed the crash")
+	}
+	if rec := e.post("/api/faults", `{"kind":"crash_after_setnx"}`, "Authorization: Bearer s3cret"); rec.Code != http.StatusAccepted {
+		t.Fatalf("with the token: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A fault naming another live replica is forwarded there with the caller's
+// token, and its answer relayed; an unknown or dead replica is a 404; this
+// replica's own id runs here.
+func TestFaultsForward(t *testing.T) {
+	faultsOn(t)
+	const token = "s3cret"
+	auth := "Authorization: Bearer " + token
+	run := fmt.Sprintf("%08x", rand.Uint32())
+	a := newEnvReplica(t, token, "fwd-a-"+run)
+	b := newEnvReplica(t, token, "fwd-b-"+run)
+	ts := httptest.NewServer(b.srv)
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	for _, m := range []discovery.Member{
+		{ID: "fwd-b-" + run, Kind: discovery.KindShop, URL: ts.URL, PID: 2},
+		{ID: "fwd-dead-" + run, Kind: discovery.KindShop, URL: ts.URL, PID: 3},
+		{ID: "fwd-agent-" + run, Kind: discovery.KindAgent, URL: ts.URL, PID: 4},
+	} {
+		if err := discovery.Register(ctx, a.db, m); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { discovery.Remove(context.Background(), a.db, m) })
+	}
+	a.db.Exec("UPDATE replicas SET last_seen = UTC_TIMESTAMP(6) - INTERVAL 20 SECOND WHERE id = ?", "fwd-dead-"+run)
+	defer b.srv.orders.PauseNextSection(0)
+
+	rec := a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":7,"replica":"fwd-b-%s"}`, run), auth)
+	var got struct {
+		Kind, Replica string
+		MS            int64
+	}
+	mustJSON(t, rec, &got)
+	if rec.Code != http.StatusAccepted || got.Kind != "pause_holder" || got.MS != 7 || got.Replica != "fwd-b-"+run {
+		t.Fatalf("forwarded: %d %s", rec.Code, rec.Body)
+	}
+	// B's own validation comes back as is.
+	wantError(t, a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","replica":"fwd-b-%s"}`, run), auth),
+		http.StatusBadRequest, "invalid_field", "ms")
+	// Without the token A refuses before forwarding anything.
+	wantError(t, a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":7,"replica":"fwd-b-%s"}`, run)),
+		http.StatusForbidden, "forbidden", "")
+	for _, id := range []string{"nope-" + run, "fwd-dead-" + run, "fwd-agent-" + run} {
+		wantError(t, a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":7,"replica":%q}`, id), auth),
+			http.StatusNotFound, "replica_not_found", "replica")
+	}
+	rec = a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":9,"replica":"fwd-a-%s"}`, run), auth)
+	mustJSON(t, rec, &got)
+	a.srv.orders.PauseNextSection(0)
+	if rec.Code != http.StatusAccepted || got.Replica != "fwd-a-"+run || got.MS != 9 {
+		t.Fatalf("own id: %d %s", rec.Code, rec.Body)
+	}
+	var list struct{ Replica string }
+	mustJSON(t, a.get("/api/faults"), &list)
+	if list.Replica != "fwd-a-"+run {
+		t.Errorf("GET /api/faults replica %q", list.Replica)
+	}
+}
+
+// newEnvReplica is newEnv's API with a replica id and a token.
+func newEnvReplica(t *testing.T, token, id string) *env {
+	t.Helper()
+	e := newEnv(t, withToken(token))
+	orders := order.NewService(order.Config{ReplicaID: id}, e.store, e.lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(orders.Close)
+	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ReplicaID: id})
+	return e
 }

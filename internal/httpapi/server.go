@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
@@ -41,6 +42,12 @@ type Deps struct {
 	AdminToken string
 	// Log receives errors only; nil discards them.
 	Log *slog.Logger
+	// ReplicaID is this replica's id in discovery: GET /api/faults shows it,
+	// and POST /api/faults naming another replica is forwarded there.
+	ReplicaID string
+	// Faults is the fault injector of /api/faults; nil builds one over the
+	// deps above, enabled by SECKILL_FAULTS=on, without Redis nodes.
+	Faults *faults.Service
 }
 
 // Server is the API as an http.Handler.
@@ -53,14 +60,17 @@ type Server struct {
 	adminHash []byte // sha256 of the token; nil: no token required
 	log       *slog.Logger
 	engine    *gin.Engine
-	runs      *runs.Service // load-test runs (runs.go); built by runRoutes
+	replicaID string          // this replica's id in discovery
+	faults    *faults.Service // fault injection (faults.go)
+	runs      *runs.Service   // load-test runs (runs.go); built by runRoutes
 }
 
 var _ http.Handler = (*Server)(nil)
 
 // New builds the API over d.
 func New(d Deps) *Server {
-	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log}
+	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
+		replicaID: d.ReplicaID, faults: d.Faults}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
