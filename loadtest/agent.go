@@ -102,6 +102,9 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				cfg.id, a.RunID, a.Step, a.Share, res.Requests, res.Orders, float64(res.ElapsedMS)/1000)
 			continue // claim the next share at once
 		}
+		if status != http.StatusOK && err == nil && claimLesson(ctx, ctl, cfg.id, stdout, stderr) {
+			continue
+		}
 		select {
 		case <-ctx.Done():
 		case <-poll.C:

@@ -5,7 +5,10 @@
 //	                print a table per strategy (and a comparison), exit 1
 //	                when a strategy meant to be safe oversold
 //	loadtest agent  a load-test replica that takes its share of runs created
-//	                through the API (agent.go)
+//	                through the API, and runs the lessons the dashboard queues
+//	                (agent.go, agent_lesson.go)
+//	loadtest scenario  replay a seed pitfall with faults: predicted vs
+//	                observed, PASS when they agree (scenario*.go)
 //
 // This file only dispatches subcommands; each one parses its own flags with
 // its own flag.FlagSet.
@@ -31,11 +34,15 @@ const (
 const usage = `usage: loadtest <command> [flags]
 
 Commands:
-  run     create a sale per strategy on the targets, send the buyers, report
-  agent   a load-test replica taking its share of runs created with POST /api/runs
+  run       create a sale per strategy on the targets, send the buyers, report
+  agent     a load-test replica taking its share of runs created with POST /api/runs
+            and running the lessons queued from the dashboard
+  scenario  replay a seed pitfall (NAME, all or list) with faults: what the seed
+            predicts, what the database shows, PASS when they agree
 
 Run "loadtest <command> -h" for its flags.
-Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed, 2 bad usage.
+Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed
+(scenario: a scenario disagreed with the seed), 2 bad usage.
 `
 
 // command is one subcommand: it parses args itself and returns an exit code.

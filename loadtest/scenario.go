@@ -14,21 +14,23 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/lessons"
 )
 
-// A scenario replays one seed pitfall against running shop replicas: it
-// states what the seed predicts, sets the failure up through the API (sales,
-// orders, POST /api/faults), reads what happened from the database (the
-// sale view: oversold, lost updates, violations, fenced writes) and says PASS
-// when the two agree. Each one runs the unsafe setup AND its fix, so a PASS
-// means both directions held.
+// A scenario replays one seed pitfall (internal/lessons has the catalogue:
+// names, predictions, seeds) against running shop replicas: it sets the
+// failure up through the API (sales, orders, POST /api/faults), reads what
+// happened from the database (the sale view: oversold, lost updates,
+// violations, fenced writes) and says PASS when that agrees with the
+// prediction. Each one runs the unsafe setup AND its fix, so a PASS means
+// both directions held.
 type scenario struct {
-	name    string
-	predict string
-	// minTargets is how many replicas it needs; with fewer it is skipped.
-	minTargets int
-	run        func(ctx context.Context, sc *scenarioRun) (observed string, pass bool, err error)
+	lessons.Lesson
+	run scenarioFunc
 }
+
+// scenarioFunc runs one scenario and describes what it observed.
+type scenarioFunc func(ctx context.Context, sc *scenarioRun) (observed string, pass bool, err error)
 
 // scenarioRun is what a scenario runs against.
 type scenarioRun struct {
@@ -41,44 +43,31 @@ type scenarioRun struct {
 // violation detector reads that log.
 const settle = 600 * time.Millisecond
 
-// scenarios is the catalogue, in the order `all` runs them.
-var scenarios = []scenario{
-	{
-		name: "pause-past-ttl",
-		predict: "a holder paused (GC) past its lock's TTL writes after another buyer took the lock: " +
-			"without fencing a lost update; with fencing the stale write is rejected (fenced_writes 1, no lost update)",
-		minTargets: 1,
-		run:        pausePastTTL,
-	},
-	{
-		name: "mutex-across-replicas",
-		predict: "an in-process mutex does not exclude a second replica: overlapping critical sections " +
-			"and lost updates; db-pessimistic on the same load breaks nothing",
-		minTargets: 2,
-		run:        mutexAcrossReplicas,
-	},
-	{
-		name: "del-without-owner",
-		predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
-			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
-		minTargets: 1,
-		run:        delWithoutOwner,
-	},
-	{
-		name: "optimistic-vs-pessimistic",
-		predict: "under contention optimistic CAS loses rounds and retries (fewer orders/s) while pessimistic " +
-			"queues on the row lock with no retries; both hold (oversold 0)",
-		minTargets: 1,
-		run:        optimisticVsPessimistic,
-	},
-	{
-		name: "zk-session-expiry",
-		predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
-			"while the first still stalls; the first's write is fenced (or aborted as lock_lost); violations >= 1, oversold 0",
-		minTargets: 2,
-		run:        zkSessionExpiry,
-	},
+// runners maps each lesson of the catalogue to its scenario.
+var runners = map[string]scenarioFunc{
+	"mutex-across-replicas":     mutexAcrossReplicas,
+	"setnx-expire-crash":        setnxExpireCrash,
+	"del-without-owner":         delWithoutOwner,
+	"ttl-shorter-than-work":     ttlShorterThanWork,
+	"pause-past-ttl":            pausePastTTL,
+	"redis-restart":             redisRestart,
+	"redlock-minority":          redlockMinority,
+	"optimistic-vs-pessimistic": optimisticVsPessimistic,
+	"zk-session-expiry":         zkSessionExpiry,
+	"zk-dead-holder":            zkDeadHolder,
 }
+
+// scenarios is the catalogue with its runners, in the order `all` runs
+// them (a lesson without a runner is a bug: TestCatalogueHasRunners).
+var scenarios = func() []scenario {
+	var out []scenario
+	for _, l := range lessons.Catalogue {
+		if run, ok := runners[l.Name]; ok {
+			out = append(out, scenario{Lesson: l, run: run})
+		}
+	}
+	return out
+}()
 
 // scenarioCmd is `loadtest scenario [flags] NAME|all|list`.
 func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -90,7 +79,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loadtest scenario [flags] NAME|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
 		for _, s := range scenarios {
-			fmt.Fprintf(stderr, "  %-22s %s\n", s.name, s.predict)
+			fmt.Fprintf(stderr, "  %-26s %s\n", s.Name, s.Title)
 		}
 		fs.PrintDefaults()
 	}
@@ -108,14 +97,14 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch name := fs.Arg(0); name {
 	case "list":
 		for _, s := range scenarios {
-			fmt.Fprintf(stdout, "%s\t%s\n", s.name, s.predict)
+			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
 		}
 		return exitOK
 	case "all":
 		chosen = scenarios
 	default:
 		for _, s := range scenarios {
-			if s.name == name {
+			if s.Name == name {
 				chosen = append(chosen, s)
 			}
 		}
@@ -142,25 +131,37 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")
 	for _, s := range chosen {
-		fmt.Fprintf(stdout, "== %s\n   seed predicts: %s\n", s.name, s.predict)
-		if len(urls) < s.minTargets {
-			fmt.Fprintf(tw, "%s\tSKIP\tneeds %d targets, got %d\n", s.name, s.minTargets, len(urls))
-			continue
+		verdict, observed := runOne(ctx, sc, s, stdout)
+		if verdict == lessons.VerdictFail || verdict == lessons.VerdictError {
+			code = exitFail
 		}
-		observed, pass, err := s.run(ctx, sc)
-		verdict := "PASS"
-		switch {
-		case err != nil:
-			verdict, observed, code = "ERROR", err.Error(), exitFail
-		case !pass:
-			verdict, code = "FAIL", exitFail
-		}
-		fmt.Fprintf(stdout, "   observed:      %s\n   %s\n", observed, verdict)
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.name, verdict, observed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, verdict, observed)
 	}
 	fmt.Fprintln(stdout)
 	tw.Flush()
 	return code
+}
+
+// runOne runs s, printing its prediction and outcome to out, and returns
+// its verdict (PASS, FAIL, ERROR or SKIP) and what it observed.
+func runOne(ctx context.Context, sc *scenarioRun, s scenario, out io.Writer) (verdict, observed string) {
+	fmt.Fprintf(out, "== %s\n   seed predicts: %s\n", s.Name, s.Predict)
+	if len(sc.targets) < s.MinReplicas {
+		observed = fmt.Sprintf("needs %d replicas, got %d", s.MinReplicas, len(sc.targets))
+		fmt.Fprintf(out, "   %s: %s\n", lessons.VerdictSkip, observed)
+		return lessons.VerdictSkip, observed
+	}
+	start := time.Now()
+	observed, pass, err := s.run(ctx, sc)
+	verdict = lessons.VerdictPass
+	switch {
+	case err != nil:
+		verdict, observed = lessons.VerdictError, err.Error()
+	case !pass:
+		verdict = lessons.VerdictFail
+	}
+	fmt.Fprintf(out, "   observed:      %s\n   %s (%.1f s)\n", observed, verdict, time.Since(start).Seconds())
+	return verdict, observed
 }
 
 // fault is POST target/api/faults.
@@ -174,55 +175,28 @@ func ordersURL(target string, id uint64) string {
 	return target + "/api/sales/" + strconv.FormatUint(id, 10) + "/orders"
 }
 
-// settled reads the sale once the replicas' section logs have flushed.
+// settled reads the sale once the replicas' section logs have flushed, from
+// the first target that answers (a scenario may have killed one).
 func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error) {
 	select {
 	case <-time.After(settle):
 	case <-ctx.Done():
 		return saleView{}, ctx.Err()
 	}
-	v, _, err := sc.c.sale(ctx, sc.targets[0], id)
-	return v, err
+	var lastErr error
+	for _, target := range sc.targets {
+		v, _, err := sc.c.sale(ctx, target, id)
+		if err == nil {
+			return v, nil
+		}
+		lastErr = err
+	}
+	return saleView{}, lastErr
 }
 
 func describe(v saleView) string {
 	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d",
 		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites)
-}
-
-// pausePastTTL: db-lock-table with a 300 ms TTL; buyer A's section is paused
-// 900 ms (pause_holder), buyer B comes 450 ms later, after A's lock row
-// expired, and takes the lock. Run without then with fencing.
-func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	target := sc.targets[0]
-	var parts []string
-	pass := true
-	for _, fencing := range []bool{false, true} {
-		v, _, err := sc.c.createSale(ctx, target, saleRequest{Name: "scenario pause-past-ttl", Strategy: "db-lock-table",
-			Stock: 10, TTLMS: 300, Fencing: fencing})
-		if err != nil {
-			return "", false, err
-		}
-		if err := sc.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": 900}); err != nil {
-			return "", false, err
-		}
-		a := make(chan string, 1)
-		go func() { a <- sc.c.order(ctx, ordersURL(target, v.ID), "A") }()
-		time.Sleep(450 * time.Millisecond) // A holds, then its lock row expires
-		b := sc.c.order(ctx, ordersURL(target, v.ID), "B")
-		aKind := <-a
-		got, err := sc.settled(ctx, v.ID)
-		if err != nil {
-			return "", false, err
-		}
-		if fencing {
-			pass = pass && aKind == "fenced" && b == kindOrder && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
-		} else {
-			pass = pass && aKind == kindOrder && b == kindOrder && got.LostUpdates >= 1
-		}
-		parts = append(parts, fmt.Sprintf("fencing=%v: A %s, B %s; %s", fencing, aKind, b, describe(got)))
-	}
-	return strings.Join(parts, " | "), pass, nil
 }
 
 // mutexAcrossReplicas: the same load (60 buyers, 8 at a time per replica,

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,8 +135,12 @@ func saleOf(t *testing.T, r Result) saleView {
 // startShop builds cmd/shop into a temp dir, starts one `shop serve` on a
 // free port over seckill_test_loadtest, waits for /healthz and stops it with
 // SIGINT at cleanup. It returns the base URL.
-func startShop(t *testing.T) string {
+func startShop(t *testing.T, opts ...shopOpt) string {
 	t.Helper()
+	var o shopOpts
+	for _, f := range opts {
+		f(&o)
+	}
 	dsn := testenv.MySQLDSN(t, "loadtest") // skips (or fails in CI) without MariaDB
 	bin := filepath.Join(t.TempDir(), "shop")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/seckill-lab/seckill/cmd/shop").CombinedOutput(); err != nil {
@@ -164,7 +169,7 @@ func startShop(t *testing.T) string {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if err != nil {
+			if err != nil && !(o.allowKill && killed(cmd)) {
 				t.Errorf("shop did not exit cleanly on SIGINT: %v (log %s)", err, logPath)
 			}
 		case <-time.After(20 * time.Second):
@@ -186,6 +191,22 @@ func startShop(t *testing.T) string {
 	}
 	t.Fatalf("shop at %s not healthy within 30 s; log:\n%s", base, mustRead(t, logPath))
 	return ""
+}
+
+// shopOpts are startShop's options.
+type shopOpts struct {
+	allowKill bool // a scenario may SIGKILL this shop (kill_process)
+}
+
+type shopOpt func(*shopOpts)
+
+// allowKill accepts a shop that died of SIGKILL before the cleanup.
+func allowKill(o *shopOpts) { o.allowKill = true }
+
+// killed says whether cmd (waited for) died of SIGKILL.
+func killed(cmd *exec.Cmd) bool {
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // checkSchema checks raw against the member names the --json document

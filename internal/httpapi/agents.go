@@ -52,16 +52,11 @@ func (s *Server) agentHeartbeat(c *gin.Context) {
 // claimShare is POST /api/agents/claim {"agent_id"}: 200 with a share to
 // execute, or 204 when there is nothing to do.
 func (s *Server) claimShare(c *gin.Context) {
-	var id *string
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id}); err != nil {
-		writeError(c, s.log, err)
+	id, ok := s.claimBody(c)
+	if !ok {
 		return
 	}
-	if id == nil || *id == "" || len(*id) > 64 {
-		writeError(c, s.log, badField("agent_id", "agent_id is required (1-64 characters)"))
-		return
-	}
-	a, ok, err := s.runs.Claim(c.Request.Context(), *id)
+	a, ok, err := s.runs.Claim(c.Request.Context(), id)
 	if err != nil {
 		writeError(c, s.log, runError(err))
 		return
@@ -113,4 +108,18 @@ func (s *Server) reportShare(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// claimBody decodes a claim's {"agent_id"}; on a bad body it has answered.
+func (s *Server) claimBody(c *gin.Context) (string, bool) {
+	var id *string
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id}); err != nil {
+		writeError(c, s.log, err)
+		return "", false
+	}
+	if id == nil || *id == "" || len(*id) > 64 {
+		writeError(c, s.log, badField("agent_id", "agent_id is required (1-64 characters)"))
+		return "", false
+	}
+	return *id, true
 }

@@ -3,14 +3,12 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/runs"
 )
@@ -68,19 +66,9 @@ func (s *Server) createRun(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	members, err := discovery.List(ctx, s.store.DB())
+	agents, shops, err := s.liveMembers(c)
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
 		return
-	}
-	var agents, shops []string
-	for _, m := range members {
-		switch {
-		case m.Kind == discovery.KindAgent:
-			agents = append(agents, m.ID)
-		case m.Kind == discovery.KindShop && m.URL != "":
-			shops = append(shops, m.URL)
-		}
 	}
 	if len(agents) == 0 {
 		writeError(c, s.log, &apiError{status: http.StatusConflict, body: errorBody{Error: "no_agents",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -63,6 +64,7 @@ type Server struct {
 	replicaID string          // this replica's id in discovery
 	faults    *faults.Service // fault injection (faults.go)
 	runs      *runs.Service   // load-test runs (runs.go); built by runRoutes
+	lessons   *lessons.Store  // lesson runs (lessons.go); built by lessonRoutes
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -115,8 +117,9 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales/:id/live", s.saleLive)
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.GET("/replicas", s.replicas)
-	s.runRoutes(api)   // runs, agents, events: runs.go
-	s.faultRoutes(api) // fault injection: faults.go
+	s.runRoutes(api)    // runs, agents, events: runs.go
+	s.faultRoutes(api)  // fault injection: faults.go
+	s.lessonRoutes(api) // the Lessons page: lessons.go
 	return e
 }
 

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// lessonsEnv is an API over its own database (seckill_test_httpapi_lessons),
+// with no lesson run left open by an interrupted earlier test.
+func lessonsEnv(t *testing.T, opts ...func(*envConfig)) *env {
+	t.Helper()
+	db := testenv.DB(t, "httpapi_lessons")
+	e := newEnv(t, append(opts, func(c *envConfig) { c.db = db })...)
+	if err := db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'").Error; err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+type lessonsList struct {
+	Lessons []struct {
+		Name    string       `json:"name"`
+		Predict string       `json:"predict"`
+		Last    *lessons.Run `json:"last"`
+	} `json:"lessons"`
+	Agents int `json:"agents"`
+}
+
+func TestLessonRunRefusals(t *testing.T) {
+	e := lessonsEnv(t, withToken("s3cret"))
+	auth := "Authorization: Bearer s3cret"
+	wantError(t, e.post("/api/lessons/pause-past-ttl/runs", ``), http.StatusUnauthorized, "unauthorized", "")
+	wantError(t, e.post("/api/lessons/nope/runs", ``, auth), http.StatusNotFound, "not_found", "name")
+	wantError(t, e.post("/api/lessons/pause-past-ttl/runs", ``, auth), http.StatusConflict, "no_agents", "")
+
+	var list lessonsList
+	mustJSON(t, e.get("/api/lessons"), &list)
+	if len(list.Lessons) != len(lessons.Catalogue) || list.Agents != 0 {
+		t.Fatalf("GET /api/lessons: %d lessons, %d agents; want %d and 0", len(list.Lessons), list.Agents, len(lessons.Catalogue))
+	}
+	for i, l := range list.Lessons {
+		if l.Name != lessons.Catalogue[i].Name || l.Predict == "" {
+			t.Errorf("lesson %d: %+v", i, l)
+		}
+	}
+	wantError(t, e.post("/api/agents/lesson-claim", `{}`), http.StatusBadRequest, "invalid_field", "agent_id")
+	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a"}`), http.StatusBadRequest, "invalid_field", "verdict")
+	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a","verdict":"PASS","extra":1}`), http.StatusBadRequest, "unknown_field", "extra")
+	wantError(t, e.get("/api/lesson-runs/x"), http.StatusBadRequest, "invalid_id", "id")
+}
+
+// The protocol the dashboard and the agents speak: queue, busy, claim one
+// at a time, report, read back.
+func TestLessonRunProtocol(t *testing.T) {
+	e := lessonsEnv(t)
+	tag := fmt.Sprintf("%08x", rand.Uint32())
+	agentA, agentB := "t-agent-a-"+tag, "t-agent-b-"+tag
+	shop := "http://127.0.0.1:1"
+	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: shop, PID: 1})
+	register(t, e, discovery.Member{ID: agentA, Kind: discovery.KindAgent, PID: 2})
+	register(t, e, discovery.Member{ID: agentB, Kind: discovery.KindAgent, PID: 3})
+
+	var first, second lessons.Run
+	rec := e.post("/api/lessons/del-without-owner/runs", ``)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("queue: %d %s", rec.Code, rec.Body)
+	}
+	mustJSON(t, rec, &first)
+	if first.Status != lessons.StatusPending || first.Lesson != "del-without-owner" || first.ID == 0 {
+		t.Fatalf("queued %+v", first)
+	}
+	wantError(t, e.post("/api/lessons/del-without-owner/runs", ``), http.StatusConflict, "lesson_busy", "")
+	mustJSON(t, e.post("/api/lessons/zk-dead-holder/runs", ``), &second)
+
+	var claim struct {
+		Run     lessons.Run `json:"run"`
+		Targets []string    `json:"targets"`
+	}
+	rec = e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentA))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
+	}
+	mustJSON(t, rec, &claim)
+	if claim.Run.ID != first.ID || claim.Run.Status != lessons.StatusRunning || len(claim.Targets) != 1 || claim.Targets[0] != shop {
+		t.Fatalf("claimed %+v, want run %d running on [%s]", claim, first.ID, shop)
+	}
+	// One lesson at a time: B gets nothing while A runs.
+	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)); rec.Code != http.StatusNoContent {
+		t.Fatalf("second claim while one runs: %d %s", rec.Code, rec.Body)
+	}
+	path := fmt.Sprintf("/api/lesson-runs/%d/result", first.ID)
+	wantError(t, e.post(path, `{"agent_id":"`+agentA+`","verdict":"OK"}`), http.StatusBadRequest, "invalid_field", "verdict")
+	wantError(t, e.post(path, `{"agent_id":"`+agentB+`","verdict":"PASS"}`), http.StatusConflict, "not_running", "")
+	if rec := e.post(path, `{"agent_id":"`+agentA+`","verdict":"PASS","observed":"seen","output":"all"}`); rec.Code != http.StatusNoContent {
+		t.Fatalf("result: %d %s", rec.Code, rec.Body)
+	}
+	wantError(t, e.post(path, `{"agent_id":"`+agentA+`","verdict":"FAIL"}`), http.StatusConflict, "not_running", "")
+
+	var got lessons.Run
+	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", first.ID)), &got)
+	if got.Status != lessons.StatusDone || got.Verdict != lessons.VerdictPass || got.Observed != "seen" ||
+		got.AgentID == nil || *got.AgentID != agentA || got.FinishedAt == nil || got.StartedAt == nil {
+		t.Fatalf("after the result: %+v", got)
+	}
+	var list lessonsList
+	mustJSON(t, e.get("/api/lessons"), &list)
+	for _, l := range list.Lessons {
+		switch l.Name {
+		case "del-without-owner":
+			if l.Last == nil || l.Last.ID != first.ID || l.Last.Verdict != lessons.VerdictPass {
+				t.Errorf("del-without-owner last %+v", l.Last)
+			}
+		case "zk-dead-holder":
+			if l.Last == nil || l.Last.ID != second.ID || l.Last.Status != lessons.StatusPending {
+				t.Errorf("zk-dead-holder last %+v", l.Last)
+			}
+		}
+	}
+	if list.Agents < 2 {
+		t.Errorf("agents %d, want >= 2", list.Agents)
+	}
+	// Now B may claim the next one; "all" queues everything not queued.
+	mustJSON(t, e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)), &claim)
+	if claim.Run.ID != second.ID {
+		t.Fatalf("B claimed %+v, want run %d", claim.Run, second.ID)
+	}
+	var all struct {
+		Runs []lessons.Run `json:"runs"`
+	}
+	mustJSON(t, e.post("/api/lessons/all/runs", ``), &all)
+	if len(all.Runs) != len(lessons.Catalogue)-1 { // zk-dead-holder is still running
+		t.Errorf("all queued %d runs, want %d", len(all.Runs), len(lessons.Catalogue)-1)
+	}
+	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
+}

@@ -1,0 +1,140 @@
+// Package lessons is the catalogue of the seeds' pitfalls that Seckill Lab
+// replays (`loadtest scenario NAME` and the dashboard's Lessons page), and
+// the record of their runs in the database: the dashboard asks for a run,
+// a load-test agent executes it against the live replicas and reports the
+// verdict here, so results survive a reload and a restart.
+package lessons
+
+// Lesson is one seed pitfall: what the seed predicts for the unsafe setup
+// and for its fix, both of which a run checks against the database.
+type Lesson struct {
+	Name        string   `json:"name"`
+	Title       string   `json:"title"`
+	Predict     string   `json:"predict"`
+	Fix         string   `json:"fix"`
+	Seed        string   `json:"seed"`
+	Strategies  []string `json:"strategies"`
+	MinReplicas int      `json:"min_replicas"`
+}
+
+// Catalogue lists the lessons in the order `all` runs them. zk-dead-holder
+// kills a replica, so it comes last.
+var Catalogue = []Lesson{
+	{
+		Name:  "mutex-across-replicas",
+		Title: "An in-process lock does not cross replicas",
+		Predict: "an in-process mutex does not exclude a second replica: overlapping critical sections " +
+			"and lost updates; db-pessimistic on the same load breaks nothing",
+		Fix:         "a lock every replica shares (here SELECT ... FOR UPDATE)",
+		Seed:        "DB lock article: a JVM/process lock only orders threads of one process",
+		Strategies:  []string{"mutex", "db-pessimistic"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "setnx-expire-crash",
+		Title: "SETNX then EXPIRE: a crash in between leaves a lock that never expires",
+		Predict: "redis-setnx-expire crashes after SETNX, before EXPIRE: the key has no TTL, every later " +
+			"buyer times out (sold 0); redis (SET NX PX, one command) crashing at the same point loses its " +
+			"lock only until the TTL, then the next buyer is served",
+		Fix:         "SET key token NX PX ttl: lock and expiry in one atomic command",
+		Seed:        "Redis lock article: setnx + expire are two commands, not atomic",
+		Strategies:  []string{"redis-setnx-expire", "redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "del-without-owner",
+		Title: "DEL without an owner check frees another client's lock",
+		Predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
+			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
+		Fix:         "release with a Lua compare-and-delete on the owner token",
+		Seed:        "Redis lock article: delete only your own lock (value = unique token, Lua check-and-del)",
+		Strategies:  []string{"redis-no-owner", "redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "ttl-shorter-than-work",
+		Title: "A TTL shorter than the work oversells without the watchdog",
+		Predict: "redis with ttl 150 ms and 400 ms of work, watchdog off: the lock expires mid-work, a second " +
+			"buyer enters, sections overlap (violations > 0); the same sale with the watchdog renewing the " +
+			"lease every ttl/3 holds (violations 0, oversold 0)",
+		Fix:         "a watchdog that renews the lease while its holder is alive (Redisson's lockWatchdogTimeout)",
+		Seed:        "Redisson article: the watchdog extends the lock every 10 s while the client holds it",
+		Strategies:  []string{"redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "pause-past-ttl",
+		Title: "A process pause past the TTL oversells even with the watchdog",
+		Predict: "a replica holding a redis lock is stopped (SIGSTOP, as a long GC pause) past the TTL: the " +
+			"watchdog is frozen too, the lock expires, a buyer on another replica takes it and commits, then " +
+			"the paused holder wakes and writes a stale stock (lost update); with fencing the stale write is " +
+			"rejected (fenced_writes 1, no lost update)",
+		Fix:         "fencing tokens: the store rejects writes carrying an older token",
+		Seed:        "RedLock article (Kleppmann): a GC pause defeats any lease; only fencing tokens are safe",
+		Strategies:  []string{"redis"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "redis-restart",
+		Title: "A Redis restart without persistence loses the lock",
+		Predict: "while a buyer holds a redis lock, the Redis node restarts with no persistence: the key is gone, " +
+			"a second buyer takes the lock at once and both write (violations >= 1, lost update); redlock with " +
+			"one master of three restarted keeps its quorum: the second buyer waits (violations 0)",
+		Fix:         "RedLock over independent masters (quorum N/2+1), plus delayed restarts or persistence",
+		Seed:        "RedLock article: a master that fails over before replicating hands the lock to two clients",
+		Strategies:  []string{"redis", "redlock"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "redlock-minority",
+		Title: "RedLock survives one master of three, not two",
+		Predict: "a redlock holder keeps its lock when one master of three restarts (2 of 3 still hold it: the " +
+			"second buyer waits, violations 0); when two restart, the second buyer gets a quorum on the two " +
+			"empty masters and both write (violations >= 1)",
+		Fix:         "more masters, fsync=always persistence, or delaying a restarted master by the max TTL",
+		Seed:        "RedLock article: safety holds while a majority of masters keeps the key",
+		Strategies:  []string{"redlock"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "optimistic-vs-pessimistic",
+		Title: "Optimistic retries collapse under contention; pessimistic holds steady",
+		Predict: "under contention optimistic CAS loses rounds and retries (fewer orders/s) while pessimistic " +
+			"queues on the row lock with no retries; both hold (oversold 0)",
+		Fix:         "pessimistic (or a queue) for hot rows; optimistic for rare conflicts",
+		Seed:        "DB lock article: version-column CAS fails and retries under high concurrency",
+		Strategies:  []string{"db-optimistic", "db-pessimistic"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "zk-session-expiry",
+		Title: "A ZooKeeper holder whose session expires loses its lock",
+		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
+			"while the first still stalls; the first's write is fenced (or aborted as lock_lost); violations >= 1, oversold 0",
+		Fix:         "check the lease before writing and fence the write with the node's czxid",
+		Seed:        "ZooKeeper/Curator article: the ephemeral node lives as long as the session",
+		Strategies:  []string{"zookeeper"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "zk-dead-holder",
+		Title: "ZooKeeper releases a dead holder's lock at session expiry",
+		Predict: "while a zookeeper holder is alive (stalled) another buyer cannot get the lock (lock_timeout); " +
+			"once the holder's replica is killed (SIGKILL) its session expires and the next buyer is served " +
+			"within the session timeout, with nothing oversold (the dead holder wrote nothing)",
+		Fix:         "nothing to fix: no TTL to tune, the session is the lease (a killed replica stays dead: restart the demo)",
+		Seed:        "ZooKeeper/Curator article: a crashed client's ephemeral node is deleted, no dead lock",
+		Strategies:  []string{"zookeeper"},
+		MinReplicas: 2,
+	},
+}
+
+// Find returns the lesson called name.
+func Find(name string) (Lesson, bool) {
+	for _, l := range Catalogue {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Lesson{}, false
+}

@@ -1,0 +1,218 @@
+package lessons
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Statuses and verdicts of a run.
+const (
+	StatusPending = "pending"
+	StatusRunning = "running"
+	StatusDone    = "done"
+
+	VerdictPass  = "PASS"
+	VerdictFail  = "FAIL"
+	VerdictError = "ERROR"
+	VerdictSkip  = "SKIP"
+)
+
+// RunTimeout is how long an agent may take over one lesson before the run is
+// closed as ERROR (an agent that died mid-lesson never reports). The
+// slowest lesson takes about 30 s with the default 10 s lock wait.
+const RunTimeout = 3 * time.Minute
+
+// Errors of the store.
+var (
+	ErrUnknown  = errors.New("lessons: no such lesson")
+	ErrBusy     = errors.New("lessons: a run of this lesson is already pending or running")
+	ErrNotFound = errors.New("lessons: no such run")
+	ErrNotYours = errors.New("lessons: the run is not running under this agent")
+	ErrVerdict  = errors.New("lessons: verdict must be PASS, FAIL, ERROR or SKIP")
+)
+
+// Run is one execution of a lesson.
+type Run struct {
+	ID         uint64     `json:"id" gorm:"primaryKey"`
+	Lesson     string     `json:"lesson"`
+	Status     string     `json:"status"`
+	Verdict    string     `json:"verdict"`
+	Observed   string     `json:"observed"`
+	Output     string     `json:"output"`
+	AgentID    *string    `json:"agent"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at"`
+	Deadline   *time.Time `json:"-"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// TableName is the table of migrations/0009.
+func (Run) TableName() string { return "lesson_runs" }
+
+// Store keeps lesson runs in the database; any number of replicas may use
+// one over the same database.
+type Store struct{ db *gorm.DB }
+
+// NewStore returns a Store over db (migrated).
+func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
+
+// Create queues a run of lesson; ErrBusy when one is pending or running.
+func (s *Store) Create(ctx context.Context, lesson string) (Run, error) {
+	if _, ok := Find(lesson); !ok {
+		return Run{}, ErrUnknown
+	}
+	if err := s.expire(ctx); err != nil {
+		return Run{}, err
+	}
+	var run Run
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var open int64
+		// Locking read: two replicas queueing the same lesson at once
+		// serialise here, and the second sees the first's row.
+		if err := tx.Raw(`SELECT COUNT(*) FROM lesson_runs WHERE lesson = ? AND status IN ('pending','running') FOR UPDATE`,
+			lesson).Scan(&open).Error; err != nil {
+			return err
+		}
+		if open > 0 {
+			return ErrBusy
+		}
+		run = Run{Lesson: lesson, Status: StatusPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		return tx.Create(&run).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrBusy) {
+			return Run{}, err
+		}
+		return Run{}, fmt.Errorf("lessons: create: %w", err)
+	}
+	return s.Get(ctx, run.ID)
+}
+
+// Claim gives agentID the oldest pending run, unless a run is running
+// already (lessons fault whole replicas: one at a time). ok is false when
+// there is nothing to do.
+func (s *Store) Claim(ctx context.Context, agentID string) (run Run, ok bool, err error) {
+	if err := s.expire(ctx); err != nil {
+		return Run{}, false, err
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var open []Run
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("status IN ?", []string{StatusPending, StatusRunning}).
+			Order("id").Find(&open).Error; err != nil {
+			return err
+		}
+		for _, r := range open {
+			if r.Status == StatusRunning {
+				return nil
+			}
+		}
+		if len(open) == 0 {
+			return nil
+		}
+		run = open[0]
+		res := tx.Exec(`UPDATE lesson_runs SET status = 'running', agent_id = ?, started_at = UTC_TIMESTAMP(6),
+  deadline = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE id = ? AND status = 'pending'`,
+			agentID, RunTimeout.Microseconds(), run.ID)
+		if res.Error != nil {
+			return res.Error
+		}
+		ok = res.RowsAffected == 1
+		return nil
+	})
+	if err != nil {
+		return Run{}, false, fmt.Errorf("lessons: claim: %w", err)
+	}
+	if !ok {
+		return Run{}, false, nil
+	}
+	run, err = s.Get(ctx, run.ID)
+	return run, err == nil, err
+}
+
+// Finish records agentID's verdict for run id.
+func (s *Store) Finish(ctx context.Context, id uint64, agentID, verdict, observed, output string) error {
+	switch verdict {
+	case VerdictPass, VerdictFail, VerdictError, VerdictSkip:
+	default:
+		return ErrVerdict
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = ?, observed = ?, output = ?,
+  finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
+		verdict, clipText(observed, 60000), clipText(output, 1<<20), id, agentID)
+	if res.Error != nil {
+		return fmt.Errorf("lessons: finish: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		if _, err := s.Get(ctx, id); err != nil {
+			return err
+		}
+		return ErrNotYours
+	}
+	return nil
+}
+
+// Get returns run id.
+func (s *Store) Get(ctx context.Context, id uint64) (Run, error) {
+	var run Run
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&run).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Run{}, ErrNotFound
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("lessons: get: %w", err)
+	}
+	return utc(run), nil
+}
+
+// Last returns the newest run of each lesson that has one.
+func (s *Store) Last(ctx context.Context) (map[string]Run, error) {
+	if err := s.expire(ctx); err != nil {
+		return nil, err
+	}
+	var rows []Run
+	err := s.db.WithContext(ctx).Where("id IN (SELECT MAX(id) FROM lesson_runs GROUP BY lesson)").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("lessons: last: %w", err)
+	}
+	last := make(map[string]Run, len(rows))
+	for _, r := range rows {
+		last[r.Lesson] = utc(r)
+	}
+	return last, nil
+}
+
+// expire closes runs whose agent never reported within RunTimeout.
+func (s *Store) expire(ctx context.Context) error {
+	err := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = 'ERROR',
+  observed = 'the agent did not report within the run timeout (it died or lost the shop)', finished_at = UTC_TIMESTAMP(6)
+WHERE status = 'running' AND deadline < UTC_TIMESTAMP(6)`).Error
+	if err != nil {
+		return fmt.Errorf("lessons: expire: %w", err)
+	}
+	return nil
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// utc gives the row's times the UTC location: DATETIME carries none, and
+// every time here is written as UTC.
+func utc(r Run) Run {
+	r.CreatedAt = r.CreatedAt.UTC()
+	for _, t := range []**time.Time{&r.StartedAt, &r.FinishedAt, &r.Deadline} {
+		if *t != nil {
+			v := (**t).UTC()
+			*t = &v
+		}
+	}
+	return r
+}

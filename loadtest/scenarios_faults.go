@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The scenarios of the fault issue: each drives POST /api/faults on a
+// replica while a buyer holds a lock, then reads the database's verdict.
+
+// orderAsync places an order in the background; the channel gets its kind.
+func (sc *scenarioRun) orderAsync(ctx context.Context, target string, id uint64, user string) <-chan string {
+	ch := make(chan string, 1)
+	go func() { ch <- sc.c.order(ctx, ordersURL(target, id), user) }()
+	return ch
+}
+
+// last is the second replica when there are two or more, else the first:
+// where the "other" buyer goes.
+func (sc *scenarioRun) last() string { return sc.targets[len(sc.targets)-1] }
+
+// wait sleeps d unless ctx ends first.
+func wait(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// warm places one order on each target so that every replica has built the
+// sale's strategy (connections, ZooKeeper session) before the timed part.
+func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
+	for i, t := range targets {
+		if k := sc.c.order(ctx, ordersURL(t, id), fmt.Sprintf("warm%d", i)); k != kindOrder {
+			return fmt.Errorf("warm-up order on %s: %s", t, k)
+		}
+	}
+	return nil
+}
+
+// setnxExpireCrash (seed 001): the holder crashes right after taking the
+// lock (crash_after_setnx). redis-setnx-expire has not set the TTL yet: the
+// key stays forever and a buyer 3 TTLs later times out. redis took lock and
+// TTL in one SET NX PX, so the same crash costs one TTL.
+func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	const ttl = 500 * time.Millisecond
+	target := sc.targets[0]
+	var parts []string
+	pass := true
+	for _, strategy := range []string{"redis-setnx-expire", "redis"} {
+		v, _, err := sc.c.createSale(ctx, target, saleRequest{Name: "scenario setnx-expire-crash",
+			Strategy: strategy, Stock: 5, TTLMS: int(ttl.Milliseconds())})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+			return "", false, err
+		}
+		a := sc.c.order(ctx, ordersURL(target, v.ID), "A")
+		if err := wait(ctx, 3*ttl); err != nil {
+			return "", false, err
+		}
+		start := time.Now()
+		b := sc.c.order(ctx, ordersURL(target, v.ID), "B")
+		took := time.Since(start)
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if strategy == "redis-setnx-expire" {
+			pass = pass && a == "holder_crashed" && b == "lock_timeout" && got.Sold == 0
+		} else {
+			pass = pass && a == "holder_crashed" && b == kindOrder && got.Sold == 1 && got.Oversold == 0
+		}
+		parts = append(parts, fmt.Sprintf("%s: A %s; B %s after %d ms (%v after the crash); %s",
+			strategy, a, b, took.Milliseconds(), 3*ttl, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// ttlShorterThanWork (seed 003): redis, ttl 150 ms, 400 ms of work, 8 buyers
+// at once, without then with the watchdog. Without it the key expires
+// mid-work and the next buyer enters: the holder's Lost() check then aborts
+// its write (lock_lost), but the sections overlapped. With it nothing does.
+func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, watchdog := range []bool{false, true} {
+		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario ttl-shorter-than-work",
+			Strategy: "redis", Stock: 20, WorkMS: 400, TTLMS: 150, Watchdog: &watchdog})
+		if err != nil {
+			return "", false, err
+		}
+		kinds, _ := sc.burst(ctx, v.ID, 8, "w")
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if watchdog {
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[kindOrder] == 8
+		} else {
+			pass = pass && got.Violations > 0
+		}
+		parts = append(parts, fmt.Sprintf("watchdog=%v: %d ordered, %d lock_lost; %s",
+			watchdog, kinds[kindOrder], kinds["lock_lost"], describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// pausePastTTL (seeds 002/003): buyer A on target 1 takes a redis lock (ttl
+// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder 700
+// ms); 150 ms in, the whole replica is stopped for 1.5 s (stop_process:
+// SIGSTOP, the watchdog freezes with it). The key expires, buyer B on
+// target 2 takes the lock and commits; A wakes and writes the stock it
+// read before B's write. Without fencing that is a lost update; with
+// fencing B's newer token makes the database reject A's write.
+func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	t1, t2 := sc.targets[0], sc.targets[1]
+	var parts []string
+	pass := true
+	for _, fencing := range []bool{false, true} {
+		v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: "redis",
+			Stock: 10, TTLMS: 500, Fencing: fencing})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 700}); err != nil {
+			return "", false, err
+		}
+		a := sc.orderAsync(ctx, t1, v.ID, "A")
+		if err := wait(ctx, 150*time.Millisecond); err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": 1500}); err != nil {
+			return "", false, err
+		}
+		if err := wait(ctx, 950*time.Millisecond); err != nil { // the key has expired by now
+			return "", false, err
+		}
+		b := sc.c.order(ctx, ordersURL(t2, v.ID), "B")
+		aStalled := len(a) == 0
+		aKind := <-a
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if fencing {
+			pass = pass && aStalled && b == kindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+		} else {
+			pass = pass && aStalled && b == kindOrder && aKind == kindOrder && got.LostUpdates >= 1
+		}
+		parts = append(parts, fmt.Sprintf("fencing=%v: B %s while A was stopped: %v; A %s; %s",
+			fencing, b, aStalled, aKind, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// holdAndRestart makes buyer A on the first target hold a lock of sale id
+// for hold (pause_holder after its Lost() check), restarts the Redis nodes
+// while A holds it, then sends buyer B to the last target. It returns B's
+// answer, whether A was still holding when B was answered, and A's answer.
+func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
+	t1 := sc.targets[0]
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
+		return "", false, "", err
+	}
+	a := sc.orderAsync(ctx, t1, id, "A")
+	if err := wait(ctx, 300*time.Millisecond); err != nil {
+		return "", false, "", err
+	}
+	for _, node := range nodes {
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": node}); err != nil {
+			return "", false, "", err
+		}
+	}
+	b = sc.c.order(ctx, ordersURL(sc.last(), id), "B")
+	aHeld = len(a) == 0
+	return b, aHeld, <-a, nil
+}
+
+// redisRestart (seed 002): A holds a redis lock (ttl 10 s: no expiry, no
+// renewal within the test) when the Redis node restarts without
+// persistence: the key is gone and B gets the lock while A holds it; A then
+// writes its stale stock. redlock with one master of three restarted still
+// has A's key on two: B waits for A's release.
+func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, strategy := range []string{"redis", "redlock"} {
+		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
+		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redis-restart",
+			Strategy: strategy, Stock: 10, TTLMS: 10000})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+			return "", false, err
+		}
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, 3*time.Second, node)
+		if err != nil {
+			return "", false, err
+		}
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if strategy == "redis" {
+			pass = pass && b == kindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+		} else {
+			pass = pass && b == kindOrder && !aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+		}
+		parts = append(parts, fmt.Sprintf("%s, %s restarted: B %s while A held: %v; A %s; %s",
+			strategy, node, b, aHeld, aKind, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// redlockMinority (seed 002): as redisRestart on redlock, restarting one
+// master of three (A keeps 2 of 3: B waits) and then two (B gets a quorum
+// on the two empty masters while A holds the third: two holders).
+func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, nodes := range [][]string{{"redlock-1"}, {"redlock-1", "redlock-2"}} {
+		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redlock-minority",
+			Strategy: "redlock", Stock: 10, TTLMS: 10000})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+			return "", false, err
+		}
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, 3*time.Second, nodes...)
+		if err != nil {
+			return "", false, err
+		}
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if len(nodes) == 1 {
+			pass = pass && b == kindOrder && !aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+		} else {
+			pass = pass && b == kindOrder && aHeld && got.Violations >= 1
+		}
+		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B %s while A held: %v; A %s; %s",
+			len(nodes), b, aHeld, aKind, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// zkDeadHolder (seed 004): A on target 1 holds a zookeeper lock and stalls
+// (pause_holder 30 s). While A lives, B on target 2 times out: the lock
+// holds. Then target 1 is killed (SIGKILL): nobody deletes A's node, but
+// its ephemeral node goes with the session, and C on target 2 is served
+// within the session timeout. A wrote nothing, so nothing is oversold.
+func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	t1, t2 := sc.targets[0], sc.targets[1]
+	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+		return "", false, err
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 30000}); err != nil {
+		return "", false, err
+	}
+	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	if err := wait(ctx, 300*time.Millisecond); err != nil {
+		return "", false, err
+	}
+	b := sc.c.order(ctx, ordersURL(t2, v.ID), "B") // waits the replica's whole lock wait
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
+		return "", false, err
+	}
+	aKind := <-a
+	killed := time.Now()
+	c := ""
+	for i := 0; c != kindOrder && time.Since(killed) < 30*time.Second; i++ {
+		if c = sc.c.order(ctx, ordersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != kindOrder && c != "lock_timeout" {
+			break
+		}
+	}
+	served := time.Since(killed)
+	alive := &scenarioRun{c: sc.c, targets: sc.targets[1:]} // target 1 is dead: read the sale elsewhere
+	got, err := alive.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	pass := b == "lock_timeout" && isHardError(aKind) && c == kindOrder &&
+		got.Sold == 3 && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
+	return fmt.Sprintf("while A lived B got %s; A's replica killed, A's answer %s; C %s %d ms after the kill; %s",
+		b, aKind, c, served.Milliseconds(), describe(got)), pass, nil
+}
