@@ -2,7 +2,9 @@
 // playwright-core, against a real `shop demo` (2 replicas, 2 agents, the
 // real MariaDB and Redis). It starts a `none` run and a `redis` run from
 // the form and checks what the page shows: `none` oversells, `redis` holds,
-// and the comparison lists both, also after a reload.
+// and the comparison lists both, also after a reload. Then the Lessons view
+// (one lesson run by an agent, PASS shown), the fault buttons (accepted and
+// refused answers) and the replica failover.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -30,7 +32,7 @@ before(async () => {
   });
   page = ctx.pages()[0] || await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  // The one 400 is the refusal the test provokes on purpose; anything else is a bug.
+  // The 400s are the refusals the test provokes on purpose; anything else is a bug.
   page.on('console', (m) => {
     if (m.type() === 'error' && !/status of 400/.test(m.text())) pageErrors.push(`console: ${m.text()}`);
   });
@@ -167,6 +169,91 @@ test('keyboard: the label toggle and the explanation panels', async () => {
   await page.keyboard.press('Enter');
   await page.focus('#lang');
   await page.keyboard.press('Enter'); // back to English for whoever looks next
+  assert.deepEqual(pageErrors, [], 'the page logged errors');
+});
+
+test('the watchdog checkbox reaches the API, which refuses it off for a lock without one', async () => {
+  await page.selectOption('#f-strategy', 'db-pessimistic');
+  await page.fill('#f-replicas', '0');
+  await page.uncheck('#f-watchdog');
+  await page.click('#start');
+  await page.waitForFunction(() => /Refused|Failed|started/.test(document.querySelector('#form-msg').textContent));
+  assert.match(await page.locator('#form-msg').innerText(), /Refused: .*watchdog/);
+  assert.equal(await page.getAttribute('#f-watchdog', 'aria-invalid'), 'true');
+  await page.check('#f-watchdog');
+});
+
+/** api reads a JSON answer of the demo's first replica. */
+async function api(p) {
+  const res = await fetch(demo.url + p);
+  assert.equal(res.status, 200, `GET ${p}: ${res.status}`);
+  return res.json();
+}
+
+test('the Lessons view lists every lesson with what the seed predicts', async () => {
+  const { lessons, agents } = await api('/api/lessons');
+  assert.ok(lessons.length >= 9, `only ${lessons.length} lessons`);
+  await page.locator('#lesson-list li.lesson').first().waitFor();
+  assert.equal(await page.locator('#lesson-list li.lesson').count(), lessons.length);
+  for (const l of lessons) {
+    const card = page.locator(`#lesson-${l.name}`);
+    assert.equal(await card.locator('h3').innerText(), l.title);
+    assert.equal(await card.locator('.l-predict').innerText(), l.predict);
+    for (const s of l.strategies) assert.match(await card.locator('.l-facts').innerText(), new RegExp(s));
+  }
+  assert.equal(agents, 2);
+  await page.waitForFunction(() => /2 load-test agents live/.test(document.querySelector('#lessons-agents').textContent));
+});
+
+test('running a lesson from the page ends with PASS shown', async () => {
+  const name = 'mutex-across-replicas';
+  const card = page.locator(`#lesson-${name}`);
+  await card.locator('button.l-run').click();
+  await page.waitForFunction(() => /run \d+|Refused|Failed/.test(document.querySelector('#lessons-msg').textContent));
+  const m = (await page.locator('#lessons-msg').innerText()).match(/run (\d+)/);
+  assert.ok(m, `the page did not start the lesson: ${await page.locator('#lessons-msg').innerText()}`);
+  await page.waitForFunction(([n, id]) => {
+    const li = document.querySelector(`#lesson-${n}`);
+    return li.dataset.status === 'done' && li.querySelector('.l-meta').textContent.startsWith(`run ${id} `);
+  }, [name, m[1]], { timeout: 60_000 });
+  const run = await api(`/api/lesson-runs/${m[1]}`);
+  assert.equal(run.verdict, 'PASS', `the lesson did not pass:\n${run.output}`);
+  assert.equal(await card.getAttribute('data-verdict'), 'PASS');
+  assert.match(await card.locator('.badge').innerText(), /PASS/); // the word, not only the colour
+  assert.match(await card.locator('.badge').getAttribute('class'), /\bpass\b/);
+  assert.equal(await card.locator('.l-observed').innerText(), run.observed);
+  assert.match(await card.locator('.l-meta').innerText(), new RegExp(`agent ${run.agent}`));
+  await page.locator('#lessons').scrollIntoViewIfNeeded();
+  await page.locator('#lessons').screenshot({ path: path.join(SHOTS, 'dashboard-lessons.png') });
+});
+
+test('the Faults section injects pause_holder into a chosen replica and shows refusals', async () => {
+  const info = await api('/api/faults');
+  assert.equal(info.enabled, true, 'shop demo runs with SECKILL_FAULTS=on');
+  for (const k of info.kinds) {
+    assert.equal(await page.locator(`#fault-${k.kind} .note`).innerText(), k.description);
+  }
+  assert.equal(await page.locator('#faults-off').isHidden(), true);
+  // The other replica: the page's replica forwards the request to it.
+  await page.selectOption('#fault-replica', 'shop-2');
+  const form = page.locator('#fault-pause_holder');
+  const out = form.locator('.msg');
+  // answer clicks Inject and returns the page's answer (the click replaces
+  // the previous one with "injecting…" at once).
+  const answer = async () => {
+    await form.locator('button').click();
+    await page.waitForFunction(() => /Accepted|Refused|Failed/.test(document.querySelector('#fault-pause_holder .msg').textContent));
+    return out.innerText();
+  };
+  await form.locator('input[name=ms]').fill('200');
+  assert.match(await answer(), /^Accepted by shop-2 .*kind=pause_holder.*ms=200/);
+  // No check in the page: the API's refusal names the field.
+  for (const bad of ['0', '']) {
+    await form.locator('input[name=ms]').fill(bad);
+    assert.match(await answer(), /^Refused \(ms\): ms is required/, `ms=${JSON.stringify(bad)}`);
+    assert.equal(await form.locator('input[name=ms]').getAttribute('aria-invalid'), 'true');
+  }
+  await form.locator('input[name=ms]').fill('200');
   assert.deepEqual(pageErrors, [], 'the page logged errors');
 });
 

@@ -5,7 +5,9 @@ import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } fr
 import { Charts } from './charts.js';
 import { loadComparison as fillComparison } from './compare.js';
 import { el, fmt, ms, verdictOf } from './dom.js';
+import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, label } from './i18n.js';
+import { initLessons } from './lessons.js';
 
 const $ = (sel) => document.querySelector(sel);
 const LANG_KEY = 'seckill.zhLabels';
@@ -118,6 +120,9 @@ function readForm() {
   body.ttl_ms = int('#f-ttl', 'ttl_ms');
   body.per_user_limit = int('#f-limit', 'per_user_limit');
   body.fencing = $('#f-fencing').checked;
+  // Sent only when off: the API's default is on, and it refuses `false`
+  // for a strategy whose lock does not renew itself.
+  if (!$('#f-watchdog').checked) body.watchdog = false;
   return { body, msg };
 }
 
@@ -154,6 +159,15 @@ form.addEventListener('submit', async (e) => {
   }
 });
 if (adminToken()) $('#token-wrap').hidden = false;
+// The token also serves the Lessons and Faults buttons: keep it as typed.
+$('#f-token').addEventListener('change', (e) => setAdminToken(e.target.value.trim()));
+
+/** needToken shows the admin token field after a 401 from any button. */
+function needToken() {
+  setAdminToken('');
+  $('#token-wrap').hidden = false;
+  $('#f-token').focus();
+}
 
 // ---- live panel -----------------------------------------------------------
 
@@ -219,6 +233,7 @@ function showRun(run) {
   }
   state.last = { key, t: now, sold: sale?.sold || 0, running: step.status === 'running' };
   state.step = step;
+  if (step.sale_id) faults.setSaleId(step.sale_id);
   renderTables(step);
 }
 
@@ -279,11 +294,19 @@ const loadComparison = () => fillComparison(state.strategies, state.safe, state.
 // ---- start ------------------------------------------------------------------
 
 applyLang();
+const zh = () => state.zh;
+const lessons = initLessons({ zh, needToken });
+const faults = initFaults({ zh, needToken });
 await loadStrategies();
 loadComparison();
 openStream({
   runs: onRuns,
-  replicas: (list) => { state.replicas = list; renderTables(state.step); },
+  replicas: (list) => {
+    state.replicas = list;
+    renderTables(state.step);
+    lessons.setReplicas(list);
+    faults.setReplicas(list);
+  },
   error: (body) => { $('#conn').textContent = `server: ${body.message}`; },
   moveTo: (url) => location.assign(`${url}/${location.hash}`),
   state: (text, ok) => {

@@ -43,7 +43,7 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
       el('td', { text: step.limit ? fmt(step.limit.ratio, 2) : 'n/a (no lock)' }),
-      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}` })));
+      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}${cfg.watchdog === false ? ', no watchdog' : ''}` })));
   }
 }
 

@@ -1,0 +1,145 @@
+// The Faults section: one small form per fault kind that GET /api/faults
+// lists, with inputs for the parameters the kind takes, and a replica
+// picker. POST /api/faults goes to the replica that served the page, which
+// forwards it to the chosen one. The page does not second-guess the
+// inputs: the API checks them and its refusal names the field.
+import { ApiError, getJSON, postJSON } from './api.js';
+import { el } from './dom.js';
+import { applyLabels } from './i18n.js';
+
+const $ = (sel) => document.querySelector(sel);
+// The Redis nodes restart_redis takes when the API does not list its own.
+let redisNodes = ['redis', 'redlock-1', 'redlock-2', 'redlock-3'];
+// A default per kind that shows the effect against the run form's defaults
+// (lock TTL 2000 ms): a pause or stop past the TTL, a kill soon after.
+const DEFAULT_MS = { pause_holder: 3000, stop_process: 3000, kill_process: 500, slow_db: 3000 };
+
+/** param builds the label and input for one parameter of a kind. */
+function param(kind, name) {
+  const id = `fault-${kind}-${name}`;
+  let input;
+  if (name === 'node') {
+    input = el('select', { id, name }, ...redisNodes.map((n) => el('option', { value: n, text: n })));
+  } else if (name === 'ms' || name === 'sale_id') {
+    input = el('input', { id, name, type: 'number', inputmode: 'numeric', min: '1' });
+    if (name === 'ms') { input.max = '30000'; input.value = String(DEFAULT_MS[kind] || 1000); }
+  } else {
+    input = el('input', { id, name, type: 'text' });
+  }
+  input.addEventListener('input', () => { input.dataset.touched = '1'; });
+  return el('label', { for: id }, el('span', { 'data-l': `p${name}`, text: name }), input);
+}
+
+/**
+ * initFaults builds the section. opts.zh() says whether Chinese labels are
+ * on; opts.needToken(err) handles a 401 (403 forbidden for faults). Returns setReplicas(list) (the
+ * replicas events keep the picker current) and setSaleId(id) (the live
+ * run's sale, a default for slow_db).
+ */
+export function initFaults({ zh, needToken }) {
+  let own = ''; // this page's replica id
+  let enabled = false;
+  let shops = []; // [{id, alive, url}]
+  const picker = $('#fault-replica');
+
+  function fillPicker() {
+    const keep = picker.value || own;
+    const sig = shops.map((m) => `${m.id}:${m.alive}`).join() + own;
+    if (picker.dataset.sig === sig) return;
+    picker.dataset.sig = sig;
+    picker.replaceChildren(...shops.map((m) => {
+      const o = el('option', { value: m.id, text: `${m.id}${m.id === own ? ' (serves this page)' : ''}${m.alive ? '' : ' (gone)'}` });
+      o.disabled = !m.alive;
+      return o;
+    }));
+    if (shops.some((m) => m.id === keep && m.alive)) picker.value = keep;
+  }
+
+  function setReplicas(list) {
+    shops = list.filter((m) => m.kind === 'shop');
+    if (!own) own = shops.find((m) => m.url && m.url.replace(/\/$/, '') === location.origin)?.id || '';
+    fillPicker();
+  }
+
+  async function inject(form, kind, params) {
+    const out = form.querySelector('.msg');
+    const btn = form.querySelector('button');
+    out.className = 'msg';
+    for (const i of form.querySelectorAll('[aria-invalid]')) i.removeAttribute('aria-invalid');
+    const body = { kind };
+    for (const name of params) {
+      const v = form.elements[name].value.trim();
+      if (v === '') continue; // left out: the API says it is required
+      body[name] = name === 'ms' || name === 'sale_id' ? Number(v) : v;
+    }
+    const target = picker.value;
+    // The replica serving the page runs it itself; any other is forwarded.
+    if (target && target !== own) body.replica = target;
+    btn.disabled = true;
+    out.textContent = `injecting ${kind} into ${target || 'this replica'}…`;
+    try {
+      const res = await postJSON('/api/faults', body);
+      const what = Object.entries(res || {}).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ');
+      out.textContent = `Accepted by ${target || 'this replica'} at ${new Date().toLocaleTimeString('en-GB')}: ${what}`;
+      out.classList.add('good');
+    } catch (err) {
+      out.classList.add('bad');
+      if (err instanceof ApiError && (err.status === 401 || err.code === 'forbidden')) {
+        needToken(err);
+        out.textContent = `${err.message}: enter the admin token under “Start a run”, then inject again.`;
+      } else if (err instanceof ApiError) {
+        out.textContent = `Refused${err.field ? ` (${err.field})` : ''}: ${err.message}`;
+        const f = err.field && (form.elements[err.field] || (err.field === 'replica' ? picker : null));
+        if (f) { f.setAttribute('aria-invalid', 'true'); f.focus(); }
+      } else {
+        out.textContent = `Failed: ${err.message}`;
+      }
+    } finally {
+      btn.disabled = !enabled;
+    }
+  }
+
+  function kindForm(k) {
+    const id = `fault-${k.kind}`;
+    const params = k.params || [];
+    const btn = el('button', { type: 'submit', class: 'inject' }, el('span', { 'data-l': 'inject', text: 'Inject' }),
+      el('span', { class: 'sr-only', text: ` ${k.kind}` }));
+    btn.disabled = !enabled;
+    const form = el('form', { class: 'fault', id, 'data-kind': k.kind, novalidate: '', 'aria-labelledby': `${id}-h`, 'aria-describedby': `${id}-d` },
+      el('h3', { id: `${id}-h` }, el('span', { 'data-l': `f${k.kind}`, text: k.kind }), ' ', el('code', { text: k.kind })),
+      el('p', { class: 'note', id: `${id}-d`, text: k.description }),
+      el('div', { class: 'fault-params' }, ...params.map((p) => param(k.kind, p)), btn),
+      el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' }));
+    form.addEventListener('submit', (e) => { e.preventDefault(); inject(form, k.kind, params); });
+    return form;
+  }
+
+  async function load() {
+    const box = $('#fault-kinds');
+    let info;
+    try {
+      [info] = await Promise.all([getJSON('/api/faults'),
+        getJSON('/api/replicas').then(setReplicas).catch(() => {})]);
+    } catch (err) {
+      box.replaceChildren(el('p', { class: 'msg bad', text: `Cannot list the fault kinds: ${err.message}` }));
+      return;
+    }
+    enabled = !!info.enabled;
+    if (info.redis_nodes?.length) redisNodes = info.redis_nodes;
+    if (info.replica) { own = info.replica; picker.dataset.sig = ''; fillPicker(); }
+    $('#faults-off').hidden = enabled;
+    picker.disabled = !enabled;
+    box.replaceChildren(...(info.kinds || []).map(kindForm));
+    applyLabels(box, zh());
+  }
+
+  load();
+  return {
+    setReplicas,
+    setSaleId(id) {
+      for (const i of document.querySelectorAll('#fault-kinds input[name=sale_id]')) {
+        if (id && !i.dataset.touched) i.value = String(id);
+      }
+    },
+  };
+}
