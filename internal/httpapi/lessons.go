@@ -9,13 +9,14 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 )
 
 // lessonRoutes serves the Lessons page's API. The dashboard queues a run;
 // a load-test agent claims it (one lesson at a time, cluster-wide), runs
 // the scenario against the live replicas and posts the verdict back.
 func (s *Server) lessonRoutes(api *gin.RouterGroup) {
-	s.lessons = lessons.NewStore(s.store.DB())
+	s.lessons = lessondb.NewStore(s.store.DB())
 	api.GET("/lessons", s.listLessons)
 	api.POST("/lessons/:name/runs", s.requireAdmin, s.createLessonRun)
 	api.GET("/lesson-runs/:id", s.getLessonRun)
@@ -83,7 +84,7 @@ func (s *Server) createLessonRun(c *gin.Context) {
 	var queued []lessons.Run
 	for _, l := range lessons.Catalogue {
 		run, err := s.lessons.Create(ctx, l.Name)
-		if errors.Is(err, lessons.ErrBusy) {
+		if errors.Is(err, lessondb.ErrBusy) {
 			continue
 		}
 		if err != nil {
@@ -93,7 +94,7 @@ func (s *Server) createLessonRun(c *gin.Context) {
 		queued = append(queued, run)
 	}
 	if len(queued) == 0 {
-		writeError(c, s.log, lessonError(lessons.ErrBusy))
+		writeError(c, s.log, lessonError(lessondb.ErrBusy))
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"runs": queued})
@@ -195,15 +196,15 @@ func lessonError(err error) error {
 		return &apiError{status: http.StatusConflict, body: errorBody{Error: code, Message: msg}}
 	}
 	switch {
-	case errors.Is(err, lessons.ErrBusy):
+	case errors.Is(err, lessondb.ErrBusy):
 		return conflict("lesson_busy", "a run of this lesson is already pending or running; wait for its verdict")
-	case errors.Is(err, lessons.ErrNotYours):
+	case errors.Is(err, lessondb.ErrNotYours):
 		return conflict("not_running", "the run is not running under this agent (finished, expired or claimed by another)")
-	case errors.Is(err, lessons.ErrVerdict):
+	case errors.Is(err, lessondb.ErrVerdict):
 		return badField("verdict", "verdict must be PASS, FAIL, ERROR or SKIP")
-	case errors.Is(err, lessons.ErrNotFound):
+	case errors.Is(err, lessondb.ErrNotFound):
 		return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Message: "no such lesson run"}}
-	case errors.Is(err, lessons.ErrUnknown):
+	case errors.Is(err, lessondb.ErrUnknown):
 		return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Field: "name", Message: "no such lesson"}}
 	}
 	return fmt.Errorf("%w: %w", errDBUnavailable, err)

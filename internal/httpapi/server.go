@@ -15,7 +15,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -64,7 +64,7 @@ type Server struct {
 	replicaID string          // this replica's id in discovery
 	faults    *faults.Service // fault injection (faults.go)
 	runs      *runs.Service   // load-test runs (runs.go); built by runRoutes
-	lessons   *lessons.Store  // lesson runs (lessons.go); built by lessonRoutes
+	lessons   *lessondb.Store // lesson runs (lessons.go); built by lessonRoutes
 }
 
 var _ http.Handler = (*Server)(nil)

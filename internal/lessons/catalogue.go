@@ -1,8 +1,8 @@
 // Package lessons is the catalogue of the seeds' pitfalls that Seckill Lab
 // replays (`loadtest scenario NAME` and the dashboard's Lessons page), and
-// the record of their runs in the database: the dashboard asks for a run,
-// a load-test agent executes it against the live replicas and reports the
-// verdict here, so results survive a reload and a restart.
+// the Run of one: the dashboard asks for a run, a load-test agent executes
+// it against the live replicas and reports the verdict, which package
+// lessondb keeps in the database so that it survives a reload and a restart.
 package lessons
 
 // Lesson is one seed pitfall: what the seed predicts for the unsafe setup

@@ -1,4 +1,8 @@
-package lessons
+// Package lessondb records lesson runs in the database (lesson_runs,
+// migrations/0009): queued by the dashboard, claimed and reported by
+// load-test agents. It is apart from package lessons so that the agent
+// binary, which needs the catalogue and the Run type, carries no gorm.
+package lessondb
 
 import (
 	"context"
@@ -8,51 +12,18 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/seckill-lab/seckill/internal/lessons"
 )
-
-// Statuses and verdicts of a run.
-const (
-	StatusPending = "pending"
-	StatusRunning = "running"
-	StatusDone    = "done"
-
-	VerdictPass  = "PASS"
-	VerdictFail  = "FAIL"
-	VerdictError = "ERROR"
-	VerdictSkip  = "SKIP"
-)
-
-// RunTimeout is how long an agent may take over one lesson before the run is
-// closed as ERROR (an agent that died mid-lesson never reports). The
-// slowest lesson takes about 30 s with the default 10 s lock wait.
-const RunTimeout = 3 * time.Minute
 
 // Errors of the store.
 var (
-	ErrUnknown  = errors.New("lessons: no such lesson")
-	ErrBusy     = errors.New("lessons: a run of this lesson is already pending or running")
-	ErrNotFound = errors.New("lessons: no such run")
-	ErrNotYours = errors.New("lessons: the run is not running under this agent")
-	ErrVerdict  = errors.New("lessons: verdict must be PASS, FAIL, ERROR or SKIP")
+	ErrUnknown  = errors.New("lessondb: no such lesson")
+	ErrBusy     = errors.New("lessondb: a run of this lesson is already pending or running")
+	ErrNotFound = errors.New("lessondb: no such run")
+	ErrNotYours = errors.New("lessondb: the run is not running under this agent")
+	ErrVerdict  = errors.New("lessondb: verdict must be PASS, FAIL, ERROR or SKIP")
 )
-
-// Run is one execution of a lesson.
-type Run struct {
-	ID         uint64     `json:"id" gorm:"primaryKey"`
-	Lesson     string     `json:"lesson"`
-	Status     string     `json:"status"`
-	Verdict    string     `json:"verdict"`
-	Observed   string     `json:"observed"`
-	Output     string     `json:"output"`
-	AgentID    *string    `json:"agent"`
-	CreatedAt  time.Time  `json:"created_at"`
-	StartedAt  *time.Time `json:"started_at"`
-	Deadline   *time.Time `json:"-"`
-	FinishedAt *time.Time `json:"finished_at"`
-}
-
-// TableName is the table of migrations/0009.
-func (Run) TableName() string { return "lesson_runs" }
 
 // Store keeps lesson runs in the database; any number of replicas may use
 // one over the same database.
@@ -62,14 +33,14 @@ type Store struct{ db *gorm.DB }
 func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 
 // Create queues a run of lesson; ErrBusy when one is pending or running.
-func (s *Store) Create(ctx context.Context, lesson string) (Run, error) {
-	if _, ok := Find(lesson); !ok {
-		return Run{}, ErrUnknown
+func (s *Store) Create(ctx context.Context, lesson string) (lessons.Run, error) {
+	if _, ok := lessons.Find(lesson); !ok {
+		return lessons.Run{}, ErrUnknown
 	}
 	if err := s.expire(ctx); err != nil {
-		return Run{}, err
+		return lessons.Run{}, err
 	}
-	var run Run
+	var run lessons.Run
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var open int64
 		// Locking read: two replicas queueing the same lesson at once
@@ -81,14 +52,14 @@ func (s *Store) Create(ctx context.Context, lesson string) (Run, error) {
 		if open > 0 {
 			return ErrBusy
 		}
-		run = Run{Lesson: lesson, Status: StatusPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		run = lessons.Run{Lesson: lesson, Status: lessons.StatusPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
 		return tx.Create(&run).Error
 	})
 	if err != nil {
 		if errors.Is(err, ErrBusy) {
-			return Run{}, err
+			return lessons.Run{}, err
 		}
-		return Run{}, fmt.Errorf("lessons: create: %w", err)
+		return lessons.Run{}, fmt.Errorf("lessondb: create: %w", err)
 	}
 	return s.Get(ctx, run.ID)
 }
@@ -96,18 +67,18 @@ func (s *Store) Create(ctx context.Context, lesson string) (Run, error) {
 // Claim gives agentID the oldest pending run, unless a run is running
 // already (lessons fault whole replicas: one at a time). ok is false when
 // there is nothing to do.
-func (s *Store) Claim(ctx context.Context, agentID string) (run Run, ok bool, err error) {
+func (s *Store) Claim(ctx context.Context, agentID string) (run lessons.Run, ok bool, err error) {
 	if err := s.expire(ctx); err != nil {
-		return Run{}, false, err
+		return lessons.Run{}, false, err
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var open []Run
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("status IN ?", []string{StatusPending, StatusRunning}).
+		var open []lessons.Run
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("status IN ?", []string{lessons.StatusPending, lessons.StatusRunning}).
 			Order("id").Find(&open).Error; err != nil {
 			return err
 		}
 		for _, r := range open {
-			if r.Status == StatusRunning {
+			if r.Status == lessons.StatusRunning {
 				return nil
 			}
 		}
@@ -117,7 +88,7 @@ func (s *Store) Claim(ctx context.Context, agentID string) (run Run, ok bool, er
 		run = open[0]
 		res := tx.Exec(`UPDATE lesson_runs SET status = 'running', agent_id = ?, started_at = UTC_TIMESTAMP(6),
   deadline = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE id = ? AND status = 'pending'`,
-			agentID, RunTimeout.Microseconds(), run.ID)
+			agentID, lessons.RunTimeout.Microseconds(), run.ID)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -125,10 +96,10 @@ func (s *Store) Claim(ctx context.Context, agentID string) (run Run, ok bool, er
 		return nil
 	})
 	if err != nil {
-		return Run{}, false, fmt.Errorf("lessons: claim: %w", err)
+		return lessons.Run{}, false, fmt.Errorf("lessondb: claim: %w", err)
 	}
 	if !ok {
-		return Run{}, false, nil
+		return lessons.Run{}, false, nil
 	}
 	run, err = s.Get(ctx, run.ID)
 	return run, err == nil, err
@@ -137,7 +108,7 @@ func (s *Store) Claim(ctx context.Context, agentID string) (run Run, ok bool, er
 // Finish records agentID's verdict for run id.
 func (s *Store) Finish(ctx context.Context, id uint64, agentID, verdict, observed, output string) error {
 	switch verdict {
-	case VerdictPass, VerdictFail, VerdictError, VerdictSkip:
+	case lessons.VerdictPass, lessons.VerdictFail, lessons.VerdictError, lessons.VerdictSkip:
 	default:
 		return ErrVerdict
 	}
@@ -145,7 +116,7 @@ func (s *Store) Finish(ctx context.Context, id uint64, agentID, verdict, observe
   finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
 		verdict, clipText(observed, 60000), clipText(output, 1<<20), id, agentID)
 	if res.Error != nil {
-		return fmt.Errorf("lessons: finish: %w", res.Error)
+		return fmt.Errorf("lessondb: finish: %w", res.Error)
 	}
 	if res.RowsAffected == 0 {
 		if _, err := s.Get(ctx, id); err != nil {
@@ -157,42 +128,42 @@ func (s *Store) Finish(ctx context.Context, id uint64, agentID, verdict, observe
 }
 
 // Get returns run id.
-func (s *Store) Get(ctx context.Context, id uint64) (Run, error) {
-	var run Run
+func (s *Store) Get(ctx context.Context, id uint64) (lessons.Run, error) {
+	var run lessons.Run
 	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&run).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Run{}, ErrNotFound
+		return lessons.Run{}, ErrNotFound
 	}
 	if err != nil {
-		return Run{}, fmt.Errorf("lessons: get: %w", err)
+		return lessons.Run{}, fmt.Errorf("lessondb: get: %w", err)
 	}
 	return utc(run), nil
 }
 
 // Last returns the newest run of each lesson that has one.
-func (s *Store) Last(ctx context.Context) (map[string]Run, error) {
+func (s *Store) Last(ctx context.Context) (map[string]lessons.Run, error) {
 	if err := s.expire(ctx); err != nil {
 		return nil, err
 	}
-	var rows []Run
+	var rows []lessons.Run
 	err := s.db.WithContext(ctx).Where("id IN (SELECT MAX(id) FROM lesson_runs GROUP BY lesson)").Find(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("lessons: last: %w", err)
+		return nil, fmt.Errorf("lessondb: last: %w", err)
 	}
-	last := make(map[string]Run, len(rows))
+	last := make(map[string]lessons.Run, len(rows))
 	for _, r := range rows {
 		last[r.Lesson] = utc(r)
 	}
 	return last, nil
 }
 
-// expire closes runs whose agent never reported within RunTimeout.
+// expire closes runs whose agent never reported within lessons.RunTimeout.
 func (s *Store) expire(ctx context.Context) error {
 	err := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = 'ERROR',
   observed = 'the agent did not report within the run timeout (it died or lost the shop)', finished_at = UTC_TIMESTAMP(6)
 WHERE status = 'running' AND deadline < UTC_TIMESTAMP(6)`).Error
 	if err != nil {
-		return fmt.Errorf("lessons: expire: %w", err)
+		return fmt.Errorf("lessondb: expire: %w", err)
 	}
 	return nil
 }
@@ -206,7 +177,7 @@ func clipText(s string, n int) string {
 
 // utc gives the row's times the UTC location: DATETIME carries none, and
 // every time here is written as UTC.
-func utc(r Run) Run {
+func utc(r lessons.Run) lessons.Run {
 	r.CreatedAt = r.CreatedAt.UTC()
 	for _, t := range []**time.Time{&r.StartedAt, &r.FinishedAt, &r.Deadline} {
 		if *t != nil {

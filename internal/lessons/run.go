@@ -1,0 +1,38 @@
+package lessons
+
+import "time"
+
+// Statuses and verdicts of a run.
+const (
+	StatusPending = "pending"
+	StatusRunning = "running"
+	StatusDone    = "done"
+
+	VerdictPass  = "PASS"
+	VerdictFail  = "FAIL"
+	VerdictError = "ERROR"
+	VerdictSkip  = "SKIP"
+)
+
+// RunTimeout is how long an agent may take over one lesson before the run is
+// closed as ERROR (an agent that died mid-lesson never reports). The
+// slowest lesson takes about 30 s with the default 10 s lock wait.
+const RunTimeout = 3 * time.Minute
+
+// Run is one execution of a lesson.
+type Run struct {
+	ID         uint64     `json:"id" gorm:"primaryKey"`
+	Lesson     string     `json:"lesson"`
+	Status     string     `json:"status"`
+	Verdict    string     `json:"verdict"`
+	Observed   string     `json:"observed"`
+	Output     string     `json:"output"`
+	AgentID    *string    `json:"agent"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at"`
+	Deadline   *time.Time `json:"-"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// TableName is the table of migrations/0009 (package lessondb).
+func (Run) TableName() string { return "lesson_runs" }
