@@ -26,7 +26,7 @@ func faultyShops(t *testing.T) {
 	t.Setenv(config.EnvFaults, "on")
 	t.Setenv(config.EnvRedisAddr, addrs[0])
 	t.Setenv(config.EnvRedlockAddrs, strings.Join(addrs[1:], ","))
-	t.Setenv("SECKILL_LOCK_WAIT", "5s")
+	t.Setenv("SECKILL_LOCK_WAIT", "7s")
 }
 
 // TestScenarios runs `loadtest scenario all` against two real shop replicas

@@ -112,12 +112,15 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 }
 
 // pausePastTTL (seeds 002/003): buyer A on target 1 takes a redis lock (ttl
-// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder 700
-// ms); 150 ms in, the whole replica is stopped for 1.5 s (stop_process:
-// SIGSTOP, the watchdog freezes with it). The key expires, buyer B on
-// target 2 takes the lock and commits; A wakes and writes the stock it
-// read before B's write. Without fencing that is a lost update; with
-// fencing B's newer token makes the database reject A's write.
+// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder 2 s);
+// 150 ms in, the whole replica is stopped for 2 s (stop_process: SIGSTOP,
+// the watchdog freezes with it). The key expires, buyer B on target 2 takes
+// the lock and commits; A wakes and writes the stock it read before B's
+// write. Without fencing that is a lost update; with fencing B's newer token
+// makes the database reject A's write. The margins are wide on purpose (a
+// busy machine delays the helper's SIGSTOP): B may come before the key has
+// expired, it then queues until it does; only a stop delayed by 1.5 s would
+// let A write first.
 func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t1, t2 := sc.targets[0], sc.targets[1]
 	var parts []string
@@ -131,17 +134,17 @@ func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 700}); err != nil {
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 2000}); err != nil {
 			return "", false, err
 		}
 		a := sc.orderAsync(ctx, t1, v.ID, "A")
 		if err := wait(ctx, 150*time.Millisecond); err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": 1500}); err != nil {
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": 2000}); err != nil {
 			return "", false, err
 		}
-		if err := wait(ctx, 950*time.Millisecond); err != nil { // the key has expired by now
+		if err := wait(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
 		b := sc.c.order(ctx, ordersURL(t2, v.ID), "B")
@@ -161,6 +164,12 @@ func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
+
+// holdDuringRestart is how long buyer A holds the lock while Redis nodes
+// restart: long enough for B to get a quorum on restarted masters (a failed
+// master counts as down for 1 s), short enough for B to wait A out within
+// the replica's lock wait (10 s by default; the test uses 7 s).
+const holdDuringRestart = 4 * time.Second
 
 // holdAndRestart makes buyer A on the first target hold a lock of sale id
 // for hold (pause_holder after its Lost() check), restarts the Redis nodes
@@ -185,7 +194,7 @@ func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.
 	return b, aHeld, <-a, nil
 }
 
-// redisRestart (seed 002): A holds a redis lock (ttl 10 s: no expiry, no
+// redisRestart (seed 002): A holds a redis lock (ttl 15 s: no expiry, no
 // renewal within the test) when the Redis node restarts without
 // persistence: the key is gone and B gets the lock while A holds it; A then
 // writes its stale stock. redlock with one master of three restarted still
@@ -196,14 +205,14 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	for _, strategy := range []string{"redis", "redlock"} {
 		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
 		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redis-restart",
-			Strategy: strategy, Stock: 10, TTLMS: 10000})
+			Strategy: strategy, Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
 		}
 		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
-		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, 3*time.Second, node)
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, node)
 		if err != nil {
 			return "", false, err
 		}
@@ -230,14 +239,14 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	pass := true
 	for _, nodes := range [][]string{{"redlock-1"}, {"redlock-1", "redlock-2"}} {
 		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redlock-minority",
-			Strategy: "redlock", Stock: 10, TTLMS: 10000})
+			Strategy: "redlock", Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
 		}
 		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
-		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, 3*time.Second, nodes...)
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, nodes...)
 		if err != nil {
 			return "", false, err
 		}
