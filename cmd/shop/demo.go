@@ -163,16 +163,17 @@ func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
 		}
 		for i := 0; bin != "" && i < cfg.Agents; i++ {
 			name := fmt.Sprintf("agent-%d", i+1)
-			shop := "http://" + addrs[i%len(addrs)] // spread the agents over the replicas
+			shops := agentShops(addrs, i)
+			shop := shops[0]
 			// The DSN too, so that an agent can announce itself in the
 			// replicas table (discovery.Heartbeat, kind agent).
 			env := withEnv(os.Environ(), config.EnvMySQLDSN+"="+cfg.MySQLDSN)
-			c, err := sup.start(name, shop, bin, []string{"agent", "--shop", shop}, env, cfg.LogDir)
+			c, err := sup.start(name, shop, bin, []string{"agent", "--shop", strings.Join(shops, ",")}, env, cfg.LogDir)
 			if err != nil {
 				sup.say(stderr, "shop demo: start %s: %v", name, err)
 				continue
 			}
-			sup.status(c, "started (load-test agent of that shop)")
+			sup.status(c, "started (load-test agent; talks to that shop, then the next one if it dies)")
 		}
 	}
 	sup.say(stdout, "Dashboard: %s\nCtrl-C stops every process (a second Ctrl-C quits at once).", dashboardURL(addrs[0]))
@@ -241,4 +242,15 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// agentShops lists every replica's URL for agent i, starting with its own
+// (agents are spread over the replicas); the agent moves on to the next one
+// when its shop dies, e.g. killed by the kill_process fault.
+func agentShops(addrs []string, i int) []string {
+	shops := make([]string, 0, len(addrs))
+	for k := range addrs {
+		shops = append(shops, "http://"+addrs[(i+k)%len(addrs)])
+	}
+	return shops
 }

@@ -276,3 +276,14 @@ func TestAdvertiseURL(t *testing.T) {
 		}
 	}
 }
+
+// Each agent gets every replica, its own first: it survives a killed shop.
+func TestAgentShops(t *testing.T) {
+	addrs := []string{"a:1", "b:2", "c:3"}
+	for i, want := range []string{"http://a:1,http://b:2,http://c:3", "http://b:2,http://c:3,http://a:1",
+		"http://c:3,http://a:1,http://b:2", "http://a:1,http://b:2,http://c:3"} {
+		if got := strings.Join(agentShops(addrs, i), ","); got != want {
+			t.Errorf("agent %d: %s, want %s", i, got, want)
+		}
+	}
+}
