@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,31 +15,9 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-var (
-	loadtestOnce sync.Once
-	loadtestBin  string
-	loadtestErr  error
-)
-
-// loadtestBinary builds the loadtest command once per test binary.
+// loadtestBinary is the loadtest command, built once per test binary.
 func loadtestBinary(t *testing.T) string {
-	t.Helper()
-	loadtestOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "seckill-e2e-lt-")
-		if err != nil {
-			loadtestErr = err
-			return
-		}
-		loadtestBin = filepath.Join(dir, "loadtest")
-		out, err := exec.Command("go", "build", "-o", loadtestBin, "github.com/seckill-lab/seckill/loadtest").CombinedOutput()
-		if err != nil {
-			loadtestErr = fmt.Errorf("go build loadtest: %v\n%s", err, out)
-		}
-	})
-	if loadtestErr != nil {
-		t.Fatal(loadtestErr)
-	}
-	return loadtestBin
+	return testenv.Binary(t, "github.com/seckill-lab/seckill/loadtest")
 }
 
 // shopProc is a `shop serve` this file may SIGKILL: startReplicas' cleanup

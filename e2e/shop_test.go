@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,31 +20,9 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-var (
-	buildOnce sync.Once
-	shopBin   string
-	buildErr  error
-)
-
-// shopBinary builds cmd/shop once per test binary.
+// shopBinary is cmd/shop, built once per test binary.
 func shopBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "seckill-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		shopBin = filepath.Join(dir, "shop")
-		out, err := exec.Command("go", "build", "-o", shopBin, "github.com/seckill-lab/seckill/cmd/shop").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return shopBin
+	return testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
 }
 
 // replica is one running `shop serve`.

@@ -142,10 +142,7 @@ func startShop(t *testing.T, opts ...shopOpt) string {
 		f(&o)
 	}
 	dsn := testenv.MySQLDSN(t, "loadtest") // skips (or fails in CI) without MariaDB
-	bin := filepath.Join(t.TempDir(), "shop")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/seckill-lab/seckill/cmd/shop").CombinedOutput(); err != nil {
-		t.Fatalf("go build shop: %v\n%s", err, out)
-	}
+	bin := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

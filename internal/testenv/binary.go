@@ -1,0 +1,41 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	binMu   sync.Mutex
+	binDir  string
+	binMade = map[string]string{} // package path -> built binary
+)
+
+// Binary builds the Go command pkg (e.g. "github.com/seckill-lab/seckill/
+// cmd/shop") once per test binary and returns its path: tests that start
+// real `shop serve` or `loadtest agent` processes share one build. The
+// binaries live in one temporary folder for the life of the test binary.
+func Binary(t testing.TB, pkg string) string {
+	t.Helper()
+	binMu.Lock()
+	defer binMu.Unlock()
+	if path, ok := binMade[pkg]; ok {
+		return path
+	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "seckill-testbin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = dir
+	}
+	path := filepath.Join(binDir, filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	binMade[pkg] = path
+	return path
+}
