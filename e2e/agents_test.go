@@ -100,7 +100,7 @@ func startAgents(t *testing.T, n int, shops []*shopProc, db string) {
 	}
 	// Wait until discovery lists every agent: a run takes the agents alive
 	// when it is created.
-	waitFor(t, 15*time.Second, "agents registered", func() bool {
+	testenv.WaitFor(t, 15*time.Second, "agents registered", func() bool {
 		return len(alive(t, shops[0].URL, "agent")) == n
 	})
 }
@@ -143,18 +143,6 @@ func alive(t *testing.T, base, kind string) []member {
 		}
 	}
 	return out
-}
-
-func waitFor(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > bound {
-			t.Fatalf("%s: not within %v", what, bound)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return time.Since(start)
 }
 
 // runView is the part of GET /api/runs/{id} read here.
@@ -209,7 +197,7 @@ func getRun(t *testing.T, base string, id uint64) runView {
 func waitRun(t *testing.T, base string, id uint64, bound time.Duration) runView {
 	t.Helper()
 	var v runView
-	waitFor(t, bound, fmt.Sprintf("run %d finished", id), func() bool {
+	testenv.WaitFor(t, bound, fmt.Sprintf("run %d finished", id), func() bool {
 		v = getRun(t, base, id)
 		return v.Status == "done" || v.Status == "failed"
 	})

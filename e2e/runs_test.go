@@ -6,6 +6,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // TestRunsAcrossReplicasAndAgents is issue 4's end-to-end check: 3 `shop
@@ -74,7 +75,7 @@ func TestRunSurvivesKilledReplica(t *testing.T) {
 		"strategy": "db-pessimistic", "stock": stock, "buyers": 1500, "rate": 300, "work_ms": 2, "ttl_ms": 5000,
 	})
 	var before runView
-	waitFor(t, 20*time.Second, "load under way", func() bool {
+	testenv.WaitFor(t, 20*time.Second, "load under way", func() bool {
 		before = getRun(t, shops[0].URL, v.ID)
 		return before.Steps[0].Client.Requests >= 100
 	})
@@ -101,7 +102,7 @@ func TestRunSurvivesKilledReplica(t *testing.T) {
 		}
 	}
 
-	waitFor(t, 10*time.Second, "killed replica out of the live view", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "killed replica out of the live view", func() bool {
 		for _, m := range alive(t, shops[1].URL, "shop") {
 			if m.URL == victim.URL {
 				return false

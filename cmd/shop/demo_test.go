@@ -80,19 +80,6 @@ func freeBasePort(t *testing.T, n int) int {
 	return 0
 }
 
-// eventually polls cond every 50 ms until it holds or bound passes.
-func eventually(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > bound {
-			t.Fatalf("%s: not within %v", what, bound)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 func healthy(url string) bool {
 	c := http.Client{Timeout: time.Second}
 	resp, err := c.Get(url + "/healthz")
@@ -137,7 +124,7 @@ func TestDemoProcesses(t *testing.T) {
 		}
 	})
 
-	eventually(t, 60*time.Second, "both replicas report up", func() bool {
+	testenv.WaitFor(t, 60*time.Second, "both replicas report up", func() bool {
 		out := stdout.String()
 		return strings.Contains(out, url1+" ") && strings.Contains(out, url2+" ") && strings.Count(out, " up\n") == 2
 	})
@@ -145,11 +132,11 @@ func TestDemoProcesses(t *testing.T) {
 		t.Fatal("the demo said up but /healthz does not answer")
 	}
 	for _, want := range []string{"Dashboard: " + url1 + "/", "shop-1", "shop-2", logDir} {
-		eventually(t, 5*time.Second, "stdout names "+want, func() bool { return strings.Contains(stdout.String(), want) })
+		testenv.WaitFor(t, 5*time.Second, "stdout names "+want, func() bool { return strings.Contains(stdout.String(), want) })
 	}
 
 	var victim replicaEntry
-	eventually(t, 5*time.Second, "replica 1 lists both alive", func() bool {
+	testenv.WaitFor(t, 5*time.Second, "replica 1 lists both alive", func() bool {
 		got := getReplicas(t, url1)
 		s1, s2 := got["shop-1"], got["shop-2"]
 		victim = s2
@@ -161,10 +148,10 @@ func TestDemoProcesses(t *testing.T) {
 	}
 	killed := time.Now()
 	report := fmt.Sprintf("shop-2 (pid %d) exited: signal: killed", victim.PID)
-	eventually(t, 3*time.Second, "the demo reports the kill on stderr", func() bool {
+	testenv.WaitFor(t, 3*time.Second, "the demo reports the kill on stderr", func() bool {
 		return strings.Contains(stderr.String(), report)
 	})
-	eventually(t, 7*time.Second, "shop-2 drops out of /api/replicas (5 s expiry + slack)", func() bool {
+	testenv.WaitFor(t, 7*time.Second, "shop-2 drops out of /api/replicas (5 s expiry + slack)", func() bool {
 		return !getReplicas(t, url1)["shop-2"].Alive
 	})
 	t.Logf("shop-2 dropped out %v after SIGKILL", time.Since(killed).Round(time.Millisecond))

@@ -34,19 +34,6 @@ func find(list []Member, id string) (Member, bool) {
 	return Member{}, false
 }
 
-// waitFor polls cond until it holds or bound passes, and returns how long it took.
-func waitFor(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > bound {
-			t.Fatalf("%s: not within %v", what, bound)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 func listed(t *testing.T, db *gorm.DB, o Options, id string, recent bool) (Member, bool) {
 	t.Helper()
 	list, err := o.List(context.Background(), db)
@@ -69,7 +56,7 @@ func TestHeartbeatAppearsAndGracefulStopRemoves(t *testing.T) {
 	go func() { done <- fast.Heartbeat(ctx, db, m) }()
 
 	var got Member
-	waitFor(t, 3*time.Second, "heartbeat listed", func() bool {
+	testenv.WaitFor(t, 3*time.Second, "heartbeat listed", func() bool {
 		var ok bool
 		got, ok = listed(t, db, fast, m.ID, false)
 		return ok
@@ -85,7 +72,7 @@ func TestHeartbeatAppearsAndGracefulStopRemoves(t *testing.T) {
 			dbNow, got.StartedAt, got.LastSeen, got.Age)
 	}
 	// The loop keeps refreshing: last_seen moves, started_at does not.
-	waitFor(t, 3*time.Second, "last_seen refreshed", func() bool {
+	testenv.WaitFor(t, 3*time.Second, "last_seen refreshed", func() bool {
 		again, ok := listed(t, db, fast, m.ID, false)
 		if ok && !again.StartedAt.Equal(got.StartedAt) {
 			t.Fatalf("a beat moved started_at from %v to %v", got.StartedAt, again.StartedAt)
@@ -122,7 +109,7 @@ func TestStoppedBeatingDropsOut(t *testing.T) {
 	if got, ok := listed(t, db, fast, m.ID, false); !ok || !got.Alive {
 		t.Fatalf("just registered, not alive: %+v %v", got, ok)
 	}
-	took := waitFor(t, fast.Expiry+time.Second, "dropped out of List", func() bool {
+	took := testenv.WaitFor(t, fast.Expiry+time.Second, "dropped out of List", func() bool {
 		_, ok := listed(t, db, fast, m.ID, false)
 		return !ok
 	})
@@ -130,7 +117,7 @@ func TestStoppedBeatingDropsOut(t *testing.T) {
 	if got, ok := listed(t, db, fast, m.ID, true); !ok || got.Alive || got.Age < fast.Expiry {
 		t.Fatalf("Recent should show it gone (alive=false, age > expiry): %+v %v", got, ok)
 	}
-	waitFor(t, fast.Gone+time.Second, "dropped out of Recent", func() bool {
+	testenv.WaitFor(t, fast.Gone+time.Second, "dropped out of Recent", func() bool {
 		_, ok := listed(t, db, fast, m.ID, true)
 		return !ok
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -28,12 +29,6 @@ func crashEnv(t *testing.T) (*redis.Client, *lockstrategy.Instances, *faults.Ser
 	return rdb, lockers, faults.New(faults.Config{Enabled: true}, nil, lockers, nil)
 }
 
-func lockWithin(l lockstrategy.Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return l.Lock(ctx, key)
-}
-
 // redis-setnx-expire crashed between SETNX and EXPIRE: the key has no TTL
 // (PTTL -1), so after the TTL the lock is still taken: the next Lock, not
 // crashed itself (one-shot), times out.
@@ -47,7 +42,7 @@ func TestCrashAfterSetNXLeavesDeadLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "crash-setnx"
-	if le, err := lockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
+	if le, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
 		if le != nil {
 			le.Unlock(context.Background())
 		}
@@ -57,7 +52,7 @@ func TestCrashAfterSetNXLeavesDeadLock(t *testing.T) {
 		t.Fatalf("PTTL of the crashed holder's key: %d (%v), want -1: no TTL", pttl, err)
 	}
 	time.Sleep(crashTTL + 100*time.Millisecond)
-	if le, err := lockWithin(l, key, 500*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if le, err := locktest.LockWithin(l, key, 500*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		if le != nil {
 			le.Unlock(context.Background())
 		}
@@ -78,13 +73,13 @@ func TestCrashAfterSetNXRedisExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "crash-redis"
-	if _, err := lockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
+	if _, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
 		t.Fatalf("armed Lock: %v, want ErrHolderCrashed", err)
 	}
 	if pttl, err := rdb.PTTL(context.Background(), key).Result(); err != nil || pttl <= 0 || pttl > crashTTL {
 		t.Fatalf("PTTL of the crashed holder's key: %v (%v), want in (0, %v]", pttl, err, crashTTL)
 	}
-	le, err := lockWithin(l, key, 5*time.Second) // generous liveness bound
+	le, err := locktest.LockWithin(l, key, 5*time.Second) // generous liveness bound
 	if err != nil {
 		t.Fatalf("Lock after the crashed holder's TTL: %v", err)
 	}
@@ -117,7 +112,7 @@ func TestCrashAfterSetNXOneShot(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			key := "crash-one-shot-" + string(rune('a'+i)) // distinct keys: nobody waits
-			le, err := lockWithin(l, key, 5*time.Second)
+			le, err := locktest.LockWithin(l, key, 5*time.Second)
 			switch {
 			case errors.Is(err, faults.ErrHolderCrashed):
 				mu.Lock()

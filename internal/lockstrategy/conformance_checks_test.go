@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 )
 
 // Sizes of the goroutine exclusion check (issue 3: 32 x 200).
@@ -58,13 +59,13 @@ func checkExclusionGoroutines(t *testing.T, s lockstrategy.Strategy, b lockstrat
 		go func() {
 			defer wg.Done()
 			for i := 0; i < exclusionRounds; i++ {
-				le, err := lockWithin(l, key, 60*time.Second)
+				le, err := locktest.LockWithin(l, key, 60*time.Second)
 				if err != nil {
 					errs <- fmt.Errorf("lock: %w", err)
 					return
 				}
 				box.criticalSection(le, s.Tokens)
-				if err := unlock(t, le); err != nil {
+				if err := locktest.Unlock(le); err != nil {
 					errs <- fmt.Errorf("unlock: %w", err)
 					return
 				}
@@ -98,23 +99,23 @@ const releaseTTL = 500 * time.Millisecond
 func checkReleaseOwn(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
 	l := build(t, s, b, lockstrategy.Options{TTL: releaseTTL, NoRenewal: true})
 	key := uniqueKey(s, "release")
-	a, err := lockWithin(l, key, 5*time.Second)
+	a, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		return fmt.Errorf("A lock: %w", err)
 	}
 	if s.Expiry == lockstrategy.ExpiryTTL {
 		time.Sleep(releaseTTL + 300*time.Millisecond) // A's lease expires
-	} else if err := unlock(t, a); err != nil {
+	} else if err := locktest.Unlock(a); err != nil {
 		return fmt.Errorf("A first unlock: %w", err)
 	}
-	bLease, err := lockWithin(l, key, 5*time.Second)
+	bLease, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		return fmt.Errorf("B could not take the lock A no longer holds: %w", err)
 	}
-	staleErr := unlock(t, a) // must not touch B's lock
-	c, err := lockWithin(l, key, 300*time.Millisecond)
+	staleErr := locktest.Unlock(a) // must not touch B's lock
+	c, err := locktest.LockWithin(l, key, 300*time.Millisecond)
 	if err == nil {
-		unlock(t, c)
+		locktest.Unlock(c)
 		return fmt.Errorf("A's stale Unlock (returned %v) released B's lock: C took it", staleErr)
 	}
 	if !isGiveUp(err) {
@@ -123,7 +124,7 @@ func checkReleaseOwn(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backe
 	if staleErr == nil {
 		t.Logf("note: A's stale Unlock returned nil (it released nothing, but did not say so)")
 	}
-	return unlock(t, bLease)
+	return locktest.Unlock(bLease)
 }
 
 // checkCtxCancel: a waiter whose ctx is cancelled, or whose deadline passes,
@@ -131,7 +132,7 @@ func checkReleaseOwn(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backe
 func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
 	l := build(t, s, b, lockstrategy.Options{TTL: 10 * time.Second})
 	key := uniqueKey(s, "ctx")
-	a, err := lockWithin(l, key, 5*time.Second)
+	a, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		return fmt.Errorf("A lock: %w", err)
 	}
@@ -143,8 +144,8 @@ func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backen
 	le, err := l.Lock(ctx, key)
 	took := time.Since(start)
 	if err == nil {
-		unlock(t, le)
-		unlock(t, a)
+		locktest.Unlock(le)
+		locktest.Unlock(a)
 		return fmt.Errorf("waiter got the lock while A held it")
 	}
 	if !errors.Is(err, context.Canceled) {
@@ -155,17 +156,17 @@ func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backen
 	}
 
 	start = time.Now()
-	_, err = lockWithin(l, key, 200*time.Millisecond)
+	_, err = locktest.LockWithin(l, key, 200*time.Millisecond)
 	if took := time.Since(start); !isGiveUp(err) || took > 200*time.Millisecond+prompt {
 		return fmt.Errorf("waiter with a 200ms deadline returned %v after %v", err, took)
 	}
 
-	if err := unlock(t, a); err != nil {
+	if err := locktest.Unlock(a); err != nil {
 		return fmt.Errorf("A unlock: %w", err)
 	}
-	c, err := lockWithin(l, key, 3*time.Second)
+	c, err := locktest.LockWithin(l, key, 3*time.Second)
 	if err != nil {
 		return fmt.Errorf("after A unlocked, the lock stayed held (a cancelled waiter left something): %w", err)
 	}
-	return unlock(t, c)
+	return locktest.Unlock(c)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -130,12 +131,12 @@ func checkKilledHolder(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Bac
 	killed := time.Now()
 	bound := freeBound(s)
 	l := build(t, s, b, lockstrategy.Options{TTL: killTTL})
-	le, err := lockWithin(l, key, bound)
+	le, err := locktest.LockWithin(l, key, bound)
 	if err != nil {
 		return fmt.Errorf("lock of a killed holder not free within %v: %w", bound, err)
 	}
 	t.Logf("lock free %v after SIGKILL (bound %v)", time.Since(killed).Round(time.Millisecond), bound)
-	return unlock(t, le)
+	return locktest.Unlock(le)
 }
 
 // freeBound is when a dead holder's lock must be free, with a margin for a
@@ -189,7 +190,7 @@ func runChild(mode string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		le, err := lockWithin(l, key, 30*time.Second)
+		le, err := locktest.LockWithin(l, key, 30*time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "hold:", err)
 			return 1
@@ -208,7 +209,7 @@ func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps int, err e
 	}
 	defer tokens.Close()
 	for range processRounds {
-		le, err := lockWithin(l, key, 60*time.Second)
+		le, err := locktest.LockWithin(l, key, 60*time.Second)
 		if err != nil {
 			return overlaps, fmt.Errorf("lock: %w", err)
 		}

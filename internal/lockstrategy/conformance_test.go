@@ -127,20 +127,6 @@ func uniqueKey(s lockstrategy.Strategy, c string) string {
 	return fmt.Sprintf("conformance:%s:%s:%d", s.Name, c, time.Now().UnixNano())
 }
 
-// lockWithin tries to take key within d; it reports whether it did.
-func lockWithin(l lockstrategy.Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return l.Lock(ctx, key)
-}
-
-func unlock(t *testing.T, le lockstrategy.Lease) error {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return le.Unlock(ctx)
-}
-
 // isGiveUp says err is a bounded wait that ended without the lock.
 func isGiveUp(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -79,7 +80,7 @@ func TestFIFOOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			le, err := lockWithin(l, key, 20*time.Second)
+			le, err := locktest.LockWithin(l, key, 20*time.Second)
 			if err != nil {
 				t.Error(err)
 				return
@@ -88,13 +89,13 @@ func TestFIFOOrder(t *testing.T) {
 			order = append(order, i)
 			mu.Unlock()
 			time.Sleep(time.Millisecond)
-			if err := unlock(le); err != nil {
+			if err := locktest.Unlock(le); err != nil {
 				t.Error(err)
 			}
 		}()
-		waitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == i+1 })
+		testenv.WaitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == i+1 })
 	}
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -112,13 +113,13 @@ func TestDeadWaiterSkipped(t *testing.T) {
 	holder := mustLock(t, l, key)
 	fake, dead := enqueueFake(t, rdb, key, shortTTL)
 	live := goLock(context.Background(), l, key)
-	waitFor(t, 5*time.Second, "live waiter queued behind the dead one", func() bool { return len(queued(rdb, key)) == 2 })
+	testenv.WaitFor(t, 5*time.Second, "live waiter queued behind the dead one", func() bool { return len(queued(rdb, key)) == 2 })
 	time.Sleep(WaiterLease + 100*time.Millisecond) // the dead one's heartbeat runs out
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
 	le := awaitLock(t, live, 2*time.Second, "live waiter")
-	defer unlock(le)
+	defer locktest.Unlock(le)
 	if slices.Contains(queued(rdb, key), dead) {
 		t.Fatal("dead waiter still queued")
 	}
@@ -136,8 +137,8 @@ func TestLockHandedToDeadWaiterRecovered(t *testing.T) {
 	holder := mustLock(t, l, key)
 	fake, _ := enqueueFake(t, rdb, key, shortTTL)
 	live := goLock(context.Background(), l, key)
-	waitFor(t, 5*time.Second, "live waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
-	if err := unlock(holder); err != nil {
+	testenv.WaitFor(t, 5*time.Second, "live waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
 	if rdb.LLen(context.Background(), keysOf(key).notify(fake.proc)).Val() != 1 {
@@ -147,7 +148,7 @@ func TestLockHandedToDeadWaiterRecovered(t *testing.T) {
 	if le.Token() <= holder.Token()+1 {
 		t.Fatalf("token %d: want above the dead waiter's %d", le.Token(), holder.Token()+1)
 	}
-	unlock(le)
+	locktest.Unlock(le)
 }
 
 // A waiter whose ctx is cancelled returns ctx's error, leaves the queue, and
@@ -160,9 +161,9 @@ func TestCancelledWaiterLeavesQueue(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first := goLock(ctx, l, key)
-	waitFor(t, 5*time.Second, "first waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
+	testenv.WaitFor(t, 5*time.Second, "first waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
 	second := goLock(context.Background(), l, key)
-	waitFor(t, 5*time.Second, "second waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
+	testenv.WaitFor(t, 5*time.Second, "second waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
 	cancel()
 	select {
 	case r := <-first:
@@ -175,10 +176,10 @@ func TestCancelledWaiterLeavesQueue(t *testing.T) {
 	if q := queued(rdb, key); len(q) != 1 {
 		t.Fatalf("queue after cancel: %v, want only the second waiter", q)
 	}
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
-	unlock(awaitLock(t, second, 2*time.Second, "second waiter"))
+	locktest.Unlock(awaitLock(t, second, 2*time.Second, "second waiter"))
 }
 
 // A waiter that leaves after the lock was handed to it passes it on.
@@ -189,8 +190,8 @@ func TestLeavingWaiterPassesHandedLock(t *testing.T) {
 	holder := mustLock(t, l, key)
 	fake, leaving := enqueueFake(t, rdb, key, 5*time.Second)
 	next := goLock(context.Background(), l, key)
-	waitFor(t, 5*time.Second, "next waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
-	if err := unlock(holder); err != nil { // hands over to leaving
+	testenv.WaitFor(t, 5*time.Second, "next waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
+	if err := locktest.Unlock(holder); err != nil { // hands over to leaving
 		t.Fatal(err)
 	}
 	if got := rdb.Get(context.Background(), key).Val(); got != leaving {
@@ -199,7 +200,7 @@ func TestLeavingWaiterPassesHandedLock(t *testing.T) {
 	if _, err := fake.runQueue(context.Background(), leaveScript, keysOf(key), leaving); err != nil {
 		t.Fatal(err)
 	}
-	unlock(awaitLock(t, next, 2*time.Second, "next waiter"))
+	locktest.Unlock(awaitLock(t, next, 2*time.Second, "next waiter"))
 }
 
 // A holder that stops without unlocking (crash, pause) is succeeded by the
@@ -208,8 +209,8 @@ func TestExpiredHolderSucceededByWaiter(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := testKey(t, rdb)
 	gone := mustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), key)
-	defer unlock(gone)
+	defer locktest.Unlock(gone)
 	next := goLock(context.Background(), New(rdb, lockstrategy.Options{TTL: 5 * time.Second}), key)
 	le := awaitLock(t, next, shortTTL+2*time.Second, "waiter after the holder's TTL")
-	unlock(le)
+	locktest.Unlock(le)
 }

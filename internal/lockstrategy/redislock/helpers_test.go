@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 )
 
 // testKey returns a lock key no other run uses, and deletes it and every key
@@ -29,40 +30,14 @@ func testKey(t testing.TB, rdb *redis.Client) string {
 	return key
 }
 
-// lockWithin takes key within d.
-func lockWithin(l lockstrategy.Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return l.Lock(ctx, key)
-}
-
 // mustLock takes key within 5 s or fails the test.
 func mustLock(t testing.TB, l lockstrategy.Locker, key string) lockstrategy.Lease {
 	t.Helper()
-	le, err := lockWithin(l, key, 5*time.Second)
+	le, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatalf("lock %s: %v", key, err)
 	}
 	return le
-}
-
-// unlock releases le with a fresh bounded ctx, as callers must.
-func unlock(le lockstrategy.Lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return le.Unlock(ctx)
-}
-
-// waitFor polls cond every 5 ms until it holds or d passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // closedWithin reports whether ch closes within d.

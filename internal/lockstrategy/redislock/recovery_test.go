@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -18,7 +19,7 @@ func TestLostHandOverRedelivered(t *testing.T) {
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
 	holder := mustLock(t, l, key).(*lease)
 	w := goLock(context.Background(), l, key)
-	waitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
+	testenv.WaitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
 	holder.timer.Stop()
 	// The release runs in Redis, but its reply (and the hand-over in it) is
 	// dropped on the floor.
@@ -30,7 +31,7 @@ func TestLostHandOverRedelivered(t *testing.T) {
 	if le.Token() != r.localTok {
 		t.Fatalf("token %d, want the handed-over %d", le.Token(), r.localTok)
 	}
-	unlock(le)
+	locktest.Unlock(le)
 }
 
 // A process whose heartbeat lapsed (a stall past WaiterLease) has its
@@ -86,14 +87,14 @@ func TestPollKeepsQueueAlive(t *testing.T) {
 	key := testKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
 	holder := mustLock(t, l, key)
-	defer unlock(holder)
+	defer locktest.Unlock(holder)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := goLock(ctx, l, key)
 	k := keysOf(key)
-	waitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
+	testenv.WaitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
 	rdb.PExpire(context.Background(), k.queue, time.Second) // as if queueKeysTTL were nearly over
-	waitFor(t, 5*time.Second, "queue TTL renewed by a poll", func() bool {
+	testenv.WaitFor(t, 5*time.Second, "queue TTL renewed by a poll", func() bool {
 		return rdb.PTTL(context.Background(), k.queue).Val() > 2*time.Second
 	})
 	cancel()

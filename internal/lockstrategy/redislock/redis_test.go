@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func TestDefaultTTL(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := testKey(t, rdb)
 	le := mustLock(t, New(rdb, lockstrategy.Options{NoRenewal: true}), key)
-	defer unlock(le)
+	defer locktest.Unlock(le)
 	pttl := rdb.PTTL(context.Background(), key).Val()
 	if pttl <= DefaultTTL/2 || pttl > DefaultTTL {
 		t.Fatalf("PTTL %v, want about DefaultTTL %v", pttl, DefaultTTL)
@@ -59,19 +60,19 @@ func TestWatchdogKeepsLeaseAlive(t *testing.T) {
 	if got := rdb.Get(context.Background(), key).Val(); got != le.(*lease).id {
 		t.Fatalf("lock value %q after 3x TTL, want the holder's %q", got, le.(*lease).id)
 	}
-	if other, err := lockWithin(l, key, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if other, err := locktest.LockWithin(l, key, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		if other != nil {
-			unlock(other)
+			locktest.Unlock(other)
 		}
 		t.Fatalf("second Lock while held: %v, want DeadlineExceeded", err)
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatalf("Unlock: %v", err)
 	}
 	if n := rdb.Exists(context.Background(), key).Val(); n != 0 {
 		t.Fatal("key still exists after Unlock")
 	}
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("second Unlock: %v, want ErrNotHeld", err)
 	}
 }
@@ -86,20 +87,20 @@ func TestNoRenewalLeaseExpires(t *testing.T) {
 	if !closedWithin(a.Lost(), shortTTL+time.Second) {
 		t.Fatal("Lost not closed within TTL + 1s without renewal")
 	}
-	b, err := lockWithin(l, key, 2*time.Second)
+	b, err := locktest.LockWithin(l, key, 2*time.Second)
 	if err != nil {
 		t.Fatalf("B could not take the expired lock: %v", err)
 	}
 	if b.Token() <= a.Token() {
 		t.Fatalf("B's token %d not above A's %d", b.Token(), a.Token())
 	}
-	if err := unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("expired A's Unlock: %v, want ErrNotHeld", err)
 	}
 	if got := rdb.Get(context.Background(), key).Val(); got != b.(*lease).id {
 		t.Fatalf("A's stale Unlock touched B's lock: value %q", got)
 	}
-	if err := unlock(b); err != nil {
+	if err := locktest.Unlock(b); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +121,7 @@ func TestLostWhenKeyChangedOutside(t *testing.T) {
 			if !closedWithin(le.Lost(), shortTTL+time.Second) {
 				t.Fatal("Lost not closed after the key was " + name)
 			}
-			if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+			if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 				t.Fatalf("Unlock: %v, want ErrNotHeld", err)
 			}
 			if name == "overwritten" && rdb.Get(context.Background(), key).Val() != "intruder" {
@@ -145,7 +146,7 @@ func TestTokenGrows(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 25 {
-				le, err := lockWithin(l, key, 10*time.Second)
+				le, err := locktest.LockWithin(l, key, 10*time.Second)
 				if err != nil {
 					t.Error(err)
 					return
@@ -153,7 +154,7 @@ func TestTokenGrows(t *testing.T) {
 				mu.Lock()
 				tokens = append(tokens, le.Token())
 				mu.Unlock()
-				if err := unlock(le); err != nil {
+				if err := locktest.Unlock(le); err != nil {
 					t.Error(err)
 					return
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -36,9 +37,9 @@ func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
 		t.Fatalf("TTL of the crashed holder's key: %d (%v), want -1 (exists, never expires)", ttl, err)
 	}
 	time.Sleep(shortTTL + 100*time.Millisecond)
-	if le, err := lockWithin(l, key, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if le, err := locktest.LockWithin(l, key, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		if le != nil {
-			unlock(le)
+			locktest.Unlock(le)
 		}
 		t.Fatalf("Lock after the TTL passed: %v, want DeadlineExceeded (the lock never expires)", err)
 	}
@@ -58,10 +59,10 @@ func TestSetNXExpireNormalPath(t *testing.T) {
 		t.Fatal("Lost not closed at the TTL")
 	}
 	b := mustLock(t, l, key)
-	if err := unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("expired A's Unlock: %v, want ErrNotHeld", err)
 	}
-	if err := unlock(b); err != nil {
+	if err := locktest.Unlock(b); err != nil {
 		t.Fatalf("B's Unlock: %v", err)
 	}
 }
@@ -87,7 +88,7 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 			}
 			b := mustLock(t, tc.l, key) // B holds the lock now
 			bValue := rdb.Get(context.Background(), key).Val()
-			staleErr := unlock(a)
+			staleErr := locktest.Unlock(a)
 			gone := rdb.Exists(context.Background(), key).Val() == 0
 			switch {
 			case tc.deletes && !gone:
@@ -101,9 +102,9 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 			}
 			if tc.deletes {
 				c := mustLock(t, tc.l, key) // a third buyer walks in beside B
-				unlock(c)
+				locktest.Unlock(c)
 			}
-			unlock(b)
+			locktest.Unlock(b)
 		})
 	}
 }

@@ -26,22 +26,6 @@ func newLocker(t *testing.T, masters []*goredislib.Client, o lockstrategy.Option
 	return l
 }
 
-func testKey(t *testing.T) string {
-	return fmt.Sprintf("test:%s:%d", t.Name(), time.Now().UnixNano())
-}
-
-func lockWithin(l *Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return l.Lock(ctx, key)
-}
-
-func unlock(le lockstrategy.Lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return le.Unlock(ctx)
-}
-
 // deadMaster is a client of a closed port: a master that is down. go-redis
 // logs every failed dial; the tests silence it.
 func deadMaster(t testing.TB) *goredislib.Client {
@@ -59,7 +43,7 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // lock, spread over lockers, and fails on a lost increment or an overlap.
 func exclusion(t *testing.T, lockers []*Locker, goroutines, rounds int) {
 	t.Helper()
-	key := testKey(t)
+	key := locktest.Key(t)
 	var counter, inside, overlaps atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, goroutines)
@@ -67,7 +51,7 @@ func exclusion(t *testing.T, lockers []*Locker, goroutines, rounds int) {
 		wg.Go(func() {
 			l := lockers[g%len(lockers)]
 			for range rounds {
-				le, err := lockWithin(l, key, 20*time.Second)
+				le, err := locktest.LockWithin(l, key, 20*time.Second)
 				if err != nil {
 					errs <- err
 					return
@@ -79,7 +63,7 @@ func exclusion(t *testing.T, lockers []*Locker, goroutines, rounds int) {
 				time.Sleep(100 * time.Microsecond)
 				counter.Store(v + 1)
 				inside.Add(-1)
-				if err := unlock(le); err != nil {
+				if err := locktest.Unlock(le); err != nil {
 					errs <- err
 					return
 				}
@@ -120,8 +104,8 @@ func TestOneMasterDownStillExcludes(t *testing.T) {
 	// The watchdog keeps a quorum of 2 of 3 extended past several TTLs.
 	const ttl = 300 * time.Millisecond
 	l := newLocker(t, clients, lockstrategy.Options{TTL: ttl})
-	key := testKey(t)
-	le, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +114,10 @@ func TestOneMasterDownStillExcludes(t *testing.T) {
 		t.Fatal("lease lost while two of three masters renewed it")
 	case <-time.After(4 * ttl):
 	}
-	if _, err := lockWithin(l, key, ttl); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := locktest.LockWithin(l, key, ttl); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("second Lock while held: %v, want DeadlineExceeded", err)
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -143,7 +127,7 @@ func TestNoQuorumGivesUp(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	l := newLocker(t, []*goredislib.Client{masters[0], deadMaster(t), deadMaster(t)}, lockstrategy.Options{TTL: ttl})
 	start := time.Now()
-	_, err := lockWithin(l, testKey(t), 10*time.Second)
+	_, err := locktest.LockWithin(l, locktest.Key(t), 10*time.Second)
 	if !errors.Is(err, lockstrategy.ErrNotAcquired) {
 		t.Fatalf("Lock with 2 of 3 masters down: %v, want ErrNotAcquired", err)
 	}
@@ -156,8 +140,8 @@ func TestLostWhenKeysDeletedOnMajority(t *testing.T) {
 	masters := testenv.Redlock(t)
 	const ttl = 600 * time.Millisecond
 	l := newLocker(t, masters, lockstrategy.Options{TTL: ttl})
-	key := testKey(t)
-	le, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +157,18 @@ func TestLostWhenKeysDeletedOnMajority(t *testing.T) {
 		t.Fatal("Lost not closed after the keys were deleted on a majority")
 	}
 	// The majority that forgot is enough for the next holder...
-	other, err := lockWithin(l, key, 5*time.Second)
+	other, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatalf("lock after the majority forgot: %v", err)
 	}
 	// ...and the old lease cannot release it.
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("stale Unlock: %v, want ErrNotHeld", err)
 	}
-	if _, err := lockWithin(l, key, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := locktest.LockWithin(l, key, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("stale Unlock freed the new holder's lock: %v", err)
 	}
-	if err := unlock(other); err != nil {
+	if err := locktest.Unlock(other); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -193,8 +177,8 @@ func TestNoRenewalLostAtTTL(t *testing.T) {
 	masters := testenv.Redlock(t)
 	const ttl = 300 * time.Millisecond
 	l := newLocker(t, masters, lockstrategy.Options{TTL: ttl, NoRenewal: true})
-	key := testKey(t)
-	le, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +188,14 @@ func TestNoRenewalLostAtTTL(t *testing.T) {
 		t.Fatal("Lost not closed at TTL without renewal")
 	}
 	// The keys expired: someone else takes the lock while "held".
-	other, err := lockWithin(l, key, 5*time.Second)
+	other, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("Unlock of an expired lease: %v, want ErrNotHeld", err)
 	}
-	if err := unlock(other); err != nil {
+	if err := locktest.Unlock(other); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -219,8 +203,8 @@ func TestNoRenewalLostAtTTL(t *testing.T) {
 func TestCtxCancelReturnsPromptly(t *testing.T) {
 	masters := testenv.Redlock(t)
 	l := newLocker(t, masters, lockstrategy.Options{TTL: 10 * time.Second})
-	key := testKey(t)
-	holder, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	holder, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +217,7 @@ func TestCtxCancelReturnsPromptly(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Fatalf("cancelled waiter returned after %v", took)
 	}
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
 	// Nothing of the waiter is left on any master (Unlock returns at quorum:
@@ -258,17 +242,17 @@ func TestCtxCancelReturnsPromptly(t *testing.T) {
 
 func TestUnlockTwice(t *testing.T) {
 	l := newLocker(t, testenv.Redlock(t), lockstrategy.Options{})
-	le, err := lockWithin(l, testKey(t), 5*time.Second)
+	le, err := locktest.LockWithin(l, locktest.Key(t), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if le.Token() != 0 {
 		t.Fatalf("Token %d: redlock has no fencing token", le.Token())
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("second Unlock: %v, want ErrNotHeld", err)
 	}
 }

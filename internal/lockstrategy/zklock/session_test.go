@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 )
 
 // TestSessionExpiryLosesLease expires the holder's session from outside (a
@@ -16,8 +17,8 @@ import (
 // next Locker takes the lock, and the old Locker works on in a new session.
 func TestSessionExpiryLosesLease(t *testing.T) {
 	a, b := newLocker(t, 0), newLocker(t, 0)
-	key := testKey(t)
-	le, err := lockWithin(a, key, 5*time.Second)
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(a, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,31 +44,31 @@ func TestSessionExpiryLosesLease(t *testing.T) {
 	if gen == 0 {
 		t.Fatal("Lost closed, but not by the StateExpired event")
 	}
-	other, err := lockWithin(b, key, 5*time.Second)
+	other, err := locktest.LockWithin(b, key, 5*time.Second)
 	if err != nil {
 		t.Fatalf("another session could not take the lock of an expired one: %v", err)
 	}
 	if other.Token() <= le.Token() {
 		t.Fatalf("token %d after %d", other.Token(), le.Token())
 	}
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("Unlock of the expired lease: %v, want ErrNotHeld", err)
 	}
-	if err := unlock(other); err != nil {
+	if err := locktest.Unlock(other); err != nil {
 		t.Fatal(err)
 	}
 	// Expiring a session that is already gone is not an error.
 	if err := ExpireSession(ctx, a.servers[0], oldSession, oldPassword); err != nil {
 		t.Fatalf("expire an expired session: %v", err)
 	}
-	again, err := lockWithin(a, key, 5*time.Second)
+	again, err := locktest.LockWithin(a, key, 5*time.Second)
 	if err != nil {
 		t.Fatalf("the Locker did not recover with a new session: %v", err)
 	}
 	if id := a.SessionID(); id == oldSession || id == 0 {
 		t.Fatalf("session id %d after expiry of %d", id, oldSession)
 	}
-	if err := unlock(again); err != nil {
+	if err := locktest.Unlock(again); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,7 +78,7 @@ func TestSessionExpiryLosesLease(t *testing.T) {
 // session timeout loses the lease; a short one does not.
 func TestDisconnectedTooLongLosesLease(t *testing.T) {
 	l := newLocker(t, 1500*time.Millisecond)
-	le, err := lockWithin(l, testKey(t), 5*time.Second)
+	le, err := locktest.LockWithin(l, locktest.Key(t), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,14 +99,14 @@ func TestDisconnectedTooLongLosesLease(t *testing.T) {
 	}
 	l.onEvent(zk.Event{Type: zk.EventSession, State: zk.StateHasSession})
 	// The session survived: Unlock still deletes the node.
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestCloseLosesLeases(t *testing.T) {
 	l := newLocker(t, 0)
-	le, err := lockWithin(l, testKey(t), 5*time.Second)
+	le, err := locktest.LockWithin(l, locktest.Key(t), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestCloseLosesLeases(t *testing.T) {
 	default:
 		t.Fatal("lease not lost when its session closed")
 	}
-	if _, err := lockWithin(l, testKey(t), time.Second); err == nil {
+	if _, err := locktest.LockWithin(l, locktest.Key(t), time.Second); err == nil {
 		t.Fatal("Lock on a closed Locker succeeded")
 	}
 }

@@ -26,22 +26,6 @@ func newLocker(t testing.TB, sessionTimeout time.Duration) *Locker {
 	return l
 }
 
-func testKey(t testing.TB) string {
-	return fmt.Sprintf("test:%s:%d", t.Name(), time.Now().UnixNano())
-}
-
-func lockWithin(l *Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	return l.Lock(ctx, key)
-}
-
-func unlock(le lockstrategy.Lease) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return le.Unlock(ctx)
-}
-
 // children lists key's queue as the server has it.
 func children(t *testing.T, l *Locker, key string) []string {
 	t.Helper()
@@ -52,19 +36,9 @@ func children(t *testing.T, l *Locker, key string) []string {
 	return c
 }
 
-// waitFor polls cond for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-	}
-}
-
 func TestMutualExclusion(t *testing.T) {
 	lockers := []*Locker{newLocker(t, 0), newLocker(t, 0)} // two sessions: two processes, in effect
-	key := testKey(t)
+	key := locktest.Key(t)
 	const goroutines, rounds = 6, 25
 	var counter, inside, overlaps atomic.Int64
 	var lastToken atomic.Uint64
@@ -73,7 +47,7 @@ func TestMutualExclusion(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for range rounds {
-				le, err := lockWithin(lockers[g%2], key, 20*time.Second)
+				le, err := locktest.LockWithin(lockers[g%2], key, 20*time.Second)
 				if err != nil {
 					t.Error(err)
 					return
@@ -89,7 +63,7 @@ func TestMutualExclusion(t *testing.T) {
 				time.Sleep(100 * time.Microsecond)
 				counter.Store(v + 1)
 				inside.Add(-1)
-				if err := unlock(le); err != nil {
+				if err := locktest.Unlock(le); err != nil {
 					t.Error(err)
 					return
 				}
@@ -107,8 +81,8 @@ func TestMutualExclusion(t *testing.T) {
 // a holder; each is served in turn, and each release wakes one waiter only.
 func TestWaitersServedInCreationOrder(t *testing.T) {
 	l := newLocker(t, 0)
-	key := testKey(t)
-	holder, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	holder, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +92,7 @@ func TestWaitersServedInCreationOrder(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range waiters {
 		wg.Go(func() {
-			le, err := lockWithin(l, key, 20*time.Second)
+			le, err := locktest.LockWithin(l, key, 20*time.Second)
 			if err != nil {
 				t.Error(err)
 				return
@@ -126,14 +100,14 @@ func TestWaitersServedInCreationOrder(t *testing.T) {
 			mu.Lock()
 			served = append(served, i)
 			mu.Unlock()
-			if err := unlock(le); err != nil {
+			if err := locktest.Unlock(le); err != nil {
 				t.Error(err)
 			}
 		})
 		// Queue the next waiter only once this one's node exists.
-		waitFor(t, 5*time.Second, "waiter's node", func() bool { return len(children(t, l, key)) == i+2 })
+		testenv.WaitFor(t, 5*time.Second, "waiter's node", func() bool { return len(children(t, l, key)) == i+2 })
 	}
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -152,8 +126,8 @@ func TestWaitersServedInCreationOrder(t *testing.T) {
 
 func TestCtxCancelDeletesWaitersNode(t *testing.T) {
 	l := newLocker(t, 0)
-	key := testKey(t)
-	holder, err := lockWithin(l, key, 5*time.Second)
+	key := locktest.Key(t)
+	holder, err := locktest.LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,14 +159,14 @@ func TestCtxCancelDeletesWaitersNode(t *testing.T) {
 			t.Fatalf("%s: %d nodes in the queue after the waiter gave up, want the holder's only", c.name, n)
 		}
 	}
-	if err := unlock(holder); err != nil {
+	if err := locktest.Unlock(holder); err != nil {
 		t.Fatal(err)
 	}
-	le, err := lockWithin(l, key, 2*time.Second)
+	le, err := locktest.LockWithin(l, key, 2*time.Second)
 	if err != nil {
 		t.Fatalf("lock after the holder left: %v", err)
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -202,12 +176,12 @@ func TestCtxCancelDeletesWaitersNode(t *testing.T) {
 // sequence number starts over (the reason the token is czxid).
 func TestTokenGrows(t *testing.T) {
 	a, b := newLocker(t, 0), newLocker(t, 0)
-	key := testKey(t)
+	key := locktest.Key(t)
 	var last uint64
 	lastSeq := int64(-1)
 	for i := range 8 {
 		l := []*Locker{a, b}[i%2]
-		le, err := lockWithin(l, key, 5*time.Second)
+		le, err := locktest.LockWithin(l, key, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +193,7 @@ func TestTokenGrows(t *testing.T) {
 			t.Fatalf("the sequence did not restart with the directory (%d after %d)", seq, lastSeq)
 		}
 		last, lastSeq = le.Token(), seq
-		if err := unlock(le); err != nil {
+		if err := locktest.Unlock(le); err != nil {
 			t.Fatal(err)
 		}
 		if i == 3 { // nobody queues: drop the directory
@@ -232,14 +206,14 @@ func TestTokenGrows(t *testing.T) {
 
 func TestUnlockTwice(t *testing.T) {
 	l := newLocker(t, 0)
-	le, err := lockWithin(l, testKey(t), 5*time.Second)
+	le, err := locktest.LockWithin(l, locktest.Key(t), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
-	if err := unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
+	if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("second Unlock: %v, want ErrNotHeld", err)
 	}
 }
@@ -257,11 +231,11 @@ func TestKeysWithSlashes(t *testing.T) {
 		}
 	}
 	l := newLocker(t, 0)
-	le, err := lockWithin(l, "sale/"+testKey(t), 5*time.Second)
+	le, err := locktest.LockWithin(l, "sale/"+locktest.Key(t), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unlock(le); err != nil {
+	if err := locktest.Unlock(le); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -295,5 +269,5 @@ func TestRegistered(t *testing.T) {
 //	go test -run '^$' -bench LockUnlock -benchtime 500x ./internal/lockstrategy/zklock/
 func BenchmarkLockUnlock(b *testing.B) {
 	l := newLocker(b, 0)
-	locktest.BenchLockUnlock(b, l, testKey(b))
+	locktest.BenchLockUnlock(b, l, locktest.Key(b))
 }
