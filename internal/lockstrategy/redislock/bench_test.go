@@ -1,24 +1,19 @@
 package redislock
 
-// Benchmarks: `redis` against redsync (defaults) and a pub/sub-broadcast lock
-// (the peers and the harness live in locktest), one hot key, 1/16/64
-// contenders, critical section 0 and 1 ms. Each case runs for the -benchtime
-// window (a duration; "Nx" means locktest.Window()), ignoring b.N, and the
-// table with the 64-contender ratios, per round and their median, is printed
-// after the run:
+// The contention harness and the peers `redis` is measured against
+// (redsync with its defaults, a pub/sub-broadcast lock; both in locktest)
+// are checked here on short runs. The benchmark itself, over every strategy
+// and the peers, with the 64-contender ratios printed after the run, is
+// BenchmarkContention in package lockstrategy:
 //
-//	go test -run '^$' -bench Contention -benchtime 5s -count 3 ./internal/lockstrategy/redislock/
+//	SECKILL_BENCH_WINDOW=5s go test -run '^$' -bench 'Contention/.*/(redis|redsync-defaults|pubsub-broadcast)$' \
+//	    -benchtime 1x ./internal/lockstrategy/
 //
-// The same comparison over every strategy is BenchmarkContention in package
-// lockstrategy. The peers block a connection per waiting contender: the
-// client needs a PoolSize above the contenders (testenv: 256).
+// The peers block a connection per waiting contender: the client needs a
+// PoolSize above the contenders (testenv: 256).
 
 import (
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,64 +24,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-var (
-	benchContenders = []int{1, 16, 64}
-	benchWork       = []time.Duration{0, time.Millisecond}
-)
-
 func benchLockers(rdb *redis.Client) []locktest.Named {
 	return append([]locktest.Named{{Name: "redis", Locker: New(rdb, lockstrategy.Options{})}}, locktest.Peers(rdb)...)
-}
-
-// results collects the cases of a run for the table TestMain prints.
-var results struct {
-	mu   sync.Mutex
-	list []locktest.Result
-}
-
-func BenchmarkContention(b *testing.B) {
-	rdb := testenv.Redis(b)
-	window := benchWindow()
-	lockers := benchLockers(rdb)
-	defer closeLockers(lockers)
-	// Strategies innermost: the runs that are compared are adjacent in time,
-	// which matters on a shared, noisy machine.
-	for _, c := range benchContenders {
-		for _, work := range benchWork {
-			for _, nl := range lockers {
-				b.Run(fmt.Sprintf("contenders=%d/work=%v/%s", c, work, nl.Name), func(b *testing.B) {
-					r := locktest.RunContention(nl.Locker, testKey(b, rdb), c, work, window)
-					r.Strategy = nl.Name
-					if r.Overlaps > 0 {
-						b.Errorf("%d overlapping critical sections: the lock is broken", r.Overlaps)
-					}
-					results.mu.Lock()
-					results.list = append(results.list, r)
-					results.mu.Unlock()
-					locktest.Report(b, r)
-				})
-			}
-		}
-	}
-}
-
-// benchWindow is -benchtime as a duration, locktest.Window() for the "Nx" form.
-func benchWindow() time.Duration {
-	if f := flag.Lookup("test.benchtime"); f != nil {
-		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 0 {
-			return d
-		}
-	}
-	return locktest.Window()
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if len(results.list) > 0 {
-		locktest.PrintTable(os.Stdout, results.list)
-		locktest.PrintRatios(os.Stdout, results.list, "redis", locktest.PeerRedsync, 64, benchWork)
-	}
-	os.Exit(code)
 }
 
 func closeLockers(ls []locktest.Named) {
