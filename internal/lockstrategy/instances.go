@@ -37,6 +37,9 @@ func (in *Instances) Get(name string, o Options) (Locker, error) {
 	if s.Expiry != ExpiryTTL {
 		o = Options{} // TTL means nothing to it: share one instance (one ZooKeeper session)
 	}
+	if !s.Renews {
+		o.NoRenewal = false // no watchdog to turn off: not a different instance
+	}
 	k := instanceKey{name, o}
 	in.mu.Lock()
 	defer in.mu.Unlock()
