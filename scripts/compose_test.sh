@@ -98,6 +98,8 @@ for name, shop in (("agent-1", "shop-1"), ("agent-2", "shop-2")):
     svc = s[name]; ep, cmd = svc.get("entrypoint"), svc.get("command", [])
     if ep != ["/usr/local/bin/loadtest"] or cmd[:2] != ["agent", "--shop"]:
         errs.append(f"{name}: not `loadtest agent --shop URL`: {ep} {cmd}")
+    elif not cmd[2].startswith(f"http://{shop}:8080,") or sorted(cmd[2].split(",")) != [f"http://shop-{i}:8080" for i in (1, 2, 3)]:
+        errs.append(f"{name}: --shop must list every replica, {shop} first: {cmd[2:]}")
     if svc.get("depends_on", {}).get(shop, {}).get("condition") != "service_healthy": errs.append(f"{name}: does not wait for {shop}")
 if errs: sys.exit("\n".join(errs))
 '

@@ -165,10 +165,9 @@ func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
 			name := fmt.Sprintf("agent-%d", i+1)
 			shops := agentShops(addrs, i)
 			shop := shops[0]
-			// The DSN too, so that an agent can announce itself in the
-			// replicas table (discovery.Heartbeat, kind agent).
-			env := withEnv(os.Environ(), config.EnvMySQLDSN+"="+cfg.MySQLDSN)
-			c, err := sup.start(name, shop, bin, []string{"agent", "--shop", strings.Join(shops, ",")}, env, cfg.LogDir)
+			// The agent needs no database: it announces itself through the
+			// shop (POST /api/agents/heartbeat).
+			c, err := sup.start(name, shop, bin, []string{"agent", "--shop", strings.Join(shops, ",")}, os.Environ(), cfg.LogDir)
 			if err != nil {
 				sup.say(stderr, "shop demo: start %s: %v", name, err)
 				continue

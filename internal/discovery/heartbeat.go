@@ -14,12 +14,6 @@ const removeTimeout = 2 * time.Second
 // pruneEvery: how often one heartbeat loop deletes long-dead rows.
 const pruneEvery = time.Minute
 
-// Heartbeat keeps m registered under Default timings until ctx is done, then
-// removes m's row; see Options.Heartbeat.
-func Heartbeat(ctx context.Context, db *gorm.DB, m Member) error {
-	return Default.Heartbeat(ctx, db, m)
-}
-
 // Heartbeat registers m, refreshes its row every o.Interval until ctx is
 // done, then deletes the row (with a fresh, bounded ctx) so that a graceful
 // stop drops out of List at once rather than after the expiry. A killed
