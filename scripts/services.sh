@@ -4,17 +4,25 @@
 #   MariaDB 13306 | Redis 16379 (main) + 16380-16382 (RedLock nodes) | ZooKeeper 12181
 # Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
 #
-# usage: scripts/services.sh up|down|status
-#   up     install missing packages, start whatever is not running, wait until it serves
+# A second, private set (scripts/services_test.sh starts one from cold beside a
+# running demo) takes other ports and another folder from the environment:
+#   SECKILL_SERVICES_DIR (.run)  SECKILL_MARIADB_PORT (13306)
+#   SECKILL_REDIS_PORTS ("16379 16380 16381 16382": main, then the RedLock nodes)
+#   SECKILL_ZK_PORT (12181)
+#
+# usage: scripts/services.sh up [--with-test-packages]|down|status
+#   up     install missing packages, start whatever is not running, wait until it serves;
+#          --with-test-packages also installs, in the same apt-get run, what the rest of
+#          `make test` needs (chromium and a CJK font for the browser test, docker-compose)
 #   down   stop only what we started (by pid file); data is kept
 #   status one line per service; exit 0 if all up, 3 if any is down
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-RUN="$ROOT/.run"
-MARIADB_PORT=13306
-REDIS_PORTS=(16379 16380 16381 16382)
-ZK_PORT=12181
+RUN="${SECKILL_SERVICES_DIR:-$ROOT/.run}"
+MARIADB_PORT="${SECKILL_MARIADB_PORT:-13306}"
+read -r -a REDIS_PORTS <<<"${SECKILL_REDIS_PORTS:-16379 16380 16381 16382}"
+ZK_PORT="${SECKILL_ZK_PORT:-12181}"
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -136,6 +144,11 @@ ensure_packages() {
   [[ -f /usr/share/java/zookeeper.jar ]] || need+=(zookeeper)
   command -v java >/dev/null || need+=(default-jre-headless)
   command -v nc >/dev/null || need+=(netcat-openbsd)
+  if [[ ${WITH_TEST_PACKAGES:-} ]]; then
+    [[ -x /usr/bin/chromium ]] || need+=(chromium)
+    dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || need+=(fonts-wqy-microhei)
+    command -v docker-compose >/dev/null || need+=(docker-compose)
+  fi
   ((${#need[@]})) || return 0
   say "installing: ${need[*]}"
   local sudo=; ((EUID == 0)) || sudo=sudo
@@ -159,6 +172,7 @@ ensure_packages() {
 
 MDB="$RUN/mariadb"
 MDB_PAT='mariadbd|mysqld'
+MARIADB_MAX_CONNECTIONS=2000
 mariadb_ok() { mysql_cli -h127.0.0.1 -P"$MARIADB_PORT" -uroot --connect-timeout=2 -e 'SELECT 1' >/dev/null 2>&1; }
 
 mariadb_start() {
@@ -169,12 +183,14 @@ mariadb_start() {
       fail mariadb "$MDB/mariadb.log" "mariadb-install-db failed"
   fi
   # Lab settings: relaxed durability for speed (no binlog, flush log ~1/s),
-  # many connections for load tests, short lock waits so contention fails fast.
+  # many connections for load tests (make test runs several packages, each
+  # with pools of up to 128, and their shop processes at once), short lock
+  # waits so contention fails fast.
   spawn "$MDB/mariadb.pid" "$MDB/mariadb.log" "$(mariadbd_bin)" --no-defaults \
     --datadir="$MDB/data" --port="$MARIADB_PORT" --bind-address=127.0.0.1 \
     --socket="$MDB/mysqld.sock" --pid-file="$MDB/mariadb.pid" --log-error="$MDB/mariadb.log" \
     --user=root --skip-name-resolve --skip-log-bin --sync-binlog=0 \
-    --innodb-flush-log-at-trx-commit=2 --max-connections=500 --innodb-lock-wait-timeout=10 \
+    --innodb-flush-log-at-trx-commit=2 --max-connections=$MARIADB_MAX_CONNECTIONS --innodb-lock-wait-timeout=10 \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci
 }
 
@@ -182,6 +198,10 @@ mariadb_up() {
   mkdir -p "$MDB"
   ensure_one mariadb "$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT" "$MDB/mariadb.log" 30 mariadb_start mariadb_ok
   local db
+  # A server an older checkout started with fewer connections gets more, live.
+  mysql_cli -h127.0.0.1 -P"$MARIADB_PORT" -uroot -e \
+    "SET GLOBAL max_connections = GREATEST(@@max_connections, $MARIADB_MAX_CONNECTIONS)" ||
+    fail mariadb "$MDB/mariadb.log" "cannot raise max_connections"
   for db in seckill seckill_test; do
     mysql_cli -h127.0.0.1 -P"$MARIADB_PORT" -uroot \
       -e "CREATE DATABASE IF NOT EXISTS $db CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci" ||
@@ -260,6 +280,8 @@ zk_classpath() {
 zk_start() {
   # tickTime=500: session expiry is checked once per tick, so short lock-holder
   # sessions (1-4 s) expire close to their timeout; min 1 s / max 60 s sessions.
+  # forceSync=no: no fsync per write (a lab, as MariaDB's flush-log setting):
+  # a lock is two writes, and a contended test made thousands of syncs.
   cat >"$ZK/zoo.cfg" <<EOF
 tickTime=500
 initLimit=10
@@ -272,6 +294,7 @@ minSessionTimeout=1000
 maxSessionTimeout=60000
 admin.enableServer=false
 4lw.commands.whitelist=ruok,srvr,stat,mntr
+forceSync=no
 EOF
   spawn "$ZK/zookeeper.pid" "$ZK/zookeeper.log" java -Xmx256m -cp "$(zk_classpath)" \
     -Dzookeeper.root.logger=INFO,CONSOLE -Dzookeeper.log.dir="$ZK" org.apache.zookeeper.server.quorum.QuorumPeerMain "$ZK/zoo.cfg"
@@ -327,7 +350,10 @@ cmd_status() {
 }
 
 case "${1:-}" in
-  up) cmd_up ;;
+  up)
+    [[ ${2:-} == --with-test-packages ]] && WITH_TEST_PACKAGES=1
+    cmd_up
+    ;;
   down) cmd_down ;;
   status) cmd_status ;;
   *) err "usage: $0 up|down|status"; exit 2 ;;

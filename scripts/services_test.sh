@@ -1,14 +1,46 @@
 #!/usr/bin/env bash
 # From-cold test of scripts/services.sh: down -> up -> idempotent up -> data kept
-# across down/up -> crash (kill -9) recovery -> client checks. Leaves every
-# service UP, since the Go tests need them. Exit 1 if any check failed.
+# across down/up -> crash (kill -9) recovery -> client checks.
+#
+# It runs on a private set of services: its own folder (.run/services-test-PID/)
+# and its own free ports, passed to services.sh through SECKILL_SERVICES_DIR,
+# SECKILL_MARIADB_PORT, SECKILL_REDIS_PORTS and SECKILL_ZK_PORT. So it never
+# stops, restarts or reads the services a `make demo` (of this checkout or
+# another) or the Go tests use, and it can run beside them. It stops its set and
+# deletes its folder at the end. Exit 1 if any check failed.
 set -uo pipefail # no -e: run every check and report them all
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 SVC="$HERE/services.sh"
-RUN="$ROOT/.run"
 passed=0 failed=0
+
+port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+# free_ports N: N consecutive ports nobody listens on, from a random base
+# (two checkouts testing at once pick different ranges).
+free_ports() {
+  local n=$1 base k try
+  for ((try = 0; try < 50; try++)); do
+    base=$((20000 + RANDOM % 20000))
+    for ((k = 0; k < n; k++)); do port_open $((base + k)) && continue 2; done
+    seq "$base" $((base + n - 1))
+    return 0
+  done
+  echo "services_test: no $n free consecutive ports found" >&2
+  exit 1
+}
+mapfile -t PORTS < <(free_ports 6)
+((${#PORTS[@]} == 6)) || exit 1
+export SECKILL_SERVICES_DIR="$ROOT/.run/services-test-$$"
+export SECKILL_MARIADB_PORT=${PORTS[0]} SECKILL_ZK_PORT=${PORTS[1]}
+export SECKILL_REDIS_PORTS="${PORTS[2]} ${PORTS[3]} ${PORTS[4]} ${PORTS[5]}"
+RUN=$SECKILL_SERVICES_DIR
+MDB_PORT=$SECKILL_MARIADB_PORT ZK_PORT=$SECKILL_ZK_PORT
+R_MAIN=${PORTS[2]} R_1=${PORTS[3]} R_2=${PORTS[4]}
+# Stop the private set and drop its data however the test ends.
+cleanup() { (cd / && "$SVC" down >/dev/null 2>&1); rm -rf "$RUN"; }
+trap cleanup EXIT
+echo "# private services under ${RUN#"$ROOT"/}: mariadb $MDB_PORT, zookeeper $ZK_PORT, redis $SECKILL_REDIS_PORTS"
 
 ok() { passed=$((passed + 1)); printf 'ok   - %s\n' "$1"; }
 bad() { failed=$((failed + 1)); printf 'FAIL - %s\n' "$1"; }
@@ -25,8 +57,16 @@ svc() {
 
 count() { grep -c -- "$1" <<<"$out" || true; } # lines of $out matching $1
 
-mysql_q() { mariadb -h127.0.0.1 -P13306 -uroot --connect-timeout=3 -N -B -e "$@" 2>&1; }
-zk_srvr() { echo srvr | nc -q1 -w3 127.0.0.1 12181 2>&1; }
+mysql_q() { mariadb -h127.0.0.1 -P"$MDB_PORT" -uroot --connect-timeout=3 -N -B -e "$@" 2>&1; }
+zk_srvr() { echo srvr | nc -q1 -w3 127.0.0.1 "$ZK_PORT" 2>&1; }
+
+# The default set (a demo's, or the Go tests'), if it runs: listening ports
+# before and after must match.
+default_ports() {
+  local p
+  for p in 13306 12181 16379 16380 16381 16382; do port_open "$p" && printf '%s ' "$p"; done
+}
+default_before=$(default_ports)
 
 echo "# down (twice: must be idempotent)"
 svc down; check "down exits 0" test "$rc" -eq 0
@@ -56,45 +96,53 @@ check "second up: nothing restarted (same pids)" test "$pids_before" == "$(cat "
 echo "# MariaDB data survives down/up; Redis keys do not (no persistence on purpose)"
 mysql_q "CREATE DATABASE IF NOT EXISTS services_test; CREATE TABLE IF NOT EXISTS services_test.marker (v INT);
          DELETE FROM services_test.marker; INSERT INTO services_test.marker VALUES (42)" >/dev/null
-redis-cli -p 16379 set services_test_marker 1 >/dev/null
+redis-cli -p "$R_MAIN" set services_test_marker 1 >/dev/null
 svc down
 svc up
 check "up after down exits 0" test "$rc" -eq 0
 check "MariaDB row kept" test "$(mysql_q 'SELECT v FROM services_test.marker')" == 42
-check "Redis key gone after restart" test "$(redis-cli -p 16379 exists services_test_marker)" == 0
+check "Redis key gone after restart" test "$(redis-cli -p "$R_MAIN" exists services_test_marker)" == 0
 mysql_q "DROP DATABASE services_test" >/dev/null
 
-echo "# crash recovery: kill -9 redis 16381"
-old=$(cat "$RUN/redis-16381/redis.pid")
+echo "# crash recovery: kill -9 redis $R_2"
+old=$(cat "$RUN/redis-$R_2/redis.pid")
 kill -9 "$old"
 sleep 0.5
 svc status
 check "status exits 3 with one service dead" test "$rc" -eq 3
-check "status shows 16381 down" grep -Eq 'redis +16381 +down' <<<"$out"
+check "status shows $R_2 down" grep -Eq "redis +$R_2 +down" <<<"$out"
 svc up
 check "up after crash exits 0" test "$rc" -eq 0
-check "up reports the stale pid file" grep -q 'redis:16381 stale pid file' <<<"$out"
-check "up restarted 16381 (new pid)" test "$(cat "$RUN/redis-16381/redis.pid" 2>/dev/null)" != "$old"
+check "up reports the stale pid file" grep -q "redis:$R_2 stale pid file" <<<"$out"
+check "up restarted $R_2 (new pid)" test "$(cat "$RUN/redis-$R_2/redis.pid" 2>/dev/null)" != "$old"
 check "up left the others alone" test "$(count 'already up')" -eq 5
 
 echo "# clients"
 check "mariadb: root over TCP, no password, db seckill" test "$(mysql_q 'SELECT 1' -D seckill)" == 1
 check "mariadb: db seckill_test exists" test "$(mysql_q 'SELECT 1' -D seckill_test)" == 1
-check "mariadb: max_connections=500" test "$(mysql_q 'SELECT @@max_connections')" == 500
-for p in 16379 16380 16381 16382; do
+check "mariadb: max_connections=2000" test "$(mysql_q 'SELECT @@max_connections')" == 2000
+for p in $SECKILL_REDIS_PORTS; do
   check "redis-cli -p $p ping" test "$(redis-cli -p "$p" ping 2>&1)" == PONG
 done
-redis-cli -p 16380 set services_test_indep 1 >/dev/null
-check "RedLock nodes are independent (16380 key not on 16381)" \
-  test "$(redis-cli -p 16381 exists services_test_indep)" == 0
-redis-cli -p 16380 del services_test_indep >/dev/null
+redis-cli -p "$R_1" set services_test_indep 1 >/dev/null
+check "RedLock nodes are independent ($R_1 key not on $R_2)" \
+  test "$(redis-cli -p "$R_2" exists services_test_indep)" == 0
 check "zookeeper srvr: Mode: standalone" grep -q 'Mode: standalone' <<<"$(zk_srvr)"
-check "zookeeper ruok: imok" test "$(echo ruok | nc -q1 -w3 127.0.0.1 12181)" == imok
+check "zookeeper ruok: imok" test "$(echo ruok | nc -q1 -w3 127.0.0.1 "$ZK_PORT")" == imok
 
 echo "# final status"
 svc status
-if [[ $rc -ne 0 ]]; then svc up; fi # leave everything up for the other tests
 check "everything up at the end" test "$rc" -eq 0
+
+echo "# down stops the private set only"
+svc down
+check "down of the private set exits 0" test "$rc" -eq 0
+for p in $MDB_PORT $ZK_PORT $SECKILL_REDIS_PORTS; do
+  check "port $p closed after down" bash -c "! timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$p' 2>/dev/null"
+done
+
+check "the default services are untouched (serving before: ${default_before:-none})" \
+  test "$default_before" == "$(default_ports)"
 
 echo "services_test: $passed passed, $failed failed"
 ((failed == 0))
