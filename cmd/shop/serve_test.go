@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -119,7 +119,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 	db := testenv.DB(t, "shop")
 	var held int64
-	db.Raw("SELECT COUNT(*) FROM lock_table WHERE lock_key = ?", order.LockKey(sale.ID)).Scan(&held)
+	db.Raw("SELECT COUNT(*) FROM lock_table WHERE lock_key = ?", db.Migrator().CurrentDatabase()+":sale:"+strconv.FormatUint(sale.ID, 10)).Scan(&held)
 	var orders int64
 	db.Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND replica_id = 'shop-test'", sale.ID).Scan(&orders)
 	if held != 0 || orders != 1 {

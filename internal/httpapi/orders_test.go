@@ -10,7 +10,6 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/order"
 )
 
 func ordersPath(id uint64) string { return fmt.Sprintf("/api/sales/%d/orders", id) }
@@ -111,7 +110,7 @@ func TestLockTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease, err := locker.Lock(context.Background(), order.LockKey(v.ID))
+	lease, err := locker.Lock(context.Background(), e.srv.orders.LockKey(v.ID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (s *Server) insertSale(ctx context.Context, sale *inventory.Sale) error {
 			return err
 		}
 		if r, ok := locker.(lockstrategy.Reserver); ok {
-			if err := r.LoadStock(ctx, order.LockKey(sale.ID), sale.InitialStock); err != nil {
+			if err := r.LoadStock(ctx, s.orders.LockKey(sale.ID), sale.InitialStock); err != nil {
 				return fmt.Errorf("%w: %s: load stock: %w", errStrategyUnavailable, sale.Strategy, err)
 			}
 		}

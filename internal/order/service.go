@@ -55,6 +55,9 @@ type Service struct {
 	rec     Recorder
 	log     *slog.Logger
 	sales   sync.Map // sale id -> inventory.Sale: the options never change after creation
+	// keyspace is the database's name: sale ids restart in every database,
+	// and a demo and the tests share one Redis and one ZooKeeper.
+	keyspace string
 	// sections records every critical section, for violation detection that
 	// does not trust the strategy under test.
 	sections *inventory.SectionLog
@@ -77,14 +80,19 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 		cfg.UnlockTimeout = 5 * time.Second
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
+		keyspace: store.DB().Migrator().CurrentDatabase(),
 		sections: inventory.NewSectionLog(store.DB(), log)}
 }
 
 // Close writes the critical sections still queued. Call it after the last Place.
 func (s *Service) Close() { s.sections.Close() }
 
-// LockKey is the lock key of a sale: one lock per sale.
-func LockKey(saleID uint64) string { return "sale:" + strconv.FormatUint(saleID, 10) }
+// LockKey is the lock key of a sale: one lock per sale, named after the
+// database too, so that sale 7 of a demo and sale 7 of a test database never
+// share a lock (or a stock in Redis) on the same servers.
+func (s *Service) LockKey(saleID uint64) string {
+	return s.keyspace + ":sale:" + strconv.FormatUint(saleID, 10)
+}
 
 // Place buys one unit of sale saleID for userID.
 func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inventory.Order, error) {
@@ -122,12 +130,12 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		return cs.runLockFree(ctx, lf, &obs.Retries)
 	}
 	if rs, ok := locker.(lockstrategy.Reserver); ok {
-		return cs.runReserved(ctx, rs, LockKey(sale.ID), s.cfg.UnlockTimeout)
+		return cs.runReserved(ctx, rs, s.LockKey(sale.ID), s.cfg.UnlockTimeout)
 	}
 
 	waitStart := time.Now()
 	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)
-	lease, err := locker.Lock(lockCtx, LockKey(sale.ID))
+	lease, err := locker.Lock(lockCtx, s.LockKey(sale.ID))
 	cancel()
 	obs.LockWait = time.Since(waitStart)
 	if err != nil {

@@ -66,7 +66,7 @@ func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instanc
 		t.Fatal(err)
 	}
 	if rs, ok := l.(lockstrategy.Reserver); ok {
-		if err := rs.LoadStock(ctx, order.LockKey(sale.ID), saleStock); err != nil {
+		if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), saleStock); err != nil {
 			t.Fatal(err)
 		}
 	}
