@@ -3,6 +3,7 @@ package redlock
 import (
 	"context"
 	"errors"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -19,8 +20,8 @@ import (
 // its TTL; measured with 32 contenders on one key that left the lock
 // unobtainable for whole TTLs (61 locks/s instead of 1,043).
 //
-// So each master sits behind a guard: a master that fails (no reply, or not
-// in time) while another master answered the same round counts as down for
+// So each master sits behind a guard: a master whose connection fails (not
+// one that is merely slow) while another master answered the same round counts as down for
 // downFor, and commands to it fail at once; the next command after that
 // probes it again. A round where every master is slow (a busy machine) marks
 // nobody down. Skipping a master only takes its vote away: the quorum rule,
@@ -49,6 +50,13 @@ func (h *health) observe(i int, start int64, err error) {
 		return
 	}
 	if errors.Is(err, context.Canceled) { // our caller gave up; says nothing of the master
+		return
+	}
+	// Slow is not down: on a busy machine a round's deadline passes with
+	// every master alive, and marking them down then failed releases (the
+	// keys stayed until their TTL). Only a failed connection counts.
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return
 	}
 	for j := range h.lastOK {
