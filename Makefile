@@ -4,7 +4,10 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: web browser-test demo test build vet services-up services-down services-status services-test compose-test bench e2e clean
+.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench e2e clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 demo: services-up build ## start the shop and print the dashboard URL
 	$(BIN)/shop demo
@@ -22,10 +25,10 @@ services-up: ## install (Debian packages) and start MariaDB, Redis x4, ZooKeeper
 services-down: ## stop what services-up started (data stays in .run/)
 	bash scripts/services.sh down
 
-services-status:
+services-status: ## one line per service: up or down
 	bash scripts/services.sh status
 
-services-test: ## services.sh from cold: down, up, status, up again, crash recovery
+services-test: ## services.sh from cold on a private set of ports and data (never the demo's)
 	bash scripts/services_test.sh
 
 compose-test: ## docker-compose.yml and Dockerfile checked with `docker-compose config` (no engine runs here)
@@ -34,20 +37,24 @@ compose-test: ## docker-compose.yml and Dockerfile checked with `docker-compose 
 vet: ## gofmt and go vet must be clean
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
-	$(GO) vet ./...
+	$(GO) vet $(VETFLAGS) ./...
 
 # Every package runs under -race; CI=true makes a missing service a failure,
-# never a skip. services-test goes first: it restarts the services from cold
-# and leaves them up for the Go tests.
-test: services-up services-test compose-test vet
-	$(GO) test -race -count=1 -timeout 9m ./...
-	bash scripts/browser.sh test
+# never a skip. scripts/test.sh runs the independent parts side by side and
+# prints each step's time and the slowest tests.
+test: ## everything CI runs: services, vet, go test -race, services/compose/browser tests
+	bash scripts/test.sh
+
+# -short: internal/testenv skips every test that needs a service, a built
+# binary or a child process, so only pure logic runs (seconds, no services).
+test-quick: ## unit tests of pure logic, no services, no -race (the edit-run loop)
+	$(GO) test -short -count=1 ./...
 
 browser-test: services-up ## the dashboard in Debian's chromium against a shop demo
 	bash scripts/browser.sh test
 
-e2e: services-up
-	$(GO) test -race -count=1 -run 'Process|E2E' ./e2e/...
+e2e: services-up ## the tests that start real shop and loadtest processes
+	$(GO) test -race -count=1 ./e2e/...
 
 # Every lock strategy plus redsync-defaults and a pub/sub lock as peers, 1/16/64
 # contenders, 0 and 1 ms critical sections, one Markdown table (~2-3 min;
@@ -60,5 +67,5 @@ bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
 	bash scripts/bench.sh # loadtest --strategy all on a 3-replica demo; bench/results/*.md|json
 
-clean:
+clean: ## remove bin/ and the copied chart library
 	rm -rf $(BIN) web/static/assets/vendor

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The dashboard's npm side and its browser test.
 #
-# usage: scripts/browser.sh web|setup|test
+# usage: scripts/browser.sh web|npm|setup|run|test
 #   web    npm ci in web/ (committed package-lock.json) and copy the chart
 #          library into the embedded folder web/static/assets/vendor/
-#   setup  web, plus Debian's chromium (and a CJK font for the 中文 labels)
-#          when missing, and npm ci in e2e/browser/
-#   test   setup, build bin/shop and bin/loadtest, run the browser test
-#          (node --test): a `shop demo` with 2 replicas and 2 agents, driven
-#          through the page; screenshots go to e2e/browser/test-results/
+#   npm    npm ci in e2e/browser/ (playwright-core)
+#   setup  web and npm, plus Debian's chromium (and a CJK font for the 中文
+#          labels) when missing
+#   run    the browser test (node --test) with what is there: a `shop demo`
+#          with 2 replicas and 2 agents from bin/, driven through the page;
+#          screenshots go to e2e/browser/test-results/
+#   test   setup, build bin/shop and bin/loadtest, run
 # Installing packages needs root (as make test does); npm needs the npm
 # registry, nothing else: the page itself never loads anything from outside.
 set -euo pipefail
@@ -55,16 +57,21 @@ setup() {
   npm_ci "$ROOT/e2e/browser"
 }
 
-run_test() {
-  setup
-  (cd "$ROOT" && "$GO" build -o bin/shop ./cmd/shop && "$GO" build -o bin/loadtest ./loadtest)
+run() {
+  [[ -x $CHROMIUM ]] || die "$CHROMIUM is missing: scripts/browser.sh setup installs it"
   cd "$ROOT/e2e/browser"
   node --test --test-reporter=spec --test-timeout=300000 ./*.test.mjs
 }
 
 case "${1:-}" in
 web) web ;;
+npm) npm_ci "$ROOT/e2e/browser" ;;
 setup) setup ;;
-test) run_test ;;
-*) die "usage: scripts/browser.sh web|setup|test" ;;
+run) run ;;
+test)
+  setup
+  (cd "$ROOT" && "$GO" build -o bin/shop ./cmd/shop && "$GO" build -o bin/loadtest ./loadtest)
+  run
+  ;;
+*) die "usage: scripts/browser.sh web|npm|setup|run|test" ;;
 esac

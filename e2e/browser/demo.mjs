@@ -35,9 +35,11 @@ export async function freeBasePort(n) {
  * first or takes longer than timeoutMs.
  */
 export async function startDemo({ replicas = 2, agents = 2, db = 'seckill_test_browser', timeoutMs = 90_000 } = {}) {
-  const shop = path.join(ROOT, 'bin/shop');
-  if (!existsSync(shop) || !existsSync(path.join(ROOT, 'bin/loadtest'))) {
-    throw new Error(`${shop} or bin/loadtest missing: run make build (or scripts/browser.sh) first`);
+  // make test builds race-detector binaries of its own into SECKILL_TEST_BIN_DIR.
+  const bin = process.env.SECKILL_TEST_BIN_DIR || path.join(ROOT, 'bin');
+  const shop = path.join(bin, 'shop');
+  if (!existsSync(shop) || !existsSync(path.join(bin, 'loadtest'))) {
+    throw new Error(`${shop} or ${bin}/loadtest missing: run make build (or scripts/browser.sh) first`);
   }
   const port = await freeBasePort(replicas);
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-browser-logs-'));

@@ -15,11 +15,13 @@ var (
 )
 
 // Binary builds the Go command pkg (e.g. "github.com/seckill-lab/seckill/
-// cmd/shop") once per test binary and returns its path: tests that start
-// real `shop serve` or `loadtest agent` processes share one build. The
-// binaries live in one temporary folder for the life of the test binary.
+// cmd/shop") once per test binary, with -race when the test runs with it,
+// and returns its path: tests that start real `shop serve` or `loadtest
+// agent` processes share one build. The binaries live in one temporary
+// folder for the life of the test binary.
 func Binary(t testing.TB, pkg string) string {
 	t.Helper()
+	SkipInShort(t)
 	binMu.Lock()
 	defer binMu.Unlock()
 	if path, ok := binMade[pkg]; ok {
@@ -33,7 +35,11 @@ func Binary(t testing.TB, pkg string) string {
 		binDir = dir
 	}
 	path := filepath.Join(binDir, filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+	args := []string{"build", "-o", path}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	binMade[pkg] = path

@@ -22,6 +22,7 @@ import (
 // the test fails in CI and is skipped elsewhere.
 func PrivateRedis(t testing.TB, n int) []string {
 	t.Helper()
+	SkipInShort(t)
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		Unavailable(t, "redis-server (for a private Redis)", err)

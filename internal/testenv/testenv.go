@@ -26,6 +26,17 @@ import (
 // InCI reports whether the tests run in CI, where nothing may be skipped.
 func InCI() bool { return os.Getenv("CI") != "" }
 
+// SkipInShort skips the calling test under -short (make test-quick), which
+// runs the unit tests of pure logic only: every helper here that reaches a
+// service, builds a binary or starts a process calls it first. make test and
+// CI never pass -short.
+func SkipInShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs services or processes: skipped under -short (make test-quick); make test runs it")
+	}
+}
+
 // Unavailable fails the test in CI and skips it elsewhere.
 func Unavailable(t testing.TB, service string, err error) {
 	t.Helper()
@@ -41,6 +52,7 @@ func Unavailable(t testing.TB, service string, err error) {
 // some tests count rows.
 func MySQLDSN(t testing.TB, name string) string {
 	t.Helper()
+	SkipInShort(t)
 	cfg, err := mysql.ParseDSN(config.Get(config.EnvMySQLDSN, config.DefaultMySQLDSN))
 	if err != nil {
 		t.Fatalf("bad %s: %v", config.EnvMySQLDSN, err)
@@ -84,12 +96,14 @@ func DB(t testing.TB, name string) *gorm.DB {
 // Redis returns a client of SECKILL_REDIS_ADDR, closed at cleanup.
 func Redis(t testing.TB) *redis.Client {
 	t.Helper()
+	SkipInShort(t)
 	return redisClient(t, config.Get(config.EnvRedisAddr, config.DefaultRedisAddr))
 }
 
 // Redlock returns one client per master of SECKILL_REDLOCK_ADDRS.
 func Redlock(t testing.TB) []*redis.Client {
 	t.Helper()
+	SkipInShort(t)
 	var out []*redis.Client
 	for _, a := range config.List(config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs)) {
 		out = append(out, redisClient(t, a))
@@ -113,6 +127,7 @@ func redisClient(t testing.TB, addr string) *redis.Client {
 // ZKServers returns SECKILL_ZK_SERVERS after checking the first one answers.
 func ZKServers(t testing.TB) []string {
 	t.Helper()
+	SkipInShort(t)
 	servers := config.List(config.Get(config.EnvZKServers, config.DefaultZKServers))
 	if err := reachable(servers[0]); err != nil {
 		Unavailable(t, "ZooKeeper at "+servers[0], err)
