@@ -24,6 +24,7 @@ type sale struct {
 // processes on one database. An in-process mutex does not cross processes and
 // oversells; the database strategies hold.
 func TestProcessTwoReplicas(t *testing.T) {
+	t.Parallel() // own database and ports: the e2e tests mostly wait, so overlap them
 	replicas := startReplicas(t, 2, "e2e")
 	for _, strategy := range []string{"mutex", "db-optimistic", "db-pessimistic", "db-conditional", "db-lock-table"} {
 		t.Run(strategy, func(t *testing.T) {

@@ -72,6 +72,15 @@ func checkExclusionProcesses(t *testing.T, s lockstrategy.Strategy, _ lockstrate
 		}
 		cmds = append(cmds, cmd)
 	}
+	// A start line: the children compete only once all of them are ready,
+	// so a slow start cannot let one finish its rounds alone (an in-process
+	// mutex would then seem to hold across processes).
+	if err := waitReady(dir, cmds); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		return err
+	}
 	overlaps := 0
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
@@ -201,7 +210,47 @@ func runChild(mode string) int {
 	return 2
 }
 
+// startBound bounds the children's start on a loaded machine.
+const startBound = 60 * time.Second
+
+// waitReady waits until every child has written its ready file; a child that
+// exits first is an error.
+func waitReady(dir string, cmds []*exec.Cmd) error {
+	deadline := time.Now().Add(startBound)
+	for {
+		ready, _ := filepath.Glob(filepath.Join(dir, "ready-*"))
+		if len(ready) == len(cmds) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			for _, c := range cmds {
+				c.Process.Kill()
+			}
+			return fmt.Errorf("%d of %d children ready to compete after %v", len(ready), len(cmds), startBound)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// startLine says this child is ready, then waits for the parent's go.
+func startLine(dir string) error {
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ready-%d", os.Getpid())), nil, 0o644); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(startBound); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no start signal within %v", startBound)
+		}
+	}
+}
+
 func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps int, err error) {
+	if err := startLine(dir); err != nil {
+		return 0, err
+	}
 	counter, marker := filepath.Join(dir, "counter"), filepath.Join(dir, "inside")
 	tokens, err := os.OpenFile(filepath.Join(dir, "tokens"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

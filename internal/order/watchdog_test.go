@@ -11,17 +11,18 @@ import (
 	"github.com/seckill-lab/seckill/internal/order"
 )
 
-// TestWatchdog: a redis lock with a TTL (150 ms) shorter than the work
-// (500 ms), 8 concurrent buyers. Without the watchdog every lease expires
+// TestWatchdog: a redis lock with a TTL (450 ms: 300 ms of slack for a
+// renewal every ttl/3 on a loaded machine) shorter than the work (1200 ms),
+// 4 concurrent buyers. Without the watchdog every lease expires
 // while held and the next waiter walks in: the detector sees overlapping
 // sections. With it the leases are renewed and the sections stay serial.
 func TestWatchdog(t *testing.T) {
 	store, _, svc := newService(t, "watchdog")
-	const buyers, stock = 8, 20
+	const buyers, stock = 4, 20
 
 	for _, watchdog := range []bool{false, true} {
 		ctx := context.Background()
-		sale := inventory.Sale{Name: "watchdog", Strategy: "redis", InitialStock: stock, WorkMS: 500, TTLMS: 150,
+		sale := inventory.Sale{Name: "watchdog", Strategy: "redis", InitialStock: stock, WorkMS: 1200, TTLMS: 450,
 			Watchdog: watchdog, PerUserLimit: 1}
 		if err := store.CreateSale(ctx, &sale); err != nil {
 			t.Fatal(err)
@@ -29,8 +30,8 @@ func TestWatchdog(t *testing.T) {
 		if got := order.LockOptions(sale); got.NoRenewal == watchdog {
 			t.Fatalf("watchdog=%v: lock options %+v", watchdog, got)
 		}
-		// One attempt per buyer: bounded (at most 8 serial sections of
-		// 500 ms), and enough to show both directions.
+		// One attempt per buyer: bounded (at most 4 serial sections of
+		// 1200 ms), and enough to show both directions.
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var orders int64
