@@ -38,11 +38,6 @@ type scenarioRun struct {
 	targets []string
 }
 
-// settle is how long to wait after the last order before reading the sale:
-// each replica's critical-section log flushes every 100 ms, and the
-// violation detector reads that log.
-const settle = 600 * time.Millisecond
-
 // runners maps each lesson of the catalogue to its scenario.
 var runners = map[string]scenarioFunc{
 	"mutex-across-replicas":     mutexAcrossReplicas,
@@ -171,27 +166,41 @@ func (sc *scenarioRun) fault(ctx context.Context, target string, body map[string
 	return err
 }
 
+// waitPaused waits until a holder on target is stalled by pause_holder
+// (GET /api/faults reports it): the buyer is inside its section and holds
+// the lock, however long the machine took to get it there.
+func (sc *scenarioRun) waitPaused(ctx context.Context, target string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		var out struct {
+			PausedHolders *int64 `json:"paused_holders"`
+		}
+		if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err == nil {
+			if out.PausedHolders == nil {
+				return fmt.Errorf("%s: GET /api/faults has no paused_holders (an older shop?)", target)
+			}
+			if *out.PausedHolders > 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for buyer A to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func ordersURL(target string, id uint64) string {
 	return target + "/api/sales/" + strconv.FormatUint(id, 10) + "/orders"
 }
 
-// settled reads the sale once the replicas' section logs have flushed, from
-// the first target that answers (a scenario may have killed one).
+// settled reads the sale once every live target has written its critical
+// sections (a scenario may have killed one).
 func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error) {
-	select {
-	case <-time.After(settle):
-	case <-ctx.Done():
-		return saleView{}, ctx.Err()
-	}
-	var lastErr error
-	for _, target := range sc.targets {
-		v, _, err := sc.c.sale(ctx, target, id)
-		if err == nil {
-			return v, nil
-		}
-		lastErr = err
-	}
-	return saleView{}, lastErr
+	v, _, err := sc.c.settledSale(ctx, sc.targets, id)
+	return v, err
 }
 
 func describe(v saleView) string {

@@ -140,7 +140,7 @@ func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 			return "", false, err
 		}
 		a := sc.orderAsync(ctx, t1, v.ID, "A")
-		if err := wait(ctx, 150*time.Millisecond); err != nil {
+		if err := sc.waitPaused(ctx, t1); err != nil {
 			return "", false, err
 		}
 		if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": 2000}); err != nil {
@@ -183,7 +183,7 @@ func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.
 		return "", false, "", err
 	}
 	a := sc.orderAsync(ctx, t1, id, "A")
-	if err := wait(ctx, 300*time.Millisecond); err != nil {
+	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, "", err
 	}
 	for _, node := range nodes {
@@ -285,7 +285,7 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		return "", false, err
 	}
 	a := sc.orderAsync(ctx, t1, v.ID, "A")
-	if err := wait(ctx, 300*time.Millisecond); err != nil {
+	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
 	b := sc.c.order(ctx, ordersURL(t2, v.ID), "B") // waits the replica's whole lock wait

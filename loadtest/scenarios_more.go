@@ -168,7 +168,9 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	}
 	a := make(chan string, 1)
 	go func() { a <- sc.c.order(ctx, ordersURL(t1, v.ID), "A") }()
-	time.Sleep(500 * time.Millisecond) // A holds the lock and stalls
+	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock and stalls
+		return "", false, err
+	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "expire_zk_session"}); err != nil {
 		return "", false, err
 	}

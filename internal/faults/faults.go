@@ -111,6 +111,11 @@ func (s *Service) PauseHolder(d time.Duration) error {
 	return nil
 }
 
+// PausedHolders is the number of lock holders on this replica stalled by
+// pause_holder right now: a client waits for it to be 1 before its next
+// step, rather than sleeping and hoping the holder got there.
+func (s *Service) PausedHolders() int64 { return s.orders.PausedSections() }
+
 // sessionExpirer is what the zookeeper strategy offers (zklock.Locker); an
 // interface here so that this package does not depend on the zk client.
 type sessionExpirer interface {

@@ -38,7 +38,8 @@ func (s *Server) faultRoutes(api *gin.RouterGroup) {
 }
 
 func (f *faultsAPI) list(c *gin.Context) {
-	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes())}
+	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes()),
+		"paused_holders": f.svc.PausedHolders()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID
 	}

@@ -112,16 +112,19 @@ func TestFaultPauseHolder(t *testing.T) {
 	e := newEnv(t)
 	for _, fencing := range []bool{false, true} {
 		v := e.createSale(t, fmt.Sprintf(`{"strategy":"db-lock-table","stock":10,"ttl_ms":300,"fencing":%v}`, fencing))
-		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":900}`); rec.Code != http.StatusAccepted {
+		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
 			t.Fatalf("inject: %d %s", rec.Code, rec.Body)
 		}
 		codeA := make(chan int, 1)
 		go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
-		time.Sleep(450 * time.Millisecond) // A holds, then its lock row expires
+		// A holds the lock, stalled; B waits for A's lock row to expire
+		// (300 ms) and takes the lock while A still sleeps.
+		waitPausedHolders(t, e, 1)
 		if rec := e.post(ordersPath(v.ID), `{"user_id":"B"}`); rec.Code != http.StatusCreated {
 			t.Fatalf("fencing=%v: B: %d %s", fencing, rec.Code, rec.Body)
 		}
 		a := <-codeA
+		waitPausedHolders(t, e, 0)
 		e.srv.orders.Flush()
 		var got inventory.SaleView
 		mustJSON(t, e.get(fmt.Sprintf("/api/sales/%d", v.ID)), &got)
@@ -140,6 +143,19 @@ func TestFaultPauseHolder(t *testing.T) {
 			t.Errorf("with fencing A's stale write must be rejected and counted: A %d %+v stock %d", a, got.Stats, got.Stock)
 		}
 	}
+}
+
+// waitPausedHolders waits for GET /api/faults to report n holders stalled
+// by pause_holder on this replica.
+func waitPausedHolders(t *testing.T, e *env, n int64) {
+	t.Helper()
+	var got struct {
+		PausedHolders *int64 `json:"paused_holders"`
+	}
+	testenv.WaitFor(t, 30*time.Second, fmt.Sprintf("%d holder(s) stalled by pause_holder in GET /api/faults", n), func() bool {
+		mustJSON(t, e.get("/api/faults"), &got)
+		return got.PausedHolders != nil && *got.PausedHolders == n
+	})
 }
 
 // slow_db holds the sale row: an order placed meanwhile waits for it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -22,6 +23,7 @@ type criticalSection struct {
 	replica string
 	db      *gorm.DB
 	pause   time.Duration // injected stall before the write (PauseNextSection)
+	paused  *atomic.Int64 // sections inside their injected stall, for PausedSections
 }
 
 // runLocked runs the section under a held lease.
@@ -38,7 +40,9 @@ func (cs criticalSection) runLocked(ctx context.Context, lease lockstrategy.Leas
 		default:
 		}
 		if cs.pause > 0 {
+			cs.paused.Add(1)
 			time.Sleep(cs.pause) // not ctx-aware on purpose: a paused process notices nothing
+			cs.paused.Add(-1)
 		}
 		if cs.sale.Fencing && token > 0 {
 			err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, token)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // TestPausePastTTL: buyer A takes a db-lock-table lock (TTL 300 ms) and
@@ -23,13 +24,15 @@ func TestPausePastTTL(t *testing.T) {
 		if err := store.CreateSale(ctx, &sale); err != nil {
 			t.Fatal(err)
 		}
-		svc.PauseNextSection(900 * time.Millisecond)
+		svc.PauseNextSection(3 * time.Second)
 		errA := make(chan error, 1)
 		go func() {
 			_, err := svc.Place(ctx, sale.ID, "A")
 			errA <- err
 		}()
-		time.Sleep(450 * time.Millisecond) // A holds, then its row expires
+		// A holds the lock, stalled; B waits for A's row to expire (300 ms)
+		// and takes the lock while A still sleeps.
+		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section", func() bool { return svc.PausedSections() == 1 })
 		if _, err := svc.Place(ctx, sale.ID, "B"); err != nil {
 			t.Fatalf("fencing=%v: B: %v", fencing, err)
 		}

@@ -64,12 +64,19 @@ type Service struct {
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
+	// paused counts the sections inside that stall: the holder a fault
+	// scenario waits for before its next step, instead of guessing a delay.
+	paused atomic.Int64
 }
 
 // PauseNextSection makes the next locked critical section on this replica
 // stall for d after its Lost() check and before its write: a GC pause or a
 // stalled VM past the lock's TTL, the case only fencing survives.
 func (s *Service) PauseNextSection(d time.Duration) { s.pauseNext.Store(int64(d)) }
+
+// PausedSections is the number of critical sections stalled by
+// PauseNextSection right now: each holds its lock.
+func (s *Service) PausedSections() int64 { return s.paused.Load() }
 
 // NewService returns a Service; rec may be nil.
 func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instances, rec Recorder, log *slog.Logger) *Service {
@@ -161,7 +168,7 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 			s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
 		}
 	}()
-	cs.pause = time.Duration(s.pauseNext.Swap(0))
+	cs.pause, cs.paused = time.Duration(s.pauseNext.Swap(0)), &s.paused
 	return cs.runLocked(ctx, lease)
 }
 
