@@ -136,6 +136,33 @@ func (c *client) sale(ctx context.Context, target string, id uint64) (saleView, 
 	return v, raw, err
 }
 
+// settledSale reads the sale from every target in turn and returns the last
+// answer. Replicas write their critical-section records (the violation
+// evidence) in batches, and a GET makes the answering replica write its
+// queued ones first: once every target has answered, the last read holds
+// every section of every answer. A target that fails (killed by a
+// scenario) is skipped; its queued sections died with it.
+func (c *client) settledSale(ctx context.Context, targets []string, id uint64) (saleView, json.RawMessage, error) {
+	var (
+		v       saleView
+		raw     json.RawMessage
+		lastErr error
+		ok      bool
+	)
+	for _, target := range targets {
+		tv, traw, err := c.sale(ctx, target, id)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		v, raw, ok = tv, traw, true
+	}
+	if !ok {
+		return saleView{}, nil, lastErr
+	}
+	return v, raw, nil
+}
+
 // order is one POST to ordersURL (a target's /api/sales/{id}/orders) for
 // userID; it returns the outcome kind and never retries: a retryable refusal
 // is an answer worth counting, and retrying would change the offered load.

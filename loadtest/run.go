@@ -13,12 +13,6 @@ import (
 	"time"
 )
 
-// settleDelay is the wait between the last answer and reading the sale's
-// final view: replicas write critical-section records (the violation
-// evidence) in the background every 100 ms, so a read at once could miss
-// the last ones.
-const settleDelay = 300 * time.Millisecond
-
 // setupTimeout bounds each setup call (strategies, create sale, final view).
 // Creating a sale can build a strategy's first connection (ZooKeeper session,
 // RedLock clients), hence not a second.
@@ -176,10 +170,9 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	elapsed := drive(ctx, p, do, rec)
 	prog.end()
 
-	time.Sleep(settleDelay)
 	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	defer cancelRead()
-	final, raw, err := c.sale(readCtx, cfg.targets[0], created.ID)
+	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
 	hist, kinds := rec.snapshot()
 	res.measure(hist, kinds, elapsed)
 	if err != nil {
