@@ -67,7 +67,28 @@ func runLesson(ctx context.Context, cl lessonClaim, stdout io.Writer) (verdict, 
 	defer cancel()
 	c := newClient(64, 30*time.Second, config.Get(config.EnvAdminToken, ""))
 	defer c.close()
+	targets := answering(ctx, c, cl.Targets)
+	if len(targets) == 0 {
+		return lessons.VerdictError, fmt.Sprintf("none of the %d replicas listed alive answers GET /healthz", len(cl.Targets)), ""
+	}
 	var out bytes.Buffer
-	verdict, observed = runOne(ctx, &scenarioRun{c: c, targets: cl.Targets}, *s, io.MultiWriter(&out, stdout))
+	verdict, observed = runOne(ctx, &scenarioRun{c: c, targets: targets}, *s, io.MultiWriter(&out, stdout))
 	return verdict, observed, out.String()
+}
+
+// answering keeps the targets that answer GET /healthz now. Discovery lists
+// a replica killed without a goodbye (some lessons kill one) as alive until
+// its heartbeat expires; a lesson must not pick it.
+func answering(ctx context.Context, c *client, targets []string) []string {
+	var live []string
+	for _, t := range targets {
+		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		var health map[string]any
+		_, err := c.callJSON(hctx, http.MethodGet, t+"/healthz", nil, http.StatusOK, &health)
+		cancel()
+		if err == nil {
+			live = append(live, t)
+		}
+	}
+	return live
 }
