@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // startSh starts `sh -c script` under sup as name.
@@ -61,7 +64,11 @@ func TestSupervisorStopEscalates(t *testing.T) {
 	sup.stopAfter = 500 * time.Millisecond
 	polite := startSh(t, sup, "polite", "exec sleep 30")
 	stubborn := startSh(t, sup, "stubborn", `trap "" TERM; exec sleep 30`)
-	time.Sleep(100 * time.Millisecond) // let the trap be set before the signal
+	// The signal must come after the trap: wait until the kernel lists
+	// SIGTERM (bit 15, mask 0x4000) as ignored by the child.
+	testenv.WaitFor(t, 30*time.Second, "the stubborn child to ignore SIGTERM", func() bool {
+		return ignoresSIGTERM(stubborn.pid())
+	})
 	start := time.Now()
 	if code := sup.stop(0); code != 0 {
 		t.Fatalf("stop = %d, want 0", code)
@@ -83,4 +90,19 @@ func TestSupervisorStopEscalates(t *testing.T) {
 	if strings.Contains(stderr.String(), "exited:") {
 		t.Errorf("stops reported as deaths: %q", stderr.String())
 	}
+}
+
+// ignoresSIGTERM reads SigIgn from /proc/PID/status.
+func ignoresSIGTERM(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(15-1)) != 0
+		}
+	}
+	return false
 }

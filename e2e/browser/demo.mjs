@@ -63,6 +63,23 @@ export async function startDemo({ replicas = 2, agents = 2, db = 'seckill_test_b
     child.stderr.on('data', onData);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`demo exited (${code}) before it was up:\n${out}`)); });
   });
+  // The demo prints its URL once the replicas answer; the agents register
+  // a moment later. A run started before then is refused (no_agents), so
+  // wait until discovery lists every agent alive.
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let live = -1;
+    try {
+      const r = await fetch(`${url}/api/replicas`);
+      if (r.ok) live = (await r.json()).filter((m) => m.kind === 'agent' && m.alive).length;
+    } catch { /* the replica is still starting */ }
+    if (live >= agents) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`demo up but ${live} of ${agents} agents alive in GET /api/replicas within ${timeoutMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const stop = () => new Promise((resolve) => {
     if (child.exitCode !== null) { resolve(child.exitCode); return; }
     // Beyond the demo's own bound (30 s graceful stop, then it SIGKILLs its children).

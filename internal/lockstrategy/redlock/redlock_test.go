@@ -101,8 +101,9 @@ func TestOneMasterDownStillExcludes(t *testing.T) {
 		t.Fatal("a live master is marked down")
 	}
 
-	// The watchdog keeps a quorum of 2 of 3 extended past several TTLs.
-	const ttl = 300 * time.Millisecond
+	// The watchdog keeps a quorum of 2 of 3 extended past several TTLs. A
+	// renewal every ttl/3 leaves 600 ms of slack for a loaded machine.
+	const ttl = 900 * time.Millisecond
 	l := newLocker(t, clients, lockstrategy.Options{TTL: ttl})
 	key := locktest.Key(t)
 	le, err := locktest.LockWithin(l, key, 5*time.Second)
