@@ -42,6 +42,15 @@ func newLease(l *Locker, k keys, id string, token uint64, start time.Time) *leas
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	le.validUntil = start.Add(l.ttl - drift(l.ttl))
+	l.setHeld(id, true)
+	if time.Until(le.validUntil) <= 0 {
+		// Handed over so long ago that it may have expired already: it
+		// cannot be trusted, and renewing it could extend someone else's.
+		le.markLost()
+		le.timer = time.AfterFunc(time.Hour, func() {})
+		le.timer.Stop()
+		return le
+	}
 	if l.noRenewal {
 		// The pitfall on purpose: the lease expires while held, and the
 		// holder is told so (Lost) when the TTL runs out.
@@ -110,6 +119,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	}
 	start := time.Now()
 	r, err := le.l.runQueue(ctx, releaseScript, le.k, le.id)
+	le.l.setHeld(le.id, false)
 	switch {
 	case err != nil:
 		return fmt.Errorf("redislock: release %s: %w", le.k.lock, err)

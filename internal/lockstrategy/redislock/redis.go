@@ -107,6 +107,7 @@ type Locker struct {
 	mu      sync.Mutex
 	seq     uint64
 	waiting map[string]*keyWaiters
+	held    map[string]struct{} // ids of leases not yet unlocked (and crash-abandoned locks)
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -135,7 +136,7 @@ func New(rdb *redis.Client, o lockstrategy.Options) *Locker {
 		ttl = DefaultTTL
 	}
 	return &Locker{rdb: rdb, ttl: ttl, noRenewal: o.NoRenewal,
-		proc: lockstrategy.NewOwner()[:12], waiting: map[string]*keyWaiters{}}
+		proc: lockstrategy.NewOwner()[:12], waiting: map[string]*keyWaiters{}, held: map[string]struct{}{}}
 }
 
 // Lock takes key, waiting in the key's FIFO queue until the lock is handed
@@ -155,7 +156,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	l.deliver(key, r.localID, r.handOver(start))
 	if r.result > 0 {
 		if takeCrash() {
-			return nil, crashErr(key) // held, abandoned: the key expires after its TTL
+			return nil, l.abandon(key, w.id) // held, abandoned: the key expires after its TTL
 		}
 		return newLease(l, kw.k, w.id, uint64(r.result), start), nil
 	}
@@ -163,7 +164,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	select {
 	case h := <-w.ch:
 		if takeCrash() {
-			return nil, crashErr(key)
+			return nil, l.abandon(key, w.id)
 		}
 		return newLease(l, kw.k, w.id, h.token, h.since), nil
 	case <-ctx.Done():
@@ -178,17 +179,28 @@ func crashErr(key string) error {
 	return fmt.Errorf("redislock: acquire %s: %w", key, ErrHolderCrashed)
 }
 
+// abandon leaves the lock id took to its TTL, as a crashed holder would: it
+// counts as held, so no listener of this process releases it early.
+func (l *Locker) abandon(key, id string) error {
+	l.setHeld(id, true)
+	time.AfterFunc(l.ttl, func() { l.setHeld(id, false) })
+	return crashErr(key)
+}
+
 // leave takes w out of the queue on a fresh bounded ctx (the caller's has
 // usually ended), releasing a lock handed to it meanwhile, and returns cause.
 // If Redis cannot be reached, the entry stays queued until it reaches the
 // head; it is then handed the lock, which nobody uses and which expires one
 // TTL later (or sooner, if the whole process dies, with its heartbeat).
 func (l *Locker) leave(kw *keyWaiters, w *waiter, cause error) error {
-	l.unregister(kw, w)
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
+	kw.queueMu.Lock() // no requeue of w between its exit and its LREM
+	l.dropWaiter(kw, w.id)
 	since := time.Now()
-	if r, err := l.runQueue(ctx, leaveScript, kw.k, w.id); err == nil {
+	r, err := l.runQueue(ctx, leaveScript, kw.k, w.id)
+	kw.queueMu.Unlock()
+	if err == nil {
 		l.deliver(kw.k.lock, r.localID, r.handOver(since))
 	}
 	return cause

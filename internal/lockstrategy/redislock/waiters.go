@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -40,6 +40,12 @@ type keyWaiters struct {
 	k         keys
 	waiters   map[string]*waiter
 	listening bool
+	// queueMu makes "is this waiter still here" and the script that acts on
+	// the answer one step: a requeue and a waiter's exit (leave, or Lock
+	// returning) never interleave, so a waiter that left is never pushed
+	// back as a ghost that later receives the lock and stalls the queue.
+	// Taken before Locker.mu, never while holding it.
+	queueMu sync.Mutex
 }
 
 // register adds w to key's local waiters, before it runs acquireScript: a
@@ -73,11 +79,45 @@ func (l *Locker) markEnqueued(kw *keyWaiters, w *waiter) {
 // unregister removes w: no hand-over reaches it any more (one already in
 // flight is released by leaveScript, which sees the lock held by w's id).
 func (l *Locker) unregister(kw *keyWaiters, w *waiter) {
+	kw.queueMu.Lock()
+	defer kw.queueMu.Unlock()
+	l.dropWaiter(kw, w.id)
+}
+
+// dropWaiter removes waiter id; kw.queueMu held.
+func (l *Locker) dropWaiter(kw *keyWaiters, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(kw.waiters, w.id)
+	delete(kw.waiters, id)
 	if !kw.listening {
 		l.forget(kw)
+	}
+}
+
+// isWaiting reports whether id is one of kw's local waiters.
+func (l *Locker) isWaiting(kw *keyWaiters, id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := kw.waiters[id]
+	return ok
+}
+
+// isHeld reports whether id is a lease of this Locker not yet unlocked (or
+// a lock abandoned by an injected crash, until its TTL).
+func (l *Locker) isHeld(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.held[id]
+	return ok
+}
+
+func (l *Locker) setHeld(id string, held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if held {
+		l.held[id] = struct{}{}
+	} else {
+		delete(l.held, id)
 	}
 }
 
@@ -138,12 +178,58 @@ func (l *Locker) listen(kw *keyWaiters) {
 			l.requeueAll(kw)
 			time.Sleep(PollInterval / 4)
 		case len(res) == 2:
-			id, tok, ok := strings.Cut(res[1], " ")
-			if n, err := strconv.ParseUint(tok, 10, 64); ok && err == nil {
-				l.deliver(kw.k.lock, id, handOver{token: n, since: since})
+			// Never trusted as it stands: the item may have waited in the
+			// list while this process was stalled, and the lock moved on.
+			if id, _, ok := strings.Cut(res[1], " "); ok {
+				l.claim(kw, id)
 			}
 		}
 	}
+}
+
+// claim acts on a hand-over to id of this process that was pushed through
+// Redis or reported by a poll, checking the lock in Redis first: a waiter
+// that still waits gets it with the lease clock Redis gives (requeueScript;
+// a void hand-over queues it again instead), and a lock handed to an id that
+// neither waits nor holds here (it left, or is a ghost) is released to the
+// next waiter rather than left to expire.
+func (l *Locker) claim(kw *keyWaiters, id string) {
+	if l.isWaiting(kw, id) {
+		l.requeueOne(kw, id)
+		return
+	}
+	if l.isHeld(id) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	start := time.Now()
+	if r, err := l.runQueue(ctx, leaveScript, kw.k, id); err == nil {
+		l.deliver(kw.k.lock, r.localID, r.handOver(start))
+	}
+}
+
+// requeueOne runs requeueScript for waiter id if it still waits, and
+// delivers the lock when Redis says id holds it. It reports false when
+// Redis failed.
+func (l *Locker) requeueOne(kw *keyWaiters, id string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	kw.queueMu.Lock()
+	if !l.isWaiting(kw, id) {
+		kw.queueMu.Unlock()
+		return true
+	}
+	start := time.Now()
+	r, err := l.runQueue(ctx, requeueScript, kw.k, id)
+	kw.queueMu.Unlock()
+	if err != nil {
+		return false
+	}
+	if r.result > 0 {
+		l.deliver(kw.k.lock, id, handOver{token: uint64(r.result), since: start.Add(-r.localAge)})
+	}
+	return true
 }
 
 // poll heartbeats the process and repairs a free lock nobody handed over.
@@ -156,7 +242,9 @@ func (l *Locker) poll(kw *keyWaiters, since time.Time) {
 	if err != nil {
 		return // retried at the next poll; the waiters' ctx bound them
 	}
-	l.deliver(kw.k.lock, r.localID, r.handOver(since))
+	if r.localID != "" {
+		l.claim(kw, r.localID)
+	}
 	if r.result == 0 {
 		l.requeueAll(kw)
 	}
@@ -174,16 +262,9 @@ func (l *Locker) requeueAll(kw *keyWaiters) {
 	}
 	l.mu.Unlock()
 	slices.SortFunc(ws, func(a, b *waiter) int { return cmp.Compare(a.seq, b.seq) })
-	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
-	defer cancel()
 	for _, w := range ws {
-		since := time.Now()
-		r, err := l.runQueue(ctx, requeueScript, kw.k, w.id)
-		if err != nil {
+		if !l.requeueOne(kw, w.id) {
 			return
-		}
-		if r.result > 0 {
-			l.deliver(kw.k.lock, w.id, handOver{token: uint64(r.result), since: since.Add(-r.localAge)})
 		}
 	}
 }
