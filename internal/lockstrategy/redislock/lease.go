@@ -63,7 +63,8 @@ func newLease(l *Locker, k keys, id string, token uint64, start time.Time) *leas
 	return le
 }
 
-// Token is the fencing token: INCRed with every acquisition of the key.
+// Token is the fencing token: it grows with every acquisition of the key,
+// across Redis restarts too (next_token in scripts.go).
 func (le *lease) Token() uint64 { return le.token }
 
 // Lost is closed when the lock is known lost: a renewal found another owner

@@ -10,7 +10,7 @@ package redislock
 // EXPIRE) with a random id, released by a Lua compare-and-delete (seed 000:
 // never DEL a lock you do not own), renewed by a watchdog every ttl/3 while
 // held (seed 002/003: Redisson's watchdog, so a slow holder does not lose the
-// lock by expiry), with a fencing token INCRed in the same script (seed 003:
+// lock by expiry), with a fencing token raised in the same script (seed 003:
 // a paused holder whose lease expired is rejected by the storage, not by the
 // lock).
 //
@@ -27,7 +27,7 @@ package redislock
 //     listener per key (waiters.go) that BLPOPs K:n:<proc>, the process's
 //     hand-over list, and passes each hand-over to the waiter it names.
 //  3. Unlock runs releaseScript: compare-and-delete, and if a live waiter is
-//     queued, hand the lock straight to it: SET K <its id>, INCR the fence,
+//     queued, hand the lock straight to it: SET K <its id>, raise the fence,
 //     and push "id token" onto its process's list, or, when the waiter lives
 //     in the releasing process, return it so Unlock delivers it in memory.
 //     The new holder has its token without another round trip; nobody else

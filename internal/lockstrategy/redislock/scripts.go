@@ -19,7 +19,7 @@ import (
 // K in a hash tag and keep them in one slot):
 //
 //	K           the lock: value = holder id, PX = ttl
-//	K:fence     fencing counter, INCRed with every acquisition
+//	K:fence     fencing counter, raised with every acquisition (next_token)
 //	K:q         waiter ids in arrival order (LIST)
 //	K:p:<proc>  a waiting process's heartbeat (PX WaiterLease)
 //	K:n:<proc>  hand-overs to that process's waiters, "id token" (LIST)
@@ -77,19 +77,31 @@ local function live_head()
   end
 end
 
+-- next_token is the next fencing token. Redis here may restart without
+-- persistence and lose the counter, so a token is never below the server's
+-- clock in microseconds: tokens keep growing across restarts as long as the
+-- server's clock does not go back (a 2^53 double holds it exactly).
+local function next_token()
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local tok = math.max(tonumber(redis.call('GET', fence) or '0') + 1, now)
+  redis.call('SET', fence, string.format('%d', tok))
+  return tok
+end
+
 -- hand_over gives the free lock to the head waiter h, with its own ttl and a
 -- new fencing token, and wakes h alone: no herd, no barging, and h does not
 -- need another round trip to take it.
 local function hand_over(h)
   redis.call('LPOP', queue)
   redis.call('SET', lock, h, 'PX', tonumber(string.match(h, '%.(%d+)$')))
-  local tok = redis.call('INCR', fence)
+  local tok = next_token()
   local p = proc_of(h)
   if p == me then
     local_id, local_tok = h, tok
   else
     local nk = base .. 'n:' .. p
-    redis.call('RPUSH', nk, h .. ' ' .. tok)
+    redis.call('RPUSH', nk, h .. ' ' .. string.format('%d', tok))
     redis.call('PEXPIRE', nk, ` + ms(notifyTTL) + `)
   end
 end
@@ -111,7 +123,7 @@ if not cur then
   if (not h) or h == id then
     if h then redis.call('LPOP', queue) end
     redis.call('SET', lock, id, 'PX', ARGV[4])
-    return {redis.call('INCR', fence), '', 0}
+    return {next_token(), '', 0}
   end
   hand_over(h)
 end
