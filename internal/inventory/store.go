@@ -98,11 +98,24 @@ func WriteStock(ctx context.Context, tx *gorm.DB, saleID uint64, newStock int64)
 	return tx.WithContext(ctx).Exec("UPDATE sales SET stock = ?, updated_at = NOW(6) WHERE id = ?", newStock, saleID).Error
 }
 
-// WriteStockFenced writes stock = newStock only if token is newer than the
-// sale's fence, and records token as the new fence; else ErrFenced.
+// ClaimFence records token as the sale's fence if it is newer than the
+// fence; else ErrFenced. A fenced section claims before it reads: checking
+// the token only at the write would let a stale holder's write land between
+// a newer holder's read and write (a lost update fencing was meant to stop).
+func ClaimFence(ctx context.Context, db *gorm.DB, saleID uint64, token uint64) error {
+	res := db.WithContext(ctx).Exec("UPDATE sales SET fence = ? WHERE id = ? AND fence < ?", token, saleID, token)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrFenced
+	}
+	return res.Error
+}
+
+// WriteStockFenced writes stock = newStock only if the sale's fence is still
+// token, the one this holder claimed (ClaimFence) before its read; else
+// ErrFenced: a newer holder has claimed since, and may have read already.
 func WriteStockFenced(ctx context.Context, tx *gorm.DB, saleID uint64, newStock int64, token uint64) error {
-	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = ?, fence = ?, updated_at = NOW(6) WHERE id = ? AND fence < ?",
-		newStock, token, saleID, token)
+	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = ?, updated_at = NOW(6) WHERE id = ? AND fence = ?",
+		newStock, saleID, token)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return ErrFenced
 	}

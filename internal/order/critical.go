@@ -53,10 +53,30 @@ func (cs criticalSection) runLocked(ctx context.Context, lease lockstrategy.Leas
 		}
 		return inventory.WriteStock(ctx, tx, cs.sale.ID, row.Stock-1)
 	}
+	fenced := cs.sale.Fencing && token > 0
 	if tl, ok := lease.(lockstrategy.TxLease); ok {
+		if fenced {
+			if err := cs.claimFence(ctx, tl.Tx(), token); err != nil {
+				return inventory.Order{}, err
+			}
+		}
 		return cs.inLeaseTx(ctx, tl.Tx(), token, write)
 	}
+	if fenced { // committed before the read: a newer holder's claim then voids this one's write
+		if err := cs.claimFence(ctx, cs.db, token); err != nil {
+			return inventory.Order{}, err
+		}
+	}
 	return cs.inNewTx(ctx, token, write)
+}
+
+// claimFence makes token the sale's fence before the section reads.
+func (cs criticalSection) claimFence(ctx context.Context, db *gorm.DB, token uint64) error {
+	err := inventory.ClaimFence(ctx, db, cs.sale.ID, token)
+	if errors.Is(err, inventory.ErrFenced) {
+		return ErrFenced
+	}
+	return err
 }
 
 // runLockFree runs the section for a strategy that makes the write safe

@@ -59,3 +59,48 @@ func TestPausePastTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestFencedStaleWriteBetweenReadAndWrite is issue 10's defect 4: fencing
+// that only checks the token at the write lets a stale holder's write land
+// between a newer holder's read and write. A (older token) reads the stock
+// and stalls after its Lost() check; its lock row expires; B (newer token)
+// reads the same stock and stalls too; A wakes and writes stock-1; B wakes
+// and writes stock-1 on top: two orders, one unit taken. The fence claimed
+// before the read makes A's write fail instead.
+func TestFencedStaleWriteBetweenReadAndWrite(t *testing.T) {
+	store, _, svc := newService(t, "fence-rw")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "fence read-write", Strategy: "db-lock-table", InitialStock: 10, TTLMS: 300, Fencing: true}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	place := func(user string) <-chan error {
+		ch := make(chan error, 1)
+		go func() {
+			_, err := svc.Place(ctx, sale.ID, user)
+			ch <- err
+		}()
+		return ch
+	}
+	svc.PauseNextSection(6 * time.Second)
+	errA := place("A")
+	testenv.WaitFor(t, 30*time.Second, "A stalled inside its section", func() bool { return svc.PausedSections() == 1 })
+	svc.PauseNextSection(9 * time.Second)
+	errB := place("B") // gets the lock once A's row expires (300 ms), reads, stalls
+	testenv.WaitFor(t, 30*time.Second, "B stalled inside its section too", func() bool { return svc.PausedSections() == 2 })
+	if len(errA) > 0 {
+		t.Fatal("A woke before B had read the stock: the interleaving was not built (a machine stalled for 6 s?)")
+	}
+	aErr, bErr := <-errA, <-errB
+	svc.Flush()
+	got, _ := store.GetSale(ctx, sale.ID)
+	v, err := store.View(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("A: %v; B: %v; sold %d, stock %d, lost updates %d, fenced writes %d", aErr, bErr, v.Sold, v.Stock, v.LostUpdates, v.FencedWrites)
+	if !errors.Is(aErr, order.ErrFenced) || bErr != nil || v.Sold != 1 || v.Stock != 9 || v.LostUpdates != 0 {
+		t.Errorf("a fenced sale lost an update: A's stale write must be refused and B's land (A %v, B %v, sold %d, stock %d, lost %d)",
+			aErr, bErr, v.Sold, v.Stock, v.LostUpdates)
+	}
+}
