@@ -173,16 +173,12 @@ func (sc *scenarioRun) waitPaused(ctx context.Context, target string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		var out struct {
-			PausedHolders *int64 `json:"paused_holders"`
+		n, err := sc.pausedHolders(ctx, target)
+		if errors.Is(err, errNoPausedHolders) {
+			return err
 		}
-		if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err == nil {
-			if out.PausedHolders == nil {
-				return fmt.Errorf("%s: GET /api/faults has no paused_holders (an older shop?)", target)
-			}
-			if *out.PausedHolders > 0 {
-				return nil
-			}
+		if err == nil && n > 0 {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -190,6 +186,22 @@ func (sc *scenarioRun) waitPaused(ctx context.Context, target string) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+var errNoPausedHolders = errors.New("GET /api/faults has no paused_holders (an older shop?)")
+
+// pausedHolders is target's count of holders stalled by pause_holder now.
+func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64, error) {
+	var out struct {
+		PausedHolders *int64 `json:"paused_holders"`
+	}
+	if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+		return 0, err
+	}
+	if out.PausedHolders == nil {
+		return 0, fmt.Errorf("%s: %w", target, errNoPausedHolders)
+	}
+	return *out.PausedHolders, nil
 }
 
 func ordersURL(target string, id uint64) string {

@@ -114,69 +114,109 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 }
 
 // pausePastTTL (seeds 002/003): buyer A on target 1 takes a redis lock (ttl
-// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder 2 s);
-// 150 ms in, the whole replica is stopped for 2 s (stop_process: SIGSTOP,
-// the watchdog freezes with it). The key expires, buyer B on target 2 takes
-// the lock and commits; A wakes and writes the stock it read before B's
-// write. Without fencing that is a lost update; with fencing B's newer token
-// makes the database reject A's write. The margins are wide on purpose (a
-// busy machine delays the helper's SIGSTOP): B may come before the key has
-// expired, it then queues until it does; only a stop delayed by 1.5 s would
-// let A write first.
+// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder);
+// once it is observed stalled, the whole replica is stopped (stop_process:
+// SIGSTOP, the watchdog freezes with it). The key expires and buyer B on
+// target 2 takes the lock. Two interleavings, each without then with
+// fencing:
+//
+//   - B commits while A is stopped; A wakes and writes the stock it read
+//     before B's write: a lost update, or with fencing A's write refused.
+//   - B reads, then stalls too (pause_holder on target 2); A wakes and
+//     writes; B wakes and writes the stock it read before A's write. Fencing
+//     that only checked the token at the write let both land (issue 10,
+//     defect 4); the fence claimed before the read refuses A's write.
+//
+// B may come before the key has expired; it then queues until it does.
 func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1, t2 := sc.targets[0], sc.targets[1]
 	var parts []string
 	pass := true
-	for _, fencing := range []bool{false, true} {
-		v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: "redis",
-			Stock: 10, TTLMS: 500, Fencing: fencing})
-		if err != nil {
-			return "", false, err
+	for _, bStalls := range []bool{false, true} {
+		for _, fencing := range []bool{false, true} {
+			part, ok, err := sc.pausePastTTLOnce(ctx, fencing, bStalls)
+			if err != nil {
+				return "", false, err
+			}
+			pass = pass && ok
+			parts = append(parts, part)
 		}
-		if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
-			return "", false, err
-		}
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 2000}); err != nil {
-			return "", false, err
-		}
-		a := sc.orderAsync(ctx, t1, v.ID, "A")
-		if err := sc.waitPaused(ctx, t1); err != nil {
-			return "", false, err
-		}
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": 2000}); err != nil {
-			return "", false, err
-		}
-		if err := wait(ctx, time.Second); err != nil { // the key has (about) expired by now
-			return "", false, err
-		}
-		b := sc.c.order(ctx, ordersURL(t2, v.ID), "B")
-		aStalled := len(a) == 0
-		aKind := <-a
-		got, err := sc.settled(ctx, v.ID)
-		if err != nil {
-			return "", false, err
-		}
-		if fencing {
-			pass = pass && aStalled && b == kindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
-		} else {
-			pass = pass && aStalled && b == kindOrder && aKind == kindOrder && got.LostUpdates >= 1
-		}
-		parts = append(parts, fmt.Sprintf("fencing=%v: B %s while A was stopped: %v; A %s; %s",
-			fencing, b, aStalled, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
 
+func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, fencing, bStalls bool) (string, bool, error) {
+	t1, t2 := sc.targets[0], sc.targets[1]
+	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: "redis",
+		Stock: 10, TTLMS: 500, Fencing: fencing})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+		return "", false, err
+	}
+	stop := 2000 // ms: A's stall and the replica's stop overlap, A writes when both are over
+	if bStalls {
+		stop = 3000 // B must get the lock (key expiry, 500 ms) and read before A wakes
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
+		return "", false, err
+	}
+	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	if err := sc.waitPaused(ctx, t1); err != nil {
+		return "", false, err
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": stop}); err != nil {
+		return "", false, err
+	}
+	var b string
+	aStalled := true
+	if bStalls {
+		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": 2 * stop}); err != nil {
+			return "", false, err
+		}
+		bc := sc.orderAsync(ctx, t2, v.ID, "B")
+		if err := sc.waitPaused(ctx, t2); err != nil { // B holds the lock and has read
+			return "", false, err
+		}
+		aStalled = len(a) == 0
+		b = <-bc
+	} else {
+		if err := wait(ctx, time.Second); err != nil { // the key has (about) expired by now
+			return "", false, err
+		}
+		b = sc.c.order(ctx, ordersURL(t2, v.ID), "B")
+		aStalled = len(a) == 0
+	}
+	aKind := <-a
+	got, err := sc.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	var pass bool
+	if fencing {
+		pass = aStalled && b == kindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+	} else {
+		pass = aStalled && b == kindOrder && aKind == kindOrder && got.LostUpdates >= 1
+	}
+	what := "B commits while A is stopped"
+	if bStalls {
+		what = "B reads while A is stopped, writes after A"
+	}
+	return fmt.Sprintf("%s, fencing=%v: A still stopped then: %v; A %s, B %s; %s",
+		what, fencing, aStalled, aKind, b, describe(got)), pass, nil
+}
+
 // holdDuringRestart is how long buyer A holds the lock while Redis nodes
-// restart: long enough for B to get a quorum on restarted masters (a failed
-// master counts as down for 1 s), short enough for B to wait A out within
-// the replica's lock wait (10 s by default; the test uses 7 s).
-const holdDuringRestart = 4 * time.Second
+// restart: long enough for the restarts to finish on a loaded machine (a
+// failed master counts as down for 1 s) with A still holding when B is
+// sent, short enough for B to wait A out within the replica's lock wait
+// (10 s by default; the test uses 7 s).
+const holdDuringRestart = 6 * time.Second
 
 // holdAndRestart makes buyer A on the first target hold a lock of sale id
 // for hold (pause_holder after its Lost() check), restarts the Redis nodes
 // while A holds it, then sends buyer B to the last target. It returns B's
-// answer, whether A was still holding when B was answered, and A's answer.
+// answer, whether A was still holding when B was sent, and A's answer.
 func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
 	t1 := sc.targets[0]
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
@@ -191,8 +231,14 @@ func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.
 			return "", false, "", err
 		}
 	}
+	// B is sent while A still holds (observed, not assumed): B's answer
+	// then says whether the lock kept B out until A let go.
+	n, err := sc.pausedHolders(ctx, t1)
+	if err != nil {
+		return "", false, "", err
+	}
+	aHeld = n > 0
 	b = sc.c.order(ctx, ordersURL(sc.last(), id), "B")
-	aHeld = len(a) == 0
 	return b, aHeld, <-a, nil
 }
 
@@ -225,10 +271,10 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		if strategy == "redis" {
 			pass = pass && b == kindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
 		} else {
-			pass = pass && b == kindOrder && !aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+			pass = pass && b == kindOrder && aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 		}
-		parts = append(parts, fmt.Sprintf("%s, %s restarted: B %s while A held: %v; A %s; %s",
-			strategy, node, b, aHeld, aKind, describe(got)))
+		parts = append(parts, fmt.Sprintf("%s, %s restarted: B sent while A held: %v, B %s; A %s; %s",
+			strategy, node, aHeld, b, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
@@ -257,12 +303,12 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 			return "", false, err
 		}
 		if len(nodes) == 1 {
-			pass = pass && b == kindOrder && !aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+			pass = pass && b == kindOrder && aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 		} else {
 			pass = pass && b == kindOrder && aHeld && got.Violations >= 1
 		}
-		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B %s while A held: %v; A %s; %s",
-			len(nodes), b, aHeld, aKind, describe(got)))
+		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B sent while A held: %v, B %s; A %s; %s",
+			len(nodes), aHeld, b, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }

@@ -67,10 +67,12 @@ var Catalogue = []Lesson{
 		Name:  "pause-past-ttl",
 		Title: "A process pause past the TTL oversells even with the watchdog",
 		Predict: "a replica holding a redis lock is stopped (SIGSTOP, as a long GC pause) past the TTL: the " +
-			"watchdog is frozen too, the lock expires, a buyer on another replica takes it and commits, then " +
-			"the paused holder wakes and writes a stale stock (lost update); with fencing the stale write is " +
-			"rejected (fenced_writes 1, no lost update)",
-		Fix:         "fencing tokens: the store rejects writes carrying an older token",
+			"watchdog is frozen too, the lock expires, a buyer on another replica takes it, then the paused " +
+			"holder wakes and writes a stale stock (lost update), whether the new holder committed before it " +
+			"woke or had only read; with fencing the stale write is rejected in both cases (fenced_writes 1, " +
+			"no lost update), because each holder claims the fence before it reads",
+		Fix: "fencing tokens: each holder records its token in the store before reading, and its write lands " +
+			"only if no newer token has been recorded since",
 		Seed:        "RedLock article (Kleppmann): a GC pause defeats any lease; only fencing tokens are safe",
 		Strategies:  []string{"redis"},
 		MinReplicas: 2,

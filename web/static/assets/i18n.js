@@ -120,7 +120,7 @@ export const EXPLAIN = {
     zh: 'Redis 分布式锁',
     does: 'SET key token NX PX ttl with a random owner token, a watchdog that extends the TTL while held, Lua compare-and-delete on release, FIFO hand-over and a fencing counter.',
     pitfall: 'A single Redis node: if it fails over before replicating, two holders can exist; a pause longer than the TTL also frees the lock under a live holder.',
-    lesson: 'Owner token, atomic release and renewal fix the classic bugs; fencing tokens are what make a stale holder harmless.',
+    lesson: 'Owner token, atomic release and renewal fix the classic bugs; no lease survives a pause past its TTL. Fencing tokens make the store refuse a stale holder\'s write, but only if each holder records its token before it reads (claiming it at the write lets a stale write land between a newer holder\'s read and write).',
   },
   'redis-setnx-expire': {
     zh: 'SETNX 后再 EXPIRE',
