@@ -24,6 +24,11 @@ func NewOwner() string {
 	return hex.EncodeToString(b[:])
 }
 
+// Drift is how much earlier than its TTL a holder must assume its lease
+// gone: clocks drift, and the lock reached its server after the local start
+// time was taken. Redsync's factor (1%) plus the Redlock paper's 2 ms.
+func Drift(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
+
 // Sleep waits d or until ctx is done, and returns ctx's error in that case.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

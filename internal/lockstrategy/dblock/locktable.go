@@ -3,6 +3,7 @@ package dblock
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -18,9 +19,11 @@ import (
 // key for at most the TTL. There is no renewal: a holder that works longer
 // than the TTL loses the lock (Lost closes at expiry) and, without fencing,
 // may overlap the next holder. The token is a per-key counter in lock_fences
-// bumped by each new holder, so it grows with every acquisition. (Not the
-// row's auto-increment id: InnoDB hands that out before the INSERT waits on
-// the unique key, and the suite saw a waiter win with an older id.)
+// bumped by each new holder in the transaction that inserts its row, so
+// tokens follow the order of acquisition even when a holder stalls between
+// the two statements (the next contender waits on its uncommitted row).
+// (Not the row's auto-increment id: InnoDB hands that out before the INSERT
+// waits on the unique key, and the suite saw a waiter win with an older id.)
 type LockTable struct {
 	db    *sql.DB
 	ttl   time.Duration
@@ -70,15 +73,18 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	owner := l.owner + "-" + lockstrategy.NewOwner()[:16]
 	poll := minPoll
 	for {
-		err := l.tryInsert(ctx, key, owner)
+		start := time.Now() // before the INSERT: the local expiry errs early, the safe side
+		token, err := l.tryAcquire(ctx, key, owner)
 		if err == nil {
-			token, err := l.nextToken(ctx, key)
-			if err != nil {
-				le := newTableLease(l.db, key, owner, 0, l.ttl)
-				le.Unlock(context.WithoutCancel(ctx))
-				return nil, fmt.Errorf("dblock: fencing token: %w", err)
+			if left := l.ttl - lockstrategy.Drift(l.ttl) - time.Since(start); left > 0 {
+				return newTableLease(l.db, key, owner, token, left), nil
 			}
-			return newTableLease(l.db, key, owner, token, l.ttl), nil
+			// Committed so late (the token waited) that the row may have
+			// expired and been reclaimed: not a lock. Give it back, go on.
+			if _, err := deleteOwned(context.WithoutCancel(ctx), l.db, key, owner); err != nil {
+				return nil, fmt.Errorf("dblock: give back a lock taken past its TTL: %w", err)
+			}
+			continue
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -101,24 +107,70 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	}
 }
 
-func (l *LockTable) tryInsert(ctx context.Context, key, owner string) error {
-	_, err := l.db.ExecContext(ctx,
-		"INSERT INTO lock_table (lock_key, owner, expires_at) VALUES (?, ?, NOW(6) + INTERVAL ? MICROSECOND)",
-		key, owner, l.ttl.Microseconds())
-	return err
-}
-
-// nextToken bumps the key's counter in one statement: LAST_INSERT_ID(expr)
-// hands the new value back in the OK packet. A new key's first row reports
-// 0, which is token 1.
-func (l *LockTable) nextToken(ctx context.Context, key string) (uint64, error) {
-	res, err := l.db.ExecContext(ctx,
-		"INSERT INTO lock_fences (lock_key, n) VALUES (?, 1) ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(n + 1)", key)
+// tryAcquire inserts the key's row and bumps its token in one transaction.
+// An error from the INSERT or the bump rolls back: a statement abandoned by
+// a cancelled ctx may still finish in the server, but inside a transaction
+// the server rolls back once it finds the client gone, so no row is left
+// that nobody owns. Only a COMMIT whose answer was lost may have landed: the
+// row is then deleted by owner on a fresh ctx (the DELETE waits for the
+// COMMIT or its rollback on the row lock).
+func (l *LockTable) tryAcquire(ctx context.Context, key, owner string) (uint64, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
+	if _, err := tx.ExecContext(ctx,
+		"INSERT INTO lock_table (lock_key, owner, expires_at) VALUES (?, ?, NOW(6) + INTERVAL ? MICROSECOND)",
+		key, owner, l.ttl.Microseconds()); err != nil {
+		_ = tx.Rollback()
+		return 0, err
+	}
+	// LAST_INSERT_ID(expr) hands the new value back in the OK packet. A new
+	// key's first row reports 0, which is token 1.
+	res, err := tx.ExecContext(ctx,
+		"INSERT INTO lock_fences (lock_key, n) VALUES (?, 1) ON DUPLICATE KEY UPDATE n = LAST_INSERT_ID(n + 1)", key)
+	if err != nil {
+		_ = tx.Rollback()
+		return 0, fmt.Errorf("dblock: fencing token: %w", err)
+	}
 	n, err := res.LastInsertId()
-	return max(1, uint64(n)), err
+	if err != nil {
+		_ = tx.Rollback()
+		return 0, fmt.Errorf("dblock: fencing token: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		if _, derr := deleteOwned(context.WithoutCancel(ctx), l.db, key, owner); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return 0, err
+	}
+	return max(1, uint64(n)), nil
+}
+
+// releaseTimeout bounds the clean-up DELETEs run on a detached ctx.
+const releaseTimeout = 5 * time.Second
+
+// deleteOwned deletes key's row if owner holds it, on ctx bounded to
+// releaseTimeout, repeating a deadlock victim's DELETE; it reports whether
+// a row went.
+func deleteOwned(ctx context.Context, db *sql.DB, key, owner string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
+	var (
+		res sql.Result
+		err error
+	)
+	for range 5 { // a deadlock victim's DELETE did nothing: repeat it
+		res, err = db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", key, owner)
+		if !isDeadlock(err) {
+			break
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
 }
 
 type tableLease struct {
@@ -130,10 +182,12 @@ type tableLease struct {
 	once       sync.Once
 }
 
-func newTableLease(db *sql.DB, key, owner string, id uint64, ttl time.Duration) *tableLease {
+// newTableLease: validFor is what is left of the TTL, counted from before
+// the INSERT and less the drift.
+func newTableLease(db *sql.DB, key, owner string, id uint64, validFor time.Duration) *tableLease {
 	le := &tableLease{db: db, key: key, owner: owner, id: id, lost: make(chan struct{})}
 	// Without renewal the row is reclaimable at expiry: say so to the holder.
-	le.expiry = time.AfterFunc(ttl, func() { close(le.lost) })
+	le.expiry = time.AfterFunc(validFor, func() { close(le.lost) })
 	return le
 }
 
@@ -145,17 +199,9 @@ func (le *tableLease) Unlock(ctx context.Context) error {
 	err := lockstrategy.ErrNotHeld
 	le.once.Do(func() {
 		le.expiry.Stop()
-		var res sql.Result
-		for range 5 { // a deadlock victim's DELETE did nothing: repeat it
-			res, err = le.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", le.key, le.owner)
-			if !isDeadlock(err) {
-				break
-			}
-		}
-		if err != nil {
-			return
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		var deleted bool
+		deleted, err = deleteOwned(ctx, le.db, le.key, le.owner)
+		if err == nil && !deleted {
 			err = lockstrategy.ErrNotHeld
 		}
 	})

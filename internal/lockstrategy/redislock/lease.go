@@ -9,10 +9,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// drift is how much earlier than the TTL a holder must assume its lease gone:
-// clocks drift and the SET reached Redis after the local start time was
-// taken. Redsync's factor (1%) plus the Redlock paper's 2 ms.
-func drift(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
+// drift is how much earlier than the TTL a holder must assume its lease gone.
+func drift(ttl time.Duration) time.Duration { return lockstrategy.Drift(ttl) }
 
 // lease is one holding of a `redis` lock.
 type lease struct {
