@@ -37,7 +37,7 @@ func lockBackends(ctx context.Context, cfg serveConfig, log *slog.Logger) (b loc
 		}
 	}
 	if cfg.RedisAddr != "" {
-		c := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, PoolSize: redisPoolSize})
+		c := redis.NewClient(lockstrategy.RedisOptions(cfg.RedisAddr, redisPoolSize))
 		if err := ping(ctx, c); err != nil {
 			log.Warn("redis does not answer; the redis strategies are unavailable", "addr", cfg.RedisAddr, "err", err)
 			c.Close()
@@ -50,7 +50,7 @@ func lockBackends(ctx context.Context, cfg serveConfig, log *slog.Logger) (b loc
 		var nodes []*redis.Client
 		up := 0
 		for _, a := range addrs {
-			c := redis.NewClient(&redis.Options{Addr: a, PoolSize: redlockPoolSize})
+			c := redis.NewClient(lockstrategy.RedisOptions(a, redlockPoolSize))
 			if err := ping(ctx, c); err != nil {
 				log.Warn("redlock master does not answer", "addr", a, "err", err)
 			} else {

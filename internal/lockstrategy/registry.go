@@ -167,3 +167,13 @@ func (s Strategy) Available(b Backends) error {
 	}
 	return nil
 }
+
+// RedisOptions are the options of every Redis client a lock strategy uses
+// (the shop's and the tests'). MaxRetries is off: go-redis re-sends a
+// command after a read timeout, and a lock's commands are not idempotent (a
+// re-sent acquire script queues its waiter twice, a re-sent SETNX finds the
+// key it set itself and gives up on it, a re-sent DECR takes two units). A
+// failed call surfaces to the strategy, which knows how to clean up.
+func RedisOptions(addr string, poolSize int) *redis.Options {
+	return &redis.Options{Addr: addr, PoolSize: poolSize, MaxRetries: -1}
+}

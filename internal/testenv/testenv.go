@@ -113,7 +113,7 @@ func Redlock(t testing.TB) []*redis.Client {
 
 func redisClient(t testing.TB, addr string) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 256})
+	c := redis.NewClient(lockstrategy.RedisOptions(addr, 256)) // as the shop's
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {

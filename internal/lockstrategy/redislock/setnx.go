@@ -58,8 +58,20 @@ func (l *SetNXExpire) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 	var start time.Time
 	err := pollLock(ctx, func(ctx context.Context) (bool, error) {
 		ok, err := l.rdb.SetNX(ctx, key, owner, 0).Result() // no TTL yet
-		if err != nil || !ok {
-			return false, err
+		if err != nil {
+			// The SETNX may have run and only its reply been lost: look
+			// before giving up, or the key we set stays without a TTL.
+			if v, gerr := l.rdb.Get(ctx, key).Result(); gerr == nil && v == owner {
+				ok, err = true, nil
+			} else {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveTimeout)
+				defer cancel()
+				_ = compareAndDeleteScript.Run(rctx, l.rdb, []string{key}, owner).Err()
+				return false, err
+			}
+		}
+		if !ok {
+			return false, nil
 		}
 		if crash := CrashBetweenSetNXAndExpire; crash != nil {
 			crash()
