@@ -73,6 +73,25 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	owner := l.owner + "-" + lockstrategy.NewOwner()[:16]
 	poll := minPoll
 	for {
+		// A plain read first (no transaction, no lock): while the row is
+		// visibly held, a poll costs one round trip, as a failed INSERT did,
+		// instead of a transaction whose duplicate-key wait also holds up
+		// the holder's DELETE.
+		held, err := l.heldNow(ctx, key)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("dblock: read lock row: %w", err)
+		}
+		if held {
+			jitter := time.Duration(rand.Int64N(int64(poll)))
+			if err := lockstrategy.Sleep(ctx, poll/2+jitter); err != nil {
+				return nil, err
+			}
+			poll = min(poll*2, maxPoll)
+			continue
+		}
 		start := time.Now() // before the INSERT: the local expiry errs early, the safe side
 		token, err := l.tryAcquire(ctx, key, owner)
 		if err == nil {
@@ -105,6 +124,27 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 		}
 		poll = min(poll*2, maxPoll)
 	}
+}
+
+// heldNow reads whether key's row exists and has not expired (database
+// clock). An expired row is deleted first: its holder died or was too slow,
+// the next contender reclaims it.
+func (l *LockTable) heldNow(ctx context.Context, key string) (bool, error) {
+	var live bool
+	err := l.db.QueryRowContext(ctx, "SELECT expires_at > NOW(6) FROM lock_table WHERE lock_key = ?", key).Scan(&live)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	case live:
+		return true, nil
+	}
+	_, err = l.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND expires_at < NOW(6)", key)
+	if isDeadlock(err) {
+		err = nil // another contender's reclaim won: read again
+	}
+	return false, err
 }
 
 // tryAcquire inserts the key's row and bumps its token in one transaction.
