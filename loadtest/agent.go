@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
 )
 
 // Timings of `loadtest agent`.
@@ -29,6 +31,7 @@ const (
 type agentConfig struct {
 	shops []string // control endpoints, tried in turn
 	id    string
+	token string // the shops' admin token: every agent call writes
 }
 
 func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
@@ -36,6 +39,8 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 	fs.SetOutput(stderr)
 	shop := fs.String("shop", "", "shop replica base `URL`s, comma-separated: where to register, claim and report (the next one is tried when one dies)")
 	id := fs.String("id", "", "agent `name` in discovery (default agent-<host>-<pid>)")
+	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""),
+		"the shops' admin bearer `token`, needed when they have one (env "+config.EnvAdminToken+")")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: loadtest agent -shop URL[,URL...] [-id NAME]\n\n"+
 			"A load-test replica: registers through the shop, takes its share of the runs\n"+
@@ -52,7 +57,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 	if err != nil {
 		return agentConfig{}, fmt.Errorf("-shop: %w", err)
 	}
-	cfg := agentConfig{shops: shops, id: *id}
+	cfg := agentConfig{shops: shops, id: *id, token: *token}
 	if cfg.id == "" {
 		host, _ := os.Hostname()
 		cfg.id = fmt.Sprintf("agent-%s-%d", host, os.Getpid())
@@ -77,7 +82,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadtest agent: %v\n", err)
 		return exitUsage
 	}
-	ctl := &control{c: newClient(4, agentCallTimeout, ""), shops: cfg.shops}
+	ctl := &control{c: newClient(4, agentCallTimeout, cfg.token), shops: cfg.shops}
 	defer ctl.c.close()
 	fmt.Fprintf(stdout, "agent %s: control via %v\n", cfg.id, cfg.shops)
 
@@ -190,6 +195,9 @@ func (ctl *control) once(ctx context.Context, method, url string, body []byte) (
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if ctl.c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+ctl.c.token)
+	}
 	resp, err := ctl.c.http.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lessons"
 )
 
@@ -38,7 +37,7 @@ func claimLesson(ctx context.Context, ctl *control, id string, stdout, stderr io
 	if status != http.StatusOK {
 		return false
 	}
-	verdict, observed, output := runLesson(ctx, cl, stdout)
+	verdict, observed, output := runLesson(ctx, cl, ctl.c.token, stdout)
 	fmt.Fprintf(stdout, "agent %s: lesson %s (run %d): %s\n", id, cl.Run.Lesson, cl.Run.ID, verdict)
 	body := map[string]string{"agent_id": id, "verdict": verdict, "observed": observed, "output": output}
 	path := "/api/lesson-runs/" + strconv.FormatUint(cl.Run.ID, 10) + "/result"
@@ -52,8 +51,8 @@ func claimLesson(ctx context.Context, ctl *control, id string, stdout, stderr io
 }
 
 // runLesson runs the claimed lesson's scenario with the agent's admin token
-// (SECKILL_ADMIN_TOKEN: lessons create sales and inject faults).
-func runLesson(ctx context.Context, cl lessonClaim, stdout io.Writer) (verdict, observed, output string) {
+// (lessons create sales and inject faults).
+func runLesson(ctx context.Context, cl lessonClaim, token string, stdout io.Writer) (verdict, observed, output string) {
 	var s *scenario
 	for i := range scenarios {
 		if scenarios[i].Name == cl.Run.Lesson {
@@ -65,7 +64,7 @@ func runLesson(ctx context.Context, cl lessonClaim, stdout io.Writer) (verdict, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, lessonTimeout)
 	defer cancel()
-	c := newClient(64, 30*time.Second, config.Get(config.EnvAdminToken, ""))
+	c := newClient(64, 30*time.Second, token)
 	defer c.close()
 	targets := answering(ctx, c, cl.Targets)
 	if len(targets) == 0 {

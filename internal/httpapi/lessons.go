@@ -20,8 +20,8 @@ func (s *Server) lessonRoutes(api *gin.RouterGroup) {
 	api.GET("/lessons", s.listLessons)
 	api.POST("/lessons/:name/runs", s.requireAdmin, s.createLessonRun)
 	api.GET("/lesson-runs/:id", s.getLessonRun)
-	api.POST("/lesson-runs/:id/result", s.lessonResult)
-	api.POST("/agents/lesson-claim", s.claimLesson)
+	api.POST("/lesson-runs/:id/result", s.requireAdmin, s.lessonResult) // agents carry the token too
+	api.POST("/agents/lesson-claim", s.requireAdmin, s.claimLesson)
 }
 
 // lessonView is a catalogue entry with its newest run.

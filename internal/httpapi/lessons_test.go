@@ -49,9 +49,9 @@ func TestLessonRunRefusals(t *testing.T) {
 			t.Errorf("lesson %d: %+v", i, l)
 		}
 	}
-	wantError(t, e.post("/api/agents/lesson-claim", `{}`), http.StatusBadRequest, "invalid_field", "agent_id")
-	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a"}`), http.StatusBadRequest, "invalid_field", "verdict")
-	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a","verdict":"PASS","extra":1}`), http.StatusBadRequest, "unknown_field", "extra")
+	wantError(t, e.post("/api/agents/lesson-claim", `{}`, auth), http.StatusBadRequest, "invalid_field", "agent_id")
+	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a"}`, auth), http.StatusBadRequest, "invalid_field", "verdict")
+	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a","verdict":"PASS","extra":1}`, auth), http.StatusBadRequest, "unknown_field", "extra")
 	wantError(t, e.get("/api/lesson-runs/x"), http.StatusBadRequest, "invalid_id", "id")
 }
 

@@ -46,9 +46,11 @@ func (s *Server) runRoutes(api *gin.RouterGroup) {
 	api.POST("/runs", s.requireAdmin, s.createRun)
 	api.GET("/runs", s.listRuns)
 	api.GET("/runs/:id", s.getRun)
-	api.POST("/runs/:id/steps/:step/shares/:share/report", s.reportShare)
-	api.POST("/agents/heartbeat", s.agentHeartbeat)
-	api.POST("/agents/claim", s.claimShare)
+	// The agents' endpoints write too (discovery, claims, the figures a
+	// dashboard shows): with an admin token set, agents must carry it.
+	api.POST("/runs/:id/steps/:step/shares/:share/report", s.requireAdmin, s.reportShare)
+	api.POST("/agents/heartbeat", s.requireAdmin, s.agentHeartbeat)
+	api.POST("/agents/claim", s.requireAdmin, s.claimShare)
 	api.GET("/events", s.events)
 }
 
