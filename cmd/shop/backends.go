@@ -22,11 +22,17 @@ const (
 	probeTimeout    = 2 * time.Second
 )
 
-// lockBackends connects the optional lock backends. One that does not
-// answer at start is logged and left out, so that the replica still serves
-// the strategies it can (the others show available=false) rather than not
-// starting at all; the database is the only hard requirement.
-func lockBackends(ctx context.Context, cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, closeAll func()) {
+// probeEvery is how often the backends are probed: how soon a replica
+// notices one went away or came back.
+const probeEvery = time.Second
+
+// lockBackends connects the configured lock backends, whether or not they
+// answer now: go-redis and the ZooKeeper client reconnect by themselves, so
+// a backend that is down at start (or later) serves as soon as it is back.
+// Which answer now is Backends.Health, kept current by monitorBackends; a
+// strategy whose backend is down is unavailable meanwhile (503), not for
+// the replica's lifetime.
+func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, closeAll func()) {
 	// go-redis logs dial failures with the standard logger, as plain text on
 	// stderr; route them into our JSON log instead (process-wide setting).
 	redis.SetLogger(redisLogger{log})
@@ -36,49 +42,82 @@ func lockBackends(ctx context.Context, cfg serveConfig, log *slog.Logger) (b loc
 			c.Close()
 		}
 	}
+	b.Health = lockstrategy.NewHealth()
 	if cfg.RedisAddr != "" {
-		c := redis.NewClient(lockstrategy.RedisOptions(cfg.RedisAddr, redisPoolSize))
-		if err := ping(ctx, c); err != nil {
-			log.Warn("redis does not answer; the redis strategies are unavailable", "addr", cfg.RedisAddr, "err", err)
-			c.Close()
-		} else {
-			b.Redis = c
-			clients = append(clients, c)
+		b.Redis = redis.NewClient(lockstrategy.RedisOptions(cfg.RedisAddr, redisPoolSize))
+		clients = append(clients, b.Redis)
+	}
+	for _, a := range config.List(cfg.RedlockAddrs) {
+		c := redis.NewClient(lockstrategy.RedisOptions(a, redlockPoolSize))
+		b.Redlock = append(b.Redlock, c)
+		clients = append(clients, c)
+	}
+	b.ZKServers = config.List(cfg.ZKServers)
+	return b, closeAll
+}
+
+// monitorBackends probes every configured backend every probeEvery until
+// ctx ends (probeAll once first, before serving), recording each verdict in
+// b.Health and logging each change of state once.
+func monitorBackends(ctx context.Context, b lockstrategy.Backends, log *slog.Logger) {
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			probeAll(ctx, b, log)
 		}
 	}
-	if addrs := config.List(cfg.RedlockAddrs); len(addrs) > 0 {
-		var nodes []*redis.Client
-		up := 0
-		for _, a := range addrs {
-			c := redis.NewClient(lockstrategy.RedisOptions(a, redlockPoolSize))
+}
+
+func probeAll(ctx context.Context, b lockstrategy.Backends, log *slog.Logger) {
+	record := func(n lockstrategy.Need, err error, detail string) {
+		if b.Health.Set(n, err, detail) {
+			if err != nil {
+				log.Warn("backend down: its strategies are unavailable until it answers", "backend", n, "err", err)
+			} else {
+				log.Info("backend up", "backend", n, "detail", detail)
+			}
+		}
+	}
+	if b.DB != nil {
+		sqlDB, err := b.DB.DB()
+		if err == nil {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			err = sqlDB.PingContext(pctx)
+			cancel()
+		}
+		record(lockstrategy.NeedDB, err, "")
+	}
+	if b.Redis != nil {
+		record(lockstrategy.NeedRedis, ping(ctx, b.Redis), "")
+	}
+	if len(b.Redlock) > 0 {
+		// RedLock is built to survive a minority of masters down (and the
+		// fault buttons stop one on purpose): it is up while a quorum is.
+		up, lastErr := 0, error(nil)
+		for _, c := range b.Redlock {
 			if err := ping(ctx, c); err != nil {
-				log.Warn("redlock master does not answer", "addr", a, "err", err)
+				lastErr = err
 			} else {
 				up++
 			}
-			nodes = append(nodes, c)
 		}
-		// RedLock is built to survive a minority of masters down (and the
-		// fault buttons stop one on purpose), so a minority down still counts
-		// as available; without a quorum it cannot lock at all.
-		if up > len(addrs)/2 {
-			b.Redlock = nodes
-			clients = append(clients, nodes...)
-		} else {
-			log.Warn("no quorum of redlock masters answers; redlock is unavailable", "up", up, "of", len(addrs))
-			for _, c := range nodes {
-				c.Close()
-			}
+		var err error
+		if up <= len(b.Redlock)/2 {
+			err = fmt.Errorf("no quorum: %d of %d masters answer (%w)", up, len(b.Redlock), lastErr)
 		}
+		record(lockstrategy.NeedRedlock, err, fmt.Sprintf("%d of %d masters answer", up, len(b.Redlock)))
 	}
-	if servers := config.List(cfg.ZKServers); len(servers) > 0 {
-		if anyReachable(ctx, servers) {
-			b.ZKServers = servers
-		} else {
-			log.Warn("no zookeeper server answers; the zookeeper strategy is unavailable", "servers", servers)
+	if len(b.ZKServers) > 0 {
+		var err error
+		if !anyReachable(ctx, b.ZKServers) {
+			err = fmt.Errorf("no server of %v accepts a connection", b.ZKServers)
 		}
+		record(lockstrategy.NeedZooKeeper, err, "")
 	}
-	return b, closeAll
 }
 
 // ping checks that a Redis answers. A plain TCP dial first: for a server

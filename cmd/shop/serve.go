@@ -54,9 +54,14 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 	}
 	defer inventory.Close(db) // last: the strategies below may use it until closed
 
-	backends, closeBackends := lockBackends(ctx, cfg, log)
+	backends, closeBackends := lockBackends(cfg, log)
 	backends.DB = db
 	defer closeBackends()
+	monitorCtx, monitorStop := context.WithCancel(context.WithoutCancel(ctx))
+	probeAll(monitorCtx, backends, log) // the first /api/strategies is already right
+	monitorDone := make(chan struct{})
+	go func() { defer close(monitorDone); monitorBackends(monitorCtx, backends, log) }()
+	defer func() { monitorStop(); <-monitorDone }()
 	lockers := lockstrategy.NewInstances(backends)
 	defer func() {
 		if err := lockers.Close(); err != nil {

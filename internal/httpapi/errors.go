@@ -92,6 +92,9 @@ var domainErrors = []struct {
 	// that does not (or that runs an older build): not the buyer's fault.
 	{lockstrategy.ErrUnknownStrategy, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
 	{lockstrategy.ErrMissingBackend, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
+	// Not logged per order: an outage would log thousands; the replica logs
+	// each backend's change of state once.
+	{lockstrategy.ErrBackendDown, http.StatusServiceUnavailable, "backend_down", "the strategy's backend does not answer right now; retry", retry},
 	{errStrategyUnavailable, http.StatusServiceUnavailable, "strategy_unavailable", "the strategy's backend does not answer on this replica", retry | warn},
 	{errDBUnavailable, http.StatusServiceUnavailable, "db_unavailable", "the database does not answer", retry | warn},
 	{faults.ErrDisabled, http.StatusForbidden, "faults_disabled", "fault injection is off on this replica (SECKILL_FAULTS=on enables it)", 0},

@@ -159,8 +159,13 @@ func TestInternalErrorHidden(t *testing.T) {
 func TestHealthz(t *testing.T) {
 	e := newEnv(t)
 	rec := e.get("/healthz")
-	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `{"status":"ok"}` {
-		t.Fatalf("healthz: %d %s", rec.Code, rec.Body)
+	var h struct {
+		Status   string
+		Backends map[string]struct{ State string }
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &h) != nil || h.Status != "ok" ||
+		h.Backends["db"].State != "up" || h.Backends["redis"].State != "not configured" || len(h.Backends) != 4 {
+		t.Fatalf("healthz: %d %s; want ok, the database up and every other backend not configured", rec.Code, rec.Body)
 	}
 	down := newEnv(t, func(c *envConfig) {
 		c.ping = func(ctx context.Context) error { return errors.New("dial tcp 127.0.0.1:13306: connection refused") }

@@ -24,7 +24,9 @@ func (s *Server) healthz(c *gin.Context) {
 		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	// Every backend's state too: the lock backends are optional (a replica
+	// serves the strategies it can), so they do not make it unhealthy.
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "backends": s.lockers.Backends().AllStates()})
 }
 
 // strategyView is one entry of GET /api/strategies.
@@ -35,8 +37,12 @@ type strategyView struct {
 	Safe        bool     `json:"safe"`
 	// Renews says the lease renews itself, so a sale may turn its watchdog off.
 	Renews bool `json:"renews"`
-	// Available says this replica has every backend the strategy needs.
+	// Available says this replica has every backend the strategy needs, and
+	// each answers now.
 	Available bool `json:"available"`
+	// Backends is the state of each backend it needs: up, down or not
+	// configured.
+	Backends map[string]string `json:"backends"`
 }
 
 // strategies is GET /api/strategies: every registered strategy, sorted.
@@ -46,11 +52,13 @@ func (s *Server) strategies(c *gin.Context) {
 	out := make([]strategyView, 0, len(all))
 	for _, st := range all {
 		needs := make([]string, 0, len(st.Needs))
+		states := map[string]string{}
 		for _, n := range st.Needs {
 			needs = append(needs, string(n))
+			states[string(n)] = backends.State(n).State
 		}
 		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
-			Safe: st.Safe, Renews: st.Renews, Available: st.Available(backends) == nil})
+			Safe: st.Safe, Renews: st.Renews, Available: st.Available(backends) == nil, Backends: states})
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -34,6 +34,10 @@ type Backends struct {
 	ZKServers []string
 	// ZKSessionTimeout is the ZooKeeper session timeout; 0 means 4s.
 	ZKSessionTimeout time.Duration
+	// Health, when set, says which configured backends answer now (a probe
+	// loop keeps it current); a strategy whose backend is down is
+	// unavailable until it answers again. Nil: configured means up.
+	Health *Health
 }
 
 // Options are the per-sale settings a strategy is built with.
@@ -156,13 +160,15 @@ func Renewing() []string {
 	return out
 }
 
-// Available reports whether b has every backend s needs.
+// Available reports whether b has every backend s needs, and each answers
+// (ErrMissingBackend, ErrBackendDown).
 func (s Strategy) Available(b Backends) error {
 	for _, n := range s.Needs {
-		missing := (n == NeedDB && b.DB == nil) || (n == NeedRedis && b.Redis == nil) ||
-			(n == NeedRedlock && len(b.Redlock) == 0) || (n == NeedZooKeeper && len(b.ZKServers) == 0)
-		if missing {
+		switch st := b.State(n); st.State {
+		case StateNotConfigured:
 			return fmt.Errorf("%w: %s needs %s", ErrMissingBackend, s.Name, n)
+		case StateDown:
+			return downError(s, n, st)
 		}
 	}
 	return nil

@@ -115,7 +115,7 @@ func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockF
 func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reserver, key string, undoTimeout time.Duration) (inventory.Order, error) {
 	ok, err := rs.Reserve(ctx, key)
 	if err != nil {
-		return inventory.Order{}, err
+		return inventory.Order{}, asBackendDown(err)
 	}
 	if !ok {
 		return inventory.Order{}, ErrSoldOut

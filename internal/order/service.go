@@ -152,7 +152,7 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired) {
 			return inventory.Order{}, fmt.Errorf("%w: %w", ErrLockTimeout, err)
 		}
-		return inventory.Order{}, fmt.Errorf("order: lock: %w", err)
+		return inventory.Order{}, fmt.Errorf("order: lock: %w", asBackendDown(err))
 	}
 	enter := time.Now()
 	obs.Acquired = enter
@@ -191,3 +191,13 @@ func (s *Service) sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 // Flush returns once the critical sections of finished orders are written,
 // so that a following read of violations sees them.
 func (s *Service) Flush() { s.sections.Flush() }
+
+// asBackendDown marks a failure to reach the lock's backend (refused,
+// reset, timed out) as lockstrategy.ErrBackendDown: the backend went away
+// before the replica's probe noticed; the buyer may retry.
+func asBackendDown(err error) error {
+	if lockstrategy.IsTransport(err) && !errors.Is(err, lockstrategy.ErrBackendDown) {
+		return fmt.Errorf("%w: %w", lockstrategy.ErrBackendDown, err)
+	}
+	return err
+}

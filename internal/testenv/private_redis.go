@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,41 @@ import (
 // the test fails in CI and is skipped elsewhere.
 func PrivateRedis(t testing.TB, n int) []string {
 	t.Helper()
+	addrs := make([]string, 0, n)
+	for range n {
+		r := NewRedisProcess(t)
+		err := r.start()
+		for try := 1; err != nil && try < 3; try++ { // the free port was taken meanwhile
+			r = NewRedisProcess(t)
+			err = r.start()
+		}
+		if err != nil {
+			t.Fatalf("private redis: %v", err)
+		}
+		addrs = append(addrs, r.Addr)
+	}
+	return addrs
+}
+
+// RedisProcess is a private redis-server (as PrivateRedis starts them) that a
+// test starts, kills and starts again on the same address: a backend that
+// is down when a replica starts, or goes away and comes back.
+type RedisProcess struct {
+	Addr string
+	t    testing.TB
+	bin  string
+	port int
+	dir  string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// NewRedisProcess reserves a free port for a private Redis without starting
+// it; it is killed at cleanup if running.
+func NewRedisProcess(t testing.TB) *RedisProcess {
+	t.Helper()
 	SkipInShort(t)
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -32,50 +68,63 @@ func PrivateRedis(t testing.TB, n int) []string {
 	if bin, err = filepath.Abs(bin); err != nil {
 		t.Fatal(err)
 	}
-	addrs := make([]string, 0, n)
-	for range n {
-		addr, err := startRedis(t, bin)
-		for try := 1; err != nil && try < 3; try++ { // the free port was taken meanwhile
-			addr, err = startRedis(t, bin)
-		}
-		if err != nil {
-			t.Fatalf("private redis: %v", err)
-		}
-		addrs = append(addrs, addr)
-	}
-	return addrs
-}
-
-// startRedis starts one server and waits (10 s at most) for its PONG. An
-// error means it exited at start (its log says why), typically because
-// another process took the port first.
-func startRedis(t testing.TB, bin string) (string, error) {
-	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		t.Fatalf("private redis: %v", err)
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	dir := t.TempDir()
-	logf, err := os.Create(filepath.Join(dir, "redis.log"))
+	r := &RedisProcess{t: t, bin: bin, port: port, dir: t.TempDir(),
+		Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	t.Cleanup(r.Kill)
+	return r
+}
+
+// Start starts the server and waits for its PONG; the test fails if it
+// cannot.
+func (r *RedisProcess) Start() {
+	r.t.Helper()
+	if err := r.start(); err != nil {
+		r.t.Fatalf("private redis: %v", err)
+	}
+}
+
+// Kill kills the server (SIGKILL: no goodbye to its clients) and waits for
+// it to exit; nothing if it is not running.
+func (r *RedisProcess) Kill() {
+	r.mu.Lock()
+	cmd, exited := r.cmd, r.exited
+	r.cmd = nil
+	r.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill() // a re-exec'd server keeps the pid: this still hits it
+	<-exited
+}
+
+// start starts the server and waits (10 s at most) for its PONG. An error
+// means it exited at start (its log says why), typically because another
+// process took the port first.
+func (r *RedisProcess) start() error {
+	t := r.t
+	t.Helper()
+	logf, err := os.OpenFile(filepath.Join(r.dir, "redis.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+	cmd := exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--enable-debug-command", "local",
-		"--daemonize", "no", "--dir", dir)
+		"--daemonize", "no", "--dir", r.dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		t.Fatalf("private redis: start %s: %v", bin, err)
+		t.Fatalf("private redis: start %s: %v", r.bin, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); logf.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // a re-exec'd server keeps the pid: this still hits it
-		<-exited
-	})
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	r.mu.Lock()
+	r.cmd, r.exited = cmd, exited
+	r.mu.Unlock()
+	c := redis.NewClient(&redis.Options{Addr: r.Addr, MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -83,16 +132,16 @@ func startRedis(t testing.TB, bin string) (string, error) {
 		err := c.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return addr, nil
+			return nil
 		}
 		select {
 		case <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-			return "", fmt.Errorf("redis-server on %s exited at start: %s", addr, log)
+			log, _ := os.ReadFile(filepath.Join(r.dir, "redis.log"))
+			return fmt.Errorf("redis-server on %s exited at start: %s", r.Addr, log)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("private redis on %s does not answer: %v", addr, err)
+			t.Fatalf("private redis on %s does not answer: %v", r.Addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
