@@ -41,15 +41,13 @@ func (in *Instances) Get(name string, o Options) (Locker, error) {
 		o.NoRenewal = false // no watchdog to turn off: not a different instance
 	}
 	k := instanceKey{name, o}
-	// Before the cache: a strategy built while its backend was up is not
-	// used while it is down (a fast 503, not a call that hangs or fails).
-	if err := s.Available(in.backends); err != nil {
-		return nil, err
-	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if l, ok := in.built[k]; ok {
 		return l, nil
+	}
+	if err := s.Configured(in.backends); err != nil {
+		return nil, err
 	}
 	l, err := s.New(in.backends, o)
 	if err != nil {

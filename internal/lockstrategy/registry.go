@@ -161,14 +161,29 @@ func Renewing() []string {
 }
 
 // Available reports whether b has every backend s needs, and each answers
-// (ErrMissingBackend, ErrBackendDown).
+// now as far as the last probe knows (ErrMissingBackend, ErrBackendDown):
+// what GET /api/strategies shows.
 func (s Strategy) Available(b Backends) error {
+	if err := s.Configured(b); err != nil {
+		return err
+	}
 	for _, n := range s.Needs {
-		switch st := b.State(n); st.State {
-		case StateNotConfigured:
-			return fmt.Errorf("%w: %s needs %s", ErrMissingBackend, s.Name, n)
-		case StateDown:
+		if st := b.State(n); st.State == StateDown {
 			return downError(s, n, st)
+		}
+	}
+	return nil
+}
+
+// Configured reports whether b has every backend s needs, whatever their
+// state (ErrMissingBackend). Building and using a strategy only needs that:
+// a backend that is down fails the call itself (a transport error, which
+// the order flow answers as ErrBackendDown), and works again the moment it
+// is back, without waiting for the next probe to say so.
+func (s Strategy) Configured(b Backends) error {
+	for _, n := range s.Needs {
+		if !b.configured(n) {
+			return fmt.Errorf("%w: %s needs %s", ErrMissingBackend, s.Name, n)
 		}
 	}
 	return nil
