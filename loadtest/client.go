@@ -72,6 +72,7 @@ type saleView struct {
 	Duplicates   int64  `json:"duplicates"`
 	Violations   int64  `json:"violations"`
 	FencedWrites int64  `json:"fenced_writes"`
+	StoreStock   *int64 `json:"store_stock"` // the stock a Reserver keeps outside the database; -1 lost
 }
 
 // apiErrorBody is the shop's one error shape.

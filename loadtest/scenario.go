@@ -48,6 +48,7 @@ var runners = map[string]scenarioFunc{
 	"redis-restart":             redisRestart,
 	"redlock-minority":          redlockMinority,
 	"optimistic-vs-pessimistic": optimisticVsPessimistic,
+	"cache-db-drift":            cacheDBDrift,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

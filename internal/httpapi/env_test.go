@@ -205,8 +205,12 @@ func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) err
 	return nil
 }
 
-func (f *fakeReserver) Reserve(context.Context, string) (bool, error) { return true, nil }
-func (f *fakeReserver) Unreserve(context.Context, string) error       { return nil }
+func (f *fakeReserver) Reserve(context.Context, string) (lockstrategy.Reservation, bool, error) {
+	return lockstrategy.Reservation{}, true, nil
+}
+func (f *fakeReserver) Unreserve(context.Context, string, lockstrategy.Reservation) error { return nil }
+func (f *fakeReserver) Overdrawn(context.Context, string, lockstrategy.Reservation) error { return nil }
+func (f *fakeReserver) RestoreStock(context.Context, string, int64) error                 { return nil }
 
 func (f *fakeReserver) loaded(key string) (int64, bool) {
 	f.mu.Lock()

@@ -94,6 +94,7 @@ var domainErrors = []struct {
 	{lockstrategy.ErrMissingBackend, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
 	// Not logged per order: an outage would log thousands; the replica logs
 	// each backend's change of state once.
+	{lockstrategy.ErrStockReloading, http.StatusServiceUnavailable, "stock_reloading", "the stock is being rebuilt from the database after its store lost it; retry in a few seconds", retry},
 	{lockstrategy.ErrBackendDown, http.StatusServiceUnavailable, "backend_down", "the strategy's backend does not answer right now; retry", retry},
 	{errStrategyUnavailable, http.StatusServiceUnavailable, "strategy_unavailable", "the strategy's backend does not answer on this replica", retry | warn},
 	{errDBUnavailable, http.StatusServiceUnavailable, "db_unavailable", "the database does not answer", retry | warn},

@@ -112,7 +112,10 @@ func (s *Server) validateSale(req createSaleRequest) (inventory.Sale, error) {
 	if err != nil {
 		return sale, badField("strategy", "unknown strategy %q; known: %s", clip(*req.Strategy), strings.Join(lockstrategy.Names(), ", "))
 	}
-	if err := st.Available(s.lockers.Backends()); err != nil {
+	// Configured, not the last probe's verdict: a sale does not need its
+	// backend to answer this second (a lesson creates one right after
+	// restarting a Redis), only to exist.
+	if err := st.Configured(s.lockers.Backends()); err != nil {
 		needs := make([]string, len(st.Needs))
 		for i, n := range st.Needs {
 			needs[i] = string(n)
@@ -236,7 +239,35 @@ func (s *Server) view(ctx context.Context, id uint64) (inventory.SaleView, error
 	if err != nil {
 		return inventory.SaleView{}, err
 	}
-	return s.store.View(ctx, sale)
+	v, err := s.store.View(ctx, sale)
+	if err != nil {
+		return v, err
+	}
+	v.StoreStock = s.storeStock(ctx, sale)
+	return v, nil
+}
+
+// stockReporter is a strategy that keeps a stock of its own and can say it.
+type stockReporter interface {
+	StockLeft(ctx context.Context, key string) (int64, error)
+}
+
+// storeStock is the sale's stock in its strategy's own store, or nil (no
+// such store, or it does not answer: the view still serves the database's).
+func (s *Server) storeStock(ctx context.Context, sale inventory.Sale) *int64 {
+	l, err := s.lockers.Get(sale.Strategy, order.LockOptions(sale))
+	if err != nil {
+		return nil
+	}
+	r, ok := l.(stockReporter)
+	if !ok {
+		return nil
+	}
+	n, err := r.StockLeft(ctx, s.orders.LockKey(sale.ID))
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // saleID parses the :id path parameter: a decimal integer (ids start at 1,

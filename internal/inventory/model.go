@@ -66,4 +66,8 @@ type Stats struct {
 type SaleView struct {
 	Sale
 	Stats
+	// StoreStock is the stock a strategy keeps outside the database
+	// (redis-lua-stock's Redis), -1 when the store lost it; absent for the
+	// others. At rest it equals Stock: the two drifting apart is a bug.
+	StoreStock *int64 `json:"store_stock,omitempty"`
 }

@@ -110,6 +110,18 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "cache-db-drift",
+		Title: "The cache and the database drift apart",
+		Predict: "Redis restarts mid-sale without persistence and loses the stock redis-lua-stock keeps there: " +
+			"orders get a short 503 stock_reloading (no 500s) while the stock is rebuilt from the database, " +
+			"then every unit sells, none twice, and the Redis and database stocks both end at 0",
+		Fix: "the database is the truth: rebuild the cached stock from it once every order taken from the lost " +
+			"stock has landed, and give a unit back only to the load of the stock it came from",
+		Seed:        "Redis stock article (seed 002): take the unit in Redis with a Lua script, persist the order after",
+		Strategies:  []string{"redis-lua-stock"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "zk-session-expiry",
 		Title: "A ZooKeeper holder whose session expires loses its lock",
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +

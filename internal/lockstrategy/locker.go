@@ -7,6 +7,8 @@ package lockstrategy
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -25,7 +27,21 @@ var (
 	ErrUnknownStrategy = errors.New("lockstrategy: unknown strategy")
 	// ErrMissingBackend means a strategy needs a backend that is not configured.
 	ErrMissingBackend = errors.New("lockstrategy: backend not configured")
+	// ErrStockReloading means a Reserver's stock is being rebuilt from the
+	// database after its store lost it (a restart without persistence):
+	// nothing was taken; retry shortly.
+	ErrStockReloading = errors.New("lockstrategy: stock being reloaded")
+	// ErrStockReloadClaimed is ErrStockReloading for the one caller that must
+	// rebuild the stock: wait StockReloadSettle, read the database's stock,
+	// and call RestoreStock.
+	ErrStockReloadClaimed = fmt.Errorf("%w (this caller rebuilds it)", ErrStockReloading)
 )
+
+// StockReloadSettle is how long a rebuild waits before it reads the
+// database's stock: longer than any unit reserved from the lost stock can
+// take to be persisted or given up (order.reservePersistTimeout), so the
+// stock read counts every such order, and none is counted twice.
+const StockReloadSettle = 3 * time.Second
 
 // Locker takes a named lock.
 type Locker interface {
@@ -83,10 +99,32 @@ func NeverLost() <-chan struct{} { return neverLost }
 // order service calls Reserve instead of Lock, then persists the order with a
 // conditional DB decrement, and calls Unreserve if that transaction fails.
 // Its Lock is a no-op. LoadStock runs once, when a sale is created.
+//
+// The store may lose the stock (Redis restarted without persistence). The
+// database is the truth it is rebuilt from: Reserve then answers
+// ErrStockReloadClaimed to one caller, which waits StockReloadSettle and
+// calls RestoreStock with the database's stock, and ErrStockReloading to the
+// others meanwhile.
 type Reserver interface {
 	Locker
 	LoadStock(ctx context.Context, key string, stock int64) error
-	// Reserve takes one unit; false means sold out.
-	Reserve(ctx context.Context, key string) (bool, error)
-	Unreserve(ctx context.Context, key string) error
+	// Reserve takes one unit; ok false means sold out.
+	Reserve(ctx context.Context, key string) (r Reservation, ok bool, err error)
+	// Unreserve gives r's unit back, unless the stock was rebuilt since r
+	// (the database it was rebuilt from already counts r's unit).
+	Unreserve(ctx context.Context, key string, r Reservation) error
+	// Overdrawn says the database had no unit left for r: the store's stock
+	// is above the truth (a rebuild counted an order still in flight); it is
+	// set to 0 rather than given r's unit back.
+	Overdrawn(ctx context.Context, key string, r Reservation) error
+	// RestoreStock sets a lost stock again (only if it is still missing) and
+	// ends the rebuild.
+	RestoreStock(ctx context.Context, key string, stock int64) error
+}
+
+// Reservation is a unit a Reserver handed out. Epoch names the load of the
+// stock it came from, so that a unit taken before a rebuild is never given
+// back into the rebuilt stock.
+type Reservation struct {
+	Epoch string
 }

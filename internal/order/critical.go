@@ -109,28 +109,38 @@ func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockF
 	}
 }
 
+// reservePersistTimeout bounds the database half of a reserved order, so
+// that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
+// reads a database that counts every unit taken from the lost stock.
+const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
+
 // runReserved takes the unit from the strategy's own stock first (atomic in
-// Redis), then persists it with a conditional DB decrement and the order; if
-// that fails the unit goes back, so the two stocks agree.
+// Redis), then persists it with a conditional DB decrement; if that fails
+// the unit goes back, so the two stocks agree. If the database had no unit
+// left, the store's stock is above the truth and is zeroed instead.
 func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reserver, key string, undoTimeout time.Duration) (inventory.Order, error) {
-	ok, err := rs.Reserve(ctx, key)
+	r, ok, err := rs.Reserve(ctx, key)
 	if err != nil {
 		return inventory.Order{}, asBackendDown(err)
 	}
 	if !ok {
 		return inventory.Order{}, ErrSoldOut
 	}
-	o, err := cs.inNewTx(ctx, 0, func(tx *gorm.DB, _ inventory.StockRow) error {
-		return inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
+	o, err := cs.inNewTx(pctx, 0, func(tx *gorm.DB, _ inventory.StockRow) error {
+		return inventory.DecrementIfAvailable(pctx, tx, cs.sale.ID)
 	})
+	cancel()
 	if err != nil {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 		defer cancel()
-		if uerr := rs.Unreserve(uctx, key); uerr != nil {
-			err = errors.Join(err, uerr)
-		}
+		undo := rs.Unreserve
 		if errors.Is(err, inventory.ErrSoldOut) {
+			undo = rs.Overdrawn
 			err = errors.Join(ErrSoldOut, err)
+		}
+		if uerr := undo(uctx, key, r); uerr != nil {
+			err = errors.Join(err, uerr)
 		}
 	}
 	return o, err

@@ -3,6 +3,8 @@ package order
 import (
 	"context"
 	"errors"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // Outcomes of Place, as sentinels; httpapi maps each to one status code.
@@ -35,6 +37,7 @@ const (
 	OutcomeLockLost     = "lock_lost"
 	OutcomeNotFound     = "not_found"
 	OutcomeCanceled     = "canceled"
+	OutcomeReloading    = "stock_reloading"
 	OutcomeError        = "error"
 )
 
@@ -47,6 +50,7 @@ func OutcomeOf(err error) string {
 		{nil, OutcomeOK}, {ErrSoldOut, OutcomeSoldOut}, {ErrLockTimeout, OutcomeLockTimeout},
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
 		{ErrLockLost, OutcomeLockLost}, {ErrSaleNotFound, OutcomeNotFound},
+		{lockstrategy.ErrStockReloading, OutcomeReloading},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name

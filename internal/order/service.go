@@ -64,6 +64,11 @@ type Service struct {
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
+	// bg counts stock rebuilds waiting out their settle time; closing ends
+	// them (Close).
+	bg        sync.WaitGroup
+	closing   chan struct{}
+	closeOnce sync.Once
 	// paused counts the sections inside that stall: the holder a fault
 	// scenario waits for before its next step, instead of guessing a delay.
 	paused atomic.Int64
@@ -87,12 +92,46 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 		cfg.UnlockTimeout = 5 * time.Second
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
-		keyspace: store.DB().Migrator().CurrentDatabase(),
+		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
 		sections: inventory.NewSectionLog(store.DB(), log)}
 }
 
-// Close writes the critical sections still queued. Call it after the last Place.
-func (s *Service) Close() { s.sections.Close() }
+// Close stops stock rebuilds still waiting and writes the critical
+// sections still queued. Call it after the last Place.
+func (s *Service) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.bg.Wait()
+	s.sections.Close()
+}
+
+// rebuildStock puts a Reserver's lost stock back from the database: after
+// lockstrategy.StockReloadSettle every unit taken from the lost stock is
+// persisted or given up (reservePersistTimeout), so the stock of record is
+// what the store must hold. Buyers get ErrStockReloading meanwhile. If this
+// replica stops first, the store's rebuild marker expires and another
+// order claims the rebuild.
+func (s *Service) rebuildStock(saleID uint64, key string, rs lockstrategy.Reserver) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		select {
+		case <-time.After(lockstrategy.StockReloadSettle):
+		case <-s.closing:
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		row, err := inventory.ReadStock(ctx, s.store.DB(), saleID)
+		if err == nil {
+			err = rs.RestoreStock(ctx, key, row.Stock)
+		}
+		if err != nil {
+			s.log.Warn("rebuilding a lost stock from the database", "sale", saleID, "err", err)
+			return
+		}
+		s.log.Info("stock rebuilt from the database", "sale", saleID, "stock", row.Stock)
+	}()
+}
 
 // LockKey is the lock key of a sale: one lock per sale, named after the
 // database too, so that sale 7 of a demo and sale 7 of a test database never
@@ -137,7 +176,11 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		return cs.runLockFree(ctx, lf, &obs.Retries)
 	}
 	if rs, ok := locker.(lockstrategy.Reserver); ok {
-		return cs.runReserved(ctx, rs, s.LockKey(sale.ID), s.cfg.UnlockTimeout)
+		o, err := cs.runReserved(ctx, rs, s.LockKey(sale.ID), s.cfg.UnlockTimeout)
+		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+			s.rebuildStock(sale.ID, s.LockKey(sale.ID), rs)
+		}
+		return o, err
 	}
 
 	waitStart := time.Now()

@@ -10,11 +10,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// ErrStockNotLoaded means Reserve or Unreserve found no stock key in Redis:
-// LoadStock never ran for the sale, or Redis lost the key (restart without
-// persistence). Answering "sold out" instead would hide that.
-var ErrStockNotLoaded = errors.New("redislock: stock not loaded in redis")
-
 // LuaStock is redis-lua-stock, the lock-free baseline of seed 002 ("去分布式
 // 锁"): the stock lives in Redis and one Lua script checks and decrements it,
 // so no lock is needed to keep it from going below zero. The order service
@@ -46,24 +41,60 @@ func init() {
 // NewLuaStock returns redis-lua-stock over rdb.
 func NewLuaStock(rdb *redis.Client) *LuaStock { return &LuaStock{rdb: rdb} }
 
-// stockKey is where key's stock lives.
-func stockKey(key string) string { return key + ":stock" }
+// stockKeys are where key's stock lives (KEYS of the scripts): the stock,
+// the epoch of its last load (a random id), and the rebuild marker.
+func stockKeys(key string) []string {
+	return []string{key + ":stock", key + ":stock:epoch", key + ":stock:reloading"}
+}
 
-// reserveScript: KEYS = stock. Check and decrement in one step, the atomicity
-// a GET followed by DECR would not have. -1: no stock key; 0: sold out.
-var reserveScript = redis.NewScript(`
-local s = redis.call('GET', KEYS[1])
-if not s then return -1 end
-if tonumber(s) <= 0 then return 0 end
-redis.call('DECR', KEYS[1])
+// reloadMarkerTTL bounds a rebuild whose replica died before finishing it:
+// the marker expires and the next order claims the rebuild again.
+var reloadMarkerTTL = 4 * lockstrategy.StockReloadSettle
+
+// loadScript: ARGV = stock, epoch, only-if-missing (1/0). Sets the stock and
+// a new epoch, and ends any rebuild. Returns 1 if it set the stock.
+var loadScript = redis.NewScript(`
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('DEL', KEYS[3])
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[3])
 return 1
 `)
 
-// unreserveScript: KEYS = stock. INCR only an existing key: INCR on a missing
-// one would create a stock of 1 out of nothing.
+// reserveScript: check and decrement in one step, the atomicity a GET
+// followed by DECR would not have. Returns {result, epoch}: 1 taken, 0 sold
+// out, -2 being rebuilt, -3 lost and this caller claims the rebuild (ARGV =
+// marker ttl ms).
+var reserveScript = redis.NewScript(`
+local s = redis.call('GET', KEYS[1])
+if not s then
+  if redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then return {-3, ''} end
+  return {-2, ''}
+end
+local e = redis.call('GET', KEYS[2]) or ''
+if tonumber(s) <= 0 then return {0, e} end
+redis.call('DECR', KEYS[1])
+return {1, e}
+`)
+
+// unreserveScript: ARGV = epoch. INCR only the stock of the same load: on a
+// missing one INCR would make a stock of 1 out of nothing, and a rebuilt one
+// already counts the unit (it came from the database).
 var unreserveScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -2 end
 return redis.call('INCR', KEYS[1])
+`)
+
+// overdrawnScript: ARGV = epoch. The database had no unit for a unit of this
+// load: the stock of record is 0.
+var overdrawnScript = redis.NewScript(`
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], 0)
+return 1
 `)
 
 // Lock takes no lock: the stock script is the synchronisation.
@@ -76,32 +107,64 @@ func (*LuaStock) Lock(ctx context.Context, _ string) (lockstrategy.Lease, error)
 
 // LoadStock sets key's stock in Redis (when a sale is created or reset).
 func (l *LuaStock) LoadStock(ctx context.Context, key string, stock int64) error {
-	if err := l.rdb.Set(ctx, stockKey(key), stock, 0).Err(); err != nil {
+	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), stock, lockstrategy.NewOwner(), 0).Err(); err != nil {
 		return fmt.Errorf("redislock: load stock %s: %w", key, err)
 	}
 	return nil
 }
 
-// Reserve takes one unit of key's stock; false means sold out.
-func (l *LuaStock) Reserve(ctx context.Context, key string) (bool, error) {
-	n, err := reserveScript.Run(ctx, l.rdb, []string{stockKey(key)}).Int64()
-	switch {
-	case err != nil:
-		return false, fmt.Errorf("redislock: reserve %s: %w", key, err)
-	case n < 0:
-		return false, fmt.Errorf("%w: %s", ErrStockNotLoaded, key)
-	}
-	return n == 1, nil
-}
-
-// Unreserve gives one unit back, after the order could not be persisted.
-func (l *LuaStock) Unreserve(ctx context.Context, key string) error {
-	n, err := unreserveScript.Run(ctx, l.rdb, []string{stockKey(key)}).Int64()
-	switch {
-	case err != nil:
-		return fmt.Errorf("redislock: unreserve %s: %w", key, err)
-	case n < 0:
-		return fmt.Errorf("%w: %s", ErrStockNotLoaded, key)
+// RestoreStock sets a lost stock again from the database's figure, unless
+// it is back already, and ends the rebuild.
+func (l *LuaStock) RestoreStock(ctx context.Context, key string, stock int64) error {
+	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), stock, lockstrategy.NewOwner(), 1).Err(); err != nil {
+		return fmt.Errorf("redislock: restore stock %s: %w", key, err)
 	}
 	return nil
+}
+
+// Reserve takes one unit of key's stock; ok false means sold out.
+func (l *LuaStock) Reserve(ctx context.Context, key string) (lockstrategy.Reservation, bool, error) {
+	v, err := reserveScript.Run(ctx, l.rdb, stockKeys(key), reloadMarkerTTL.Milliseconds()).Slice()
+	if err != nil {
+		return lockstrategy.Reservation{}, false, fmt.Errorf("redislock: reserve %s: %w", key, err)
+	}
+	if len(v) != 2 {
+		return lockstrategy.Reservation{}, false, fmt.Errorf("redislock: reserve %s: unexpected reply %v", key, v)
+	}
+	n, _ := v[0].(int64)
+	epoch, _ := v[1].(string)
+	switch n {
+	case -3:
+		return lockstrategy.Reservation{}, false, fmt.Errorf("%w: %s", lockstrategy.ErrStockReloadClaimed, key)
+	case -2:
+		return lockstrategy.Reservation{}, false, fmt.Errorf("%w: %s", lockstrategy.ErrStockReloading, key)
+	}
+	return lockstrategy.Reservation{Epoch: epoch}, n == 1, nil
+}
+
+// Unreserve gives r's unit back, after its order could not be persisted,
+// unless the stock was lost or rebuilt since (the database counts it then).
+func (l *LuaStock) Unreserve(ctx context.Context, key string, r lockstrategy.Reservation) error {
+	if err := unreserveScript.Run(ctx, l.rdb, stockKeys(key), r.Epoch).Err(); err != nil {
+		return fmt.Errorf("redislock: unreserve %s: %w", key, err)
+	}
+	return nil
+}
+
+// Overdrawn sets the stock to 0 when the database had no unit for r.
+func (l *LuaStock) Overdrawn(ctx context.Context, key string, r lockstrategy.Reservation) error {
+	if err := overdrawnScript.Run(ctx, l.rdb, stockKeys(key), r.Epoch).Err(); err != nil {
+		return fmt.Errorf("redislock: zero stock %s: %w", key, err)
+	}
+	return nil
+}
+
+// StockLeft is key's stock in Redis, for the sale view: -1 when it is not
+// there (lost, being rebuilt).
+func (l *LuaStock) StockLeft(ctx context.Context, key string) (int64, error) {
+	n, err := l.rdb.Get(ctx, stockKeys(key)[0]).Int64()
+	if errors.Is(err, redis.Nil) {
+		return -1, nil
+	}
+	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -29,7 +30,7 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				ok, err := s.Reserve(ctx, key)
+				_, ok, err := s.Reserve(ctx, key)
 				if err != nil {
 					t.Error(err)
 					return
@@ -45,16 +46,17 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 	if got := reserved.Load(); got != stock {
 		t.Fatalf("%d reservations of %d units", got, stock)
 	}
-	if left := rdb.Get(ctx, stockKey(key)).Val(); left != "0" {
-		t.Fatalf("stock left %q, want 0", left)
+	if left, _ := s.StockLeft(ctx, key); left != 0 {
+		t.Fatalf("stock left %d, want 0", left)
 	}
-	if ok, err := s.Reserve(ctx, key); ok || err != nil {
-		t.Fatalf("Reserve when sold out: %v %v, want false nil", ok, err)
+	r, ok, err := s.Reserve(ctx, key)
+	if ok || err != nil || r.Epoch == "" {
+		t.Fatalf("Reserve when sold out: %v %v %+v, want false nil and the load's epoch", ok, err, r)
 	}
-	if err := s.Unreserve(ctx, key); err != nil {
+	if err := s.Unreserve(ctx, key, r); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.Reserve(ctx, key); !ok || err != nil {
+	if _, ok, err := s.Reserve(ctx, key); !ok || err != nil {
 		t.Fatalf("Reserve of the unit given back: %v %v, want true nil", ok, err)
 	}
 	le, err := s.Lock(ctx, key)
@@ -63,18 +65,60 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 	}
 }
 
-// A sale whose stock was never loaded is an error, not "sold out".
-func TestLuaStockNotLoaded(t *testing.T) {
+// A stock that is not in Redis (never loaded, or lost with a restart) is
+// not "sold out": the first caller is told to rebuild it, the others that it
+// is being rebuilt, and nothing is given back into it meanwhile.
+func TestLuaStockLostIsRebuilt(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := testKey(t, rdb)
 	s := NewLuaStock(rdb)
-	if _, err := s.Reserve(context.Background(), key); !errors.Is(err, ErrStockNotLoaded) {
-		t.Fatalf("Reserve: %v, want ErrStockNotLoaded", err)
+	ctx := context.Background()
+	if err := s.LoadStock(ctx, key, 5); err != nil {
+		t.Fatal(err)
 	}
-	if err := s.Unreserve(context.Background(), key); !errors.Is(err, ErrStockNotLoaded) {
-		t.Fatalf("Unreserve: %v, want ErrStockNotLoaded", err)
+	old, ok, err := s.Reserve(ctx, key)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
 	}
-	if n := rdb.Exists(context.Background(), stockKey(key)).Val(); n != 0 {
-		t.Fatal("Unreserve created a stock key out of nothing")
+	rdb.Del(ctx, stockKeys(key)[0], stockKeys(key)[1]) // what a restart without persistence does
+	if _, _, err := s.Reserve(ctx, key); !errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+		t.Fatalf("first Reserve of a lost stock: %v, want ErrStockReloadClaimed", err)
+	}
+	if _, _, err := s.Reserve(ctx, key); !errors.Is(err, lockstrategy.ErrStockReloading) || errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+		t.Fatalf("second Reserve: %v, want ErrStockReloading only", err)
+	}
+	if err := s.Unreserve(ctx, key, old); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := s.StockLeft(ctx, key); left != -1 {
+		t.Fatalf("Unreserve made a stock of %d out of nothing", left)
+	}
+	if err := s.RestoreStock(ctx, key, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Unreserve(ctx, key, old); err != nil { // a unit of the lost load: the database counts it
+		t.Fatal(err)
+	}
+	if left, _ := s.StockLeft(ctx, key); left != 4 {
+		t.Fatalf("stock %d after the rebuild and a stale Unreserve, want 4", left)
+	}
+	if err := s.RestoreStock(ctx, key, 9); err != nil { // a second rebuild finds it back: no change
+		t.Fatal(err)
+	}
+	r, ok, err := s.Reserve(ctx, key)
+	if !ok || err != nil || r.Epoch == old.Epoch {
+		t.Fatalf("Reserve after the rebuild: %v %v, epoch %q (old %q)", ok, err, r.Epoch, old.Epoch)
+	}
+	if err := s.Overdrawn(ctx, key, old); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := s.StockLeft(ctx, key); left != 3 {
+		t.Fatalf("a stale Overdrawn changed the stock to %d, want 3", left)
+	}
+	if err := s.Overdrawn(ctx, key, r); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := s.StockLeft(ctx, key); left != 0 {
+		t.Fatalf("Overdrawn left %d, want 0", left)
 	}
 }
