@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,24 +18,9 @@ import (
 func TestBackendsReconnect(t *testing.T) {
 	dsn := testenv.MySQLDSN(t, "shop")
 	rp := testenv.NewRedisProcess(t) // not started: down when the replica starts
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	ready := make(chan string, 1)
-	var stdout, stderr syncBuf
 	cfg := serveConfig{HTTPAddr: "127.0.0.1:0", MySQLDSN: dsn, LockWait: 5 * time.Second,
 		ReplicaID: "shop-reconnect", RedisAddr: rp.Addr}
-	done := make(chan int, 1)
-	go func() {
-		done <- serve(ctx, cfg, serveOptions{stdout: &stdout, stderr: &stderr, ready: func(addr string) { ready <- addr }})
-	}()
-	var base string
-	select {
-	case addr := <-ready:
-		base = "http://" + addr
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, stderr.String())
-	}
-	defer func() { stop(); <-done }()
+	base := startServe(t, cfg, nil).base
 
 	// state is what /healthz says of Redis, and whether GET /api/strategies
 	// calls the redis strategy available (and the state it gives its need).

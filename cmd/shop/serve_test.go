@@ -52,35 +52,52 @@ func TestDatabaseRequired(t *testing.T) {
 // serve end to end: migrations, API, demo URL, then a SIGTERM-style
 // shutdown while an order is inside its critical section: the order
 // completes (201), its db-lock-table row is released, and serve exits 0.
-func TestServeGracefulShutdown(t *testing.T) {
-	dsn := testenv.MySQLDSN(t, "shop")
+// servedReplica is a `shop serve` started in-process by startServe.
+type servedReplica struct {
+	base   string
+	stop   context.CancelFunc // what SIGINT/SIGTERM do through signal.NotifyContext in main
+	exited chan struct{}      // closed when serve has returned code
+	code   int
+	stderr *syncBuf
+}
+
+// startServe runs serve with cfg (and wrap, if not nil) until it listens;
+// the replica is stopped at cleanup if the test has not stopped it.
+func startServe(t *testing.T, cfg serveConfig, wrap func(http.Handler) http.Handler) *servedReplica {
+	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	entered := make(chan struct{})
-	var once sync.Once
+	r := &servedReplica{stop: stop, exited: make(chan struct{}), stderr: &syncBuf{}}
 	ready := make(chan string, 1)
-	var stdout, stderr syncBuf
-	cfg := serveConfig{HTTPAddr: "127.0.0.1:0", MySQLDSN: dsn, LockWait: 5 * time.Second, ReplicaID: "shop-test"}
-	done := make(chan int, 1)
+	var stdout syncBuf
 	go func() {
-		done <- serve(ctx, cfg, serveOptions{stdout: &stdout, stderr: &stderr,
-			ready: func(addr string) { ready <- addr },
-			wrap: func(h http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if strings.HasSuffix(r.URL.Path, "/orders") {
-						once.Do(func() { close(entered) })
-					}
-					h.ServeHTTP(w, r)
-				})
-			}})
+		defer close(r.exited)
+		r.code = serve(ctx, cfg, serveOptions{stdout: &stdout, stderr: r.stderr,
+			ready: func(addr string) { ready <- addr }, wrap: wrap})
 	}()
-	var base string
+	t.Cleanup(func() { stop(); <-r.exited })
 	select {
 	case addr := <-ready:
-		base = "http://" + addr
-	case code := <-done:
-		t.Fatalf("serve exited %d: %s", code, stderr.String())
+		r.base = "http://" + addr
+	case <-r.exited:
+		t.Fatalf("serve exited %d: %s", r.code, r.stderr.String())
 	}
+	return r
+}
+
+func TestServeGracefulShutdown(t *testing.T) {
+	dsn := testenv.MySQLDSN(t, "shop")
+	entered := make(chan struct{})
+	var once sync.Once
+	cfg := serveConfig{HTTPAddr: "127.0.0.1:0", MySQLDSN: dsn, LockWait: 5 * time.Second, ReplicaID: "shop-test"}
+	rep := startServe(t, cfg, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/orders") {
+				once.Do(func() { close(entered) })
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	base, stop, stderr := rep.base, rep.stop, rep.stderr
 	if r, err := http.Get(base + "/healthz"); err != nil || r.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", r, err)
 	}
@@ -111,8 +128,8 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if got := <-status; got != http.StatusCreated {
 		t.Fatalf("in-flight order got %d during shutdown, want 201", got)
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exited %d, want 0: %s", code, stderr.String())
+	if <-rep.exited; rep.code != 0 {
+		t.Fatalf("serve exited %d, want 0: %s", rep.code, stderr.String())
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Fatal("still accepting after shutdown")

@@ -176,9 +176,10 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 		return cs.runLockFree(ctx, lf, &obs.Retries)
 	}
 	if rs, ok := locker.(lockstrategy.Reserver); ok {
-		o, err := cs.runReserved(ctx, rs, s.LockKey(sale.ID), s.cfg.UnlockTimeout)
+		key := s.LockKey(sale.ID)
+		o, err := cs.runReserved(ctx, rs, key, s.cfg.UnlockTimeout)
 		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
-			s.rebuildStock(sale.ID, s.LockKey(sale.ID), rs)
+			s.rebuildStock(sale.ID, key, rs)
 		}
 		return o, err
 	}
