@@ -151,6 +151,16 @@ func CountUserOrders(ctx context.Context, tx *gorm.DB, saleID uint64, userID str
 	return n, err
 }
 
+// CountUserOrdersLatest counts user's orders in the sale with a locking read,
+// which sees the latest committed rows where a plain read in tx sees only
+// tx's snapshot (REPEATABLE READ).
+func CountUserOrdersLatest(ctx context.Context, tx *gorm.DB, saleID uint64, userID string) (int64, error) {
+	var n int64
+	err := tx.WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND user_id = ? LOCK IN SHARE MODE",
+		saleID, userID).Scan(&n).Error
+	return n, err
+}
+
 // InsertOrder inserts o inside tx.
 func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 	o.CreatedAt = time.Now().Truncate(time.Microsecond) // what DATETIME(6) keeps

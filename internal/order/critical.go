@@ -183,7 +183,7 @@ func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, w
 	if row.Stock <= 0 {
 		return inventory.Order{}, ErrSoldOut
 	}
-	if cs.sale.PerUserLimit > 0 {
+	if cs.sale.PerUserLimit > 0 { // early refusal only: the check that holds is limitHeld
 		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
 		if err != nil {
 			return inventory.Order{}, err
@@ -204,5 +204,31 @@ func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, w
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}
+	if err := cs.limitHeld(ctx, tx); err != nil {
+		return inventory.Order{}, err
+	}
 	return o, nil
+}
+
+// limitHeld is the per-user limit check that holds without a lock
+// (db-conditional, redis-lua-stock): the plain count above reads tx's
+// snapshot, so concurrent orders of one user all counted 0. Here tx has
+// written the sale row, and every order of the sale is inserted by a
+// transaction that wrote it first: the others are committed, and seen by a
+// locking read, or wait for our commit. It counts after our insert, not
+// before: a count's gap lock taken before the insert meets another sale's
+// in the same index gap, and the two inserts deadlock (error 1213).
+// ErrLimitReached rolls the write and the insert back.
+func (cs criticalSection) limitHeld(ctx context.Context, tx *gorm.DB) error {
+	if cs.sale.PerUserLimit <= 0 {
+		return nil
+	}
+	n, err := inventory.CountUserOrdersLatest(ctx, tx, cs.sale.ID, cs.userID)
+	if err != nil {
+		return err
+	}
+	if n > int64(cs.sale.PerUserLimit) { // n counts our own order
+		return ErrLimitReached
+	}
+	return nil
 }
