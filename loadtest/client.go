@@ -44,6 +44,11 @@ type strategyInfo struct {
 	Safe        bool     `json:"safe"`
 	Renews      bool     `json:"renews"` // the lease renews itself (a watchdog); absent from older shops
 	Available   bool     `json:"available"`
+	// Tokens: the lease carries a fencing token; Expiry: what frees a dead
+	// holder's lock (ttl, session, connection, none...). Absent from older shops.
+	Tokens   bool              `json:"tokens"`
+	Expiry   string            `json:"expiry"`
+	Backends map[string]string `json:"backends"`
 }
 
 // saleRequest is the body of POST /api/sales.

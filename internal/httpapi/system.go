@@ -37,6 +37,11 @@ type strategyView struct {
 	Safe        bool     `json:"safe"`
 	// Renews says the lease renews itself, so a sale may turn its watchdog off.
 	Renews bool `json:"renews"`
+	// Tokens says the lease carries a fencing token, so a sale may fence.
+	Tokens bool `json:"tokens"`
+	// Expiry says what frees a dead holder's lock (ttl, session, connection,
+	// none, ...): whether a stalled holder can outlive its lock.
+	Expiry string `json:"expiry"`
 	// Available says this replica has every backend the strategy needs, and
 	// each answers now.
 	Available bool `json:"available"`
@@ -58,7 +63,7 @@ func (s *Server) strategies(c *gin.Context) {
 			states[string(n)] = backends.State(n).State
 		}
 		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
-			Safe: st.Safe, Renews: st.Renews, Available: st.Available(backends) == nil, Backends: states})
+			Safe: st.Safe, Renews: st.Renews, Tokens: st.Tokens, Expiry: string(st.Expiry), Available: st.Available(backends) == nil, Backends: states})
 	}
 	c.JSON(http.StatusOK, out)
 }
