@@ -9,6 +9,8 @@
 //	                (agent.go, agent_lesson.go)
 //	loadtest scenario  replay a seed pitfall with faults: predicted vs
 //	                observed, PASS when they agree (scenario*.go)
+//	loadtest chaos  a Jepsen-style run: random seeded faults, then the
+//	                database checked against every answer (chaos*.go)
 //
 // This file only dispatches subcommands; each one parses its own flags with
 // its own flag.FlagSet.
@@ -39,6 +41,9 @@ Commands:
             and running the lessons queued from the dashboard
   scenario  replay a seed pitfall (NAME, all or list) with faults: what the seed
             predicts, what the database shows, PASS when they agree
+  chaos     buyers on every safe strategy under a seeded, random schedule of faults
+            (process stops and kills, backend restarts, network latency and cuts);
+            the database checked against every answer; prints the seed to replay
 
 Run "loadtest <command> -h" for its flags.
 Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed
@@ -55,6 +60,7 @@ var commands = map[string]command{
 	"bench-report": benchReport, // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
 	"rate":         rate,        // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
 	"scenario":     scenarioCmd, // the seeds' pitfalls, predicted vs observed (scenario.go)
+	"chaos":        chaosCmd,    // seeded random faults, then the database checked (chaos*.go)
 }
 
 func main() {

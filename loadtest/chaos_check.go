@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+)
+
+// What a buyer knows about one order request.
+const (
+	ackOrder   = iota // 201 with an order id: the order must be in the database
+	ackRefused        // the shop said no (409, 503 or 4xx with its code): no order may exist
+	ackUnknown        // no answer, a timeout or a 5xx: the order may or may not exist
+)
+
+// chaosConfig is one strategy with or without fencing, and its sales.
+type chaosConfig struct {
+	Strategy string
+	Fencing  bool
+	// MustHold: the invariants are asserted, not only counted: fenced
+	// lock strategies and the ones whose safety does not rest on a lease
+	// outliving its holder (lock-free, db-pessimistic).
+	MustHold bool
+
+	create  sync.Mutex // held while a sold-out sale is replaced
+	mu      sync.Mutex
+	current uint64 // the sale buyers order from now
+	sales   []uint64
+	ledger  map[uint64]map[string]*userLedger // sale -> user -> answers
+	kinds   map[string]int64                  // answer kinds, for the table
+	hist    *hdrhistogram.Histogram           // latency of every answer, µs
+}
+
+func (c *chaosConfig) name() string {
+	if c.Fencing {
+		return c.Strategy + "+fencing"
+	}
+	return c.Strategy
+}
+
+// userLedger is one user's answers on one sale.
+type userLedger struct {
+	acked   map[uint64]bool // order ids answered 201
+	unknown int             // requests without a definite answer
+}
+
+// record notes one answer.
+func (c *chaosConfig) record(sale uint64, user string, ack int, orderID uint64, kind string, took time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ledger[sale] == nil {
+		c.ledger[sale] = map[string]*userLedger{}
+	}
+	u := c.ledger[sale][user]
+	if u == nil {
+		u = &userLedger{acked: map[uint64]bool{}}
+		c.ledger[sale][user] = u
+	}
+	switch ack {
+	case ackOrder:
+		u.acked[orderID] = true
+	case ackUnknown:
+		u.unknown++
+	}
+	c.kinds[kind]++
+	_ = c.hist.RecordValue(max(took.Microseconds(), 1))
+}
+
+// chaosOrder is one POST of an order: what the buyer learnt.
+func (c *client) chaosOrder(ctx context.Context, ordersURL, userID string) (ack int, orderID uint64, kind string) {
+	body := `{"user_id":"` + userID + `"}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, strings.NewReader(body))
+	if err != nil {
+		return ackUnknown, 0, kindTransport
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return ackUnknown, 0, transportKind(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return ackUnknown, 0, kindTransport
+	}
+	if resp.StatusCode == http.StatusCreated {
+		var o struct {
+			ID uint64 `json:"order_id"`
+		}
+		if json.Unmarshal(raw, &o) != nil || o.ID == 0 {
+			return ackUnknown, 0, "bad_201"
+		}
+		return ackOrder, o.ID, kindOrder
+	}
+	var e apiErrorBody
+	_ = json.Unmarshal(raw, &e)
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusServiceUnavailable {
+		if validCode(e.Error) {
+			return ackRefused, 0, e.Error
+		}
+	}
+	return ackUnknown, 0, fmt.Sprintf("%s%d", kindHTTP, resp.StatusCode)
+}
+
+// chaosVerdict is what the database says about one configuration's sales.
+type chaosVerdict struct {
+	Sales, Sold                                   int64
+	Oversold, LostUpdates, Duplicates             int64
+	Missing, Phantom                              int64 // a 201 without its row; a row nobody was promised or left unsure
+	Violations, FencedWrites, Unknown, StoreDrift int64
+}
+
+// broken lists the invariants that do not hold (empty: all hold).
+func (v chaosVerdict) broken() []string {
+	var out []string
+	add := func(name string, n int64) {
+		if n != 0 {
+			out = append(out, fmt.Sprintf("%s %d", name, n))
+		}
+	}
+	add("oversold", v.Oversold)
+	add("lost updates", v.LostUpdates)
+	add("duplicates", v.Duplicates)
+	add("201 without order", v.Missing)
+	add("order without 201", v.Phantom)
+	return out
+}
+
+// check reads every sale of c from the database and compares it with what
+// the buyers were told.
+func (c *chaosConfig) check(ctx context.Context, store *inventory.Store) (chaosVerdict, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var v chaosVerdict
+	for _, id := range c.sales {
+		sale, err := store.GetSale(ctx, id)
+		if err != nil {
+			return v, fmt.Errorf("sale %d: %w", id, err)
+		}
+		view, err := store.View(ctx, sale)
+		if err != nil {
+			return v, fmt.Errorf("sale %d: %w", id, err)
+		}
+		v.Sales++
+		v.Sold += view.Sold
+		v.Oversold += view.Oversold
+		v.LostUpdates += view.LostUpdates
+		v.Duplicates += view.Duplicates
+		v.Violations += view.Violations
+		v.FencedWrites += sale.FencedWrites
+		var rows []inventory.Order
+		if err := store.DB().WithContext(ctx).Where("sale_id = ?", id).Find(&rows).Error; err != nil {
+			return v, fmt.Errorf("sale %d orders: %w", id, err)
+		}
+		byUser := map[string][]uint64{}
+		found := map[uint64]bool{}
+		for _, o := range rows {
+			byUser[o.UserID] = append(byUser[o.UserID], o.ID)
+			found[o.ID] = true
+		}
+		users := c.ledger[id]
+		for _, u := range users {
+			v.Unknown += int64(u.unknown)
+			for oid := range u.acked {
+				if !found[oid] {
+					v.Missing++
+				}
+			}
+		}
+		for user, ids := range byUser {
+			u := users[user]
+			if u == nil {
+				v.Phantom += int64(len(ids))
+				continue
+			}
+			var unpromised int64
+			for _, oid := range ids {
+				if !u.acked[oid] {
+					unpromised++
+				}
+			}
+			v.Phantom += max(0, unpromised-int64(u.unknown))
+		}
+	}
+	return v, nil
+}
+
+// storeDrift sums |store stock - database stock| over c's sales, as the
+// replicas report it (redis-lua-stock keeps its stock in Redis).
+func (c *chaosConfig) storeDrift(ctx context.Context, cl *client, targets []string) (int64, error) {
+	c.mu.Lock()
+	sales := append([]uint64(nil), c.sales...)
+	c.mu.Unlock()
+	var drift int64
+	for _, id := range sales {
+		v, _, err := cl.settledSale(ctx, targets, id)
+		if err != nil {
+			return 0, err
+		}
+		// -1: the store lost it (a Redis restart); the next order rebuilds it.
+		if v.StoreStock != nil && *v.StoreStock >= 0 {
+			d := *v.StoreStock - v.Stock
+			drift += max(d, -d)
+		}
+	}
+	return drift, nil
+}
+
+// errNoSale: a configuration could not open a sale (its strategy refused).
+var errNoSale = errors.New("no sale")

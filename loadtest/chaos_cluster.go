@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/seckill-lab/seckill/internal/config"
+)
+
+// cluster is the chaos run's own replicas: `shop serve` processes whose
+// every backend connection goes through a toxiproxy proxy of this process
+// (one per replica and backend, so one replica can be cut off alone), with
+// faults on. A replica that dies (kill_process) is started again.
+type cluster struct {
+	shop     string // the shop binary
+	logDir   string
+	env      []string // common environment of the replicas
+	stderr   io.Writer
+	proxies  *toxiproxy.ApiServer
+	replicas []*replica
+
+	mu       sync.Mutex
+	stopping bool
+	wg       sync.WaitGroup
+}
+
+// replica is one shop process of the cluster.
+type replica struct {
+	name    string
+	addr    string // host:port it serves on
+	url     string
+	proxies map[string]*netProxy // backend name -> its proxy
+	env     []string
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	restarts int
+}
+
+// netProxy is one replica's proxy to one backend; cuts may overlap, so
+// they are counted and the proxy comes back when the last one ends.
+type netProxy struct {
+	p    *toxiproxy.Proxy
+	mu   sync.Mutex
+	cuts int
+}
+
+// backendAddrs are the real backends the proxies lead to.
+type backendAddrs struct {
+	Redis   string
+	Redlock []string
+	ZK      string
+}
+
+// backendNames lists the proxied backends, as fault events name them.
+func (b backendAddrs) backendNames() []string {
+	var out []string
+	if b.Redis != "" {
+		out = append(out, "redis")
+	}
+	for i := range b.Redlock {
+		out = append(out, fmt.Sprintf("redlock-%d", i+1))
+	}
+	if b.ZK != "" {
+		out = append(out, "zookeeper")
+	}
+	return out
+}
+
+func (b backendAddrs) upstream(name string) string {
+	switch {
+	case name == "redis":
+		return b.Redis
+	case name == "zookeeper":
+		return b.ZK
+	default:
+		var i int
+		fmt.Sscanf(name, "redlock-%d", &i)
+		return b.Redlock[i-1]
+	}
+}
+
+// startCluster starts n replicas over the backends, each behind its own
+// proxies, and waits until every one answers /healthz.
+func startCluster(ctx context.Context, n int, shop, logDir, dsn, token string, b backendAddrs, stderr io.Writer) (*cluster, error) {
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, err
+	}
+	c := &cluster{shop: shop, logDir: logDir, stderr: stderr,
+		proxies: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())}
+	c.env = append(os.Environ(), config.EnvMySQLDSN+"="+dsn, config.EnvFaults+"=on", config.EnvAdminToken+"="+token)
+	for i := 0; i < n; i++ {
+		r, err := c.newReplica(i, b)
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		c.replicas = append(c.replicas, r)
+		if err := c.start(r); err != nil {
+			c.stop()
+			return nil, err
+		}
+	}
+	for _, r := range c.replicas {
+		if err := waitHealthy(ctx, r.url, 90*time.Second); err != nil {
+			c.stop()
+			return nil, fmt.Errorf("%s: %w (log %s)", r.name, err, c.logPath(r))
+		}
+	}
+	return c, nil
+}
+
+func (c *cluster) newReplica(i int, b backendAddrs) (*replica, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	r := &replica{name: fmt.Sprintf("shop-%d", i+1), addr: addr, url: "http://" + addr, proxies: map[string]*netProxy{}}
+	listen := map[string]string{}
+	for _, name := range b.backendNames() {
+		p := toxiproxy.NewProxy(c.proxies, r.name+"-"+name, "127.0.0.1:0", b.upstream(name))
+		if err := c.proxies.Collection.Add(p, true); err != nil {
+			return nil, fmt.Errorf("proxy %s -> %s: %w", p.Name, p.Upstream, err)
+		}
+		r.proxies[name] = &netProxy{p: p}
+		listen[name] = p.Listen
+	}
+	var redlock []string
+	for i := range b.Redlock {
+		redlock = append(redlock, listen[fmt.Sprintf("redlock-%d", i+1)])
+	}
+	r.env = []string{config.EnvHTTPAddr + "=" + addr, "SECKILL_REPLICA_ID=chaos-" + r.name,
+		config.EnvRedisAddr + "=" + listen["redis"], config.EnvRedlockAddrs + "=" + strings.Join(redlock, ","),
+		config.EnvZKServers + "=" + listen["zookeeper"]}
+	return r, nil
+}
+
+func (c *cluster) logPath(r *replica) string { return filepath.Join(c.logDir, r.name+".log") }
+
+// start runs r's process and watches it: when it exits while the run goes
+// on (kill_process), it is started again on the same port.
+func (c *cluster) start(r *replica) error {
+	logf, err := os.OpenFile(c.logPath(r), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(c.shop, "serve")
+	cmd.Env = append(append([]string{}, c.env...), r.env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("starting %s (%s serve): %w", r.name, c.shop, err)
+	}
+	r.mu.Lock()
+	r.cmd = cmd
+	r.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		err := cmd.Wait()
+		logf.Close()
+		c.mu.Lock()
+		stopping := c.stopping
+		c.mu.Unlock()
+		if stopping {
+			return
+		}
+		r.mu.Lock()
+		r.restarts++
+		r.mu.Unlock()
+		fmt.Fprintf(c.stderr, "chaos: %s exited (%v); starting it again\n", r.name, err)
+		// The port may linger a moment in the kernel; retry the start.
+		for i := 0; i < 50; i++ {
+			if err := c.start(r); err == nil {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		fmt.Fprintf(c.stderr, "chaos: %s could not be restarted\n", r.name)
+	}()
+	return nil
+}
+
+// pid is r's current process id.
+func (r *replica) pid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cmd.Process.Pid
+}
+
+// restartCount is how many times the run started r again.
+func (r *replica) restartCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.restarts
+}
+
+// urls are the replicas' base URLs.
+func (c *cluster) urls() []string {
+	out := make([]string, len(c.replicas))
+	for i, r := range c.replicas {
+		out[i] = r.url
+	}
+	return out
+}
+
+// waitAllHealthy waits until every replica answers /healthz again (after the
+// faults: a restarted or stopped one comes back).
+func (c *cluster) waitAllHealthy(ctx context.Context) error {
+	for _, r := range c.replicas {
+		if err := waitHealthy(ctx, r.url, 90*time.Second); err != nil {
+			return fmt.Errorf("%s: %w (log %s)", r.name, err, c.logPath(r))
+		}
+	}
+	return nil
+}
+
+// stop stops the replicas (SIGINT, then SIGKILL after 20 s; SIGCONT first,
+// in case one is stopped) and the proxies.
+func (c *cluster) stop() {
+	c.mu.Lock()
+	c.stopping = true
+	c.mu.Unlock()
+	for _, r := range c.replicas {
+		r.mu.Lock()
+		cmd := r.cmd
+		r.mu.Unlock()
+		if cmd != nil && cmd.Process != nil {
+			_ = cmd.Process.Signal(syscall.SIGCONT)
+			_ = cmd.Process.Signal(os.Interrupt)
+			p := cmd.Process
+			t := time.AfterFunc(20*time.Second, func() { _ = p.Kill() })
+			defer t.Stop()
+		}
+	}
+	c.wg.Wait()
+	for _, r := range c.replicas {
+		for _, np := range r.proxies {
+			np.p.Stop()
+		}
+	}
+}
+
+// cut resets the proxy's connections and refuses new ones for d.
+func (np *netProxy) cut(ctx context.Context, d time.Duration) {
+	np.mu.Lock()
+	np.cuts++
+	if np.cuts == 1 {
+		np.p.Stop()
+	}
+	np.mu.Unlock()
+	sleepCtx(ctx, d)
+	np.mu.Lock()
+	np.cuts--
+	if np.cuts == 0 {
+		if err := np.p.Start(); err != nil && !errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
+			// The port was taken meanwhile: nothing to do but say so.
+			fmt.Fprintf(os.Stderr, "chaos: proxy %s did not come back: %v\n", np.p.Name, err)
+		}
+	}
+	np.mu.Unlock()
+}
+
+// toxic adds a toxic (latency, or timeout 0: a black hole) for d, both ways.
+func (np *netProxy) toxic(ctx context.Context, name, kind string, attrs string, d time.Duration) error {
+	var added []string
+	for _, stream := range []string{"upstream", "downstream"} {
+		js := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, name+"-"+stream, kind, stream, attrs)
+		if _, err := np.p.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
+			for _, n := range added {
+				_ = np.p.Toxics.RemoveToxic(context.Background(), n)
+			}
+			return err
+		}
+		added = append(added, name+"-"+stream)
+	}
+	sleepCtx(ctx, d)
+	for _, n := range added {
+		_ = np.p.Toxics.RemoveToxic(context.Background(), n)
+	}
+	return nil
+}
+
+// sleepCtx sleeps d, or less if ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// freeAddr is a loopback address with a port nobody listens on now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitHealthy polls url/healthz until it answers 200.
+func waitHealthy(ctx context.Context, url string, bound time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	hc := &http.Client{Timeout: 2 * time.Second}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/healthz", nil)
+		if resp, err := hc.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not healthy at %s/healthz within %v", url, bound)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// nemesis injects a planned schedule of faults into the run's replicas.
+type nemesis struct {
+	c        *client
+	targets  []string
+	cluster  *cluster // nil when the run attacks replicas it did not start
+	saleOf   func(config int) uint64
+	out      io.Writer
+	outMu    *sync.Mutex
+	start    time.Time
+	mu       sync.Mutex
+	injected map[string]int // kind -> faults that took effect
+	missed   map[string]int // kind -> faults the target refused or did not answer
+	wg       sync.WaitGroup
+}
+
+// run injects every event at its time, each in its own goroutine (a
+// stopped replica must not hold the schedule up), and returns once every
+// fault has ended.
+func (n *nemesis) run(ctx context.Context, plan []faultEvent) {
+	for _, e := range plan {
+		sleepCtx(ctx, time.Until(n.start.Add(e.At)))
+		if ctx.Err() != nil {
+			break
+		}
+		n.wg.Add(1)
+		go func(e faultEvent) {
+			defer n.wg.Done()
+			n.say("  [%6.1fs] %s\n", e.At.Seconds(), e)
+			err := n.inject(ctx, e)
+			n.mu.Lock()
+			if err != nil {
+				n.missed[e.Kind]++
+			} else {
+				n.injected[e.Kind]++
+			}
+			n.mu.Unlock()
+			if err != nil {
+				n.say("  [%6.1fs] %s: not injected: %v\n", time.Since(n.start).Seconds(), e, err)
+			}
+		}(e)
+	}
+	n.wg.Wait()
+}
+
+// say prints one whole line among the other goroutines' lines.
+func (n *nemesis) say(format string, a ...any) {
+	n.outMu.Lock()
+	defer n.outMu.Unlock()
+	fmt.Fprintf(n.out, format, a...)
+}
+
+// inject applies one fault and, for the network ones, waits until it has
+// healed.
+func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
+	target := n.targets[e.Replica]
+	ms := int(e.For.Milliseconds())
+	switch e.Kind {
+	case chaosPauseHolder:
+		return n.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms})
+	case chaosStopProcess:
+		return n.fault(ctx, target, map[string]any{"kind": "stop_process", "ms": ms})
+	case chaosKillProcess:
+		return n.fault(ctx, target, map[string]any{"kind": "kill_process", "ms": ms})
+	case chaosRestartRedis:
+		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": "redis"})
+	case chaosRestartMstr:
+		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": e.Backend})
+	case chaosExpireZK:
+		return n.fault(ctx, target, map[string]any{"kind": "expire_zk_session"})
+	case chaosSlowDB:
+		return n.fault(ctx, target, map[string]any{"kind": "slow_db", "ms": ms, "sale_id": n.saleOf(e.Config)})
+	}
+	np := n.cluster.replicas[e.Replica].proxies[e.Backend]
+	if np == nil {
+		return fmt.Errorf("no proxy for %s", e.Backend)
+	}
+	switch e.Kind {
+	case chaosNetCut:
+		np.cut(ctx, e.For)
+		return nil
+	case chaosNetLatency:
+		return np.toxic(ctx, fmt.Sprintf("lat-%d", e.At), "latency",
+			fmt.Sprintf(`{"latency":%d,"jitter":%d}`, e.Latency.Milliseconds(), e.Latency.Milliseconds()/4), e.For)
+	case chaosNetBlackhole:
+		return np.toxic(ctx, fmt.Sprintf("hole-%d", e.At), "timeout", `{"timeout":0}`, e.For)
+	}
+	return fmt.Errorf("unknown fault kind %q", e.Kind)
+}
+
+// fault is POST target/api/faults, bounded: a stopped replica answers late.
+func (n *nemesis) fault(ctx context.Context, target string, body map[string]any) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var out map[string]any
+	_, err := n.c.callJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	return err
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The chaos run's fault kinds. The first ones are the lab's own faults
+// (POST /api/faults on a replica); the net_ ones act on the TCP proxy
+// between one replica and one backend.
+const (
+	chaosPauseHolder  = "pause_holder"      // a holder stalls after its Lost() check, past the TTL
+	chaosStopProcess  = "stop_process"      // SIGSTOP the whole replica (watchdogs too)
+	chaosKillProcess  = "kill_process"      // SIGKILL the replica; the run restarts it
+	chaosRestartRedis = "restart_redis"     // node redis: every key lost
+	chaosRestartMstr  = "restart_redlock"   // one RedLock master restarted
+	chaosExpireZK     = "expire_zk_session" // the replica's ZooKeeper session expired
+	chaosSlowDB       = "slow_db"           // a transaction holds a sale row
+	chaosNetLatency   = "net_latency"       // replica <-> backend latency
+	chaosNetCut       = "net_cut"           // replica <-> backend connections reset, new ones refused
+	chaosNetBlackhole = "net_blackhole"     // replica <-> backend bytes dropped (a partition that does not say so)
+)
+
+// chaosKinds lists every kind, in the order the tables print them.
+var chaosKinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
+	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole}
+
+// ownedOnly are the kinds that need replicas the run started itself: a
+// killed one must be restarted, and a network fault needs the run's proxy
+// between the replica and its backends.
+var ownedOnly = map[string]bool{chaosKillProcess: true, chaosNetLatency: true, chaosNetCut: true, chaosNetBlackhole: true}
+
+// faultEvent is one planned fault. The plan is a pure function of the seed
+// and the run's shape (planFaults), so the same flags replay it exactly.
+type faultEvent struct {
+	At      time.Duration // from the start of the load
+	Kind    string
+	Replica int           // index into the replicas
+	For     time.Duration // how long the fault lasts (0: instant)
+	Backend string        // net_*: redis, redlock-N or zookeeper; restart_redlock: redlock-N
+	Config  int           // slow_db: which configuration's current sale
+	Latency time.Duration // net_latency
+}
+
+func (e faultEvent) String() string {
+	s := fmt.Sprintf("%-17s shop-%d", e.Kind, e.Replica+1)
+	switch {
+	case e.Kind == chaosNetLatency:
+		s += fmt.Sprintf(" <-> %s +%v", e.Backend, e.Latency)
+	case strings.HasPrefix(e.Kind, "net_"):
+		s += " <-> " + e.Backend
+	case e.Kind == chaosRestartMstr:
+		s += " " + e.Backend
+	case e.Kind == chaosSlowDB:
+		s += fmt.Sprintf(" config %d", e.Config+1)
+	}
+	if e.For > 0 {
+		s += fmt.Sprintf(" for %v", e.For)
+	}
+	return s
+}
+
+// planShape is what a plan depends on besides the seed.
+type planShape struct {
+	Duration   time.Duration
+	Replicas   int
+	Configs    int
+	Kinds      []string // the kinds this run may inject
+	Backends   []string // proxied backends of a replica: redis, redlock-1.., zookeeper
+	RedlockN   int
+	TTL        time.Duration // the locks' TTL: stalls are drawn past it
+	MeanGap    time.Duration // mean time between two faults
+	QuietStart time.Duration // no fault before (the buyers warm up)
+	QuietEnd   time.Duration // nor this close to the end (what was broken heals before the check)
+}
+
+// planFaults draws the schedule: exponential gaps (a Poisson process of
+// faults), a kind chosen uniformly, and each kind's parameters. Stalls are
+// drawn from 1.5 TTL to max(6 TTL, 5 s), so that they outlive the lock and
+// some outlive a ZooKeeper session (4 s); network faults last 0.5 to 5 s.
+func planFaults(seed uint64, sh planShape) []faultEvent {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	if len(sh.Kinds) == 0 || sh.Replicas == 0 {
+		return nil
+	}
+	between := func(lo, hi time.Duration) time.Duration {
+		return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+	}
+	var out []faultEvent
+	end := sh.Duration - sh.QuietEnd
+	for at := sh.QuietStart; ; {
+		at += time.Duration(r.ExpFloat64() * float64(sh.MeanGap))
+		if at >= end {
+			break
+		}
+		e := faultEvent{At: at.Round(time.Millisecond), Kind: sh.Kinds[r.IntN(len(sh.Kinds))], Replica: r.IntN(sh.Replicas)}
+		stall := between(sh.TTL*3/2, max(sh.TTL*6, 5*time.Second))
+		switch e.Kind {
+		case chaosPauseHolder, chaosStopProcess:
+			e.For = stall
+		case chaosKillProcess:
+			e.For = between(0, time.Second) // when, after the call, the replica dies
+		case chaosRestartMstr:
+			e.Backend = fmt.Sprintf("redlock-%d", 1+r.IntN(max(sh.RedlockN, 1)))
+		case chaosSlowDB:
+			e.Config, e.For = r.IntN(max(sh.Configs, 1)), between(500*time.Millisecond, 3*time.Second)
+		case chaosNetLatency, chaosNetCut, chaosNetBlackhole:
+			e.Backend = sh.Backends[r.IntN(len(sh.Backends))]
+			e.For = between(500*time.Millisecond, 5*time.Second)
+			if e.Kind == chaosNetLatency {
+				e.Latency = between(50*time.Millisecond, time.Second).Round(time.Millisecond)
+			}
+		}
+		e.For = e.For.Round(time.Millisecond)
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
+}
