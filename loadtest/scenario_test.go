@@ -16,17 +16,16 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// faultyShops sets the environment the scenario shops inherit: faults on, a
-// lock wait short enough for the "B times out" halves, and Redis servers of
-// the test's own (restart_redis must not touch the shared ones other
-// packages' tests are using at the same time).
-func faultyShops(t *testing.T) {
+// faultyShops is the environment of the scenario shops: faults on, a lock
+// wait short enough for the "B times out" halves, and Redis servers of the
+// test's own (restart_redis must not touch the shared ones other packages'
+// tests are using at the same time). An option of startShop, not t.Setenv,
+// so that TestScenarios can run in parallel with TestChaos.
+func faultyShops(t *testing.T) shopOpt {
 	t.Helper()
 	addrs := testenv.PrivateRedis(t, 4)
-	t.Setenv(config.EnvFaults, "on")
-	t.Setenv(config.EnvRedisAddr, addrs[0])
-	t.Setenv(config.EnvRedlockAddrs, strings.Join(addrs[1:], ","))
-	t.Setenv("SECKILL_LOCK_WAIT", "7s")
+	return withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
+		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s")
 }
 
 // TestScenarios runs `loadtest scenario all` against two real shop replicas
@@ -34,8 +33,9 @@ func faultyShops(t *testing.T) {
 // (the unsafe setup broke the invariant, the fix held it) from the database.
 // The last one (zk-dead-holder) kills the first replica.
 func TestScenarios(t *testing.T) {
-	faultyShops(t)
-	a, b := startShop(t, allowKill), startShop(t)
+	t.Parallel()
+	env := faultyShops(t)
+	a, b := startShop(t, env, allowKill), startShop(t, env)
 	code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, "all")
 	t.Logf("\n%s", stdout)
 	if code != exitOK {
@@ -60,9 +60,9 @@ func TestScenarios(t *testing.T) {
 // A lesson queued through the API (as the dashboard does) is run by a real
 // `loadtest agent` and its verdict lands in the database.
 func TestLessonThroughAgent(t *testing.T) {
-	faultyShops(t)
+	env := faultyShops(t)
 	t.Setenv(config.EnvAdminToken, testToken) // the agent's token for sales and faults
-	shop := startShop(t)
+	shop := startShop(t, env)
 	db := testenv.DB(t, "loadtest")
 	if err := db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'").Error; err != nil {
 		t.Fatal(err)

@@ -155,7 +155,7 @@ func startShop(t *testing.T, opts ...shopOpt) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), config.EnvMySQLDSN+"="+dsn, config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"="+testToken)
+	cmd.Env = append(append(os.Environ(), o.env...), config.EnvMySQLDSN+"="+dsn, config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"="+testToken)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -192,13 +192,17 @@ func startShop(t *testing.T, opts ...shopOpt) string {
 
 // shopOpts are startShop's options.
 type shopOpts struct {
-	allowKill bool // a scenario may SIGKILL this shop (kill_process)
+	allowKill bool     // a scenario may SIGKILL this shop (kill_process)
+	env       []string // NAME=value pairs over the test's environment
 }
 
 type shopOpt func(*shopOpts)
 
 // allowKill accepts a shop that died of SIGKILL before the cleanup.
 func allowKill(o *shopOpts) { o.allowKill = true }
+
+// withEnv adds NAME=value pairs to the shop's environment.
+func withEnv(kv ...string) shopOpt { return func(o *shopOpts) { o.env = append(o.env, kv...) } }
 
 // killed says whether cmd (waited for) died of SIGKILL.
 func killed(cmd *exec.Cmd) bool {
