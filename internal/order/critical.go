@@ -24,6 +24,10 @@ type criticalSection struct {
 	db      *gorm.DB
 	pause   time.Duration // injected stall before the write (PauseNextSection)
 	paused  *atomic.Int64 // sections inside their injected stall, for PausedSections
+	// recount: nothing serialises this buyer's read with the other buyers'
+	// writes (a conditional decrement, a reserved unit), so the per-user
+	// limit is counted again after the insert (limitHeld).
+	recount bool
 }
 
 // runLocked runs the section under a held lease.
@@ -82,6 +86,9 @@ func (cs criticalSection) claimFence(ctx context.Context, db *gorm.DB, token uin
 // runLockFree runs the section for a strategy that makes the write safe
 // itself; CAS conflicts are retried from the read, up to MaxRetries.
 func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockFree, retries *int) (inventory.Order, error) {
+	// A CAS write fails if any order committed since the read (it bumped the
+	// version), so only the conditional write needs the recount.
+	cs.recount = lf.StockWrite() == lockstrategy.WriteConditional
 	for attempt := 0; ; attempt++ {
 		o, err := cs.inNewTx(ctx, 0, func(tx *gorm.DB, row inventory.StockRow) error {
 			if lf.StockWrite() == lockstrategy.WriteConditional {
@@ -119,6 +126,7 @@ const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
 // the unit goes back, so the two stocks agree. If the database had no unit
 // left, the store's stock is above the truth and is zeroed instead.
 func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reserver, key string, undoTimeout time.Duration) (inventory.Order, error) {
+	cs.recount = true
 	r, ok, err := rs.Reserve(ctx, key)
 	if err != nil {
 		return inventory.Order{}, asBackendDown(err)
@@ -183,7 +191,7 @@ func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, w
 	if row.Stock <= 0 {
 		return inventory.Order{}, ErrSoldOut
 	}
-	if cs.sale.PerUserLimit > 0 { // early refusal only: the check that holds is limitHeld
+	if cs.sale.PerUserLimit > 0 { // enough where the lock, the CAS or the row lock serialises buyers; else see limitHeld
 		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
 		if err != nil {
 			return inventory.Order{}, err
@@ -204,8 +212,10 @@ func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, w
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}
-	if err := cs.limitHeld(ctx, tx); err != nil {
-		return inventory.Order{}, err
+	if cs.recount {
+		if err := cs.limitHeld(ctx, tx); err != nil {
+			return inventory.Order{}, err
+		}
 	}
 	return o, nil
 }
