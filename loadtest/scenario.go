@@ -216,6 +216,25 @@ func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error)
 	return v, err
 }
 
+// quiescent reads the sale until two reads a second apart agree on sold and
+// stock (60 s at most): buyers whose requests timed out on the client side
+// may still be inside the shop, and a read between an order's commit and the
+// count would show a lost update that is not there.
+func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (saleView, error) {
+	prev, err := sc.settled(ctx, id)
+	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
+		if err := wait(ctx, time.Second); err != nil {
+			return prev, err
+		}
+		var v saleView
+		if v, err = sc.settled(ctx, id); err == nil && v.Sold == prev.Sold && v.Stock == prev.Stock {
+			return v, nil
+		}
+		prev = v
+	}
+	return prev, err
+}
+
 func describe(v saleView) string {
 	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d",
 		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites)

@@ -126,7 +126,7 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 			return "", false, err
 		}
 		kinds, took := sc.burst(ctx, v.ID, 64, "o")
-		got, err := sc.settled(ctx, v.ID)
+		got, err := sc.quiescent(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
@@ -135,15 +135,20 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 			return "", false, err
 		}
 		retries := after - before
-		held := got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0 && got.Sold == 50
+		// Held: nothing broken, and every 201 has its order. Not "all 50
+		// sold": on a loaded machine 64-way CAS contention can keep buyers
+		// retrying past the client's timeout, which is the lesson's point,
+		// not a break.
+		held := got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0 &&
+			got.Sold >= int64(kinds[kindOrder]) && got.Sold > 0
 		if strategy == "db-optimistic" {
 			pass = pass && held && retries+int64(kinds["conflict"]) > 0
 		} else {
 			pass = pass && held && retries == 0 && kinds["conflict"] == 0
 		}
 		rate := float64(kinds[kindOrder]) / took.Seconds()
-		parts = append(parts, fmt.Sprintf("%s: %d ordered in %d ms (%.0f orders/s), %d CAS retries, %d conflict answers; %s",
-			strategy, kinds[kindOrder], took.Milliseconds(), rate, retries, kinds["conflict"], describe(got)))
+		parts = append(parts, fmt.Sprintf("%s: %d ordered in %d ms (%.0f orders/s), %d CAS retries, %d conflict answers, %d timed out; %s",
+			strategy, kinds[kindOrder], took.Milliseconds(), rate, retries, kinds["conflict"], kinds[kindTimeout], describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
