@@ -225,7 +225,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	start := time.Now()
 	loadCtx, cancel := context.WithTimeout(ctx, f.duration)
 	defer cancel()
-	nem := &nemesis{c: c, targets: targets, cluster: cl, out: stdout, outMu: outMu, start: start,
+	nem := &nemesis{c: c, targets: targets, cluster: cl, out: stdout, outMu: outMu, start: start, planned: len(plan),
 		injected: map[string]int{}, missed: map[string]int{},
 		saleOf: func(i int) uint64 { return configs[i].currentSale() }}
 	var wg sync.WaitGroup
@@ -510,9 +510,19 @@ func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosV
 			}
 		}
 	}
+	n.mu.Lock()
+	injected := 0
+	for _, v := range n.injected {
+		injected += v
+	}
+	n.mu.Unlock()
+	if injected == 0 && n.planned > 0 {
+		fmt.Fprintf(out, "no fault took effect (are the replicas running with %s=on?): the run proved nothing\n", config.EnvFaults)
+		code = exitFail
+	}
 	fmt.Fprintf(out, "\nseed %d; replay this schedule: %s\n", f.seed, f.replay())
 	if code != exitOK {
-		fmt.Fprintln(out, "chaos: FAIL: an invariant of an asserted configuration broke (see VERDICT)")
+		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, or no fault took effect (see above)")
 	} else {
 		fmt.Fprintln(out, "chaos: every asserted invariant held")
 	}

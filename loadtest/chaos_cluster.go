@@ -47,9 +47,10 @@ type replica struct {
 	proxies map[string]*netProxy // backend name -> its proxy
 	env     []string
 
-	mu       sync.Mutex
-	cmd      *exec.Cmd
-	restarts int
+	mu         sync.Mutex
+	cmd        *exec.Cmd
+	restarts   int
+	quickExits int // exits within 2 s of a start, in a row
 }
 
 // netProxy is one replica's proxy to one backend; cuts may overlap, so
@@ -153,7 +154,9 @@ func (c *cluster) newReplica(i int, b backendAddrs) (*replica, error) {
 func (c *cluster) logPath(r *replica) string { return filepath.Join(c.logDir, r.name+".log") }
 
 // start runs r's process and watches it: when it exits while the run goes
-// on (kill_process), it is started again on the same port.
+// on (kill_process), it is started again on the same port. A replica that
+// keeps dying at once (its port taken, the database gone) is given up after
+// 10 tries in a row rather than respawned for ever.
 func (c *cluster) start(r *replica) error {
 	logf, err := os.OpenFile(c.logPath(r), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -162,7 +165,16 @@ func (c *cluster) start(r *replica) error {
 	cmd := exec.Command(c.shop, "serve")
 	cmd.Env = append(append([]string{}, c.env...), r.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	// Under c.mu: stop either sees this process in r.cmd or this start sees
+	// stopping, never neither (a process nobody stops would hang stop).
+	c.mu.Lock()
+	if c.stopping {
+		c.mu.Unlock()
+		logf.Close()
+		return errStopping
+	}
 	if err := cmd.Start(); err != nil {
+		c.mu.Unlock()
 		logf.Close()
 		return fmt.Errorf("starting %s (%s serve): %w", r.name, c.shop, err)
 	}
@@ -170,6 +182,8 @@ func (c *cluster) start(r *replica) error {
 	r.cmd = cmd
 	r.mu.Unlock()
 	c.wg.Add(1)
+	c.mu.Unlock()
+	started := time.Now()
 	go func() {
 		defer c.wg.Done()
 		err := cmd.Wait()
@@ -182,11 +196,21 @@ func (c *cluster) start(r *replica) error {
 		}
 		r.mu.Lock()
 		r.restarts++
+		if time.Since(started) < 2*time.Second {
+			r.quickExits++
+		} else {
+			r.quickExits = 0
+		}
+		quick := r.quickExits
 		r.mu.Unlock()
+		if quick >= 10 {
+			fmt.Fprintf(c.stderr, "chaos: %s died at start 10 times in a row (%v); not restarting it (log %s)\n", r.name, err, c.logPath(r))
+			return
+		}
 		fmt.Fprintf(c.stderr, "chaos: %s exited (%v); starting it again\n", r.name, err)
-		// The port may linger a moment in the kernel; retry the start.
 		for i := 0; i < 50; i++ {
-			if err := c.start(r); err == nil {
+			err := c.start(r)
+			if err == nil || errors.Is(err, errStopping) {
 				return
 			}
 			time.Sleep(200 * time.Millisecond)
@@ -196,12 +220,8 @@ func (c *cluster) start(r *replica) error {
 	return nil
 }
 
-// pid is r's current process id.
-func (r *replica) pid() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cmd.Process.Pid
-}
+// errStopping: the run is stopping its replicas; none is started.
+var errStopping = errors.New("chaos: stopping")
 
 // restartCount is how many times the run started r again.
 func (r *replica) restartCount() int {

@@ -19,6 +19,7 @@ type nemesis struct {
 	outMu    *sync.Mutex
 	start    time.Time
 	mu       sync.Mutex
+	planned  int            // faults in the plan
 	injected map[string]int // kind -> faults that took effect
 	missed   map[string]int // kind -> faults the target refused or did not answer
 	wg       sync.WaitGroup
