@@ -139,8 +139,9 @@ test('a redis run holds', async () => {
 async function checkComparison() {
   const none = page.locator('#t-compare tr[data-strategy="none"]');
   const redis = page.locator('#t-compare tr[data-strategy="redis"]');
-  await none.filter({ hasText: `#${noneID}:` }).waitFor({ timeout: 15_000 });
-  await redis.filter({ hasText: `#${redisID}:` }).waitFor({ timeout: 15_000 });
+  // Generous: on a loaded 2-core CI machine the table's refresh took longer than 15 s.
+  await none.filter({ hasText: `#${noneID}:` }).waitFor({ timeout: 60_000 });
+  await redis.filter({ hasText: `#${redisID}:` }).waitFor({ timeout: 60_000 });
   assert.equal(await none.locator('.verdict-cell').innerText(), 'OVERSOLD');
   assert.equal(await redis.locator('.verdict-cell').innerText(), 'holds');
   assert.equal(await none.locator('td').nth(0).innerText(), 'no'); // claimed safe: no
