@@ -289,7 +289,12 @@ function onRuns(list) {
   }
 }
 
-const loadComparison = () => fillComparison(state.strategies, state.safe, state.finishedSeen);
+// Until the API has answered with every finished run's figures (a loaded
+// replica can time out), ask again every 2.5 s, for a minute at most.
+const loadComparison = async (tries = 24) => {
+  const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen);
+  if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
+};
 
 // ---- start ------------------------------------------------------------------
 

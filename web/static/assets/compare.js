@@ -7,14 +7,22 @@ import { el, fmt, ms, verdictOf } from './dom.js';
 /**
  * loadComparison fills #t-compare. strategies orders the rows (the API's
  * order), safe maps a strategy to its claimed safety; seen collects the ids
- * of the finished runs it has shown.
+ * of the finished runs it has shown. It resolves false when the API did not
+ * answer or a finished run came without its figures: ask again later.
  */
 export async function loadComparison(strategies, safeOf, seen) {
   let runs;
-  try { runs = await getJSON('/api/runs', { timeoutMs: 10000 }); } catch { return; }
+  try { runs = await getJSON('/api/runs', { timeoutMs: 10000 }); } catch { return false; }
   const newest = new Map(); // strategy -> {run, step}: runs come newest first
+  let complete = true;
   for (const run of runs) {
-    if (run.status === 'done' || run.status === 'failed') seen.add(run.id);
+    // A finished run counts as seen only once every finished step came with
+    // its sale: a loaded replica may answer without one, and the caller
+    // then asks again instead of showing an older run for good.
+    const whole = run.steps.every((st) => st.status !== 'done' || st.sale);
+    if ((run.status === 'done' || run.status === 'failed') && !seen.has(run.id)) {
+      if (whole) seen.add(run.id); else complete = false;
+    }
     for (const step of run.steps) {
       if (step.status !== 'done' || !step.sale || newest.has(step.strategy)) continue;
       newest.set(step.strategy, { run, step });
@@ -24,7 +32,7 @@ export async function loadComparison(strategies, safeOf, seen) {
   const rows = [...newest.values()].sort((a, b) => order.indexOf(a.step.strategy) - order.indexOf(b.step.strategy));
   const tb = document.querySelector('#t-compare tbody');
   tb.replaceChildren();
-  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '12', text: 'no finished run yet' }))); return; }
+  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '12', text: 'no finished run yet' }))); return complete; }
   for (const { run, step } of rows) {
     const s = step.sale, c = step.client, sv = step.server || {};
     const v = verdictOf(s);
@@ -45,5 +53,6 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { text: step.limit ? fmt(step.limit.ratio, 2) : 'n/a (no lock)' }),
       el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}${cfg.watchdog === false ? ', no watchdog' : ''}` })));
   }
+  return complete;
 }
 
