@@ -48,6 +48,7 @@ type chaosFlags struct {
 	zk         string
 	adminToken string
 	logDir     string
+	nice       int
 }
 
 func parseChaosFlags(args []string, stderr io.Writer) (chaosFlags, error) {
@@ -74,6 +75,7 @@ func parseChaosFlags(args []string, stderr io.Writer) (chaosFlags, error) {
 	fs.StringVar(&f.zk, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers), "ZooKeeper of the run's shops, one server (env "+config.EnvZKServers+")")
 	fs.StringVar(&f.adminToken, "admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
+	fs.IntVar(&f.nice, "replica-nice", 0, "`niceness` (0-19) of the replicas the run starts: make test lowers them so the other tests keep their share of the CPU")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: loadtest chaos [flags]\n\nBuyers order on every safe strategy while a seeded schedule of faults runs;\n"+
 			"then the database is checked against every answer. Exit 1 when an invariant breaks.\n\n")
@@ -103,6 +105,8 @@ func parseChaosFlags(args []string, stderr io.Writer) (chaosFlags, error) {
 		return bad("-ttl-ms %d: want 100 to 10000", f.ttlMS)
 	case f.workMS < 0 || f.workMS > 1000:
 		return bad("-work-ms %d: want 0 to 1000", f.workMS)
+	case f.nice < 0 || f.nice > 19:
+		return bad("-replica-nice %d: want 0 to 19", f.nice)
 	case f.meanGap < 100*time.Millisecond:
 		return bad("-mean-gap %v: at least 100ms", f.meanGap)
 	}
@@ -188,7 +192,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			shop = filepath.Join(filepath.Dir(exe), "shop")
 		}
 		fmt.Fprintf(stdout, "starting %d shop replicas (%s) behind TCP proxies; logs in %s\n", f.replicas, shop, f.logDir)
-		cl, err = startCluster(ctx, f.replicas, shop, f.logDir, f.dsn, f.adminToken, backends, stderr)
+		cl, err = startCluster(ctx, f.replicas, f.nice, shop, f.logDir, f.dsn, f.adminToken, backends, stderr)
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 // faults on. A replica that dies (kill_process) is started again.
 type cluster struct {
 	shop     string // the shop binary
+	nice     int    // scheduling niceness of the replicas (0: as this process)
 	logDir   string
 	env      []string // common environment of the replicas
 	stderr   io.Writer
@@ -98,11 +100,11 @@ func (b backendAddrs) upstream(name string) string {
 
 // startCluster starts n replicas over the backends, each behind its own
 // proxies, and waits until every one answers /healthz.
-func startCluster(ctx context.Context, n int, shop, logDir, dsn, token string, b backendAddrs, stderr io.Writer) (*cluster, error) {
+func startCluster(ctx context.Context, n, nice int, shop, logDir, dsn, token string, b backendAddrs, stderr io.Writer) (*cluster, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, err
 	}
-	c := &cluster{shop: shop, logDir: logDir, stderr: stderr,
+	c := &cluster{shop: shop, nice: nice, logDir: logDir, stderr: stderr,
 		proxies: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())}
 	c.env = append(os.Environ(), config.EnvMySQLDSN+"="+dsn, config.EnvFaults+"=on", config.EnvAdminToken+"="+token)
 	for i := 0; i < n; i++ {
@@ -163,6 +165,9 @@ func (c *cluster) start(r *replica) error {
 		return err
 	}
 	cmd := exec.Command(c.shop, "serve")
+	if c.nice > 0 { // nice execs the shop: the pid stays the shop's
+		cmd = exec.Command("nice", "-n", strconv.Itoa(c.nice), c.shop, "serve")
+	}
 	cmd.Env = append(append([]string{}, c.env...), r.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Under c.mu: stop either sees this process in r.cmd or this start sees
