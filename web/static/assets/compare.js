@@ -12,7 +12,7 @@ import { el, fmt, ms, verdictOf } from './dom.js';
  */
 export async function loadComparison(strategies, safeOf, seen) {
   let runs;
-  try { runs = await getJSON('/api/runs', { timeoutMs: 10000 }); } catch { return false; }
+  try { runs = await getJSON('/api/runs', { timeoutMs: 30000 }); } catch { return false; }
   const newest = new Map(); // strategy -> {run, step}: runs come newest first
   let complete = true;
   for (const run of runs) {
