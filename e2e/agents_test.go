@@ -152,8 +152,9 @@ type runView struct {
 	Error   string   `json:"error"`
 	Targets []string `json:"targets"`
 	Steps   []struct {
-		Strategy string `json:"strategy"`
-		Status   string `json:"status"`
+		Strategy string     `json:"strategy"`
+		Status   string     `json:"status"`
+		Deadline *time.Time `json:"deadline"`
 		Sale     *struct {
 			sale
 			Violations int64 `json:"violations"`
@@ -194,17 +195,32 @@ func getRun(t *testing.T, base string, id uint64) runView {
 	return v
 }
 
-func waitRun(t *testing.T, base string, id uint64, bound time.Duration) runView {
+// waitRun waits for run id to end and wants it done. There is no fixed
+// budget: the shop ends a step at its deadline, which moves on only while
+// the agents report progress, so the wait lasts as long as the run makes
+// progress, plus slack for the shop to notice the deadline.
+func waitRun(t *testing.T, base string, id uint64) runView {
 	t.Helper()
-	var v runView
-	testenv.WaitFor(t, bound, fmt.Sprintf("run %d finished", id), func() bool {
-		v = getRun(t, base, id)
-		return v.Status == "done" || v.Status == "failed"
-	})
-	if v.Status != "done" {
-		t.Fatalf("run %d ended %s: %s", id, v.Status, v.Error)
+	const slack = 30 * time.Second
+	for {
+		v := getRun(t, base, id)
+		switch v.Status {
+		case "done":
+			return v
+		case "failed":
+			t.Fatalf("run %d failed: %s", id, v.Error)
+		}
+		var latest time.Time
+		for _, st := range v.Steps {
+			if st.Deadline != nil && st.Deadline.After(latest) {
+				latest = *st.Deadline
+			}
+		}
+		if !latest.IsZero() && time.Now().After(latest.Add(slack)) {
+			t.Fatalf("run %d still %s %v after its step deadline %v", id, v.Status, slack, latest)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return v
 }
 
 // safe: the database invariants of a strategy meant to be safe.

@@ -31,7 +31,7 @@ func TestRunsAcrossReplicasAndAgents(t *testing.T) {
 		if len(v.Targets) != 3 || len(v.Steps) != 1 {
 			t.Fatalf("run %d: targets %v, %d steps; want all 3 replicas and 1 step", v.ID, v.Targets, len(v.Steps))
 		}
-		v = waitRun(t, shops[2].URL, v.ID, 90*time.Second)
+		v = waitRun(t, shops[2].URL, v.ID)
 		st := v.Steps[0]
 		s, c := st.Sale, st.Client
 		t.Logf("%-15s sold %3d/%d oversold %3d lost %3d violations %3d | client: %d requests, %d orders, %d sold out, errors %v, p50 %.1fms p99 %.1fms, shares %d",
@@ -72,9 +72,8 @@ func TestRunSurvivesKilledReplica(t *testing.T) {
 	// stock cannot sell faster than 1000/work_ms = 50 a second, however
 	// fast the machine: at least 3 s for the 150. The closed model (a few
 	// buyers at a time) cannot overload a slow machine into timeouts, as a
-	// fixed request rate did. Few buyers keep the run far inside its step
-	// deadline (60 s + 10 ms a buyer) when the race-built replicas share 2
-	// loaded cores: 800 buyers once needed more than 68 s there. Twice the
+	// fixed request rate did. The step's deadline moves on while the agents
+	// make progress, so a slow machine only makes the run longer. Twice the
 	// stock in buyers leaves room for the requests lost to the dead replica.
 	const stock, buyers, workMS = 150, 300, 20
 	v := createRun(t, shops[0].URL, map[string]any{
@@ -106,7 +105,7 @@ func TestRunSurvivesKilledReplica(t *testing.T) {
 			"test process stalled; the kill did not land mid-sale", n, stock, workMS, time.Duration(stock-10)*workMS*time.Millisecond)
 	}
 
-	final := waitRun(t, shops[0].URL, v.ID, 150*time.Second) // every buyer takes the lock: slow on a loaded machine
+	final := waitRun(t, shops[0].URL, v.ID) // every buyer takes the lock: slow on a loaded machine
 	st := final.Steps[0]
 	t.Logf("after killing %s: sold %d/%d oversold %d lost %d violations %d | client: %d requests, %d orders, errors %v",
 		victim.URL, st.Sale.Sold, stock, st.Sale.Oversold, st.Sale.LostUpdates, st.Sale.Violations,

@@ -84,7 +84,9 @@ func (t *targets) failed(j int) {
 }
 
 // execute runs share a: the buyers against its targets until done or the
-// step's deadline, reporting every second and once more at the end.
+// step's deadline, reporting every second and once more at the end. The
+// deadline is the one the shop answers each report with: it moves on while
+// the share makes progress.
 func execute(ctx context.Context, ctl *control, agentID string, a assignment, stderr io.Writer) shareReport {
 	ts := newTargets(a.Targets, a.SaleID)
 	p := plan{requests: a.Buyers, workers: max(a.Concurrency, 1)}
@@ -101,19 +103,22 @@ func execute(ctx context.Context, ctl *control, agentID string, a assignment, st
 		}
 		return kind
 	}
-	loadCtx := ctx
-	if !a.Deadline.IsZero() {
-		var cancel context.CancelFunc
-		loadCtx, cancel = context.WithDeadline(ctx, a.Deadline)
-		defer cancel()
-	}
+	loadCtx, dl := withMovingDeadline(ctx, a.Deadline)
+	defer dl.stop()
 	rec := newRecorder()
 	start := time.Now()
 	path := fmt.Sprintf("/api/runs/%d/steps/%d/shares/%d/report", a.RunID, a.Step, a.Share)
 	send := func(ctx context.Context, r shareReport) {
-		if _, err := ctl.call(ctx, http.MethodPost, path, r, nil); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(stderr, "agent %s: report: %v\n", agentID, err)
+		var ack struct {
+			Deadline time.Time `json:"deadline"`
 		}
+		if _, err := ctl.call(ctx, http.MethodPost, path, r, &ack); err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(stderr, "agent %s: report: %v\n", agentID, err)
+			}
+			return
+		}
+		dl.move(ack.Deadline) // progress pushed the step's deadline on
 	}
 
 	stop := make(chan struct{})
@@ -162,4 +167,46 @@ func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done b
 		r.Histogram = string(enc)
 	}
 	return r
+}
+
+// movingDeadline cancels a context at a deadline that can be moved.
+type movingDeadline struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel context.CancelFunc
+}
+
+// withMovingDeadline is ctx cancelled at deadline (never, if zero) or when
+// stop is called; move sets a new deadline (a zero one is ignored).
+func withMovingDeadline(ctx context.Context, deadline time.Time) (context.Context, *movingDeadline) {
+	cctx, cancel := context.WithCancel(ctx)
+	m := &movingDeadline{cancel: cancel}
+	if !deadline.IsZero() {
+		m.timer = time.AfterFunc(time.Until(deadline), cancel)
+	}
+	return cctx, m
+}
+
+func (m *movingDeadline) move(deadline time.Time) {
+	if deadline.IsZero() {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.timer == nil {
+		m.timer = time.AfterFunc(time.Until(deadline), m.cancel)
+		return
+	}
+	// A timer that has fired has cancelled for good: Reset would only call
+	// cancel again later, which changes nothing.
+	m.timer.Reset(time.Until(deadline))
+}
+
+func (m *movingDeadline) stop() {
+	m.mu.Lock()
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+	m.mu.Unlock()
+	m.cancel()
 }

@@ -103,11 +103,12 @@ func (s *Server) reportShare(c *gin.Context) {
 		return
 	}
 	r.RunID = uint64(id)
-	if err := s.runs.Report(c.Request.Context(), r); err != nil {
+	ack, err := s.runs.Report(c.Request.Context(), r)
+	if err != nil {
 		writeError(c, s.log, runError(err))
 		return
 	}
-	c.Status(http.StatusNoContent)
+	c.JSON(http.StatusOK, ack)
 }
 
 // claimBody decodes a claim's {"agent_id"}; on a bad body it has answered.

@@ -102,8 +102,32 @@ func (s *Service) assignment(ctx context.Context, runID uint64, step, share int)
 const maxErrorKinds = 32
 
 // Report stores r (cumulative figures replace the previous ones) if r's
-// agent holds the share, then advances the runs that are due.
-func (s *Service) Report(ctx context.Context, r Report) error {
+// agent holds the share, extends the step's deadline if r shows progress,
+// advances the runs that are due, and answers the step's deadline.
+func (s *Service) Report(ctx context.Context, r Report) (Ack, error) {
+	if err := s.report(ctx, r); err != nil {
+		return Ack{}, err
+	}
+	var st stepRow
+	if err := s.db.WithContext(ctx).Where("run_id = ? AND step = ?", r.RunID, r.Step).First(&st).Error; err != nil {
+		return Ack{}, fmt.Errorf("runs: report: %w", err)
+	}
+	var ack Ack
+	if st.Deadline != nil {
+		ack.Deadline = st.Deadline.UTC()
+	}
+	return ack, nil
+}
+
+// extendSQL pushes the deadline of a still open step when the report shows
+// progress over the share's last one. It runs before the share's row is
+// updated, which is what it compares with.
+const extendSQL = `UPDATE run_steps st JOIN run_shares sh ON sh.run_id = st.run_id AND sh.step = st.step
+SET st.deadline = GREATEST(st.deadline, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)
+WHERE sh.run_id = ? AND sh.step = ? AND sh.share = ? AND sh.agent_id = ? AND sh.requests < ?
+  AND st.status = 'running' AND st.deadline > UTC_TIMESTAMP(6)`
+
+func (s *Service) report(ctx context.Context, r Report) error {
 	if r.Requests < 0 || r.Orders < 0 || r.SoldOut < 0 || r.ElapsedMS < 0 || len(r.Errors) > maxErrorKinds {
 		return fmt.Errorf("%w: negative counts or too many error kinds", ErrInvalid)
 	}
@@ -117,6 +141,9 @@ func (s *Service) Report(ctx context.Context, r Report) error {
 	}
 	errs, _ := json.Marshal(r.Errors)
 	db := s.db.WithContext(ctx)
+	if err := db.Exec(extendSQL, StallGrace.Microseconds(), r.RunID, r.Step, r.Share, r.AgentID, r.Requests).Error; err != nil {
+		return fmt.Errorf("runs: report: %w", err)
+	}
 	res := db.Exec(`UPDATE run_shares SET requests = ?, orders = ?, sold_out = ?, errors = ?, elapsed_ms = ?,
   histogram = ?, done = done OR ?, reported_at = UTC_TIMESTAMP(6)
 WHERE run_id = ? AND step = ? AND share = ? AND agent_id = ?`,

@@ -72,11 +72,24 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// StepDeadline is how long a step may run before it is closed with the
-// shares it has: 60 s plus one second per 100 buyers. A share whose agent
-// died never reports done; the deadline is what ends its step.
+// StepDeadline is the first deadline of a step: 60 s plus one second per
+// 100 buyers. A share whose agent died never reports done; the deadline is
+// what ends its step. It is a stall deadline, not a budget: every report
+// that shows progress pushes it to at least StallGrace from then, so a
+// slow machine (or a slow strategy) never has a live step cut short.
 func StepDeadline(buyers int) time.Duration {
 	return 60*time.Second + time.Duration(buyers)*10*time.Millisecond
+}
+
+// StallGrace is how long a step stays open after the last report that
+// showed progress: many report periods (agents report every second), and
+// longer than one order's timeout.
+const StallGrace = 30 * time.Second
+
+// Ack answers a report: the step's deadline as it stands after the report,
+// which the agent keeps as its own.
+type Ack struct {
+	Deadline time.Time `json:"deadline"`
 }
 
 // SaleMaker creates the sale of a step (inserting it and, for a

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"gorm.io/gorm"
@@ -107,17 +108,18 @@ func TestRunLifecycle(t *testing.T) {
 	}
 
 	rep := func(a Assignment, agent string, us int64, done bool) error {
-		return s.Report(ctx, Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
+		_, err := s.Report(ctx, Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
 			Requests: int64(a.Buyers), Orders: 5, SoldOut: int64(a.Buyers) - 6, Errors: map[string]int64{"lock_timeout": 1},
 			ElapsedMS: 1000, Histogram: hist(t, us, a.Buyers), Done: done})
+		return err
 	}
 	if err := rep(a0, ag[1], 1000, false); !errors.Is(err, ErrNotYours) {
 		t.Fatalf("report on another agent's share: %v", err)
 	}
-	if err := s.Report(ctx, Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Report(ctx, Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("report on no share: %v", err)
 	}
-	if err := s.Report(ctx, Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Report(ctx, Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("report with a bad histogram: %v", err)
 	}
 	// One share's buyers at 1 ms, the other's at 3 ms: the merged p99 is
@@ -274,5 +276,72 @@ func TestConfigWatchdog(t *testing.T) {
 	}
 	if err := db.Exec("UPDATE runs SET status = 'failed' WHERE id = ?", id).Error; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A step's deadline is a stall deadline: a report that shows progress (more
+// requests answered than the share's last report) pushes it to at least
+// StallGrace from now, so a slow but live step is never cut short; a report
+// without progress does not, and a step already past its deadline stays
+// closed. The agent learns the deadline from the report's answer.
+func TestProgressExtendsDeadline(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	s := New(db, saleMaker(db))
+	one := cfg
+	one.Strategies = []string{"none"}
+	ag := agents(1)
+	id, err := s.Create(ctx, one, ag, []string{"http://a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok, err := s.Claim(ctx, ag[0])
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	// The initial deadline almost over: as if the step ran slowly so far.
+	if err := db.Exec("UPDATE run_steps SET deadline = UTC_TIMESTAMP(6) + INTERVAL 2 SECOND WHERE run_id = ?", id).Error; err != nil {
+		t.Fatal(err)
+	}
+	deadline := func() (d time.Time, left time.Duration) {
+		t.Helper()
+		var r struct {
+			Deadline time.Time
+			Left     float64
+		}
+		if err := db.Raw("SELECT deadline, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), deadline) / 1e6 AS `left` FROM run_steps WHERE run_id = ? AND step = 0", id).
+			Scan(&r).Error; err != nil {
+			t.Fatal(err)
+		}
+		return r.Deadline, time.Duration(r.Left * float64(time.Second))
+	}
+	report := func(requests int64) Ack {
+		t.Helper()
+		ack, err := s.Report(ctx, Report{RunID: id, Step: a.Step, Share: a.Share, AgentID: ag[0], Requests: requests, Errors: map[string]int64{"x": requests}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ack
+	}
+	ack := report(5)
+	d, left := deadline()
+	if left < StallGrace-10*time.Second || !ack.Deadline.Equal(d) {
+		t.Fatalf("after progress: %v left (want about %v), ack says %v, row %v", left, StallGrace, ack.Deadline, d)
+	}
+	// No progress: the deadline stays where it is.
+	if err := db.Exec("UPDATE run_steps SET deadline = UTC_TIMESTAMP(6) + INTERVAL 2 SECOND WHERE run_id = ?", id).Error; err != nil {
+		t.Fatal(err)
+	}
+	report(5)
+	if _, left := deadline(); left > 3*time.Second {
+		t.Fatalf("a report without progress moved the deadline: %v left", left)
+	}
+	// Past its deadline the step is closed for good, whatever comes later.
+	if err := db.Exec("UPDATE run_steps SET deadline = UTC_TIMESTAMP(6) - INTERVAL 1 SECOND WHERE run_id = ?", id).Error; err != nil {
+		t.Fatal(err)
+	}
+	report(9)
+	if _, left := deadline(); left > 0 {
+		t.Fatalf("a late report revived a closed step: %v left", left)
 	}
 }
