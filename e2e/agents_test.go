@@ -67,6 +67,7 @@ func startShops(t *testing.T, n int, db string) []*shopProc {
 				return
 			}
 			stopProc(t, cmd, "replica "+addr, logf.Name())
+			showProblems(t, "replica "+addr, logf.Name())
 		})
 		waitHealthy(t, p.URL, logf.Name())
 		out = append(out, p)

@@ -65,6 +65,7 @@ func startReplicas(t *testing.T, n int, db string) []*replica {
 				t.Errorf("replica %s did not stop within 20s of SIGINT", addr)
 			}
 			logf.Close()
+			showProblems(t, "replica "+addr, logf.Name())
 		})
 		waitHealthy(t, r.URL, logf.Name())
 		out = append(out, r)
@@ -124,4 +125,27 @@ func call(ctx context.Context, method, url string, body, out any) (int, error) {
 		}
 	}
 	return resp.StatusCode, nil
+}
+
+// showProblems logs, for a failed test, the warnings and errors a process
+// wrote (the last 40): its log lives in a temporary folder that is gone once
+// the test ends, and a 500 "internal" names its cause only there.
+func showProblems(t *testing.T, who, logName string) {
+	t.Helper()
+	if !t.Failed() {
+		return
+	}
+	b, _ := os.ReadFile(logName)
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") || strings.Contains(l, "panic") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	if len(lines) > 0 {
+		t.Logf("%s logged:\n%s", who, strings.Join(lines, "\n"))
+	}
 }
