@@ -81,19 +81,20 @@ func BenchmarkContention(b *testing.B) {
 	}
 }
 
-// benchLockers builds every registered strategy whose Locker is a real lock
-// (LockFree and Reserver strategies take none, as in the conformance suite)
+// benchLockers builds every registered strategy that is a lock (a LockFree
+// or a Reserver takes none, as in the conformance suite)
 // and appends the peers; all are closed at cleanup.
 func benchLockers(b *testing.B, be lockstrategy.Backends) []benchLocker {
 	b.Helper()
 	var out []benchLocker
 	for _, s := range lockstrategy.All() {
-		l, err := s.New(be, lockstrategy.Options{})
+		inst, err := s.New(be, lockstrategy.Options{})
 		if err != nil {
 			b.Fatalf("%s: build: %v", s.Name, err)
 		}
-		b.Cleanup(func() { closeLocker(l) })
-		if isLockFree(l) {
+		b.Cleanup(func() { closeLocker(inst) })
+		l, ok := inst.(lockstrategy.Locker)
+		if !ok {
 			continue
 		}
 		out = append(out, benchLocker{locktest.Named{Name: s.Name, Locker: l}, s.Safe})
