@@ -1,8 +1,8 @@
 package lockstrategy_test
 
 // BenchmarkContention: every registered strategy that is a real lock, plus
-// the two peers of issue 3 (redsync with default options, a pub/sub-broadcast
-// lock), on one hot key per case: 1, 16 and 64 contenders, critical section 0
+// two peers from outside the project (redsync with default options, a
+// pub/sub-broadcast lock), on one hot key per case: 1, 16 and 64 contenders, critical section 0
 // and 1 ms. Each case runs for locktest.Window() (SECKILL_BENCH_WINDOW,
 // default 2 s), ignoring b.N, so run it with -benchtime 1x:
 //

@@ -66,7 +66,7 @@ const (
 
 // Strategy describes one registered strategy.
 type Strategy struct {
-	Name        string // registry name, fixed by DESIGN.md §5
+	Name        string // registry name: what sales, runs and the API call it; never renamed
 	Description string // one line for the API and dashboard
 	Needs       []Need
 	// Safe says whether the strategy is meant to hold the invariants on many
