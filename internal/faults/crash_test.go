@@ -34,7 +34,7 @@ func crashEnv(t *testing.T) (*redis.Client, *lockstrategy.Instances, *faults.Ser
 // crashed itself (one-shot), times out.
 func TestCrashAfterSetNXLeavesDeadLock(t *testing.T) {
 	rdb, lockers, f := crashEnv(t)
-	l, err := lockers.Get("redis-setnx-expire", lockstrategy.Options{TTL: crashTTL})
+	l, err := lockers.Locker("redis-setnx-expire", lockstrategy.Options{TTL: crashTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCrashAfterSetNXLeavesDeadLock(t *testing.T) {
 // has run out.
 func TestCrashAfterSetNXRedisExpires(t *testing.T) {
 	rdb, lockers, f := crashEnv(t)
-	l, err := lockers.Get("redis", lockstrategy.Options{TTL: crashTTL})
+	l, err := lockers.Locker("redis", lockstrategy.Options{TTL: crashTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestCrashAfterSetNXRedisExpires(t *testing.T) {
 // One armed crash, many concurrent acquisitions: exactly one crashes.
 func TestCrashAfterSetNXOneShot(t *testing.T) {
 	_, lockers, f := crashEnv(t)
-	l, err := lockers.Get("redis", lockstrategy.Options{TTL: 5 * time.Second})
+	l, err := lockers.Locker("redis", lockstrategy.Options{TTL: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestExpireZKSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	l, err := mine.Get("zookeeper", lockstrategy.Options{})
+	l, err := mine.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestExpireZKSession(t *testing.T) {
 	case <-time.After(15 * time.Second): // generous liveness bound
 		t.Fatal("the lease was not lost after its session expired")
 	}
-	o, err := other.Get("zookeeper", lockstrategy.Options{})
+	o, err := other.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,17 +168,17 @@ var reserved = &fakeReserver{loads: map[string]int64{}}
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{Name: "test-needs-zk", Description: "test",
 		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return nil, errors.New("unreachable: not available")
 		}})
 	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) { return reserved, nil }})
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return reserved, nil }})
 	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver-broken", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return &fakeReserver{fail: errors.New("dial tcp 10.0.0.1:6379: connection refused")}, nil
 		}})
 	lockstrategy.Register(lockstrategy.Strategy{Name: "test-broken-new", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
 		}})
 }
@@ -189,10 +189,6 @@ type fakeReserver struct {
 	mu    sync.Mutex
 	loads map[string]int64
 	fail  error
-}
-
-func (f *fakeReserver) Lock(context.Context, string) (lockstrategy.Lease, error) {
-	return lockstrategy.NopLease(), nil
 }
 
 func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) error {

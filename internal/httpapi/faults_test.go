@@ -191,7 +191,7 @@ func TestFaultExpireZKSession(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := lockers.Get("zookeeper", lockstrategy.Options{})
+	l, err := lockers.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

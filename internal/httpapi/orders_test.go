@@ -106,7 +106,7 @@ func TestLockTimeout(t *testing.T) {
 	e := newEnv(t, func(c *envConfig) { c.lockWait = 200 * time.Millisecond })
 	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
 	// The same instance the order service uses: same name, same options.
-	locker, err := e.lockers.Get("mutex", lockstrategy.Options{TTL: DefaultTTLMS * time.Millisecond})
+	locker, err := e.lockers.Locker("mutex", lockstrategy.Options{TTL: DefaultTTLMS * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 package lockstrategy_test
 
 // BenchmarkContention: every registered strategy that is a real lock, plus
-// the two peers of issue 3 (redsync with default options, a pub/sub-broadcast
-// lock), on one hot key per case: 1, 16 and 64 contenders, critical section 0
+// two peers from outside the project (redsync with default options, a
+// pub/sub-broadcast lock), on one hot key per case: 1, 16 and 64 contenders, critical section 0
 // and 1 ms. Each case runs for locktest.Window() (SECKILL_BENCH_WINDOW,
 // default 2 s), ignoring b.N, so run it with -benchtime 1x:
 //
@@ -81,19 +81,20 @@ func BenchmarkContention(b *testing.B) {
 	}
 }
 
-// benchLockers builds every registered strategy whose Locker is a real lock
-// (LockFree and Reserver strategies take none, as in the conformance suite)
+// benchLockers builds every registered strategy that is a lock (a LockFree
+// or a Reserver takes none, as in the conformance suite)
 // and appends the peers; all are closed at cleanup.
 func benchLockers(b *testing.B, be lockstrategy.Backends) []benchLocker {
 	b.Helper()
 	var out []benchLocker
 	for _, s := range lockstrategy.All() {
-		l, err := s.New(be, lockstrategy.Options{})
+		inst, err := s.New(be, lockstrategy.Options{})
 		if err != nil {
 			b.Fatalf("%s: build: %v", s.Name, err)
 		}
-		b.Cleanup(func() { closeLocker(l) })
-		if isLockFree(l) {
+		b.Cleanup(func() { closeLocker(inst) })
+		l, ok := inst.(lockstrategy.Locker)
+		if !ok {
 			continue
 		}
 		out = append(out, benchLocker{locktest.Named{Name: s.Name, Locker: l}, s.Safe})

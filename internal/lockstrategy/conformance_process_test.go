@@ -177,7 +177,7 @@ func runChild(mode string) int {
 	key, dir := os.Getenv("CONF_KEY"), os.Getenv("CONF_DIR")
 	switch mode {
 	case "exclusion":
-		l, err := s.New(b, lockstrategy.Options{TTL: 10 * time.Second})
+		l, err := newLocker(s, b, lockstrategy.Options{TTL: 10 * time.Second})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
@@ -194,7 +194,7 @@ func runChild(mode string) int {
 		if os.Getenv("CONF_CRASH") == "true" {
 			crashHooks[s.Name](func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
 		}
-		l, err := s.New(b, lockstrategy.Options{TTL: killTTL})
+		l, err := newLocker(s, b, lockstrategy.Options{TTL: killTTL})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2

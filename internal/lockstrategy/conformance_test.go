@@ -3,8 +3,9 @@ package lockstrategy_test
 // The conformance suite: every registered lock strategy, by name, against the
 // real services. Each check returns nil when the lock behaved; the strategies
 // known to be broken must FAIL the checks listed in expectedFailures, which
-// proves the suite can catch a broken lock. Lock-free strategies (LockFree,
-// Reserver) take no lock and are checked by the order tests instead.
+// proves the suite can catch a broken lock. The strategies that build no
+// Locker (a LockFree, a Reserver) take no lock and are checked by the order
+// tests instead.
 
 import (
 	"context"
@@ -52,12 +53,12 @@ func TestConformance(t *testing.T) {
 	b := testenv.Backends(t, "lockstrategy")
 	b.ZKSessionTimeout = zkSessionTimeout
 	for _, s := range lockstrategy.All() {
-		l, err := s.New(b, lockstrategy.Options{})
+		inst, err := s.New(b, lockstrategy.Options{})
 		if err != nil {
 			t.Fatalf("%s: build: %v", s.Name, err)
 		}
-		closeLocker(l)
-		if isLockFree(l) {
+		closeLocker(inst)
+		if !isLock(inst) {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -99,13 +100,14 @@ func TestExpectedFailuresNameRealThings(t *testing.T) {
 	}
 }
 
-func isLockFree(l lockstrategy.Locker) bool {
-	_, lf := l.(lockstrategy.LockFree)
-	_, rs := l.(lockstrategy.Reserver)
-	return lf || rs
+// isLock says the strategy built a lock: a Locker, not a LockFree or a
+// Reserver (which take none).
+func isLock(inst lockstrategy.Instance) bool {
+	_, ok := inst.(lockstrategy.Locker)
+	return ok
 }
 
-func closeLocker(l lockstrategy.Locker) {
+func closeLocker(l lockstrategy.Instance) {
 	if c, ok := l.(io.Closer); ok {
 		c.Close()
 	}
@@ -114,12 +116,26 @@ func closeLocker(l lockstrategy.Locker) {
 // build returns s built with o, closed at cleanup.
 func build(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends, o lockstrategy.Options) lockstrategy.Locker {
 	t.Helper()
-	l, err := s.New(b, o)
+	l, err := newLocker(s, b, o)
 	if err != nil {
 		t.Fatalf("build %s: %v", s.Name, err)
 	}
 	t.Cleanup(func() { closeLocker(l) })
 	return l
+}
+
+// newLocker builds s with o, which must be a lock.
+func newLocker(s lockstrategy.Strategy, b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+	inst, err := s.New(b, o)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := inst.(lockstrategy.Locker)
+	if !ok {
+		closeLocker(inst)
+		return nil, fmt.Errorf("%s built %T, not a Locker", s.Name, inst)
+	}
+	return l, nil
 }
 
 // uniqueKey returns a key no earlier run used, so leftovers cannot interfere.

@@ -2,17 +2,18 @@ package lockstrategy
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 )
 
-// Instances builds each strategy once per process and Options, over one set of
+// Instances builds each strategy once per process and normalised Options, over one set of
 // backends, so that every sale of a strategy shares its connections (and, for
 // mutex, its in-process lock table).
 type Instances struct {
 	backends Backends
 	mu       sync.Mutex
-	built    map[instanceKey]Locker
+	built    map[instanceKey]Instance
 }
 
 type instanceKey struct {
@@ -22,25 +23,21 @@ type instanceKey struct {
 
 // NewInstances returns an empty cache over b.
 func NewInstances(b Backends) *Instances {
-	return &Instances{backends: b, built: map[instanceKey]Locker{}}
+	return &Instances{backends: b, built: map[instanceKey]Instance{}}
 }
 
 // Backends returns the backends the instances are built over.
 func (in *Instances) Backends() Backends { return in.backends }
 
-// Get returns the strategy name built with o, building it on first use.
-func (in *Instances) Get(name string, o Options) (Locker, error) {
+// Get returns the strategy name built with o, building it on first use: a
+// Locker, a LockFree or a Reserver. Options the strategy ignores
+// (Strategy.Normalize) do not build a second instance.
+func (in *Instances) Get(name string, o Options) (Instance, error) {
 	s, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	if s.Expiry != ExpiryTTL {
-		o = Options{} // TTL means nothing to it: share one instance (one ZooKeeper session)
-	}
-	if !s.Renews {
-		o.NoRenewal = false // no watchdog to turn off: not a different instance
-	}
-	k := instanceKey{name, o}
+	k := instanceKey{name, s.Normalized(o)}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if l, ok := in.built[k]; ok {
@@ -49,11 +46,31 @@ func (in *Instances) Get(name string, o Options) (Locker, error) {
 	if err := s.Configured(in.backends); err != nil {
 		return nil, err
 	}
-	l, err := s.New(in.backends, o)
+	l, err := s.New(in.backends, k.opts)
 	if err != nil {
 		return nil, err
 	}
+	switch l.(type) {
+	case Locker, LockFree, Reserver:
+	default:
+		closeInstance(l)
+		return nil, fmt.Errorf("lockstrategy: %s built %T, which is neither a Locker, a LockFree nor a Reserver", name, l)
+	}
 	in.built[k] = l
+	return l, nil
+}
+
+// Locker returns the strategy name built with o, which must be a lock
+// (ErrNotALock otherwise): for callers that take a lock themselves.
+func (in *Instances) Locker(name string, o Options) (Locker, error) {
+	inst, err := in.Get(name, o)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := inst.(Locker)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotALock, name)
+	}
 	return l, nil
 }
 
@@ -63,10 +80,16 @@ func (in *Instances) Close() error {
 	defer in.mu.Unlock()
 	var errs []error
 	for k, l := range in.built {
-		if c, ok := l.(io.Closer); ok {
-			errs = append(errs, c.Close())
-		}
+		errs = append(errs, closeInstance(l))
 		delete(in.built, k)
 	}
 	return errors.Join(errs...)
+}
+
+// closeInstance closes l if it holds resources (io.Closer).
+func closeInstance(l Instance) error {
+	if c, ok := l.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package lockstrategy_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 func TestInstancesShareWhatOptionsDoNotChange(t *testing.T) {
 	in := lockstrategy.NewInstances(testenv.Backends(t, "lockstrategy"))
 	t.Cleanup(func() { in.Close() })
-	get := func(name string, o lockstrategy.Options) lockstrategy.Locker {
+	get := func(name string, o lockstrategy.Options) lockstrategy.Instance {
 		t.Helper()
 		l, err := in.Get(name, o)
 		if err != nil {
@@ -37,5 +38,38 @@ func TestInstancesShareWhatOptionsDoNotChange(t *testing.T) {
 		if got := get(c.name, c.a) == get(c.name, c.b); got != c.same {
 			t.Errorf("%s: %+v and %+v share an instance: %v, want %v", c.name, c.a, c.b, got, c.same)
 		}
+	}
+}
+
+// Each strategy's Normalize agrees with what it declares: it keeps the TTL
+// only if a TTL frees a dead holder, and NoRenewal only if it has a
+// watchdog to turn off.
+func TestNormalizeKeepsWhatTheStrategyUses(t *testing.T) {
+	all := lockstrategy.Options{TTL: time.Second, NoRenewal: true}
+	for _, s := range lockstrategy.All() {
+		got := s.Normalized(all)
+		if keeps := got.TTL == all.TTL; keeps != (s.Expiry == lockstrategy.ExpiryTTL) {
+			t.Errorf("%s (expiry %s) keeps the TTL: %v", s.Name, s.Expiry, keeps)
+		}
+		if keeps := got.NoRenewal; keeps != s.Renews {
+			t.Errorf("%s (renews %v) keeps NoRenewal: %v", s.Name, s.Renews, keeps)
+		}
+		if again := s.Normalized(got); again != got {
+			t.Errorf("%s: Normalize is not idempotent: %+v then %+v", s.Name, got, again)
+		}
+	}
+}
+
+// A strategy that takes no lock is not handed out as a Locker.
+func TestInstancesLockerRefusesLockFree(t *testing.T) {
+	in := lockstrategy.NewInstances(testenv.Backends(t, "lockstrategy"))
+	t.Cleanup(func() { in.Close() })
+	for _, name := range []string{"db-optimistic", "db-conditional", "redis-lua-stock"} {
+		if _, err := in.Locker(name, lockstrategy.Options{}); !errors.Is(err, lockstrategy.ErrNotALock) {
+			t.Errorf("Locker(%s): %v, want ErrNotALock", name, err)
+		}
+	}
+	if _, err := in.Locker("mutex", lockstrategy.Options{}); err != nil {
+		t.Errorf("Locker(mutex): %v", err)
 	}
 }

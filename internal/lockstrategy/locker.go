@@ -1,6 +1,6 @@
-// Package lockstrategy defines what a lock strategy is (Locker, Lease), the
-// optional interfaces of strategies that are not locks, and the registry that
-// names them. Each strategy lives in a subpackage and registers itself in init,
+// Package lockstrategy defines what a lock strategy builds (a Locker and its
+// Lease, or, for the strategies that are not locks, a LockFree or a
+// Reserver) and the registry that names them. Each strategy lives in a subpackage and registers itself in init,
 // the way database/sql drivers do.
 package lockstrategy
 
@@ -25,6 +25,9 @@ var (
 	ErrNotHeld = errors.New("lockstrategy: lock not held by this lease")
 	// ErrUnknownStrategy means no strategy is registered under a name.
 	ErrUnknownStrategy = errors.New("lockstrategy: unknown strategy")
+	// ErrNotALock means a caller asked for a lock of a strategy that takes
+	// none (a LockFree or a Reserver).
+	ErrNotALock = errors.New("lockstrategy: strategy takes no lock")
 	// ErrMissingBackend means a strategy needs a backend that is not configured.
 	ErrMissingBackend = errors.New("lockstrategy: backend not configured")
 	// ErrStockReloading means a Reserver's stock is being rebuilt from the
@@ -42,6 +45,11 @@ var (
 // take to be persisted or given up (order.reservePersistTimeout), so the
 // stock read counts every such order, and none is counted twice.
 const StockReloadSettle = 3 * time.Second
+
+// Instance is what a strategy builds: a Locker, or one of the interfaces of
+// the strategies that take no lock (LockFree, Reserver). The order service
+// switches on it once per order; Instances.Get refuses anything else.
+type Instance any
 
 // Locker takes a named lock.
 type Locker interface {
@@ -76,12 +84,10 @@ const (
 	WriteConditional
 )
 
-// LockFree is the optional interface of strategies that are not locks
-// (db-optimistic, db-conditional). The order service detects it, as
-// database/sql detects optional driver interfaces, and asks for the write it
-// names instead of the plain read-modify-write. Their Lock is a no-op.
+// LockFree is what the strategies that make the stock write safe without a
+// lock build (db-optimistic, db-conditional): the order service takes no
+// lock and uses the write it names instead of the plain read-modify-write.
 type LockFree interface {
-	Locker
 	StockWrite() WriteKind
 	// MaxRetries bounds CAS retries; past it the buyer gets a conflict.
 	MaxRetries() int
@@ -94,11 +100,11 @@ var neverLost = make(chan struct{})
 // lost (in-process locks, no lock at all).
 func NeverLost() <-chan struct{} { return neverLost }
 
-// Reserver is the optional interface of strategies that keep the stock outside
-// the database and take a unit from it atomically (redis-lua-stock): the
-// order service calls Reserve instead of Lock, then persists the order with a
+// Reserver is what the strategies that keep the stock outside the database
+// and take a unit from it atomically build (redis-lua-stock): the order
+// service takes no lock, calls Reserve, then persists the order with a
 // conditional DB decrement, and calls Unreserve if that transaction fails.
-// Its Lock is a no-op. LoadStock runs once, when a sale is created.
+// LoadStock runs once, when a sale is created.
 //
 // The store may lose the stock (Redis restarted without persistence). The
 // database is the truth it is rebuilt from: Reserve then answers
@@ -106,7 +112,6 @@ func NeverLost() <-chan struct{} { return neverLost }
 // calls RestoreStock with the database's stock, and ErrStockReloading to the
 // others meanwhile.
 type Reserver interface {
-	Locker
 	LoadStock(ctx context.Context, key string, stock int64) error
 	// Reserve takes one unit; ok false means sold out.
 	Reserve(ctx context.Context, key string) (r Reservation, ok bool, err error)

@@ -66,7 +66,7 @@ const (
 
 // Strategy describes one registered strategy.
 type Strategy struct {
-	Name        string // registry name, fixed by DESIGN.md §5
+	Name        string // registry name: what sales, runs and the API call it; never renamed
 	Description string // one line for the API and dashboard
 	Needs       []Need
 	// Safe says whether the strategy is meant to hold the invariants on many
@@ -82,9 +82,30 @@ type Strategy struct {
 	// others have nothing to turn off (ZooKeeper's session heart-beats on
 	// its own; db-lock-table and the teaching variants never renew).
 	Renews bool
-	// New builds the strategy over b with o. Instances calls it once per
-	// process and distinct Options.
-	New func(b Backends, o Options) (Locker, error)
+	// Normalize keeps of o what makes a difference to this strategy and
+	// zeroes the rest (NoOptions, TTLOnly), so that sales that differ only
+	// in options it ignores share one instance: one ZooKeeper session, one
+	// mutex table. Nil keeps every option (a TTL and a watchdog to turn off).
+	Normalize func(o Options) Options
+	// New builds the strategy over b with o: a Locker, a LockFree or a
+	// Reserver. Instances calls it once per process and normalised Options.
+	New func(b Backends, o Options) (Instance, error)
+}
+
+// NoOptions is the Normalize of a strategy that uses no option: no TTL, no
+// watchdog (mutex, ZooKeeper's session, a row lock, no lock at all).
+func NoOptions(Options) Options { return Options{} }
+
+// TTLOnly is the Normalize of a strategy with a TTL and no watchdog to turn
+// off: NoRenewal changes nothing about it.
+func TTLOnly(o Options) Options { return Options{TTL: o.TTL} }
+
+// Normalized is o as s sees it (Normalize): what Instances keys its cache on.
+func (s Strategy) Normalized(o Options) Options {
+	if s.Normalize == nil {
+		return o
+	}
+	return s.Normalize(o)
 }
 
 var (

@@ -3,7 +3,7 @@ package order
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -13,167 +13,68 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// criticalSection is one purchase of DESIGN.md §4:
-// read stock -> if 0: sold out -> simulated work -> write stock = read - 1 ->
-// insert order, the write and the insert in one transaction that commits
-// before the caller unlocks.
+// writeKind is how a section writes the stock, picked once per order from
+// the sale's strategy (and, for a lock, its fencing).
+type writeKind int
+
+const (
+	// writePlain: stock = read - 1, safe only under a lock that excludes.
+	writePlain writeKind = iota
+	// writeFenced: the plain write, rejected when a newer token than the
+	// lease's has claimed the sale (ErrFenced).
+	writeFenced
+	// writeCAS: stock = read - 1 where the version is still the read's;
+	// a conflict is retried from the read (db-optimistic).
+	writeCAS
+	// writeConditional: stock = stock - 1 where stock > 0 (db-conditional).
+	writeConditional
+	// writeReserved: the conditional decrement, persisting a unit already
+	// taken from the strategy's own stock (redis-lua-stock).
+	writeReserved
+)
+
+// errOverdrawn: the database had no unit left for a unit reserved from the
+// strategy's own stock, which is therefore above the truth (giveBack).
+var errOverdrawn = errors.New("order: the database had no unit for a reserved one")
+
+// criticalSection is one purchase: read stock -> if 0: sold out -> per-user
+// limit -> simulated work -> write the stock -> insert the order, the write
+// and the insert in one transaction that commits before the caller unlocks.
 type criticalSection struct {
 	sale    inventory.Sale
 	userID  string
 	replica string
 	db      *gorm.DB
-	pause   time.Duration // injected stall before the write (PauseNextSection)
-	paused  *atomic.Int64 // sections inside their injected stall, for PausedSections
-	// recount: nothing serialises this buyer's read with the other buyers'
-	// writes (a conditional decrement, a reserved unit), so the per-user
-	// limit is counted again after the insert (limitHeld).
-	recount bool
+	kind    writeKind
+	// lease is the held lock, checked just before the write; nil where
+	// the strategy takes none. token is its fencing token (0: none).
+	lease lockstrategy.Lease
+	token uint64
+	// stall is an injected pause before the write (PauseNextSection);
+	// stalled counts the sections inside one (PausedSections).
+	stall   time.Duration
+	stalled *atomic.Int64
 }
-
-// runLocked runs the section under a held lease.
-func (cs criticalSection) runLocked(ctx context.Context, lease lockstrategy.Lease) (inventory.Order, error) {
-	token := lease.Token()
-	write := func(tx *gorm.DB, row inventory.StockRow) error {
-		// The lease may have been lost during the work (expired, renewal
-		// failed): a careful holder checks before writing. The check cannot
-		// close the window entirely (a pause right after it), which is why
-		// fencing exists.
-		select {
-		case <-lease.Lost():
-			return ErrLockLost
-		default:
-		}
-		if cs.pause > 0 {
-			cs.paused.Add(1)
-			time.Sleep(cs.pause) // not ctx-aware on purpose: a paused process notices nothing
-			cs.paused.Add(-1)
-		}
-		if cs.sale.Fencing && token > 0 {
-			err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, token)
-			if errors.Is(err, inventory.ErrFenced) {
-				return ErrFenced
-			}
-			return err
-		}
-		return inventory.WriteStock(ctx, tx, cs.sale.ID, row.Stock-1)
-	}
-	fenced := cs.sale.Fencing && token > 0
-	if tl, ok := lease.(lockstrategy.TxLease); ok {
-		if fenced {
-			if err := cs.claimFence(ctx, tl.Tx(), token); err != nil {
-				return inventory.Order{}, err
-			}
-		}
-		return cs.inLeaseTx(ctx, tl.Tx(), token, write)
-	}
-	if fenced { // committed before the read: a newer holder's claim then voids this one's write
-		if err := cs.claimFence(ctx, cs.db, token); err != nil {
-			return inventory.Order{}, err
-		}
-	}
-	return cs.inNewTx(ctx, token, write)
-}
-
-// claimFence makes token the sale's fence before the section reads.
-func (cs criticalSection) claimFence(ctx context.Context, db *gorm.DB, token uint64) error {
-	err := inventory.ClaimFence(ctx, db, cs.sale.ID, token)
-	if errors.Is(err, inventory.ErrFenced) {
-		return ErrFenced
-	}
-	return err
-}
-
-// runLockFree runs the section for a strategy that makes the write safe
-// itself; CAS conflicts are retried from the read, up to MaxRetries.
-func (cs criticalSection) runLockFree(ctx context.Context, lf lockstrategy.LockFree, retries *int) (inventory.Order, error) {
-	// A CAS write fails if any order committed since the read (it bumped the
-	// version), so only the conditional write needs the recount.
-	cs.recount = lf.StockWrite() == lockstrategy.WriteConditional
-	for attempt := 0; ; attempt++ {
-		o, err := cs.inNewTx(ctx, 0, func(tx *gorm.DB, row inventory.StockRow) error {
-			if lf.StockWrite() == lockstrategy.WriteConditional {
-				err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
-				if errors.Is(err, inventory.ErrSoldOut) {
-					return ErrSoldOut
-				}
-				return err
-			}
-			return inventory.WriteStockCAS(ctx, tx, cs.sale.ID, row.Stock-1, row.Version)
-		})
-		if !errors.Is(err, inventory.ErrVersionConflict) {
-			return o, err
-		}
-		*retries = attempt + 1
-		if attempt+1 >= lf.MaxRetries() {
-			return o, ErrConflict
-		}
-		// Jittered backoff that grows with the losses: retrying at once only
-		// meets the same crowd at the next version.
-		backoff := time.Duration(rand.Int64N(int64(min(attempt+1, 10)) * int64(time.Millisecond)))
-		if err := lockstrategy.Sleep(ctx, backoff); err != nil {
-			return o, err
-		}
-	}
-}
-
-// reservePersistTimeout bounds the database half of a reserved order, so
-// that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
-// reads a database that counts every unit taken from the lost stock.
-const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
-
-// runReserved takes the unit from the strategy's own stock first (atomic in
-// Redis), then persists it with a conditional DB decrement; if that fails
-// the unit goes back, so the two stocks agree. If the database had no unit
-// left, the store's stock is above the truth and is zeroed instead.
-func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reserver, key string, undoTimeout time.Duration) (inventory.Order, error) {
-	cs.recount = true
-	r, ok, err := rs.Reserve(ctx, key)
-	if err != nil {
-		return inventory.Order{}, asBackendDown(err)
-	}
-	if !ok {
-		return inventory.Order{}, ErrSoldOut
-	}
-	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
-	o, err := cs.inNewTx(pctx, 0, func(tx *gorm.DB, _ inventory.StockRow) error {
-		return inventory.DecrementIfAvailable(pctx, tx, cs.sale.ID)
-	})
-	cancel()
-	if err != nil {
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-		defer cancel()
-		undo := rs.Unreserve
-		if errors.Is(err, inventory.ErrSoldOut) {
-			undo = rs.Overdrawn
-			err = errors.Join(ErrSoldOut, err)
-		}
-		if uerr := undo(uctx, key, r); uerr != nil {
-			err = errors.Join(err, uerr)
-		}
-	}
-	return o, err
-}
-
-type writeFunc func(tx *gorm.DB, row inventory.StockRow) error
 
 // inNewTx runs the section in a transaction of its own.
-func (cs criticalSection) inNewTx(ctx context.Context, token uint64, write writeFunc) (inventory.Order, error) {
+func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) {
 	var o inventory.Order
 	err := cs.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		o, err = cs.body(ctx, tx, token, write)
+		o, err = cs.run(ctx, tx)
 		return err
 	})
 	return o, err
 }
 
-// inLeaseTx runs the section inside the lease's transaction (db-pessimistic);
-// a savepoint undoes it on failure, and the lease's Unlock commits.
-func (cs criticalSection) inLeaseTx(ctx context.Context, tx *gorm.DB, token uint64, write writeFunc) (inventory.Order, error) {
+// inSavepoint runs the section inside tx, the lease's transaction
+// (db-pessimistic): a savepoint undoes it on failure, the lease's Unlock
+// commits.
+func (cs criticalSection) inSavepoint(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	if err := tx.SavePoint("place").Error; err != nil {
 		return inventory.Order{}, err
 	}
-	o, err := cs.body(ctx, tx, token, write)
+	o, err := cs.run(ctx, tx)
 	if err != nil {
 		if rerr := tx.RollbackTo("place").Error; rerr != nil {
 			return o, errors.Join(err, rerr)
@@ -182,8 +83,8 @@ func (cs criticalSection) inLeaseTx(ctx context.Context, tx *gorm.DB, token uint
 	return o, err
 }
 
-// body is read, checks, work, write, insert.
-func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, write writeFunc) (inventory.Order, error) {
+// run is read, checks, work, write, insert.
+func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
 	if err != nil {
 		return inventory.Order{}, err
@@ -205,19 +106,103 @@ func (cs criticalSection) body(ctx context.Context, tx *gorm.DB, token uint64, w
 			return inventory.Order{}, err
 		}
 	}
-	if err := write(tx, row); err != nil {
+	if err := cs.stillHeld(); err != nil {
 		return inventory.Order{}, err
 	}
-	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: token}
+	if err := cs.write(ctx, tx, row); err != nil {
+		return inventory.Order{}, err
+	}
+	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: cs.token}
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}
-	if cs.recount {
+	if cs.kind == writeConditional || cs.kind == writeReserved {
+		// Nothing serialised this buyer's read with the others' writes.
 		if err := cs.limitHeld(ctx, tx); err != nil {
 			return inventory.Order{}, err
 		}
 	}
 	return o, nil
+}
+
+// underLease runs the section held by cs.lease: inside the lease's
+// transaction where the lock lives in one (db-pessimistic), else in its
+// own; a fenced section claims the fence first.
+func (cs criticalSection) underLease(ctx context.Context) (inventory.Order, error) {
+	db := cs.db
+	tl, inLeaseTx := cs.lease.(lockstrategy.TxLease)
+	if inLeaseTx {
+		db = tl.Tx()
+	}
+	if cs.kind == writeFenced {
+		if err := cs.claimFence(ctx, db); err != nil {
+			return inventory.Order{}, err
+		}
+	}
+	if inLeaseTx {
+		return cs.inSavepoint(ctx, db)
+	}
+	return cs.inNewTx(ctx)
+}
+
+// stillHeld checks, just before the write, that the lease was not lost
+// during the work (expired, renewal failed), then takes the injected stall.
+// The check cannot close the window entirely (a pause right after it),
+// which is why fencing exists.
+func (cs criticalSection) stillHeld() error {
+	if cs.lease == nil {
+		return nil
+	}
+	select {
+	case <-cs.lease.Lost():
+		return ErrLockLost
+	default:
+	}
+	if cs.stall > 0 {
+		cs.stalled.Add(1)
+		time.Sleep(cs.stall) // not ctx-aware on purpose: a paused process notices nothing
+		cs.stalled.Add(-1)
+	}
+	return nil
+}
+
+// write writes the stock the section's way.
+func (cs criticalSection) write(ctx context.Context, tx *gorm.DB, row inventory.StockRow) error {
+	switch cs.kind {
+	case writeFenced:
+		err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, cs.token)
+		if errors.Is(err, inventory.ErrFenced) {
+			return ErrFenced
+		}
+		return err
+	case writeCAS:
+		return inventory.WriteStockCAS(ctx, tx, cs.sale.ID, row.Stock-1, row.Version)
+	case writeConditional:
+		err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+		if errors.Is(err, inventory.ErrSoldOut) {
+			return ErrSoldOut
+		}
+		return err
+	case writeReserved:
+		err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+		if errors.Is(err, inventory.ErrSoldOut) {
+			return fmt.Errorf("%w: %w", errOverdrawn, err)
+		}
+		return err
+	default:
+		return inventory.WriteStock(ctx, tx, cs.sale.ID, row.Stock-1)
+	}
+}
+
+// claimFence makes the lease's token the sale's fence before the section
+// reads; committed before the read, so a newer holder's claim then voids
+// this one's write.
+func (cs criticalSection) claimFence(ctx context.Context, db *gorm.DB) error {
+	err := inventory.ClaimFence(ctx, db, cs.sale.ID, cs.token)
+	if errors.Is(err, inventory.ErrFenced) {
+		return ErrFenced
+	}
+	return err
 }
 
 // limitHeld is the per-user limit check that holds without a lock

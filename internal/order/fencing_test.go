@@ -60,8 +60,7 @@ func TestPausePastTTL(t *testing.T) {
 	}
 }
 
-// TestFencedStaleWriteBetweenReadAndWrite is issue 10's defect 4: fencing
-// that only checks the token at the write lets a stale holder's write land
+// TestFencedStaleWriteBetweenReadAndWrite: fencing that only checks the token at the write lets a stale holder's write land
 // between a newer holder's read and write. A (older token) reads the stock
 // and stalls after its Lost() check; its lock row expires; B (newer token)
 // reads the same stock and stalls too; A wakes and writes stock-1; B wakes

@@ -8,8 +8,8 @@ import (
 )
 
 // LockOptions are the strategy options of sale: its TTL and its watchdog
-// switch (Instances.Get drops what a strategy does not use). Everything that
-// gets a sale's locker (the order flow, loading a Reserver's stock) uses it,
+// switch (each strategy's Normalize drops what it does not use). Everything
+// that gets a sale's strategy (the order flow, loading a Reserver's stock) uses it,
 // so that a sale always meets the same instance.
 func LockOptions(sale inventory.Sale) lockstrategy.Options {
 	return lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond, NoRenewal: !sale.Watchdog}

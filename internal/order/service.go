@@ -1,6 +1,8 @@
-// Package order is the order flow: Service.Place runs one purchase through the
-// sale's lock strategy and the critical section of DESIGN.md §4. It imports no
-// HTTP; httpapi maps its sentinel errors to status codes.
+// Package order is the order flow: Service.Place runs one purchase through
+// the sale's lock strategy and the critical section (lock, read the stock,
+// simulated work, write the stock, insert the order, unlock; place.go and
+// critical.go). It imports no HTTP; httpapi maps its sentinel errors to
+// status codes.
 package order
 
 import (
@@ -138,82 +140,6 @@ func (s *Service) rebuildStock(saleID uint64, key string, rs lockstrategy.Reserv
 // share a lock (or a stock in Redis) on the same servers.
 func (s *Service) LockKey(saleID uint64) string {
 	return s.keyspace + ":sale:" + strconv.FormatUint(saleID, 10)
-}
-
-// Place buys one unit of sale saleID for userID.
-func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inventory.Order, error) {
-	start := time.Now()
-	sale, err := s.sale(ctx, saleID)
-	if err != nil {
-		return inventory.Order{}, err
-	}
-	obs := Observation{SaleID: saleID, Strategy: sale.Strategy, Arrived: start}
-	o, err := s.place(ctx, sale, userID, &obs)
-	if s.rec != nil {
-		obs.Outcome, obs.Total = OutcomeOf(err), time.Since(start)
-		s.rec.ObservePlace(obs)
-	}
-	if errors.Is(err, ErrFenced) {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
-		if cerr := s.store.CountFenced(cctx, saleID); cerr != nil {
-			s.log.Error("counting a fenced write", "sale", saleID, "err", cerr)
-		}
-		cancel()
-	}
-	if err != nil && OutcomeOf(err) == OutcomeError {
-		s.log.Error("order failed", "sale", saleID, "strategy", sale.Strategy, "err", err)
-	}
-	return o, err
-}
-
-func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string, obs *Observation) (inventory.Order, error) {
-	locker, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
-	if err != nil {
-		return inventory.Order{}, err
-	}
-	cs := criticalSection{sale: sale, userID: userID, replica: s.cfg.ReplicaID, db: s.store.DB()}
-	if lf, ok := locker.(lockstrategy.LockFree); ok {
-		return cs.runLockFree(ctx, lf, &obs.Retries)
-	}
-	if rs, ok := locker.(lockstrategy.Reserver); ok {
-		key := s.LockKey(sale.ID)
-		o, err := cs.runReserved(ctx, rs, key, s.cfg.UnlockTimeout)
-		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
-			s.rebuildStock(sale.ID, key, rs)
-		}
-		return o, err
-	}
-
-	waitStart := time.Now()
-	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)
-	lease, err := locker.Lock(lockCtx, s.LockKey(sale.ID))
-	cancel()
-	obs.LockWait = time.Since(waitStart)
-	if err != nil {
-		if ctx.Err() != nil {
-			return inventory.Order{}, ctx.Err() // the buyer left; not a timeout of ours
-		}
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired) {
-			return inventory.Order{}, fmt.Errorf("%w: %w", ErrLockTimeout, err)
-		}
-		return inventory.Order{}, fmt.Errorf("order: lock: %w", asBackendDown(err))
-	}
-	enter := time.Now()
-	obs.Acquired = enter
-	defer func() {
-		exit := time.Now()
-		obs.Critical = exit.Sub(enter)
-		s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
-			Token: lease.Token(), EnterAt: enter, ExitAt: exit})
-		// A fresh bounded ctx: the request's may be gone, the lock must go too.
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
-		defer cancel()
-		if err := lease.Unlock(uctx); err != nil {
-			s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
-		}
-	}()
-	cs.pause, cs.paused = time.Duration(s.pauseNext.Swap(0)), &s.paused
-	return cs.runLocked(ctx, lease)
 }
 
 // sale returns the sale's immutable options, cached after the first read.

@@ -1,22 +1,15 @@
 package dblock
 
-import (
-	"context"
+import "github.com/seckill-lab/seckill/internal/lockstrategy"
 
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
-)
-
-// LockFree is db-optimistic or db-conditional: Lock excludes nobody; the order
-// service detects lockstrategy.LockFree and makes the write safe instead.
+// LockFree is db-optimistic or db-conditional: no lock; the order service
+// makes the stock write safe with the write it names instead.
 type LockFree struct {
 	kind       lockstrategy.WriteKind
 	maxRetries int
 }
 
-var (
-	_ lockstrategy.Locker   = (*LockFree)(nil)
-	_ lockstrategy.LockFree = (*LockFree)(nil)
-)
+var _ lockstrategy.LockFree = (*LockFree)(nil)
 
 // DefaultCASRetries bounds db-optimistic's retries. Under heavy contention
 // most rounds are lost (one winner per version), which is the lesson; the
@@ -28,10 +21,11 @@ func init() {
 		Name: "db-optimistic",
 		Description: "No lock: version column, UPDATE ... WHERE version=? and retry on zero rows " +
 			"(cheap when calm, retries pile up under contention).",
-		Needs:  []lockstrategy.Need{lockstrategy.NeedDB},
-		Safe:   true,
-		Expiry: lockstrategy.ExpiryNone,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:      true,
+		Expiry:    lockstrategy.ExpiryNone,
+		Normalize: lockstrategy.NoOptions,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return &LockFree{kind: lockstrategy.WriteCAS, maxRetries: DefaultCASRetries}, nil
 		},
 	})
@@ -41,18 +35,11 @@ func init() {
 		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:        true,
 		Expiry:      lockstrategy.ExpiryNone,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize:   lockstrategy.NoOptions,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return &LockFree{kind: lockstrategy.WriteConditional}, nil
 		},
 	})
-}
-
-// Lock returns a lease that excludes nobody.
-func (*LockFree) Lock(ctx context.Context, _ string) (lockstrategy.Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return lockstrategy.NopLease(), nil
 }
 
 // StockWrite names the safe write the order service must use.

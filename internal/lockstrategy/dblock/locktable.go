@@ -50,7 +50,8 @@ func init() {
 		Safe:        true,
 		Tokens:      true,
 		Expiry:      lockstrategy.ExpiryTTL,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize:   lockstrategy.TTLOnly,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
 			sqlDB, err := b.DB.DB()
 			if err != nil {
 				return nil, err

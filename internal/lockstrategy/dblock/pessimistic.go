@@ -34,7 +34,8 @@ func init() {
 		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:        true,
 		Expiry:      lockstrategy.ExpiryConnection,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize:   lockstrategy.NoOptions,
+		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
 			return &Pessimistic{db: b.DB}, nil
 		},
 	})

@@ -24,7 +24,8 @@ func init() {
 		Description: "In-process mutex per sale: safe on one replica, oversells on several.",
 		Safe:        false,
 		Expiry:      lockstrategy.ExpiryProcess,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize:   lockstrategy.NoOptions,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return New(), nil
 		},
 	})

@@ -20,7 +20,8 @@ func init() {
 		Description: "No lock: concurrent read-modify-write loses updates and oversells.",
 		Safe:        false,
 		Expiry:      lockstrategy.ExpiryNone,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize:   lockstrategy.NoOptions,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return &Locker{}, nil
 		},
 	})

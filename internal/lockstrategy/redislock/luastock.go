@@ -14,25 +14,23 @@ import (
 // 锁"): the stock lives in Redis and one Lua script checks and decrements it,
 // so no lock is needed to keep it from going below zero. The order service
 // then persists the order with a conditional DB decrement and gives the unit
-// back (Unreserve) if that fails. Lock is a no-op.
+// back (Unreserve) if that fails. It is a Reserver, not a Locker.
 type LuaStock struct {
 	rdb *redis.Client
 }
 
-var (
-	_ lockstrategy.Locker   = (*LuaStock)(nil)
-	_ lockstrategy.Reserver = (*LuaStock)(nil)
-)
+var _ lockstrategy.Reserver = (*LuaStock)(nil)
 
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{
 		Name: "redis-lua-stock",
 		Description: "No lock: stock kept in Redis and decremented by a Lua script only while > 0; " +
 			"the order is persisted after.",
-		Needs:  []lockstrategy.Need{lockstrategy.NeedRedis},
-		Safe:   true,
-		Expiry: lockstrategy.ExpiryNone,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
+		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:      true,
+		Expiry:    lockstrategy.ExpiryNone,
+		Normalize: lockstrategy.NoOptions,
+		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
 			return NewLuaStock(b.Redis), nil
 		},
 	})
@@ -96,14 +94,6 @@ if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], 0)
 return 1
 `)
-
-// Lock takes no lock: the stock script is the synchronisation.
-func (*LuaStock) Lock(ctx context.Context, _ string) (lockstrategy.Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return lockstrategy.NopLease(), nil
-}
 
 // LoadStock sets key's stock in Redis (when a sale is created or reset).
 func (l *LuaStock) LoadStock(ctx context.Context, key string, stock int64) error {

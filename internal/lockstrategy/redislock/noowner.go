@@ -27,10 +27,11 @@ func init() {
 		Name: "redis-no-owner",
 		Description: "Teaching variant: SET NX PX, released by a plain DEL; an expired holder " +
 			"deletes the next holder's lock.",
-		Needs:  []lockstrategy.Need{lockstrategy.NeedRedis},
-		Safe:   false,
-		Expiry: lockstrategy.ExpiryTTL,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:      false,
+		Expiry:    lockstrategy.ExpiryTTL,
+		Normalize: lockstrategy.TTLOnly,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
 			return NewNoOwner(b.Redis, o.TTL), nil
 		},
 	})

@@ -122,7 +122,7 @@ func init() {
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
 			return New(b.Redis, o), nil
 		},
 	})

@@ -35,10 +35,11 @@ func init() {
 		Name: "redis-setnx-expire",
 		Description: "Teaching variant: SETNX then EXPIRE as two commands; a crash between them " +
 			"leaves a lock that never expires.",
-		Needs:  []lockstrategy.Need{lockstrategy.NeedRedis},
-		Safe:   false,
-		Expiry: lockstrategy.ExpiryTTL, // normally; ExpiryNever after a crash at the crash point
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:      false,
+		Expiry:    lockstrategy.ExpiryTTL, // normally; ExpiryNever after a crash at the crash point
+		Normalize: lockstrategy.TTLOnly,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
 			return NewSetNXExpire(b.Redis, o.TTL), nil
 		},
 	})

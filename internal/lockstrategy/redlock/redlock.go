@@ -78,7 +78,7 @@ func init() {
 		Tokens:      false,
 		Expiry:      lockstrategy.ExpiryTTL,
 		Renews:      true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
 			return New(b.Redlock, o)
 		},
 	})

@@ -67,7 +67,8 @@ func init() {
 		Expiry:      lockstrategy.ExpirySession,
 		// Options do not apply: the session timeout, not a TTL, frees a dead
 		// holder, and the session heart-beats by itself (no renewal to turn off).
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
+		Normalize: lockstrategy.NoOptions,
+		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
 			return New(b.ZKServers, b.ZKSessionTimeout)
 		},
 	})

@@ -1,0 +1,195 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// figures are what one order's path measured, for its Observation.
+type figures struct {
+	lockWait time.Duration // 0 where the strategy takes no lock
+	acquired time.Time     // when the lock was held; zero if it never was
+	critical time.Duration // from lock held to just before unlock
+	retries  int           // CAS rounds lost
+}
+
+// Place buys one unit of sale saleID for userID.
+func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inventory.Order, error) {
+	start := time.Now()
+	sale, err := s.sale(ctx, saleID)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	o, f, err := s.place(ctx, sale, userID)
+	if s.rec != nil {
+		s.rec.ObservePlace(Observation{SaleID: saleID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
+			Arrived: start, Acquired: f.acquired, Total: time.Since(start),
+			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries})
+	}
+	if errors.Is(err, ErrFenced) {
+		s.countFenced(ctx, saleID)
+	}
+	if err != nil && OutcomeOf(err) == OutcomeError {
+		s.log.Error("order failed", "sale", saleID, "strategy", sale.Strategy, "err", err)
+	}
+	return o, err
+}
+
+// place picks the sale's path once: a lock-free write, a reservation, or
+// the critical section under a lock.
+func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string) (inventory.Order, figures, error) {
+	inst, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
+	if err != nil {
+		return inventory.Order{}, figures{}, err
+	}
+	cs := criticalSection{sale: sale, userID: userID, replica: s.cfg.ReplicaID, db: s.store.DB()}
+	switch inst := inst.(type) {
+	case lockstrategy.LockFree:
+		return placeLockFree(ctx, cs, inst)
+	case lockstrategy.Reserver:
+		o, err := s.placeReserved(ctx, cs, inst)
+		return o, figures{}, err
+	case lockstrategy.Locker:
+		return s.placeLocked(ctx, cs, inst)
+	}
+	return inventory.Order{}, figures{}, fmt.Errorf("order: strategy %s built %T, which takes no known path", sale.Strategy, inst)
+}
+
+// placeLocked is the critical section under the sale's lock: lock, claim
+// the fence, then read, check, work, write and insert in one transaction,
+// record the section, unlock.
+func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (inventory.Order, figures, error) {
+	waitStart := time.Now()
+	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
+	f := figures{lockWait: time.Since(waitStart)}
+	if err != nil {
+		return inventory.Order{}, f, err
+	}
+	f.acquired = time.Now()
+	defer s.leave(ctx, cs.sale, lease, f.acquired)
+	cs.lease, cs.token = lease, lease.Token()
+	if cs.sale.Fencing && cs.token > 0 {
+		cs.kind = writeFenced
+	}
+	cs.stall, cs.stalled = time.Duration(s.pauseNext.Swap(0)), &s.paused
+	o, err := cs.underLease(ctx)
+	f.critical = time.Since(f.acquired)
+	return o, f, err
+}
+
+// lock takes the sale's lock within Config.LockWait.
+func (s *Service) lock(ctx context.Context, locker lockstrategy.Locker, key string) (lockstrategy.Lease, error) {
+	lockCtx, cancel := context.WithTimeout(ctx, s.cfg.LockWait)
+	defer cancel()
+	lease, err := locker.Lock(lockCtx, key)
+	switch {
+	case err == nil:
+		return lease, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err() // the buyer left; not a timeout of ours
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired):
+		return nil, fmt.Errorf("%w: %w", ErrLockTimeout, err)
+	}
+	return nil, fmt.Errorf("order: lock: %w", asBackendDown(err))
+}
+
+// leave ends a locked section: it records it for violation detection, then
+// unlocks on a fresh bounded ctx (the request's may be gone; the lock must
+// go too). Deferred, so that the lock goes even if the section panics.
+func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, enter time.Time) {
+	s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
+		Token: lease.Token(), EnterAt: enter, ExitAt: time.Now()})
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	if err := lease.Unlock(uctx); err != nil {
+		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
+	}
+}
+
+// placeLockFree runs the section with the strategy's safe write and no
+// lock; CAS conflicts are retried from the read, up to MaxRetries.
+func placeLockFree(ctx context.Context, cs criticalSection, lf lockstrategy.LockFree) (inventory.Order, figures, error) {
+	cs.kind = writeCAS
+	if lf.StockWrite() == lockstrategy.WriteConditional {
+		cs.kind = writeConditional
+	}
+	for lost := 0; ; lost++ {
+		o, err := cs.inNewTx(ctx)
+		if !errors.Is(err, inventory.ErrVersionConflict) {
+			return o, figures{retries: lost}, err
+		}
+		if lost+1 >= lf.MaxRetries() {
+			return o, figures{retries: lost + 1}, ErrConflict
+		}
+		// Jittered backoff that grows with the losses: retrying at once only
+		// meets the same crowd at the next version.
+		backoff := time.Duration(rand.Int64N(int64(min(lost+1, 10)) * int64(time.Millisecond)))
+		if err := lockstrategy.Sleep(ctx, backoff); err != nil {
+			return o, figures{retries: lost + 1}, err
+		}
+	}
+}
+
+// reservePersistTimeout bounds the database half of a reserved order, so
+// that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
+// reads a database that counts every unit taken from the lost stock.
+const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
+
+// placeReserved takes the unit from the strategy's own stock first (atomic
+// in Redis), then persists it with a conditional DB decrement; if that fails
+// the unit goes back (giveBack), so that the two stocks agree. A lost stock
+// is rebuilt by the one caller the strategy names.
+func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, error) {
+	key := s.LockKey(cs.sale.ID)
+	r, ok, err := rs.Reserve(ctx, key)
+	if err != nil {
+		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+			s.rebuildStock(cs.sale.ID, key, rs)
+		}
+		return inventory.Order{}, asBackendDown(err)
+	}
+	if !ok {
+		return inventory.Order{}, ErrSoldOut
+	}
+	cs.kind = writeReserved
+	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
+	o, err := cs.inNewTx(pctx)
+	cancel()
+	if err != nil {
+		return o, s.giveBack(ctx, rs, key, r, err)
+	}
+	return o, nil
+}
+
+// giveBack undoes reservation r after its order failed with err: the unit
+// goes back (Unreserve), or, if the database had no unit left for it, the
+// store's stock is above the truth and is zeroed instead (Overdrawn). On a
+// fresh bounded ctx: the buyer may have hung up.
+func (s *Service) giveBack(ctx context.Context, rs lockstrategy.Reserver, key string, r lockstrategy.Reservation, err error) error {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	undo := rs.Unreserve
+	if errors.Is(err, errOverdrawn) {
+		undo = rs.Overdrawn
+		err = errors.Join(ErrSoldOut, err)
+	}
+	if uerr := undo(uctx, key, r); uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	return err
+}
+
+// countFenced counts a write rejected by its fence, on a fresh bounded ctx.
+func (s *Service) countFenced(ctx context.Context, saleID uint64) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	if err := s.store.CountFenced(cctx, saleID); err != nil {
+		s.log.Error("counting a fenced write", "sale", saleID, "err", err)
+	}
+}
