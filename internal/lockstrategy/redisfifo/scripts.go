@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 )
 
 // The Lua scripts of the `redis` strategy. Each runs atomically in Redis,
-// which is the whole point: seed 000's "check then act" pitfalls (SETNX then
-// EXPIRE, GET then DEL) disappear when the check and the act are one script.
+// which is the whole point: the "check then act" pitfalls of a Redis lock
+// (SETNX then EXPIRE, GET then DEL) disappear when the check and the act are one script.
 //
 // Keys of one lock key K (all share K as a prefix, so a cluster user can wrap
 // K in a hash tag and keep them in one slot):
@@ -172,7 +172,7 @@ end
 return {was, local_id, local_tok}
 `)
 
-// releaseScript: compare-and-delete (seed 000: only the owner may release),
+// releaseScript: compare-and-delete (only the owner may release),
 // then hand over to the first live waiter. Returns 0 when id did not hold the
 // lock, 1 when freed, 2 when handed over.
 var releaseScript = redis.NewScript(luaPrelude + `
@@ -215,15 +215,6 @@ end
 return 0
 `)
 
-// compareAndDeleteScript: KEYS = lock; ARGV = owner. The plain owner-checked
-// release of the teaching variants that have an owner.
-var compareAndDeleteScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-`)
-
 // queueReply is what the queue scripts return.
 type queueReply struct {
 	result   int64         // script-specific: a token, a status, a flag
@@ -245,7 +236,7 @@ func (l *Locker) runQueue(ctx context.Context, s *redis.Script, k keys, id strin
 		return queueReply{}, err
 	}
 	if len(v) < 3 {
-		return queueReply{}, fmt.Errorf("redislock: unexpected script reply %v", v)
+		return queueReply{}, fmt.Errorf("redisfifo: unexpected script reply %v", v)
 	}
 	var r queueReply
 	r.result, _ = v[0].(int64)
