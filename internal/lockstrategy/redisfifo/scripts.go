@@ -125,7 +125,7 @@ func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10)
 // before us, else join the tail. A free lock with a live head (its holder
 // expired or died without handing over) is handed to that head first.
 //
-// Reply: {token, ”, 0} when id holds the lock (taken now, or already its
+// Reply: {token, "", 0} when id holds the lock (taken now, or already its
 // own); {0, local id, local token} when id joined the queue, with the head
 // this call handed a free lock to if that head is a local waiter.
 var acquireScript = redis.NewScript(luaPrelude + `
@@ -150,8 +150,8 @@ return {0, local_id, local_tok}
 // process was taken for dead, or a hand-over reply was lost): re-joins the
 // tail if it is not queued. The slow path: LPOS scans the queue.
 //
-// Reply: {token, ”, 0, age ms} when the lock is in fact handed to id (age:
-// how long ago it was set); {0, ”, 0} when id waits in the queue.
+// Reply: {token, "", 0, age ms} when the lock is in fact handed to id (age:
+// how long ago it was set); {0, "", 0} when id waits in the queue.
 var requeueScript = redis.NewScript(luaPrelude + `
 if redis.call('GET', lock) == id then
   local age = tonumber(string.match(id, '%.(%d+)$')) - redis.call('PTTL', lock)
@@ -194,9 +194,9 @@ return {was, local_id, local_tok}
 // releaseScript: compare-and-delete (only the owner may release), then hand
 // over to the first live waiter.
 //
-// Reply: {0, ”, 0} when id did not hold the lock (nothing changed);
-// {1, ”, 0} when it is freed, nobody live waiting; {2, local id, local
-// token} when it is handed over (local id ” if the new holder lives in
+// Reply: {0, "", 0} when id did not hold the lock (nothing changed);
+// {1, "", 0} when it is freed, nobody live waiting; {2, local id, local
+// token} when it is handed over (local id "" if the new holder lives in
 // another process).
 var releaseScript = redis.NewScript(luaPrelude + `
 if redis.call('GET', lock) ~= id then return {0, '', 0} end
