@@ -15,6 +15,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Config tunes the order flow.
@@ -60,7 +61,7 @@ type Service struct {
 	keyspace string
 	// sections records every critical section, for violation detection that
 	// does not trust the strategy under test.
-	sections *inventory.SectionLog
+	sections *sectionlog.Log
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
@@ -93,7 +94,7 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
 		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
-		sections: inventory.NewSectionLog(store.DB(), log)}
+		sections: sectionlog.New(store.DB(), log)}
 }
 
 // Close stops stock rebuilds still waiting and writes the critical
@@ -203,7 +204,7 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string,
 	defer func() {
 		exit := time.Now()
 		obs.Critical = exit.Sub(enter)
-		s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
+		s.sections.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
 			Token: lease.Token(), EnterAt: enter, ExitAt: exit})
 		// A fresh bounded ctx: the request's may be gone, the lock must go too.
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
