@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
 // Timings of `loadtest agent`.
@@ -94,7 +95,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	poll := time.NewTicker(agentPollEvery)
 	defer poll.Stop()
 	for ctx.Err() == nil {
-		var a assignment
+		var a runwire.Assignment
 		status, err := ctl.call(ctx, http.MethodPost, "/api/agents/claim", map[string]string{"agent_id": cfg.id}, &a)
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -10,35 +10,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/internal/runwire"
 )
-
-// assignment is a claimed share, as POST /api/agents/claim answers.
-type assignment struct {
-	RunID       uint64    `json:"run_id"`
-	Step        int       `json:"step"`
-	Share       int       `json:"share"`
-	Strategy    string    `json:"strategy"`
-	SaleID      uint64    `json:"sale_id"`
-	Targets     []string  `json:"targets"`
-	Buyers      int       `json:"buyers"`
-	UserPrefix  string    `json:"user_prefix"`
-	Concurrency int       `json:"concurrency"`
-	Rate        float64   `json:"rate"`
-	Deadline    time.Time `json:"deadline"`
-}
-
-// shareReport is the body of a share report: cumulative figures and the
-// raw histogram (never percentiles: the API merges histograms).
-type shareReport struct {
-	AgentID   string           `json:"agent_id"`
-	Requests  int64            `json:"requests"`
-	Orders    int64            `json:"orders"`
-	SoldOut   int64            `json:"sold_out"`
-	Errors    map[string]int64 `json:"errors"`
-	ElapsedMS int64            `json:"elapsed_ms"`
-	Histogram string           `json:"histogram"`
-	Done      bool             `json:"done"`
-}
 
 // deadFor: a target that failed at the transport level is skipped for this
 // long, then tried again (it may have been a reset, not a death).
@@ -87,7 +60,7 @@ func (t *targets) failed(j int) {
 // step's deadline, reporting every second and once more at the end. The
 // deadline is the one the shop answers each report with: it moves on while
 // the share makes progress.
-func execute(ctx context.Context, ctl *control, agentID string, a assignment, stderr io.Writer) shareReport {
+func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assignment, stderr io.Writer) runwire.Report {
 	ts := newTargets(a.Targets, a.SaleID)
 	p := plan{requests: a.Buyers, workers: max(a.Concurrency, 1)}
 	if a.Rate > 0 {
@@ -108,10 +81,8 @@ func execute(ctx context.Context, ctl *control, agentID string, a assignment, st
 	rec := newRecorder()
 	start := time.Now()
 	path := fmt.Sprintf("/api/runs/%d/steps/%d/shares/%d/report", a.RunID, a.Step, a.Share)
-	send := func(ctx context.Context, r shareReport) {
-		var ack struct {
-			Deadline time.Time `json:"deadline"`
-		}
+	send := func(ctx context.Context, r runwire.Report) {
+		var ack runwire.Ack
 		if _, err := ctl.call(ctx, http.MethodPost, path, r, &ack); err != nil {
 			if ctx.Err() == nil {
 				fmt.Fprintf(stderr, "agent %s: report: %v\n", agentID, err)
@@ -149,9 +120,9 @@ func execute(ctx context.Context, ctl *control, agentID string, a assignment, st
 }
 
 // snapshotReport is the recorder's figures as a report.
-func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done bool) shareReport {
+func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done bool) runwire.Report {
 	hist, kinds := rec.snapshot()
-	r := shareReport{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done}
+	r := runwire.Report{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done}
 	for k, n := range kinds {
 		r.Requests += n
 		switch k {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
 func TestAgentFlags(t *testing.T) {
@@ -68,7 +69,7 @@ func deadURL(t *testing.T) string {
 // fakeControl records the reports an agent sends.
 type fakeControl struct {
 	mu      sync.Mutex
-	reports []shareReport
+	reports []runwire.Report
 	calls   int
 }
 
@@ -77,7 +78,7 @@ func (f *fakeControl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	f.calls++
 	if strings.HasSuffix(r.URL.Path, "/report") {
-		var rep shareReport
+		var rep runwire.Report
 		if err := json.NewDecoder(r.Body).Decode(&rep); err != nil {
 			w.WriteHeader(http.StatusBadRequest)
 			return
@@ -119,7 +120,7 @@ func TestExecuteShare(t *testing.T) {
 	ctlSrv := httptest.NewServer(fc)
 	defer ctlSrv.Close()
 	ctl := &control{c: newClient(2, time.Second, ""), shops: []string{ctlSrv.URL}}
-	a := assignment{RunID: 3, Step: 1, Share: 0, SaleID: 1, Targets: []string{deadURL(t), shopURL},
+	a := runwire.Assignment{RunID: 3, Step: 1, Share: 0, SaleID: 1, Targets: []string{deadURL(t), shopURL},
 		Buyers: 40, UserPrefix: "p-", Concurrency: 4, Deadline: time.Now().Add(time.Minute)}
 
 	final := execute(context.Background(), ctl, "agent-x", a, io.Discard)

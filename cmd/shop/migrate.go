@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/migrations"
 )
 
 // migrateTimeout bounds `shop migrate` (and the migration at serve start):
@@ -51,7 +51,7 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func runMigrations(ctx context.Context, dsn string, log *slog.Logger) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	applied, err := inventory.Migrate(ctx, dsn, log)
+	applied, err := migrations.Apply(ctx, dsn, log)
 	if err != nil {
 		return applied, fmt.Errorf("%w\n(is MariaDB up? `make services-up` starts it; -mysql-dsn or %s points elsewhere)",
 			err, config.EnvMySQLDSN)

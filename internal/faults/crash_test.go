@@ -25,8 +25,9 @@ func crashEnv(t *testing.T) (*redis.Client, *lockstrategy.Instances, *faults.Ser
 	t.Cleanup(func() { rdb.Close() })
 	lockers := lockstrategy.NewInstances(lockstrategy.Backends{Redis: rdb})
 	t.Cleanup(func() { lockers.Close() })
-	t.Cleanup(func() { faults.DisarmCrash() }) // never leak an armed crash into another test
-	return rdb, lockers, faults.New(faults.Config{Enabled: true}, nil, lockers, nil)
+	f := faults.New(faults.Config{Enabled: true}, nil, lockers, nil)
+	t.Cleanup(func() { f.DisarmCrash() }) // an unfired crash stays with this test's strategies
+	return rdb, lockers, f
 }
 
 // redis-setnx-expire crashed between SETNX and EXPIRE: the key has no TTL
@@ -86,7 +87,7 @@ func TestCrashAfterSetNXRedisExpires(t *testing.T) {
 	if err := le.Unlock(context.Background()); err != nil {
 		t.Fatalf("Unlock: %v", err)
 	}
-	if faults.CrashArmed() {
+	if f.CrashArmed() {
 		t.Fatal("the crash is still armed after it fired")
 	}
 }
@@ -132,10 +133,12 @@ func TestCrashAfterSetNXOneShot(t *testing.T) {
 }
 
 func TestCrashAfterSetNXDisabled(t *testing.T) {
-	if err := faults.New(faults.Config{}, nil, nil, nil).CrashAfterSetNX(); !errors.Is(err, faults.ErrDisabled) {
+	lockers := lockstrategy.NewInstances(lockstrategy.Backends{})
+	f := faults.New(faults.Config{}, nil, lockers, nil)
+	if err := f.CrashAfterSetNX(); !errors.Is(err, faults.ErrDisabled) {
 		t.Fatalf("disabled: %v, want ErrDisabled", err)
 	}
-	if faults.CrashArmed() {
+	if f.CrashArmed() {
 		t.Fatal("a disabled service armed the crash")
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
-	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
 // agentHeartbeat is POST /api/agents/heartbeat {"agent_id", "pid", "gone"}:
@@ -72,7 +72,7 @@ func (s *Server) claimShare(c *gin.Context) {
 // agent's cumulative figures for its share (sent every second, and once more
 // with done true at the end).
 func (s *Server) reportShare(c *gin.Context) {
-	var r runs.Report
+	var r runwire.Report
 	var agentID *string
 	if err := decodeObject(c.Request.Body, map[string]any{
 		"agent_id": &agentID, "requests": &r.Requests, "orders": &r.Orders, "sold_out": &r.SoldOut,

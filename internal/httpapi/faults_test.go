@@ -227,7 +227,7 @@ func faultsRedisEnv(t *testing.T, token string) (*env, string) {
 	t.Cleanup(orders.Close)
 	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, orders, lockers, store)
 	t.Cleanup(f.Wait)
-	t.Cleanup(func() { faults.DisarmCrash() })
+	t.Cleanup(func() { f.DisarmCrash() })
 	return &env{db: db, store: store, lockers: lockers, srv: New(Deps{Store: store, Orders: orders, Lockers: lockers,
 		AdminToken: token, ReplicaID: "faults-redis", Faults: f})}, addr
 }
@@ -282,7 +282,7 @@ func TestFaultsNewKindsNeedToken(t *testing.T) {
 		`{"kind":"kill_process","ms":1}`, `{"kind":"restart_redis","node":"redis"}`} {
 		wantError(t, e.post("/api/faults", body), http.StatusForbidden, "forbidden", "")
 	}
-	if faults.CrashArmed() {
+	if e.lockers.Backends().Crash.Armed() {
 		t.Fatal("a refused request armed the crash")
 	}
 	if rec := e.post("/api/faults", `{"kind":"crash_after_setnx"}`, "Authorization: Bearer s3cret"); rec.Code != http.StatusAccepted {

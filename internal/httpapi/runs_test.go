@@ -11,6 +11,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/runwire"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -91,7 +92,7 @@ func TestRunThroughAPI(t *testing.T) {
 		t.Fatalf("created run: %+v", v)
 	}
 
-	var a runs.Assignment
+	var a runwire.Assignment
 	for a.RunID != v.ID { // skip shares of leftover runs of an earlier, interrupted test run
 		rec = e.post("/api/agents/claim", fmt.Sprintf(`{"agent_id":%q}`, agent))
 		if rec.Code != http.StatusOK {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"gorm.io/gorm"
 )
 
@@ -69,7 +70,7 @@ func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
 			return st, err
 		}
 	}
-	v, err := s.Violations(ctx, sale.ID)
+	v, err := sectionlog.Violations(ctx, s.db, sale.ID)
 	st.Violations = v
 	return st, err
 }
@@ -165,4 +166,10 @@ func CountUserOrdersLatest(ctx context.Context, tx *gorm.DB, saleID uint64, user
 func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 	o.CreatedAt = time.Now().Truncate(time.Microsecond) // what DATETIME(6) keeps
 	return tx.WithContext(ctx).Create(o).Error
+}
+
+// CountFenced records one write rejected for a stale fencing token. It runs
+// after the rejected transaction rolled back, outside the critical section.
+func (s *Store) CountFenced(ctx context.Context, saleID uint64) error {
+	return s.db.WithContext(ctx).Exec("UPDATE sales SET fenced_writes = fenced_writes + 1 WHERE id = ?", saleID).Error
 }

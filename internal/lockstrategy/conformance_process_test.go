@@ -31,10 +31,10 @@ const (
 	zkSessionTimeout = 2 * time.Second
 )
 
-// crashHooks, per strategy, install a crash point inside Lock (the
-// redis-setnx-expire pitfall); the killed-holder check then crashes the child
-// there instead of killing it while it holds the lock.
-var crashHooks = map[string]func(crash func()){}
+// crashHooks, per strategy, arm the crash point inside Lock in the child's
+// backends (the redis-setnx-expire pitfall); the killed-holder check then
+// crashes the child there instead of killing it while it holds the lock.
+var crashHooks = map[string]func(b *lockstrategy.Backends, crash func()){}
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("CONF_CHILD"); mode != "" {
@@ -192,7 +192,7 @@ func runChild(mode string) int {
 		return 0
 	case "hold":
 		if os.Getenv("CONF_CRASH") == "true" {
-			crashHooks[s.Name](func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
+			crashHooks[s.Name](&b, func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })
 		}
 		l, err := newLocker(s, b, lockstrategy.Options{TTL: killTTL})
 		if err != nil {

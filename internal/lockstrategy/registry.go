@@ -38,6 +38,9 @@ type Backends struct {
 	// loop keeps it current); a strategy whose backend is down is
 	// unavailable until it answers again. Nil: configured means up.
 	Health *Health
+	// Crash is the replica's crash point for fault injection (crash_after_setnx);
+	// NewInstances gives each cache its own when nil.
+	Crash *CrashHook
 }
 
 // Options are the per-sale settings a strategy is built with.

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/salestats"
 )
 
 // Percentiles of a latency distribution, in milliseconds.
@@ -52,13 +53,6 @@ type SaleLive struct {
 	Replicas []ReplicaLive `json:"replicas"`
 }
 
-// loadSQL reads every replica's row of a sale. updated_at comes back as
-// microseconds since the epoch computed by the database (as in discovery),
-// so neither parseTime nor the DSN's loc matters.
-const loadSQL = `SELECT replica_id,
-  TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', updated_at) AS updated_us, payload
-FROM sale_stats WHERE sale_id = ? ORDER BY replica_id`
-
 // LoadMerged reads every replica's latest published figures for saleID and
 // merges them: histograms are merged count by count and percentiles read
 // from the merged one (an average of per-replica p99s means nothing),
@@ -66,13 +60,9 @@ FROM sale_stats WHERE sale_id = ? ORDER BY replica_id`
 // figures, not an error; whether the sale exists is the caller's question.
 func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, error) {
 	out := SaleLive{SaleID: saleID, Outcomes: map[string]int64{}, Replicas: []ReplicaLive{}}
-	var rows []struct {
-		ReplicaID string
-		UpdatedUS int64
-		Payload   []byte
-	}
-	if err := db.WithContext(ctx).Raw(loadSQL, saleID).Scan(&rows).Error; err != nil {
-		return out, fmt.Errorf("metrics: load sale %d: %w", saleID, err)
+	rows, err := salestats.ForSale(ctx, db, saleID)
+	if err != nil {
+		return out, err
 	}
 	lat, lw, cs := newHist(), newHist(), newHist()
 	var fair Fairness
@@ -94,7 +84,7 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 		}
 		out.Retries += p.Retries
 		fair = fair.Add(p.Fairness)
-		updated := time.UnixMicro(row.UpdatedUS).UTC()
+		updated := row.UpdatedAt
 		if updated.After(out.UpdatedAt) {
 			out.UpdatedAt = updated
 		}

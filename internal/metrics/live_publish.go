@@ -8,11 +8,12 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/internal/salestats"
 	"gorm.io/gorm"
 )
 
 // PublishInterval is how often Run publishes: the live view is at most
-// about this old (issue 4 asks for one second).
+// about one second old.
 const PublishInterval = time.Second
 
 // finalPublishTimeout bounds the publish made after Run's ctx has ended.
@@ -40,12 +41,6 @@ type livePayload struct {
 
 // liveHists are the decoded histograms of a payload.
 type liveHists struct{ latency, lockWait, critical *hdrhistogram.Histogram }
-
-// upsertSQL stamps updated_at with the database's clock, like discovery's
-// heartbeats, so rows from replicas whose clocks disagree still compare.
-const upsertSQL = `INSERT INTO sale_stats (sale_id, replica_id, updated_at, payload)
-VALUES (?, ?, UTC_TIMESTAMP(6), ?)
-ON DUPLICATE KEY UPDATE updated_at = VALUES(updated_at), payload = VALUES(payload)`
 
 // Run publishes every PublishInterval until ctx ends, then once more with a
 // fresh bounded ctx (a graceful stop keeps the last second), and returns
@@ -136,7 +131,7 @@ func (r *LiveRecorder) publishSale(ctx context.Context, db *gorm.DB, replicaID s
 
 	body, err := encodePayload(p, liveHists{hdrhistogram.Import(lat), hdrhistogram.Import(lw), hdrhistogram.Import(cs)})
 	if err == nil {
-		err = db.WithContext(ctx).Exec(upsertSQL, id, replicaID, body).Error
+		err = salestats.Upsert(ctx, db, id, replicaID, body)
 	}
 	if err != nil {
 		st.mu.Lock()
@@ -166,15 +161,11 @@ func (st *saleState) merge(p *livePayload) error {
 
 // loadOwn reads this replica's existing row for the sale; nil when none.
 func loadOwn(ctx context.Context, db *gorm.DB, saleID uint64, replicaID string) (*livePayload, error) {
-	var rows []struct{ Payload []byte }
-	if err := db.WithContext(ctx).Raw("SELECT payload FROM sale_stats WHERE sale_id = ? AND replica_id = ?",
-		saleID, replicaID).Scan(&rows).Error; err != nil {
+	body, err := salestats.Own(ctx, db, saleID, replicaID)
+	if err != nil || body == nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	p, err := decodePayload(rows[0].Payload)
+	p, err := decodePayload(body)
 	if err != nil {
 		return nil, err
 	}

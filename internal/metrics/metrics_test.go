@@ -1,12 +1,13 @@
 package metrics
 
 import (
-	"github.com/seckill-lab/seckill/internal/order"
 	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/order"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // figures are what one order's path measured, for its Observation.
@@ -103,7 +104,7 @@ func (s *Service) lock(ctx context.Context, locker lockstrategy.Locker, key stri
 // unlocks on a fresh bounded ctx (the request's may be gone; the lock must
 // go too). Deferred, so that the lock goes even if the section panics.
 func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, enter time.Time) {
-	s.sections.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
+	s.sections.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
 		Token: lease.Token(), EnterAt: enter, ExitAt: time.Now()})
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Config tunes the order flow.
@@ -62,7 +63,7 @@ type Service struct {
 	keyspace string
 	// sections records every critical section, for violation detection that
 	// does not trust the strategy under test.
-	sections *inventory.SectionLog
+	sections *sectionlog.Log
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
@@ -95,7 +96,7 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
 		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
-		sections: inventory.NewSectionLog(store.DB(), log)}
+		sections: sectionlog.New(store.DB(), log)}
 }
 
 // Close stops stock rebuilds still waiting and writes the critical

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
 // claimCandidateSQL picks an unclaimed share of a running step of a running
@@ -27,7 +28,7 @@ const claimAttempts = 5
 // Claim gives agentID a share to execute, or ok false when there is none.
 // The claim is the conditional UPDATE ... WHERE agent_id IS NULL: of two
 // agents racing for one share exactly one changes the row.
-func (s *Service) Claim(ctx context.Context, agentID string) (a Assignment, ok bool, err error) {
+func (s *Service) Claim(ctx context.Context, agentID string) (a runwire.Assignment, ok bool, err error) {
 	if err := s.Advance(ctx); err != nil {
 		return a, false, err
 	}
@@ -59,30 +60,30 @@ WHERE run_id = ? AND step = ? AND share = ? AND agent_id IS NULL`, agentID, c.Ru
 }
 
 // assignment reads what the agent holding a share must do.
-func (s *Service) assignment(ctx context.Context, runID uint64, step, share int) (Assignment, error) {
+func (s *Service) assignment(ctx context.Context, runID uint64, step, share int) (runwire.Assignment, error) {
 	db := s.db.WithContext(ctx)
 	var run runRow
 	var st stepRow
 	var sh shareRow
 	if err := db.First(&run, runID).Error; err != nil {
-		return Assignment{}, err
+		return runwire.Assignment{}, err
 	}
 	if err := db.Where("run_id = ? AND step = ?", runID, step).First(&st).Error; err != nil {
-		return Assignment{}, err
+		return runwire.Assignment{}, err
 	}
 	if err := db.Where("run_id = ? AND step = ? AND share = ?", runID, step, share).First(&sh).Error; err != nil {
-		return Assignment{}, err
+		return runwire.Assignment{}, err
 	}
 	var cfg Config
 	var targets []string
 	if err := errors.Join(json.Unmarshal([]byte(run.Config), &cfg), json.Unmarshal([]byte(run.Targets), &targets)); err != nil {
-		return Assignment{}, fmt.Errorf("runs: run %d: %w", runID, err)
+		return runwire.Assignment{}, fmt.Errorf("runs: run %d: %w", runID, err)
 	}
 	var shares int64
 	if err := db.Model(&shareRow{}).Where("run_id = ? AND step = ?", runID, step).Count(&shares).Error; err != nil {
-		return Assignment{}, err
+		return runwire.Assignment{}, err
 	}
-	a := Assignment{RunID: runID, Step: step, Share: share, Strategy: st.Strategy, Targets: targets,
+	a := runwire.Assignment{RunID: runID, Step: step, Share: share, Strategy: st.Strategy, Targets: targets,
 		Buyers: sh.Buyers, UserPrefix: sh.UserPrefix, Concurrency: cfg.Concurrency}
 	if st.SaleID != nil {
 		a.SaleID = *st.SaleID
@@ -104,15 +105,15 @@ const maxErrorKinds = 32
 // Report stores r (cumulative figures replace the previous ones) if r's
 // agent holds the share, extends the step's deadline if r shows progress,
 // advances the runs that are due, and answers the step's deadline.
-func (s *Service) Report(ctx context.Context, r Report) (Ack, error) {
+func (s *Service) Report(ctx context.Context, r runwire.Report) (runwire.Ack, error) {
 	if err := s.report(ctx, r); err != nil {
-		return Ack{}, err
+		return runwire.Ack{}, err
 	}
 	var st stepRow
 	if err := s.db.WithContext(ctx).Where("run_id = ? AND step = ?", r.RunID, r.Step).First(&st).Error; err != nil {
-		return Ack{}, fmt.Errorf("runs: report: %w", err)
+		return runwire.Ack{}, fmt.Errorf("runs: report: %w", err)
 	}
-	var ack Ack
+	var ack runwire.Ack
 	if st.Deadline != nil {
 		ack.Deadline = st.Deadline.UTC()
 	}
@@ -127,7 +128,7 @@ SET st.deadline = GREATEST(st.deadline, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECON
 WHERE sh.run_id = ? AND sh.step = ? AND sh.share = ? AND sh.agent_id = ? AND sh.requests < ?
   AND st.status = 'running' AND st.deadline > UTC_TIMESTAMP(6)`
 
-func (s *Service) report(ctx context.Context, r Report) error {
+func (s *Service) report(ctx context.Context, r runwire.Report) error {
 	if r.Requests < 0 || r.Orders < 0 || r.SoldOut < 0 || r.ElapsedMS < 0 || len(r.Errors) > maxErrorKinds {
 		return fmt.Errorf("%w: negative counts or too many error kinds", ErrInvalid)
 	}

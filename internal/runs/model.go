@@ -86,47 +86,11 @@ func StepDeadline(buyers int) time.Duration {
 // longer than one order's timeout.
 const StallGrace = 30 * time.Second
 
-// Ack answers a report: the step's deadline as it stands after the report,
-// which the agent keeps as its own.
-type Ack struct {
-	Deadline time.Time `json:"deadline"`
-}
-
 // SaleMaker creates the sale of a step (inserting it and, for a
 // lockstrategy.Reserver, loading its stock) and returns its id. The HTTP
 // layer provides it, so that a run's sales are made exactly like POST
 // /api/sales makes them.
 type SaleMaker func(ctx context.Context, strategy string, cfg Config) (uint64, error)
-
-// Assignment is a claimed share: what one agent must do.
-type Assignment struct {
-	RunID       uint64    `json:"run_id"`
-	Step        int       `json:"step"`
-	Share       int       `json:"share"`
-	Strategy    string    `json:"strategy"`
-	SaleID      uint64    `json:"sale_id"`
-	Targets     []string  `json:"targets"`
-	Buyers      int       `json:"buyers"`
-	UserPrefix  string    `json:"user_prefix"`
-	Concurrency int       `json:"concurrency"`
-	Rate        float64   `json:"rate"`
-	Deadline    time.Time `json:"deadline"`
-}
-
-// Report is an agent's cumulative figures for its share, sent every second.
-type Report struct {
-	RunID     uint64           `json:"-"`
-	Step      int              `json:"-"`
-	Share     int              `json:"-"`
-	AgentID   string           `json:"agent_id"`
-	Requests  int64            `json:"requests"`
-	Orders    int64            `json:"orders"`
-	SoldOut   int64            `json:"sold_out"`
-	Errors    map[string]int64 `json:"errors"`     // by kind: refusals and hard errors
-	ElapsedMS int64            `json:"elapsed_ms"` // first send to now (or to the last answer when done)
-	Histogram string           `json:"histogram"`  // hdrhistogram V2 compressed, base64, microseconds
-	Done      bool             `json:"done"`
-}
 
 // Row types (gorm). Times are the database's clock, UTC.
 type runRow struct {

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/runwire"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -83,7 +84,7 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatalf("after create: %+v", v)
 	}
 
-	claim := func(agent string) (Assignment, bool) {
+	claim := func(agent string) (runwire.Assignment, bool) {
 		t.Helper()
 		a, ok, err := s.Claim(ctx, agent)
 		if err != nil {
@@ -107,8 +108,8 @@ func TestRunLifecycle(t *testing.T) {
 		t.Fatalf("claims: %+v / %+v", a0, a1)
 	}
 
-	rep := func(a Assignment, agent string, us int64, done bool) error {
-		_, err := s.Report(ctx, Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
+	rep := func(a runwire.Assignment, agent string, us int64, done bool) error {
+		_, err := s.Report(ctx, runwire.Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
 			Requests: int64(a.Buyers), Orders: 5, SoldOut: int64(a.Buyers) - 6, Errors: map[string]int64{"lock_timeout": 1},
 			ElapsedMS: 1000, Histogram: hist(t, us, a.Buyers), Done: done})
 		return err
@@ -116,10 +117,10 @@ func TestRunLifecycle(t *testing.T) {
 	if err := rep(a0, ag[1], 1000, false); !errors.Is(err, ErrNotYours) {
 		t.Fatalf("report on another agent's share: %v", err)
 	}
-	if _, err := s.Report(ctx, Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Report(ctx, runwire.Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("report on no share: %v", err)
 	}
-	if _, err := s.Report(ctx, Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Report(ctx, runwire.Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("report with a bad histogram: %v", err)
 	}
 	// One share's buyers at 1 ms, the other's at 3 ms: the merged p99 is
@@ -315,9 +316,9 @@ func TestProgressExtendsDeadline(t *testing.T) {
 		}
 		return r.Deadline, time.Duration(r.Left * float64(time.Second))
 	}
-	report := func(requests int64) Ack {
+	report := func(requests int64) runwire.Ack {
 		t.Helper()
-		ack, err := s.Report(ctx, Report{RunID: id, Step: a.Step, Share: a.Share, AgentID: ag[0], Requests: requests, Errors: map[string]int64{"x": requests}})
+		ack, err := s.Report(ctx, runwire.Report{RunID: id, Step: a.Step, Share: a.Share, AgentID: ag[0], Requests: requests, Errors: map[string]int64{"x": requests}})
 		if err != nil {
 			t.Fatal(err)
 		}

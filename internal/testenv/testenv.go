@@ -21,6 +21,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/migrations"
 )
 
 // InCI reports whether the tests run in CI, where nothing may be skipped.
@@ -76,7 +77,7 @@ func migrateOnce(t testing.TB, dsn string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := inventory.Migrate(ctx, dsn, discardLogger()); err != nil {
+	if _, err := migrations.Apply(ctx, dsn, discardLogger()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
 	migrated.Store(dsn, true)

@@ -24,10 +24,10 @@ const (
 )
 
 // PubSubTTL and PubSubFallback are the pub/sub peer's lease TTL and missed-
-// message fallback; they equal redislock.DefaultTTL and redislock.PollInterval
+// message fallback; they equal redisfifo.DefaultTTL and redisfifo.PollInterval
 // so that only the wake-up scheme differs. They are copies, not references:
-// redislock's own tests import this package, so it cannot import redislock
-// (a redislock test checks that they stay equal).
+// redisfifo's own tests import this package, so it cannot import redisfifo
+// (a redisfifo test checks that they stay equal).
 const (
 	PubSubTTL      = 2 * time.Second
 	PubSubFallback = 100 * time.Millisecond

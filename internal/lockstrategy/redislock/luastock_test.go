@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // 64 buyers race for 100 units: exactly 100 reservations, stock never below 0.
 func TestLuaStockNeverBelowZero(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	s := NewLuaStock(rdb)
 	ctx := context.Background()
 	const stock = 100
@@ -70,7 +71,7 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 // is being rebuilt, and nothing is given back into it meanwhile.
 func TestLuaStockLostIsRebuilt(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	s := NewLuaStock(rdb)
 	ctx := context.Background()
 	if err := s.LoadStock(ctx, key, 5); err != nil {

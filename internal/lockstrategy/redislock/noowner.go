@@ -10,8 +10,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// NoOwner is redis-no-owner, the release pitfall of seed 000 (3.3 "set ex px
-// nx" before 3.4 adds the unique value check): the acquisition is a correct
+// NoOwner is redis-no-owner, the release pitfall of a Redis lock ("set ex
+// px nx" without the unique value check): the acquisition is a correct
 // SET NX PX, but the release is a plain DEL. A holder whose lease expired
 // while it worked (no watchdog here) then deletes the NEXT holder's lock,
 // and a third buyer walks in beside the second.

@@ -10,22 +10,17 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// CrashBetweenSetNXAndExpire, when not nil, is called by redis-setnx-expire
-// right after its SETNX succeeded and before its EXPIRE: the point where a
-// crash leaves a lock that never expires. Tests set it (a panic, or SIGKILL
-// of the own process) to show the pitfall. It is read without
-// synchronisation: set it before any Lock runs. A running replica uses the
-// race-free one-shot ArmCrash instead (crash.go).
-var CrashBetweenSetNXAndExpire func()
-
-// SetNXExpire is redis-setnx-expire, the first pitfall of seed 000 (3.1
-// "setnx + expire"): SETNX and EXPIRE are two commands. If the process dies
+// SetNXExpire is redis-setnx-expire, the first pitfall of a Redis lock
+// ("setnx + expire"): SETNX and EXPIRE are two commands. If the process dies
 // (or the connection drops) between them, the key exists with no TTL, and
 // the lock is held forever by nobody. The release is owner-checked, so the
 // acquisition is the only thing wrong with it.
 type SetNXExpire struct {
 	rdb *redis.Client
 	ttl time.Duration
+	// crash fires between the SETNX and the EXPIRE, the point where a dead
+	// process leaves a lock that never expires; nil never fires.
+	crash *lockstrategy.CrashHook
 }
 
 var _ lockstrategy.Locker = (*SetNXExpire)(nil)
@@ -40,7 +35,9 @@ func init() {
 		Expiry:    lockstrategy.ExpiryTTL, // normally; ExpiryNever after a crash at the crash point
 		Normalize: lockstrategy.TTLOnly,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
-			return NewSetNXExpire(b.Redis, o.TTL), nil
+			l := NewSetNXExpire(b.Redis, o.TTL)
+			l.crash = b.Crash
+			return l, nil
 		},
 	})
 }
@@ -65,7 +62,7 @@ func (l *SetNXExpire) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 			if v, gerr := l.rdb.Get(ctx, key).Result(); gerr == nil && v == owner {
 				ok, err = true, nil
 			} else {
-				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveTimeout)
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 				defer cancel()
 				_ = compareAndDeleteScript.Run(rctx, l.rdb, []string{key}, owner).Err()
 				return false, err
@@ -74,18 +71,15 @@ func (l *SetNXExpire) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 		if !ok {
 			return false, nil
 		}
-		if crash := CrashBetweenSetNXAndExpire; crash != nil {
-			crash()
-		}
-		if takeCrash() {
-			return false, ErrHolderCrashed // "dead" before EXPIRE: the key keeps no TTL
+		if l.crash.Fire() {
+			return false, lockstrategy.ErrHolderCrashed // "dead" before EXPIRE: the key keeps no TTL
 		}
 		// THE PITFALL: until this second command lands, a crash leaves the
 		// key without a TTL for ever.
 		start = time.Now()
 		if err := l.rdb.PExpire(ctx, key, l.ttl).Err(); err != nil {
 			// Do not leave a TTL-less lock behind if we can help it.
-			rctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+			rctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 			defer cancel()
 			_ = compareAndDeleteScript.Run(rctx, l.rdb, []string{key}, owner).Err()
 			return false, err

@@ -8,20 +8,25 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisfifo"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
+
+// shortTTL is a lease short enough to run out within a test.
+const shortTTL = 300 * time.Millisecond
 
 type crashed struct{}
 
 // A crash between SETNX and EXPIRE leaves a lock with no TTL: held forever.
 // The crash is a panic here (the conformance suite SIGKILLs a child process
-// at the same hook); either way the EXPIRE never runs.
+// at the same crash point); either way the EXPIRE never runs.
 func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := NewSetNXExpire(rdb, shortTTL)
 
-	CrashBetweenSetNXAndExpire = func() { panic(crashed{}) }
+	l.crash = &lockstrategy.CrashHook{Die: func() { panic(crashed{}) }}
+	l.crash.Arm()
 	func() {
 		defer func() {
 			if _, ok := recover().(crashed); !ok {
@@ -30,7 +35,6 @@ func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
 		}()
 		_, _ = l.Lock(context.Background(), key)
 	}()
-	CrashBetweenSetNXAndExpire = nil
 
 	ttl, err := rdb.Do(context.Background(), "TTL", key).Int64()
 	if err != nil || ttl != -1 {
@@ -49,16 +53,16 @@ func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
 // its own lock.
 func TestSetNXExpireNormalPath(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := NewSetNXExpire(rdb, shortTTL)
-	a := mustLock(t, l, key)
+	a := locktest.MustLock(t, l, key)
 	if pttl := rdb.PTTL(context.Background(), key).Val(); pttl <= 0 || pttl > shortTTL {
 		t.Fatalf("PTTL %v, want in (0, %v]", pttl, shortTTL)
 	}
-	if !closedWithin(a.Lost(), shortTTL+time.Second) {
+	if !locktest.ClosedWithin(a.Lost(), shortTTL+time.Second) {
 		t.Fatal("Lost not closed at the TTL")
 	}
-	b := mustLock(t, l, key)
+	b := locktest.MustLock(t, l, key)
 	if err := locktest.Unlock(a); !errors.Is(err, lockstrategy.ErrNotHeld) {
 		t.Fatalf("expired A's Unlock: %v, want ErrNotHeld", err)
 	}
@@ -78,15 +82,15 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 		deletes bool
 	}{
 		{"redis-no-owner", NewNoOwner(rdb, shortTTL), true},
-		{"redis", New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), false},
+		{"redis", redisfifo.New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			key := testKey(t, rdb)
-			a := mustLock(t, tc.l, key)
-			if !closedWithin(a.Lost(), shortTTL+time.Second) {
+			key := locktest.RedisKey(t, rdb)
+			a := locktest.MustLock(t, tc.l, key)
+			if !locktest.ClosedWithin(a.Lost(), shortTTL+time.Second) {
 				t.Fatal("A's lease did not end at the TTL")
 			}
-			b := mustLock(t, tc.l, key) // B holds the lock now
+			b := locktest.MustLock(t, tc.l, key) // B holds the lock now
 			bValue := rdb.Get(context.Background(), key).Val()
 			staleErr := locktest.Unlock(a)
 			gone := rdb.Exists(context.Background(), key).Val() == 0
@@ -101,10 +105,30 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 				t.Fatalf("stale Unlock: %v, want ErrNotHeld", staleErr)
 			}
 			if tc.deletes {
-				c := mustLock(t, tc.l, key) // a third buyer walks in beside B
+				c := locktest.MustLock(t, tc.l, key) // a third buyer walks in beside B
 				locktest.Unlock(c)
 			}
 			locktest.Unlock(b)
 		})
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	for name, want := range map[string]lockstrategy.Strategy{
+		"redis-setnx-expire": {Safe: false, Expiry: lockstrategy.ExpiryTTL},
+		"redis-no-owner":     {Safe: false, Expiry: lockstrategy.ExpiryTTL},
+		"redis-lua-stock":    {Safe: true, Expiry: lockstrategy.ExpiryNone},
+	} {
+		s, err := lockstrategy.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Safe != want.Safe || s.Tokens != want.Tokens || s.Expiry != want.Expiry {
+			t.Errorf("%s: Safe=%v Tokens=%v Expiry=%v, want %v %v %v", name, s.Safe, s.Tokens, s.Expiry,
+				want.Safe, want.Tokens, want.Expiry)
+		}
+		if err := s.Available(lockstrategy.Backends{}); !errors.Is(err, lockstrategy.ErrMissingBackend) {
+			t.Errorf("%s without Redis: %v, want ErrMissingBackend", name, err)
+		}
 	}
 }

@@ -1,23 +1,23 @@
-// Package redislock holds the strategies over one Redis: `redis` (the safe
-// lock: owner token, watchdog, fencing, a fair FIFO wait), the teaching
-// variants `redis-setnx-expire` and `redis-no-owner` that each keep one of
-// seed 000's pitfalls, and the lock-free baseline `redis-lua-stock`.
-package redislock
+// Package redisfifo is the `redis` strategy: the safe lock over one Redis
+// (owner token, watchdog, fencing, a fair FIFO wait with a direct hand-over).
+// Its Lua scripts are in scripts.go, its in-process waiters and listener in
+// waiters.go, its lease and watchdog in lease.go.
+package redisfifo
 
 // The `redis` strategy, and why its wait looks the way it does.
 //
-// Holding: SET K id NX PX ttl (seed 000: one atomic command, not SETNX then
-// EXPIRE) with a random id, released by a Lua compare-and-delete (seed 000:
-// never DEL a lock you do not own), renewed by a watchdog every ttl/3 while
-// held (seed 002/003: Redisson's watchdog, so a slow holder does not lose the
-// lock by expiry), with a fencing token raised in the same script (seed 003:
-// a paused holder whose lease expired is rejected by the storage, not by the
-// lock).
+// Holding: SET K id NX PX ttl (one atomic command, not SETNX then EXPIRE,
+// which a crash between the two leaves without a TTL) with a random id,
+// released by a Lua compare-and-delete (never DEL a lock you do not own),
+// renewed by a watchdog every ttl/3 while held (Redisson's watchdog, so a
+// slow holder does not lose the lock by expiry), with a fencing token raised
+// in the same script (a paused holder whose lease expired is rejected by the
+// storage, not by the lock).
 //
 // Waiting: the two usual ways both fail a flash sale. Polling (redsync: sleep
 // a random 50-250 ms and retry) only looks fast because the releaser re-takes
 // the lock at once while everyone else sleeps: unfair, p99 wait 0.25-1 s.
-// A pub/sub broadcast on release (seed 002's "listen for the delete") wakes
+// A pub/sub broadcast on release ("listen for the delete") wakes
 // every waiter for one winner: a thundering herd, 1/8 of redsync's rate at 64
 // contenders. So this strategy keeps a FIFO of waiters in Redis and wakes ONE:
 //
@@ -102,7 +102,8 @@ type Locker struct {
 	rdb       *redis.Client
 	ttl       time.Duration
 	noRenewal bool
-	proc      string // this instance's name in waiter ids
+	proc      string                  // this instance's name in waiter ids
+	crash     *lockstrategy.CrashHook // fired right after the SET NX PX; nil never fires
 
 	mu      sync.Mutex
 	seq     uint64
@@ -123,7 +124,9 @@ func init() {
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
-			return New(b.Redis, o), nil
+			l := New(b.Redis, o)
+			l.crash = b.Crash
+			return l, nil
 		},
 	})
 }
@@ -151,11 +154,11 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	start := time.Now() // before the SET: the local expiry errs early, the safe side
 	r, err := l.runQueue(ctx, acquireScript, kw.k, w.id)
 	if err != nil {
-		return nil, l.leave(kw, w, fmt.Errorf("redislock: acquire %s: %w", key, err))
+		return nil, l.leave(kw, w, fmt.Errorf("redisfifo: acquire %s: %w", key, err))
 	}
 	l.deliver(key, r.localID, r.handOver(start))
 	if r.result > 0 {
-		if takeCrash() {
+		if l.crash.Fire() {
 			return nil, l.abandon(key, w.id) // held, abandoned: the key expires after its TTL
 		}
 		return newLease(l, kw.k, w.id, uint64(r.result), start), nil
@@ -163,7 +166,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	l.markEnqueued(kw, w)
 	select {
 	case h := <-w.ch:
-		if takeCrash() {
+		if l.crash.Fire() {
 			return nil, l.abandon(key, w.id)
 		}
 		return newLease(l, kw.k, w.id, h.token, h.since), nil
@@ -172,11 +175,11 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	}
 }
 
-// crashErr is the error of an acquisition taken by an armed crash (crash.go):
+// crashErr is the error of an acquisition taken by a fired CrashHook:
 // the lock is held in Redis with its TTL, no watchdog renews it, nobody
 // releases it; it frees itself when the TTL runs out.
 func crashErr(key string) error {
-	return fmt.Errorf("redislock: acquire %s: %w", key, ErrHolderCrashed)
+	return fmt.Errorf("redisfifo: acquire %s: %w", key, lockstrategy.ErrHolderCrashed)
 }
 
 // abandon leaves the lock id took to its TTL, as a crashed holder would: it

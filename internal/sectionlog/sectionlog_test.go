@@ -1,18 +1,21 @@
-package inventory_test
+package sectionlog_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // TestViolationsCountsOverlapsOnly: sections that touch are fine; each one
 // that begins before an earlier one ended is one violation, across replicas.
 func TestViolationsCountsOverlapsOnly(t *testing.T) {
-	db := testenv.DB(t, "inventory")
+	db := testenv.DB(t, "sectionlog")
 	store := inventory.NewStore(db)
 	ctx := context.Background()
 	sale := inventory.Sale{Name: "v", Strategy: "none", InitialStock: 1}
@@ -21,7 +24,7 @@ func TestViolationsCountsOverlapsOnly(t *testing.T) {
 	}
 	t0 := time.Now().Truncate(time.Second)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	log := inventory.NewSectionLog(db, testLogger())
+	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, s := range []struct {
 		replica    string
 		enter, out int
@@ -31,23 +34,14 @@ func TestViolationsCountsOverlapsOnly(t *testing.T) {
 		{"r2", 30, 35}, // inside [15,40]
 		{"r1", 40, 50}, // touches 40: fine
 	} {
-		log.Record(inventory.Section{SaleID: sale.ID, ReplicaID: s.replica, EnterAt: at(s.enter), ExitAt: at(s.out)})
+		log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.replica, EnterAt: at(s.enter), ExitAt: at(s.out)})
 	}
 	log.Close()
-	n, err := store.Violations(ctx, sale.ID)
+	n, err := sectionlog.Violations(ctx, db, sale.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
 		t.Fatalf("violations = %d, want 2", n)
-	}
-}
-
-// TestMigrateIsIdempotent: a second run applies nothing.
-func TestMigrateIsIdempotent(t *testing.T) {
-	dsn := testenv.MySQLDSN(t, "inventory")
-	applied, err := inventory.Migrate(context.Background(), dsn, testLogger())
-	if err != nil || len(applied) != 0 {
-		t.Fatalf("second migrate applied %v, err %v", applied, err)
 	}
 }

@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 // found by the waiter's listener at its next poll.
 func TestLostHandOverRedelivered(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key).(*lease)
+	holder := locktest.MustLock(t, l, key).(*lease)
 	w := goLock(context.Background(), l, key)
 	testenv.WaitFor(t, 5*time.Second, "waiter queued", func() bool { return len(queued(rdb, key)) == 1 })
 	holder.timer.Stop()
@@ -39,7 +39,7 @@ func TestLostHandOverRedelivered(t *testing.T) {
 // served. Driven by hand, without a listener, to make the order certain.
 func TestLapsedProcessRequeues(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	ctx := context.Background()
 	k := keysOf(key)
 	// The holder is another process, driven by its scripts alone.
@@ -84,9 +84,9 @@ func TestLapsedProcessRequeues(t *testing.T) {
 // queueKeysTTL by renewing it).
 func TestPollKeepsQueueAlive(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	defer locktest.Unlock(holder)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

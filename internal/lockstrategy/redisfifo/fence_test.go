@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// Issue 10, defect 3. Redis here runs without persistence, as the lab's
+// Redis here runs without persistence, as the lab's
 // restart_redis fault restarts it: every key is gone, the fencing counter
 // too. A token after the restart must still be newer than every token
 // before it, or a fenced sale rejects every new holder while a stale one
@@ -24,7 +25,7 @@ func TestFenceTokensSurviveRedisRestart(t *testing.T) {
 	key := "fence-restart"
 	var before uint64
 	for range 20 {
-		le := mustLock(t, l, key)
+		le := locktest.MustLock(t, l, key)
 		before = max(before, le.Token())
 		if err := le.Unlock(context.Background()); err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func TestFenceTokensSurviveRedisRestart(t *testing.T) {
 		n, err := rdb.DBSize(ctx).Result()
 		return err == nil && n == 0
 	})
-	le := mustLock(t, l, key)
+	le := locktest.MustLock(t, l, key)
 	defer le.Unlock(context.Background())
 	if le.Token() <= before {
 		t.Fatalf("token %d after the restart, %d before it: fencing tokens went backwards", le.Token(), before)

@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -16,10 +16,7 @@ const shortTTL = 300 * time.Millisecond
 
 func TestRegistered(t *testing.T) {
 	for name, want := range map[string]lockstrategy.Strategy{
-		"redis":              {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
-		"redis-setnx-expire": {Safe: false, Expiry: lockstrategy.ExpiryTTL},
-		"redis-no-owner":     {Safe: false, Expiry: lockstrategy.ExpiryTTL},
-		"redis-lua-stock":    {Safe: true, Expiry: lockstrategy.ExpiryNone},
+		"redis": {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
 	} {
 		s, err := lockstrategy.Lookup(name)
 		if err != nil {
@@ -37,8 +34,8 @@ func TestRegistered(t *testing.T) {
 
 func TestDefaultTTL(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
-	le := mustLock(t, New(rdb, lockstrategy.Options{NoRenewal: true}), key)
+	key := locktest.RedisKey(t, rdb)
+	le := locktest.MustLock(t, New(rdb, lockstrategy.Options{NoRenewal: true}), key)
 	defer locktest.Unlock(le)
 	pttl := rdb.PTTL(context.Background(), key).Val()
 	if pttl <= DefaultTTL/2 || pttl > DefaultTTL {
@@ -50,11 +47,11 @@ func TestDefaultTTL(t *testing.T) {
 // else can take it meanwhile.
 func TestWatchdogKeepsLeaseAlive(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: shortTTL})
-	le := mustLock(t, l, key)
+	le := locktest.MustLock(t, l, key)
 	time.Sleep(3*shortTTL + 200*time.Millisecond)
-	if isClosed(le.Lost()) {
+	if locktest.IsClosed(le.Lost()) {
 		t.Fatal("Lost closed while the watchdog renewed the lease")
 	}
 	if got := rdb.Get(context.Background(), key).Val(); got != le.(*lease).id {
@@ -81,10 +78,10 @@ func TestWatchdogKeepsLeaseAlive(t *testing.T) {
 // taken by the next buyer: the pitfall fencing exists for.
 func TestNoRenewalLeaseExpires(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true})
-	a := mustLock(t, l, key)
-	if !closedWithin(a.Lost(), shortTTL+time.Second) {
+	a := locktest.MustLock(t, l, key)
+	if !locktest.ClosedWithin(a.Lost(), shortTTL+time.Second) {
 		t.Fatal("Lost not closed within TTL + 1s without renewal")
 	}
 	b, err := locktest.LockWithin(l, key, 2*time.Second)
@@ -113,12 +110,12 @@ func TestLostWhenKeyChangedOutside(t *testing.T) {
 		"overwritten": func(ctx context.Context, key string) error { return rdb.Set(ctx, key, "intruder", 0).Err() },
 	} {
 		t.Run(name, func(t *testing.T) {
-			key := testKey(t, rdb)
-			le := mustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL}), key)
+			key := locktest.RedisKey(t, rdb)
+			le := locktest.MustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL}), key)
 			if err := change(context.Background(), key); err != nil {
 				t.Fatal(err)
 			}
-			if !closedWithin(le.Lost(), shortTTL+time.Second) {
+			if !locktest.ClosedWithin(le.Lost(), shortTTL+time.Second) {
 				t.Fatal("Lost not closed after the key was " + name)
 			}
 			if err := locktest.Unlock(le); !errors.Is(err, lockstrategy.ErrNotHeld) {
@@ -134,7 +131,7 @@ func TestLostWhenKeyChangedOutside(t *testing.T) {
 // Tokens strictly grow with every acquisition, direct or handed over.
 func TestTokenGrows(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
 	var (
 		mu     sync.Mutex

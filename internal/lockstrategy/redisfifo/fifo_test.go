@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -67,9 +67,9 @@ func awaitLock(t *testing.T, ch <-chan lockResult, d time.Duration, who string) 
 // Waiters that queue in a known order are served in that order.
 func TestFIFOOrder(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	const n = 8
 	var (
 		mu    sync.Mutex
@@ -108,9 +108,9 @@ func TestFIFOOrder(t *testing.T) {
 // A waiter whose heartbeat ran out (its process died) is skipped at release.
 func TestDeadWaiterSkipped(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	fake, dead := enqueueFake(t, rdb, key, shortTTL)
 	live := goLock(context.Background(), l, key)
 	testenv.WaitFor(t, 5*time.Second, "live waiter queued behind the dead one", func() bool { return len(queued(rdb, key)) == 2 })
@@ -132,9 +132,9 @@ func TestDeadWaiterSkipped(t *testing.T) {
 // waiter's TTL, by the next waiter's fallback poll.
 func TestLockHandedToDeadWaiterRecovered(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	fake, _ := enqueueFake(t, rdb, key, shortTTL)
 	live := goLock(context.Background(), l, key)
 	testenv.WaitFor(t, 5*time.Second, "live waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
@@ -155,9 +155,9 @@ func TestLockHandedToDeadWaiterRecovered(t *testing.T) {
 // the waiter behind it is served when the holder releases.
 func TestCancelledWaiterLeavesQueue(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first := goLock(ctx, l, key)
@@ -185,9 +185,9 @@ func TestCancelledWaiterLeavesQueue(t *testing.T) {
 // A waiter that leaves after the lock was handed to it passes it on.
 func TestLeavingWaiterPassesHandedLock(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := mustLock(t, l, key)
+	holder := locktest.MustLock(t, l, key)
 	fake, leaving := enqueueFake(t, rdb, key, 5*time.Second)
 	next := goLock(context.Background(), l, key)
 	testenv.WaitFor(t, 5*time.Second, "next waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
@@ -207,8 +207,8 @@ func TestLeavingWaiterPassesHandedLock(t *testing.T) {
 // head waiter once the TTL runs out: the fallback poll finds the lock free.
 func TestExpiredHolderSucceededByWaiter(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
-	gone := mustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), key)
+	key := locktest.RedisKey(t, rdb)
+	gone := locktest.MustLock(t, New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true}), key)
 	defer locktest.Unlock(gone)
 	next := goLock(context.Background(), New(rdb, lockstrategy.Options{TTL: 5 * time.Second}), key)
 	le := awaitLock(t, next, shortTTL+2*time.Second, "waiter after the holder's TTL")

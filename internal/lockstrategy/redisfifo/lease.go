@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func (le *lease) Lost() <-chan struct{} { return le.lost }
 
 func (le *lease) markLost() { le.lostOnce.Do(func() { close(le.lost) }) }
 
-// renew is the watchdog, run every ttl/3 (Redisson's schedule, seed 003). A
+// renew is the watchdog, run every ttl/3 (Redisson's schedule). A
 // renewal that finds the key gone or owned by someone else ends the lease at
 // once; a renewal that errors is retried sooner, and the lease is declared
 // lost only when the last successful renewal's validity has run out: a
@@ -121,7 +121,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	le.l.setHeld(le.id, false)
 	switch {
 	case err != nil:
-		return fmt.Errorf("redislock: release %s: %w", le.k.lock, err)
+		return fmt.Errorf("redisfifo: release %s: %w", le.k.lock, err)
 	case r.result == 0:
 		return lockstrategy.ErrNotHeld
 	}

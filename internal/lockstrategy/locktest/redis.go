@@ -1,4 +1,4 @@
-package redislock
+package locktest
 
 import (
 	"context"
@@ -10,12 +10,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 )
 
-// testKey returns a lock key no other run uses, and deletes it and every key
+// RedisKey returns a lock key no other run uses, and deletes it and every key
 // derived from it (fence, queue, wake-ups, stock) at cleanup.
-func testKey(t testing.TB, rdb *redis.Client) string {
+func RedisKey(t testing.TB, rdb *redis.Client) string {
 	t.Helper()
 	name := strings.NewReplacer("/", ":", " ", "_").Replace(t.Name())
 	key := fmt.Sprintf("redislock-test:%s:%d", name, time.Now().UnixNano())
@@ -30,18 +29,18 @@ func testKey(t testing.TB, rdb *redis.Client) string {
 	return key
 }
 
-// mustLock takes key within 5 s or fails the test.
-func mustLock(t testing.TB, l lockstrategy.Locker, key string) lockstrategy.Lease {
+// MustLock takes key within 5 s or fails the test.
+func MustLock(t testing.TB, l lockstrategy.Locker, key string) lockstrategy.Lease {
 	t.Helper()
-	le, err := locktest.LockWithin(l, key, 5*time.Second)
+	le, err := LockWithin(l, key, 5*time.Second)
 	if err != nil {
 		t.Fatalf("lock %s: %v", key, err)
 	}
 	return le
 }
 
-// closedWithin reports whether ch closes within d.
-func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+// ClosedWithin reports whether ch closes within d.
+func ClosedWithin(ch <-chan struct{}, d time.Duration) bool {
 	select {
 	case <-ch:
 		return true
@@ -50,8 +49,8 @@ func closedWithin(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// isClosed reports whether ch is closed now.
-func isClosed(ch <-chan struct{}) bool {
+// IsClosed reports whether ch is closed now.
+func IsClosed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true

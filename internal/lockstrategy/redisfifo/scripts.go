@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 )
 
 // The Lua scripts of the `redis` strategy. Each runs atomically in Redis,
-// which is the whole point: seed 000's "check then act" pitfalls (SETNX then
-// EXPIRE, GET then DEL) disappear when the check and the act are one script.
+// which is the whole point: the "check then act" pitfalls of a Redis lock
+// (SETNX then EXPIRE, GET then DEL) disappear when the check and the act are one script.
 //
 // Keys of one lock key K (all share K as a prefix, so a cluster user can wrap
 // K in a hash tag and keep them in one slot):
@@ -53,11 +53,21 @@ const (
 )
 
 // luaPrelude holds what every queue script shares (Redis scripts cannot call
-// each other, so it is prepended to each). ARGV: id, base, own proc, ttl ms,
-// waiter lease ms. Scripts that may hand the lock over return {result,
-// local id, local token}: a hand-over to a waiter of the CALLING process is
-// not pushed through Redis but returned, and the caller delivers it in
-// memory (one round trip less on the critical path).
+// each other, so it is prepended to each). KEYS: lock, fence, queue. ARGV:
+// id, base, own proc, ttl ms, waiter lease ms.
+//
+// Every queue script replies with an array of 3 or 4 integers and strings,
+// read by parseQueueReply into a queueReply:
+//
+//	[1] integer  result: what it means is the script's own (below)
+//	[2] string   local id: a waiter of the CALLING process the lock was
+//	             handed to ('' when none), delivered in memory by the caller
+//	             rather than pushed through Redis (one round trip less on the
+//	             critical path)
+//	[3] integer  that waiter's fencing token (0 when none)
+//	[4] integer  optional: how many ms before the script the lock was set for
+//	             [2] (requeueScript and pollScript, when they report a lock
+//	             already held), so that its lease clock starts no later
 var luaPrelude = `
 local lock, fence, queue = KEYS[1], KEYS[2], KEYS[3]
 local id, base, me = ARGV[1], ARGV[2], ARGV[3]
@@ -112,9 +122,12 @@ local function heartbeat() redis.call('SET', alive_key(me), '1', 'PX', ARGV[5]) 
 func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // acquireScript: take the lock if it is free and nobody live is queued
-// before us (returns the token), else join the tail (returns 0). A free lock
-// with a live head (its holder expired or died without handing over) is
-// handed to that head first.
+// before us, else join the tail. A free lock with a live head (its holder
+// expired or died without handing over) is handed to that head first.
+//
+// Reply: {token, "", 0} when id holds the lock (taken now, or already its
+// own); {0, local id, local token} when id joined the queue, with the head
+// this call handed a free lock to if that head is a local waiter.
 var acquireScript = redis.NewScript(luaPrelude + `
 local cur = redis.call('GET', lock)
 if cur == id then return {tonumber(redis.call('GET', fence)), '', 0} end
@@ -134,9 +147,11 @@ return {0, local_id, local_tok}
 `)
 
 // requeueScript: make sure a waiter that was already enqueued still is (its
-// process was taken for dead, or a hand-over reply was lost): returns the
-// token if the lock is in fact handed to it, else re-joins the tail if it is
-// not queued. The slow path: LPOS scans the queue.
+// process was taken for dead, or a hand-over reply was lost): re-joins the
+// tail if it is not queued. The slow path: LPOS scans the queue.
+//
+// Reply: {token, "", 0, age ms} when the lock is in fact handed to id (age:
+// how long ago it was set); {0, "", 0} when id waits in the queue.
 var requeueScript = redis.NewScript(luaPrelude + `
 if redis.call('GET', lock) == id then
   local age = tonumber(string.match(id, '%.(%d+)$')) - redis.call('PTTL', lock)
@@ -150,12 +165,16 @@ end
 return {0, '', 0}
 `)
 
-// pollScript: a listener's heartbeat and the bounded fallback. Returns 1 if
-// this process's heartbeat was still alive (0: its waiters may have been
-// dropped, requeue them). A free lock (its holder expired or died without
-// handing over) goes to the live head; a lock held by an id of this process
-// is reported again, in case the reply that handed it over was lost (the
-// listener ignores it when that id is not waiting any more).
+// pollScript: a listener's heartbeat and the bounded fallback. A free lock
+// (its holder expired or died without handing over) goes to the live head; a
+// lock held by an id of this process is reported again, in case the reply
+// that handed it over was lost (the listener ignores it when that id is not
+// waiting any more). Called with an empty id.
+//
+// Reply: [1] is 1 if this process's heartbeat was still alive (0: its
+// waiters may have been dropped, requeue them). {was, holder, token, age ms}
+// when a local id holds the lock; else {was, local id, local token}, with
+// the head a free lock was just handed to if it is a local waiter.
 var pollScript = redis.NewScript(luaPrelude + `
 local was = redis.call('EXISTS', alive_key(me))
 heartbeat()
@@ -172,9 +191,13 @@ end
 return {was, local_id, local_tok}
 `)
 
-// releaseScript: compare-and-delete (seed 000: only the owner may release),
-// then hand over to the first live waiter. Returns 0 when id did not hold the
-// lock, 1 when freed, 2 when handed over.
+// releaseScript: compare-and-delete (only the owner may release), then hand
+// over to the first live waiter.
+//
+// Reply: {0, "", 0} when id did not hold the lock (nothing changed);
+// {1, "", 0} when it is freed, nobody live waiting; {2, local id, local
+// token} when it is handed over (local id "" if the new holder lives in
+// another process).
 var releaseScript = redis.NewScript(luaPrelude + `
 if redis.call('GET', lock) ~= id then return {0, '', 0} end
 local h = live_head()
@@ -189,7 +212,10 @@ return {1, '', 0}
 // leaveScript: a waiter that gives up (ctx done, error) leaves the queue; if
 // the lock was handed to it meanwhile it releases it, and a free lock goes
 // to the next live waiter, so a leaving waiter never strands the queue.
-// Returns 1 if it released a lock.
+//
+// Reply: {released, local id, local token}: released is 1 if id held the
+// lock and gave it up, 0 if it only left the queue (or was not in it); the
+// local id is the next holder if the lock went to a local waiter.
 var leaveScript = redis.NewScript(luaPrelude + `
 redis.call('LREM', queue, 0, id)
 local cur = redis.call('GET', lock)
@@ -207,7 +233,10 @@ return {released, local_id, local_tok}
 
 // renewScript: KEYS = lock; ARGV = id, ttl ms. The watchdog's owner-checked
 // PEXPIRE: renewing a lock someone else now holds would extend THEIR lease
-// (the no-owner pitfall again), so check first. Returns 1 if renewed.
+// (the no-owner pitfall again), so check first.
+//
+// Reply: an integer, 1 when id held the lock and its TTL is reset, 0 when
+// someone else (or nobody) holds it.
 var renewScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -215,16 +244,7 @@ end
 return 0
 `)
 
-// compareAndDeleteScript: KEYS = lock; ARGV = owner. The plain owner-checked
-// release of the teaching variants that have an owner.
-var compareAndDeleteScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-`)
-
-// queueReply is what the queue scripts return.
+// queueReply is a queue script's reply (layout at luaPrelude).
 type queueReply struct {
 	result   int64         // script-specific: a token, a status, a flag
 	localID  string        // a waiter of this process the lock was handed to
@@ -239,13 +259,23 @@ func (r queueReply) handOver(start time.Time) handOver {
 
 // runQueue runs a queue script for waiter id (empty for the listener).
 func (l *Locker) runQueue(ctx context.Context, s *redis.Script, k keys, id string) (queueReply, error) {
-	v, err := s.Run(ctx, l.rdb, k.list(), id, k.base, l.proc,
-		l.ttl.Milliseconds(), WaiterLease.Milliseconds()).Slice()
+	v, err := l.runQueueRaw(ctx, s, k, id)
 	if err != nil {
 		return queueReply{}, err
 	}
+	return parseQueueReply(v)
+}
+
+// runQueueRaw runs a queue script and returns its reply as Redis sent it.
+func (l *Locker) runQueueRaw(ctx context.Context, s *redis.Script, k keys, id string) ([]any, error) {
+	return s.Run(ctx, l.rdb, k.list(), id, k.base, l.proc,
+		l.ttl.Milliseconds(), WaiterLease.Milliseconds()).Slice()
+}
+
+// parseQueueReply reads the reply layout documented at luaPrelude.
+func parseQueueReply(v []any) (queueReply, error) {
 	if len(v) < 3 {
-		return queueReply{}, fmt.Errorf("redislock: unexpected script reply %v", v)
+		return queueReply{}, fmt.Errorf("redisfifo: unexpected script reply %v", v)
 	}
 	var r queueReply
 	r.result, _ = v[0].(int64)

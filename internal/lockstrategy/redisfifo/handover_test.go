@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// Issue 10, defect 1. A hand-over pushed into a process's list while the
+// A hand-over pushed into a process's list while the
 // process was stalled (SIGSTOP) is popped after the lock has moved on: the
 // waiter's lock expired and went to someone else meanwhile. The listener
 // must not deliver it as if it were fresh. The test builds the state the
@@ -19,10 +20,10 @@ import (
 // from the queue, "w token" in P's list), and the lock now belongs to h.
 func TestStaleHandOverIsNotDelivered(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	k := keysOf(key)
 	q := New(rdb, lockstrategy.Options{TTL: 10 * time.Second})
-	h := mustLock(t, q, key)
+	h := locktest.MustLock(t, q, key)
 	p := New(rdb, lockstrategy.Options{TTL: 10 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -64,15 +65,15 @@ func TestStaleHandOverIsNotDelivered(t *testing.T) {
 	}
 }
 
-// Issue 10, defect 1: a lease whose validity ended before it was made (a
+// A lease whose validity ended before it was made (a
 // hand-over delivered late) is lost from the start, renewing or not.
 func TestLeaseExpiredAtCreationIsLost(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	for _, noRenewal := range []bool{false, true} {
 		l := New(rdb, lockstrategy.Options{TTL: time.Second, NoRenewal: noRenewal})
 		le := newLease(l, keysOf(key), holderID(l.proc, l.ttl), 1, time.Now().Add(-2*time.Second))
-		if !isClosed(le.Lost()) {
+		if !locktest.IsClosed(le.Lost()) {
 			t.Errorf("noRenewal=%v: a lease that ran out a second before it was made is not lost", noRenewal)
 		}
 		le.mu.Lock()
@@ -82,15 +83,15 @@ func TestLeaseExpiredAtCreationIsLost(t *testing.T) {
 	}
 }
 
-// Issue 10, defect 2. requeueAll snapshots the enqueued waiters, then runs
+// requeueAll snapshots the enqueued waiters, then runs
 // requeueScript for each; a waiter that leaves in between (its ctx ended)
 // must not be pushed back as a ghost that later receives the lock and
 // stalls the queue for a TTL.
 func TestRequeueDoesNotResurrectLeavers(t *testing.T) {
 	rdb := testenv.Redis(t)
-	key := testKey(t, rdb)
+	key := locktest.RedisKey(t, rdb)
 	q := New(rdb, lockstrategy.Options{TTL: 30 * time.Second})
-	h := mustLock(t, q, key)
+	h := locktest.MustLock(t, q, key)
 	defer h.Unlock(context.Background())
 	p := New(rdb, lockstrategy.Options{TTL: 30 * time.Second})
 	const rounds, n = 20, 32

@@ -1,4 +1,7 @@
-package inventory
+// Package sectionlog records every critical section a replica ran (the
+// critical_sections table) and counts the overlaps between them: the
+// evidence that a lock did, or did not, keep buyers apart.
+package sectionlog
 
 import (
 	"context"
@@ -23,10 +26,10 @@ type Section struct {
 // TableName is critical_sections.
 func (Section) TableName() string { return "critical_sections" }
 
-// SectionLog writes sections in the background, in batches, so that recording
+// Log writes sections in the background, in batches, so that recording
 // costs the critical section nothing but two clock reads. Violations are
 // therefore up to one flush interval (100 ms) behind.
-type SectionLog struct {
+type Log struct {
 	db   *gorm.DB
 	log  *slog.Logger
 	ch   chan sectionEntry
@@ -41,16 +44,16 @@ type sectionEntry struct {
 	ack chan struct{}
 }
 
-// NewSectionLog starts the background writer; Close flushes and stops it.
-func NewSectionLog(db *gorm.DB, log *slog.Logger) *SectionLog {
-	l := &SectionLog{db: db, log: log, ch: make(chan sectionEntry, 4096), done: make(chan struct{})}
+// New starts the background writer; Close flushes and stops it.
+func New(db *gorm.DB, log *slog.Logger) *Log {
+	l := &Log{db: db, log: log, ch: make(chan sectionEntry, 4096), done: make(chan struct{})}
 	go l.run()
 	return l
 }
 
 // Record queues s. If the queue is full it writes s at once rather than drop
 // it: a lost section could hide a violation.
-func (l *SectionLog) Record(s Section) {
+func (l *Log) Record(s Section) {
 	select {
 	case l.ch <- sectionEntry{s: s}:
 	default:
@@ -59,19 +62,19 @@ func (l *SectionLog) Record(s Section) {
 }
 
 // Flush returns once every section recorded before it is written.
-func (l *SectionLog) Flush() {
+func (l *Log) Flush() {
 	ack := make(chan struct{})
 	l.ch <- sectionEntry{ack: ack}
 	<-ack
 }
 
 // Close writes what is queued and stops the writer.
-func (l *SectionLog) Close() {
+func (l *Log) Close() {
 	l.once.Do(func() { close(l.ch) })
 	<-l.done
 }
 
-func (l *SectionLog) run() {
+func (l *Log) run() {
 	defer close(l.done)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -100,7 +103,7 @@ func (l *SectionLog) run() {
 	}
 }
 
-func (l *SectionLog) flush(batch []Section) {
+func (l *Log) flush(batch []Section) {
 	if len(batch) == 0 {
 		return
 	}
@@ -115,16 +118,10 @@ func (l *SectionLog) flush(batch []Section) {
 // section had ended: each is an overlap the lock should have prevented. One
 // pass in enter order with a running maximum of exit times (a window
 // function), not a self-join, so it stays cheap for big sales.
-func (s *Store) Violations(ctx context.Context, saleID uint64) (int64, error) {
+func Violations(ctx context.Context, db *gorm.DB, saleID uint64) (int64, error) {
 	var n int64
-	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (
+	err := db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (
 		SELECT enter_at, MAX(exit_at) OVER (ORDER BY enter_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_exit
 		FROM critical_sections WHERE sale_id = ?) s WHERE enter_at < prev_exit`, saleID).Scan(&n).Error
 	return n, err
-}
-
-// CountFenced records one write rejected for a stale fencing token. It runs
-// after the rejected transaction rolled back, outside the critical section.
-func (s *Store) CountFenced(ctx context.Context, saleID uint64) error {
-	return s.db.WithContext(ctx).Exec("UPDATE sales SET fenced_writes = fenced_writes + 1 WHERE id = ?", saleID).Error
 }

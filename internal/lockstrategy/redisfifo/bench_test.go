@@ -1,4 +1,4 @@
-package redislock
+package redisfifo
 
 // The contention harness and the peers `redis` is measured against
 // (redsync with its defaults, a pub/sub-broadcast lock; both in locktest)
@@ -21,6 +21,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -40,14 +41,14 @@ func closeLockers(ls []locktest.Named) {
 // short run of each, so that `go test` keeps the benchmark code honest.
 func TestContentionHarness(t *testing.T) {
 	rdb := testenv.Redis(t)
-	lockers := append(benchLockers(rdb), locktest.Named{Name: "no-owner", Locker: NewNoOwner(rdb, time.Millisecond)})
+	lockers := append(benchLockers(rdb), locktest.Named{Name: "no-owner", Locker: redislock.NewNoOwner(rdb, time.Millisecond)})
 	defer closeLockers(lockers)
 	for _, nl := range lockers {
 		work := time.Duration(0)
 		if nl.Name == "no-owner" {
 			work = 3 * time.Millisecond // outlives its 1 ms TTL
 		}
-		r := locktest.RunContention(nl.Locker, testKey(t, rdb), 4, work, 300*time.Millisecond)
+		r := locktest.RunContention(nl.Locker, locktest.RedisKey(t, rdb), 4, work, 300*time.Millisecond)
 		t.Logf("%s: %d sections, %d overlaps, wait p99 %.2fms", nl.Name, r.Ops, r.Overlaps, r.WaitMs(99))
 		if r.Ops == 0 || r.Errs > 0 && nl.Name != "no-owner" {
 			t.Errorf("%s: %d sections, %d errors", nl.Name, r.Ops, r.Errs)

@@ -1,8 +1,0 @@
-package inventory_test
-
-import (
-	"io"
-	"log/slog"
-)
-
-func testLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,0 +1,50 @@
+// Package runwire is the wire format between the shop's runs API and the
+// load-test agents that execute a run's shares: the share an agent claimed,
+// its report, and the answer to a report. Only the standard library, so that
+// both sides import the one definition.
+package runwire
+
+import "time"
+
+// Assignment is a claimed share: what one agent must do (the answer of
+// POST /api/agents/claim).
+type Assignment struct {
+	RunID       uint64    `json:"run_id"`
+	Step        int       `json:"step"`
+	Share       int       `json:"share"`
+	Strategy    string    `json:"strategy"`
+	SaleID      uint64    `json:"sale_id"`
+	Targets     []string  `json:"targets"` // base URLs of the shop replicas to send orders to
+	Buyers      int       `json:"buyers"`
+	UserPrefix  string    `json:"user_prefix"`
+	Concurrency int       `json:"concurrency"` // closed model workers; 0 in the open model
+	Rate        float64   `json:"rate"`        // open model requests/s of this share
+	Deadline    time.Time `json:"deadline"`
+}
+
+// Report is an agent's cumulative figures for its share, sent every second
+// and once more with Done at the end (the body of POST
+// /api/runs/:id/steps/:step/shares/:share/report). It carries the raw
+// histogram, never percentiles: the shop merges histograms.
+type Report struct {
+	// RunID, Step and Share name the share; they travel in the URL path,
+	// not in the body.
+	RunID uint64 `json:"-"`
+	Step  int    `json:"-"`
+	Share int    `json:"-"`
+
+	AgentID   string           `json:"agent_id"`
+	Requests  int64            `json:"requests"`
+	Orders    int64            `json:"orders"`
+	SoldOut   int64            `json:"sold_out"`
+	Errors    map[string]int64 `json:"errors"`     // by kind: refusals and hard errors
+	ElapsedMS int64            `json:"elapsed_ms"` // first send to now (or to the last answer when done)
+	Histogram string           `json:"histogram"`  // hdrhistogram V2 compressed, base64, microseconds
+	Done      bool             `json:"done"`
+}
+
+// Ack answers a report: the step's deadline as it stands after the report,
+// which the agent keeps as its own (progress pushes it on).
+type Ack struct {
+	Deadline time.Time `json:"deadline"`
+}
