@@ -18,7 +18,7 @@ import { initNav } from './nav.js';
 const $ = (sel) => document.querySelector(sel);
 const LANG_KEY = 'seckill.zhLabels';
 
-const nav = initNav();
+const nav = initNav({ onRun: (id) => { state.focus = id; } });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe

@@ -19,10 +19,11 @@ export const hashOf = (section, run) => `#/${section}${run ? `?run=${run}` : ''}
 
 /**
  * initNav shows the section the hash names and follows its changes.
- * onShow(section) is called after each change. Returns followRun(id), which
- * puts the followed run into the URL and the nav links.
+ * onRun(id) is called when a new hash names another run to follow. Returns
+ * run() (the run the hash names, 0 for none) and followRun(id), which puts
+ * the followed run into the URL and the nav links.
  */
-export function initNav({ onShow = () => {} } = {}) {
+export function initNav({ onRun = () => {} } = {}) {
   const links = [...document.querySelectorAll('#nav a[data-section]')];
   let { section, run } = parseHash(location.hash);
 
@@ -38,13 +39,30 @@ export function initNav({ onShow = () => {} } = {}) {
       window.scrollTo(0, 0);
       document.querySelector(`#${section} h2`)?.focus({ preventScroll: true });
     }
-    onShow(section);
   }
 
+  // The canonical form of the hash, without a new history entry.
+  const canonical = () => {
+    if (location.hash !== hashOf(section, run)) history.replaceState(null, '', hashOf(section, run));
+  };
+
   window.addEventListener('hashchange', () => {
+    const before = run;
     ({ section, run } = parseHash(location.hash));
+    if (!run) run = before; // a bare #/faults keeps following the same run
+    canonical();
     show(true);
+    if (run !== before) onRun(run);
   });
+  for (const a of links) {
+    // The link to the section already shown changes no hash: show it again
+    // all the same, so that focus goes to its heading.
+    a.addEventListener('click', (e) => {
+      if (a.getAttribute('href') !== location.hash) return;
+      e.preventDefault();
+      show(true);
+    });
+  }
   document.querySelector('#nav').addEventListener('keydown', (e) => {
     const i = links.indexOf(document.activeElement);
     if (i < 0) return;
@@ -53,9 +71,8 @@ export function initNav({ onShow = () => {} } = {}) {
     e.preventDefault();
     links[(to + links.length) % links.length].focus();
   });
-  // An unknown or missing section becomes the Run section, without a new
-  // history entry.
-  if (location.hash !== hashOf(section, run)) history.replaceState(null, '', hashOf(section, run));
+  // An unknown or missing section becomes the Run section.
+  canonical();
   show(false);
 
   return {
