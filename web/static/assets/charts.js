@@ -37,7 +37,7 @@ export class Charts {
         // step's one or two samples stay visible.
         series: [{}, ...series.map((s) => ({ ...s }))],
         // Time of day only: the date line would take a row of the band.
-        axes: [{ size: 30, values: (u, ticks) => ticks.map(clock) }, { size: 56 }],
+        axes: [{ size: 30, space: 80, values: (u, ticks) => ticks.map(clock) }, { size: 56 }],
         scales: {
           x: { time: true },
           y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
