@@ -4,7 +4,9 @@
 // the form and checks what the page shows: `none` oversells, `redis` holds,
 // and the comparison lists both, also after a reload. Then the Lessons view
 // (one lesson run by an agent, PASS shown), the fault buttons (accepted and
-// refused answers) and the replica failover.
+// refused answers) and the replica failover. The page shows one section
+// at a time under a live band that stays in view: the tests open each
+// section through its nav link, by mouse, keyboard or deep link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +20,9 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SHOTS = path.join(ROOT, 'e2e/browser/test-results');
 const RUN_TIMEOUT = 90_000;
+const SECTIONS = ['run', 'compare', 'lessons', 'faults', 'strategies'];
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
 
 let demo, ctx, page, userDir;
 const pageErrors = [];
@@ -28,7 +33,7 @@ before(async () => {
   // A fresh profile every time: nothing cached, nothing stored from a past run.
   userDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-chromium-'));
   ctx = await chromium.launchPersistentContext(userDir, {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: DESKTOP,
   });
   page = ctx.pages()[0] || await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -53,8 +58,19 @@ async function number(sel) {
   return n;
 }
 
+/** shown says which sections are visible (one, if the page is right). */
+const shown = () => page.evaluate((names) => names.filter((n) => !document.getElementById(n).hidden), SECTIONS);
+
+/** openSection clicks the section's nav link and waits for it to show. */
+async function openSection(name) {
+  await page.click(`#nav a[data-section="${name}"]`);
+  await page.waitForFunction((n) => !document.getElementById(n).hidden, name);
+  assert.deepEqual(await shown(), [name]);
+}
+
 /** startRun fills the form and submits it; returns the run id the page reports. */
 async function startRun(strategy) {
+  await openSection('run');
   await page.selectOption('#f-strategy', strategy);
   await page.fill('#f-stock', '20');
   await page.fill('#f-buyers', '200');
@@ -80,6 +96,10 @@ test('the dashboard loads offline-ready and light', async () => {
   await page.goto(demo.url + '/', { waitUntil: 'load' });
   await page.waitForSelector('#f-strategy option[value="none"]', { state: 'attached' });
   await page.waitForFunction(() => document.querySelector('#conn').textContent.startsWith('live from'));
+  // Without a hash the page opens the Run section and says so in the URL.
+  assert.equal(new URL(page.url()).hash, '#/run');
+  assert.deepEqual(await shown(), ['run']);
+  assert.equal(await page.getAttribute('#nav a[data-section="run"]', 'aria-current'), 'page');
   // Every resource comes from the replica itself: no CDN.
   const weight = await page.evaluate(() => {
     const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
@@ -104,6 +124,60 @@ test('the page checks inputs and shows the API refusal', async () => {
   await page.click('#start');
   await page.waitForFunction(() => document.querySelector('#form-msg').textContent.startsWith('Refused'));
   assert.match(await page.locator('#form-msg').innerText(), /Refused: replicas is 5 but only 2 shop replicas are alive/);
+});
+
+test('the inputs take their bounds from /api/limits', async () => {
+  const limits = await api('/api/limits');
+  await page.waitForSelector('body[data-limits="api"]', { state: 'attached' });
+  const bounds = async (sel) => ({ min: Number(await page.getAttribute(sel, 'min')), max: Number(await page.getAttribute(sel, 'max')) });
+  const { sale, run, faults } = limits;
+  for (const [sel, b] of [['#f-stock', sale.stock], ['#f-buyers', run.buyers], ['#f-replicas', run.replicas],
+    ['#f-work', sale.work_ms], ['#f-ttl', sale.ttl_ms], ['#f-limit', sale.per_user_limit], ['#f-load', run.concurrency]]) {
+    assert.deepEqual(await bounds(sel), { min: b.min, max: b.max }, sel);
+  }
+  assert.equal(await page.inputValue('#f-ttl'), String(sale.ttl_ms.default));
+  assert.equal(await page.inputValue('#f-limit'), String(sale.per_user_limit.default));
+  assert.equal(await page.inputValue('#f-load'), String(run.concurrency.default));
+  await page.check('input[name=model][value=rate]');
+  assert.equal(Number(await page.getAttribute('#f-load', 'max')), run.rate.max);
+  await page.check('input[name=model][value=concurrency]');
+  assert.equal(Number(await page.getAttribute('#f-load', 'max')), run.concurrency.max);
+  await page.locator('#fault-kinds input[name=ms]').first().waitFor({ state: 'attached' });
+  for (const i of await page.locator('#fault-kinds input[name=ms]').all()) {
+    assert.equal(Number(await i.getAttribute('max')), faults.duration_ms.max);
+  }
+
+  // Other bounds from the API become the page's: its own checks follow them.
+  const narrow = structuredClone(limits);
+  narrow.sale.stock.max = 50;
+  narrow.run.concurrency.max = 40;
+  narrow.run.rate.max = 300;
+  narrow.faults.duration_ms.max = 900;
+  await page.route('**/api/limits', (r) => r.fulfill({ json: narrow }));
+  try {
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForSelector('body[data-limits="api"]', { state: 'attached' });
+    assert.equal(await page.getAttribute('#f-stock', 'max'), '50');
+    await page.locator('#fault-kinds input[name=ms]').first().waitFor({ state: 'attached' });
+    assert.equal(await page.locator('#fault-kinds input[name=ms]').first().getAttribute('max'), '900');
+    await page.fill('#f-stock', '60');
+    await page.fill('#f-load', '41');
+    await page.click('#start');
+    const msg = await page.locator('#form-msg').innerText();
+    assert.match(msg, /stock must be a whole number from 1 to 50/);
+    assert.match(msg, /concurrency must be a whole number from 1 to 40/);
+    await page.check('input[name=model][value=rate]');
+    await page.fill('#f-load', '301');
+    await page.click('#start');
+    assert.match(await page.locator('#form-msg').innerText(), /rate must be above 0 and at most 300 requests\/s/);
+  } finally {
+    await page.unroute('**/api/limits');
+    await page.check('input[name=model][value=concurrency]');
+  }
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector('body[data-limits="api"]', { state: 'attached' });
+  assert.equal(Number(await page.getAttribute('#f-stock', 'max')), sale.stock.max);
+  assert.equal(Number(await page.getAttribute('#f-load', 'max')), run.concurrency.max);
 });
 
 let noneID, redisID;
@@ -137,6 +211,7 @@ test('a redis run holds', async () => {
 });
 
 async function checkComparison() {
+  await openSection('compare');
   const none = page.locator('#t-compare tr[data-strategy="none"]');
   const redis = page.locator('#t-compare tr[data-strategy="redis"]');
   // Generous: on a loaded 2-core CI machine the table's refresh took longer than 15 s.
@@ -154,7 +229,98 @@ test('the comparison lists both runs, also after a reload', async () => {
   await page.screenshot({ path: path.join(SHOTS, 'dashboard-after-runs.png'), fullPage: true });
   await page.reload({ waitUntil: 'load' });
   await page.waitForSelector('#f-strategy option[value="none"]', { state: 'attached' });
+  // The reload keeps the section, and the run the page followed.
+  assert.deepEqual(await shown(), ['compare']);
+  assert.equal(new URL(page.url()).hash, `#/compare?run=${redisID}`);
   await checkComparison();
+});
+
+test('the keyboard reaches every section from the nav', async () => {
+  for (const [i, name] of SECTIONS.entries()) {
+    await page.focus('#nav a[data-section="run"]');
+    for (let k = 0; k < i; k++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.section), name, `Tab ${i} times`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => !document.getElementById(n).hidden, name);
+    assert.deepEqual(await shown(), [name]);
+    assert.match(new URL(page.url()).hash, new RegExp(`^#/${name}(\\?run=\\d+)?$`));
+    assert.equal(await page.getAttribute(`#nav a[data-section="${name}"]`, 'aria-current'), 'page');
+    assert.equal(await page.locator(`#nav a[aria-current]`).count(), 1);
+    // Focus lands on the section's heading: Tab goes on inside the section.
+    assert.equal(await page.evaluate(() => document.activeElement.id), `${name}-h`);
+  }
+  // The arrow keys move between the links too, wrapping around.
+  const focused = () => page.evaluate(() => document.activeElement.dataset.section);
+  await page.focus('#nav a[data-section="run"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'compare');
+  await page.keyboard.press('End');
+  assert.equal(await focused(), 'strategies');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'run');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await focused(), 'strategies');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.getElementById('run').hidden);
+});
+
+test('a deep link opens its section, a reload keeps it, the back button returns', async () => {
+  for (const name of SECTIONS) {
+    await page.goto(`${demo.url}/#/${name}`, { waitUntil: 'load' });
+    await page.waitForFunction((n) => !document.getElementById(n).hidden, name);
+    assert.deepEqual(await shown(), [name], `#/${name}`);
+  }
+  await page.goto(`${demo.url}/#/lessons`, { waitUntil: 'load' });
+  await page.waitForFunction(() => !document.getElementById('lessons').hidden);
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector('#f-strategy option[value="none"]', { state: 'attached' });
+  assert.deepEqual(await shown(), ['lessons']);
+  await openSection('faults');
+  await page.goBack();
+  await page.waitForFunction(() => !document.getElementById('lessons').hidden);
+  assert.deepEqual(await shown(), ['lessons']);
+  await page.goForward();
+  await page.waitForFunction(() => !document.getElementById('faults').hidden);
+  // The older link form (#run=ID, as a move to another replica made it) still opens the page on that run.
+  await page.goto(`${demo.url}/#run=${redisID}`, { waitUntil: 'load' });
+  await page.waitForSelector(`#live[data-run="${redisID}"]`, { timeout: 30_000 });
+  assert.deepEqual(await shown(), ['run']);
+  assert.equal(new URL(page.url()).hash, `#/run?run=${redisID}`);
+  await page.waitForFunction(() => document.querySelector('#conn').textContent.startsWith('live from'));
+});
+
+/** inView says whether sel is visible and wholly inside the viewport. */
+async function inView(sel) {
+  const box = await page.locator(sel).boundingBox();
+  const vp = page.viewportSize();
+  return !!box && box.width > 0 && box.y >= 0 && box.x >= 0 && box.y + box.height <= vp.height && box.x + box.width <= vp.width + 1;
+}
+
+test('the live numbers and charts stay in view in every section, on a desktop and on a phone', async () => {
+  const numbers = ['#n-stock', '#n-sold', '#n-oversold', '#n-viol', '#n-rps', '#n-latency', '#verdict'];
+  try {
+    for (const [device, size] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+      await page.setViewportSize(size);
+      for (const name of SECTIONS) {
+        await openSection(name);
+        // Scrolled to the bottom of a long section: the band stays.
+        await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+        for (const sel of numbers) assert.ok(await inView(sel), `${device}, ${name}: ${sel} out of view`);
+        assert.match(await page.locator('#n-sold').innerText(), /\d/, `${device}, ${name}: no number shown`);
+        // The first chart at least; on a phone the others are a swipe away.
+        assert.ok(await inView('#c-orders canvas'), `${device}, ${name}: the orders chart is out of view`);
+        if (device === 'desktop') for (const c of ['#c-latency', '#c-lockwait']) assert.ok(await inView(`${c} canvas`), `${name}: ${c}`);
+        // The band leaves room for the section.
+        const band = await page.locator('.stage').boundingBox();
+        assert.ok(band.height < size.height * 0.45, `${device}: the band takes ${band.height} of ${size.height} px`);
+      }
+      await page.screenshot({ path: path.join(SHOTS, `dashboard-${device}-strategies.png`) });
+    }
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
+  await openSection('run');
 });
 
 test('keyboard: the label toggle and the explanation panels', async () => {
@@ -162,6 +328,8 @@ test('keyboard: the label toggle and the explanation panels', async () => {
   await page.keyboard.press('Enter');
   assert.equal(await page.getAttribute('#lang', 'aria-pressed'), 'true');
   assert.match(await page.locator('#b-oversold dt').innerText(), /超卖/);
+  assert.match(await page.locator('#nav a[data-section="strategies"]').innerText(), /锁策略/);
+  await openSection('strategies');
   await page.focus('#x-redis summary');
   await page.keyboard.press('Enter');
   assert.equal(await page.locator('#x-redis').evaluate((d) => d.open), true);
@@ -174,6 +342,7 @@ test('keyboard: the label toggle and the explanation panels', async () => {
 });
 
 test('the watchdog checkbox reaches the API, which refuses it off for a lock without one', async () => {
+  await openSection('run');
   await page.selectOption('#f-strategy', 'db-pessimistic');
   await page.fill('#f-replicas', '0');
   await page.uncheck('#f-watchdog');
@@ -194,6 +363,7 @@ async function api(p) {
 test('the Lessons view lists every lesson with what the seed predicts', async () => {
   const { lessons, agents } = await api('/api/lessons');
   assert.ok(lessons.length >= 9, `only ${lessons.length} lessons`);
+  await openSection('lessons');
   await page.locator('#lesson-list li.lesson').first().waitFor();
   assert.equal(await page.locator('#lesson-list li.lesson').count(), lessons.length);
   for (const l of lessons) {
@@ -231,6 +401,7 @@ test('running a lesson from the page ends with PASS shown', async () => {
 test('the Faults section injects pause_holder into a chosen replica and shows refusals', async () => {
   const info = await api('/api/faults');
   assert.equal(info.enabled, true, 'shop demo runs with SECKILL_FAULTS=on');
+  await openSection('faults');
   for (const k of info.kinds) {
     assert.equal(await page.locator(`#fault-${k.kind} .note`).innerText(), k.description);
   }

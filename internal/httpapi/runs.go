@@ -18,6 +18,7 @@ const (
 	MaxRunBuyers       = 1_000_000
 	MaxRunConcurrency  = 10_000
 	MaxRunRate         = 1_000_000
+	MaxRunReplicas     = 1000
 	DefaultConcurrency = 50
 	runListLimit       = 50
 	strategyAll        = "all"
@@ -143,7 +144,7 @@ func (s *Server) validateRun(req runRequest) (runs.Config, error) {
 		}
 		cfg.Concurrency = conc
 	}
-	replicas, err := intIn("replicas", req.Replicas, 0, 0, 1000)
+	replicas, err := intIn("replicas", req.Replicas, 0, 0, MaxRunReplicas)
 	if err != nil {
 		return cfg, err
 	}

@@ -117,9 +117,10 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales/:id/live", s.saleLive)
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.GET("/replicas", s.replicas)
-	s.runRoutes(api)    // runs, agents, events: runs.go
-	s.faultRoutes(api)  // fault injection: faults.go
-	s.lessonRoutes(api) // the Lessons page: lessons.go
+	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
+	s.runRoutes(api)             // runs, agents, events: runs.go
+	s.faultRoutes(api)           // fault injection: faults.go
+	s.lessonRoutes(api)          // the Lessons page: lessons.go
 	return e
 }
 

@@ -1,28 +1,35 @@
-// The dashboard: run form, live panel fed by the SSE stream, comparison of
-// finished runs, explanation panels. Plain DOM, no framework: the page is
-// a few tables and numbers that change once a second.
+// The dashboard: a live band always in view (big numbers and charts fed by
+// the SSE stream) above one section at a time: Run, Compare, Lessons,
+// Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// tables and numbers that change once a second. This module wires the
+// parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
 import { loadComparison as fillComparison } from './compare.js';
-import { el, fmt, ms, verdictOf } from './dom.js';
+import { el } from './dom.js';
 import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, label } from './i18n.js';
 import { initLessons } from './lessons.js';
+import { loadLimits, setLoadModel } from './limits.js';
+import { liveView } from './live-model.js';
+import { renderLive, renderTables } from './live.js';
+import { initNav } from './nav.js';
 
 const $ = (sel) => document.querySelector(sel);
 const LANG_KEY = 'seckill.zhLabels';
 
+const nav = initNav({ onRun: (id) => { state.focus = id; } });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
   replicas: [], // last `replicas` event
   // run id the page started (0: follow the newest live run); kept in the
-  // URL's #run= so that a move to another replica keeps following it.
-  focus: Number((location.hash.match(/run=(\d+)/) || [])[1] || 0),
-  last: null, // {key, t, sold} of the previous sample, for orders/s
+  // URL's hash so that a move to another replica keeps following it.
+  focus: nav.run(),
+  last: null, // the previous sample of the live view (live-model.js), for orders/s
   finishedSeen: new Set(), // run ids already counted in the comparison
   zh: localStorage.getItem(LANG_KEY) === '1',
-  step: null, // the step the live panel shows
+  step: null, // the step the live band shows
 };
 
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
@@ -85,13 +92,14 @@ const form = $('#run-form');
 form.addEventListener('change', (e) => {
   if (e.target.name !== 'model') return;
   const rate = form.model.value === 'rate';
-  const load = $('#f-load');
-  load.max = rate ? '1000000' : '10000';
-  load.step = rate ? 'any' : '1';
+  setLoadModel(rate);
   $('#load-hint').textContent = rate ? 'open model: requests per second, whatever the answers take' : 'closed model: buyers in flight at once';
 });
 
-/** readForm validates the form like the API does and returns the body. */
+/**
+ * readForm validates the form like the API does and returns the body. The
+ * bounds are the inputs' attributes, which limits.js sets from the API.
+ */
 function readForm() {
   const msg = [];
   const int = (id, name) => {
@@ -108,9 +116,11 @@ function readForm() {
   if (form.model.value === 'rate') {
     const input = $('#f-load');
     const v = Number(input.value);
-    const ok = input.value !== '' && v > 0 && v <= 1e6;
+    const min = Number(input.min), max = Number(input.max);
+    const above = input.dataset.minExclusive === 'true' ? v > min : v >= min;
+    const ok = input.value !== '' && above && v <= max;
     input.setAttribute('aria-invalid', String(!ok));
-    if (!ok) msg.push('rate must be above 0 and at most 1000000 requests/s');
+    if (!ok) msg.push(`rate must be above ${input.min} and at most ${input.max} requests/s`);
     body.rate = v;
   } else {
     body.concurrency = int('#f-load', 'concurrency');
@@ -140,7 +150,7 @@ form.addEventListener('submit', async (e) => {
   try {
     const run = await postJSON('/api/runs', body);
     state.focus = run.id;
-    history.replaceState(null, '', `#run=${run.id}`);
+    nav.followRun(run.id);
     out.textContent = `Run ${run.id} started: ${run.config.strategies.join(', ')} on ${run.targets.length} replica(s).`;
     showRun(run);
   } catch (err) {
@@ -169,109 +179,16 @@ function needToken() {
   $('#f-token').focus();
 }
 
-// ---- live panel -----------------------------------------------------------
-
-/** currentStep is the running step, else the last one that has a sale. */
-function currentStep(run) {
-  return run.steps.find((s) => s.status === 'running') || [...run.steps].reverse().find((s) => s.sale) || run.steps[0];
-}
-
-function setBig(id, n, box) {
-  $(id).textContent = fmt(n);
-  if (box) {
-    const bad = n > 0;
-    $(box).classList.toggle('bad', bad);
-  }
-}
+// ---- live band -------------------------------------------------------------
 
 function showRun(run) {
-  const step = currentStep(run);
-  if (!step) return;
-  const sale = step.sale;
-  const steps = run.steps.length > 1 ? ` step ${step.step + 1}/${run.steps.length}` : '';
-  $('#live-title').textContent = `run ${run.id}${steps}: ${step.strategy} (${run.status})`;
-  $('#live').dataset.run = run.id;
-  $('#live').dataset.strategy = step.strategy;
-  $('#live').dataset.status = run.status;
-  setBig('#n-stock', sale?.stock);
-  setBig('#n-sold', sale?.sold);
-  setBig('#n-oversold', sale?.oversold, '#b-oversold');
-  // The word, not only the colour: "OVERSOLD" beside the number.
-  if (sale?.oversold > 0) $('#n-oversold').append(el('span', { class: 'word', text: ' OVERSOLD' }));
-  setBig('#n-lost', sale?.lost_updates, '#b-lost');
-  setBig('#n-viol', sale?.violations, '#b-viol');
-  setBig('#n-fenced', sale?.fenced_writes);
-  const v = verdictOf(sale);
-  const done = step.status === 'done';
-  // Only on a change: #verdict is a live region, and a screen reader would
-  // otherwise repeat it every second.
-  const verdict = sale ? `${step.strategy}: ${done ? '' : 'so far, '}${v.word === 'holds' ? 'the sale holds' : v.word}` : 'waiting for the step to start';
-  if ($('#verdict').textContent !== verdict) $('#verdict').textContent = verdict;
-  $('#verdict').className = `verdict ${v.bad ? 'bad' : 'ok'}`;
-
-  const key = `${run.id}/${step.step}`;
-  charts.reset(key);
-  const now = Date.now() / 1000;
-  const first = state.last?.key !== key;
-  const running = step.status === 'running';
-  // Orders/s from the database's sold count between two events; a step
-  // first seen finished (it ran between two events) gets its average.
-  let rate = 0;
-  if (!first && sale) rate = Math.max(0, (sale.sold - state.last.sold) / Math.max(0.2, now - state.last.t));
-  else if (first && done) rate = step.client.orders_per_s;
-  // A point while the step runs, plus one when it ends (or when it is first
-  // seen already ended), so that even a short step leaves a trace.
-  if (sale && (running || (!first && state.last.running) || (first && done))) {
-    // 0 means "no sample yet" here: a gap, not a dive to zero.
-    const gap = (v) => (v > 0 ? v : null);
-    const c = step.client.latency_ms, sv = step.server?.latency_ms || {}, lw = step.server?.lock_wait_ms || {};
-    charts.push(now, {
-      orders: [rate],
-      latency: [c.p50, c.p95, c.p99, sv.p50, sv.p95, sv.p99].map(gap),
-      lockwait: [lw.p50, lw.p95, lw.p99].map(gap),
-    });
-  }
-  state.last = { key, t: now, sold: sale?.sold || 0, running: step.status === 'running' };
-  state.step = step;
-  if (step.sale_id) faults.setSaleId(step.sale_id);
-  renderTables(step);
-}
-
-function aliveOf(id) {
-  const m = state.replicas.find((r) => r.id === id);
-  if (!m) return 'unknown';
-  return m.alive ? 'alive' : `gone ${Math.round(m.age_ms / 1000)} s ago`;
-}
-
-function stateCell(text) {
-  return el('td', { class: text === 'alive' || text === 'done' ? 'ok' : text.startsWith('gone') ? 'bad' : '', text });
-}
-
-function renderTables(step) {
-  const rb = $('#t-replicas tbody');
-  rb.replaceChildren();
-  const byId = new Map((step?.server?.replicas || []).map((r) => [r.replica_id, r]));
-  const shops = state.replicas.filter((m) => m.kind === 'shop');
-  for (const id of new Set([...shops.map((m) => m.id), ...byId.keys()])) {
-    const r = byId.get(id) || {};
-    rb.append(el('tr', {}, el('th', { scope: 'row', text: id }), el('td', { text: fmt(r.requests) }),
-      el('td', { text: fmt(r.orders) }), el('td', { text: fmt(r.errors) }), el('td', { text: r.p99_ms === undefined ? '–' : ms(r.p99_ms) }),
-      stateCell(aliveOf(id))));
-  }
-  const ab = $('#t-agents tbody');
-  ab.replaceChildren();
-  const agents = step?.agents || [];
-  const listed = new Set(agents.map((a) => a.agent_id));
-  for (const a of agents) {
-    const st = a.done ? 'done' : a.agent_id ? aliveOf(a.agent_id) : 'unclaimed';
-    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (share ${a.share + 1})` }),
-      el('td', { text: fmt(a.requests) }), el('td', { text: fmt(a.orders) }), el('td', { text: fmt(a.errors) }),
-      el('td', { text: ms(a.p99_ms) }), stateCell(st)));
-  }
-  for (const m of state.replicas.filter((x) => x.kind === 'agent' && !listed.has(x.id))) {
-    ab.append(el('tr', {}, el('th', { scope: 'row', text: m.id }), el('td', { text: '–' }), el('td', { text: '–' }),
-      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(m.id))));
-  }
+  const view = liveView(run, state.last, Date.now() / 1000);
+  if (!view) return;
+  renderLive(view, charts);
+  state.last = view.sample;
+  state.step = view.step;
+  if (view.saleId) faults.setSaleId(view.saleId);
+  renderTables(view.step, state.replicas);
 }
 
 function onRuns(list) {
@@ -299,6 +216,7 @@ const loadComparison = async (tries = 24) => {
 // ---- start ------------------------------------------------------------------
 
 applyLang();
+loadLimits();
 const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });
@@ -308,7 +226,7 @@ openStream({
   runs: onRuns,
   replicas: (list) => {
     state.replicas = list;
-    renderTables(state.step);
+    renderTables(state.step, state.replicas);
     lessons.setReplicas(list);
     faults.setReplicas(list);
   },

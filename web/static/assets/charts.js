@@ -1,6 +1,7 @@
 // Charts over time of the run in progress, drawn with uPlot (copied from
 // npm into assets/vendor by `make web`). Without it, Charts.available is
-// false and the page shows its tables only.
+// false and the page shows its tables only. A chart's height is the CSS
+// variable --chart-h of its container (the band is lower on a phone).
 
 const WINDOW = 300; // points kept: five minutes at one event a second
 
@@ -17,6 +18,8 @@ const SERIES = {
   ],
 };
 
+const clock = (t) => new Date(t * 1000).toLocaleTimeString('en-GB');
+
 /** Charts keeps one uPlot per figure and the points of the current step. */
 export class Charts {
   constructor(els) {
@@ -29,11 +32,12 @@ export class Charts {
     for (const [name, series] of Object.entries(SERIES)) {
       this.data[name] = [[], ...series.map(() => [])];
       const opts = {
-        width: this.width(name), height: 180,
+        width: this.width(name), height: this.height(name),
         // uPlot's default shows the points only while they are few: a short
         // step's one or two samples stay visible.
         series: [{}, ...series.map((s) => ({ ...s }))],
-        axes: [{}, { size: 56 }],
+        // Time of day only: the date line would take a row of the band.
+        axes: [{ size: 30, space: 80, values: (u, ticks) => ticks.map(clock) }, { size: 56 }],
         scales: {
           x: { time: true },
           y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
@@ -43,11 +47,13 @@ export class Charts {
       this.plots[name] = new window.uPlot(opts, this.data[name], els[name]);
     }
     window.addEventListener('resize', () => {
-      for (const [name, p] of Object.entries(this.plots)) p.setSize({ width: this.width(name), height: 180 });
+      for (const [name, p] of Object.entries(this.plots)) p.setSize({ width: this.width(name), height: this.height(name) });
     });
   }
 
-  width(name) { return Math.max(260, this.els[name].clientWidth || 360); }
+  width(name) { return Math.max(220, this.els[name].clientWidth || 360); }
+
+  height(name) { return parseInt(getComputedStyle(this.els[name]).getPropertyValue('--chart-h'), 10) || 180; }
 
   /** reset clears the points when the run or its step changes. */
   reset(key) {

@@ -6,12 +6,14 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { el } from './dom.js';
 import { applyLabels } from './i18n.js';
+import { applyFaultLimits } from './limits.js';
 
 const $ = (sel) => document.querySelector(sel);
 // The Redis nodes restart_redis takes when the API does not list its own.
 let redisNodes = ['redis', 'redlock-1', 'redlock-2', 'redlock-3'];
 // A default per kind that shows the effect against the run form's defaults
-// (lock TTL 2000 ms): a pause or stop past the TTL, a kill soon after.
+// (lock TTL 2000 ms): a pause or stop past the TTL, a kill soon after. The
+// bounds of the duration come from GET /api/limits (limits.js).
 const DEFAULT_MS = { pause_holder: 3000, stop_process: 3000, kill_process: 500, slow_db: 3000 };
 
 /** param builds the label and input for one parameter of a kind. */
@@ -22,7 +24,7 @@ function param(kind, name) {
     input = el('select', { id, name }, ...redisNodes.map((n) => el('option', { value: n, text: n })));
   } else if (name === 'ms' || name === 'sale_id') {
     input = el('input', { id, name, type: 'number', inputmode: 'numeric', min: '1' });
-    if (name === 'ms') { input.max = '30000'; input.value = String(DEFAULT_MS[kind] || 1000); }
+    if (name === 'ms') input.value = input.defaultValue = String(DEFAULT_MS[kind] || 1000);
   } else {
     input = el('input', { id, name, type: 'text' });
   }
@@ -86,7 +88,7 @@ export function initFaults({ zh, needToken }) {
       out.classList.add('bad');
       if (err instanceof ApiError && (err.status === 401 || err.code === 'forbidden')) {
         needToken(err);
-        out.textContent = `${err.message}: enter the admin token under “Start a run”, then inject again.`;
+        out.textContent = `${err.message}: enter the admin token at the top of the page, then inject again.`;
       } else if (err instanceof ApiError) {
         out.textContent = `Refused${err.field ? ` (${err.field})` : ''}: ${err.message}`;
         const f = err.field && (form.elements[err.field] || (err.field === 'replica' ? picker : null));
@@ -130,6 +132,7 @@ export function initFaults({ zh, needToken }) {
     $('#faults-off').hidden = enabled;
     picker.disabled = !enabled;
     box.replaceChildren(...(info.kinds || []).map(kindForm));
+    applyFaultLimits(box);
     applyLabels(box, zh());
   }
 

@@ -6,6 +6,11 @@
 /** @type {Record<string, [string, string]>} key -> [English, 中文] */
 export const LABELS = {
   title: ['Seckill Lab', '秒杀实验室'],
+  navRun: ['Run', '压测'],
+  navCompare: ['Compare', '对比'],
+  navLessons: ['Lessons', '实验课'],
+  navFaults: ['Faults', '故障注入'],
+  navStrategies: ['Strategies', '锁策略'],
   newRun: ['Start a run', '发起压测'],
   strategy: ['Strategy', '锁策略'],
   stock: ['Stock', '库存'],
@@ -28,6 +33,8 @@ export const LABELS = {
   lostUpdates: ['Lost updates', '丢失更新'],
   violations: ['Exclusion violations', '互斥失效'],
   fenced: ['Fenced writes', '被拦截的写入'],
+  reqPerS: ['Requests/s', '每秒请求数'],
+  p50p99: ['p50 / p99 (ms)', '延迟 p50 / p99'],
   chOrders: ['Orders per second', '每秒订单数'],
   chLatency: ['Latency p50/p95/p99 (ms), client and server', '延迟（客户端与服务端）'],
   chLockWait: ['Lock wait p50/p95/p99 (ms)', '等锁时间'],

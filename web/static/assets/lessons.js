@@ -124,7 +124,7 @@ export function initLessons({ zh, needToken }) {
   }
 
   function refused(err, what) {
-    if (err instanceof ApiError && err.status === 401) { needToken(err); msg(`${err.message}: enter the admin token under “Start a run”, then ${what} again.`); return; }
+    if (err instanceof ApiError && err.status === 401) { needToken(err); msg(`${err.message}: enter the admin token at the top of the page, then ${what} again.`); return; }
     if (err instanceof ApiError && err.code === 'no_agents' && !/shop demo/.test(err.message)) { msg(`Refused: ${err.message} (${NO_AGENT_HINT}).`); return; }
     msg(err instanceof ApiError ? `Refused: ${err.message}` : `Failed: ${err.message}`);
   }

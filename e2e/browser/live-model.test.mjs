@@ -1,0 +1,68 @@
+// The live band's view model (web/static/assets/live-model.js) without a
+// browser: what the band shows for a run as the API sends it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { currentStep, liveView } from '../../web/static/assets/live-model.js';
+
+const client = (over = {}) => ({ requests: 0, orders: 0, requests_per_s: 0, orders_per_s: 0,
+  latency_ms: { p50: 0, p95: 0, p99: 0 }, ...over });
+const sale = (over = {}) => ({ stock: 10, sold: 10, oversold: 0, lost_updates: 0, violations: 0, fenced_writes: 0, duplicates: 0, ...over });
+const step = (over = {}) => ({ step: 0, strategy: 'redis', status: 'running', sale_id: 7, sale: sale(), client: client(), server: null, agents: [], ...over });
+const run = (steps, status = 'running') => ({ id: 3, status, steps });
+
+test('the current step is the running one, else the last with a sale', () => {
+  const a = step({ step: 0, status: 'done' }), b = step({ step: 1, status: 'running' }), c = step({ step: 2, status: 'queued', sale: null });
+  assert.equal(currentStep(run([a, b, c])), b);
+  assert.equal(currentStep(run([a, step({ step: 1, status: 'done' }), c])).step, 1);
+  assert.equal(liveView(run([]), null, 0), null);
+});
+
+test('an oversold sale is bad, in red and in words', () => {
+  const v = liveView(run([step({ strategy: 'none', sale: sale({ stock: 0, sold: 25, oversold: 5, lost_updates: 7, violations: 9 }) })]), null, 100);
+  assert.equal(v.title, 'run 3: none (running)');
+  assert.deepEqual(v.data, { run: '3', strategy: 'none', status: 'running' });
+  assert.deepEqual(v.numbers.oversold, { text: '5', bad: true, word: 'OVERSOLD' });
+  assert.deepEqual(v.numbers.lost, { text: '7', bad: true });
+  assert.deepEqual(v.numbers.viol, { text: '9', bad: true });
+  assert.deepEqual(v.numbers.stock, { text: '0', bad: false });
+  assert.deepEqual(v.verdict, { text: 'none: so far, OVERSOLD', bad: true });
+  assert.equal(v.saleId, 7);
+});
+
+test('a finished step that holds says so; one not started yet waits', () => {
+  const done = liveView(run([step({ status: 'done', sale: sale({ stock: 0, sold: 20 }) })], 'done'), null, 0);
+  assert.deepEqual(done.verdict, { text: 'redis: the sale holds', bad: false });
+  assert.deepEqual(done.numbers.oversold, { text: '0', bad: false, word: '' });
+  const waiting = liveView(run([step({ status: 'queued', sale: null }), step({ step: 1, status: 'queued', sale: null })], 'queued'), null, 0);
+  assert.equal(waiting.title, 'run 3 step 1/2: redis (queued)');
+  assert.deepEqual(waiting.verdict, { text: 'waiting for the step to start', bad: false });
+  assert.equal(waiting.numbers.sold.text, '–');
+  assert.equal(waiting.point, null);
+});
+
+test('throughput and latency appear once the agents reported', () => {
+  const before = liveView(run([step()]), null, 0);
+  assert.equal(before.numbers.rps.text, '–');
+  assert.equal(before.numbers.latency.text, '–');
+  const c = client({ requests: 500, requests_per_s: 123.45, latency_ms: { p50: 4.321, p95: 80, p99: 1234.5 } });
+  const after = liveView(run([step({ client: c })]), null, 0);
+  assert.equal(after.numbers.rps.text, '123.5');
+  assert.equal(after.numbers.latency.text, '4.32 / 1,235');
+});
+
+test('orders per second come from the sold count between two samples', () => {
+  const first = liveView(run([step({ sale: sale({ sold: 10 }) })]), null, 100);
+  assert.equal(first.point.orders[0], 0); // first sight of a running step: no rate yet
+  assert.deepEqual(first.sample, { key: '3/0', t: 100, sold: 10, running: true });
+  const next = liveView(run([step({ sale: sale({ sold: 30 }) })]), first.sample, 102);
+  assert.equal(next.point.orders[0], 10);
+  // A sample with no latency yet is a gap, not a dive to zero.
+  assert.deepEqual(next.point.latency, [null, null, null, null, null, null]);
+  // The end of the step leaves a last point; after that, none.
+  const end = liveView(run([step({ status: 'done', sale: sale({ sold: 40 }) })], 'done'), next.sample, 103);
+  assert.equal(end.point.orders[0], 10);
+  assert.equal(liveView(run([step({ status: 'done', sale: sale({ sold: 40 }) })], 'done'), end.sample, 104).point, null);
+  // A step first seen finished gets its average.
+  const late = liveView(run([step({ status: 'done', client: client({ orders_per_s: 42 }) })], 'done'), null, 0);
+  assert.equal(late.point.orders[0], 42);
+});

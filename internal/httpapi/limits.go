@@ -1,0 +1,57 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/faults"
+)
+
+// bound is one input's limits. Min and Default are pointers because 0 is a
+// real value for both (work_ms 0 is allowed and the default); a member left
+// out has no such limit.
+type bound struct {
+	Min *float64 `json:"min,omitempty"`
+	// MinExclusive says Min itself is refused (a rate must be above 0).
+	MinExclusive bool     `json:"min_exclusive,omitempty"`
+	Max          float64  `json:"max,omitempty"`
+	MaxChars     int      `json:"max_chars,omitempty"`
+	Default      *float64 `json:"default,omitempty"`
+}
+
+// limitsView is GET /api/limits: the bounds the API enforces on the inputs
+// of the dashboard's forms, so that the page reads them instead of copying
+// them.
+type limitsView struct {
+	Sale   map[string]bound `json:"sale"`
+	Run    map[string]bound `json:"run"`
+	Faults map[string]bound `json:"faults"`
+}
+
+func num(v float64) *float64 { return &v }
+
+// inputLimits builds the answer from the constants the validation uses.
+func inputLimits() limitsView {
+	return limitsView{
+		Sale: map[string]bound{
+			"stock":          {Min: num(1), Max: MaxStock},
+			"work_ms":        {Min: num(0), Max: MaxWorkMS, Default: num(0)},
+			"ttl_ms":         {Min: num(0), Max: MaxTTLMS, Default: num(DefaultTTLMS)},
+			"per_user_limit": {Min: num(0), Max: MaxPerUserLimit, Default: num(DefaultPerUserLimit)},
+			"name":           {MaxChars: MaxNameLen},
+		},
+		Run: map[string]bound{
+			"buyers":      {Min: num(1), Max: MaxRunBuyers},
+			"concurrency": {Min: num(1), Max: MaxRunConcurrency, Default: num(DefaultConcurrency)},
+			"rate":        {Min: num(0), MinExclusive: true, Max: MaxRunRate},
+			"replicas":    {Min: num(0), Max: MaxRunReplicas, Default: num(0)},
+		},
+		Faults: map[string]bound{
+			"duration_ms": {Min: num(1), Max: float64(faults.MaxDuration.Milliseconds())},
+		},
+	}
+}
+
+// limits is GET /api/limits: public and read-only, like the strategies.
+func (s *Server) limits(c *gin.Context) { c.JSON(http.StatusOK, inputLimits()) }

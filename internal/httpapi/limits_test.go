@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/faults"
+)
+
+// GET /api/limits answers, without a token, the very constants the
+// validation of sales, runs and faults uses: the dashboard's forms take
+// their bounds from it.
+func TestLimits(t *testing.T) {
+	e := newEnv(t, withToken("s3cret")) // public even when writes need a token
+	rec := e.get("/api/limits")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /api/limits: %d %s", rec.Code, rec.Body)
+	}
+	var got map[string]map[string]map[string]any
+	mustJSON(t, rec, &got)
+	want := map[string]map[string]map[string]any{
+		"sale": {
+			"stock":          {"min": 1.0, "max": float64(MaxStock)},
+			"work_ms":        {"min": 0.0, "max": float64(MaxWorkMS), "default": 0.0},
+			"ttl_ms":         {"min": 0.0, "max": float64(MaxTTLMS), "default": float64(DefaultTTLMS)},
+			"per_user_limit": {"min": 0.0, "max": float64(MaxPerUserLimit), "default": float64(DefaultPerUserLimit)},
+			"name":           {"max_chars": float64(MaxNameLen)},
+		},
+		"run": {
+			"buyers":      {"min": 1.0, "max": float64(MaxRunBuyers)},
+			"concurrency": {"min": 1.0, "max": float64(MaxRunConcurrency), "default": float64(DefaultConcurrency)},
+			"rate":        {"min": 0.0, "min_exclusive": true, "max": float64(MaxRunRate)},
+			"replicas":    {"min": 0.0, "max": float64(MaxRunReplicas), "default": 0.0},
+		},
+		"faults": {
+			"duration_ms": {"min": 1.0, "max": float64(faults.MaxDuration.Milliseconds())},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("GET /api/limits\n got %v\nwant %v", got, want)
+	}
+	wantError(t, e.post("/api/limits", `{}`), http.StatusMethodNotAllowed, "method_not_allowed", "")
+}

@@ -1,0 +1,94 @@
+// The live panel's view model: a pure function from a run as the API
+// sends it (GET /api/runs, the `runs` event) to what the panel shows:
+// numbers as text, which of them are bad, the verdict in words and the
+// chart point to add. No DOM here, so it runs under node's test runner.
+import { fmt, ms, verdictOf } from './dom.js';
+
+/** currentStep is the running step, else the last one that has a sale. */
+export function currentStep(run) {
+  return run.steps.find((s) => s.status === 'running') || [...run.steps].reverse().find((s) => s.sale) || run.steps[0];
+}
+
+// Milliseconds for the band: whole ones from 100 on, so two fit in a box.
+const short = (n) => (n >= 100 ? fmt(n) : ms(n));
+
+// 0 means "no sample yet" in the latency figures: a gap, not a dive to zero.
+const gap = (v) => (v > 0 ? v : null);
+
+/** ordersPerSecond from the database's sold count between two samples. */
+function ordersPerSecond(step, prev, now, first) {
+  const sale = step.sale;
+  // A step first seen finished (it ran between two events) gets its average.
+  if (first) return step.status === 'done' ? step.client.orders_per_s : 0;
+  if (!sale) return 0;
+  return Math.max(0, (sale.sold - prev.sold) / Math.max(0.2, now - prev.t));
+}
+
+/**
+ * chartPoint is the point to add, or null: one while the step runs, plus
+ * one when it ends (or when it is first seen already ended), so that even
+ * a short step leaves a trace.
+ */
+function chartPoint(step, prev, now, first) {
+  const done = step.status === 'done';
+  const running = step.status === 'running';
+  if (!step.sale || !(running || (!first && prev.running) || (first && done))) return null;
+  const c = step.client.latency_ms, sv = step.server?.latency_ms || {}, lw = step.server?.lock_wait_ms || {};
+  return {
+    orders: [ordersPerSecond(step, prev, now, first)],
+    latency: [c.p50, c.p95, c.p99, sv.p50, sv.p95, sv.p99].map(gap),
+    lockwait: [lw.p50, lw.p95, lw.p99].map(gap),
+  };
+}
+
+/** verdictText says what the step did to the sale so far, in words. */
+function verdictText(step) {
+  const v = verdictOf(step.sale);
+  if (!step.sale) return { text: 'waiting for the step to start', bad: v.bad };
+  const soFar = step.status === 'done' ? '' : 'so far, ';
+  return { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
+}
+
+/** numbers are the big figures: text, and bad when a safety count is above 0. */
+function numbers(step) {
+  const sale = step.sale;
+  const c = step.client;
+  const count = (n, flagged) => ({ text: fmt(n), bad: !!flagged && n > 0 });
+  const reported = sale && c.requests > 0;
+  return {
+    stock: count(sale?.stock),
+    sold: count(sale?.sold),
+    // The word, not only the colour: "OVERSOLD" beside the number.
+    oversold: { ...count(sale?.oversold, true), word: sale?.oversold > 0 ? 'OVERSOLD' : '' },
+    lost: count(sale?.lost_updates, true),
+    viol: count(sale?.violations, true),
+    fenced: count(sale?.fenced_writes),
+    rps: { text: reported ? fmt(c.requests_per_s, 1) : '–', bad: false },
+    latency: { text: reported ? `${short(c.latency_ms.p50)} / ${short(c.latency_ms.p99)}` : '–', bad: false },
+  };
+}
+
+/**
+ * liveView turns a run into the panel's view model. prev is the sample the
+ * previous call returned (null at first), now the time in seconds. It
+ * returns null for a run without steps; else the view and, in view.sample,
+ * what to pass as prev next time.
+ */
+export function liveView(run, prev, now) {
+  const step = currentStep(run);
+  if (!step) return null;
+  const key = `${run.id}/${step.step}`;
+  const first = prev?.key !== key;
+  const steps = run.steps.length > 1 ? ` step ${step.step + 1}/${run.steps.length}` : '';
+  return {
+    key,
+    step,
+    title: `run ${run.id}${steps}: ${step.strategy} (${run.status})`,
+    data: { run: String(run.id), strategy: step.strategy, status: run.status },
+    numbers: numbers(step),
+    verdict: verdictText(step),
+    point: chartPoint(step, prev, now, first),
+    saleId: step.sale_id || 0,
+    sample: { key, t: now, sold: step.sale?.sold || 0, running: step.status === 'running' },
+  };
+}

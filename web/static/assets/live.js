@@ -1,0 +1,70 @@
+// The live panel's rendering: writes a view model (live-model.js) into the
+// always-visible band, and fills the replica and agent tables of the Run
+// section. It decides nothing: the model says what is bad and in which words.
+import { el, fmt, ms } from './dom.js';
+
+const $ = (sel) => document.querySelector(sel);
+
+// Big number -> [element id, id of its box when a value above 0 is bad].
+const BIG = {
+  stock: ['#n-stock'], sold: ['#n-sold'], oversold: ['#n-oversold', '#b-oversold'], lost: ['#n-lost', '#b-lost'],
+  viol: ['#n-viol', '#b-viol'], fenced: ['#n-fenced'], rps: ['#n-rps'], latency: ['#n-latency'],
+};
+
+/** renderLive writes view (see liveView) into the band; charts gets the point. */
+export function renderLive(view, charts) {
+  $('#live-title').textContent = view.title;
+  Object.assign($('#live').dataset, view.data);
+  for (const [name, [id, box]] of Object.entries(BIG)) {
+    const n = view.numbers[name];
+    $(id).textContent = n.text;
+    if (n.word) $(id).append(el('span', { class: 'word', text: ` ${n.word}` }));
+    if (box) $(box).classList.toggle('bad', n.bad);
+  }
+  // Only on a change: #verdict is a live region, and a screen reader would
+  // otherwise repeat it every second.
+  const verdict = $('#verdict');
+  if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
+  verdict.className = `verdict ${view.verdict.bad ? 'bad' : 'ok'}`;
+  charts.reset(view.key);
+  if (view.point) charts.push(view.sample.t, view.point);
+}
+
+/** aliveOf says whether discovery sees id, in words. */
+function aliveOf(replicas, id) {
+  const m = replicas.find((r) => r.id === id);
+  if (!m) return 'unknown';
+  return m.alive ? 'alive' : `gone ${Math.round(m.age_ms / 1000)} s ago`;
+}
+
+function stateCell(text) {
+  return el('td', { class: text === 'alive' || text === 'done' ? 'ok' : text.startsWith('gone') ? 'bad' : '', text });
+}
+
+/** renderTables fills the per-replica and per-agent tables of step. */
+export function renderTables(step, replicas) {
+  const rb = $('#t-replicas tbody');
+  rb.replaceChildren();
+  const byId = new Map((step?.server?.replicas || []).map((r) => [r.replica_id, r]));
+  const shops = replicas.filter((m) => m.kind === 'shop');
+  for (const id of new Set([...shops.map((m) => m.id), ...byId.keys()])) {
+    const r = byId.get(id) || {};
+    rb.append(el('tr', {}, el('th', { scope: 'row', text: id }), el('td', { text: fmt(r.requests) }),
+      el('td', { text: fmt(r.orders) }), el('td', { text: fmt(r.errors) }), el('td', { text: r.p99_ms === undefined ? '–' : ms(r.p99_ms) }),
+      stateCell(aliveOf(replicas, id))));
+  }
+  const ab = $('#t-agents tbody');
+  ab.replaceChildren();
+  const agents = step?.agents || [];
+  const listed = new Set(agents.map((a) => a.agent_id));
+  for (const a of agents) {
+    const st = a.done ? 'done' : a.agent_id ? aliveOf(replicas, a.agent_id) : 'unclaimed';
+    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (share ${a.share + 1})` }),
+      el('td', { text: fmt(a.requests) }), el('td', { text: fmt(a.orders) }), el('td', { text: fmt(a.errors) }),
+      el('td', { text: ms(a.p99_ms) }), stateCell(st)));
+  }
+  for (const m of replicas.filter((x) => x.kind === 'agent' && !listed.has(x.id))) {
+    ab.append(el('tr', {}, el('th', { scope: 'row', text: m.id }), el('td', { text: '–' }), el('td', { text: '–' }),
+      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(replicas, m.id))));
+  }
+}
