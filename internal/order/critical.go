@@ -133,6 +133,12 @@ func (cs criticalSection) underLease(ctx context.Context) (inventory.Order, erro
 	tl, inLeaseTx := cs.lease.(lockstrategy.TxLease)
 	if inLeaseTx {
 		db = tl.Tx()
+		// The lock is this transaction: a statement cancelled by the buyer's
+		// ctx kills the connection, and the server releases the lock while
+		// the section still runs (the next holder would enter before it
+		// leaves). The section finishes, buyer gone or not; its statements
+		// stay bounded by the server's lock wait timeout.
+		ctx = context.WithoutCancel(ctx)
 	}
 	if cs.kind == writeFenced {
 		if err := cs.claimFence(ctx, db); err != nil {

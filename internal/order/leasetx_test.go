@@ -1,0 +1,93 @@
+package order_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// A db-pessimistic lock is its transaction: if the buyer's request ctx could
+// cancel a statement of the section, the driver would kill the connection,
+// the server would roll back and release the row lock at once, and the next
+// buyer would enter while the first was still inside its section (the
+// section log's exit comes later): a violation, seen in CI under load when
+// clients timed out. The section must hold its lock until it leaves, buyer
+// gone or not.
+//
+// Interleaving: A holds the lock and its stock UPDATE waits behind a row
+// lock held by another transaction (a slow batch job); A's buyer leaves
+// (ctx cancelled); the job ends. A must not have let go before the job
+// ended: its Place returns only after the job's row lock is gone.
+func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
+	store, _, svc := newService(t, "leasetx")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "lease tx", Strategy: "db-pessimistic", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	db := testenv.DB(t, "order")
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The slow job: the sale's row, locked by a transaction of its own.
+	job, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Rollback()
+	if _, err := job.ExecContext(ctx, "SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	buyer, leave := context.WithCancel(ctx)
+	placed := make(chan error, 1)
+	go func() {
+		_, err := svc.Place(buyer, sale.ID, "a")
+		placed <- err
+	}()
+	// A is inside its section once some transaction waits on a row lock
+	// (only A's stock write can).
+	testenv.WaitFor(t, 60*time.Second, "A's stock write waiting behind the job", func() bool {
+		var n int64
+		if err := db.Raw("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'").Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
+	leave()
+	select {
+	case err := <-placed:
+		t.Fatalf("A left its section (%v) while the job still held the row: its lock went with the buyer's ctx", err)
+	case <-time.After(2 * time.Second):
+		// Not a timing assert on the shop: A's Place must not return at all
+		// before the job ends; 2 s is only how long we look for a wrong early return.
+	}
+	if err := job.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-placed:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("A after the job ended: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("A never left its section after the job ended")
+	}
+	svc.Flush()
+	now, err := store.GetSale(ctx, sale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := store.View(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Violations != 0 || v.Oversold != 0 || v.LostUpdates != 0 {
+		t.Fatalf("after A's buyer left: %+v", v)
+	}
+}
