@@ -135,15 +135,18 @@ func (cs criticalSection) runReserved(ctx context.Context, rs lockstrategy.Reser
 		return inventory.Order{}, ErrSoldOut
 	}
 	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
+	overdrawn := false // the decrement found no unit (not the read: that one gives the unit back)
 	o, err := cs.inNewTx(pctx, 0, func(tx *gorm.DB, _ inventory.StockRow) error {
-		return inventory.DecrementIfAvailable(pctx, tx, cs.sale.ID)
+		err := inventory.DecrementIfAvailable(pctx, tx, cs.sale.ID)
+		overdrawn = errors.Is(err, inventory.ErrSoldOut)
+		return err
 	})
 	cancel()
 	if err != nil {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 		defer cancel()
 		undo := rs.Unreserve
-		if errors.Is(err, inventory.ErrSoldOut) {
+		if overdrawn {
 			undo = rs.Overdrawn
 			err = errors.Join(ErrSoldOut, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -28,14 +29,22 @@ func testDB(t *testing.T) *gorm.DB {
 	return db
 }
 
-// saleMaker creates a plain sale row, as the HTTP layer would.
-func saleMaker(db *gorm.DB) SaleMaker {
-	return func(ctx context.Context, strategy string, cfg Config) (uint64, error) {
-		s := inventory.Sale{Name: "runs test", Strategy: strategy, InitialStock: cfg.Stock, Stock: cfg.Stock,
+// salesFunc is a Sales made of a function.
+type salesFunc func(ctx context.Context, spec sale.Spec) (inventory.Sale, error)
+
+func (f salesFunc) Create(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
+	return f(ctx, spec)
+}
+
+// saleMaker creates a plain sale row of the step's strategy and stock (the
+// sale service's validation is tested in its own package).
+func saleMaker(db *gorm.DB) Sales {
+	return salesFunc(func(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
+		s := inventory.Sale{Name: "runs test", Strategy: *spec.Strategy, InitialStock: *spec.Stock, Stock: *spec.Stock,
 			TTLMS: 2000, PerUserLimit: 1, Status: "open"}
 		err := inventory.NewStore(db).CreateSale(ctx, &s)
-		return s.ID, err
-	}
+		return s, err
+	})
 }
 
 // agents returns n agent ids no other test (or earlier run) uses.
@@ -220,7 +229,9 @@ func TestDeadlineAndFailure(t *testing.T) {
 		t.Fatalf("past its deadline: %v %+v", err, v)
 	}
 
-	broken := New(db, func(context.Context, string, Config) (uint64, error) { return 0, errors.New("zookeeper down") })
+	broken := New(db, salesFunc(func(context.Context, sale.Spec) (inventory.Sale, error) {
+		return inventory.Sale{}, errors.New("zookeeper down")
+	}))
 	id, err = broken.Create(ctx, one, agents(1), []string{"http://a"})
 	if err != nil {
 		t.Fatal(err)
