@@ -356,3 +356,14 @@ func TestProgressExtendsDeadline(t *testing.T) {
 		t.Fatalf("a late report revived a closed step: %v left", left)
 	}
 }
+
+// A step's sale is the run's sale members under the step's strategy,
+// named after it.
+func TestStepSpec(t *testing.T) {
+	cfg := Config{Stock: 7, WorkMS: 3, TTLMS: 900, Fencing: true, Watchdog: true, PerUserLimit: 2}
+	s := StepSpec("mutex", cfg)
+	if *s.Name != "run mutex" || *s.Strategy != "mutex" || *s.Stock != 7 || *s.WorkMS != 3 || *s.TTLMS != 900 ||
+		!*s.Fencing || *s.PerUserLimit != 2 || s.Watchdog != nil {
+		t.Fatalf("step spec %+v does not carry the run's members", s)
+	}
+}
