@@ -1,4 +1,4 @@
-// Package runs keeps load-test runs created through the API (issue 4) in the
+// Package runs keeps load-test runs created through the API in the
 // shared database: a run is one step per strategy, each step has its own
 // sale, and each step's buyers are split into shares that load-test agents
 // claim, execute and report on. Every replica can serve every call: the state
