@@ -58,7 +58,7 @@ func (s *Server) claimShare(c *gin.Context) {
 	}
 	a, ok, err := s.runs.Claim(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, runError(err))
+		writeError(c, s.log, err)
 		return
 	}
 	if !ok {
@@ -105,7 +105,7 @@ func (s *Server) reportShare(c *gin.Context) {
 	r.RunID = uint64(id)
 	ack, err := s.runs.Report(c.Request.Context(), r)
 	if err != nil {
-		writeError(c, s.log, runError(err))
+		writeError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, ack)

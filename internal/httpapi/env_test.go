@@ -16,11 +16,16 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -58,9 +63,30 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
-	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
+	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
 		Ping: cfg.ping, AdminToken: cfg.token, Log: log})
 	return e
+}
+
+// newServer is New over d with the services cmd/shop builds filled in where
+// d leaves them out: sales, runs and lessons over d.Store's database, and a
+// fault injector without Redis nodes, enabled by SECKILL_FAULTS=on as
+// cmd/shop reads it.
+func newServer(d Deps) *Server {
+	if d.Sales == nil {
+		d.Sales = sale.New(d.Store.DB(), d.Lockers, d.Orders)
+	}
+	if d.Runs == nil {
+		d.Runs = runs.New(d.Store.DB(), d.Sales)
+	}
+	if d.Lessons == nil {
+		d.Lessons = lessondb.NewStore(d.Store.DB())
+	}
+	if d.Faults == nil {
+		enabled := strings.EqualFold(config.Get(config.EnvFaults, ""), "on")
+		d.Faults = faults.New(faults.Config{Enabled: enabled}, d.Orders, d.Lockers, d.Store)
+	}
+	return New(d)
 }
 
 func withToken(tok string) func(*envConfig) { return func(c *envConfig) { c.token = tok } }

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // errorBody is the one shape of every error response: {"error": code,
@@ -26,7 +30,9 @@ type errorBody struct {
 }
 
 // apiError is an error that already knows its HTTP rendering: request
-// validation builds these directly.
+// decoding (a body or path parameter that cannot be read, or names nothing
+// that exists) builds these directly. What the services answer goes through
+// domainErrors instead.
 type apiError struct {
 	status int
 	body   errorBody
@@ -46,14 +52,21 @@ func badField(field, format string, args ...any) *apiError {
 	return e
 }
 
+// notFound is a 404 naming the path parameter that names nothing.
+func notFound(field, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Field: field,
+		Message: fmt.Sprintf(format, args...)}}
+}
+
 // Errors of this package that are not request validation.
 var (
-	errStrategyUnavailable = errors.New("httpapi: strategy cannot be built")
-	errDBUnavailable       = errors.New("httpapi: database does not answer")
-	errUnauthorized        = errors.New("httpapi: missing or wrong admin token")
-	errFaultForbidden      = errors.New("httpapi: fault injection without the admin token")
-	errNoRoute             = errors.New("httpapi: no such route")
-	errNoMethod            = errors.New("httpapi: method not allowed")
+	errDBUnavailable  = errors.New("httpapi: database does not answer")
+	errNoRunAgents    = errors.New("httpapi: no load-test agent alive for a run")
+	errNoLessonAgents = errors.New("httpapi: no load-test agent alive for a lesson")
+	errUnauthorized   = errors.New("httpapi: missing or wrong admin token")
+	errFaultForbidden = errors.New("httpapi: fault injection without the admin token")
+	errNoRoute        = errors.New("httpapi: no such route")
+	errNoMethod       = errors.New("httpapi: method not allowed")
 )
 
 // hint qualifies a mapping.
@@ -68,42 +81,106 @@ const (
 	warn
 )
 
-// domainErrors is THE map from domain errors to HTTP status and code
-// (DESIGN.md §10: one map; clients never see internals). The first entry
-// that errors.Is matches wins; anything unmatched is a 500 "internal" whose
-// real text goes to the log only.
-var domainErrors = []struct {
+// mapping renders one domain error. field names the offending member; fill,
+// when set, completes the body from the error itself (a message or field
+// that only the error knows).
+type mapping struct {
 	err     error
 	status  int
 	code    string
 	message string
 	hints   hint
-}{
-	{order.ErrSoldOut, http.StatusConflict, "sold_out", "the sale is sold out", 0},
-	{order.ErrLimitReached, http.StatusConflict, "limit_reached", "this user already has the most orders the sale allows", 0},
-	{order.ErrConflict, http.StatusConflict, "conflict", "too many concurrent buyers won the write; retry", retry},
-	{order.ErrFenced, http.StatusConflict, "fenced", "a stale lock holder's write was rejected; retry", retry},
-	{order.ErrLockLost, http.StatusServiceUnavailable, "lock_lost", "the lock was lost before commit; nothing was written; retry", retry},
-	{faults.ErrHolderCrashed, http.StatusServiceUnavailable, "holder_crashed", "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", retry},
-	{order.ErrLockTimeout, http.StatusServiceUnavailable, "lock_timeout", "the lock was not acquired in time; retry", retry},
-	{order.ErrSaleNotFound, http.StatusNotFound, "not_found", "no such sale", 0},
-	{inventory.ErrSaleNotFound, http.StatusNotFound, "not_found", "no such sale", 0},
+	field   string
+	fill    func(err error, b *errorBody)
+}
+
+// domainErrors is THE map from domain errors to HTTP status and code: one
+// map, so clients never see internals. The first entry that errors.Is
+// matches wins; anything unmatched is a 500 "internal" whose real text goes
+// to the log only.
+var domainErrors = []mapping{
+	// Orders.
+	{err: order.ErrSoldOut, status: http.StatusConflict, code: "sold_out", message: "the sale is sold out"},
+	{err: order.ErrLimitReached, status: http.StatusConflict, code: "limit_reached", message: "this user already has the most orders the sale allows"},
+	{err: order.ErrConflict, status: http.StatusConflict, code: "conflict", message: "too many concurrent buyers won the write; retry", hints: retry},
+	{err: order.ErrFenced, status: http.StatusConflict, code: "fenced", message: "a stale lock holder's write was rejected; retry", hints: retry},
+	{err: order.ErrLockLost, status: http.StatusServiceUnavailable, code: "lock_lost", message: "the lock was lost before commit; nothing was written; retry", hints: retry},
+	{err: faults.ErrHolderCrashed, status: http.StatusServiceUnavailable, code: "holder_crashed", message: "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", hints: retry},
+	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},
+	{err: inventory.ErrSaleNotFound, status: http.StatusNotFound, code: "not_found", message: "no such sale"},
 	// A sale made on a replica that has the strategy's backend, ordered on one
 	// that does not (or that runs an older build): not the buyer's fault.
-	{lockstrategy.ErrUnknownStrategy, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
-	{lockstrategy.ErrMissingBackend, http.StatusServiceUnavailable, "strategy_unavailable", "this replica cannot run the sale's strategy", retry | warn},
+	{err: lockstrategy.ErrUnknownStrategy, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "this replica cannot run the sale's strategy", hints: retry | warn},
+	{err: lockstrategy.ErrMissingBackend, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "this replica cannot run the sale's strategy", hints: retry | warn},
 	// Not logged per order: an outage would log thousands; the replica logs
 	// each backend's change of state once.
-	{lockstrategy.ErrStockReloading, http.StatusServiceUnavailable, "stock_reloading", "the stock is being rebuilt from the database after its store lost it; retry in a few seconds", retry},
-	{lockstrategy.ErrBackendDown, http.StatusServiceUnavailable, "backend_down", "the strategy's backend does not answer right now; retry", retry},
-	{errStrategyUnavailable, http.StatusServiceUnavailable, "strategy_unavailable", "the strategy's backend does not answer on this replica", retry | warn},
-	{errDBUnavailable, http.StatusServiceUnavailable, "db_unavailable", "the database does not answer", retry | warn},
-	{faults.ErrDisabled, http.StatusForbidden, "faults_disabled", "fault injection is off on this replica (SECKILL_FAULTS=on enables it)", 0},
-	{faults.ErrNoSession, http.StatusConflict, "no_session", "this replica has no ZooKeeper session to expire yet", 0},
-	{errFaultForbidden, http.StatusForbidden, "forbidden", "fault injection needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>", 0},
-	{errUnauthorized, http.StatusUnauthorized, "unauthorized", "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>", 0},
-	{errNoRoute, http.StatusNotFound, "not_found", "no such route; GET / lists them", 0},
-	{errNoMethod, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route; see the Allow header", 0},
+	{err: lockstrategy.ErrStockReloading, status: http.StatusServiceUnavailable, code: "stock_reloading", message: "the stock is being rebuilt from the database after its store lost it; retry in a few seconds", hints: retry},
+	{err: lockstrategy.ErrBackendDown, status: http.StatusServiceUnavailable, code: "backend_down", message: "the strategy's backend does not answer right now; retry", hints: retry},
+
+	// Sales.
+	{err: sale.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: fieldError},
+	{err: sale.ErrStrategyUnavailable, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "the strategy's backend does not answer on this replica", hints: retry | warn},
+
+	// Runs and the agents' shares.
+	{err: runs.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such run, step or share"},
+	{err: runs.ErrNotYours, status: http.StatusConflict, code: "not_yours", message: "another agent holds this share"},
+	{err: runs.ErrInvalid, status: http.StatusBadRequest, code: "invalid_report", fill: reportText},
+	{err: errNoRunAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive; start one with `loadtest agent --shop URL`"},
+
+	// Lessons.
+	{err: lessondb.ErrBusy, status: http.StatusConflict, code: "lesson_busy", message: "a run of this lesson is already pending or running; wait for its verdict"},
+	{err: lessondb.ErrNotYours, status: http.StatusConflict, code: "not_running", message: "the run is not running under this agent (finished, expired or claimed by another)"},
+	{err: lessondb.ErrVerdict, status: http.StatusBadRequest, code: "invalid_field", message: "verdict must be PASS, FAIL, ERROR or SKIP", field: "verdict"},
+	{err: lessondb.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such lesson run"},
+	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},
+	{err: errNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},
+
+	// Faults.
+	{err: faults.ErrDisabled, status: http.StatusForbidden, code: "faults_disabled", message: "fault injection is off on this replica (SECKILL_FAULTS=on enables it)"},
+	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
+	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
+
+	// The replica itself.
+	{err: errDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},
+	{err: errFaultForbidden, status: http.StatusForbidden, code: "forbidden", message: "fault injection needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
+	{err: errUnauthorized, status: http.StatusUnauthorized, code: "unauthorized", message: "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
+	{err: errNoRoute, status: http.StatusNotFound, code: "not_found", message: "no such route; GET / lists them"},
+	{err: errNoMethod, status: http.StatusMethodNotAllowed, code: "method_not_allowed", message: "method not allowed on this route; see the Allow header"},
+}
+
+// fieldError fills in the member a *sale.FieldError names and its message.
+func fieldError(err error, b *errorBody) {
+	var fe *sale.FieldError
+	if errors.As(err, &fe) {
+		b.Field, b.Message = fe.Field, fe.Message
+	}
+}
+
+// reportText says what is wrong with an agent's report: the error's own
+// text, which the runs package writes for its reader.
+func reportText(err error, b *errorBody) { b.Message = clip(strings.TrimPrefix(err.Error(), "runs: ")) }
+
+// ownText is the error's own text: which node did not come back, at which
+// address, and why.
+func ownText(err error, b *errorBody) { b.Message = err.Error() }
+
+// registered reports whether err has an entry in domainErrors.
+func registered(err error) bool {
+	for _, m := range domainErrors {
+		if errors.Is(err, m.err) {
+			return true
+		}
+	}
+	return false
+}
+
+// orDBUnavailable is err when the map knows it, else a database failure:
+// the stores behind runs and lessons fail only when the database does.
+func orDBUnavailable(err error) error {
+	if registered(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errDBUnavailable, err)
 }
 
 // internalBody is all a client learns of an unexpected failure.
@@ -124,8 +201,11 @@ func render(err error) (status int, body errorBody, logLevel slog.Level, logIt b
 	}
 	for _, m := range domainErrors {
 		if errors.Is(err, m.err) {
-			return m.status, errorBody{Error: m.code, Message: m.message, Retryable: m.hints&retry != 0},
-				slog.LevelWarn, m.hints&warn != 0
+			body := errorBody{Error: m.code, Message: m.message, Field: m.field, Retryable: m.hints&retry != 0}
+			if m.fill != nil {
+				m.fill(err, &body)
+			}
+			return m.status, body, slog.LevelWarn, m.hints&warn != 0
 		}
 	}
 	return http.StatusInternalServerError, internalBody, slog.LevelError, true

@@ -10,13 +10,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/faults"
 )
 
-// faultsAPI serves /api/faults over one faults.Service: the one cmd/shop
-// built (Deps.Faults), or one built here from the Server's own order
-// service, strategies and store.
+// faultsAPI serves /api/faults over the faults.Service cmd/shop built.
 type faultsAPI struct {
 	s   *Server
 	svc *faults.Service
@@ -24,14 +21,11 @@ type faultsAPI struct {
 
 // faultRoutes registers GET /api/faults (the kinds, and whether they run
 // here) and POST /api/faults (inject one, here or on another replica).
-// Faults run only when SECKILL_FAULTS=on (read once, when the API is built)
-// and, when an admin token is set, only with it: cmd/shop insists on a token
-// beyond loopback, so a public shop can never be paused by a stranger.
+// Faults run only when the service is enabled (SECKILL_FAULTS=on, read by
+// cmd/shop) and, when an admin token is set, only with it: cmd/shop insists
+// on a token beyond loopback, so a public shop can never be paused by a
+// stranger.
 func (s *Server) faultRoutes(api *gin.RouterGroup) {
-	if s.faults == nil {
-		enabled := strings.EqualFold(config.Get(config.EnvFaults, ""), "on")
-		s.faults = faults.New(faults.Config{Enabled: enabled}, s.orders, s.lockers, s.store)
-	}
 	f := &faultsAPI{s: s, svc: s.faults}
 	api.GET("/faults", f.list)
 	api.POST("/faults", s.requireFaultAdmin, f.inject)
@@ -184,10 +178,7 @@ func (f *faultsAPI) restartRedis(c *gin.Context, kind string, r *faultRequest) (
 	switch {
 	case errors.Is(err, faults.ErrUnknownNode):
 		return nil, badField("node", "unknown node %q: this replica has %s", clip(*r.Node), nodes)
-	case errors.Is(err, faults.ErrRedisRestart):
-		return nil, &apiError{status: http.StatusServiceUnavailable,
-			body: errorBody{Error: "redis_restart_failed", Message: err.Error(), Field: "node"}}
-	case err != nil:
+	case err != nil: // faults.ErrRedisRestart among them: the map renders it
 		return nil, err
 	}
 	return gin.H{"node": res.Node, "addr": res.Addr, "run_id_before": res.RunIDBefore, "run_id_after": res.RunIDAfter}, nil

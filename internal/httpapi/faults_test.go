@@ -187,7 +187,7 @@ func TestFaultExpireZKSession(t *testing.T) {
 	t.Cleanup(func() { lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "faults-zk"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
-	e := &env{db: db, store: store, lockers: lockers, srv: New(Deps{Store: store, Orders: orders, Lockers: lockers})}
+	e := &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers})}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -228,7 +228,7 @@ func faultsRedisEnv(t *testing.T, token string) (*env, string) {
 	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, orders, lockers, store)
 	t.Cleanup(f.Wait)
 	t.Cleanup(func() { f.DisarmCrash() })
-	return &env{db: db, store: store, lockers: lockers, srv: New(Deps{Store: store, Orders: orders, Lockers: lockers,
+	return &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers,
 		AdminToken: token, ReplicaID: "faults-redis", Faults: f})}, addr
 }
 
@@ -354,6 +354,6 @@ func newEnvReplica(t *testing.T, token, id string) *env {
 	e := newEnv(t, withToken(token))
 	orders := order.NewService(order.Config{ReplicaID: id}, e.store, e.lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
-	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ReplicaID: id})
+	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ReplicaID: id})
 	return e
 }

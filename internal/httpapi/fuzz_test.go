@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // Seeds shared by both fuzz targets: valid bodies, wrong types, unknown
@@ -36,8 +38,8 @@ func FuzzCreateSale(f *testing.F) {
 		`{"strategy":"mutex","stock":10,"ttl_ms":2147483648}`,
 		`{"strategy":"mutex","stock":10,"name":"秒杀 🛒 \u00e9\ud83d\ude00"}`,
 		`{"strategy":"mutex","stock":10,"name":"\ud800 lone surrogate"}`,
-		`{"strategy":"mutex","stock":10,"name":"` + strings.Repeat("🛒", MaxNameLen) + `"}`,
-		`{"strategy":"mutex","stock":10,"name":"` + strings.Repeat("🛒", MaxNameLen+1) + `"}`,
+		`{"strategy":"mutex","stock":10,"name":"` + strings.Repeat("🛒", sale.MaxNameLen) + `"}`,
+		`{"strategy":"mutex","stock":10,"name":"` + strings.Repeat("🛒", sale.MaxNameLen+1) + `"}`,
 		`{"strategy":"mu\u0000tex","stock":10}`,
 		`{"strategy":"mutex","stock":{"$gt":0}}`,
 		`{"strategy":"mutex","stock":10} trailing`,

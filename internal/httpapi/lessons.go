@@ -16,7 +16,6 @@ import (
 // a load-test agent claims it (one lesson at a time, cluster-wide), runs
 // the scenario against the live replicas and posts the verdict back.
 func (s *Server) lessonRoutes(api *gin.RouterGroup) {
-	s.lessons = lessondb.NewStore(s.store.DB())
 	api.GET("/lessons", s.listLessons)
 	api.POST("/lessons/:name/runs", s.requireAdmin, s.createLessonRun)
 	api.GET("/lesson-runs/:id", s.getLessonRun)
@@ -57,9 +56,7 @@ func (s *Server) listLessons(c *gin.Context) {
 func (s *Server) createLessonRun(c *gin.Context) {
 	name := c.Param("name")
 	if _, ok := lessons.Find(name); !ok && name != "all" {
-		e := &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Field: "name",
-			Message: fmt.Sprintf("no lesson %q; GET /api/lessons lists them", clip(name))}}
-		writeError(c, s.log, e)
+		writeError(c, s.log, notFound("name", "no lesson %q; GET /api/lessons lists them", clip(name)))
 		return
 	}
 	agents, _, err := s.liveMembers(c)
@@ -67,15 +64,14 @@ func (s *Server) createLessonRun(c *gin.Context) {
 		return
 	}
 	if len(agents) == 0 {
-		writeError(c, s.log, &apiError{status: http.StatusConflict, body: errorBody{Error: "no_agents",
-			Message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"}})
+		writeError(c, s.log, errNoLessonAgents)
 		return
 	}
 	ctx := c.Request.Context()
 	if name != "all" {
 		run, err := s.lessons.Create(ctx, name)
 		if err != nil {
-			writeError(c, s.log, lessonError(err))
+			writeError(c, s.log, orDBUnavailable(err))
 			return
 		}
 		c.JSON(http.StatusAccepted, run)
@@ -88,13 +84,13 @@ func (s *Server) createLessonRun(c *gin.Context) {
 			continue
 		}
 		if err != nil {
-			writeError(c, s.log, lessonError(err))
+			writeError(c, s.log, orDBUnavailable(err))
 			return
 		}
 		queued = append(queued, run)
 	}
 	if len(queued) == 0 {
-		writeError(c, s.log, lessonError(lessondb.ErrBusy))
+		writeError(c, s.log, lessondb.ErrBusy)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"runs": queued})
@@ -108,7 +104,7 @@ func (s *Server) getLessonRun(c *gin.Context) {
 	}
 	run, err := s.lessons.Get(c.Request.Context(), uint64(id))
 	if err != nil {
-		writeError(c, s.log, lessonError(err))
+		writeError(c, s.log, orDBUnavailable(err))
 		return
 	}
 	c.JSON(http.StatusOK, run)
@@ -165,7 +161,7 @@ func (s *Server) lessonResult(c *gin.Context) {
 		}
 	}
 	if err := s.lessons.Finish(c.Request.Context(), uint64(id), *agentID, *verdict, deref(observed), deref(output)); err != nil {
-		writeError(c, s.log, lessonError(err))
+		writeError(c, s.log, orDBUnavailable(err))
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -188,26 +184,6 @@ func (s *Server) liveMembers(c *gin.Context) (agents, shops []string, err error)
 		}
 	}
 	return agents, shops, nil
-}
-
-// lessonError renders the lessons store's errors.
-func lessonError(err error) error {
-	conflict := func(code, msg string) error {
-		return &apiError{status: http.StatusConflict, body: errorBody{Error: code, Message: msg}}
-	}
-	switch {
-	case errors.Is(err, lessondb.ErrBusy):
-		return conflict("lesson_busy", "a run of this lesson is already pending or running; wait for its verdict")
-	case errors.Is(err, lessondb.ErrNotYours):
-		return conflict("not_running", "the run is not running under this agent (finished, expired or claimed by another)")
-	case errors.Is(err, lessondb.ErrVerdict):
-		return badField("verdict", "verdict must be PASS, FAIL, ERROR or SKIP")
-	case errors.Is(err, lessondb.ErrNotFound):
-		return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Message: "no such lesson run"}}
-	case errors.Is(err, lessondb.ErrUnknown):
-		return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Field: "name", Message: "no such lesson"}}
-	}
-	return fmt.Errorf("%w: %w", errDBUnavailable, err)
 }
 
 func deref(p *string) string {

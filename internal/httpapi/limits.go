@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // bound is one input's limits. Min and Default are pointers because 0 is a
@@ -35,11 +36,11 @@ func num(v float64) *float64 { return &v }
 func inputLimits() limitsView {
 	return limitsView{
 		Sale: map[string]bound{
-			"stock":          {Min: num(1), Max: MaxStock},
-			"work_ms":        {Min: num(0), Max: MaxWorkMS, Default: num(0)},
-			"ttl_ms":         {Min: num(0), Max: MaxTTLMS, Default: num(DefaultTTLMS)},
-			"per_user_limit": {Min: num(0), Max: MaxPerUserLimit, Default: num(DefaultPerUserLimit)},
-			"name":           {MaxChars: MaxNameLen},
+			"stock":          {Min: num(1), Max: sale.MaxStock},
+			"work_ms":        {Min: num(0), Max: sale.MaxWorkMS, Default: num(0)},
+			"ttl_ms":         {Min: num(0), Max: sale.MaxTTLMS, Default: num(sale.DefaultTTLMS)},
+			"per_user_limit": {Min: num(0), Max: sale.MaxPerUserLimit, Default: num(sale.DefaultPerUserLimit)},
+			"name":           {MaxChars: sale.MaxNameLen},
 		},
 		Run: map[string]bound{
 			"buyers":      {Min: num(1), Max: MaxRunBuyers},

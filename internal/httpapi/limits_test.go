@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // GET /api/limits answers, without a token, the very constants the
@@ -21,11 +22,11 @@ func TestLimits(t *testing.T) {
 	mustJSON(t, rec, &got)
 	want := map[string]map[string]map[string]any{
 		"sale": {
-			"stock":          {"min": 1.0, "max": float64(MaxStock)},
-			"work_ms":        {"min": 0.0, "max": float64(MaxWorkMS), "default": 0.0},
-			"ttl_ms":         {"min": 0.0, "max": float64(MaxTTLMS), "default": float64(DefaultTTLMS)},
-			"per_user_limit": {"min": 0.0, "max": float64(MaxPerUserLimit), "default": float64(DefaultPerUserLimit)},
-			"name":           {"max_chars": float64(MaxNameLen)},
+			"stock":          {"min": 1.0, "max": float64(sale.MaxStock)},
+			"work_ms":        {"min": 0.0, "max": float64(sale.MaxWorkMS), "default": 0.0},
+			"ttl_ms":         {"min": 0.0, "max": float64(sale.MaxTTLMS), "default": float64(sale.DefaultTTLMS)},
+			"per_user_limit": {"min": 0.0, "max": float64(sale.MaxPerUserLimit), "default": float64(sale.DefaultPerUserLimit)},
+			"name":           {"max_chars": float64(sale.MaxNameLen)},
 		},
 		"run": {
 			"buyers":      {"min": 1.0, "max": float64(MaxRunBuyers)},

@@ -20,7 +20,7 @@ func liveServer(e *env, replicaID string) (*Server, *metrics.LiveRecorder) {
 	m := metrics.New()
 	live := metrics.NewLiveRecorder(m, log)
 	orders := order.NewService(order.Config{ReplicaID: replicaID}, e.store, e.lockers, live, log)
-	return New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: m, Log: log}), live
+	return newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: m, Log: log}), live
 }
 
 // Orders through two replicas, both publish, and either replica's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 func ordersPath(id uint64) string { return fmt.Sprintf("/api/sales/%d/orders", id) }
@@ -106,7 +107,7 @@ func TestLockTimeout(t *testing.T) {
 	e := newEnv(t, func(c *envConfig) { c.lockWait = 200 * time.Millisecond })
 	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
 	// The same instance the order service uses: same name, same options.
-	locker, err := e.lockers.Locker("mutex", lockstrategy.Options{TTL: DefaultTTLMS * time.Millisecond})
+	locker, err := e.lockers.Locker("mutex", lockstrategy.Options{TTL: sale.DefaultTTLMS * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,13 @@
 package httpapi
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // Bounds of a run (POST /api/runs).
@@ -26,7 +23,7 @@ const (
 
 // runRequest is the body of POST /api/runs: a sale's members plus the load.
 type runRequest struct {
-	sale        createSaleRequest
+	spec        sale.Spec
 	Buyers      *int64
 	Concurrency *int64
 	Rate        *float64
@@ -34,16 +31,14 @@ type runRequest struct {
 }
 
 func (r *runRequest) members() map[string]any {
-	m := r.sale.members()
+	m := saleMembers(&r.spec)
 	delete(m, "name") // a run names its sales itself
 	m["buyers"], m["concurrency"], m["rate"], m["replicas"] = &r.Buyers, &r.Concurrency, &r.Rate, &r.Replicas
 	return m
 }
 
-// runRoutes adds the routes of runs, agents and events and builds the runs
-// service over this replica's store.
+// runRoutes adds the routes of runs, agents and events.
 func (s *Server) runRoutes(api *gin.RouterGroup) {
-	s.runs = runs.New(s.store.DB(), s.makeRunSale)
 	api.POST("/runs", s.requireAdmin, s.createRun)
 	api.GET("/runs", s.listRuns)
 	api.GET("/runs/:id", s.getRun)
@@ -74,8 +69,7 @@ func (s *Server) createRun(c *gin.Context) {
 		return
 	}
 	if len(agents) == 0 {
-		writeError(c, s.log, &apiError{status: http.StatusConflict, body: errorBody{Error: "no_agents",
-			Message: "no load-test agent is alive; start one with `loadtest agent --shop URL`"}})
+		writeError(c, s.log, errNoRunAgents)
 		return
 	}
 	if cfg.Replicas > len(shops) {
@@ -98,29 +92,29 @@ func (s *Server) createRun(c *gin.Context) {
 // /api/sales, so a run fails here rather than at its third step.
 func (s *Server) validateRun(req runRequest) (runs.Config, error) {
 	var cfg runs.Config
-	if req.sale.Strategy == nil || *req.sale.Strategy == "" {
+	if req.spec.Strategy == nil || *req.spec.Strategy == "" {
 		return cfg, badField("strategy", "strategy is required: a name or %q", strategyAll)
 	}
-	cfg.Strategy = *req.sale.Strategy
+	cfg.Strategy = *req.spec.Strategy
 	cfg.Strategies = []string{cfg.Strategy}
 	if cfg.Strategy == strategyAll {
-		cfg.Strategies = s.availableNames()
+		cfg.Strategies = s.sales.Available()
 	}
-	cfg.Watchdog = req.sale.Watchdog == nil || *req.sale.Watchdog
+	cfg.Watchdog = req.spec.Watchdog == nil || *req.spec.Watchdog
 	for _, name := range cfg.Strategies {
-		r := req.sale
+		r := req.spec
 		r.Strategy = &name
 		if cfg.Strategy == strategyAll {
 			// Named, a strategy without a watchdog refuses watchdog:false;
 			// among "all" it is simply left as it is.
-			r.Watchdog = runWatchdog(name, cfg.Watchdog)
+			r.Watchdog = sale.LenientWatchdog(name, cfg.Watchdog)
 		}
-		sale, err := s.validateSale(r)
+		valid, err := s.sales.Validate(r)
 		if err != nil {
 			return cfg, err
 		}
-		cfg.Stock, cfg.WorkMS, cfg.TTLMS = sale.InitialStock, sale.WorkMS, sale.TTLMS
-		cfg.Fencing, cfg.PerUserLimit = sale.Fencing, sale.PerUserLimit
+		cfg.Stock, cfg.WorkMS, cfg.TTLMS = valid.InitialStock, valid.WorkMS, valid.TTLMS
+		cfg.Fencing, cfg.PerUserLimit = valid.Fencing, valid.PerUserLimit
 	}
 	if req.Buyers == nil {
 		return cfg, badField("buyers", "buyers is required (1..%d)", MaxRunBuyers)
@@ -138,13 +132,13 @@ func (s *Server) validateRun(req runRequest) (runs.Config, error) {
 		}
 		cfg.Rate = *req.Rate
 	default:
-		conc, err := intIn("concurrency", req.Concurrency, DefaultConcurrency, 1, MaxRunConcurrency)
+		conc, err := sale.IntIn("concurrency", req.Concurrency, DefaultConcurrency, 1, MaxRunConcurrency)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.Concurrency = conc
 	}
-	replicas, err := intIn("replicas", req.Replicas, 0, 0, MaxRunReplicas)
+	replicas, err := sale.IntIn("replicas", req.Replicas, 0, 0, MaxRunReplicas)
 	if err != nil {
 		return cfg, err
 	}
@@ -152,38 +146,11 @@ func (s *Server) validateRun(req runRequest) (runs.Config, error) {
 	return cfg, nil
 }
 
-// makeRunSale creates the sale of one step exactly as POST /api/sales would.
-func (s *Server) makeRunSale(ctx context.Context, strategy string, cfg runs.Config) (uint64, error) {
-	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
-	name := "run " + strategy
-	sale, err := s.validateSale(createSaleRequest{Name: &name, Strategy: &strategy, Stock: &stock,
-		WorkMS: &work, TTLMS: &ttl, Fencing: &cfg.Fencing, Watchdog: runWatchdog(strategy, cfg.Watchdog),
-		PerUserLimit: &limit})
-	if err != nil {
-		return 0, err
-	}
-	if err := s.insertSale(ctx, &sale); err != nil {
-		return 0, err
-	}
-	return sale.ID, nil
-}
-
-// runWatchdog is a run's watchdog switch as one step's sale takes it: off
-// only for a strategy whose lease renews itself. With "all", watchdog:false
-// thus turns off the watchdogs there are and leaves the other steps as they
-// are (nil: the default).
-func runWatchdog(strategy string, watchdog bool) *bool {
-	if st, err := lockstrategy.Lookup(strategy); watchdog || err != nil || !st.Renews {
-		return nil
-	}
-	return &watchdog
-}
-
 // listRuns is GET /api/runs: the newest runs first.
 func (s *Server) listRuns(c *gin.Context) {
 	views, err := s.runs.List(c.Request.Context(), runListLimit)
 	if err != nil {
-		writeError(c, s.log, runError(err))
+		writeError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, views)
@@ -202,24 +169,10 @@ func (s *Server) getRun(c *gin.Context) {
 func (s *Server) writeRun(c *gin.Context, id uint64, status int) {
 	v, err := s.runs.View(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, runError(err))
+		writeError(c, s.log, err)
 		return
 	}
 	c.JSON(status, v)
-}
-
-// runError renders the runs package's sentinels; anything else is left to
-// the one map (a 500 whose text is logged).
-func runError(err error) error {
-	switch {
-	case errors.Is(err, runs.ErrNotFound):
-		return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Message: "no such run, step or share"}}
-	case errors.Is(err, runs.ErrNotYours):
-		return &apiError{status: http.StatusConflict, body: errorBody{Error: "not_yours", Message: "another agent holds this share"}}
-	case errors.Is(err, runs.ErrInvalid):
-		return badRequest("invalid_report", "%s", clip(strings.TrimPrefix(err.Error(), "runs: ")))
-	}
-	return err
 }
 
 // pathInt parses a non-negative decimal path parameter.

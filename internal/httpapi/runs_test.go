@@ -12,6 +12,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -146,7 +147,7 @@ func TestRunWatchdog(t *testing.T) {
 	e := redisEnv(t)
 	all, off := strategyAll, false
 	stock, buyers := int64(5), int64(10)
-	cfg, err := e.srv.validateRun(runRequest{sale: createSaleRequest{Strategy: &all, Stock: &stock, Watchdog: &off}, Buyers: &buyers})
+	cfg, err := e.srv.validateRun(runRequest{spec: sale.Spec{Strategy: &all, Stock: &stock, Watchdog: &off}, Buyers: &buyers})
 	if err != nil {
 		t.Fatalf("all with watchdog:false: %v", err)
 	}
@@ -154,17 +155,17 @@ func TestRunWatchdog(t *testing.T) {
 		t.Fatalf("config %+v: watchdog should be off", cfg)
 	}
 	for name, want := range map[string]bool{"redis": false, "redlock": false, "db-pessimistic": true, "db-lock-table": true} {
-		id, err := e.srv.makeRunSale(context.Background(), name, cfg)
+		made, err := e.srv.sales.Create(context.Background(), runs.StepSpec(name, cfg))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		sale, err := e.store.GetSale(context.Background(), id)
-		if err != nil || sale.Watchdog != want {
-			t.Errorf("%s: step sale watchdog %v (%v), want %v", name, sale.Watchdog, err, want)
+		got, err := e.store.GetSale(context.Background(), made.ID)
+		if err != nil || got.Watchdog != want {
+			t.Errorf("%s: step sale watchdog %v (%v), want %v", name, got.Watchdog, err, want)
 		}
 	}
 	named := "redis"
-	if cfg, err = e.srv.validateRun(runRequest{sale: createSaleRequest{Strategy: &named, Stock: &stock}, Buyers: &buyers}); err != nil || !cfg.Watchdog {
+	if cfg, err = e.srv.validateRun(runRequest{spec: sale.Spec{Strategy: &named, Stock: &stock}, Buyers: &buyers}); err != nil || !cfg.Watchdog {
 		t.Fatalf("redis run without the member: %+v, %v; want watchdog on", cfg, err)
 	}
 }

@@ -11,13 +11,14 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // Every rejected body: its status, code and field, and no sale written.
 func TestCreateSaleRejects(t *testing.T) {
 	e := newEnv(t)
-	long := strings.Repeat("é", MaxNameLen+1)
+	long := strings.Repeat("é", sale.MaxNameLen+1)
 	cases := []struct {
 		name, body, code, field string
 	}{
@@ -94,7 +95,7 @@ func TestCreateSaleDefaults(t *testing.T) {
 	e := newEnv(t)
 	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
 	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
-		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open"}
+		TTLMS: sale.DefaultTTLMS, Watchdog: true, PerUserLimit: sale.DefaultPerUserLimit, Status: "open"}
 	got := v.Sale
 	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
 	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) {
@@ -103,12 +104,12 @@ func TestCreateSaleDefaults(t *testing.T) {
 
 	v = e.createSale(t, `{"name":"  Spring  ","strategy":"db-pessimistic","stock":1000000,"work_ms":60000,
 		"ttl_ms":0,"fencing":true,"per_user_limit":0}`)
-	if v.Name != "Spring" || v.TTLMS != DefaultTTLMS || !v.Fencing || v.PerUserLimit != 0 ||
-		v.WorkMS != 60000 || v.InitialStock != MaxStock {
+	if v.Name != "Spring" || v.TTLMS != sale.DefaultTTLMS || !v.Fencing || v.PerUserLimit != 0 ||
+		v.WorkMS != 60000 || v.InitialStock != sale.MaxStock {
 		t.Fatalf("explicit values not kept: %+v", v.Sale)
 	}
-	v = e.createSale(t, `{"name":"`+strings.Repeat("秒", MaxNameLen)+`","strategy":"none","stock":1,"ttl_ms":600000,"per_user_limit":1000000}`)
-	if v.TTLMS != MaxTTLMS || v.PerUserLimit != MaxPerUserLimit || v.Name != strings.Repeat("秒", MaxNameLen) {
+	v = e.createSale(t, `{"name":"`+strings.Repeat("秒", sale.MaxNameLen)+`","strategy":"none","stock":1,"ttl_ms":600000,"per_user_limit":1000000}`)
+	if v.TTLMS != sale.MaxTTLMS || v.PerUserLimit != sale.MaxPerUserLimit || v.Name != strings.Repeat("秒", sale.MaxNameLen) {
 		t.Fatalf("upper bounds not accepted: %+v", v.Sale)
 	}
 }
@@ -209,7 +210,7 @@ func redisEnv(t *testing.T) *env {
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test"}, e.store, e.lockers, e.metrics, log)
 	t.Cleanup(orders.Close)
-	e.srv = New(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics, Log: log})
+	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics, Log: log})
 	return e
 }
 

@@ -1,7 +1,9 @@
 // Package httpapi is the shop's HTTP API (gin, JSON everywhere): sales,
-// orders, strategies, health and metrics. It is the only package that
-// imports gin. Every error goes through the one map in errors.go, so a
-// client sees a code and a message, never SQL or a stack trace.
+// orders, runs, lessons, faults, strategies, health and metrics. It is the
+// only package that imports gin. It parses requests, calls the services
+// cmd/shop built and maps their answers; every error goes through the one
+// map in errors.go, so a client sees a code and a message, never SQL or a
+// stack trace.
 package httpapi
 
 import (
@@ -20,6 +22,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 func init() {
@@ -46,8 +49,13 @@ type Deps struct {
 	// ReplicaID is this replica's id in discovery: GET /api/faults shows it,
 	// and POST /api/faults naming another replica is forwarded there.
 	ReplicaID string
-	// Faults is the fault injector of /api/faults; nil builds one over the
-	// deps above, enabled by SECKILL_FAULTS=on, without Redis nodes.
+	// Sales creates sales for POST /api/sales and for the runs' steps.
+	Sales *sale.Service
+	// Runs keeps the load-test runs of /api/runs and the agents' shares.
+	Runs *runs.Service
+	// Lessons keeps the lesson runs of /api/lessons.
+	Lessons *lessondb.Store
+	// Faults is the fault injector of /api/faults.
 	Faults *faults.Service
 }
 
@@ -62,17 +70,19 @@ type Server struct {
 	log       *slog.Logger
 	engine    *gin.Engine
 	replicaID string          // this replica's id in discovery
+	sales     *sale.Service   // sale creation (sales.go)
+	runs      *runs.Service   // load-test runs (runs.go)
+	lessons   *lessondb.Store // lesson runs (lessons.go)
 	faults    *faults.Service // fault injection (faults.go)
-	runs      *runs.Service   // load-test runs (runs.go); built by runRoutes
-	lessons   *lessondb.Store // lesson runs (lessons.go); built by lessonRoutes
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// New builds the API over d.
+// New builds the API over d. Store, Orders, Lockers, Sales, Runs, Lessons
+// and Faults are required.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
-		replicaID: d.ReplicaID, faults: d.Faults}
+		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -14,9 +14,13 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -38,6 +42,19 @@ func TestErrorMap(t *testing.T) {
 		{order.ErrSaleNotFound, 404, "not_found"},
 		{inventory.ErrSaleNotFound, 404, "not_found"},
 		{fmt.Errorf("get: %w", lockstrategy.ErrMissingBackend), 503, "strategy_unavailable"},
+		{sale.ErrStrategyUnavailable, 503, "strategy_unavailable"},
+		{&sale.FieldError{Field: "stock", Message: "stock is required"}, 400, "invalid_field"},
+		{runs.ErrNotFound, 404, "not_found"},
+		{runs.ErrNotYours, 409, "not_yours"},
+		{fmt.Errorf("%w: histogram: bad", runs.ErrInvalid), 400, "invalid_report"},
+		{lessondb.ErrBusy, 409, "lesson_busy"},
+		{lessondb.ErrNotYours, 409, "not_running"},
+		{lessondb.ErrVerdict, 400, "invalid_field"},
+		{lessondb.ErrNotFound, 404, "not_found"},
+		{lessondb.ErrUnknown, 404, "not_found"},
+		{faults.ErrDisabled, 403, "faults_disabled"},
+		{faults.ErrNoSession, 409, "no_session"},
+		{fmt.Errorf("%w: node r1 at 127.0.0.1:1: no answer", faults.ErrRedisRestart), 503, "redis_restart_failed"},
 		{&http.MaxBytesError{Limit: MaxBodyBytes}, 413, "body_too_large"},
 		{errors.New("Error 1064 (42000): You have an error in your SQL syntax"), 500, "internal"},
 	}
@@ -57,6 +74,21 @@ func TestErrorMap(t *testing.T) {
 	}
 	if _, b, _, _ := render(order.ErrSoldOut); b.Retryable {
 		t.Error("sold_out is not retryable")
+	}
+	// Entries that take their field or message from the error itself.
+	for _, c := range []struct {
+		err            error
+		field, message string
+	}{
+		{fmt.Errorf("create: %w", &sale.FieldError{Field: "stock", Message: "stock is required (1..9)"}), "stock", "stock is required (1..9)"},
+		{fmt.Errorf("%w: histogram: bad", runs.ErrInvalid), "", "invalid report: histogram: bad"},
+		{fmt.Errorf("%w: node r1 at 127.0.0.1:1: no answer", faults.ErrRedisRestart), "node", "faults: redis restart failed: node r1 at 127.0.0.1:1: no answer"},
+		{lessondb.ErrVerdict, "verdict", "verdict must be PASS, FAIL, ERROR or SKIP"},
+		{lessondb.ErrUnknown, "name", "no such lesson"},
+	} {
+		if _, b, _, _ := render(c.err); b.Field != c.field || b.Message != c.message {
+			t.Errorf("%v -> field %q message %q, want %q %q", c.err, b.Field, b.Message, c.field, c.message)
+		}
 	}
 }
 

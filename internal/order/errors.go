@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // Outcomes of Place, as sentinels; httpapi maps each to one status code.
+// Sold out, fenced and not found are the store's own findings: the same
+// values as inventory's, so either name matches with errors.Is.
 var (
 	// ErrSoldOut: the stock is zero.
-	ErrSoldOut = errors.New("order: sold out")
+	ErrSoldOut = inventory.ErrSoldOut
 	// ErrLockTimeout: the lock was not had within Config.LockWait.
 	ErrLockTimeout = errors.New("order: lock not acquired in time")
 	// ErrLimitReached: the user already has per_user_limit orders.
@@ -19,11 +22,11 @@ var (
 	ErrConflict = errors.New("order: too many concurrent writers")
 	// ErrFenced: the write carried a stale fencing token and was rolled back;
 	// the buyer may retry.
-	ErrFenced = errors.New("order: stale fencing token rejected")
+	ErrFenced = inventory.ErrFenced
 	// ErrLockLost: the lease was lost before commit; nothing was written.
 	ErrLockLost = errors.New("order: lock lost before commit")
 	// ErrSaleNotFound: no such sale.
-	ErrSaleNotFound = errors.New("order: sale not found")
+	ErrSaleNotFound = inventory.ErrSaleNotFound
 )
 
 // Outcome names, for metrics and logs.

@@ -1,4 +1,4 @@
-// Package runs keeps load-test runs created through the API (issue 4) in the
+// Package runs keeps load-test runs created through the API in the
 // shared database: a run is one step per strategy, each step has its own
 // sale, and each step's buyers are split into shares that load-test agents
 // claim, execute and report on. Every replica can serve every call: the state
@@ -16,6 +16,9 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // Sentinel errors of this package.
@@ -86,11 +89,23 @@ func StepDeadline(buyers int) time.Duration {
 // longer than one order's timeout.
 const StallGrace = 30 * time.Second
 
-// SaleMaker creates the sale of a step (inserting it and, for a
-// lockstrategy.Reserver, loading its stock) and returns its id. The HTTP
-// layer provides it, so that a run's sales are made exactly like POST
-// /api/sales makes them.
-type SaleMaker func(ctx context.Context, strategy string, cfg Config) (uint64, error)
+// Sales creates the sale of each step: the application's sale service, so
+// that a run's sales are made exactly like POST /api/sales makes them
+// (inserted and, for a lockstrategy.Reserver, their stock loaded).
+type Sales interface {
+	Create(ctx context.Context, spec sale.Spec) (inventory.Sale, error)
+}
+
+// StepSpec is the sale of one step of a run of cfg, named after the
+// strategy. A run's watchdog:false turns off the watchdogs there are and
+// leaves the other steps as they are.
+func StepSpec(strategy string, cfg Config) sale.Spec {
+	name := "run " + strategy
+	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
+	fencing := cfg.Fencing
+	return sale.Spec{Name: &name, Strategy: &strategy, Stock: &stock, WorkMS: &work, TTLMS: &ttl,
+		Fencing: &fencing, Watchdog: sale.LenientWatchdog(strategy, cfg.Watchdog), PerUserLimit: &limit}
+}
 
 // Row types (gorm). Times are the database's clock, UTC.
 type runRow struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -29,14 +30,22 @@ func testDB(t *testing.T) *gorm.DB {
 	return db
 }
 
-// saleMaker creates a plain sale row, as the HTTP layer would.
-func saleMaker(db *gorm.DB) SaleMaker {
-	return func(ctx context.Context, strategy string, cfg Config) (uint64, error) {
-		s := inventory.Sale{Name: "runs test", Strategy: strategy, InitialStock: cfg.Stock, Stock: cfg.Stock,
+// salesFunc is a Sales made of a function.
+type salesFunc func(ctx context.Context, spec sale.Spec) (inventory.Sale, error)
+
+func (f salesFunc) Create(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
+	return f(ctx, spec)
+}
+
+// saleMaker creates a plain sale row of the step's strategy and stock (the
+// sale service's validation is tested in its own package).
+func saleMaker(db *gorm.DB) Sales {
+	return salesFunc(func(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
+		s := inventory.Sale{Name: "runs test", Strategy: *spec.Strategy, InitialStock: *spec.Stock, Stock: *spec.Stock,
 			TTLMS: 2000, PerUserLimit: 1, Status: "open"}
 		err := inventory.NewStore(db).CreateSale(ctx, &s)
-		return s.ID, err
-	}
+		return s, err
+	})
 }
 
 // agents returns n agent ids no other test (or earlier run) uses.
@@ -221,7 +230,9 @@ func TestDeadlineAndFailure(t *testing.T) {
 		t.Fatalf("past its deadline: %v %+v", err, v)
 	}
 
-	broken := New(db, func(context.Context, string, Config) (uint64, error) { return 0, errors.New("zookeeper down") })
+	broken := New(db, salesFunc(func(context.Context, sale.Spec) (inventory.Sale, error) {
+		return inventory.Sale{}, errors.New("zookeeper down")
+	}))
 	id, err = broken.Create(ctx, one, agents(1), []string{"http://a"})
 	if err != nil {
 		t.Fatal(err)
@@ -344,5 +355,16 @@ func TestProgressExtendsDeadline(t *testing.T) {
 	report(9)
 	if _, left := deadline(); left > 0 {
 		t.Fatalf("a late report revived a closed step: %v left", left)
+	}
+}
+
+// A step's sale is the run's sale members under the step's strategy,
+// named after it.
+func TestStepSpec(t *testing.T) {
+	cfg := Config{Stock: 7, WorkMS: 3, TTLMS: 900, Fencing: true, Watchdog: true, PerUserLimit: 2}
+	s := StepSpec("mutex", cfg)
+	if *s.Name != "run mutex" || *s.Strategy != "mutex" || *s.Stock != 7 || *s.WorkMS != 3 || *s.TTLMS != 900 ||
+		!*s.Fencing || *s.PerUserLimit != 2 || s.Watchdog != nil {
+		t.Fatalf("step spec %+v does not carry the run's members", s)
 	}
 }

@@ -12,16 +12,20 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// errEmptyRun is a Create without agents, targets, strategies or buyers: a
+// caller's mistake, not a client's (the API checks them first).
+var errEmptyRun = errors.New("runs: a run needs agents, targets, strategies and buyers")
+
 // Service keeps runs in the database. It is safe for concurrent use, and
 // any number of replicas may run one over the same database.
 type Service struct {
-	db       *gorm.DB
-	makeSale SaleMaker
+	db    *gorm.DB
+	sales Sales
 }
 
-// New returns a Service over db that creates each step's sale with makeSale.
-func New(db *gorm.DB, makeSale SaleMaker) *Service {
-	return &Service{db: db, makeSale: makeSale}
+// New returns a Service over db that creates each step's sale with sales.
+func New(db *gorm.DB, sales Sales) *Service {
+	return &Service{db: db, sales: sales}
 }
 
 // Create stores a run of cfg with one share per agent (the agents alive now)
@@ -29,7 +33,7 @@ func New(db *gorm.DB, makeSale SaleMaker) *Service {
 // The step's buyers (and rate) are split as evenly as possible.
 func (s *Service) Create(ctx context.Context, cfg Config, agents, targets []string) (uint64, error) {
 	if len(agents) == 0 || len(targets) == 0 || len(cfg.Strategies) == 0 || cfg.Buyers < 1 {
-		return 0, fmt.Errorf("%w: a run needs agents, targets, strategies and buyers", ErrInvalid)
+		return 0, errEmptyRun
 	}
 	cfgJSON, _ := json.Marshal(cfg)
 	targetsJSON, _ := json.Marshal(targets)
@@ -160,7 +164,7 @@ func (s *Service) startStep(ctx context.Context, tx *gorm.DB, run *runRow, st st
 	if err := json.Unmarshal([]byte(run.Config), &cfg); err != nil {
 		return fmt.Errorf("runs: config of run %d: %w", run.ID, err)
 	}
-	saleID, err := s.makeSale(ctx, st.Strategy, cfg)
+	sale, err := s.sales.Create(ctx, StepSpec(st.Strategy, cfg))
 	if err != nil {
 		msg := fmt.Sprintf("step %d (%s): create sale: %v", st.Step, st.Strategy, err)
 		if len(msg) > 255 {
@@ -172,7 +176,7 @@ func (s *Service) startStep(ctx context.Context, tx *gorm.DB, run *runRow, st st
 	deadlineUS := StepDeadline(st.Buyers).Microseconds()
 	if err := tx.Exec(`UPDATE run_steps SET status = 'running', sale_id = ?, started_at = UTC_TIMESTAMP(6),
   deadline = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE run_id = ? AND step = ?`,
-		saleID, deadlineUS, run.ID, st.Step).Error; err != nil {
+		sale.ID, deadlineUS, run.ID, st.Step).Error; err != nil {
 		return err
 	}
 	return tx.Exec("UPDATE runs SET status = 'running', started_at = COALESCE(started_at, UTC_TIMESTAMP(6)) WHERE id = ?", run.ID).Error

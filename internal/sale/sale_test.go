@@ -1,0 +1,258 @@
+package sale
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// Test-only strategies, registered once for the test binary: one whose
+// backend the service lacks, one that renews its lease, stock reservers
+// that work or fail, and one that cannot be built.
+var reserved = &fakeReserver{loads: map[string]int64{}}
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-needs-zk", Description: "test",
+		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+			return nil, errors.New("unreachable: not available")
+		}})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-renews", Description: "test", Renews: true,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+			return nopLocker{}, nil
+		}})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-reserver", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return reserved, nil }})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-reserver-broken", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+			return &fakeReserver{fail: errors.New("dial tcp 10.0.0.1:6379: connection refused")}, nil
+		}})
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-broken-new", Description: "test",
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
+		}})
+}
+
+// keys names lock keys as the order service would, under a test prefix.
+type keys struct{}
+
+func (keys) LockKey(id uint64) string { return "sale-test:sale:" + strconv.FormatUint(id, 10) }
+
+// newService is a Service over the package's own test database with the
+// database backend only.
+func newService(t *testing.T) (*Service, *gorm.DB) {
+	t.Helper()
+	db := testenv.DB(t, "sale")
+	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
+	t.Cleanup(func() { lockers.Close() })
+	return New(db, lockers, keys{}), db
+}
+
+func countSales(t *testing.T, db *gorm.DB) int64 {
+	t.Helper()
+	var n int64
+	if err := db.Model(&inventory.Sale{}).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func str(s string) *string { return &s }
+func num(n int64) *int64   { return &n }
+func flag(b bool) *bool    { return &b }
+
+// Every wrong member comes back as a *FieldError naming it (and matching
+// ErrInvalid), and nothing is written.
+func TestCreateFieldErrors(t *testing.T) {
+	s, db := newService(t)
+	ok := func(edit func(*Spec)) Spec {
+		spec := Spec{Strategy: str("mutex"), Stock: num(1)}
+		edit(&spec)
+		return spec
+	}
+	cases := []struct {
+		name  string
+		spec  Spec
+		field string
+		says  string
+	}{
+		{"strategy missing", ok(func(s *Spec) { s.Strategy = nil }), "strategy", "strategy is required; known: "},
+		{"strategy empty", ok(func(s *Spec) { s.Strategy = str("") }), "strategy", "strategy is required"},
+		{"strategy unknown", ok(func(s *Spec) { s.Strategy = str("nope") }), "strategy", `unknown strategy "nope"; known: `},
+		{"strategy unknown, long", ok(func(s *Spec) { s.Strategy = str(strings.Repeat("x", 500)) }), "strategy", strings.Repeat("x", 64) + `..."`},
+		{"strategy unavailable", ok(func(s *Spec) { s.Strategy = str("sale-test-needs-zk") }), "strategy", "it needs zookeeper, not all connected; available: "},
+		{"stock missing", ok(func(s *Spec) { s.Stock = nil }), "stock", "stock is required (1..1000000)"},
+		{"stock zero", ok(func(s *Spec) { s.Stock = num(0) }), "stock", "stock must be between 1 and 1000000"},
+		{"stock too big", ok(func(s *Spec) { s.Stock = num(MaxStock + 1) }), "stock", "between 1 and"},
+		{"work_ms negative", ok(func(s *Spec) { s.WorkMS = num(-1) }), "work_ms", "work_ms must be between 0 and 60000"},
+		{"work_ms too big", ok(func(s *Spec) { s.WorkMS = num(MaxWorkMS + 1) }), "work_ms", "work_ms must be between"},
+		{"ttl_ms negative", ok(func(s *Spec) { s.TTLMS = num(-1) }), "ttl_ms", "ttl_ms must be between 0 and 600000"},
+		{"ttl_ms too big", ok(func(s *Spec) { s.TTLMS = num(MaxTTLMS + 1) }), "ttl_ms", "ttl_ms must be between"},
+		{"per_user_limit negative", ok(func(s *Spec) { s.PerUserLimit = num(-1) }), "per_user_limit", "per_user_limit must be between 0 and 1000000"},
+		{"per_user_limit too big", ok(func(s *Spec) { s.PerUserLimit = num(MaxPerUserLimit + 1) }), "per_user_limit", "per_user_limit must be between"},
+		{"watchdog off, none to turn off", ok(func(s *Spec) { s.Watchdog = flag(false) }), "watchdog", `strategy "mutex" has no watchdog to turn off; only `},
+		{"name too long", ok(func(s *Spec) { s.Name = str(strings.Repeat("é", MaxNameLen+1)) }), "name", "name must be at most 100 characters"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := countSales(t, db)
+			_, err := s.Create(context.Background(), c.spec)
+			var fe *FieldError
+			if !errors.As(err, &fe) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v (%T), want a *FieldError matching ErrInvalid", err, err)
+			}
+			if fe.Field != c.field || !strings.Contains(fe.Message, c.says) {
+				t.Fatalf("field %q message %q; want field %q and a message with %q", fe.Field, fe.Message, c.field, c.says)
+			}
+			if after := countSales(t, db); after != before {
+				t.Fatalf("a rejected spec wrote %d sale(s)", after-before)
+			}
+		})
+	}
+}
+
+// Absent members take their defaults; a zero TTL is the default TTL, a
+// blank name the strategy's, and the upper bounds are accepted.
+func TestCreateDefaults(t *testing.T) {
+	s, db := newService(t)
+	got, err := s.Create(context.Background(), Spec{Strategy: str("mutex"), Stock: num(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := inventory.Sale{ID: got.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
+		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open",
+		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt}
+	if got.ID == 0 || got != want || got.CreatedAt.IsZero() {
+		t.Fatalf("created %+v, want %+v", got, want)
+	}
+	stored, err := inventory.NewStore(db).GetSale(context.Background(), got.ID)
+	if err != nil || stored != got {
+		t.Fatalf("stored %+v (%v), created %+v: the creator and a reader should see the same sale", stored, err, got)
+	}
+
+	got, err = s.Create(context.Background(), Spec{Name: str("   "), Strategy: str("none"), Stock: num(MaxStock),
+		WorkMS: num(MaxWorkMS), TTLMS: num(0), Fencing: flag(true), PerUserLimit: num(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "none sale" || got.TTLMS != DefaultTTLMS || !got.Fencing || got.PerUserLimit != 0 ||
+		got.WorkMS != MaxWorkMS || got.InitialStock != MaxStock {
+		t.Fatalf("explicit values not kept: %+v", got)
+	}
+	got, err = s.Create(context.Background(), Spec{Name: str(" " + strings.Repeat("秒", MaxNameLen) + " "),
+		Strategy: str("none"), Stock: num(1), TTLMS: num(MaxTTLMS), PerUserLimit: num(MaxPerUserLimit)})
+	if err != nil || got.Name != strings.Repeat("秒", MaxNameLen) || got.TTLMS != MaxTTLMS || got.PerUserLimit != MaxPerUserLimit {
+		t.Fatalf("upper bounds not accepted: %+v, %v", got, err)
+	}
+}
+
+// The watchdog is on unless turned off, and only a renewing strategy can
+// turn it off; LenientWatchdog never asks a strategy for what it lacks.
+func TestWatchdogRule(t *testing.T) {
+	s, _ := newService(t)
+	for _, c := range []struct {
+		strategy string
+		watchdog *bool
+		want     bool
+	}{
+		{"sale-test-renews", nil, true},
+		{"sale-test-renews", flag(true), true},
+		{"sale-test-renews", flag(false), false},
+		{"mutex", flag(true), true},
+		{"mutex", nil, true},
+	} {
+		got, err := s.Create(context.Background(), Spec{Strategy: str(c.strategy), Stock: num(1), Watchdog: c.watchdog})
+		if err != nil || got.Watchdog != c.want {
+			t.Errorf("%s watchdog %v: got %v, %v; want %v", c.strategy, c.watchdog, got.Watchdog, err, c.want)
+		}
+	}
+	if w := LenientWatchdog("sale-test-renews", false); w == nil || *w {
+		t.Errorf("LenientWatchdog(renewing, false) = %v, want false", w)
+	}
+	for _, c := range []struct {
+		strategy string
+		watchdog bool
+	}{{"mutex", false}, {"sale-test-renews", true}, {"mutex", true}, {"nope", false}} {
+		if w := LenientWatchdog(c.strategy, c.watchdog); w != nil {
+			t.Errorf("LenientWatchdog(%s, %v) = %v, want nil (the default)", c.strategy, c.watchdog, *w)
+		}
+	}
+}
+
+// A strategy that keeps its stock outside the database gets it loaded under
+// the sale's lock key; if loading fails, or the strategy cannot be built,
+// the error is ErrStrategyUnavailable and no sale is left behind.
+func TestCreateLoadsReserverStock(t *testing.T) {
+	s, db := newService(t)
+	got, err := s.Create(context.Background(), Spec{Strategy: str("sale-test-reserver"), Stock: num(42)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := keys{}.LockKey(got.ID)
+	if n, ok := reserved.loaded(key); !ok || n != 42 {
+		t.Fatalf("LoadStock(%s) = %d, %v; want 42", key, n, ok)
+	}
+	for _, name := range []string{"sale-test-reserver-broken", "sale-test-broken-new"} {
+		before := countSales(t, db)
+		_, err := s.Create(context.Background(), Spec{Strategy: str(name), Stock: num(1)})
+		if !errors.Is(err, ErrStrategyUnavailable) || !strings.Contains(err.Error(), "10.0.0") {
+			t.Errorf("%s: %v; want ErrStrategyUnavailable with the backend's error", name, err)
+		}
+		if countSales(t, db) != before {
+			t.Fatalf("%s: a failed create left a sale", name)
+		}
+	}
+}
+
+// nopLocker is a strategy's locker that holds nothing.
+type nopLocker struct{}
+
+func (nopLocker) Lock(context.Context, string) (lockstrategy.Lease, error) {
+	return lockstrategy.NopLease(), nil
+}
+
+// fakeReserver records LoadStock calls; it stands in for a strategy type,
+// not for a service (the database under test is real).
+type fakeReserver struct {
+	mu    sync.Mutex
+	loads map[string]int64
+	fail  error
+}
+
+func (f *fakeReserver) Lock(context.Context, string) (lockstrategy.Lease, error) {
+	return lockstrategy.NopLease(), nil
+}
+
+func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) error {
+	if f.fail != nil {
+		return f.fail
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.loads[key] = stock
+	return nil
+}
+
+func (f *fakeReserver) Reserve(context.Context, string) (lockstrategy.Reservation, bool, error) {
+	return lockstrategy.Reservation{}, true, nil
+}
+func (f *fakeReserver) Unreserve(context.Context, string, lockstrategy.Reservation) error { return nil }
+func (f *fakeReserver) Overdrawn(context.Context, string, lockstrategy.Reservation) error { return nil }
+func (f *fakeReserver) RestoreStock(context.Context, string, int64) error                 { return nil }
+
+func (f *fakeReserver) loaded(key string) (int64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.loads[key]
+	return n, ok
+}

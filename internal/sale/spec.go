@@ -1,0 +1,151 @@
+package sale
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Bounds and defaults of a new sale. The bounds keep one request from
+// tying a replica up for long (work_ms is slept inside the lock, by every
+// buyer) and keep values inside the INT columns of migrations/.
+const (
+	MaxStock            = 1_000_000
+	MaxWorkMS           = 60_000
+	MaxTTLMS            = 600_000
+	DefaultTTLMS        = 2000 // also the column default in migrations/
+	DefaultPerUserLimit = 1
+	MaxPerUserLimit     = 1_000_000
+	MaxNameLen          = 100 // characters; sales.name is VARCHAR(100)
+)
+
+// Spec is what a new sale asks for. Pointers tell an absent member from a
+// zero one: ttl_ms 0 and per_user_limit 0 differ from their absence.
+type Spec struct {
+	Name         *string
+	Strategy     *string
+	Stock        *int64
+	WorkMS       *int64
+	TTLMS        *int64
+	Fencing      *bool
+	Watchdog     *bool
+	PerUserLimit *int64
+}
+
+// Validate checks spec member by member, in a fixed order (the first wrong
+// member is the one reported), and fills in the defaults. It writes
+// nothing; the error is a *FieldError.
+func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
+	var sale inventory.Sale
+	st, err := s.strategy(spec.Strategy)
+	if err != nil {
+		return sale, err
+	}
+	sale.Strategy = st.Name
+
+	if spec.Stock == nil {
+		return sale, fieldError("stock", "stock is required (1..%d)", MaxStock)
+	}
+	if *spec.Stock < 1 || *spec.Stock > MaxStock {
+		return sale, fieldError("stock", "stock must be between 1 and %d", MaxStock)
+	}
+	sale.InitialStock = *spec.Stock
+
+	if sale.WorkMS, err = IntIn("work_ms", spec.WorkMS, 0, 0, MaxWorkMS); err != nil {
+		return sale, err
+	}
+	if sale.TTLMS, err = IntIn("ttl_ms", spec.TTLMS, DefaultTTLMS, 0, MaxTTLMS); err != nil {
+		return sale, err
+	}
+	if sale.TTLMS == 0 {
+		sale.TTLMS = DefaultTTLMS
+	}
+	if sale.PerUserLimit, err = IntIn("per_user_limit", spec.PerUserLimit, DefaultPerUserLimit, 0, MaxPerUserLimit); err != nil {
+		return sale, err
+	}
+	if spec.Fencing != nil {
+		sale.Fencing = *spec.Fencing
+	}
+	if sale.Watchdog, err = watchdog(st, spec.Watchdog); err != nil {
+		return sale, err
+	}
+	if sale.Name, err = name(st, spec.Name); err != nil {
+		return sale, err
+	}
+	return sale, nil
+}
+
+// strategy resolves the strategy member: known, and configured here. The
+// check is "configured", not the last probe's verdict: a sale does not need
+// its backend to answer this second (a lesson creates one right after
+// restarting a Redis), only to exist.
+func (s *Service) strategy(name *string) (lockstrategy.Strategy, error) {
+	if name == nil || *name == "" {
+		return lockstrategy.Strategy{}, fieldError("strategy", "strategy is required; known: %s", strings.Join(lockstrategy.Names(), ", "))
+	}
+	st, err := lockstrategy.Lookup(*name)
+	if err != nil {
+		return st, fieldError("strategy", "unknown strategy %q; known: %s", clip(*name), strings.Join(lockstrategy.Names(), ", "))
+	}
+	if err := st.Configured(s.lockers.Backends()); err != nil {
+		needs := make([]string, len(st.Needs))
+		for i, n := range st.Needs {
+			needs[i] = string(n)
+		}
+		return st, fieldError("strategy", "strategy %q is unavailable on this replica: it needs %s, not all connected; available: %s",
+			st.Name, strings.Join(needs, " and "), strings.Join(s.Available(), ", "))
+	}
+	return st, nil
+}
+
+// watchdog is the sale's watchdog switch: on unless turned off, and only a
+// strategy whose lease renews itself has one to turn off.
+func watchdog(st lockstrategy.Strategy, want *bool) (bool, error) {
+	if want == nil || *want {
+		return true, nil
+	}
+	if !st.Renews {
+		return false, fieldError("watchdog", "strategy %q has no watchdog to turn off; only %s renew their lease",
+			st.Name, strings.Join(lockstrategy.Renewing(), " and "))
+	}
+	return false, nil
+}
+
+// LenientWatchdog is a watchdog switch for strategy that Validate never
+// refuses: off only where the lease renews itself, else nil (the default).
+// A run over several strategies asks for watchdog:false this way, turning
+// off the watchdogs there are and leaving the other steps as they are.
+func LenientWatchdog(strategy string, watchdog bool) *bool {
+	if st, err := lockstrategy.Lookup(strategy); watchdog || err != nil || !st.Renews {
+		return nil
+	}
+	return &watchdog
+}
+
+// name is the trimmed name given, or one made from the strategy.
+func name(st lockstrategy.Strategy, given *string) (string, error) {
+	if given != nil {
+		if n := strings.TrimSpace(*given); n != "" {
+			if utf8.RuneCountInString(n) > MaxNameLen {
+				return "", fieldError("name", "name must be at most %d characters", MaxNameLen)
+			}
+			return n, nil
+		}
+	}
+	return st.Name + " sale", nil
+}
+
+// IntIn returns *v, or def when v is absent, after checking lo <= *v <= hi;
+// out of range, a *FieldError naming field. Other requests with integer
+// members (a run's concurrency) share it, and so the wording.
+func IntIn(field string, v *int64, def, lo, hi int64) (int, error) {
+	if v == nil {
+		return int(def), nil
+	}
+	if *v < lo || *v > hi {
+		return 0, fieldError(field, "%s must be between %d and %d", field, lo, hi)
+	}
+	return int(*v), nil
+}
