@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -89,5 +90,36 @@ func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
 	}
 	if v.Violations != 0 || v.Oversold != 0 || v.LostUpdates != 0 {
 		t.Fatalf("after A's buyer left: %+v", v)
+	}
+}
+
+// A stock write that waits on the sale's row longer than the server's lock
+// wait timeout (MariaDB error 1205: a herd queued on one row of a loaded
+// server, or a slow batch job holding it) is a lock not acquired in time,
+// which the buyer may retry: a 503 lock_timeout, not a 500.
+func TestRowLockWaitTimeoutIsALockTimeout(t *testing.T) {
+	store, _, svc := newService(t, "rowwait")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "row wait", Strategy: "db-conditional", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, err := testenv.DB(t, "order").DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := sqlDB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Rollback()
+	if _, err := job.ExecContext(ctx, "SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The job holds the row until Place gives up: the server's timeout
+	// (innodb_lock_wait_timeout, 10 s in the lab's MariaDB) ends the wait.
+	_, err = svc.Place(ctx, sale.ID, "a")
+	if !errors.Is(err, order.ErrLockTimeout) {
+		t.Fatalf("Place behind a row held past the lock wait timeout: %v, want ErrLockTimeout", err)
 	}
 }

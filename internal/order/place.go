@@ -28,6 +28,7 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 		return inventory.Order{}, err
 	}
 	o, f, err := s.place(ctx, sale, userID)
+	err = asRowContention(err)
 	if s.rec != nil {
 		s.rec.ObservePlace(Observation{SaleID: saleID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
 			Arrived: start, Acquired: f.acquired, Total: time.Since(start),
