@@ -9,7 +9,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// TestRunsAcrossReplicasAndAgents is issue 4's end-to-end check: 3 `shop
+// TestRunsAcrossReplicasAndAgents is the runs API end to end: 3 `shop
 // serve` replicas and 2 `loadtest agent` processes, one small run per
 // strategy through POST /api/runs, for every registered strategy. An
 // in-process mutex (and no lock at all) oversells across 3 processes; the

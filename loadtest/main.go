@@ -1,5 +1,5 @@
 // Command loadtest drives Seckill Lab shop replicas with buyers and reports
-// what each lock strategy did to the sale (DESIGN.md §6):
+// what each lock strategy did to the sale:
 //
 //	loadtest run    one-shot: create a sale per strategy, send the buyers,
 //	                print a table per strategy (and a comparison), exit 1

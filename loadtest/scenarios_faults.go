@@ -42,7 +42,7 @@ func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) e
 	return nil
 }
 
-// setnxExpireCrash (seed 001): the holder crashes right after taking the
+// setnxExpireCrash: the holder crashes right after taking the
 // lock (crash_after_setnx). redis-setnx-expire has not set the TTL yet: the
 // key stays forever and a buyer 3 TTLs later times out. redis took lock and
 // TTL in one SET NX PX, so the same crash costs one TTL.
@@ -82,7 +82,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// ttlShorterThanWork (seed 003): redis, ttl 450 ms, 1200 ms of work, 4 buyers
+// ttlShorterThanWork: redis, ttl 450 ms, 1200 ms of work, 4 buyers
 // at once, without then with the watchdog. Without it the key expires
 // mid-work and the next buyer enters: the holder's Lost() check then aborts
 // its write (lock_lost), but the sections overlapped. With it nothing does.
@@ -113,7 +113,7 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// pausePastTTL (seeds 002/003): buyer A on target 1 takes a redis lock (ttl
+// pausePastTTL: buyer A on target 1 takes a redis lock (ttl
 // 500 ms, watchdog on) and stalls after its Lost() check (pause_holder);
 // once it is observed stalled, the whole replica is stopped (stop_process:
 // SIGSTOP, the watchdog freezes with it). The key expires and buyer B on
@@ -124,8 +124,7 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 //     before B's write: a lost update, or with fencing A's write refused.
 //   - B reads, then stalls too (pause_holder on target 2); A wakes and
 //     writes; B wakes and writes the stock it read before A's write. Fencing
-//     that only checked the token at the write let both land (issue 10,
-//     defect 4); the fence claimed before the read refuses A's write.
+//     that only checked the token at the write let both land; the fence claimed before the read refuses A's write.
 //
 // B may come before the key has expired; it then queues until it does.
 func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
@@ -242,7 +241,7 @@ func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.
 	return b, aHeld, <-a, nil
 }
 
-// redisRestart (seed 002): A holds a redis lock (ttl 15 s: no expiry, no
+// redisRestart: A holds a redis lock (ttl 15 s: no expiry, no
 // renewal within the test) when the Redis node restarts without
 // persistence: the key is gone and B gets the lock while A holds it; A then
 // writes its stale stock. redlock with one master of three restarted still
@@ -279,7 +278,7 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// redlockMinority (seed 002): as redisRestart on redlock, restarting one
+// redlockMinority: as redisRestart on redlock, restarting one
 // master of three (A keeps 2 of 3: B waits) and then two (B gets a quorum
 // on the two empty masters while A holds the third: two holders).
 func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error) {
@@ -313,7 +312,7 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// zkDeadHolder (seed 004): A on target 1 holds a zookeeper lock and stalls
+// zkDeadHolder: A on target 1 holds a zookeeper lock and stalls
 // (pause_holder 30 s). While A lives, B on target 2 times out: the lock
 // holds. Then target 1 is killed (SIGKILL): nobody deletes A's node, but
 // its ephemeral node goes with the session, and C on target 2 is served

@@ -68,7 +68,7 @@ func (sc *scenarioRun) casRetries(ctx context.Context, strategy string) (int64, 
 	return total, nil
 }
 
-// delWithoutOwner (seeds 000/001): ttl 450 ms, 900 ms of work, 8 buyers at
+// delWithoutOwner: ttl 450 ms, 900 ms of work, 8 buyers at
 // once (the watchdog renews every ttl/3: 300 ms of slack for a loaded
 // machine's stalls; with ttl 200 ms a CI machine let a renewal come late
 // and the "safe" run overlapped once). On redis-no-owner a holder's key expires mid-work, the next buyer
@@ -106,7 +106,7 @@ func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// optimisticVsPessimistic (seeds 000/001): stock 50, 64 buyers at once, 2 ms
+// optimisticVsPessimistic: stock 50, 64 buyers at once, 2 ms
 // of work, on db-optimistic then db-pessimistic. Both hold; the optimistic
 // one pays in lost CAS rounds (each version has one winner, the rest retry
 // from the read). With 50 units a buyer cannot lose its 64 allowed rounds
@@ -153,7 +153,7 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// zkSessionExpiry (seed 004): buyer A on target 1 takes the zookeeper lock
+// zkSessionExpiry: buyer A on target 1 takes the zookeeper lock
 // and stalls 4 s before its write (pause_holder); its session is then
 // expired from outside (expire_zk_session), which deletes A's ephemeral
 // node, so buyer B on target 2 gets the lock at once while A still stalls.
@@ -197,7 +197,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		b, bTook.Milliseconds(), aStalled, aKind, describe(got)), pass, nil
 }
 
-// cacheDBDrift (seed 002): a redis-lua-stock sale of 40 units sells 10,
+// cacheDBDrift: a redis-lua-stock sale of 40 units sells 10,
 // then its Redis restarts without persistence (restart_redis) and the stock
 // in Redis is gone. Buyers keep coming, one at a time, each retrying a
 // retryable refusal for up to 30 s. The replicas rebuild the stock from the

@@ -11,7 +11,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// Issue 10, defect 10. A replica started while its Redis was down kept the
+// A replica started while its Redis was down kept the
 // redis strategies unavailable until it was restarted. It must reconnect by
 // itself, at start and after any outage, and say how each backend is in
 // /healthz and GET /api/strategies.

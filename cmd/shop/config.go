@@ -14,8 +14,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 )
 
-// Environment variables of the shop beyond DESIGN.md §7's (which live in
-// internal/config): they give every flag an environment twin, so that the
+// Environment variables of the shop beyond the backends' and the admin
+// token's (which live in internal/config): they give every flag an environment twin, so that the
 // demo and CI can configure replicas without building command lines.
 const (
 	envReplicaID = "SECKILL_REPLICA_ID"

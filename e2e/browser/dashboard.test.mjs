@@ -1,4 +1,4 @@
-// Browser test of the dashboard (issue 5): Debian's chromium, driven by
+// Browser test of the dashboard: Debian's chromium, driven by
 // playwright-core, against a real `shop demo` (2 replicas, 2 agents, the
 // real MariaDB and Redis). It starts a `none` run and a `redis` run from
 // the form and checks what the page shows: `none` oversells, `redis` holds,

@@ -1,4 +1,4 @@
-// Package config names the SECKILL_* environment variables of DESIGN.md §7
+// Package config names the SECKILL_* environment variables every process reads
 // and their local defaults (the ports scripts/services.sh uses), so that the
 // shop, the load-test tool and the tests read them the same way.
 package config

@@ -1,6 +1,6 @@
 // Package discovery lets shop replicas and load-test agents find each other
-// through the shared database (DESIGN.md §6: never through hard-coded
-// lists). Each process upserts a row of the replicas table once a second
+// through the shared database, never through hard-coded
+// lists. Each process upserts a row of the replicas table once a second
 // (Heartbeat); a row not refreshed within the expiry belongs to a process that
 // died, and List leaves it out. A graceful stop deletes the row at once.
 //

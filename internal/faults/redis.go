@@ -62,7 +62,7 @@ func (s *Service) nodeAddr(node string) (string, error) {
 // DEBUG CRASH-AND-RECOVER 0 makes it re-exec itself at once, and with no
 // persistence (how scripts/services.sh and docker-compose run it) every key
 // is gone, every lock on it included, while the holders still believe they
-// hold them: seed 001/004's "the master restarts and loses the lock". It then
+// hold them: "the master restarts and loses the lock". It then
 // waits (RedisBackTimeout at most) until the node answers PING with a new
 // run_id. The Redis must run with --enable-debug-command (local or yes) and
 // have been started by an absolute path, or it cannot re-exec itself.

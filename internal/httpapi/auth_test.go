@@ -8,7 +8,7 @@ import (
 
 // With an admin token set, every endpoint that writes anything but an order
 // refuses a request without it (401, or 403 for faults) before its handler
-// runs. Issue 10, defect 9: the agents' endpoints (heartbeat, claims, share
+// runs. The agents' endpoints (heartbeat, claims, share
 // reports, lesson results) were open, so anyone could register a fake agent
 // and forge a run's figures or a lesson's PASS. Every write route the engine
 // has is checked, so a new one cannot be forgotten.

@@ -33,8 +33,8 @@ type replicaView struct {
 }
 
 // replicas is GET /api/replicas: the shop replicas and load-test agents of
-// this deployment, from their heartbeats in the shared database (DESIGN.md
-// §6), shops first, by id. Any replica answers the same.
+// this deployment, from their heartbeats in the shared database,
+// shops first, by id. Any replica answers the same.
 func (s *Server) replicas(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), replicasTimeout)
 	defer cancel()

@@ -1,6 +1,6 @@
 // Package inventory keeps sales and orders in MariaDB through gorm: reading
 // and writing stock (plain, versioned CAS, conditional, fenced), inserting
-// orders, and computing a sale's truth from the database (DESIGN.md §3).
+// orders, and computing a sale's truth from the database.
 package inventory
 
 import (

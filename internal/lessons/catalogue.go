@@ -117,7 +117,7 @@ var Catalogue = []Lesson{
 			"then every unit sells, none twice, and the Redis and database stocks both end at 0",
 		Fix: "the database is the truth: rebuild the cached stock from it once every order taken from the lost " +
 			"stock has landed, and give a unit back only to the load of the stock it came from",
-		Seed:        "Redis stock article (seed 002): take the unit in Redis with a Lua script, persist the order after",
+		Seed:        "Redis stock article: take the unit in Redis with a Lua script, persist the order after",
 		Strategies:  []string{"redis-lua-stock"},
 		MinReplicas: 1,
 	},

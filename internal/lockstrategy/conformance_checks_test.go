@@ -14,7 +14,7 @@ import (
 )
 
 // Sizes of the goroutine exclusion check: 32-way contention, 1,600
-// contended hand-overs per strategy. Issue 3 set 32 x 200; the rounds were
+// contended hand-overs per strategy. The first target was 32 x 200; the rounds were
 // halved to keep make test under 10 minutes on 2 cores (every strategy's
 // check ran ~2 minutes there, all at once under -race), and halved again
 // when the 60 s chaos run joined make test: the polling locks (redlock,

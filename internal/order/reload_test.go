@@ -17,7 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// Issue 10, defect 8. redis-lua-stock keeps the stock in Redis; after a
+// redis-lua-stock keeps the stock in Redis; after a
 // Redis restart without persistence every order failed ("stock not loaded
 // in redis", HTTP 500) to the end of the sale and the units were never
 // sold. The stock must come back from the database (the truth), with at

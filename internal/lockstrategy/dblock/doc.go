@@ -1,5 +1,5 @@
-// Package dblock holds the strategies that use only the database (seeds 000,
-// 001, 004): db-optimistic and db-conditional (no lock: the write itself is
+// Package dblock holds the strategies that use only the database:
+// db-optimistic and db-conditional (no lock: the write itself is
 // safe), db-pessimistic (a row held with SELECT ... FOR UPDATE), and
 // db-lock-table (a row with a unique key, an owner and an expiry).
 package dblock

@@ -12,7 +12,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// LockTable is db-lock-table (seeds 001, 004): holding the lock means owning
+// LockTable is db-lock-table: holding the lock means owning
 // the lock_table row with the key's unique value. Lock inserts it (a duplicate
 // key means someone holds it), Unlock deletes it by owner, and a row past its
 // expires_at is reclaimed by the next contender, so a dead holder blocks the
@@ -83,7 +83,7 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 		start := time.Now() // before the INSERT: the local expiry errs early, the safe side
 		token, err := l.tryAcquire(ctx, key, owner)
 		if err == nil {
-			// Defect 5 of issue 10: a holder delayed between its INSERT and
+			// A holder delayed between its INSERT and
 			// its token (a stall, a token waiting on a row lock) may hold a
 			// row that has expired, and a token newer than a later holder's.
 			// Counted from before the INSERT, its validity is then over:

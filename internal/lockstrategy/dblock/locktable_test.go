@@ -54,7 +54,7 @@ func waitBlockedOn(t *testing.T, db *sql.DB, trx, what string) {
 	})
 }
 
-// Issue 10, defect 5. The token was bumped by a statement of its own after
+// The token was bumped by a statement of its own after
 // the row was inserted, and the lease's clock started after both: a holder
 // delayed between the two got a lease whose row had long expired (and a
 // token newer than a holder who came after it), and Lost() said nothing.
@@ -104,7 +104,7 @@ func TestLockTableTokenDelayedPastTTL(t *testing.T) {
 	}
 }
 
-// Issue 10, defect 7. A waiter cancelled while its INSERT waits on another
+// A waiter cancelled while its INSERT waits on another
 // transaction's uncommitted row left the INSERT running in the server; it
 // committed once that row went, and the key stayed blocked for a whole TTL
 // by a row nobody owns.

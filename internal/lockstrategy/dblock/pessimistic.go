@@ -11,8 +11,8 @@ import (
 )
 
 // Pessimistic is db-pessimistic: the lock is a row of lock_rows held with
-// SELECT ... FOR UPDATE inside an open transaction (seed 000's
-// t_resource_lock). The order's stock write and insert run in that same
+// SELECT ... FOR UPDATE inside an open transaction (a
+// resource-lock table). The order's stock write and insert run in that same
 // transaction (lockstrategy.TxLease), and commit is the unlock. A holder that
 // dies loses its connection, the database rolls back and frees the row.
 // Pitfalls: every waiter holds a pooled connection while blocked, and the

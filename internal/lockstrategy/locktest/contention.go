@@ -1,7 +1,7 @@
 // Package locktest is benchmark and test support for lock strategies; it is
 // not used by the shop. It measures any lockstrategy.Locker under contention
 // on one hot key (RunContention), prints the results as a Markdown table, and
-// provides the peers the `redis` strategy is measured against (issue 3):
+// provides the peers the `redis` strategy is measured against:
 // redsync with its default options and a pub/sub-broadcast lock.
 package locktest
 

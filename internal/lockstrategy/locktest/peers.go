@@ -1,6 +1,6 @@
 package locktest
 
-// The peers the `redis` strategy is measured against (issue 3): redsync with
+// The peers the `redis` strategy is measured against: redsync with
 // its default options, and a plain pub/sub-broadcast lock. Both exist only
 // for the benchmarks, adapted to lockstrategy.Locker.
 
@@ -91,7 +91,7 @@ func (le redsyncLease) Unlock(ctx context.Context) error {
 	return nil
 }
 
-// PubSub is the seed 002 "listen for the delete" lock: SET NX PX, and on
+// PubSub is the "listen for the delete" lock: SET NX PX, and on
 // release a PUBLISH that every waiter hears and answers with another SET NX;
 // one wins, the rest go back to sleep (the thundering herd). To measure the
 // herd and not TCP dials it is the strong form: one subscription per key and

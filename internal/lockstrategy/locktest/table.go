@@ -1,7 +1,7 @@
 package locktest
 
 // Reporting: benchmark metrics per case, and one Markdown table per run with
-// the ratios issue 3 sets targets for (`redis` against redsync-defaults at 64
+// the ratios the `redis` lock is held to (against redsync-defaults at 64
 // contenders: throughput >= 0.9x, p99 wait <= 0.1x).
 
 import (
@@ -73,7 +73,7 @@ func Ratios(rs []Result, mine, peer string, contenders int, work time.Duration) 
 }
 
 // PrintRatios writes, per work time, the ratios of mine to peer at
-// contenders: every round and the median, with issue 3's targets.
+// contenders: every round and the median, with those targets.
 func PrintRatios(w io.Writer, rs []Result, mine, peer string, contenders int, works []time.Duration) {
 	for _, work := range works {
 		ratios := Ratios(rs, mine, peer, contenders, work)

@@ -1,6 +1,6 @@
 // Package memlock is the `mutex` strategy: an in-process lock per key. It is
 // safe with one replica and oversells with two, because each process has its
-// own lock table (seed 003: "synchronized only works inside one JVM").
+// own lock table (as Java's synchronized works only inside one JVM).
 package memlock
 
 import (

@@ -10,8 +10,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// LuaStock is redis-lua-stock, the lock-free baseline of seed 002 ("去分布式
-// 锁"): the stock lives in Redis and one Lua script checks and decrements it,
+// LuaStock is redis-lua-stock, the lock-free baseline ("去分布式锁",
+// do without a distributed lock): the stock lives in Redis and one Lua script checks and decrements it,
 // so no lock is needed to keep it from going below zero. The order service
 // then persists the order with a conditional DB decrement and gives the unit
 // back (Unreserve) if that fails. It is a Reserver, not a Locker.

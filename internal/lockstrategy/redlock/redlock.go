@@ -1,10 +1,10 @@
-// Package redlock is the redlock strategy (seeds 000, 002, 003): antirez's
+// Package redlock is the redlock strategy: antirez's
 // RedLock through go-redsync over N independent Redis masters
 // (SECKILL_REDLOCK_ADDRS, 3 by default, 5 accepted). A lock is held when
 // SET key value NX PX ttl succeeded on a quorum of N/2+1 masters within the
 // lock's validity, so one master that dies or fails over without the key (the
-// single-Redis pitfall of seed 000 §3.6) cannot hand the lock to a second
-// holder. redsync does not renew: this package runs the watchdog (seed 003's
+// single-Redis pitfall) cannot hand the lock to a second
+// holder. redsync does not renew: this package runs the watchdog (the
 // Redisson pitfall: a TTL shorter than the work frees the lock mid-work).
 //
 // There is no fencing token (Lease.Token is 0): the masters share no counter,

@@ -1,13 +1,13 @@
-// Package zklock is the zookeeper strategy (seeds 000 §4, 003, 004): the
+// Package zklock is the zookeeper strategy: the
 // lock recipe of the ZooKeeper docs and Curator's InterProcessMutex, written
 // here because zk.Lock takes no ctx and cannot be abandoned.
 //
 // Each Lock creates an EPHEMERAL|SEQUENTIAL znode under
 // /seckill/locks/<key>; the lowest sequence holds the lock, and every other
 // waiter watches only its immediate predecessor, so a release wakes one
-// waiter, not the herd (seed 000 §4.1). Ephemeral nodes die with the session:
+// waiter, not the herd. Ephemeral nodes die with the session:
 // a holder that crashes or stops heart-beating is freed at session expiry,
-// which is also the recipe's weak spot (seed 001 §3: a long GC pause or a
+// which is also the recipe's weak spot (a long GC pause or a
 // partition expires the session while the holder still runs). Lost() closes
 // as soon as this process can tell, and the token (the node's czxid) lets
 // the sale fence a holder that could not.
