@@ -7,7 +7,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"unicode/utf8"
+
+	"github.com/seckill-lab/seckill/internal/clip"
 )
 
 // MaxBodyBytes bounds every request body (64 KiB): a sale or an order is a
@@ -44,8 +45,8 @@ func decodeObject(r io.Reader, members map[string]any) error {
 		name, _ := tok.(string) // inside an object the decoder only yields string keys
 		into, known := members[name]
 		if !known {
-			e := badRequest("unknown_field", "unknown field %q", clip(name))
-			e.body.Field = clip(name)
+			e := badRequest("unknown_field", "unknown field %q", clip.Input(name))
+			e.body.Field = clip.Input(name)
 			return e
 		}
 		if seen[name] {
@@ -55,7 +56,7 @@ func decodeObject(r io.Reader, members map[string]any) error {
 		if err := dec.Decode(into); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return badField(name, "%s must be %s, not %s", name, kindName(te.Type), clip(te.Value))
+				return badField(name, "%s must be %s, not %s", name, kindName(te.Type), clip.Input(te.Value))
 			}
 			return syntaxError(err)
 		}
@@ -87,7 +88,7 @@ func syntaxError(err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return badRequest("invalid_json", "malformed JSON at byte %d: %s", se.Offset, clip(se.Error()))
+		return badRequest("invalid_json", "malformed JSON at byte %d: %s", se.Offset, clip.Input(se.Error()))
 	}
 	return badRequest("invalid_json", "unreadable request body")
 }
@@ -110,17 +111,6 @@ func kindName(t reflect.Type) string {
 	}
 }
 
-// clip shortens client-supplied text echoed in a message, so that a 60 KiB
-// field name or number does not come back in the response.
-func clip(s string) string {
-	const max = 64
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max]) + "..."
-}
-
 // describeJSON names the JSON type of a raw value, for error messages.
 func describeJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
@@ -138,6 +128,6 @@ func describeJSON(raw json.RawMessage) string {
 	case 'n':
 		return "null"
 	default:
-		return fmt.Sprintf("the number %s", clip(string(raw)))
+		return fmt.Sprintf("the number %s", clip.Input(string(raw)))
 	}
 }

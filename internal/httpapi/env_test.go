@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
@@ -186,57 +186,7 @@ func (l *logBuf) String() string {
 	return l.b.String()
 }
 
-// Test-only strategies, registered once for the test binary: one whose
-// backend this env lacks, stock reservers (redis-lua-stock's shape) that
-// work or fail, and one that cannot be built.
-var reserved = &fakeReserver{loads: map[string]int64{}}
-
-func init() {
-	lockstrategy.Register(lockstrategy.Strategy{Name: "test-needs-zk", Description: "test",
-		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return nil, errors.New("unreachable: not available")
-		}})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return reserved, nil }})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "test-reserver-broken", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return &fakeReserver{fail: errors.New("dial tcp 10.0.0.1:6379: connection refused")}, nil
-		}})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "test-broken-new", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
-		}})
-}
-
-// fakeReserver records LoadStock calls; it stands in for a strategy type,
-// not for a service (the database under test is real).
-type fakeReserver struct {
-	mu    sync.Mutex
-	loads map[string]int64
-	fail  error
-}
-
-func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) error {
-	if f.fail != nil {
-		return f.fail
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.loads[key] = stock
-	return nil
-}
-
-func (f *fakeReserver) Reserve(context.Context, string) (lockstrategy.Reservation, bool, error) {
-	return lockstrategy.Reservation{}, true, nil
-}
-func (f *fakeReserver) Unreserve(context.Context, string, lockstrategy.Reservation) error { return nil }
-func (f *fakeReserver) Overdrawn(context.Context, string, lockstrategy.Reservation) error { return nil }
-func (f *fakeReserver) RestoreStock(context.Context, string, int64) error                 { return nil }
-
-func (f *fakeReserver) loaded(key string) (int64, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n, ok := f.loads[key]
-	return n, ok
-}
+// Test-only strategies, registered once for the test binary: test-needs-zk
+// (its backend this env lacks), test-reserver (reserved), test-reserver-broken
+// and test-broken-new.
+var reserved = locktest.RegisterFakes("test-")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
@@ -61,7 +62,6 @@ func notFound(field, format string, args ...any) *apiError {
 // Errors of this package that are not request validation.
 var (
 	errDBUnavailable  = errors.New("httpapi: database does not answer")
-	errNoRunAgents    = errors.New("httpapi: no load-test agent alive for a run")
 	errNoLessonAgents = errors.New("httpapi: no load-test agent alive for a lesson")
 	errUnauthorized   = errors.New("httpapi: missing or wrong admin token")
 	errFaultForbidden = errors.New("httpapi: fault injection without the admin token")
@@ -125,7 +125,7 @@ var domainErrors = []mapping{
 	{err: runs.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such run, step or share"},
 	{err: runs.ErrNotYours, status: http.StatusConflict, code: "not_yours", message: "another agent holds this share"},
 	{err: runs.ErrInvalid, status: http.StatusBadRequest, code: "invalid_report", fill: reportText},
-	{err: errNoRunAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive; start one with `loadtest agent --shop URL`"},
+	{err: runs.ErrNoAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive; start one with `loadtest agent --shop URL`"},
 
 	// Lessons.
 	{err: lessondb.ErrBusy, status: http.StatusConflict, code: "lesson_busy", message: "a run of this lesson is already pending or running; wait for its verdict"},
@@ -158,7 +158,9 @@ func fieldError(err error, b *errorBody) {
 
 // reportText says what is wrong with an agent's report: the error's own
 // text, which the runs package writes for its reader.
-func reportText(err error, b *errorBody) { b.Message = clip(strings.TrimPrefix(err.Error(), "runs: ")) }
+func reportText(err error, b *errorBody) {
+	b.Message = clip.Input(strings.TrimPrefix(err.Error(), "runs: "))
+}
 
 // ownText is the error's own text: which node did not come back, at which
 // address, and why.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/faults"
 )
 
@@ -161,7 +162,7 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 	case faults.KindRestartRedis:
 		return f.restartRedis(c, kind, r)
 	default:
-		return nil, badField("kind", "unknown kind %q: one of %s", clip(kind), kindNames())
+		return nil, badField("kind", "unknown kind %q: one of %s", clip.Input(kind), kindNames())
 	}
 }
 
@@ -177,7 +178,7 @@ func (f *faultsAPI) restartRedis(c *gin.Context, kind string, r *faultRequest) (
 	res, err := f.svc.RestartRedis(c.Request.Context(), *r.Node)
 	switch {
 	case errors.Is(err, faults.ErrUnknownNode):
-		return nil, badField("node", "unknown node %q: this replica has %s", clip(*r.Node), nodes)
+		return nil, badField("node", "unknown node %q: this replica has %s", clip.Input(*r.Node), nodes)
 	case err != nil: // faults.ErrRedisRestart among them: the map renders it
 		return nil, err
 	}
@@ -219,5 +220,5 @@ func nonNil(s []string) []string {
 // errReplicaNotFound is the 404 of a replica that is not a live shop.
 func errReplicaNotFound(id string) *apiError {
 	return &apiError{status: http.StatusNotFound, body: errorBody{Error: "replica_not_found",
-		Message: fmt.Sprintf("no live shop replica %q (GET /api/replicas lists them)", clip(id)), Field: "replica"}}
+		Message: fmt.Sprintf("no live shop replica %q (GET /api/replicas lists them)", clip.Input(id)), Field: "replica"}}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
 )
@@ -90,5 +91,5 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r faultRequest) {
 // answer (it may just have been stopped or killed by a fault).
 func errReplicaUnreachable(id string) *apiError {
 	return &apiError{status: http.StatusBadGateway, body: errorBody{Error: "replica_unreachable",
-		Message: fmt.Sprintf("replica %q did not answer the forwarded fault", clip(id)), Field: "replica"}}
+		Message: fmt.Sprintf("replica %q did not answer the forwarded fault", clip.Input(id)), Field: "replica"}}
 }

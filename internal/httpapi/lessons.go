@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
@@ -56,7 +57,7 @@ func (s *Server) listLessons(c *gin.Context) {
 func (s *Server) createLessonRun(c *gin.Context) {
 	name := c.Param("name")
 	if _, ok := lessons.Find(name); !ok && name != "all" {
-		writeError(c, s.log, notFound("name", "no lesson %q; GET /api/lessons lists them", clip(name)))
+		writeError(c, s.log, notFound("name", "no lesson %q; GET /api/lessons lists them", clip.Input(name)))
 		return
 	}
 	agents, _, err := s.liveMembers(c)

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
@@ -43,10 +44,10 @@ func inputLimits() limitsView {
 			"name":           {MaxChars: sale.MaxNameLen},
 		},
 		Run: map[string]bound{
-			"buyers":      {Min: num(1), Max: MaxRunBuyers},
-			"concurrency": {Min: num(1), Max: MaxRunConcurrency, Default: num(DefaultConcurrency)},
-			"rate":        {Min: num(0), MinExclusive: true, Max: MaxRunRate},
-			"replicas":    {Min: num(0), Max: MaxRunReplicas, Default: num(0)},
+			"buyers":      {Min: num(1), Max: runs.MaxBuyers},
+			"concurrency": {Min: num(1), Max: runs.MaxConcurrency, Default: num(runs.DefaultConcurrency)},
+			"rate":        {Min: num(0), MinExclusive: true, Max: runs.MaxRate},
+			"replicas":    {Min: num(0), Max: runs.MaxReplicas, Default: num(0)},
 		},
 		Faults: map[string]bound{
 			"duration_ms": {Min: num(1), Max: float64(faults.MaxDuration.Milliseconds())},

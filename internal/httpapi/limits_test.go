@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
@@ -29,10 +30,10 @@ func TestLimits(t *testing.T) {
 			"name":           {"max_chars": float64(sale.MaxNameLen)},
 		},
 		"run": {
-			"buyers":      {"min": 1.0, "max": float64(MaxRunBuyers)},
-			"concurrency": {"min": 1.0, "max": float64(MaxRunConcurrency), "default": float64(DefaultConcurrency)},
-			"rate":        {"min": 0.0, "min_exclusive": true, "max": float64(MaxRunRate)},
-			"replicas":    {"min": 0.0, "max": float64(MaxRunReplicas), "default": 0.0},
+			"buyers":      {"min": 1.0, "max": float64(runs.MaxBuyers)},
+			"concurrency": {"min": 1.0, "max": float64(runs.MaxConcurrency), "default": float64(runs.DefaultConcurrency)},
+			"rate":        {"min": 0.0, "min_exclusive": true, "max": float64(runs.MaxRate)},
+			"replicas":    {"min": 0.0, "max": float64(runs.MaxReplicas), "default": 0.0},
 		},
 		"faults": {
 			"duration_ms": {"min": 1.0, "max": float64(faults.MaxDuration.Milliseconds())},

@@ -6,34 +6,19 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/runs"
-	"github.com/seckill-lab/seckill/internal/sale"
 )
 
-// Bounds of a run (POST /api/runs).
-const (
-	MaxRunBuyers       = 1_000_000
-	MaxRunConcurrency  = 10_000
-	MaxRunRate         = 1_000_000
-	MaxRunReplicas     = 1000
-	DefaultConcurrency = 50
-	runListLimit       = 50
-	strategyAll        = "all"
-)
+// runListLimit: GET /api/runs shows the newest 50.
+const runListLimit = 50
 
-// runRequest is the body of POST /api/runs: a sale's members plus the load.
-type runRequest struct {
-	spec        sale.Spec
-	Buyers      *int64
-	Concurrency *int64
-	Rate        *float64
-	Replicas    *int64
-}
-
-func (r *runRequest) members() map[string]any {
-	m := saleMembers(&r.spec)
-	delete(m, "name") // a run names its sales itself
-	m["buyers"], m["concurrency"], m["rate"], m["replicas"] = &r.Buyers, &r.Concurrency, &r.Rate, &r.Replicas
+// runMembers are the members of POST /api/runs, decoded into spec: a
+// sale's, but the name (a run names its sales itself), and the load.
+func runMembers(spec *runs.Spec) map[string]any {
+	m := saleMembers(&spec.Sale)
+	delete(m, "name")
+	m["buyers"], m["concurrency"], m["rate"], m["replicas"] = &spec.Buyers, &spec.Concurrency, &spec.Rate, &spec.Replicas
 	return m
 }
 
@@ -53,97 +38,31 @@ func (s *Server) runRoutes(api *gin.RouterGroup) {
 // createRun is POST /api/runs (admin): validate, pick the live agents and
 // shop replicas, store the run and start its first step.
 func (s *Server) createRun(c *gin.Context) {
-	var req runRequest
-	if err := decodeObject(c.Request.Body, req.members()); err != nil {
+	var spec runs.Spec
+	if err := decodeObject(c.Request.Body, runMembers(&spec)); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	cfg, err := s.validateRun(req)
+	cfg, err := runs.Validate(spec, s.sales)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	ctx := c.Request.Context()
 	agents, shops, err := s.liveMembers(c)
 	if err != nil {
 		return
 	}
-	if len(agents) == 0 {
-		writeError(c, s.log, errNoRunAgents)
+	targets, err := runs.Targets(cfg, agents, shops)
+	if err != nil {
+		writeError(c, s.log, err)
 		return
 	}
-	if cfg.Replicas > len(shops) {
-		writeError(c, s.log, badField("replicas", "replicas is %d but only %d shop replicas are alive", cfg.Replicas, len(shops)))
-		return
-	}
-	if cfg.Replicas > 0 {
-		shops = shops[:cfg.Replicas] // List sorts by id: the same choice on every replica
-	}
-	id, err := s.runs.Create(ctx, cfg, agents, shops)
+	id, err := s.runs.Create(c.Request.Context(), cfg, agents, targets)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
 	s.writeRun(c, id, http.StatusCreated)
-}
-
-// validateRun checks req and resolves "all" into the strategies this
-// replica can run. Each strategy goes through the same validation as POST
-// /api/sales, so a run fails here rather than at its third step.
-func (s *Server) validateRun(req runRequest) (runs.Config, error) {
-	var cfg runs.Config
-	if req.spec.Strategy == nil || *req.spec.Strategy == "" {
-		return cfg, badField("strategy", "strategy is required: a name or %q", strategyAll)
-	}
-	cfg.Strategy = *req.spec.Strategy
-	cfg.Strategies = []string{cfg.Strategy}
-	if cfg.Strategy == strategyAll {
-		cfg.Strategies = s.sales.Available()
-	}
-	cfg.Watchdog = req.spec.Watchdog == nil || *req.spec.Watchdog
-	for _, name := range cfg.Strategies {
-		r := req.spec
-		r.Strategy = &name
-		if cfg.Strategy == strategyAll {
-			// Named, a strategy without a watchdog refuses watchdog:false;
-			// among "all" it is simply left as it is.
-			r.Watchdog = sale.LenientWatchdog(name, cfg.Watchdog)
-		}
-		valid, err := s.sales.Validate(r)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Stock, cfg.WorkMS, cfg.TTLMS = valid.InitialStock, valid.WorkMS, valid.TTLMS
-		cfg.Fencing, cfg.PerUserLimit = valid.Fencing, valid.PerUserLimit
-	}
-	if req.Buyers == nil {
-		return cfg, badField("buyers", "buyers is required (1..%d)", MaxRunBuyers)
-	}
-	if *req.Buyers < 1 || *req.Buyers > MaxRunBuyers {
-		return cfg, badField("buyers", "buyers must be between 1 and %d", MaxRunBuyers)
-	}
-	cfg.Buyers = int(*req.Buyers)
-	switch {
-	case req.Rate != nil && req.Concurrency != nil:
-		return cfg, badField("rate", "give concurrency (closed model) or rate (open model), not both")
-	case req.Rate != nil:
-		if !(*req.Rate > 0 && *req.Rate <= MaxRunRate) {
-			return cfg, badField("rate", "rate must be above 0 and at most %d requests/s", MaxRunRate)
-		}
-		cfg.Rate = *req.Rate
-	default:
-		conc, err := sale.IntIn("concurrency", req.Concurrency, DefaultConcurrency, 1, MaxRunConcurrency)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Concurrency = conc
-	}
-	replicas, err := sale.IntIn("replicas", req.Replicas, 0, 0, MaxRunReplicas)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Replicas = replicas
-	return cfg, nil
 }
 
 // listRuns is GET /api/runs: the newest runs first.
@@ -180,7 +99,7 @@ func pathInt(c *gin.Context, name string) (int64, error) {
 	raw := c.Param(name)
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
-		e := badRequest("invalid_id", "%s must be a non-negative decimal integer, not %q", name, clip(raw))
+		e := badRequest("invalid_id", "%s must be a non-negative decimal integer, not %q", name, clip.Input(raw))
 		e.body.Field = name
 		return 0, e
 	}

@@ -145,9 +145,9 @@ func TestRunThroughAPI(t *testing.T) {
 // refusing the run.
 func TestRunWatchdog(t *testing.T) {
 	e := redisEnv(t)
-	all, off := strategyAll, false
+	all, off := runs.AllStrategies, false
 	stock, buyers := int64(5), int64(10)
-	cfg, err := e.srv.validateRun(runRequest{spec: sale.Spec{Strategy: &all, Stock: &stock, Watchdog: &off}, Buyers: &buyers})
+	cfg, err := runs.Validate(runs.Spec{Sale: sale.Spec{Strategy: &all, Stock: &stock, Watchdog: &off}, Buyers: &buyers}, e.srv.sales)
 	if err != nil {
 		t.Fatalf("all with watchdog:false: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestRunWatchdog(t *testing.T) {
 		}
 	}
 	named := "redis"
-	if cfg, err = e.srv.validateRun(runRequest{spec: sale.Spec{Strategy: &named, Stock: &stock}, Buyers: &buyers}); err != nil || !cfg.Watchdog {
+	if cfg, err = runs.Validate(runs.Spec{Sale: sale.Spec{Strategy: &named, Stock: &stock}, Buyers: &buyers}, e.srv.sales); err != nil || !cfg.Watchdog {
 		t.Fatalf("redis run without the member: %+v, %v; want watchdog on", cfg, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/sale"
@@ -121,7 +122,7 @@ func saleID(c *gin.Context) (uint64, error) {
 	raw := c.Param("id")
 	id, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
-		e := badRequest("invalid_id", "the sale id must be a decimal integer, not %q", clip(raw))
+		e := badRequest("invalid_id", "the sale id must be a decimal integer, not %q", clip.Input(raw))
 		e.body.Field = "id"
 		return 0, e
 	}

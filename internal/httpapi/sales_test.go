@@ -181,7 +181,7 @@ func TestCreateSaleLoadsReserverStock(t *testing.T) {
 	e := newEnv(t)
 	v := e.createSale(t, `{"strategy":"test-reserver","stock":42}`)
 	key := e.srv.orders.LockKey(v.ID)
-	if n, ok := reserved.loaded(key); !ok || n != 42 {
+	if n, ok := reserved.Loaded(key); !ok || n != 42 {
 		t.Fatalf("LoadStock(%s) = %d, %v; want 42", key, n, ok)
 	}
 	for _, name := range []string{"test-reserver-broken", "test-broken-new"} {

@@ -2,6 +2,7 @@ package order_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -31,19 +32,7 @@ func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := testenv.DB(t, "order")
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The slow job: the sale's row, locked by a transaction of its own.
-	job, err := sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer job.Rollback()
-	if _, err := job.ExecContext(ctx, "SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID); err != nil {
-		t.Fatal(err)
-	}
+	job := holdSaleRow(t, sale.ID)
 
 	buyer, leave := context.WithCancel(ctx)
 	placed := make(chan error, 1)
@@ -104,22 +93,31 @@ func TestRowLockWaitTimeoutIsALockTimeout(t *testing.T) {
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}
+	// The job holds the row until Place gives up: the server's timeout
+	// (innodb_lock_wait_timeout, 10 s in the lab's MariaDB) ends the wait.
+	holdSaleRow(t, sale.ID)
+	_, err := svc.Place(ctx, sale.ID, "a")
+	if !errors.Is(err, order.ErrLockTimeout) {
+		t.Fatalf("Place behind a row held past the lock wait timeout: %v, want ErrLockTimeout", err)
+	}
+}
+
+// holdSaleRow locks the sale's row in a transaction of its own, as a slow
+// batch job would, until the returned transaction ends (rolled back when
+// the test ends at the latest).
+func holdSaleRow(t *testing.T, saleID uint64) *sql.Tx {
+	t.Helper()
 	sqlDB, err := testenv.DB(t, "order").DB()
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := sqlDB.BeginTx(ctx, nil)
+	job, err := sqlDB.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer job.Rollback()
-	if _, err := job.ExecContext(ctx, "SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID); err != nil {
+	t.Cleanup(func() { job.Rollback() })
+	if _, err := job.ExecContext(context.Background(), "SELECT id FROM sales WHERE id = ? FOR UPDATE", saleID); err != nil {
 		t.Fatal(err)
 	}
-	// The job holds the row until Place gives up: the server's timeout
-	// (innodb_lock_wait_timeout, 10 s in the lab's MariaDB) ends the wait.
-	_, err = svc.Place(ctx, sale.ID, "a")
-	if !errors.Is(err, order.ErrLockTimeout) {
-		t.Fatalf("Place behind a row held past the lock wait timeout: %v, want ErrLockTimeout", err)
-	}
+	return job
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"gorm.io/gorm"
@@ -13,33 +12,20 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// Test-only strategies, registered once for the test binary: one whose
-// backend the service lacks, one that renews its lease, stock reservers
-// that work or fail, and one that cannot be built.
-var reserved = &fakeReserver{loads: map[string]int64{}}
+// Test-only strategies, registered once for the test binary: the shared
+// fakes (sale-test-needs-zk, sale-test-reserver (reserved),
+// sale-test-reserver-broken, sale-test-broken-new) and one that renews its
+// lease.
+var reserved = locktest.RegisterFakes("sale-test-")
 
 func init() {
-	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-needs-zk", Description: "test",
-		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return nil, errors.New("unreachable: not available")
-		}})
 	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-renews", Description: "test", Renews: true,
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return nopLocker{}, nil
-		}})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-reserver", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return reserved, nil }})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-reserver-broken", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return &fakeReserver{fail: errors.New("dial tcp 10.0.0.1:6379: connection refused")}, nil
-		}})
-	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-broken-new", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
-			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
 		}})
 }
 
@@ -199,7 +185,7 @@ func TestCreateLoadsReserverStock(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := keys{}.LockKey(got.ID)
-	if n, ok := reserved.loaded(key); !ok || n != 42 {
+	if n, ok := reserved.Loaded(key); !ok || n != 42 {
 		t.Fatalf("LoadStock(%s) = %d, %v; want 42", key, n, ok)
 	}
 	for _, name := range []string{"sale-test-reserver-broken", "sale-test-broken-new"} {
@@ -219,40 +205,4 @@ type nopLocker struct{}
 
 func (nopLocker) Lock(context.Context, string) (lockstrategy.Lease, error) {
 	return lockstrategy.NopLease(), nil
-}
-
-// fakeReserver records LoadStock calls; it stands in for a strategy type,
-// not for a service (the database under test is real).
-type fakeReserver struct {
-	mu    sync.Mutex
-	loads map[string]int64
-	fail  error
-}
-
-func (f *fakeReserver) Lock(context.Context, string) (lockstrategy.Lease, error) {
-	return lockstrategy.NopLease(), nil
-}
-
-func (f *fakeReserver) LoadStock(_ context.Context, key string, stock int64) error {
-	if f.fail != nil {
-		return f.fail
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.loads[key] = stock
-	return nil
-}
-
-func (f *fakeReserver) Reserve(context.Context, string) (lockstrategy.Reservation, bool, error) {
-	return lockstrategy.Reservation{}, true, nil
-}
-func (f *fakeReserver) Unreserve(context.Context, string, lockstrategy.Reservation) error { return nil }
-func (f *fakeReserver) Overdrawn(context.Context, string, lockstrategy.Reservation) error { return nil }
-func (f *fakeReserver) RestoreStock(context.Context, string, int64) error                 { return nil }
-
-func (f *fakeReserver) loaded(key string) (int64, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n, ok := f.loads[key]
-	return n, ok
 }

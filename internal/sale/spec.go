@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
@@ -46,10 +47,10 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	sale.Strategy = st.Name
 
 	if spec.Stock == nil {
-		return sale, fieldError("stock", "stock is required (1..%d)", MaxStock)
+		return sale, FieldErrorf("stock", "stock is required (1..%d)", MaxStock)
 	}
 	if *spec.Stock < 1 || *spec.Stock > MaxStock {
-		return sale, fieldError("stock", "stock must be between 1 and %d", MaxStock)
+		return sale, FieldErrorf("stock", "stock must be between 1 and %d", MaxStock)
 	}
 	sale.InitialStock = *spec.Stock
 
@@ -83,18 +84,18 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 // restarting a Redis), only to exist.
 func (s *Service) strategy(name *string) (lockstrategy.Strategy, error) {
 	if name == nil || *name == "" {
-		return lockstrategy.Strategy{}, fieldError("strategy", "strategy is required; known: %s", strings.Join(lockstrategy.Names(), ", "))
+		return lockstrategy.Strategy{}, FieldErrorf("strategy", "strategy is required; known: %s", strings.Join(lockstrategy.Names(), ", "))
 	}
 	st, err := lockstrategy.Lookup(*name)
 	if err != nil {
-		return st, fieldError("strategy", "unknown strategy %q; known: %s", clip(*name), strings.Join(lockstrategy.Names(), ", "))
+		return st, FieldErrorf("strategy", "unknown strategy %q; known: %s", clip.Input(*name), strings.Join(lockstrategy.Names(), ", "))
 	}
 	if err := st.Configured(s.lockers.Backends()); err != nil {
 		needs := make([]string, len(st.Needs))
 		for i, n := range st.Needs {
 			needs[i] = string(n)
 		}
-		return st, fieldError("strategy", "strategy %q is unavailable on this replica: it needs %s, not all connected; available: %s",
+		return st, FieldErrorf("strategy", "strategy %q is unavailable on this replica: it needs %s, not all connected; available: %s",
 			st.Name, strings.Join(needs, " and "), strings.Join(s.Available(), ", "))
 	}
 	return st, nil
@@ -107,7 +108,7 @@ func watchdog(st lockstrategy.Strategy, want *bool) (bool, error) {
 		return true, nil
 	}
 	if !st.Renews {
-		return false, fieldError("watchdog", "strategy %q has no watchdog to turn off; only %s renew their lease",
+		return false, FieldErrorf("watchdog", "strategy %q has no watchdog to turn off; only %s renew their lease",
 			st.Name, strings.Join(lockstrategy.Renewing(), " and "))
 	}
 	return false, nil
@@ -129,7 +130,7 @@ func name(st lockstrategy.Strategy, given *string) (string, error) {
 	if given != nil {
 		if n := strings.TrimSpace(*given); n != "" {
 			if utf8.RuneCountInString(n) > MaxNameLen {
-				return "", fieldError("name", "name must be at most %d characters", MaxNameLen)
+				return "", FieldErrorf("name", "name must be at most %d characters", MaxNameLen)
 			}
 			return n, nil
 		}
@@ -145,7 +146,7 @@ func IntIn(field string, v *int64, def, lo, hi int64) (int, error) {
 		return int(def), nil
 	}
 	if *v < lo || *v > hi {
-		return 0, fieldError(field, "%s must be between %d and %d", field, lo, hi)
+		return 0, FieldErrorf(field, "%s must be between %d and %d", field, lo, hi)
 	}
 	return int(*v), nil
 }

@@ -2,6 +2,7 @@ package locktest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,7 +11,39 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
+
+// PrivateRedis starts a Redis of the test's own (testenv.PrivateRedis: no
+// persistence, DEBUG allowed) and returns its address and a plain client to
+// it, closed at cleanup: for tests that crash it or cut its connections.
+func PrivateRedis(t testing.TB) (string, *redis.Client) {
+	t.Helper()
+	addr := testenv.PrivateRedis(t, 1)[0]
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	return addr, rdb
+}
+
+// CheckRegistered checks the registered metadata of each named Redis
+// strategy (Safe, Tokens, Expiry) against want, and that it is unavailable
+// without its backend.
+func CheckRegistered(t *testing.T, want map[string]lockstrategy.Strategy) {
+	t.Helper()
+	for name, w := range want {
+		s, err := lockstrategy.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Safe != w.Safe || s.Tokens != w.Tokens || s.Expiry != w.Expiry {
+			t.Errorf("%s: Safe=%v Tokens=%v Expiry=%v, want %v %v %v", name, s.Safe, s.Tokens, s.Expiry,
+				w.Safe, w.Tokens, w.Expiry)
+		}
+		if err := s.Available(lockstrategy.Backends{}); !errors.Is(err, lockstrategy.ErrMissingBackend) {
+			t.Errorf("%s without Redis: %v, want ErrMissingBackend", name, err)
+		}
+	}
+}
 
 // RedisKey returns a lock key no other run uses, and deletes it and every key
 // derived from it (fence, queue, wake-ups, stock) at cleanup.

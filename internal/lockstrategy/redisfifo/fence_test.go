@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -18,9 +16,7 @@ import (
 // before it, or a fenced sale rejects every new holder while a stale one
 // with a high token gets through.
 func TestFenceTokensSurviveRedisRestart(t *testing.T) {
-	addr := testenv.PrivateRedis(t, 1)[0]
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { rdb.Close() })
+	_, rdb := locktest.PrivateRedis(t)
 	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
 	key := "fence-restart"
 	var before uint64

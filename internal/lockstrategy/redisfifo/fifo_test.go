@@ -34,6 +34,29 @@ func enqueueFake(t *testing.T, rdb *redis.Client, key string, ttl time.Duration)
 	return fake, id
 }
 
+// deadAhead is a held lock with two waiters queued: first the waiter of a
+// dead process (enqueueFake, with a shortTTL lease), then a live one.
+type deadAhead struct {
+	rdb    *redis.Client
+	key    string
+	holder lockstrategy.Lease
+	fake   *Locker // the dead waiter's process
+	dead   string  // the dead waiter's id
+	live   <-chan lockResult
+}
+
+func queueBehindDeadWaiter(t *testing.T) deadAhead {
+	t.Helper()
+	q := deadAhead{rdb: testenv.Redis(t)}
+	q.key = locktest.RedisKey(t, q.rdb)
+	l := New(q.rdb, lockstrategy.Options{TTL: 5 * time.Second})
+	q.holder = locktest.MustLock(t, l, q.key)
+	q.fake, q.dead = enqueueFake(t, q.rdb, q.key, shortTTL)
+	q.live = goLock(context.Background(), l, q.key)
+	testenv.WaitFor(t, 5*time.Second, "live waiter queued behind the dead one", func() bool { return len(queued(q.rdb, q.key)) == 2 })
+	return q
+}
+
 // goLock starts Lock in a goroutine; the lease or error arrives on the channel.
 func goLock(ctx context.Context, l lockstrategy.Locker, key string) <-chan lockResult {
 	ch := make(chan lockResult, 1)
@@ -107,23 +130,17 @@ func TestFIFOOrder(t *testing.T) {
 
 // A waiter whose heartbeat ran out (its process died) is skipped at release.
 func TestDeadWaiterSkipped(t *testing.T) {
-	rdb := testenv.Redis(t)
-	key := locktest.RedisKey(t, rdb)
-	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := locktest.MustLock(t, l, key)
-	fake, dead := enqueueFake(t, rdb, key, shortTTL)
-	live := goLock(context.Background(), l, key)
-	testenv.WaitFor(t, 5*time.Second, "live waiter queued behind the dead one", func() bool { return len(queued(rdb, key)) == 2 })
+	q := queueBehindDeadWaiter(t)
 	time.Sleep(WaiterLease + 100*time.Millisecond) // the dead one's heartbeat runs out
-	if err := locktest.Unlock(holder); err != nil {
+	if err := locktest.Unlock(q.holder); err != nil {
 		t.Fatal(err)
 	}
-	le := awaitLock(t, live, 2*time.Second, "live waiter")
+	le := awaitLock(t, q.live, 2*time.Second, "live waiter")
 	defer locktest.Unlock(le)
-	if slices.Contains(queued(rdb, key), dead) {
+	if slices.Contains(queued(q.rdb, q.key), q.dead) {
 		t.Fatal("dead waiter still queued")
 	}
-	if rdb.Exists(context.Background(), keysOf(key).notify(fake.proc)).Val() != 0 {
+	if q.rdb.Exists(context.Background(), keysOf(q.key).notify(q.fake.proc)).Val() != 0 {
 		t.Fatal("the lock was handed to the dead waiter")
 	}
 }
@@ -131,22 +148,16 @@ func TestDeadWaiterSkipped(t *testing.T) {
 // A lock handed to a waiter that died just before is recovered after that
 // waiter's TTL, by the next waiter's fallback poll.
 func TestLockHandedToDeadWaiterRecovered(t *testing.T) {
-	rdb := testenv.Redis(t)
-	key := locktest.RedisKey(t, rdb)
-	l := New(rdb, lockstrategy.Options{TTL: 5 * time.Second})
-	holder := locktest.MustLock(t, l, key)
-	fake, _ := enqueueFake(t, rdb, key, shortTTL)
-	live := goLock(context.Background(), l, key)
-	testenv.WaitFor(t, 5*time.Second, "live waiter queued", func() bool { return len(queued(rdb, key)) == 2 })
-	if err := locktest.Unlock(holder); err != nil {
+	q := queueBehindDeadWaiter(t)
+	if err := locktest.Unlock(q.holder); err != nil {
 		t.Fatal(err)
 	}
-	if rdb.LLen(context.Background(), keysOf(key).notify(fake.proc)).Val() != 1 {
+	if q.rdb.LLen(context.Background(), keysOf(q.key).notify(q.fake.proc)).Val() != 1 {
 		t.Fatal("the release did not hand the lock to the (still live-looking) head")
 	}
-	le := awaitLock(t, live, shortTTL+2*time.Second, "live waiter after the dead holder's TTL")
-	if le.Token() <= holder.Token()+1 {
-		t.Fatalf("token %d: want above the dead waiter's %d", le.Token(), holder.Token()+1)
+	le := awaitLock(t, q.live, shortTTL+2*time.Second, "live waiter after the dead holder's TTL")
+	if le.Token() <= q.holder.Token()+1 {
+		t.Fatalf("token %d: want above the dead waiter's %d", le.Token(), q.holder.Token()+1)
 	}
 	locktest.Unlock(le)
 }

@@ -15,21 +15,9 @@ import (
 const shortTTL = 300 * time.Millisecond
 
 func TestRegistered(t *testing.T) {
-	for name, want := range map[string]lockstrategy.Strategy{
+	locktest.CheckRegistered(t, map[string]lockstrategy.Strategy{
 		"redis": {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
-	} {
-		s, err := lockstrategy.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Safe != want.Safe || s.Tokens != want.Tokens || s.Expiry != want.Expiry {
-			t.Errorf("%s: Safe=%v Tokens=%v Expiry=%v, want %v %v %v", name, s.Safe, s.Tokens, s.Expiry,
-				want.Safe, want.Tokens, want.Expiry)
-		}
-		if err := s.Available(lockstrategy.Backends{}); !errors.Is(err, lockstrategy.ErrMissingBackend) {
-			t.Errorf("%s without Redis: %v, want ErrMissingBackend", name, err)
-		}
-	}
+	})
 }
 
 func TestDefaultTTL(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -18,9 +16,7 @@ import (
 // twice and queued the same waiter twice, and the second entry later
 // receives the lock nobody waits for.
 func TestAcquireNotResentAfterLostReply(t *testing.T) {
-	addr := testenv.PrivateRedis(t, 1)[0]
-	other := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { other.Close() })
+	addr, other := locktest.PrivateRedis(t)
 	key := "retry-acquire"
 	h := locktest.MustLock(t, New(other, lockstrategy.Options{TTL: 30 * time.Second}), key)
 	defer h.Unlock(context.Background())

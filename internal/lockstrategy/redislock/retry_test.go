@@ -5,11 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
-	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // A re-sent SETNX (its reply lost with the connection)
@@ -17,9 +14,7 @@ import (
 // redis-setnx-expire polled on a key it held itself, which has no TTL yet:
 // abandoned for ever.
 func TestSetNXNotAbandonedAfterLostReply(t *testing.T) {
-	addr := testenv.PrivateRedis(t, 1)[0]
-	other := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { other.Close() })
+	addr, other := locktest.PrivateRedis(t)
 	key := "retry-setnx"
 	c, proxy := locktest.CutClient(t, addr)
 	l := NewSetNXExpire(c, 5*time.Second)

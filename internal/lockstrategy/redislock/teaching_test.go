@@ -114,21 +114,9 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	for name, want := range map[string]lockstrategy.Strategy{
+	locktest.CheckRegistered(t, map[string]lockstrategy.Strategy{
 		"redis-setnx-expire": {Safe: false, Expiry: lockstrategy.ExpiryTTL},
 		"redis-no-owner":     {Safe: false, Expiry: lockstrategy.ExpiryTTL},
 		"redis-lua-stock":    {Safe: true, Expiry: lockstrategy.ExpiryNone},
-	} {
-		s, err := lockstrategy.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Safe != want.Safe || s.Tokens != want.Tokens || s.Expiry != want.Expiry {
-			t.Errorf("%s: Safe=%v Tokens=%v Expiry=%v, want %v %v %v", name, s.Safe, s.Tokens, s.Expiry,
-				want.Safe, want.Tokens, want.Expiry)
-		}
-		if err := s.Available(lockstrategy.Backends{}); !errors.Is(err, lockstrategy.ErrMissingBackend) {
-			t.Errorf("%s without Redis: %v, want ErrMissingBackend", name, err)
-		}
-	}
+	})
 }
