@@ -156,9 +156,7 @@ func (c *cluster) newReplica(i int, b backendAddrs) (*replica, error) {
 func (c *cluster) logPath(r *replica) string { return filepath.Join(c.logDir, r.name+".log") }
 
 // start runs r's process and watches it: when it exits while the run goes
-// on (kill_process), it is started again on the same port. A replica that
-// keeps dying at once (its port taken, the database gone) is given up after
-// 10 tries in a row rather than respawned for ever.
+// on (kill_process), it is started again on the same port.
 func (c *cluster) start(r *replica) error {
 	logf, err := os.OpenFile(c.logPath(r), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -188,41 +186,51 @@ func (c *cluster) start(r *replica) error {
 	r.mu.Unlock()
 	c.wg.Add(1)
 	c.mu.Unlock()
-	started := time.Now()
-	go func() {
-		defer c.wg.Done()
-		err := cmd.Wait()
-		logf.Close()
-		c.mu.Lock()
-		stopping := c.stopping
-		c.mu.Unlock()
-		if stopping {
-			return
-		}
-		r.mu.Lock()
-		r.restarts++
-		if time.Since(started) < 2*time.Second {
-			r.quickExits++
-		} else {
-			r.quickExits = 0
-		}
-		quick := r.quickExits
-		r.mu.Unlock()
-		if quick >= 10 {
-			fmt.Fprintf(c.stderr, "chaos: %s died at start 10 times in a row (%v); not restarting it (log %s)\n", r.name, err, c.logPath(r))
-			return
-		}
-		fmt.Fprintf(c.stderr, "chaos: %s exited (%v); starting it again\n", r.name, err)
-		for i := 0; i < 50; i++ {
-			err := c.start(r)
-			if err == nil || errors.Is(err, errStopping) {
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		fmt.Fprintf(c.stderr, "chaos: %s could not be restarted\n", r.name)
-	}()
+	go c.watch(r, cmd, logf, time.Now())
 	return nil
+}
+
+// watch waits for r's process to exit and, unless the run is stopping,
+// starts it again. A replica that keeps dying at once (its port taken, the
+// database gone) is given up after 10 tries in a row rather than respawned
+// for ever.
+func (c *cluster) watch(r *replica, cmd *exec.Cmd, logf *os.File, started time.Time) {
+	defer c.wg.Done()
+	err := cmd.Wait()
+	logf.Close()
+	c.mu.Lock()
+	stopping := c.stopping
+	c.mu.Unlock()
+	if stopping {
+		return
+	}
+	if quick := r.exited(time.Since(started) < 2*time.Second); quick >= 10 {
+		fmt.Fprintf(c.stderr, "chaos: %s died at start 10 times in a row (%v); not restarting it (log %s)\n", r.name, err, c.logPath(r))
+		return
+	}
+	fmt.Fprintf(c.stderr, "chaos: %s exited (%v); starting it again\n", r.name, err)
+	for i := 0; i < 50; i++ {
+		err := c.start(r)
+		if err == nil || errors.Is(err, errStopping) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fmt.Fprintf(c.stderr, "chaos: %s could not be restarted\n", r.name)
+}
+
+// exited counts an exit of r's process (quick: soon after its start) and
+// returns how many quick exits came in a row.
+func (r *replica) exited(quick bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.restarts++
+	if quick {
+		r.quickExits++
+	} else {
+		r.quickExits = 0
+	}
+	return r.quickExits
 }
 
 // errStopping: the run is stopping its replicas; none is started.

@@ -54,6 +54,17 @@ func (n *nemesis) run(ctx context.Context, plan []faultEvent) {
 	n.wg.Wait()
 }
 
+// injectedTotal is how many faults took effect so far, of every kind.
+func (n *nemesis) injectedTotal() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	total := 0
+	for _, v := range n.injected {
+		total += v
+	}
+	return total
+}
+
 // say prints one whole line among the other goroutines' lines.
 func (n *nemesis) say(format string, a ...any) {
 	n.outMu.Lock()

@@ -97,7 +97,27 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("loadtest run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runSummary); fs.PrintDefaults() }
-	targets := fs.String("targets", "", "comma-separated shop base URLs, e.g. http://127.0.0.1:8080 (required)")
+	targets := c.define(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, errUsage // the flag package printed the line and the usage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.complete(*targets, fs.Args(), set); err != nil {
+		fmt.Fprintf(stderr, "loadtest run: %v\n", err)
+		fs.Usage()
+		return c, errUsage
+	}
+	return c, nil
+}
+
+// define declares every flag of `loadtest run` on fs, bound to c; --targets,
+// which needs parsing, comes back as its text.
+func (c *runConfig) define(fs *flag.FlagSet) (targets *string) {
+	targets = fs.String("targets", "", "comma-separated shop base URLs, e.g. http://127.0.0.1:8080 (required)")
 	fs.StringVar(&c.strategy, "strategy", "all", `strategy name, comma-separated names, or "all": every strategy available on all targets`)
 	fs.Int64Var(&c.stock, "stock", 100, "units for sale per strategy (1.."+strconv.Itoa(maxStock)+")")
 	fs.IntVar(&c.buyers, "buyers", 2000, "order requests per strategy, one per distinct user")
@@ -118,63 +138,65 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
 	// No default shown: the environment's token must not end up in a
 	// terminal scrollback through -h.
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token for creating sales (default: $SECKILL_ADMIN_TOKEN)")
+	return targets
+}
 
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage // the flag package printed the line and the usage
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	fail := func(format string, a ...any) (runConfig, error) {
-		fmt.Fprintf(stderr, "loadtest run: "+format+"\n", a...)
-		fs.Usage()
-		return c, errUsage
-	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q (flags only)", fs.Arg(0))
+// complete checks the parsed flags (set: the ones given) and fills in
+// what they imply: the targets, the buyers of a timed open run, the admin
+// token from the environment. Its error names the flag.
+func (c *runConfig) complete(targets string, args []string, set map[string]bool) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q (flags only)", args[0])
 	}
 	var err error
-	if c.targets, err = parseTargets(*targets); err != nil {
-		return fail("--targets: %v", err)
+	if c.targets, err = parseTargets(targets); err != nil {
+		return fmt.Errorf("--targets: %v", err)
 	}
-	switch {
-	case strings.TrimSpace(c.strategy) == "":
-		return fail("--strategy must name a strategy or be \"all\"")
-	case c.stock < 1 || c.stock > maxStock:
-		return fail("--stock must be between 1 and %d, not %d", maxStock, c.stock)
-	case set["rate"] && set["concurrency"]:
-		return fail("--rate (open model) and --concurrency (closed model) exclude each other: give one")
-	case set["rate"] && (c.rate <= 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate)):
-		return fail("--rate must be a positive number of requests per second, not %v", c.rate)
-	case set["max-in-flight"] && !set["rate"]:
-		return fail("--max-in-flight applies to the open model only: add --rate")
-	case c.maxInFlight < 1:
-		return fail("--max-in-flight must be at least 1, not %d", c.maxInFlight)
-	case c.concurrency < 1:
-		return fail("--concurrency must be at least 1, not %d", c.concurrency)
-	case c.duration < 0:
-		return fail("--duration must not be negative")
-	case c.workMS < 0 || c.workMS > maxWorkMS:
-		return fail("--work-ms must be between 0 and %d, not %d", maxWorkMS, c.workMS)
-	case c.ttlMS < 1 || c.ttlMS > maxTTLMS:
-		return fail("--ttl-ms must be between 1 and %d, not %d", maxTTLMS, c.ttlMS)
-	case c.perUserLimit < 0:
-		return fail("--per-user-limit must not be negative, not %d", c.perUserLimit)
-	case c.timeout <= 0:
-		return fail("--timeout must be positive, not %v", c.timeout)
+	if err := c.check(set); err != nil {
+		return err
 	}
 	if c.rate > 0 && c.duration > 0 && !set["buyers"] {
 		c.buyers = int(math.Ceil(c.rate * c.duration.Seconds()))
 	}
 	if c.buyers < 1 {
-		return fail("--buyers must be at least 1, not %d", c.buyers)
+		return fmt.Errorf("--buyers must be at least 1, not %d", c.buyers)
 	}
 	if !set["admin-token"] {
 		c.adminToken = os.Getenv("SECKILL_ADMIN_TOKEN")
 	}
-	return c, nil
+	return nil
+}
+
+// check returns the first value out of its range or combination of flags
+// (set: the ones given) that excludes itself.
+func (c *runConfig) check(set map[string]bool) error {
+	switch {
+	case strings.TrimSpace(c.strategy) == "":
+		return errors.New("--strategy must name a strategy or be \"all\"")
+	case c.stock < 1 || c.stock > maxStock:
+		return fmt.Errorf("--stock must be between 1 and %d, not %d", maxStock, c.stock)
+	case set["rate"] && set["concurrency"]:
+		return errors.New("--rate (open model) and --concurrency (closed model) exclude each other: give one")
+	case set["rate"] && (c.rate <= 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate)):
+		return fmt.Errorf("--rate must be a positive number of requests per second, not %v", c.rate)
+	case set["max-in-flight"] && !set["rate"]:
+		return errors.New("--max-in-flight applies to the open model only: add --rate")
+	case c.maxInFlight < 1:
+		return fmt.Errorf("--max-in-flight must be at least 1, not %d", c.maxInFlight)
+	case c.concurrency < 1:
+		return fmt.Errorf("--concurrency must be at least 1, not %d", c.concurrency)
+	case c.duration < 0:
+		return errors.New("--duration must not be negative")
+	case c.workMS < 0 || c.workMS > maxWorkMS:
+		return fmt.Errorf("--work-ms must be between 0 and %d, not %d", maxWorkMS, c.workMS)
+	case c.ttlMS < 1 || c.ttlMS > maxTTLMS:
+		return fmt.Errorf("--ttl-ms must be between 1 and %d, not %d", maxTTLMS, c.ttlMS)
+	case c.perUserLimit < 0:
+		return fmt.Errorf("--per-user-limit must not be negative, not %d", c.perUserLimit)
+	case c.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, not %v", c.timeout)
+	}
+	return nil
 }
 
 // parseTargets splits and checks --targets.

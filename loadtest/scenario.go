@@ -72,13 +72,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
 	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: loadtest scenario [flags] NAME|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
-		for _, s := range scenarios {
-			fmt.Fprintf(stderr, "  %-26s %s\n", s.Name, s.Title)
-		}
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { scenarioUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -89,40 +83,65 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fs.Usage()
 		return exitUsage
 	}
-	var chosen []scenario
-	switch name := fs.Arg(0); name {
-	case "list":
+	if fs.Arg(0) == "list" {
 		for _, s := range scenarios {
 			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
 		}
 		return exitOK
-	case "all":
-		chosen = scenarios
-	default:
-		for _, s := range scenarios {
-			if s.Name == name {
-				chosen = append(chosen, s)
-			}
-		}
-		if chosen == nil {
-			fmt.Fprintf(stderr, "loadtest scenario: unknown scenario %q (try list)\n", name)
-			return exitUsage
-		}
 	}
-	var urls []string
-	for _, u := range strings.Split(*targets, ",") {
-		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
-			urls = append(urls, u)
-		}
+	chosen, ok := chooseScenarios(fs.Arg(0))
+	if !ok {
+		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario %q (try list)\n", fs.Arg(0))
+		return exitUsage
 	}
+	urls := splitURLs(*targets)
 	if len(urls) == 0 {
 		fmt.Fprintln(stderr, "loadtest scenario: --targets is empty")
 		return exitUsage
 	}
 	c := newClient(64, *timeout, *token)
 	defer c.close()
-	sc := &scenarioRun{c: c, targets: urls}
+	return runScenarios(ctx, &scenarioRun{c: c, targets: urls}, chosen, stdout)
+}
 
+// scenarioUsage prints the usage with the catalogue's scenarios.
+func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
+	for _, s := range scenarios {
+		fmt.Fprintf(w, "  %-26s %s\n", s.Name, s.Title)
+	}
+	fs.PrintDefaults()
+}
+
+// chooseScenarios is every scenario for "all", else the one named; false
+// when none has that name.
+func chooseScenarios(name string) ([]scenario, bool) {
+	if name == "all" {
+		return scenarios, true
+	}
+	var chosen []scenario
+	for _, s := range scenarios {
+		if s.Name == name {
+			chosen = append(chosen, s)
+		}
+	}
+	return chosen, chosen != nil
+}
+
+// splitURLs splits comma-separated base URLs, without trailing slashes.
+func splitURLs(list string) []string {
+	var urls []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
+// runScenarios runs each chosen scenario, then prints the table of
+// verdicts; it returns exit 1 when one failed or could not run.
+func runScenarios(ctx context.Context, sc *scenarioRun, chosen []scenario, stdout io.Writer) int {
 	code := exitOK
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")

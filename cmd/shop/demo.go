@@ -114,29 +114,58 @@ func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
 		return 2
 	}
 	addrs, _ := replicaAddrs(cfg.HTTPAddr, cfg.Replicas) // checked by parseDemo
-	if err := portsFree(addrs); err != nil {
+	exe, err := prepareDemo(ctx, cfg, addrs)
+	if err != nil {
 		fmt.Fprintf(stderr, "shop demo: %v\n", err)
 		return 1
 	}
-	exe, err := os.Executable()
+	sup := newSupervisor(stdout, stderr)
+	sup.say(stdout, "Seckill Lab demo: %s, %s; each process logs to %s",
+		plural(cfg.Replicas, "replica"), plural(cfg.Agents, "agent"), filepath.Join(cfg.LogDir, "<name>.log"))
+	if err := startReplicas(sup, cfg, addrs, exe); err != nil {
+		sup.say(stderr, "shop demo: %v", err)
+		return sup.stop(1)
+	}
+	for _, c := range sup.children {
+		if !sup.waitUp(ctx, c, upTimeout) && ctx.Err() != nil {
+			return sup.stop(0)
+		}
+	}
+	if cfg.Agents > 0 {
+		startAgents(ctx, sup, cfg, addrs, filepath.Dir(exe))
+	}
+	sup.say(stdout, "Dashboard: %s\nCtrl-C stops every process (a second Ctrl-C quits at once).", dashboardURL(addrs[0]))
+	if sup.run(ctx) {
+		return sup.stop(0)
+	}
+	sup.say(stderr, "shop demo: every process has exited; nothing left to run")
+	return sup.stop(1)
+}
+
+// prepareDemo checks the ports are free, migrates the database and makes
+// the log directory; it returns this binary, which the replicas run.
+func prepareDemo(ctx context.Context, cfg demoConfig, addrs []string) (exe string, err error) {
+	if err := portsFree(addrs); err != nil {
+		return "", err
+	}
+	exe, err = os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "shop demo: cannot find my own binary to start the replicas: %v\n", err)
-		return 1
+		return "", fmt.Errorf("cannot find my own binary to start the replicas: %w", err)
 	}
 	// Once here rather than racing in every child (they would serialise on
 	// the migration lock anyway); a database that is down fails here, once.
 	if _, err := runMigrations(ctx, cfg.MySQLDSN, discardLog()); err != nil {
-		fmt.Fprintf(stderr, "shop demo: %v\n", err)
-		return 1
+		return "", err
 	}
 	if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "shop demo: logs: %v\n", err)
-		return 1
+		return "", fmt.Errorf("logs: %w", err)
 	}
+	return exe, nil
+}
 
-	sup := newSupervisor(stdout, stderr)
-	sup.say(stdout, "Seckill Lab demo: %s, %s; each process logs to %s",
-		plural(cfg.Replicas, "replica"), plural(cfg.Agents, "agent"), filepath.Join(cfg.LogDir, "<name>.log"))
+// startReplicas starts one `shop serve` child per address, named
+// shop-1..shop-N, with faults on.
+func startReplicas(sup *supervisor, cfg demoConfig, addrs []string, exe string) error {
 	for i, addr := range addrs {
 		name := fmt.Sprintf("shop-%d", i+1)
 		args := []string{"serve", "-http-addr", addr, "-replica-id", name, "-redis-addr", cfg.RedisAddr,
@@ -146,41 +175,32 @@ func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
 		// environment, not on the command line where ps shows them.
 		env := withEnv(os.Environ(), config.EnvMySQLDSN+"="+cfg.MySQLDSN, config.EnvFaults+"=on")
 		if _, err := sup.start(name, "http://"+addr, exe, args, env, cfg.LogDir); err != nil {
-			sup.say(stderr, "shop demo: start %s: %v", name, err)
-			return sup.stop(1)
+			return fmt.Errorf("start %s: %w", name, err)
 		}
 	}
-	for _, c := range sup.children {
-		if !sup.waitUp(ctx, c, upTimeout) && ctx.Err() != nil {
-			return sup.stop(0)
-		}
-	}
+	return nil
+}
 
-	if cfg.Agents > 0 {
-		bin, warning := agentBinary(ctx, filepath.Dir(exe))
-		if warning != "" {
-			sup.say(stderr, "agents: %s, starting 0 agents", warning)
-		}
-		for i := 0; bin != "" && i < cfg.Agents; i++ {
-			name := fmt.Sprintf("agent-%d", i+1)
-			shops := agentShops(addrs, i)
-			shop := shops[0]
-			// The agent needs no database: it announces itself through the
-			// shop (POST /api/agents/heartbeat).
-			c, err := sup.start(name, shop, bin, []string{"agent", "--shop", strings.Join(shops, ",")}, os.Environ(), cfg.LogDir)
-			if err != nil {
-				sup.say(stderr, "shop demo: start %s: %v", name, err)
-				continue
-			}
-			sup.status(c, "started (load-test agent; talks to that shop, then the next one if it dies)")
-		}
+// startAgents starts -agents load-test agents from the loadtest binary in
+// dir, each on its own replica first; without that binary it says why and
+// starts none. An agent that fails to start is reported and skipped.
+func startAgents(ctx context.Context, sup *supervisor, cfg demoConfig, addrs []string, dir string) {
+	bin, warning := agentBinary(ctx, dir)
+	if warning != "" {
+		sup.say(sup.stderr, "agents: %s, starting 0 agents", warning)
 	}
-	sup.say(stdout, "Dashboard: %s\nCtrl-C stops every process (a second Ctrl-C quits at once).", dashboardURL(addrs[0]))
-	if sup.run(ctx) {
-		return sup.stop(0)
+	for i := 0; bin != "" && i < cfg.Agents; i++ {
+		name := fmt.Sprintf("agent-%d", i+1)
+		shops := agentShops(addrs, i)
+		// The agent needs no database: it announces itself through the
+		// shop (POST /api/agents/heartbeat).
+		c, err := sup.start(name, shops[0], bin, []string{"agent", "--shop", strings.Join(shops, ",")}, os.Environ(), cfg.LogDir)
+		if err != nil {
+			sup.say(sup.stderr, "shop demo: start %s: %v", name, err)
+			continue
+		}
+		sup.status(c, "started (load-test agent; talks to that shop, then the next one if it dies)")
 	}
-	sup.say(stderr, "shop demo: every process has exited; nothing left to run")
-	return sup.stop(1)
 }
 
 // probeTimeoutAgent bounds `loadtest agent -h`.

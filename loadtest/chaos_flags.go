@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+)
+
+// chaosFlags are the flags of `loadtest chaos`.
+type chaosFlags struct {
+	targets    string
+	replicas   int
+	shop       string
+	strategy   string
+	duration   time.Duration
+	seed       uint64
+	buyers     int
+	stock      int64
+	ttlMS      int
+	workMS     int
+	faults     string
+	meanGap    time.Duration
+	dsn        string
+	redis      string
+	redlock    string
+	zk         string
+	adminToken string
+	logDir     string
+	nice       int
+}
+
+const chaosSummary = "usage: loadtest chaos [flags]\n\nBuyers order on every safe strategy while a seeded schedule of faults runs;\n" +
+	"then the database is checked against every answer. Exit 1 when an invariant breaks.\n\n"
+
+// parseChaosFlags parses and checks args; on a bad value it prints one line
+// naming the flag and a hint to -h. A seed of 0 is replaced by a drawn one.
+func parseChaosFlags(args []string, stderr io.Writer) (chaosFlags, error) {
+	var f chaosFlags
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.define(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, chaosSummary)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if err := f.check(fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "loadtest chaos:", err)
+		fmt.Fprintln(stderr, "(loadtest chaos -h lists the flags)")
+		return f, err
+	}
+	if f.seed == 0 {
+		f.seed = 1 + rand.Uint64N(999_999_999)
+	}
+	return f, nil
+}
+
+// define declares every flag of `loadtest chaos` on fs, bound to f.
+func (f *chaosFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.targets, "targets", "", "comma-separated shop `URLs` already running with "+config.EnvFaults+"=on; "+
+		"empty (the default): the run starts -replicas shops of its own, behind its own TCP proxies, which also allows "+
+		"kill_process (it restarts them) and the network faults")
+	fs.IntVar(&f.replicas, "replicas", 3, "`number` of shop replicas the run starts (without -targets)")
+	fs.StringVar(&f.shop, "shop", "", "shop `binary` the run starts (default: shop beside this binary, as make build puts it)")
+	fs.StringVar(&f.strategy, "strategy", "all", "`names`, comma-separated, or all (every safe strategy the replicas have)")
+	fs.DurationVar(&f.duration, "duration", time.Minute, "how long the buyers and the nemesis run")
+	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the fault schedule and the buyers; 0 draws one (printed, to replay)")
+	fs.IntVar(&f.buyers, "buyers", 3, "concurrent buyers per configuration (strategy, fencing on/off)")
+	fs.Int64Var(&f.stock, "stock", 20, "units per sale; a sold-out sale is followed by a new one")
+	fs.IntVar(&f.ttlMS, "ttl-ms", 500, "the locks' TTL in ms: stalls are drawn from 1.5 TTL up")
+	fs.IntVar(&f.workMS, "work-ms", 2, "simulated work inside the critical section, ms")
+	fs.StringVar(&f.faults, "faults", "all", "fault `kinds`, comma-separated, or all: "+strings.Join(chaosKinds, ", "))
+	fs.DurationVar(&f.meanGap, "mean-gap", 1500*time.Millisecond, "mean time between two faults")
+	fs.StringVar(&f.dsn, "mysql-dsn", config.Get(config.EnvMySQLDSN, config.DefaultMySQLDSN), "the database the checker reads (and the run's shops use) (env "+config.EnvMySQLDSN+")")
+	fs.StringVar(&f.redis, "redis-addr", config.Get(config.EnvRedisAddr, config.DefaultRedisAddr), "Redis of the run's shops (env "+config.EnvRedisAddr+")")
+	fs.StringVar(&f.redlock, "redlock-addrs", config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs), "RedLock masters of the run's shops (env "+config.EnvRedlockAddrs+")")
+	fs.StringVar(&f.zk, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers), "ZooKeeper of the run's shops, one server (env "+config.EnvZKServers+")")
+	fs.StringVar(&f.adminToken, "admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
+	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
+	fs.IntVar(&f.nice, "replica-nice", 0, "`niceness` (0-19) of the replicas the run starts: make test lowers them so the other tests keep their share of the CPU")
+}
+
+// intRange is an integer flag's value and the range it must lie in.
+type intRange struct {
+	flag   string
+	v      int64
+	lo, hi int64
+}
+
+// check returns the first problem with f and the positional args, naming
+// the flag.
+func (f chaosFlags) check(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments: %v", args)
+	}
+	if f.duration < 10*time.Second {
+		return fmt.Errorf("-duration %v: at least 10s (faults start after 3s and stop 5s before the end)", f.duration)
+	}
+	for _, r := range []intRange{
+		{"-replicas", int64(f.replicas), 1, 16},
+		{"-buyers", int64(f.buyers), 1, 64},
+		{"-stock", f.stock, 1, 1_000_000},
+		{"-ttl-ms", int64(f.ttlMS), 100, 10_000},
+		{"-work-ms", int64(f.workMS), 0, 1000},
+		{"-replica-nice", int64(f.nice), 0, 19},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			return fmt.Errorf("%s %d: want %d to %d", r.flag, r.v, r.lo, r.hi)
+		}
+	}
+	if f.meanGap < 100*time.Millisecond {
+		return fmt.Errorf("-mean-gap %v: at least 100ms", f.meanGap)
+	}
+	if _, err := f.kinds(); err != nil {
+		return fmt.Errorf("-faults: %v", err)
+	}
+	if f.targets != "" {
+		if _, err := parseTargets(f.targets); err != nil {
+			return fmt.Errorf("-targets: %v", err)
+		}
+	}
+	return nil
+}
+
+// kinds are the fault kinds -faults names.
+func (f chaosFlags) kinds() ([]string, error) {
+	if f.faults == "all" {
+		return chaosKinds, nil
+	}
+	var out []string
+	for _, k := range config.List(f.faults) {
+		if !slices.Contains(chaosKinds, k) {
+			return nil, fmt.Errorf("unknown fault kind %q (known: %s)", k, strings.Join(chaosKinds, ", "))
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no fault kind given")
+	}
+	return out, nil
+}
+
+// replay is the command line that runs the same schedule again.
+func (f chaosFlags) replay() string {
+	args := []string{"loadtest chaos", "--seed", strconv.FormatUint(f.seed, 10), "--duration", f.duration.String(),
+		"--strategy", f.strategy, "--faults", f.faults, "--buyers", strconv.Itoa(f.buyers),
+		"--stock", strconv.FormatInt(f.stock, 10), "--ttl-ms", strconv.Itoa(f.ttlMS), "--work-ms", strconv.Itoa(f.workMS),
+		"--mean-gap", f.meanGap.String()}
+	if f.targets != "" {
+		args = append(args, "--targets", f.targets)
+	} else {
+		args = append(args, "--replicas", strconv.Itoa(f.replicas))
+	}
+	return strings.Join(args, " ")
+}

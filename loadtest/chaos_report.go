@@ -1,0 +1,115 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/seckill-lab/seckill/internal/config"
+)
+
+// printChaos prints the tables and the replay line; it returns the exit code.
+func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosVerdict, n *nemesis, cl *cluster) int {
+	broke := printVerdicts(out, configs, vs)
+	printAnswerKinds(out, configs)
+	printFaults(out, n, cl)
+	noFault := n.injectedTotal() == 0 && n.planned > 0
+	if noFault {
+		fmt.Fprintf(out, "no fault took effect (are the replicas running with %s=on?): the run proved nothing\n", config.EnvFaults)
+	}
+	fmt.Fprintf(out, "\nseed %d; replay this schedule: %s\n", f.seed, f.replay())
+	if broke || noFault {
+		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, or no fault took effect (see above)")
+		return exitFail
+	}
+	fmt.Fprintln(out, "chaos: every asserted invariant held")
+	return exitOK
+}
+
+// printVerdicts prints one row per configuration; it reports whether an
+// asserted one failed.
+func printVerdicts(out io.Writer, configs []*chaosConfig, vs []chaosVerdict) (failed bool) {
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CONFIGURATION\tASSERTED\tSALES\t201\tUNSURE\tSOLD(DB)\tOVERSOLD\tLOST\tDUPLICATES\t201 NO ROW\tROW NO 201\tOVERLAPS\tFENCED\tSTORE DRIFT\tp99 ms\tVERDICT\t")
+	for i, c := range configs {
+		v := vs[i]
+		c.mu.Lock()
+		orders, p99 := c.kinds[kindOrder], float64(c.hist.ValueAtQuantile(99))/1000
+		c.mu.Unlock()
+		verdict, fail := c.verdict(v)
+		failed = failed || fail
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f\t%s\t\n", c.name(), c.MustHold, v.Sales,
+			orders, v.Unknown, v.Sold, v.Oversold, v.LostUpdates, v.Duplicates, v.Missing, v.Phantom, v.Violations,
+			v.FencedWrites, v.StoreDrift, p99, verdict)
+	}
+	tw.Flush()
+	return failed
+}
+
+// verdict judges c by v: a broken invariant fails an asserted
+// configuration and is expected of an unasserted one, and an asserted one
+// that sold nothing proved nothing.
+func (c *chaosConfig) verdict(v chaosVerdict) (verdict string, fail bool) {
+	broken := v.broken()
+	switch {
+	case len(broken) > 0 && c.MustHold:
+		return "FAIL: " + strings.Join(broken, ", "), true
+	case len(broken) > 0:
+		return "broke as expected without fencing: " + strings.Join(broken, ", "), false
+	case v.Sold == 0 && c.MustHold:
+		return "FAIL: sold nothing, proved nothing", true
+	case !c.MustHold:
+		return "held (not asserted)", false
+	}
+	return "PASS", false
+}
+
+// printAnswerKinds prints each configuration's answers by kind, most
+// frequent first.
+func printAnswerKinds(out io.Writer, configs []*chaosConfig) {
+	fmt.Fprintln(out, "\nanswers by kind (UNSURE: no answer, a timeout or a 5xx; the order may exist):")
+	for _, c := range configs {
+		c.mu.Lock()
+		kinds := make([]string, 0, len(c.kinds))
+		for k := range c.kinds {
+			kinds = append(kinds, k)
+		}
+		slices.SortFunc(kinds, func(a, b string) int {
+			return cmp.Or(cmp.Compare(c.kinds[b], c.kinds[a]), strings.Compare(a, b))
+		})
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%s %d", k, c.kinds[k])
+		}
+		c.mu.Unlock()
+		fmt.Fprintf(out, "  %-22s %s\n", c.name()+":", strings.Join(parts, ", "))
+	}
+}
+
+// printFaults prints the faults injected and missed by kind, then the
+// replicas the run had to start again.
+func printFaults(out io.Writer, n *nemesis, cl *cluster) {
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tINJECTED\tNOT INJECTED (target down or refused)")
+	n.mu.Lock()
+	for _, k := range chaosKinds {
+		if n.injected[k]+n.missed[k] > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", k, n.injected[k], n.missed[k])
+		}
+	}
+	n.mu.Unlock()
+	tw.Flush()
+	if cl == nil {
+		return
+	}
+	for _, r := range cl.replicas {
+		if k := r.restartCount(); k > 0 {
+			fmt.Fprintf(out, "%s was restarted %d times\n", r.name, k)
+		}
+	}
+}
