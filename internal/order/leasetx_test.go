@@ -40,11 +40,17 @@ func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
 		_, err := svc.Place(buyer, sale.ID, "a")
 		placed <- err
 	}()
-	// A is inside its section once some transaction waits on a row lock
-	// (only A's stock write can).
+	// A is inside its section once a transaction waits on the job's row
+	// lock: only A's stock write can (the read is not a locking one). Any
+	// lock wait would not do: the server is shared with other packages'
+	// tests, whose transactions wait on their own rows.
+	var jobTrx string
+	if err := job.QueryRowContext(ctx, "SELECT trx_id FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = CONNECTION_ID()").Scan(&jobTrx); err != nil {
+		t.Fatal(err)
+	}
 	testenv.WaitFor(t, 60*time.Second, "A's stock write waiting behind the job", func() bool {
 		var n int64
-		if err := db.Raw("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'").Scan(&n).Error; err != nil {
+		if err := db.Raw("SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS WHERE blocking_trx_id = ?", jobTrx).Scan(&n).Error; err != nil {
 			t.Fatal(err)
 		}
 		return n > 0
