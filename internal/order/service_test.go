@@ -32,6 +32,9 @@ func TestSaleInvariantsPerStrategy(t *testing.T) {
 
 	for _, name := range lockstrategy.Names() {
 		t.Run(name, func(t *testing.T) {
+			// Side by side (each its own sale): the package's longest test,
+			// and mostly waiting on locks and work, not on the CPU.
+			t.Parallel()
 			view := runSale(t, store, lockers, svc, name)
 			t.Logf("%s: sold %d, stock %d, oversold %d, lost updates %d, violations %d",
 				name, view.Sold, view.Stock, view.Oversold, view.LostUpdates, view.Violations)
