@@ -175,20 +175,12 @@ func (cs criticalSection) stillHeld() error {
 // write writes the stock the section's way.
 func (cs criticalSection) write(ctx context.Context, tx *gorm.DB, row inventory.StockRow) error {
 	switch cs.kind {
-	case writeFenced:
-		err := inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, cs.token)
-		if errors.Is(err, inventory.ErrFenced) {
-			return ErrFenced
-		}
-		return err
+	case writeFenced: // a newer holder's claim: ErrFenced (inventory's and ours are one)
+		return inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, cs.token)
 	case writeCAS:
 		return inventory.WriteStockCAS(ctx, tx, cs.sale.ID, row.Stock-1, row.Version)
-	case writeConditional:
-		err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
-		if errors.Is(err, inventory.ErrSoldOut) {
-			return ErrSoldOut
-		}
-		return err
+	case writeConditional: // no unit left: ErrSoldOut
+		return inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
 	case writeReserved:
 		err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
 		if errors.Is(err, inventory.ErrSoldOut) {
@@ -204,11 +196,7 @@ func (cs criticalSection) write(ctx context.Context, tx *gorm.DB, row inventory.
 // reads; committed before the read, so a newer holder's claim then voids
 // this one's write.
 func (cs criticalSection) claimFence(ctx context.Context, db *gorm.DB) error {
-	err := inventory.ClaimFence(ctx, db, cs.sale.ID, cs.token)
-	if errors.Is(err, inventory.ErrFenced) {
-		return ErrFenced
-	}
-	return err
+	return inventory.ClaimFence(ctx, db, cs.sale.ID, cs.token)
 }
 
 // limitHeld is the per-user limit check that holds without a lock

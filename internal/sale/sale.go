@@ -44,7 +44,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (inventory.Sale, error)
 	if err != nil {
 		return sale, err
 	}
-	locker, err := s.lockers.Get(sale.Strategy, order.LockOptions(sale))
+	inst, err := s.lockers.Get(sale.Strategy, order.LockOptions(sale))
 	if err != nil {
 		return sale, fmt.Errorf("%w: %s: %w", ErrStrategyUnavailable, sale.Strategy, err)
 	}
@@ -59,7 +59,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (inventory.Sale, error)
 		if err := inventory.NewStore(tx).CreateSale(ctx, &sale); err != nil {
 			return err
 		}
-		if r, ok := locker.(lockstrategy.Reserver); ok {
+		if r, ok := inst.(lockstrategy.Reserver); ok {
 			if err := r.LoadStock(ctx, s.keys.LockKey(sale.ID), sale.InitialStock); err != nil {
 				return fmt.Errorf("%w: %s: load stock: %w", ErrStrategyUnavailable, sale.Strategy, err)
 			}
