@@ -1,6 +1,7 @@
 package order_test
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -22,4 +23,21 @@ func newService(tb testing.TB, replica string) (*inventory.Store, *lockstrategy.
 	svc := order.NewService(order.Config{ReplicaID: replica}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	tb.Cleanup(svc.Close)
 	return store, lockers, svc
+}
+
+// settledView is a sale's truth from the database once svc has written its
+// queued critical sections (so that the violations are exact).
+func settledView(tb testing.TB, store *inventory.Store, svc *order.Service, saleID uint64) inventory.SaleView {
+	tb.Helper()
+	ctx := context.Background()
+	svc.Flush()
+	sale, err := store.GetSale(ctx, saleID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v, err := store.View(ctx, sale)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }

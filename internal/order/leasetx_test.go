@@ -74,15 +74,7 @@ func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("A never left its section after the job ended")
 	}
-	svc.Flush()
-	now, err := store.GetSale(ctx, sale.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := store.View(ctx, now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := settledView(t, store, svc, sale.ID)
 	if v.Violations != 0 || v.Oversold != 0 || v.LostUpdates != 0 {
 		t.Fatalf("after A's buyer left: %+v", v)
 	}

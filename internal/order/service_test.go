@@ -107,14 +107,5 @@ func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instanc
 	for err := range errs {
 		t.Fatalf("%s: %v", strategy, err)
 	}
-	svc.Flush()
-	got, err := store.GetSale(ctx, sale.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := store.View(ctx, got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return view
+	return settledView(t, store, svc, sale.ID)
 }

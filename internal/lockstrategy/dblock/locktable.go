@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -105,7 +106,7 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 			})
 			return nil, ctx.Err()
 		}
-		if !isDuplicate(err) && !isDeadlock(err) && !isLockWaitTimeout(err) {
+		if !dberr.IsDuplicate(err) && !dberr.IsDeadlock(err) && !dberr.IsLockWaitTimeout(err) {
 			return nil, fmt.Errorf("dblock: insert lock row: %w", err)
 		}
 		// Held. Reclaim it if its holder let it expire (died, or too slow).
@@ -166,7 +167,7 @@ func deleteOwned(ctx context.Context, db *sql.DB, key, owner string) (bool, erro
 	)
 	for range 5 { // a deadlock victim's DELETE did nothing: repeat it
 		res, err = db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", key, owner)
-		if !isDeadlock(err) {
+		if !dberr.IsDeadlock(err) {
 			break
 		}
 	}

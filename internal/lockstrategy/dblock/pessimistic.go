@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -62,7 +63,7 @@ func (p *Pessimistic) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if isLockWaitTimeout(err) {
+		if dberr.IsLockWaitTimeout(err) {
 			return nil, lockstrategy.ErrNotAcquired
 		}
 		return nil, fmt.Errorf("dblock: select for update: %w", err)
