@@ -46,8 +46,12 @@ func TestRunsAcrossReplicasAndAgents(t *testing.T) {
 		if c.LatencyMS.P50 <= 0 || c.LatencyMS.P99 < c.LatencyMS.P50 {
 			t.Errorf("%s: merged client latency p50 %v p99 %v", name, c.LatencyMS.P50, c.LatencyMS.P99)
 		}
-		if c.Orders != s.Sold {
-			t.Errorf("%s: agents saw %d orders, the database has %d", name, c.Orders, s.Sold)
+		// A buyer that gave up (timeout) or lost its connection does not
+		// know its answer: the order may have committed all the same. Every
+		// order seen is in the database, and the database has no more than
+		// those plus the unknown outcomes.
+		if unknown := c.Errors["timeout"] + c.Errors["transport"]; c.Orders > s.Sold || s.Sold > c.Orders+unknown {
+			t.Errorf("%s: agents saw %d orders and %d unknown outcomes, the database has %d", name, c.Orders, unknown, s.Sold)
 		}
 		strategy, _ := lockstrategy.Lookup(name)
 		switch {

@@ -23,7 +23,7 @@ const (
 	agentPollEvery   = 200 * time.Millisecond // claim polling while idle
 	agentReportEvery = time.Second            // cumulative report while executing
 	agentCallTimeout = 5 * time.Second        // one control call (claim, report, heartbeat)
-	agentOrderTO     = 10 * time.Second       // one order request
+	agentOrderTO     = 30 * time.Second       // one order request: well past the shop's lock wait (10 s), so the answer is the shop's
 	agentOpenWorkers = 256                    // open model: most requests in flight per share
 	maxAgentIDLen    = 64                     // replicas.id
 )

@@ -67,9 +67,13 @@ export function openStream(handlers) {
 
   const connect = () => {
     es = new EventSource('/api/events');
-    es.addEventListener('open', () => handlers.state(`live from ${own}`, true));
-    es.addEventListener('runs', (e) => handlers.runs(JSON.parse(e.data)));
+    // Every good event says the stream is live: after a server `error`
+    // event (a database hiccup) the stream stays open, no new `open` comes.
+    const live = () => handlers.state(`live from ${own}`, true);
+    es.addEventListener('open', live);
+    es.addEventListener('runs', (e) => { live(); handlers.runs(JSON.parse(e.data)); });
     es.addEventListener('replicas', (e) => {
+      live();
       const list = JSON.parse(e.data);
       shops = list.filter((m) => m.kind === 'shop' && m.alive && m.url).map((m) => m.url.replace(/\/$/, ''));
       handlers.replicas(list);

@@ -222,6 +222,12 @@ const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });
 await loadStrategies();
 loadComparison();
+function setConn(text, ok) {
+  const c = $('#conn');
+  if (c.textContent !== text) c.textContent = text; // a live region: announce changes only
+  c.className = `conn ${ok ? 'ok' : 'bad'}`;
+}
+
 openStream({
   runs: onRuns,
   replicas: (list) => {
@@ -230,11 +236,7 @@ openStream({
     lessons.setReplicas(list);
     faults.setReplicas(list);
   },
-  error: (body) => { $('#conn').textContent = `server: ${body.message}`; },
+  error: (body) => setConn(`server: ${body.message}`, false),
   moveTo: (url) => location.assign(`${url}/${location.hash}`),
-  state: (text, ok) => {
-    const c = $('#conn');
-    if (c.textContent !== text) c.textContent = text; // a live region: announce changes only
-    c.className = `conn ${ok ? 'ok' : 'bad'}`;
-  },
+  state: setConn,
 });
