@@ -66,15 +66,20 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 	if a.Rate > 0 {
 		p.rate, p.workers = a.Rate, agentOpenWorkers
 	}
-	c := newClient(p.workers, agentOrderTO, "")
-	defer c.close()
-	do := func(ctx context.Context, i int) string {
+	sender, err := newOrderSender(ts.urls, p.workers, agentOrderTO)
+	if err != nil { // the shop gave the targets; a bad one is its bug, reported like a dead target
+		fmt.Fprintf(stderr, "agent %s: share targets: %v\n", agentID, err)
+		return runwire.Report{AgentID: agentID, Errors: map[string]int64{}, Done: true}
+	}
+	defer sender.close()
+	b := newBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, false)
+	do := func(_ context.Context, i int) answer {
 		j := ts.pick(i)
-		kind := c.order(ctx, ts.urls[j], a.UserPrefix+strconv.Itoa(i+1))
-		if kind == kindTransport {
+		ans := b.attempt(j, i)
+		if ans.kind == kindTransport {
 			ts.failed(j)
 		}
-		return kind
+		return ans
 	}
 	loadCtx, dl := withMovingDeadline(ctx, a.Deadline)
 	defer dl.stop()
@@ -121,8 +126,10 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 
 // snapshotReport is the recorder's figures as a report.
 func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done bool) runwire.Report {
-	hist, kinds := rec.snapshot()
-	r := runwire.Report{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done}
+	f := rec.figures()
+	hist, kinds := f.all.hist, f.all.kinds
+	r := runwire.Report{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done,
+		Layers: f.all.layers}
 	for k, n := range kinds {
 		r.Requests += n
 		switch k {

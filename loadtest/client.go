@@ -63,6 +63,13 @@ type saleRequest struct {
 	// Watchdog false turns a renewing strategy's watchdog off; nil sends
 	// nothing, so the shop's default holds and older shops see no new member.
 	Watchdog *bool `json:"watchdog,omitempty"`
+	// The guards, sent only when not the shop's default, so that a shop
+	// without them (it refuses unknown members) still takes a plain sale.
+	OpensInMS      int   `json:"opens_in_ms,omitempty"`
+	SoldOutCache   *bool `json:"sold_out_cache,omitempty"`
+	RateLimitUser  int   `json:"rate_limit_user,omitempty"`
+	RateLimitIP    int   `json:"rate_limit_ip,omitempty"`
+	TicketRequired bool  `json:"ticket_required,omitempty"`
 }
 
 // saleView is the part of the API's sale view the verdict reads; the whole
@@ -78,6 +85,7 @@ type saleView struct {
 	Violations   int64  `json:"violations"`
 	FencedWrites int64  `json:"fenced_writes"`
 	StoreStock   *int64 `json:"store_stock"` // the stock a Reserver keeps outside the database; -1 lost
+	OpensAt      string `json:"opens_at"`    // RFC 3339; absent from shops without an opening time
 }
 
 // apiErrorBody is the shop's one error shape.
@@ -184,20 +192,10 @@ func (c *client) order(ctx context.Context, ordersURL, userID string) string {
 		return transportKind(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusCreated {
-		// Drain so the connection goes back to the pool.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return kindOrder
-	}
-	var e apiErrorBody
-	_ = json.NewDecoder(io.LimitReader(resp.Body, maxErrorBody)).Decode(&e)
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-	// Only the shop's own 409/503 answers are refusals; a 503 from anything
-	// else (no JSON code) is a hard error like any 5xx.
-	if (resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusServiceUnavailable) && validCode(e.Error) {
-		return e.Error
-	}
-	return kindHTTP + strconv.Itoa(resp.StatusCode)
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	// Drain so the connection goes back to the pool.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return classify(resp.StatusCode, answer)
 }
 
 // validCode accepts a shop error code (snake_case, short), so that a

@@ -19,6 +19,9 @@ const (
 	maxStock  = 1_000_000
 	maxWorkMS = 60_000
 	maxTTLMS  = 600_000
+	// maxOpensIn and maxRateLimit: opens_in_ms and rate_limit_* bounds.
+	maxOpensIn   = time.Hour
+	maxRateLimit = 100_000
 )
 
 // runConfig is `loadtest run` after parsing and validation.
@@ -38,23 +41,43 @@ type runConfig struct {
 	perUserLimit int
 	maxErrorRate float64 // fraction of requests
 	timeout      time.Duration
+	closedSet    bool // --concurrency was given
 	jsonPath     string
 	adminToken   string
+	guards       saleGuards
+}
+
+// saleGuards are the sale's options that refuse orders early: the opening,
+// the sold-out cache, the rate limits, the purchase ticket.
+type saleGuards struct {
+	opensIn        time.Duration // the sale opens this long after it is created; 0: at once
+	soldOutCache   bool
+	rateLimitUser  int // requests/s per user; 0: off
+	rateLimitIP    int // requests/s per client IP; 0: off
+	ticketRequired bool
 }
 
 // model names the load model for the output and the JSON.
 func (c runConfig) model() string {
-	if c.rate > 0 {
+	switch {
+	case c.herd():
+		return "herd"
+	case c.rate > 0:
 		return "open"
 	}
 	return "closed"
 }
 
+// herd reports whether every buyer fires at the opening: --opens-in
+// without --rate (an open model spread at R/s) or --concurrency (a closed
+// one that starts at the opening).
+func (c runConfig) herd() bool { return c.guards.opensIn > 0 && c.rate == 0 && !c.closedSet }
+
 // plan is the load shape of one strategy's phase.
 func (c runConfig) plan() plan {
 	p := plan{requests: c.buyers, workers: c.concurrency, duration: c.duration}
-	if c.rate > 0 {
-		p.rate, p.workers = c.rate, c.maxInFlight
+	if c.rate > 0 || c.herd() {
+		p.rate, p.workers, p.herd = c.rate, c.maxInFlight, c.herd()
 	}
 	return p
 }
@@ -77,6 +100,18 @@ Load models:
   open (--rate R)   request i is sent at start + i/R whatever the answers do;
                     latency runs from that intended send time, so a stall costs
                     every request it delays. Not combinable with --concurrency.
+  herd (--opens-in D, no --rate nor --concurrency)
+                    the sale opens D after it is created; every buyer is due at
+                    the opening, and --max-in-flight senders (connected before
+                    it) fire as fast as they are answered. Latency runs from the
+                    opening; the report adds the first second after it (answers,
+                    latency from the send, answers per layer) and the time to
+                    sell out. With --rate or --concurrency the load starts at
+                    the opening in that model instead.
+
+Every table counts answers per shop layer (the Seckill-Layer header:
+opening, ticket, rate_limit, idempotency, sold_out_cache, lock, database,
+store; "unknown" when absent).
 
 Exit codes: 0 ok; 1 a strategy meant to be safe oversold, lost updates or
 showed violations, or hard errors (transport, timeouts, HTTP statuses other
@@ -134,6 +169,11 @@ func (c *runConfig) define(fs *flag.FlagSet) (targets *string) {
 	c.maxErrorRate = 0.01 // before Var: the flag package records the default then
 	fs.Var((*ratioFlag)(&c.maxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
+	fs.DurationVar(&c.guards.opensIn, "opens-in", 0, "sale option: the sale opens this long after it is created (the herd; at most 1h)")
+	fs.BoolVar(&c.guards.soldOutCache, "sold-out-cache", true, "sale option: once sold out, every replica answers sold_out from memory")
+	fs.IntVar(&c.guards.rateLimitUser, "rate-limit-user", 0, "sale option: requests per second per user (0: off)")
+	fs.IntVar(&c.guards.rateLimitIP, "rate-limit-ip", 0, "sale option: requests per second per client IP (0: off)")
+	fs.BoolVar(&c.guards.ticketRequired, "ticket-required", false, "sale option: orders need a purchase ticket; each buyer asks for one first")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file")
 	// No default shown: the environment's token must not end up in a
 	// terminal scrollback through -h.
@@ -155,6 +195,7 @@ func (c *runConfig) complete(targets string, args []string, set map[string]bool)
 	if err := c.check(set); err != nil {
 		return err
 	}
+	c.closedSet = set["concurrency"]
 	if c.rate > 0 && c.duration > 0 && !set["buyers"] {
 		c.buyers = int(math.Ceil(c.rate * c.duration.Seconds()))
 	}
@@ -179,8 +220,16 @@ func (c *runConfig) check(set map[string]bool) error {
 		return errors.New("--rate (open model) and --concurrency (closed model) exclude each other: give one")
 	case set["rate"] && (c.rate <= 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate)):
 		return fmt.Errorf("--rate must be a positive number of requests per second, not %v", c.rate)
-	case set["max-in-flight"] && !set["rate"]:
-		return errors.New("--max-in-flight applies to the open model only: add --rate")
+	case set["max-in-flight"] && !set["rate"] && (c.guards.opensIn <= 0 || set["concurrency"]):
+		return errors.New("--max-in-flight applies to the open model and the herd only: add --rate or --opens-in")
+	case c.guards.opensIn < 0 || c.guards.opensIn > maxOpensIn:
+		return fmt.Errorf("--opens-in must be between 0 and %v, not %v", maxOpensIn, c.guards.opensIn)
+	case c.guards.opensIn > 0 && c.guards.opensIn < time.Millisecond:
+		return fmt.Errorf("--opens-in must be at least 1ms, not %v", c.guards.opensIn)
+	case c.guards.rateLimitUser < 0 || c.guards.rateLimitUser > maxRateLimit:
+		return fmt.Errorf("--rate-limit-user must be between 0 and %d, not %d", maxRateLimit, c.guards.rateLimitUser)
+	case c.guards.rateLimitIP < 0 || c.guards.rateLimitIP > maxRateLimit:
+		return fmt.Errorf("--rate-limit-ip must be between 0 and %d, not %d", maxRateLimit, c.guards.rateLimitIP)
 	case c.maxInFlight < 1:
 		return fmt.Errorf("--max-in-flight must be at least 1, not %d", c.maxInFlight)
 	case c.concurrency < 1:

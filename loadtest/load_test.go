@@ -28,11 +28,11 @@ func countAtLeast(rec *recorder, d time.Duration) int64 {
 func TestOpenModelCountsQueueing(t *testing.T) {
 	const stall = 200 * time.Millisecond
 	var once sync.Once
-	do := func(ctx context.Context, i int) string {
+	do := func(ctx context.Context, i int) answer {
 		if i == 5 {
 			once.Do(func() { time.Sleep(stall) })
 		}
-		return kindOrder
+		return answer{kind: kindOrder}
 	}
 	rec := newRecorder()
 	drive(context.Background(), plan{requests: 30, workers: 1, rate: 100}, do, rec)
@@ -65,11 +65,11 @@ func TestEnginesSendEachRequestOnce(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		seen := map[int]int{}
-		do := func(ctx context.Context, i int) string {
+		do := func(ctx context.Context, i int) answer {
 			mu.Lock()
 			seen[i]++
 			mu.Unlock()
-			return kindSoldOut
+			return answer{kind: kindSoldOut}
 		}
 		rec := newRecorder()
 		drive(context.Background(), p, do, rec)
@@ -86,7 +86,7 @@ func TestEnginesSendEachRequestOnce(t *testing.T) {
 	// 1000 requests/s for 50 ms: exactly the 50 requests due before 50 ms.
 	rec := newRecorder()
 	p := plan{requests: 1000, workers: 4, rate: 1000, duration: 50 * time.Millisecond}
-	drive(context.Background(), p, func(context.Context, int) string { return kindOrder }, rec)
+	drive(context.Background(), p, func(context.Context, int) answer { return answer{kind: kindOrder} }, rec)
 	if got := rec.done.Load(); got != 50 || expectedRequests(p) != 50 {
 		t.Errorf("sent %d (expected %d), want 50", got, expectedRequests(p))
 	}
@@ -98,7 +98,7 @@ func TestDriveStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	sent := 0
-	do := func(rctx context.Context, i int) string {
+	do := func(rctx context.Context, i int) answer {
 		mu.Lock()
 		sent++
 		if sent == 10 {
@@ -106,9 +106,9 @@ func TestDriveStopsOnCancel(t *testing.T) {
 		}
 		mu.Unlock()
 		if rctx.Err() != nil {
-			return kindTransport
+			return answer{kind: kindTransport}
 		}
-		return kindOrder
+		return answer{kind: kindOrder}
 	}
 	rec := newRecorder()
 	drive(ctx, plan{requests: 1000, workers: 2}, do, rec)

@@ -32,7 +32,7 @@ type Config struct {
 	Strategy     string   `json:"strategy"` // as given: a name, names, or "all"
 	Stock        int64    `json:"stock"`
 	Buyers       int      `json:"buyers"`
-	Model        string   `json:"model"`         // "closed" or "open"
+	Model        string   `json:"model"`         // "closed", "open" or "herd"
 	Concurrency  int      `json:"concurrency"`   // closed model workers; 0 in the open model
 	Rate         float64  `json:"rate"`          // open model requests/s; 0 in the closed model
 	MaxInFlight  int      `json:"max_in_flight"` // open model; 0 in the closed model
@@ -43,6 +43,12 @@ type Config struct {
 	PerUserLimit int      `json:"per_user_limit"`
 	MaxErrorRate float64  `json:"max_error_rate"` // fraction
 	TimeoutS     float64  `json:"timeout_s"`
+	// The sale's guards.
+	OpensInMS      int64 `json:"opens_in_ms"` // 0: open at once
+	SoldOutCache   bool  `json:"sold_out_cache"`
+	RateLimitUser  int   `json:"rate_limit_user"`
+	RateLimitIP    int   `json:"rate_limit_ip"`
+	TicketRequired bool  `json:"ticket_required"`
 }
 
 // Result is one strategy's run.
@@ -70,11 +76,35 @@ type Result struct {
 	// (GET /api/sales/{id}/live: latency, lock wait and critical-section
 	// percentiles and means), verbatim. Only `loadtest bench-report` fills
 	// it (benchreport.go), hence omitempty.
-	Server  json.RawMessage `json:"server,omitempty"`
-	Verdict string          `json:"verdict"`           // one of the verdict* constants
-	Failure string          `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
+	Server json.RawMessage `json:"server,omitempty"`
+	// Layers counts the answers by the shop layer that gave them (the
+	// Seckill-Layer header; "unknown" without one).
+	Layers map[string]int64 `json:"layers"`
+	// Herd is the first second after the opening (--opens-in only).
+	Herd    *Herd  `json:"herd,omitempty"`
+	Verdict string `json:"verdict"`           // one of the verdict* constants
+	Failure string `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 
 	view saleView // typed part of Sale, for the tables
+}
+
+// Herd is what a herd's report adds: the opening and the second after it.
+type Herd struct {
+	OpensAt     time.Time   `json:"opens_at"`
+	FirstSecond FirstSecond `json:"first_second"`
+	// SellOutS is from the opening to the last 201 answer, when the stock
+	// ran out (sold_out answers came); null when it did not.
+	SellOutS *float64 `json:"sell_out_s"`
+}
+
+// FirstSecond is the answers received within a second of the opening.
+// Their latency runs from the send: how long the shop took under the herd.
+type FirstSecond struct {
+	Requests  int64            `json:"requests"`
+	Orders    int64            `json:"orders"`
+	SoldOut   int64            `json:"sold_out"`
+	LatencyMS Latency          `json:"latency_ms"`
+	Layers    map[string]int64 `json:"layers"`
 }
 
 // Latency is client-side latency in milliseconds, from an HDR histogram (so
@@ -132,8 +162,10 @@ func newReport(cfg runConfig, started time.Time) *Report {
 		Targets: cfg.targets, Strategy: cfg.strategy, Stock: cfg.stock, Buyers: cfg.buyers, Model: cfg.model(),
 		DurationS: cfg.duration.Seconds(), WorkMS: cfg.workMS, TTLMS: cfg.ttlMS, Fencing: cfg.fencing,
 		PerUserLimit: cfg.perUserLimit, MaxErrorRate: cfg.maxErrorRate, TimeoutS: cfg.timeout.Seconds(),
+		OpensInMS: cfg.guards.opensIn.Milliseconds(), SoldOutCache: cfg.guards.soldOutCache,
+		RateLimitUser: cfg.guards.rateLimitUser, RateLimitIP: cfg.guards.rateLimitIP, TicketRequired: cfg.guards.ticketRequired,
 	}
-	if cfg.rate > 0 {
+	if cfg.rate > 0 || cfg.herd() {
 		c.Rate, c.MaxInFlight = cfg.rate, cfg.maxInFlight
 	} else {
 		c.Concurrency = cfg.concurrency
@@ -147,7 +179,8 @@ func newReport(cfg runConfig, started time.Time) *Report {
 }
 
 func newResult(st strategyInfo, model string) Result {
-	return Result{Strategy: st.Name, Safe: st.Safe, Model: model, Errors: map[string]int64{}, Sale: json.RawMessage("null")}
+	return Result{Strategy: st.Name, Safe: st.Safe, Model: model, Errors: map[string]int64{}, Layers: map[string]int64{},
+		Sale: json.RawMessage("null")}
 }
 
 // hasView reports whether the sale's final view was read.
@@ -180,10 +213,38 @@ func (r *Result) measure(hist *hdrhistogram.Histogram, kinds map[string]int64, e
 		r.RequestsPerS = round3(float64(r.Requests) / s)
 		r.OrdersPerS = round3(float64(r.Orders) / s)
 	}
+	r.LatencyMS = latencyOf(hist)
+}
+
+// latencyOf is hist's percentiles in milliseconds; zeros when empty.
+func latencyOf(hist *hdrhistogram.Histogram) Latency {
+	if hist.TotalCount() == 0 {
+		return Latency{}
+	}
 	ms := func(us int64) float64 { return round3(float64(us) / 1000) }
-	if hist.TotalCount() > 0 {
-		r.LatencyMS = Latency{P50: ms(hist.ValueAtQuantile(50)), P95: ms(hist.ValueAtQuantile(95)),
-			P99: ms(hist.ValueAtQuantile(99)), Max: ms(hist.Max())}
+	return Latency{P50: ms(hist.ValueAtQuantile(50)), P95: ms(hist.ValueAtQuantile(95)),
+		P99: ms(hist.ValueAtQuantile(99)), Max: ms(hist.Max())}
+}
+
+// measureLayers fills the answers per layer and, for a herd (r.Herd set
+// with its opening), the first second and the time to sell out.
+func (r *Result) measureLayers(f figures) {
+	for k, n := range f.all.layers {
+		r.Layers[k] = n
+	}
+	if r.Herd == nil || f.first == nil {
+		return
+	}
+	fs := FirstSecond{Orders: f.first.kinds[kindOrder], SoldOut: f.first.kinds[kindSoldOut],
+		LatencyMS: latencyOf(f.first.hist), Layers: map[string]int64{}}
+	for k, n := range f.first.layers {
+		fs.Layers[k] = n
+		fs.Requests += n
+	}
+	r.Herd.FirstSecond = fs
+	if f.all.kinds[kindSoldOut] > 0 && !f.lastOrder.IsZero() {
+		s := round3(max(f.lastOrder.Sub(r.Herd.OpensAt), 0).Seconds())
+		r.Herd.SellOutS = &s
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 // keyPaths lists every member path of a JSON value, objects only
-// ("results[].latency_ms.p99"); the sale view is opaque.
+// ("results[].latency_ms.p99"), over every element of an array (the
+// caller sorts and compacts); the sale view and the count maps are opaque.
 func keyPaths(prefix string, v any, out *[]string) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -21,13 +22,13 @@ func keyPaths(prefix string, v any, out *[]string) {
 				p = prefix + "." + k
 			}
 			*out = append(*out, p)
-			if p != "results[].sale" && p != "results[].errors" {
+			if !slices.Contains([]string{"results[].sale", "results[].errors", "results[].layers", "results[].herd.first_second.layers"}, p) {
 				keyPaths(p, e, out)
 			}
 		}
 	case []any:
-		if len(v) > 0 {
-			keyPaths(prefix+"[]", v[0], out)
+		for _, e := range v {
+			keyPaths(prefix+"[]", e, out)
 		}
 	}
 }
@@ -42,6 +43,10 @@ func TestReportSchema(t *testing.T) {
 	r.Sale = json.RawMessage(`{"id":1}`)
 	r.Verdict = verdictOK
 	rep.Results = append(rep.Results, r)
+	h := newResult(strategyInfo{Name: "herd"}, "herd")
+	h.Herd = &Herd{OpensAt: time.Unix(0, 0)}
+	h.measureLayers(newHerdRecorder(time.Unix(0, 0)).figures())
+	rep.Results = append(rep.Results, h)
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -53,14 +58,22 @@ func TestReportSchema(t *testing.T) {
 	var got []string
 	keyPaths("", doc, &got)
 	sort.Strings(got)
+	got = slices.Compact(got)
 	want := []string{
 		"config", "config.buyers", "config.concurrency", "config.duration_s", "config.fencing", "config.max_error_rate",
-		"config.max_in_flight", "config.model", "config.per_user_limit", "config.rate", "config.stock", "config.strategy",
-		"config.targets", "config.timeout_s", "config.ttl_ms", "config.work_ms",
+		"config.max_in_flight", "config.model", "config.opens_in_ms", "config.per_user_limit", "config.rate",
+		"config.rate_limit_ip", "config.rate_limit_user", "config.sold_out_cache", "config.stock", "config.strategy",
+		"config.targets", "config.ticket_required", "config.timeout_s", "config.ttl_ms", "config.work_ms",
 		"machine", "machine.cpus", "machine.goarch", "machine.goos",
 		"results",
-		"results[].duration_s", "results[].errors", "results[].hard_errors", "results[].latency_ms",
-		"results[].latency_ms.max", "results[].latency_ms.p50", "results[].latency_ms.p95", "results[].latency_ms.p99",
+		"results[].duration_s", "results[].errors", "results[].hard_errors",
+		"results[].herd", "results[].herd.first_second", "results[].herd.first_second.latency_ms",
+		"results[].herd.first_second.latency_ms.max", "results[].herd.first_second.latency_ms.p50",
+		"results[].herd.first_second.latency_ms.p95", "results[].herd.first_second.latency_ms.p99",
+		"results[].herd.first_second.layers", "results[].herd.first_second.orders", "results[].herd.first_second.requests",
+		"results[].herd.first_second.sold_out", "results[].herd.opens_at", "results[].herd.sell_out_s",
+		"results[].latency_ms", "results[].latency_ms.max", "results[].latency_ms.p50", "results[].latency_ms.p95",
+		"results[].latency_ms.p99", "results[].layers",
 		"results[].model", "results[].orders", "results[].orders_per_s", "results[].requests", "results[].requests_per_s",
 		"results[].safe", "results[].sale", "results[].sold_out", "results[].strategy", "results[].verdict",
 		"started_at",

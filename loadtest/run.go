@@ -28,13 +28,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	// Per target, enough idle connections for every request that can be in
-	// flight at once, so that none has to dial mid-run.
-	conns := cfg.concurrency
-	if cfg.rate > 0 {
-		conns = cfg.maxInFlight
-	}
-	c := newClient(conns, cfg.timeout, cfg.adminToken)
+	// The setup calls' client; the orders go through an orderSender per sale.
+	c := newClient(len(cfg.targets), cfg.timeout, cfg.adminToken)
 	defer c.close()
 
 	chosen, code := chooseStrategies(ctx, c, cfg, stderr)
@@ -150,6 +145,7 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	res := newResult(st, cfg.model())
 	setup, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	created, _, err := c.createSale(setup, cfg.targets[0], req)
+	createdAt := time.Now()
 	cancel()
 	if err != nil {
 		return res.failed(fmt.Sprintf("create sale: %v", err))
@@ -158,14 +154,25 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	for i, t := range cfg.targets {
 		urls[i] = t + "/api/sales/" + strconv.FormatUint(created.ID, 10) + "/orders"
 	}
-	// Round robin by buyer index: buyer i goes to target i mod n, whichever
-	// worker sends it, so every target gets its share in both models.
-	do := func(ctx context.Context, i int) string {
-		return c.order(ctx, urls[i%len(urls)], "lt-"+strconv.Itoa(i+1))
-	}
-
 	p := cfg.plan()
+	// Every request that can be in flight may go to one target.
+	sender, err := newOrderSender(urls, p.workers, cfg.timeout)
+	if err != nil {
+		return res.failed(fmt.Sprintf("order URL: %v", err))
+	}
+	defer sender.close()
+	b := newBuyer(sender, cfg.targets, created.ID, "lt-", cfg.guards.ticketRequired)
+	// Round robin by buyer index: buyer i goes to target i mod n, whichever
+	// worker sends it, so every target gets its share in all models.
+	do := func(_ context.Context, i int) answer { return b.attempt(i%len(urls), i) }
+
 	rec := newRecorder()
+	if cfg.guards.opensIn > 0 {
+		p.start = openingOf(created, createdAt, cfg.guards.opensIn)
+		p.warm = b.warm
+		rec = newHerdRecorder(p.start)
+		res.Herd = &Herd{OpensAt: p.start.UTC()}
+	}
 	prog := startProgress(stderr, st.Name, expectedRequests(p), rec)
 	elapsed := drive(ctx, p, do, rec)
 	prog.end()
@@ -173,8 +180,9 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	defer cancelRead()
 	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
-	hist, kinds := rec.snapshot()
-	res.measure(hist, kinds, elapsed)
+	figs := rec.figures()
+	res.measure(figs.all.hist, figs.all.kinds, elapsed)
+	res.measureLayers(figs)
 	if err != nil {
 		res.view.ID = created.ID // for the table's title; the view itself is unknown
 		return res.failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
@@ -188,8 +196,15 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 // strategies that renew their lease; the others have no watchdog, and an
 // older shop (no "renews") is sent nothing new.
 func saleRequestFor(cfg runConfig, st strategyInfo) saleRequest {
+	g := cfg.guards
 	req := saleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
-		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit}
+		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit,
+		OpensInMS: int(g.opensIn / time.Millisecond), RateLimitUser: g.rateLimitUser, RateLimitIP: g.rateLimitIP,
+		TicketRequired: g.ticketRequired}
+	if !g.soldOutCache {
+		off := false
+		req.SoldOutCache = &off
+	}
 	if cfg.noWatchdog && st.Renews {
 		off := false
 		req.Watchdog = &off

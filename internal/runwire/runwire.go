@@ -40,7 +40,10 @@ type Report struct {
 	Errors    map[string]int64 `json:"errors"`     // by kind: refusals and hard errors
 	ElapsedMS int64            `json:"elapsed_ms"` // first send to now (or to the last answer when done)
 	Histogram string           `json:"histogram"`  // hdrhistogram V2 compressed, base64, microseconds
-	Done      bool             `json:"done"`
+	// Layers counts the answers by the shop layer that gave them (the
+	// Seckill-Layer header; "unknown" without one). Absent from older agents.
+	Layers map[string]int64 `json:"layers,omitempty"`
+	Done   bool             `json:"done"`
 }
 
 // Ack answers a report: the step's deadline as it stands after the report,

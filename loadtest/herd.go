@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// openingOf is when a sale created with opensIn opens, from the create
+// answer received at answeredAt: the shop's opens_at when it says so, never
+// before answeredAt+opensIn. The shop set the opening from its own clock
+// at creation, which comes before the answer; firing a create round trip
+// late is harmless, firing early meets not_open.
+func openingOf(v saleView, answeredAt time.Time, opensIn time.Duration) time.Time {
+	opening := answeredAt.Add(opensIn)
+	if t, err := time.Parse(time.RFC3339Nano, v.OpensAt); err == nil && t.After(opening) {
+		opening = t
+	}
+	return opening
+}
+
+// buyer makes buyer i's attempt on a target: an order, after asking for a
+// purchase ticket when the sale needs one. The ticket's refusal (not_open,
+// rate_limited, ...) is then the buyer's answer.
+type buyer struct {
+	s          *orderSender
+	prefix     string   // user_id = prefix + (i+1)
+	ticketURIs []string // per target; nil: the sale needs no ticket
+	bases      []string // target base URLs, for the warm-up
+}
+
+func newBuyer(s *orderSender, bases []string, saleID uint64, prefix string, tickets bool) *buyer {
+	b := &buyer{s: s, prefix: prefix, bases: bases}
+	if tickets {
+		for _, t := range bases {
+			b.ticketURIs = append(b.ticketURIs, t+"/api/sales/"+strconv.FormatUint(saleID, 10)+"/ticket")
+		}
+	}
+	return b
+}
+
+// attempt is buyer i's attempt on target j.
+func (b *buyer) attempt(j, i int) answer {
+	ticket := ""
+	if b.ticketURIs != nil {
+		var refused answer
+		if ticket, refused = b.ticket(j, i); ticket == "" {
+			return refused
+		}
+	}
+	return b.s.order(j, b.prefix, i+1, ticket)
+}
+
+// ticket asks target j for buyer i's purchase ticket; "" and the answer
+// that refused it when there is none.
+func (b *buyer) ticket(j, i int) (string, answer) {
+	body := `{"user_id":"` + b.prefix + strconv.Itoa(i+1) + `"}`
+	status, layer, raw, err := b.s.post(j, b.ticketURIs[j], []byte(body))
+	if err != nil {
+		return "", answer{kind: fastTransportKind(err), layer: layerUnknown}
+	}
+	if status != http.StatusOK {
+		return "", answer{kind: classify(status, raw), layer: layer}
+	}
+	var t struct {
+		Ticket string `json:"ticket"`
+	}
+	// The ticket goes back verbatim into a JSON string: one that would need
+	// escaping is not the shop's.
+	if json.Unmarshal(raw, &t) != nil || t.Ticket == "" || strings.ContainsAny(t.Ticket, "\"\\\n\r\t") {
+		return "", answer{kind: kindHTTP + strconv.Itoa(status), layer: layer}
+	}
+	return t.Ticket, answer{}
+}
+
+// warm opens worker w's connection before the opening: one GET /healthz on
+// target w mod n. The connection goes back to that target's pool.
+func (b *buyer) warm(w int) {
+	j := w % len(b.bases)
+	_ = b.s.get(j, b.bases[j]+"/healthz")
+}
