@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -15,11 +16,15 @@ import (
 const (
 	closedNote = "closed model: latency excludes queueing (coordinated omission not corrected)"
 	openNote   = "open model: latency from the intended send time (coordinated omission corrected)"
+	herdNote   = "herd: every buyer due at the opening; latency from the opening (coordinated omission corrected)"
 )
 
 func modelNote(model string) string {
-	if model == "open" {
+	switch model {
+	case "open":
 		return openNote
+	case "herd":
+		return herdNote
 	}
 	return closedNote
 }
@@ -31,16 +36,24 @@ func printHeader(w io.Writer, cfg runConfig, chosen []strategyInfo) {
 		names[i] = st.Name
 	}
 	load := fmt.Sprintf("closed model, %d workers", cfg.concurrency)
-	if cfg.rate > 0 {
+	switch {
+	case cfg.herd():
+		load = fmt.Sprintf("herd at the opening, %v after the sale is made (at most %d in flight)", cfg.guards.opensIn, cfg.maxInFlight)
+	case cfg.rate > 0:
 		load = fmt.Sprintf("open model, %g req/s (at most %d in flight)", cfg.rate, cfg.maxInFlight)
+	}
+	if cfg.guards.opensIn > 0 && !cfg.herd() {
+		load += fmt.Sprintf(", from the opening %v after the sale is made", cfg.guards.opensIn)
 	}
 	if cfg.duration > 0 {
 		load += fmt.Sprintf(", for at most %v", cfg.duration)
 	}
 	fmt.Fprintf(w, "loadtest: %d buyers (one attempt each) for %d units per strategy, %s, over %d target(s): %s\n",
 		cfg.buyers, cfg.stock, load, len(cfg.targets), strings.Join(cfg.targets, ", "))
-	fmt.Fprintf(w, "sale: work_ms=%d ttl_ms=%d fencing=%t per_user_limit=%d; strategies: %s\n\n",
-		cfg.workMS, cfg.ttlMS, cfg.fencing, cfg.perUserLimit, strings.Join(names, ", "))
+	g := cfg.guards
+	fmt.Fprintf(w, "sale: work_ms=%d ttl_ms=%d fencing=%t per_user_limit=%d sold_out_cache=%t rate_limit_user=%d rate_limit_ip=%d ticket_required=%t; strategies: %s\n\n",
+		cfg.workMS, cfg.ttlMS, cfg.fencing, cfg.perUserLimit, g.soldOutCache, g.rateLimitUser, g.rateLimitIP, g.ticketRequired,
+		strings.Join(names, ", "))
 }
 
 // printResult prints one strategy's table.
@@ -80,6 +93,14 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	l := r.LatencyMS
 	fmt.Fprintf(tw, "  latency ms\tp50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", l.P50, l.P95, l.P99, l.Max)
 	fmt.Fprintf(tw, "  \t%s\n", modelNote(r.Model))
+	fmt.Fprintf(tw, "  answers per layer\t%s\n", layerList(r.Layers))
+	if h := r.Herd; h != nil {
+		f := h.FirstSecond
+		fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",
+			f.Requests, f.Orders, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
+		fmt.Fprintf(tw, "  \tper layer: %s\n", layerList(f.Layers))
+		fmt.Fprintf(tw, "  time to sell out\t%s (opening %s)\n", sellOut(h), h.OpensAt.Format("15:04:05.000"))
+	}
 	if r.hasView() {
 		v := r.view
 		fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
@@ -108,6 +129,28 @@ func explain(r Result) string {
 	return r.Verdict
 }
 
+// layerList is "layer n" pairs, sorted by layer.
+func layerList(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	items := make([]string, len(keys))
+	for i, k := range keys {
+		items[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return listOrNone(items)
+}
+
+// sellOut is the herd's time to sell out, for people.
+func sellOut(h *Herd) string {
+	if h.SellOutS == nil {
+		return "not sold out"
+	}
+	return fmt.Sprintf("%.3f s from the opening to the last order", *h.SellOutS)
+}
+
 func listOrNone(items []string) string {
 	if len(items) == 0 {
 		return "none"
@@ -124,15 +167,28 @@ func printComparison(w io.Writer, results []Result) {
 		width = max(width, len(r.Strategy))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\tsafe\treq/s\torders/s\tp50 ms\tp99 ms\tsold\toversold\tlost updates\tviolations\thard errors\tverdict\t\n", width, "strategy")
+	herd := results[0].Herd != nil
+	fmt.Fprintf(tw, "%-*s\tsafe\treq/s\torders/s\tp50 ms\tp99 ms\tsold\toversold\tlost updates\tviolations\thard errors\tverdict\t", width, "strategy")
+	if herd {
+		fmt.Fprint(tw, "1st s req\t1st s p99 ms\tsell-out s\t")
+	}
+	fmt.Fprintln(tw)
 	for _, r := range results {
 		safe := "no"
 		if r.Safe {
 			safe = "yes"
 		}
 		v := r.view
-		fmt.Fprintf(tw, "%-*s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t\n", width, r.Strategy, safe, r.RequestsPerS, r.OrdersPerS,
+		fmt.Fprintf(tw, "%-*s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t", width, r.Strategy, safe, r.RequestsPerS, r.OrdersPerS,
 			r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, r.HardErrors, r.Verdict)
+		if h := r.Herd; herd && h != nil {
+			so := "-"
+			if h.SellOutS != nil {
+				so = fmt.Sprintf("%.3f", *h.SellOutS)
+			}
+			fmt.Fprintf(tw, "%d\t%.2f\t%s\t", h.FirstSecond.Requests, h.FirstSecond.LatencyMS.P99, so)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	if len(results) > 0 {
