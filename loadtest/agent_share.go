@@ -81,6 +81,9 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 		}
 		return ans
 	}
+	if !a.OpensAt.IsZero() {
+		p.start, p.warm = a.OpensAt, b.warm
+	}
 	loadCtx, dl := withMovingDeadline(ctx, a.Deadline)
 	defer dl.stop()
 	rec := newRecorder()

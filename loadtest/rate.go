@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,8 +15,8 @@ import (
 
 // rate is `loadtest rate --url URL [--duration 10s] [--concurrency 64]`: the
 // load tool's own ceiling. Closed-model workers GET one URL as fast as it
-// answers through the same client (kept-alive Transport) the order load
-// uses, so the figure is comparable with wrk's against the same URL
+// answers through the engine the order load uses (orderSender's kept-alive
+// connections), so the figure is comparable with wrk's against the same URL
 // (scripts/bench.sh runs both): if the shop can answer faster than this,
 // loadtest, not the shop, is what a run measures.
 func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -37,8 +36,12 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	c := newClient(*workers, 10*time.Second, "")
-	defer c.close()
+	s, err := newOrderSender([]string{*url}, *workers, 10*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest rate: --url: %v\n", err)
+		return exitUsage
+	}
+	defer s.close()
 	ctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 
@@ -54,7 +57,7 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			local := hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				if get(ctx, c, *url) {
+				if s.get(0, *url) {
 					ok.Add(1)
 					_ = local.RecordValue(min(max(time.Since(t0).Microseconds(), histMinUS), histMaxUS))
 				} else if ctx.Err() == nil {
@@ -76,20 +79,4 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// get is one GET; true on a 2xx answer read to the end (so the connection
-// goes back to the pool, as wrk reuses its own).
-func get(ctx context.Context, c *client, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return false
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode/100 == 2
 }

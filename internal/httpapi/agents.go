@@ -76,7 +76,7 @@ func (s *Server) reportShare(c *gin.Context) {
 	var agentID *string
 	if err := decodeObject(c.Request.Body, map[string]any{
 		"agent_id": &agentID, "requests": &r.Requests, "orders": &r.Orders, "sold_out": &r.SoldOut,
-		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done,
+		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done, "layers": &r.Layers,
 	}); err != nil {
 		writeError(c, s.log, err)
 		return

@@ -20,6 +20,9 @@ type Assignment struct {
 	Concurrency int       `json:"concurrency"` // closed model workers; 0 in the open model
 	Rate        float64   `json:"rate"`        // open model requests/s of this share
 	Deadline    time.Time `json:"deadline"`
+	// OpensAt, when set, is the sale's opening: the agent connects before it
+	// and its buyers wait for it. Absent from shops that do not send it.
+	OpensAt time.Time `json:"opens_at,omitzero"`
 }
 
 // Report is an agent's cumulative figures for its share, sent every second

@@ -38,6 +38,12 @@ func TestWireNames(t *testing.T) {
 		{Report{RunID: 1, Step: 2, Share: 3}, []string{"agent_id", "done", "elapsed_ms", "errors", "histogram",
 			"orders", "requests", "sold_out"}},
 		{Ack{Deadline: time.Unix(0, 0)}, []string{"deadline"}},
+		// Optional members, present only when set, so that older peers see
+		// the same documents as before.
+		{Assignment{OpensAt: time.Unix(1, 0)}, []string{"buyers", "concurrency", "deadline", "opens_at", "rate", "run_id",
+			"sale_id", "share", "step", "strategy", "targets", "user_prefix"}},
+		{Report{Layers: map[string]int64{"database": 1}}, []string{"agent_id", "done", "elapsed_ms", "errors", "histogram",
+			"layers", "orders", "requests", "sold_out"}},
 	} {
 		if got := keys(t, tc.v); !slices.Equal(got, tc.want) {
 			t.Errorf("%T encodes %v, want %v", tc.v, got, tc.want)
