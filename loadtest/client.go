@@ -28,7 +28,7 @@ const (
 const (
 	kindTransport = "transport" // no HTTP answer: refused, reset, EOF
 	kindTimeout   = "timeout"   // no answer within --timeout
-	kindHTTP      = "http_"     // prefix: any status that is not 201 nor a shop 409/503 refusal, e.g. http_500
+	kindHTTP      = "http_"     // prefix: any status that is not 201 nor a shop 403/409/429/503 refusal, e.g. http_500
 )
 
 // isHardError reports whether an outcome kind is a hard error.

@@ -115,7 +115,7 @@ store; "unknown" when absent).
 
 Exit codes: 0 ok; 1 a strategy meant to be safe oversold, lost updates or
 showed violations, or hard errors (transport, timeouts, HTTP statuses other
-than 201 and the shop's 409/503 refusals) exceeded --max-error-rate, or the
+than 201 and the shop's 403/409/429/503 refusals) exceeded --max-error-rate, or the
 run failed; 2 bad usage.
 
 Flags:

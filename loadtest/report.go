@@ -84,7 +84,7 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 			refusals = append(refusals, s)
 		}
 	}
-	fmt.Fprintf(tw, "  refusals (409/503)\t%s\n", listOrNone(refusals))
+	fmt.Fprintf(tw, "  refusals (403/409/429/503)\t%s\n", listOrNone(refusals))
 	errLine := listOrNone(hard)
 	if r.Requests > 0 {
 		errLine += fmt.Sprintf("  (%.2f%% of requests; limit %.2f%%)", 100*float64(r.HardErrors)/float64(r.Requests), 100*cfg.maxErrorRate)
