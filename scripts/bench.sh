@@ -13,9 +13,12 @@
 #   4. loadtest bench-report: fetches each sale's server-side figures
 #      (/api/sales/{id}/live) and writes bench/results/<stamp>.json and .md
 #      with the machine's facts and each strategy's throughput against its
-#      physical limit 1/(mean critical section + lock round trip).
+#      physical limit 1/(mean critical section + lock round trip);
+#   5. scripts/bench_herd.sh appends the flash sale: loadtest against wrk
+#      on an order endpoint, each strategy's sold-out answer against the
+#      /healthz ceiling, and the herd (--opens-in) strategy x guard.
 #
-# The demo is stopped with SIGINT on any exit (trap). ~2-3 minutes.
+# The demo is stopped with SIGINT on any exit (trap). ~4-5 minutes.
 # Needs the services up (make services-up). Exit: loadtest run's code (1 when
 # a strategy meant to be safe broke), or 1 when the setup failed.
 set -euo pipefail
@@ -134,6 +137,15 @@ fi
 } >>"$WORK/facts.md"
 
 bin/loadtest bench-report --calib "$WORK/calib.json" --run "$JSON" --facts "$WORK/facts.md" --out-md "$MD" >/dev/null
+
+# The flash sale: the load tool against wrk, the sold-out answer, the herd.
+set +e
+BENCH_TARGETS=$TARGETS BENCH_CEILING=${wrk_rate:-} BENCH_WORK=$WORK BENCH_SECONDS=${SECKILL_BENCH_HERD_SECONDS:-5} \
+	bash scripts/bench_herd.sh >"$WORK/herd.md"
+herd_code=$?
+set -e
+cat "$WORK/herd.md" >>"$MD"
+[ "$run_code" = 0 ] && run_code=$herd_code
 stop_demo
 cp "$WORK/calib.json" "$OUT/$STAMP.calib.json"
 echo "bench: wrote $MD and $JSON" >&2
