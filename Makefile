@@ -65,7 +65,7 @@ e2e: services-up ## the tests that start real shop and loadtest processes
 bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
-	bash scripts/bench.sh # loadtest --strategy all on a 3-replica demo; bench/results/*.md|json
+	bash scripts/bench.sh # loadtest --strategy all, then the flash sale (herd, sold-out answer, loadtest vs wrk), on a 3-replica demo; bench/results/*.md|json
 
 # A Jepsen-style run (loadtest chaos): 3 replicas of its own behind TCP
 # proxies, buyers on every safe strategy, a seeded random schedule of every

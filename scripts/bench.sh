@@ -97,10 +97,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 HEALTH="http://$HOST:$PORT/healthz"
 lt_rate=$(bin/loadtest rate --url "$HEALTH" --duration "${RATE_SECONDS}s" --concurrency 64)
 echo "$lt_rate" >&2
-if ! command -v wrk >/dev/null && [ "$(id -u)" = 0 ]; then # the peer we compare with: a Debian package
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null 2>&1 ||
-		{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends wrk >/dev/null 2>&1; } || true
-fi
+# wrk: the peer we compare with; jq: the flash-sale tables read the runs' JSON.
+# Both Debian packages.
+for tool in wrk jq; do
+	if ! command -v "$tool" >/dev/null && [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$tool" >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$tool" >/dev/null 2>&1; } || true
+	fi
+done
 if command -v wrk >/dev/null; then
 	wrk_out=$(wrk -t2 -c64 -d"${RATE_SECONDS}s" --latency "$HEALTH")
 	wrk_rate=$(awk '/Requests\/sec/ {print $2}' <<<"$wrk_out")

@@ -20,6 +20,7 @@
 # not be made), else 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v jq >/dev/null || { echo "bench: jq is needed for the flash-sale tables (apt-get install jq)" >&2; exit 1; }
 
 IFS=, read -r -a targets <<<"$BENCH_TARGETS"
 R0=${targets[0]}
@@ -34,12 +35,16 @@ auth=()
 # ratio a b: a/b to 2 decimals, "n/a" without b.
 ratio() { if [ -n "$2" ] && [ "$2" != 0 ]; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; else echo n/a; fi; }
 
-# soldout_sale STRATEGY: a sale of one unit, bought: its id.
+# soldout_sale STRATEGY: a sale of one unit, bought, then asked once more:
+# that answer reads stock 0 and sets the replica's sold-out cache, so what
+# follows measures the sold-out answer, not the race to learn it. Its id.
 soldout_sale() {
 	local id
 	id=$(curl -fsS "${auth[@]}" -H 'Content-Type: application/json' -X POST "$R0/api/sales" \
 		-d "{\"name\":\"bench sold out $1\",\"strategy\":\"$1\",\"stock\":1,\"work_ms\":0}" | jq -r .id)
-	curl -fsS -o /dev/null -H 'Content-Type: application/json' -X POST "$R0/api/sales/$id/orders" -d '{"user_id":"bench-first"}'
+	for user in bench-first bench-second; do
+		curl -sS -o /dev/null -H 'Content-Type: application/json' -X POST "$R0/api/sales/$id/orders" -d "{\"user_id\":\"$user\"}"
+	done
 	echo "$id"
 }
 
@@ -133,8 +138,8 @@ for guard in none cache cache+rate; do
 	jq -r --arg g "$label" --arg ceil "${CEIL:-0}" '.results[] |
 		"| `\(.strategy)` | \($g) | \(.requests_per_s | round) | " +
 		(if ($ceil | tonumber) > 0 then "\(.requests_per_s / ($ceil | tonumber) * 100 | round / 100)" else "n/a" end) +
-		" | \(.latency_ms.p50) | \(.latency_ms.p99) | \(.herd.first_second.requests // "-") | " +
-		"\(.herd.first_second.latency_ms.p99 // "-") | \(.herd.sell_out_s // "-") | " +
+		" | \(.latency_ms.p50 | round) | \(.latency_ms.p99 | round) | \(.herd.first_second.requests // "-") | " +
+		"\(.herd.first_second.latency_ms.p99 // 0 | round) | \(.herd.sell_out_s // "-") | " +
 		"\(.layers | to_entries | map("\(.key) \(.value)") | join(", ")) | " +
 		"\(.sale.oversold // "?") / \(.sale.duplicates // "?") | \(.verdict) |"' "$json"
 done
