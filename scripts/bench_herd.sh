@@ -95,19 +95,23 @@ echo
 
 # 2. Every strategy's sold-out answer against the ceiling.
 echo "bench: sold-out throughput per strategy" >&2
+# /healthz pings the database on every request; GET /api/limits answers
+# constants: the HTTP ceiling without any backend, measured too.
+static=$(wrk -t2 -c64 -d"${SOLD_SECS}s" "$R0/api/limits" | awk '/Requests\/sec/ {print $2}')
 echo "## Flash sale: the sold-out answer per strategy"
 echo
 echo "A sale of 1 unit, bought, then \`wrk -t2 -c64 -d${SOLD_SECS}s\` POSTing orders to it on one replica (sold-out cache on,"
-echo "the default). Ceiling: wrk's GET /healthz in the same run (${CEIL:-unknown} req/s). Targets: ratio >= 0.7, p99 <= 5 ms."
+echo "the default). Ceilings: wrk's GET /healthz in the same run (${CEIL:-unknown} req/s; it pings the database each time)"
+echo "and GET /api/limits (${static:-unknown} req/s; constants, no backend). Targets: ratio to /healthz >= 0.7, p99 <= 5 ms."
 echo
-echo "| strategy | sold-out req/s | ratio to /healthz | p99 ms | targets |"
-echo "|---|--:|--:|--:|---|"
+echo "| strategy | sold-out req/s | ratio to /healthz | ratio to /api/limits | p99 ms | targets |"
+echo "|---|--:|--:|--:|--:|---|"
 for st in $(curl -fsS "$R0/api/strategies" | jq -r '.[] | select(.available) | .name'); do
 	sale=$(soldout_sale "$st")
 	read -r w p99 < <(wrk_post "$SOLD_SECS" "$R0/api/sales/$sale/orders")
 	r=$(ratio "$w" "$CEIL")
 	met=$(awk -v r="$r" -v p="$p99" 'BEGIN {print ((r == "n/a" || r >= 0.7) && p <= 5) ? "met" : "**missed**"}')
-	echo "| \`$st\` | $(printf %.0f "$w") | $r | $p99 | $met |"
+	echo "| \`$st\` | $(printf %.0f "$w") | $r | $(ratio "$w" "$static") | $p99 | $met |"
 done
 echo
 fi
