@@ -145,6 +145,10 @@ func TestExecuteShare(t *testing.T) {
 	if !last.Done || last.AgentID != "agent-x" || last.Requests != 40 {
 		t.Fatalf("last report: %+v", last)
 	}
+	// The fake names no layer: every answer, and every transport error, is "unknown".
+	if len(last.Layers) != 1 || last.Layers[layerUnknown] != 40 {
+		t.Errorf("reported layers %v, want unknown 40", last.Layers)
+	}
 	h, err := hdrhistogram.Decode([]byte(last.Histogram))
 	if err != nil || h.TotalCount() != 40 {
 		t.Fatalf("reported histogram: %v, count %d", err, h.TotalCount())

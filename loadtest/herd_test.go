@@ -44,7 +44,7 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/strategies":
 		reply(http.StatusOK, "", []strategyInfo{{Name: "fake-safe", Safe: true, Available: true}})
-	case r.Method == http.MethodGet && r.URL.Path == "/healthz":
+	case r.Method == http.MethodGet && r.URL.Path == "/api/limits":
 		reply(http.StatusOK, "", map[string]string{"status": "ok"})
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales":
 		_ = json.NewDecoder(r.Body).Decode(&f.created)
