@@ -52,7 +52,8 @@ function showMissing(text) {
 function showSale(s) {
   sale = s;
   setText('#p-name', s.name || `Sale ${s.id}`);
-  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · at most ${s.per_user_limit || 'any number of'} per buyer`);
+  const limit = s.per_user_limit > 0 ? `at most ${s.per_user_limit} per buyer` : 'no limit per buyer';
+  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}`);
   setText('#p-units', unitsText(s));
   $('#p-ticket').hidden = !s.ticket_required;
   $('#card').setAttribute('aria-busy', 'false');
@@ -60,13 +61,18 @@ function showSale(s) {
   tick();
 }
 
-/** refresh reads the sale once a second, at a varying phase so that the Date headers narrow the clock. */
-async function refresh() {
+/** loadSale reads the sale; false when it does not exist. */
+async function loadSale() {
   const r = await call(`/api/sales/${saleId}`);
-  if (r.status === 404) { showMissing(`No such sale: sale ${saleId} does not exist.`); return; }
+  if (r.status === 404) { showMissing(`No such sale: sale ${saleId} does not exist.`); return false; }
   if (r.status === 200) showSale(r.body);
   else if (!sale) setText('#p-meta', 'The shop does not answer yet: retrying…');
-  setTimeout(refresh, 700 + Math.random() * 600);
+  return true;
+}
+
+/** refresh reads the sale about once a second, at a varying phase so that the Date headers narrow the clock. */
+async function refresh() {
+  if (await loadSale()) setTimeout(refresh, 700 + Math.random() * 600);
 }
 
 /** tick keeps the countdown and the button's state, from the server's time. */
@@ -125,6 +131,7 @@ async function buy(user) {
     if (a.kind === 'ticket') ticket = null;
     intent.settle(a);
     showAnswer(a);
+    loadSale(); // the units left, at once
   } finally {
     busy = false;
     setButton();
