@@ -199,7 +199,7 @@ const clientNow = () => performance.timeOrigin + performance.now();
 async function syncClock() {
   const sent = clientNow();
   try {
-    const res = await fetch('/healthz', { method: 'HEAD', cache: 'no-store', signal: AbortSignal.timeout(3000) });
+    const res = await fetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(3000) });
     clock.sample(res.headers.get('Date'), sent, clientNow());
   } catch { /* the stream says when the replica is gone */ }
   setTimeout(syncClock, 2000 + Math.random() * 2000); // a varying phase narrows the whole-second Date
