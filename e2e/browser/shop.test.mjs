@@ -159,3 +159,36 @@ test('an unknown sale says so in words', async () => {
   assert.equal(await page.locator('#buy-form').isHidden(), true);
   await page.close();
 });
+
+test('the dashboard starts a run that opens later, counts down, links to its shop and counts the layers', async () => {
+  const dash = await browser.newPage();
+  dash.on('pageerror', (e) => pageErrors.push(String(e)));
+  await dash.goto(`${demo.url}/#/run`, { waitUntil: 'load' });
+  await dash.waitForSelector('#f-strategy option[value="db-conditional"]', { state: 'attached', ...WAIT });
+  await dash.waitForSelector('body[data-limits=api]', { state: 'attached', ...WAIT });
+  await dash.selectOption('#f-strategy', 'db-conditional');
+  await dash.fill('#f-stock', '50');
+  await dash.fill('#f-buyers', '40');
+  await dash.fill('#f-load', '4');
+  await dash.fill('#f-opens', '8');
+  await dash.click('#start');
+  await dash.waitForFunction(() => /Run \d+ started|Refused|Failed/.test(document.querySelector('#form-msg').textContent), null, WAIT);
+  const started = await dash.locator('#form-msg').innerText();
+  assert.match(started, /Run \d+ started/, started);
+  // The band counts down to the step's opening and links to its shop.
+  await dash.waitForSelector('#live-opening:not([hidden])', WAIT);
+  assert.match(await dash.locator('#live-opening').innerText(), /^Opens in \d+:\d\d$/);
+  const href = await dash.getAttribute('#shop-link', 'href');
+  assert.match(href, /^\/shop\/\d+$/);
+  // A person buys on the run's sale, against the agents: 40 buyers for 50 units.
+  const shop = await openShop(href.split('/').pop());
+  await shop.waitForSelector('#buy[aria-disabled=false]', WAIT);
+  await dash.waitForSelector('#live-opening[hidden]', { state: 'attached', ...WAIT });
+  await shop.click('#buy');
+  assert.match(await answer(shop), /^Bought! Order \d+/);
+  await shop.close();
+  // Once the replicas published their figures, the band lists the answers per layer.
+  await dash.waitForSelector('#live[data-status="done"]', { timeout: 60_000 });
+  await dash.waitForSelector('#layers:not([hidden]) li[data-layer="database"]', { timeout: 30_000 });
+  await dash.close();
+});
