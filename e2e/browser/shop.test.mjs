@@ -76,20 +76,35 @@ async function answer(page) {
 /** clearAnswer empties the answer region, so the next answer is a new one. */
 const clearAnswer = (page) => page.evaluate(() => { document.querySelector('#answer').textContent = ''; });
 
-test('a person buys at the opening against the bots; a second click is already bought', async () => {
-  const sale = await createSale({ name: 'Lab phone', stock: 20, opens_in_ms: 8000 });
+test('before the opening: a countdown, a button that says it is unavailable, and a click buys nothing', async () => {
+  // An hour away: nothing here races the opening.
+  const sale = await createSale({ name: 'Opens in an hour', stock: 5, opens_in_ms: 3_600_000 });
   const page = await openShop(sale.id);
-  await page.waitForFunction(() => document.querySelector('#p-name').textContent === 'Lab phone', null, WAIT);
-  // Before the opening: a countdown and a button that says it is unavailable.
-  await page.waitForFunction(() => /^Opens in \d+:\d\d$/.test(document.querySelector('#p-opening').textContent), null, WAIT);
+  await page.waitForFunction(() => /^Opens in 59:[0-5]\d$/.test(document.querySelector('#p-opening').textContent), null, WAIT);
   assert.equal(await page.getAttribute('#buy', 'aria-disabled'), 'true');
-  assert.equal(await page.locator('#p-units').innerText(), '20 of 20 left');
+  assert.equal(await page.locator('#p-units').innerText(), '5 of 5 left');
   assert.equal(await page.getAttribute('#answer', 'aria-live'), 'polite');
   await page.screenshot({ path: path.join(SHOTS, 'shop-countdown.png'), fullPage: true });
-  // A click before the opening buys nothing.
-  await page.click('#buy');
-  assert.match(await answer(page), /Not open yet/);
-  await clearAnswer(page);
+  // Playwright will not click an aria-disabled button; a keyboard user can press it.
+  await page.focus('#buy');
+  await page.keyboard.press('Enter');
+  assert.match(await answer(page), /^Not open yet: Opens in 59:/);
+  // The API agrees, and names its layer.
+  const early = await fetch(`${demo.url}/api/sales/${sale.id}/orders`, { method: 'POST', body: JSON.stringify({ user_id: 'early' }),
+    headers: { 'Content-Type': 'application/json' } });
+  assert.equal(early.status, 409);
+  assert.equal(early.headers.get('Seckill-Layer'), 'opening');
+  assert.equal((await early.json()).error, 'not_open');
+  assert.equal((await api('GET', `/api/sales/${sale.id}`)).body.sold, 0);
+  await page.close();
+});
+
+test('a person buys at the opening against the bots; a second click is already bought', async () => {
+  const sale = await createSale({ name: 'Lab phone', stock: 20, opens_in_ms: 10_000 });
+  const page = await openShop(sale.id);
+  // The countdown shows first (the page loads in far less than the 10 s).
+  await page.waitForFunction(() => /^Opens in \d+:\d\d$/.test(document.querySelector('#p-opening').textContent), null, WAIT);
+  assert.equal(await page.locator('#p-name').innerText(), 'Lab phone');
 
   // The opening, as the page sees it in the server's time.
   await page.waitForSelector('#buy[aria-disabled=false]', WAIT);

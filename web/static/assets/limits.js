@@ -11,6 +11,12 @@ const FORM = {
   'f-work': ['sale', 'work_ms'], 'f-ttl': ['sale', 'ttl_ms'], 'f-limit': ['sale', 'per_user_limit'],
   'f-rl-user': ['sale', 'rate_limit_user'], 'f-rl-ip': ['sale', 'rate_limit_ip'], 'f-opens': ['sale', 'opens_in_ms'],
 };
+// The guards' bounds (internal/sale: MaxRateLimit, MaxOpensInMS) for an API
+// whose /api/limits does not list them yet.
+const FALLBACK = {
+  rate_limit_user: { min: 0, max: 100_000, default: 0 }, rate_limit_ip: { min: 0, max: 100_000, default: 0 },
+  opens_in_ms: { min: 0, max: 3_600_000, default: 0 },
+};
 // Inputs in other units than the API's member: the opening is asked in
 // seconds, the API takes milliseconds.
 const SCALE = { 'f-opens': 1000 };
@@ -62,7 +68,7 @@ function scaled(b, k) {
 export async function loadLimits() {
   try { limits = await getJSON('/api/limits'); } catch { return; }
   for (const [id, [group, name]] of Object.entries(FORM)) {
-    const b = scaled(limits[group]?.[name], SCALE[id]);
+    const b = scaled(limits[group]?.[name] ?? FALLBACK[name], SCALE[id]);
     setBound(document.getElementById(id), b, SUGGESTED[id] ?? b?.default);
   }
   const load = document.getElementById('f-load');
