@@ -205,5 +205,6 @@ test('the dashboard starts a run that opens later, counts down, links to its sho
   // Once the replicas published their figures, the band lists the answers per layer.
   await dash.waitForSelector('#live[data-status="done"]', { timeout: 60_000 });
   await dash.waitForSelector('#layers:not([hidden]) li[data-layer="database"]', { timeout: 30_000 });
+  await dash.screenshot({ path: path.join(SHOTS, 'shop-dashboard-layers.png') });
   await dash.close();
 });
