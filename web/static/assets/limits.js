@@ -11,8 +11,8 @@ const FORM = {
   'f-work': ['sale', 'work_ms'], 'f-ttl': ['sale', 'ttl_ms'], 'f-limit': ['sale', 'per_user_limit'],
   'f-rl-user': ['sale', 'rate_limit_user'], 'f-rl-ip': ['sale', 'rate_limit_ip'], 'f-opens': ['sale', 'opens_in_ms'],
 };
-// The guards' bounds (internal/sale: MaxRateLimit, MaxOpensInMS) for an API
-// whose /api/limits does not list them yet.
+// The guards' bounds (internal/sale: MaxRateLimit, MaxOpensInMS) for an
+// older replica whose /api/limits does not list them.
 const FALLBACK = {
   rate_limit_user: { min: 0, max: 100_000, default: 0 }, rate_limit_ip: { min: 0, max: 100_000, default: 0 },
   opens_in_ms: { min: 0, max: 3_600_000, default: 0 },
