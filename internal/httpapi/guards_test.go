@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -302,5 +303,72 @@ func TestSoldOutCacheAndRestock(t *testing.T) {
 		rec := e.order(off.ID, fmt.Sprintf(`{"user_id":"x%d"}`, i))
 		wantError(t, rec, http.StatusConflict, "sold_out", "")
 		wantLayer(t, rec, "database")
+	}
+}
+
+// Under every guard at once (sold-out cache, rate limits, idempotency
+// retries), a herd on a safe strategy leaves the database's truth as it
+// would be without them: the stock sold exactly, nothing oversold, no user
+// above the per-user limit, and one order per key answered 201.
+func TestGuardsKeepTheTruth(t *testing.T) {
+	e := newEnv(t, withGuards)
+	for _, strategy := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "mutex"} {
+		t.Run(strategy, func(t *testing.T) {
+			const stock, users = 10, 40
+			v := e.createSale(t, `{"strategy":"`+strategy+`","stock":10,"rate_limit_user":3}`)
+			var mu sync.Mutex
+			orderOf := map[string]uint64{} // idempotency key -> the order its 201s named
+			var wg sync.WaitGroup
+			for u := range users {
+				wg.Go(func() {
+					// Each user clicks twice with one key (a retried click), then once
+					// more; a retryable answer is retried with the same key until the
+					// answer is final, so the stock sells out.
+					for i, key := range []string{"a", "a", "b"} {
+						key = fmt.Sprintf("u%d-%s", u, key)
+						for try := 0; try < 200; try++ {
+							rec := e.order(v.ID, fmt.Sprintf(`{"user_id":"u%d"}`, u), "Idempotency-Key: "+key)
+							if rec.Code == http.StatusCreated {
+								var o inventory.Order
+								if err := json.Unmarshal(rec.Body.Bytes(), &o); err != nil {
+									t.Errorf("click %d of u%d: %v", i, u, err)
+									return
+								}
+								mu.Lock()
+								if prev, ok := orderOf[key]; ok && prev != o.ID {
+									t.Errorf("key %s answered orders %d and %d", key, prev, o.ID)
+								}
+								orderOf[key] = o.ID
+								mu.Unlock()
+								break
+							}
+							var b errorBody
+							if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil || rec.Code >= 500 && !b.Retryable {
+								t.Errorf("click %d of u%d: %d %s", i, u, rec.Code, rec.Body)
+								return
+							}
+							if !b.Retryable {
+								break // sold out, limit reached: final
+							}
+							time.Sleep(20 * time.Millisecond) // a client's pause before retrying, not a wait for state
+						}
+					}
+				})
+			}
+			wg.Wait()
+			e.srv.orders.Flush()
+			got, err := e.srv.view(t.Context(), v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			distinct := map[uint64]bool{}
+			for _, id := range orderOf {
+				distinct[id] = true
+			}
+			if got.Sold != stock || got.Oversold != 0 || got.Duplicates != 0 || got.LostUpdates != 0 || got.Stock != 0 ||
+				int64(len(distinct)) != got.Sold {
+				t.Fatalf("after the herd: %+v; %d orders answered 201, want %d sold, nothing oversold or duplicated", got.Stats, len(distinct), stock)
+			}
+		})
 	}
 }
