@@ -30,6 +30,12 @@ func TestUsageErrors(t *testing.T) {
 		{"max error rate over 100%", []string{"--targets", target, "--max-error-rate", "150%"}, "-max-error-rate"},
 		{"max-in-flight without rate", []string{"--targets", target, "--max-in-flight", "5"}, "--max-in-flight"},
 		{"positional argument", []string{"--targets", target, "extra"}, `"extra"`},
+		{"opens-in over an hour", []string{"--targets", target, "--opens-in", "2h"}, "--opens-in"},
+		{"opens-in negative", []string{"--targets", target, "--opens-in", "-1s"}, "--opens-in"},
+		{"max-in-flight with a closed herd", []string{"--targets", target, "--opens-in", "1s", "--concurrency", "4",
+			"--max-in-flight", "5"}, "--max-in-flight"},
+		{"rate-limit-user negative", []string{"--targets", target, "--rate-limit-user", "-1"}, "--rate-limit-user"},
+		{"rate-limit-ip too high", []string{"--targets", target, "--rate-limit-ip", "100001"}, "--rate-limit-ip"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
