@@ -19,6 +19,7 @@ type Section struct {
 	SaleID    uint64
 	ReplicaID string
 	Token     uint64
+	WaitAt    *time.Time // when its buyer asked for the lock; nil if unknown
 	EnterAt   time.Time
 	ExitAt    time.Time
 }
