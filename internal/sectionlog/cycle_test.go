@@ -71,9 +71,9 @@ func TestCycleRatioIsOneWhenTheLockNeverIdles(t *testing.T) {
 	}
 }
 
-// TestLoadCycleMatchesCycleOf: the database's one-pass summary of recorded
-// sections (with an overlap, and a wait left unrecorded) is CycleOf's, and
-// its overlaps are Violations.
+// TestLoadCycleMatchesCycleOf: sections written and read back (with an
+// overlap, and a wait left unrecorded) summarise as the ones recorded, to
+// the microsecond, and the overlap is the one violation.
 func TestLoadCycleMatchesCycleOf(t *testing.T) {
 	db := testenv.DB(t, "sectionlog")
 	ctx := context.Background()
