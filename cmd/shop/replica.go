@@ -16,6 +16,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/httpapi"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
@@ -48,6 +49,8 @@ type replica struct {
 	orders        *order.Service
 	publisher     *loop // publishes the live figures every second
 	faults        *faults.Service
+	soldOut       *guard.SoldOutCache
+	soldOutLoop   *loop // follows the sold-out channel, runs its backstop
 	handler       http.Handler
 	listener      net.Listener
 	server        *http.Server
@@ -76,7 +79,9 @@ func (r *replica) open(ctx context.Context) error {
 	if r.cfg.ReplicaID == "" {
 		r.cfg.ReplicaID = defaultReplicaID(ln.Addr().String())
 	}
-	r.openServices(ctx)
+	if err := r.openServices(ctx); err != nil {
+		return err
+	}
 	r.serve()
 	r.announce(ctx)
 	return nil
@@ -96,8 +101,24 @@ func (r *replica) openStrategies(ctx context.Context) {
 	r.lockers = lockstrategy.NewInstances(r.backends)
 }
 
+// openGuards builds the flash sale's guards in front of the order flow:
+// tickets signed with the cluster's secret, rate limits and the sold-out
+// cache over the strategies' Redis (when there is one).
+func (r *replica) openGuards(ctx context.Context, store *inventory.Store) (*guard.Gate, *guard.Tickets, error) {
+	secret, err := guard.LoadSecret(ctx, r.db, config.Get(config.EnvTicketSecret, ""))
+	if err != nil {
+		return nil, nil, err
+	}
+	tickets := guard.NewTickets(secret)
+	keyspace := r.db.Migrator().CurrentDatabase()
+	r.soldOut = guard.NewSoldOutCache(r.db, r.backends.Redis, keyspace, r.log)
+	r.soldOutLoop = startLoop(context.WithoutCancel(ctx), r.soldOut.Run)
+	limits := guard.NewLimiter(r.backends.Redis, keyspace)
+	return guard.NewGate(r.orders, tickets, limits, r.soldOut, r.live), tickets, nil
+}
+
 // openServices builds the services the API serves from.
-func (r *replica) openServices(ctx context.Context) {
+func (r *replica) openServices(ctx context.Context) error {
 	r.metrics = metrics.New()
 	r.live = metrics.NewLiveRecorder(r.metrics, r.log) // per-sale HDR figures; forwards to metrics for /metrics
 	store := inventory.NewStore(r.db)
@@ -116,12 +137,18 @@ func (r *replica) openServices(ctx context.Context) {
 		RedlockAddrs: config.List(r.cfg.RedlockAddrs),
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
+	gate, tickets, err := r.openGuards(ctx, store)
+	if err != nil {
+		return err
+	}
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
 		AdminToken: r.cfg.AdminToken, Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
-		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults})
+		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
+		Gate: gate, Tickets: tickets, SoldOut: r.soldOut})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}
+	return nil
 }
 
 // serve starts the HTTP server on the listener.
@@ -173,7 +200,7 @@ func (r *replica) wait(ctx context.Context) error {
 //  2. the discovery heartbeat: the row is removed;
 //  3. the faults still running: a slow_db hold owns a connection and a row
 //     lock, a stop_process helper has yet to resume us;
-//  4. the live figures: their final publish;
+//  4. the live figures: their final publish; the sold-out cache's loop;
 //  5. the order service: it writes the last critical sections;
 //  6. the strategies;
 //  7. the backend probes, then the backends' connections;
@@ -186,6 +213,7 @@ func (r *replica) close() error {
 		r.faults.Wait()
 	}
 	r.publisher.halt()
+	r.soldOutLoop.halt()
 	if r.orders != nil {
 		r.orders.Close()
 	}

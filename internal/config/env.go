@@ -17,6 +17,9 @@ const (
 	EnvHTTPAddr     = "SECKILL_HTTP_ADDR"
 	EnvAdminToken   = "SECKILL_ADMIN_TOKEN"
 	EnvFaults       = "SECKILL_FAULTS"
+	// EnvTicketSecret signs purchase tickets; unset, the replicas share
+	// one kept in the database.
+	EnvTicketSecret = "SECKILL_TICKET_SECRET"
 
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -28,6 +31,8 @@ type errorBody struct {
 	Message   string `json:"message"`
 	Field     string `json:"field,omitempty"`
 	Retryable bool   `json:"retryable,omitempty"`
+	// OpensAt is the opening of a sale that is not open yet (not_open).
+	OpensAt string `json:"opens_at,omitempty"`
 }
 
 // apiError is an error that already knows its HTTP rendering: request
@@ -99,6 +104,13 @@ type mapping struct {
 // matches wins; anything unmatched is a 500 "internal" whose real text goes
 // to the log only.
 var domainErrors = []mapping{
+	// The guards in front of the order flow.
+	{err: guard.ErrNotOpen, status: http.StatusConflict, code: "not_open", message: "the sale is not open yet", fill: opensAt},
+	{err: guard.ErrTicketRequired, status: http.StatusForbidden, code: "ticket_required", message: "this sale needs a purchase ticket: POST /api/sales/{id}/ticket after the opening, then send it as \"ticket\"", field: "ticket"},
+	{err: guard.ErrBadTicket, status: http.StatusForbidden, code: "bad_ticket", message: "the purchase ticket is not valid for this sale and user, or has expired; get a new one", field: "ticket"},
+	{err: guard.ErrRateLimited, status: http.StatusTooManyRequests, code: "rate_limited", message: "too many requests; retry after the Retry-After header's seconds", hints: retry},
+	{err: order.ErrDuplicateRequest, status: http.StatusConflict, code: "in_progress", message: "a request with this Idempotency-Key is being answered; retry to get its answer", hints: retry},
+
 	// Orders.
 	{err: order.ErrSoldOut, status: http.StatusConflict, code: "sold_out", message: "the sale is sold out"},
 	{err: order.ErrLimitReached, status: http.StatusConflict, code: "limit_reached", message: "this user already has the most orders the sale allows"},
@@ -146,6 +158,29 @@ var domainErrors = []mapping{
 	{err: errUnauthorized, status: http.StatusUnauthorized, code: "unauthorized", message: "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
 	{err: errNoRoute, status: http.StatusNotFound, code: "not_found", message: "no such route; GET / lists them"},
 	{err: errNoMethod, status: http.StatusMethodNotAllowed, code: "method_not_allowed", message: "method not allowed on this route; see the Allow header"},
+}
+
+// opensAt adds the opening to a not_open answer.
+func opensAt(err error, b *errorBody) {
+	var e *guard.NotOpenError
+	if errors.As(err, &e) {
+		b.OpensAt = e.OpensAt.UTC().Format(time.RFC3339Nano)
+		b.Message = "the sale opens at " + b.OpensAt
+	}
+}
+
+// retryAfter is the Retry-After header of a refusal that knows when to
+// come back (the opening, a rate limit), in seconds.
+func retryAfter(err error) string {
+	var notOpen *guard.NotOpenError
+	var limited *guard.RateLimitedError
+	switch {
+	case errors.As(err, &notOpen):
+		return strconv.Itoa(notOpen.RetryAfter())
+	case errors.As(err, &limited):
+		return strconv.Itoa(limited.RetryAfterSeconds())
+	}
+	return ""
 }
 
 // fieldError fills in the member a *sale.FieldError names and its message.
@@ -228,6 +263,9 @@ func writeError(c *gin.Context, log *slog.Logger, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
+	}
+	if ra := retryAfter(err); ra != "" {
+		c.Header("Retry-After", ra)
 	}
 	c.AbortWithStatusJSON(status, body)
 }

@@ -4,17 +4,95 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/guard"
 )
 
 // MaxUserIDLen bounds user_id in characters (orders.user_id is VARCHAR(64)).
 const MaxUserIDLen = 64
 
-// placeOrder is POST /api/sales/:id/orders {"user_id"}: the hot path. It
-// logs nothing unless something unexpected fails.
+// Headers of the order endpoint.
+const (
+	// headerLayer names the layer that answered an order (guard.Layer*,
+	// order.Layer*): every answer carries it, so a load tool counts the
+	// answers per layer without parsing bodies.
+	headerLayer = "Seckill-Layer"
+	// headerIdempotencyKey makes a retried request return the first answer.
+	headerIdempotencyKey = "Idempotency-Key"
+	headerReplayed       = "Idempotency-Replayed"
+	maxIdempotencyKeyLen = 64
+)
+
+// placeOrder is POST /api/sales/:id/orders {"user_id", "ticket"}: the hot
+// path, through the guards (guard.Gate) to the order flow. It logs nothing
+// unless something unexpected fails.
 func (s *Server) placeOrder(c *gin.Context) {
+	req, err := s.orderRequest(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	a, layer, err := s.gate.Buy(c.Request.Context(), req)
+	c.Header(headerLayer, layer)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if a.Replayed {
+		c.Header(headerReplayed, "true")
+	}
+	c.JSON(http.StatusCreated, a.Order)
+}
+
+// orderRequest reads an order: the sale id, the body and the headers.
+func (s *Server) orderRequest(c *gin.Context) (guard.Request, error) {
+	id, err := saleID(c)
+	if err != nil {
+		return guard.Request{}, err
+	}
+	var raw json.RawMessage
+	var ticket *string
+	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw, "ticket": &ticket}); err != nil {
+		return guard.Request{}, err
+	}
+	userID, err := parseUserID(raw)
+	if err != nil {
+		return guard.Request{}, err
+	}
+	key, err := idempotencyKey(c.GetHeader(headerIdempotencyKey))
+	if err != nil {
+		return guard.Request{}, err
+	}
+	req := guard.Request{SaleID: id, UserID: userID, ClientIP: c.RemoteIP(), IdempotencyKey: key}
+	if ticket != nil {
+		req.Ticket = *ticket
+	}
+	return req, nil
+}
+
+// idempotencyKey accepts an absent header, or 1 to 64 characters of
+// letters, digits and . _ : -.
+func idempotencyKey(k string) (string, error) {
+	if len(k) > maxIdempotencyKeyLen {
+		return "", badField(headerIdempotencyKey, "the %s header must be at most %d characters", headerIdempotencyKey, maxIdempotencyKeyLen)
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r)) {
+			return "", badField(headerIdempotencyKey, "the %s header may hold only letters, digits and . _ : -", headerIdempotencyKey)
+		}
+	}
+	return k, nil
+}
+
+// issueTicket is POST /api/sales/:id/ticket {"user_id"}: a purchase ticket
+// for that user, once the sale is open. It writes nothing: the ticket is
+// signed, not stored.
+func (s *Server) issueTicket(c *gin.Context) {
 	id, err := saleID(c)
 	if err != nil {
 		writeError(c, s.log, err)
@@ -30,12 +108,17 @@ func (s *Server) placeOrder(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	o, err := s.orders.Place(c.Request.Context(), id, userID)
+	sl, err := s.orders.Sale(c.Request.Context(), id)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	c.JSON(http.StatusCreated, o)
+	if now := time.Now(); now.Before(sl.OpensAt) {
+		writeError(c, s.log, &guard.NotOpenError{OpensAt: sl.OpensAt, Now: now})
+		return
+	}
+	ticket, exp := s.tickets.Issue(id, userID)
+	c.JSON(http.StatusOK, gin.H{"ticket": ticket, "sale_id": id, "user_id": userID, "expires_at": exp.UTC()})
 }
 
 // parseUserID accepts a non-empty string of at most MaxUserIDLen characters,

@@ -18,6 +18,7 @@ const runListLimit = 50
 func runMembers(spec *runs.Spec) map[string]any {
 	m := saleMembers(&spec.Sale)
 	delete(m, "name")
+	delete(m, "opens_at") // a step's sale is made when the step starts: opens_in_ms only
 	m["buyers"], m["concurrency"], m["rate"], m["replicas"] = &spec.Buyers, &spec.Concurrency, &spec.Rate, &spec.Replicas
 	return m
 }

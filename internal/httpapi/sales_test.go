@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -94,10 +95,15 @@ func TestCreateSaleStrategyMessages(t *testing.T) {
 func TestCreateSaleDefaults(t *testing.T) {
 	e := newEnv(t)
 	v := e.createSale(t, `{"strategy":"mutex","stock":5}`)
+	// Open at once (opens_at is the creation), the sold-out cache on.
 	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
-		TTLMS: sale.DefaultTTLMS, Watchdog: true, PerUserLimit: sale.DefaultPerUserLimit, Status: "open"}
+		TTLMS: sale.DefaultTTLMS, Watchdog: true, PerUserLimit: sale.DefaultPerUserLimit, Status: "open",
+		SoldOutCache: true}
+	if d := v.CreatedAt.Sub(v.OpensAt); d < 0 || d > time.Second {
+		t.Fatalf("opens_at %v, created_at %v: a sale without an opening opens when it is made", v.OpensAt, v.CreatedAt)
+	}
 	got := v.Sale
-	got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
+	got.CreatedAt, got.UpdatedAt, got.OpensAt = want.CreatedAt, want.UpdatedAt, want.OpensAt
 	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) {
 		t.Fatalf("got %+v, want %+v with zero stats", v, want)
 	}

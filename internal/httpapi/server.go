@@ -8,6 +8,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -57,6 +59,14 @@ type Deps struct {
 	Lessons *lessondb.Store
 	// Faults is the fault injector of /api/faults.
 	Faults *faults.Service
+	// Gate runs the flash-sale guards before Orders; nil: a gate with no
+	// rate limits and no sold-out cache, signing tickets with Tickets.
+	Gate *guard.Gate
+	// Tickets issues purchase tickets; nil: a random secret of this
+	// replica's own (fine for one replica; replicas must share one).
+	Tickets *guard.Tickets
+	// SoldOut is the sold-out cache a restock clears; nil for none.
+	SoldOut *guard.SoldOutCache
 }
 
 // Server is the API as an http.Handler.
@@ -74,6 +84,9 @@ type Server struct {
 	runs      *runs.Service   // load-test runs (runs.go)
 	lessons   *lessondb.Store // lesson runs (lessons.go)
 	faults    *faults.Service // fault injection (faults.go)
+	gate      *guard.Gate     // the guards in front of orders (orders.go)
+	tickets   *guard.Tickets
+	soldOut   *guard.SoldOutCache
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -82,7 +95,14 @@ var _ http.Handler = (*Server)(nil)
 // and Faults are required.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
-		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults}
+		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
+		gate: d.Gate, tickets: d.Tickets, soldOut: d.SoldOut}
+	if s.tickets == nil {
+		s.tickets = guard.NewTickets([]byte(rand.Text()))
+	}
+	if s.gate == nil {
+		s.gate = guard.NewGate(d.Orders, s.tickets, nil, nil, nil)
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -126,6 +146,8 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales/:id", s.getSale)
 	api.GET("/sales/:id/live", s.saleLive)
 	api.POST("/sales/:id/orders", s.placeOrder)
+	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing
+	api.POST("/sales/:id/restock", s.requireAdmin, s.restock) // restock.go
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
 	s.runRoutes(api)             // runs, agents, events: runs.go

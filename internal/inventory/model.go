@@ -27,32 +27,43 @@ var (
 // critical section. The watchdog column defaults to on, but Go's zero value
 // is off: code that builds a Sale for a renewing strategy sets Watchdog.
 type Sale struct {
-	ID           uint64    `gorm:"primaryKey" json:"id"`
-	Name         string    `json:"name"`
-	Strategy     string    `json:"strategy"`
-	InitialStock int64     `json:"initial_stock"`
-	Stock        int64     `json:"stock"`
-	Version      int64     `json:"version"`
-	Fence        uint64    `json:"fence"`
-	WorkMS       int       `gorm:"column:work_ms" json:"work_ms"`
-	TTLMS        int       `gorm:"column:ttl_ms" json:"ttl_ms"`
-	Fencing      bool      `json:"fencing"`
-	Watchdog     bool      `json:"watchdog"` // lease renewal (redis, redlock); off: expires at TTLMS while held
-	PerUserLimit int       `json:"per_user_limit"`
-	Status       string    `json:"status"`
-	FencedWrites int64     `json:"fenced_writes"` // stale-token writes rejected (fencing on)
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           uint64 `gorm:"primaryKey" json:"id"`
+	Name         string `json:"name"`
+	Strategy     string `json:"strategy"`
+	InitialStock int64  `json:"initial_stock"`
+	Stock        int64  `json:"stock"`
+	Version      int64  `json:"version"`
+	Fence        uint64 `json:"fence"`
+	WorkMS       int    `gorm:"column:work_ms" json:"work_ms"`
+	TTLMS        int    `gorm:"column:ttl_ms" json:"ttl_ms"`
+	Fencing      bool   `json:"fencing"`
+	Watchdog     bool   `json:"watchdog"` // lease renewal (redis, redlock); off: expires at TTLMS while held
+	PerUserLimit int    `json:"per_user_limit"`
+	// The flash sale's guards: orders before OpensAt are refused cheaply;
+	// SoldOutCache answers sold out from memory once the stock reads 0;
+	// RateLimitUser/IP are requests per second (0 = off); TicketRequired
+	// asks every order for a signed purchase ticket.
+	OpensAt        time.Time `json:"opens_at"`
+	SoldOutCache   bool      `json:"sold_out_cache"`
+	RateLimitUser  int       `json:"rate_limit_user"`
+	RateLimitIP    int       `gorm:"column:rate_limit_ip" json:"rate_limit_ip"`
+	TicketRequired bool      `json:"ticket_required"`
+	Status         string    `json:"status"`
+	FencedWrites   int64     `json:"fenced_writes"` // stale-token writes rejected (fencing on)
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 }
 
 // Order is one successful purchase.
 type Order struct {
-	ID         uint64    `gorm:"primaryKey" json:"order_id"`
-	SaleID     uint64    `json:"sale_id"`
-	UserID     string    `json:"user_id"`
-	ReplicaID  string    `json:"replica_id"`
-	FenceToken uint64    `json:"fence_token"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID         uint64 `gorm:"primaryKey" json:"order_id"`
+	SaleID     uint64 `json:"sale_id"`
+	UserID     string `json:"user_id"`
+	ReplicaID  string `json:"replica_id"`
+	FenceToken uint64 `json:"fence_token"`
+	// IdempotencyKey is the buyer's Idempotency-Key, nil without one.
+	IdempotencyKey *string   `json:"-"`
+	CreatedAt      time.Time `json:"created_at"`
 }
 
 // Stats is a sale's truth, computed from the database only.

@@ -168,6 +168,28 @@ func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 	return tx.WithContext(ctx).Create(o).Error
 }
 
+// AddStock adds units to a sale's stock and initial stock inside tx, and
+// moves its version so that a CAS writer that read before retries.
+func AddStock(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) error {
+	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock + ?, initial_stock = initial_stock + ?, version = version + 1 WHERE id = ?",
+		units, units, saleID)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrSaleNotFound
+	}
+	return res.Error
+}
+
+// KeyedOrder finds the order an idempotency key made: found false when
+// there is none.
+func (s *Store) KeyedOrder(ctx context.Context, saleID uint64, userID, key string) (Order, bool, error) {
+	var o Order
+	err := s.db.WithContext(ctx).Where("sale_id = ? AND user_id = ? AND idempotency_key = ?", saleID, userID, key).Take(&o).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return o, false, nil
+	}
+	return o, err == nil, err
+}
+
 // CountFenced records one write rejected for a stale fencing token. It runs
 // after the rejected transaction rolled back, outside the critical section.
 func (s *Store) CountFenced(ctx context.Context, saleID uint64) error {

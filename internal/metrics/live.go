@@ -43,10 +43,14 @@ type SaleLive struct {
 	UpdatedAt time.Time        `json:"updated_at"`
 	Requests  int64            `json:"requests"`
 	Outcomes  map[string]int64 `json:"outcomes"`
-	Latency   Percentiles      `json:"latency_ms"`
-	LockWait  Percentiles      `json:"lock_wait_ms"`
-	Critical  Percentiles      `json:"critical_section_ms"`
-	Retries   int64            `json:"retries"`
+	// Layers counts the answers by the layer that gave them: the guards
+	// (opening, ticket, rate_limit, idempotency, sold_out_cache), then
+	// lock, database and store.
+	Layers   map[string]int64 `json:"layers"`
+	Latency  Percentiles      `json:"latency_ms"`
+	LockWait Percentiles      `json:"lock_wait_ms"`
+	Critical Percentiles      `json:"critical_section_ms"`
+	Retries  int64            `json:"retries"`
 	// Fairness is the share of lock acquisitions served in arrival order
 	// (1 = strictly FIFO); 0 when there were none.
 	Fairness float64       `json:"fairness"`
@@ -59,7 +63,7 @@ type SaleLive struct {
 // counters are summed. A sale nobody has published for yet gives zero
 // figures, not an error; whether the sale exists is the caller's question.
 func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, error) {
-	out := SaleLive{SaleID: saleID, Outcomes: map[string]int64{}, Replicas: []ReplicaLive{}}
+	out := SaleLive{SaleID: saleID, Outcomes: map[string]int64{}, Layers: map[string]int64{}, Replicas: []ReplicaLive{}}
 	rows, err := salestats.ForSale(ctx, db, saleID)
 	if err != nil {
 		return out, err
@@ -81,6 +85,9 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 		out.Requests += p.Requests
 		for k, v := range p.Outcomes {
 			out.Outcomes[k] += v
+		}
+		for k, v := range p.Layers {
+			out.Layers[k] += v
 		}
 		out.Retries += p.Retries
 		fair = fair.Add(p.Fairness)

@@ -32,6 +32,7 @@ type livePayload struct {
 	Strategy string           `json:"strategy"`
 	Requests int64            `json:"requests"`
 	Outcomes map[string]int64 `json:"outcomes"`
+	Layers   map[string]int64 `json:"layers,omitempty"` // absent in payloads written before layers were counted
 	Retries  int64            `json:"retries"`
 	Fairness Fairness         `json:"fairness"`
 	Latency  string           `json:"latency_us"`
@@ -121,6 +122,10 @@ func (r *LiveRecorder) publishSale(ctx context.Context, db *gorm.DB, replicaID s
 	for k, v := range st.outcomes {
 		p.Outcomes[k] = v
 	}
+	p.Layers = make(map[string]int64, len(st.layers))
+	for k, v := range st.layers {
+		p.Layers[k] = v
+	}
 	// Export copies the counts (a memcpy); compression happens unlocked.
 	lat, lw, cs := st.latency.Export(), st.lockWait.Export(), st.critical.Export()
 	st.dirty = false
@@ -153,6 +158,9 @@ func (st *saleState) merge(p *livePayload) error {
 	st.requests += p.Requests
 	for k, v := range p.Outcomes {
 		st.outcomes[k] += v
+	}
+	for k, v := range p.Layers {
+		st.layers[k] += v
 	}
 	st.retries += p.Retries
 	st.fair = st.fair.Add(p.Fairness)

@@ -68,6 +68,7 @@ type saleState struct {
 	critical *hdrhistogram.Histogram
 	requests int64
 	outcomes map[string]int64
+	layers   map[string]int64 // answers by the layer that gave them
 	retries  int64
 	fair     Fairness
 	window   []grant // grants since the last publish, for the fairness figure
@@ -83,7 +84,7 @@ func newHist() *hdrhistogram.Histogram {
 
 func newSaleState(strategy string) *saleState {
 	return &saleState{strategy: strategy, latency: newHist(), lockWait: newHist(), critical: newHist(),
-		outcomes: map[string]int64{}}
+		outcomes: map[string]int64{}, layers: map[string]int64{}}
 }
 
 // ObservePlace records one order attempt. Attempts on a sale that does not
@@ -132,6 +133,9 @@ func (r *LiveRecorder) state(saleID uint64, strategy string) *saleState {
 func (st *saleState) record(o order.Observation, now time.Time) {
 	st.requests++
 	st.outcomes[o.Outcome]++
+	if o.Layer != "" {
+		st.layers[o.Layer]++
+	}
 	st.retries += int64(o.Retries)
 	recordDuration(st.latency, o.Total)
 	if g, ok := newGrant(o.Arrived, o.Acquired); ok {

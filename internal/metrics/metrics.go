@@ -19,6 +19,7 @@ import (
 type Metrics struct {
 	reg      *prometheus.Registry
 	orders   *prometheus.CounterVec
+	answers  *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	lockWait *prometheus.HistogramVec
 	retries  *prometheus.CounterVec
@@ -44,6 +45,10 @@ func New() *Metrics {
 			Name: "seckill_orders_total",
 			Help: "Order attempts by lock strategy and outcome (ok, sold_out, lock_timeout, conflict, ...).",
 		}, []string{"strategy", "outcome"}),
+		answers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seckill_order_answers_total",
+			Help: "Order answers by lock strategy, the layer that gave them (opening, ticket, rate_limit, idempotency, sold_out_cache, lock, database, store) and code (ok or the error code).",
+		}, []string{"strategy", "layer", "code"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "seckill_order_duration_seconds",
 			Help:    "Server-side time of one order attempt, lock wait included.",
@@ -72,7 +77,7 @@ func New() *Metrics {
 			Help: "Adjacent lock grants whose later-served buyer had arrived first.",
 		}, []string{"strategy"}),
 	}
-	m.reg.MustRegister(m.orders, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv,
+	m.reg.MustRegister(m.orders, m.answers, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -83,6 +88,9 @@ func New() *Metrics {
 // so their cardinality stays bounded.
 func (m *Metrics) ObservePlace(o order.Observation) {
 	m.orders.WithLabelValues(o.Strategy, o.Outcome).Inc()
+	if o.Layer != "" {
+		m.answers.WithLabelValues(o.Strategy, o.Layer, o.Outcome).Inc()
+	}
 	m.duration.WithLabelValues(o.Strategy).Observe(o.Total.Seconds())
 	m.lockWait.WithLabelValues(o.Strategy).Observe(o.LockWait.Seconds())
 	if o.Retries > 0 {

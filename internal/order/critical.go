@@ -44,6 +44,7 @@ type criticalSection struct {
 	sale    inventory.Sale
 	userID  string
 	replica string
+	idemKey *string // the buyer's idempotency key; nil without one
 	db      *gorm.DB
 	kind    writeKind
 	// lease is the held lock, checked just before the write; nil where
@@ -112,7 +113,8 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	if err := cs.write(ctx, tx, row); err != nil {
 		return inventory.Order{}, err
 	}
-	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: cs.token}
+	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: cs.token,
+		IdempotencyKey: cs.idemKey}
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}

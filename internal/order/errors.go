@@ -27,6 +27,18 @@ var (
 	ErrLockLost = errors.New("order: lock lost before commit")
 	// ErrSaleNotFound: no such sale.
 	ErrSaleNotFound = inventory.ErrSaleNotFound
+	// ErrDuplicateRequest: the buyer's idempotency key already made an
+	// order of this sale; nothing new was written (KeyedOrder finds it).
+	ErrDuplicateRequest = errors.New("order: this idempotency key already made an order")
+)
+
+// The layers that answer inside the order flow: the lock (not had in
+// time, its backend down), the database (the critical section's read,
+// write or insert) and a strategy's own stock store (redis-lua-stock).
+const (
+	LayerLock     = "lock"
+	LayerDatabase = "database"
+	LayerStore    = "store"
 )
 
 // Outcome names, for metrics and logs.
@@ -41,6 +53,7 @@ const (
 	OutcomeNotFound     = "not_found"
 	OutcomeCanceled     = "canceled"
 	OutcomeReloading    = "stock_reloading"
+	OutcomeDuplicate    = "duplicate_request"
 	OutcomeError        = "error"
 )
 
@@ -53,7 +66,7 @@ func OutcomeOf(err error) string {
 		{nil, OutcomeOK}, {ErrSoldOut, OutcomeSoldOut}, {ErrLockTimeout, OutcomeLockTimeout},
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
 		{ErrLockLost, OutcomeLockLost}, {ErrSaleNotFound, OutcomeNotFound},
-		{lockstrategy.ErrStockReloading, OutcomeReloading},
+		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name

@@ -18,49 +18,70 @@ type figures struct {
 	acquired time.Time     // when the lock was held; zero if it never was
 	critical time.Duration // from lock held to just before unlock
 	retries  int           // CAS rounds lost
+	layer    string        // which layer answered: LayerLock, LayerDatabase, LayerStore
+}
+
+// Purchase is one buyer's order: the sale, the buyer and, when the buyer
+// sent one, the idempotency key that makes a retried request unable to
+// make a second order (ErrDuplicateRequest).
+type Purchase struct {
+	SaleID         uint64
+	UserID         string
+	IdempotencyKey string
 }
 
 // Place buys one unit of sale saleID for userID.
 func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inventory.Order, error) {
+	o, _, err := s.Buy(ctx, Purchase{SaleID: saleID, UserID: userID})
+	return o, err
+}
+
+// Buy is Place for a Purchase; it also says which layer answered.
+func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string, error) {
 	start := time.Now()
-	sale, err := s.sale(ctx, saleID)
+	sale, err := s.Sale(ctx, p.SaleID)
 	if err != nil {
-		return inventory.Order{}, err
+		return inventory.Order{}, LayerDatabase, err
 	}
-	o, f, err := s.place(ctx, sale, userID)
+	o, f, err := s.place(ctx, sale, p)
 	err = asRowContention(err)
 	if s.rec != nil {
-		s.rec.ObservePlace(Observation{SaleID: saleID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
+		s.rec.ObservePlace(Observation{SaleID: p.SaleID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
 			Arrived: start, Acquired: f.acquired, Total: time.Since(start),
-			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries})
+			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries, Layer: f.layer})
 	}
 	if errors.Is(err, ErrFenced) {
-		s.countFenced(ctx, saleID)
+		s.countFenced(ctx, p.SaleID)
 	}
 	if err != nil && OutcomeOf(err) == OutcomeError {
-		s.log.Error("order failed", "sale", saleID, "strategy", sale.Strategy, "err", err)
+		s.log.Error("order failed", "sale", p.SaleID, "strategy", sale.Strategy, "err", err)
 	}
-	return o, err
+	return o, f.layer, err
 }
 
 // place picks the sale's path once: a lock-free write, a reservation, or
 // the critical section under a lock.
-func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string) (inventory.Order, figures, error) {
+func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (inventory.Order, figures, error) {
 	inst, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
 	if err != nil {
-		return inventory.Order{}, figures{}, err
+		return inventory.Order{}, figures{layer: LayerLock}, err
 	}
-	cs := criticalSection{sale: sale, userID: userID, replica: s.cfg.ReplicaID, db: s.store.DB()}
+	cs := criticalSection{sale: sale, userID: p.UserID, replica: s.cfg.ReplicaID, db: s.store.DB()}
+	if p.IdempotencyKey != "" {
+		cs.idemKey = &p.IdempotencyKey
+	}
 	switch inst := inst.(type) {
 	case lockstrategy.LockFree:
-		return placeLockFree(ctx, cs, inst)
+		o, f, err := placeLockFree(ctx, cs, inst)
+		f.layer = LayerDatabase
+		return o, f, err
 	case lockstrategy.Reserver:
-		o, err := s.placeReserved(ctx, cs, inst)
-		return o, figures{}, err
+		o, layer, err := s.placeReserved(ctx, cs, inst)
+		return o, figures{layer: layer}, err
 	case lockstrategy.Locker:
 		return s.placeLocked(ctx, cs, inst)
 	}
-	return inventory.Order{}, figures{}, fmt.Errorf("order: strategy %s built %T, which takes no known path", sale.Strategy, inst)
+	return inventory.Order{}, figures{layer: LayerLock}, fmt.Errorf("order: strategy %s built %T, which takes no known path", sale.Strategy, inst)
 }
 
 // placeLocked is the critical section under the sale's lock: lock, claim
@@ -69,11 +90,11 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, userID string)
 func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (inventory.Order, figures, error) {
 	waitStart := time.Now()
 	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
-	f := figures{lockWait: time.Since(waitStart)}
+	f := figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
 		return inventory.Order{}, f, err
 	}
-	f.acquired = time.Now()
+	f.acquired, f.layer = time.Now(), LayerDatabase
 	defer s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
 	cs.lease, cs.token = lease, lease.Token()
 	if cs.sale.Fencing && cs.token > 0 {
@@ -147,26 +168,26 @@ const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
 // in Redis), then persists it with a conditional DB decrement; if that fails
 // the unit goes back (giveBack), so that the two stocks agree. A lost stock
 // is rebuilt by the one caller the strategy names.
-func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, error) {
+func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, string, error) {
 	key := s.LockKey(cs.sale.ID)
 	r, ok, err := rs.Reserve(ctx, key)
 	if err != nil {
 		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
 			s.rebuildStock(cs.sale.ID, key, rs)
 		}
-		return inventory.Order{}, asBackendDown(err)
+		return inventory.Order{}, LayerStore, asBackendDown(err)
 	}
 	if !ok {
-		return inventory.Order{}, ErrSoldOut
+		return inventory.Order{}, LayerStore, ErrSoldOut
 	}
 	cs.kind = writeReserved
 	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
 	o, err := cs.inNewTx(pctx)
 	cancel()
 	if err != nil {
-		return o, s.giveBack(ctx, rs, key, r, err)
+		return o, LayerDatabase, s.giveBack(ctx, rs, key, r, err)
 	}
-	return o, nil
+	return o, LayerDatabase, nil
 }
 
 // giveBack undoes reservation r after its order failed with err: the unit

@@ -43,6 +43,9 @@ type Observation struct {
 	LockWait time.Duration // 0 for strategies that take no lock
 	Critical time.Duration // from lock held to just before unlock
 	Retries  int           // CAS rounds lost (db-optimistic)
+	// Layer answered: LayerLock, LayerDatabase, LayerStore, or a guard's
+	// layer for an answer given before the order flow.
+	Layer string
 }
 
 // Recorder receives one Observation per Place; metrics implements it.
@@ -143,8 +146,9 @@ func (s *Service) LockKey(saleID uint64) string {
 	return s.keyspace + ":sale:" + strconv.FormatUint(saleID, 10)
 }
 
-// sale returns the sale's immutable options, cached after the first read.
-func (s *Service) sale(ctx context.Context, id uint64) (inventory.Sale, error) {
+// Sale returns the sale's options, which never change, cached after the
+// first read (its stock in the cache is the first read's: read it anew).
+func (s *Service) Sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 	if v, ok := s.sales.Load(id); ok {
 		return v.(inventory.Sale), nil
 	}
@@ -157,6 +161,11 @@ func (s *Service) sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 	}
 	s.sales.Store(id, sale)
 	return sale, nil
+}
+
+// KeyedOrder finds the order userID's idempotency key made on sale saleID.
+func (s *Service) KeyedOrder(ctx context.Context, saleID uint64, userID, key string) (inventory.Order, bool, error) {
+	return s.store.KeyedOrder(ctx, saleID, userID, key)
 }
 
 // Flush returns once the critical sections of finished orders are written,

@@ -61,10 +61,18 @@ type Config struct {
 	Fencing      bool     `json:"fencing"`
 	Watchdog     bool     `json:"watchdog"` // off: the steps of renewing strategies (redis, redlock) run without renewal
 	PerUserLimit int      `json:"per_user_limit"`
+	// The guards of every step's sale; its opening is relative to the
+	// step's start, when the sale is made.
+	OpensInMS      int  `json:"opens_in_ms"`
+	SoldOutCache   bool `json:"sold_out_cache"`
+	RateLimitUser  int  `json:"rate_limit_user"`
+	RateLimitIP    int  `json:"rate_limit_ip"`
+	TicketRequired bool `json:"ticket_required"`
 }
 
 // UnmarshalJSON reads a stored config; one stored before the watchdog
-// switch existed has no "watchdog" member and meant it on.
+// switch existed has no "watchdog" member and meant it on; one stored
+// before the sold-out cache existed ran without it.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config // no methods: no recursion
 	p := plain{Watchdog: true}
@@ -102,9 +110,11 @@ type Sales interface {
 func StepSpec(strategy string, cfg Config) sale.Spec {
 	name := "run " + strategy
 	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
-	fencing := cfg.Fencing
+	fencing, opensIn, cache, ticket := cfg.Fencing, int64(cfg.OpensInMS), cfg.SoldOutCache, cfg.TicketRequired
+	perUser, perIP := int64(cfg.RateLimitUser), int64(cfg.RateLimitIP)
 	return sale.Spec{Name: &name, Strategy: &strategy, Stock: &stock, WorkMS: &work, TTLMS: &ttl,
-		Fencing: &fencing, Watchdog: sale.LenientWatchdog(strategy, cfg.Watchdog), PerUserLimit: &limit}
+		Fencing: &fencing, Watchdog: sale.LenientWatchdog(strategy, cfg.Watchdog), PerUserLimit: &limit,
+		OpensInMS: &opensIn, SoldOutCache: &cache, RateLimitUser: &perUser, RateLimitIP: &perIP, TicketRequired: &ticket}
 }
 
 // Row types (gorm). Times are the database's clock, UTC.

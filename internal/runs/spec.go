@@ -100,6 +100,11 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 		}
 		cfg.Stock, cfg.WorkMS, cfg.TTLMS = valid.InitialStock, valid.WorkMS, valid.TTLMS
 		cfg.Fencing, cfg.PerUserLimit = valid.Fencing, valid.PerUserLimit
+		cfg.SoldOutCache, cfg.RateLimitUser, cfg.RateLimitIP = valid.SoldOutCache, valid.RateLimitUser, valid.RateLimitIP
+		cfg.TicketRequired = valid.TicketRequired
+	}
+	if spec.OpensInMS != nil {
+		cfg.OpensInMS = int(*spec.OpensInMS) // in range: the sale's validation checked it
 	}
 	return cfg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -117,8 +118,8 @@ func TestCreateDefaults(t *testing.T) {
 	}
 	want := inventory.Sale{ID: got.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
 		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open",
-		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt}
-	if got.ID == 0 || got != want || got.CreatedAt.IsZero() {
+		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt, OpensAt: got.OpensAt, SoldOutCache: true}
+	if got.ID == 0 || got != want || got.CreatedAt.IsZero() || got.CreatedAt.Sub(got.OpensAt) > time.Second || got.OpensAt.After(got.CreatedAt) {
 		t.Fatalf("created %+v, want %+v", got, want)
 	}
 	stored, err := inventory.NewStore(db).GetSale(context.Background(), got.ID)

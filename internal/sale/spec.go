@@ -2,6 +2,7 @@ package sale
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/seckill-lab/seckill/internal/clip"
@@ -20,6 +21,9 @@ const (
 	DefaultPerUserLimit = 1
 	MaxPerUserLimit     = 1_000_000
 	MaxNameLen          = 100 // characters; sales.name is VARCHAR(100)
+	MaxOpensInMS        = 3_600_000
+	MaxOpensAhead       = 7 * 24 * time.Hour // opens_at at most this far ahead
+	MaxRateLimit        = 100_000            // requests per second per user or per IP
 )
 
 // Spec is what a new sale asks for. Pointers tell an absent member from a
@@ -33,6 +37,15 @@ type Spec struct {
 	Fencing      *bool
 	Watchdog     *bool
 	PerUserLimit *int64
+	// The guards: the opening (an RFC 3339 time, or milliseconds from now,
+	// not both), the sold-out cache (default on), rate limits per user and
+	// per client IP (per second, 0 = off) and purchase tickets.
+	OpensAt        *string
+	OpensInMS      *int64
+	SoldOutCache   *bool
+	RateLimitUser  *int64
+	RateLimitIP    *int64
+	TicketRequired *bool
 }
 
 // Validate checks spec member by member, in a fixed order (the first wrong
@@ -75,7 +88,53 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	if sale.Name, err = name(st, spec.Name); err != nil {
 		return sale, err
 	}
+	if err := guards(&sale, spec, time.Now()); err != nil {
+		return sale, err
+	}
 	return sale, nil
+}
+
+// guards fills in the flash-sale guards of spec: the opening (now when
+// none is asked), the sold-out cache (on unless turned off), rate limits
+// and tickets.
+func guards(sale *inventory.Sale, spec Spec, now time.Time) error {
+	opens, err := opening(spec.OpensAt, spec.OpensInMS, now)
+	if err != nil {
+		return err
+	}
+	sale.OpensAt = opens
+	sale.SoldOutCache = spec.SoldOutCache == nil || *spec.SoldOutCache
+	if sale.RateLimitUser, err = IntIn("rate_limit_user", spec.RateLimitUser, 0, 0, MaxRateLimit); err != nil {
+		return err
+	}
+	if sale.RateLimitIP, err = IntIn("rate_limit_ip", spec.RateLimitIP, 0, 0, MaxRateLimit); err != nil {
+		return err
+	}
+	sale.TicketRequired = spec.TicketRequired != nil && *spec.TicketRequired
+	return nil
+}
+
+// opening is when orders open: opens_at, or opens_in_ms after now, or now.
+// Kept to the microsecond, as the column does.
+func opening(at *string, inMS *int64, now time.Time) (time.Time, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	switch {
+	case at != nil && inMS != nil:
+		return now, FieldErrorf("opens_in_ms", "give opens_at or opens_in_ms, not both")
+	case inMS != nil:
+		ms, err := IntIn("opens_in_ms", inMS, 0, 0, MaxOpensInMS)
+		return now.Add(time.Duration(ms) * time.Millisecond), err
+	case at != nil:
+		t, err := time.Parse(time.RFC3339Nano, *at)
+		if err != nil {
+			return now, FieldErrorf("opens_at", "opens_at must be an RFC 3339 time such as 2026-11-23T20:00:00Z, not %q", clip.Input(*at))
+		}
+		if t.After(now.Add(MaxOpensAhead)) {
+			return now, FieldErrorf("opens_at", "opens_at must be at most %s ahead", MaxOpensAhead)
+		}
+		return t.UTC().Truncate(time.Microsecond), nil
+	}
+	return now, nil
 }
 
 // strategy resolves the strategy member: known, and configured here. The

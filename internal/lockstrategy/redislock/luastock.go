@@ -95,6 +95,21 @@ redis.call('SET', KEYS[1], 0)
 return 1
 `)
 
+// restockScript: ARGV = units. Adds to a stock that is there; a missing
+// one is rebuilt from the database, which already counts the units.
+var restockScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+`)
+
+// Restock adds units to key's stock (a restock the database has already).
+func (l *LuaStock) Restock(ctx context.Context, key string, units int64) error {
+	if err := restockScript.Run(ctx, l.rdb, stockKeys(key), units).Err(); err != nil {
+		return fmt.Errorf("redislock: restock %s: %w", key, err)
+	}
+	return nil
+}
+
 // LoadStock sets key's stock in Redis (when a sale is created or reset).
 func (l *LuaStock) LoadStock(ctx context.Context, key string, stock int64) error {
 	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), stock, lockstrategy.NewOwner(), 0).Err(); err != nil {
