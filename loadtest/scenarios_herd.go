@@ -249,7 +249,7 @@ func countLayer(all []herdAnswer, layer string) int {
 	return n
 }
 
-// herdSoldOutCache: 20 units, 800 buyers (64 at a time) firing at the
+// herdSoldOutCache: 20 units, 600 buyers (64 at a time) firing at the
 // opening of a redis sale, with the sold-out cache off, then on. Without
 // it every sold-out answer queues for the lock to read stock 0; with it,
 // once the stock of record reads 0, the replicas answer from memory.
@@ -262,7 +262,7 @@ func herdSoldOutCache(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err != nil {
 			return "", false, err
 		}
-		all := sc.herd(ctx, id, opens, herdSpec{buyers: 800, clicks: 1, workers: 64, prefix: "h"})
+		all := sc.herd(ctx, id, opens, herdSpec{buyers: 600, clicks: 1, workers: 64, prefix: "h"})
 		t, err := sc.truth(ctx, id, answered(all))
 		if err != nil {
 			return "", false, err

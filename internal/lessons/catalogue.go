@@ -124,7 +124,7 @@ var Catalogue = []Lesson{
 	{
 		Name:  "herd-sold-out-cache",
 		Title: "A herd after the sell-out: the sold-out cache answers from memory",
-		Predict: "800 buyers for 20 units fire at the opening of a redis sale: without the sold-out cache every " +
+		Predict: "600 buyers for 20 units fire at the opening of a redis sale: without the sold-out cache every " +
 			"sold-out answer queues for the lock to read stock 0 (no answer from the sold_out_cache layer); with " +
 			"it, once the stock of record reads 0, most answers after the sell-out come from memory and far " +
 			"fewer sections take the lock; both times exactly 20 sold, oversold 0, duplicates 0",
