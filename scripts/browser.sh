@@ -64,8 +64,9 @@ run() {
   # loaded make test to miss the page's deadlines. Only the default DSN's:
   # a database given through SECKILL_BROWSER_DSN is the user's.
   if [[ -z ${SECKILL_BROWSER_DSN:-} ]]; then
-    mariadb -h127.0.0.1 -P13306 -uroot --connect-timeout=5 -e 'DROP DATABASE IF EXISTS seckill_test_browser' ||
-      die "could not reset the browser test's database seckill_test_browser on 127.0.0.1:13306"
+    mariadb -h127.0.0.1 -P13306 -uroot --connect-timeout=5 \
+      -e 'DROP DATABASE IF EXISTS seckill_test_browser; DROP DATABASE IF EXISTS seckill_test_shop' ||
+      die "could not reset the browser tests' databases seckill_test_browser and seckill_test_shop on 127.0.0.1:13306"
   fi
   cd "$ROOT/e2e/browser"
   node --test --test-reporter=spec --test-timeout=300000 ./*.test.mjs

@@ -66,3 +66,16 @@ test('orders per second come from the sold count between two samples', () => {
   const late = liveView(run([step({ status: 'done', client: client({ orders_per_s: 42 }) })], 'done'), null, 0);
   assert.equal(late.point.orders[0], 42);
 });
+
+test('a sale not open yet shows its countdown in the server time; the layers come in guard order', () => {
+  const at = '2026-01-01T12:00:10Z';
+  const st = step({ sale: sale({ opens_at: at }), server: { layers: { database: 20, sold_out_cache: 60, opening: 20, lock: 0 } } });
+  const v = liveView(run([st]), null, 0, Date.parse('2026-01-01T12:00:00Z'));
+  assert.deepEqual(v.opening, { text: 'Opens in 0:10', msLeft: 10_000 });
+  assert.equal(v.shopUrl, '/shop/7');
+  assert.deepEqual(v.layers.map((l) => [l.layer, l.word, l.text, l.share]),
+    [['opening', 'not open', '20', 0.2], ['sold_out_cache', 'sold-out cache', '60', 0.6], ['database', 'database', '20', 0.2]]);
+  assert.equal(liveView(run([st]), null, 0, Date.parse(at)).opening, null, 'open: no countdown');
+  assert.equal(liveView(run([st]), null, 0).opening, null, 'no server time yet: no countdown');
+  assert.deepEqual(liveView(run([step({ server: null })]), null, 0).layers, []);
+});

@@ -104,16 +104,21 @@ func (c *SoldOutCache) Confirm(ctx context.Context, id uint64) {
 	if now-prev < int64(confirmEvery) || !last.CompareAndSwap(prev, now) {
 		return
 	}
-	go func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		stock, err := c.stockOf(cctx, id)
-		if err != nil || stock > 0 {
-			return
-		}
-		c.set(id)
-		c.publish(cctx, "set", id)
-	}()
+	go c.confirm(context.WithoutCancel(ctx), id)
+}
+
+// confirm caches sale id, here and on every replica, if its stock of
+// record reads 0; it says whether it did.
+func (c *SoldOutCache) confirm(ctx context.Context, id uint64) bool {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	stock, err := c.stockOf(cctx, id)
+	if err != nil || stock > 0 {
+		return false
+	}
+	c.set(id)
+	c.publish(cctx, "set", id)
+	return true
 }
 
 // Clear drops sale id here and on every replica: its stock came back.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -46,7 +48,12 @@ type envConfig struct {
 	ping     func(context.Context) error
 	lockWait time.Duration
 	db       *gorm.DB
+	guards   bool // the gate with Redis rate limits and a running sold-out cache
 }
+
+// withGuards builds the gate as cmd/shop does: rate limits and the
+// sold-out cache over the real Redis, the cache's loop running.
+func withGuards(c *envConfig) { c.guards = true }
 
 func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	t.Helper()
@@ -63,8 +70,20 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
-	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
-		Ping: cfg.ping, AdminToken: cfg.token, Log: log})
+	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
+		Ping: cfg.ping, AdminToken: cfg.token, Log: log}
+	if cfg.guards {
+		rdb := testenv.Redis(t)
+		keyspace := fmt.Sprintf("httpapi_test_%d", time.Now().UnixNano()) // no other run's limits or messages
+		d.Tickets = guard.NewTickets([]byte("test secret"))
+		d.SoldOut = guard.NewSoldOutCache(db, rdb, keyspace, log)
+		d.Gate = guard.NewGate(orders, d.Tickets, guard.NewLimiter(rdb, keyspace), d.SoldOut, e.metrics)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); d.SoldOut.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
+	e.srv = newServer(d)
 	return e
 }
 

@@ -42,6 +42,10 @@ func inputLimits() limitsView {
 			"ttl_ms":         {Min: num(0), Max: sale.MaxTTLMS, Default: num(sale.DefaultTTLMS)},
 			"per_user_limit": {Min: num(0), Max: sale.MaxPerUserLimit, Default: num(sale.DefaultPerUserLimit)},
 			"name":           {MaxChars: sale.MaxNameLen},
+			// The flash sale's guards.
+			"opens_in_ms":     {Min: num(0), Max: sale.MaxOpensInMS, Default: num(0)},
+			"rate_limit_user": {Min: num(0), Max: sale.MaxRateLimit, Default: num(0)},
+			"rate_limit_ip":   {Min: num(0), Max: sale.MaxRateLimit, Default: num(0)},
 		},
 		Run: map[string]bound{
 			"buyers":      {Min: num(1), Max: runs.MaxBuyers},

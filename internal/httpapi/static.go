@@ -53,8 +53,9 @@ func loadAssets(fsys fs.FS) (map[string]asset, error) {
 	return out, err
 }
 
-// staticRoutes serves the dashboard (web/static, embedded) at / and
-// /assets/...; anything else that is not an API route stays a JSON 404.
+// staticRoutes serves the dashboard (web/static, embedded) at /, the
+// shopper page at /shop/:sale and the files of both at /assets/...;
+// anything else that is not an API route stays a JSON 404.
 func (s *Server) staticRoutes(e *gin.Engine) {
 	assets, err := loadAssets(web.Files())
 	if err != nil {
@@ -84,6 +85,10 @@ func (s *Server) staticRoutes(e *gin.Engine) {
 	}
 	e.GET("/", func(c *gin.Context) { serve(c, "index.html") })
 	e.HEAD("/", func(c *gin.Context) { serve(c, "index.html") })
+	// One page for every sale: it reads the id from its own URL and asks
+	// the API, which says whether the sale exists.
+	e.GET("/shop/:sale", func(c *gin.Context) { serve(c, "shop.html") })
+	e.HEAD("/shop/:sale", func(c *gin.Context) { serve(c, "shop.html") })
 	e.GET("/assets/*file", func(c *gin.Context) {
 		name := path.Clean("assets/" + strings.TrimPrefix(c.Param("file"), "/"))
 		serve(c, name) // Clean keeps it under assets/ or it is simply not in the map

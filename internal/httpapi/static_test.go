@@ -15,21 +15,37 @@ import (
 // revalidates by ETag.
 func TestDashboardServed(t *testing.T) {
 	e := newEnv(t)
-	rec := e.get("/")
+	wantPageServed(t, e, "/")
+
+	etag := e.get("/assets/app.js").Header().Get("ETag")
+	if etag == "" {
+		t.Fatal("GET /assets/app.js: no ETag")
+	}
+	if r := e.do(http.MethodGet, "/assets/app.js", nil, "If-None-Match: "+etag); r.Code != http.StatusNotModified {
+		t.Errorf("GET /assets/app.js with its ETag: %d, want 304", r.Code)
+	}
+}
+
+// wantPageServed checks that path is an embedded HTML page under the
+// dashboard's CSP that loads nothing from elsewhere, and that every file
+// it references is served from this replica.
+func wantPageServed(t *testing.T, e *env, path string) string {
+	t.Helper()
+	rec := e.get(path)
 	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
-		t.Fatalf("GET /: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+		t.Fatalf("GET %s: %d %q", path, rec.Code, rec.Header().Get("Content-Type"))
 	}
 	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
-		t.Errorf("GET /: Content-Security-Policy %q, want scripts from this replica only", csp)
+		t.Errorf("GET %s: Content-Security-Policy %q, want scripts from this replica only", path, csp)
 	}
 	page := rec.Body.String()
 	if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
-		t.Error("index.html names an absolute URL: the page must load nothing from elsewhere")
+		t.Errorf("GET %s names an absolute URL: the page must load nothing from elsewhere", path)
 	}
 	// What the page loads (scripts, stylesheets, icon), not its links.
 	refs := regexp.MustCompile(`<(?:script|link)[^>]*?(?:src|href)="([^"]+)"`).FindAllStringSubmatch(page, -1)
 	if len(refs) < 3 {
-		t.Fatalf("index.html references %d files; want the CSS and JS at least", len(refs))
+		t.Fatalf("GET %s references %d files; want the CSS and JS at least", path, len(refs))
 	}
 	for _, m := range refs {
 		ref := m[1]
@@ -37,7 +53,7 @@ func TestDashboardServed(t *testing.T) {
 			continue
 		}
 		if !strings.HasPrefix(ref, "/assets/") {
-			t.Errorf("index.html references %q: everything must come from /assets/ of this replica", ref)
+			t.Errorf("GET %s references %q: everything must come from /assets/ of this replica", path, ref)
 			continue
 		}
 		// The vendored chart library is copied in by `make web`; a build
@@ -54,13 +70,26 @@ func TestDashboardServed(t *testing.T) {
 			t.Errorf("GET %s: Content-Type %q: a module script needs a JavaScript type", ref, ct)
 		}
 	}
+	return page
+}
 
-	etag := e.get("/assets/app.js").Header().Get("ETag")
-	if etag == "" {
-		t.Fatal("GET /assets/app.js: no ETag")
+// TestShopPageServed: /shop/{sale} is one embedded page for every sale id
+// (the page reads the id from its URL and asks the API), under the same
+// rules as the dashboard; other paths under /shop stay the JSON 404.
+func TestShopPageServed(t *testing.T) {
+	e := newEnv(t)
+	page := wantPageServed(t, e, "/shop/42")
+	if !strings.Contains(page, "/assets/shop.js") {
+		t.Error("GET /shop/42 is not the shopper page (no /assets/shop.js)")
 	}
-	if r := e.do(http.MethodGet, "/assets/app.js", nil, "If-None-Match: "+etag); r.Code != http.StatusNotModified {
-		t.Errorf("GET /assets/app.js with its ETag: %d, want 304", r.Code)
+	if other := e.get("/shop/7").Body.String(); other != page {
+		t.Error("GET /shop/7 and /shop/42 differ: one page serves every sale")
+	}
+	if r := e.do(http.MethodHead, "/shop/42", nil); r.Code != http.StatusOK {
+		t.Errorf("HEAD /shop/42: %d", r.Code)
+	}
+	for _, p := range []string{"/shop", "/shop/", "/shop/42/x"} {
+		wantError(t, e.get(p), http.StatusNotFound, "not_found", "")
 	}
 }
 

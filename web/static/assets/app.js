@@ -14,6 +14,7 @@ import { loadLimits, setLoadModel } from './limits.js';
 import { liveView } from './live-model.js';
 import { renderLive, renderTables } from './live.js';
 import { initNav } from './nav.js';
+import { ServerClock } from './shop-model.js';
 
 const $ = (sel) => document.querySelector(sel);
 const LANG_KEY = 'seckill.zhLabels';
@@ -133,6 +134,15 @@ function readForm() {
   // Sent only when off: the API's default is on, and it refuses `false`
   // for a strategy whose lock does not renew itself.
   if (!$('#f-watchdog').checked) body.watchdog = false;
+  // The guards: only what differs from the API's defaults (cache on,
+  // limits off, no ticket, open at once), so a plain run sends none.
+  const opensS = int('#f-opens', 'opens in (s)');
+  if (opensS > 0) body.opens_in_ms = opensS * 1000;
+  const rlUser = int('#f-rl-user', 'rate_limit_user'), rlIp = int('#f-rl-ip', 'rate_limit_ip');
+  if (rlUser > 0) body.rate_limit_user = rlUser;
+  if (rlIp > 0) body.rate_limit_ip = rlIp;
+  if (!$('#f-soldout').checked) body.sold_out_cache = false;
+  if ($('#f-ticket').checked) body.ticket_required = true;
   return { body, msg };
 }
 
@@ -181,8 +191,23 @@ function needToken() {
 
 // ---- live band -------------------------------------------------------------
 
+// The server's time for the opening countdown, from the Date header of a
+// small request every few seconds: a wrong client clock must not show a
+// sale open before it is.
+const clock = new ServerClock();
+const clientNow = () => performance.timeOrigin + performance.now();
+async function syncClock() {
+  const sent = clientNow();
+  try {
+    const res = await fetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(3000) });
+    clock.sample(res.headers.get('Date'), sent, clientNow());
+  } catch { /* the stream says when the replica is gone */ }
+  setTimeout(syncClock, 2000 + Math.random() * 2000); // a varying phase narrows the whole-second Date
+}
+
 function showRun(run) {
-  const view = liveView(run, state.last, Date.now() / 1000);
+  const serverMs = clock.known ? clock.now(clientNow()) : undefined;
+  const view = liveView(run, state.last, Date.now() / 1000, serverMs);
   if (!view) return;
   renderLive(view, charts);
   state.last = view.sample;
@@ -217,6 +242,7 @@ const loadComparison = async (tries = 24) => {
 
 applyLang();
 loadLimits();
+syncClock();
 const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });

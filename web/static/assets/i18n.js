@@ -83,6 +83,13 @@ export const LABELS = {
   lastResult: ['Last result', '上次结果'],
   observed: ['Observed', '实际结果'],
   output: ['Full output', '完整输出'],
+  guards: ['Flash-sale guards', '秒杀防护'],
+  opensIn: ['Opens in (s)', '开售倒计时（秒）'],
+  rateUser: ['Rate limit per user (req/s)', '每用户限流'],
+  rateIp: ['Rate limit per IP (req/s)', '每 IP 限流'],
+  soldOutCache: ['Sold-out cache', '售罄缓存'],
+  ticketRequired: ['Ticket required', '需要购买凭证'],
+  openShop: ['open the shop', '打开商品页'],
 };
 
 /** Explanation panels: what the strategy does, its pitfall, the lesson. */

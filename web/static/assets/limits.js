@@ -9,7 +9,17 @@ import { getJSON } from './api.js';
 const FORM = {
   'f-stock': ['sale', 'stock'], 'f-buyers': ['run', 'buyers'], 'f-replicas': ['run', 'replicas'],
   'f-work': ['sale', 'work_ms'], 'f-ttl': ['sale', 'ttl_ms'], 'f-limit': ['sale', 'per_user_limit'],
+  'f-rl-user': ['sale', 'rate_limit_user'], 'f-rl-ip': ['sale', 'rate_limit_ip'], 'f-opens': ['sale', 'opens_in_ms'],
 };
+// The guards' bounds (internal/sale: MaxRateLimit, MaxOpensInMS) for an
+// older replica whose /api/limits does not list them.
+const FALLBACK = {
+  rate_limit_user: { min: 0, max: 100_000, default: 0 }, rate_limit_ip: { min: 0, max: 100_000, default: 0 },
+  opens_in_ms: { min: 0, max: 3_600_000, default: 0 },
+};
+// Inputs in other units than the API's member: the opening is asked in
+// seconds, the API takes milliseconds.
+const SCALE = { 'f-opens': 1000 };
 // The form suggests 5 ms of work in the lock where the API's default is
 // none: with a little work inside, an unsafe strategy's race shows within
 // a short run.
@@ -47,11 +57,18 @@ export function applyFaultLimits(root) {
   for (const input of root.querySelectorAll('input[name=ms]')) setBound(input, b);
 }
 
+/** scaled divides a bound's numbers by k (an API in ms, an input in s), whole numbers inward. */
+function scaled(b, k) {
+  if (!b || !k) return b;
+  const d = (v, round) => (v === undefined ? undefined : round(v / k));
+  return { ...b, min: d(b.min, Math.ceil), max: d(b.max, Math.floor), default: d(b.default, Math.round) };
+}
+
 /** loadLimits asks the API and applies its bounds; the fallbacks stay on failure. */
 export async function loadLimits() {
   try { limits = await getJSON('/api/limits'); } catch { return; }
   for (const [id, [group, name]] of Object.entries(FORM)) {
-    const b = limits[group]?.[name];
+    const b = scaled(limits[group]?.[name] ?? FALLBACK[name], SCALE[id]);
     setBound(document.getElementById(id), b, SUGGESTED[id] ?? b?.default);
   }
   const load = document.getElementById('f-load');

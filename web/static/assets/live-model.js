@@ -3,6 +3,7 @@
 // numbers as text, which of them are bad, the verdict in words and the
 // chart point to add. No DOM here, so it runs under node's test runner.
 import { fmt, ms, verdictOf } from './dom.js';
+import { openingState } from './shop-model.js';
 
 /** currentStep is the running step, else the last one that has a sale. */
 export function currentStep(run) {
@@ -68,13 +69,35 @@ function numbers(step) {
   };
 }
 
+// The guard layers in the order a request meets them, with their words.
+export const LAYERS = [
+  ['opening', 'not open'], ['ticket', 'ticket'], ['rate_limit', 'rate limited'], ['idempotency', 'idempotency'],
+  ['sold_out_cache', 'sold-out cache'], ['lock', 'lock'], ['database', 'database'], ['store', 'store'],
+];
+
+/** layersOf lists the answers per layer the replicas counted, in guard order, the empty ones left out. */
+export function layersOf(step) {
+  const counts = step.server?.layers || {};
+  const total = LAYERS.reduce((sum, [k]) => sum + (counts[k] || 0), 0);
+  return LAYERS.filter(([k]) => counts[k] > 0)
+    .map(([k, word]) => ({ layer: k, word, n: counts[k], text: fmt(counts[k]), share: counts[k] / total }));
+}
+
+/** openingOf is the countdown while the step's sale is not open yet at server time serverMs, else null. */
+function openingOf(step, serverMs) {
+  if (!step.sale?.opens_at || step.status === 'done' || serverMs === undefined) return null;
+  const st = openingState(step.sale.opens_at, serverMs);
+  return st.open ? null : { text: st.text, msLeft: st.msLeft };
+}
+
 /**
  * liveView turns a run into the panel's view model. prev is the sample the
- * previous call returned (null at first), now the time in seconds. It
+ * previous call returned (null at first), now the time in seconds,
+ * serverMs the server's time in milliseconds when known (for the countdown). It
  * returns null for a run without steps; else the view and, in view.sample,
  * what to pass as prev next time.
  */
-export function liveView(run, prev, now) {
+export function liveView(run, prev, now, serverMs) {
   const step = currentStep(run);
   if (!step) return null;
   const key = `${run.id}/${step.step}`;
@@ -89,6 +112,9 @@ export function liveView(run, prev, now) {
     verdict: verdictText(step),
     point: chartPoint(step, prev, now, first),
     saleId: step.sale_id || 0,
+    shopUrl: step.sale_id ? `/shop/${step.sale_id}` : '',
+    opening: openingOf(step, serverMs),
+    layers: layersOf(step),
     sample: { key, t: now, sold: step.sale?.sold || 0, running: step.status === 'running' },
   };
 }

@@ -26,8 +26,30 @@ export function renderLive(view, charts) {
   const verdict = $('#verdict');
   if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : 'ok'}`;
+  renderGuards(view);
   charts.reset(view.key);
   if (view.point) charts.push(view.sample.t, view.point);
+}
+
+/** renderGuards writes the opening countdown, the shop link and the answers per layer. */
+function renderGuards(view) {
+  const opening = $('#live-opening');
+  opening.hidden = !view.opening;
+  // Not a live region: a countdown read out every second would drown the page.
+  if (view.opening && opening.textContent !== view.opening.text) opening.textContent = view.opening.text;
+  const link = $('#shop-link');
+  link.hidden = !view.shopUrl;
+  if (view.shopUrl && link.getAttribute('href') !== view.shopUrl) {
+    link.href = view.shopUrl;
+    link.setAttribute('aria-label', `open the shop of sale ${view.saleId}`);
+  }
+  const list = $('#layers');
+  list.hidden = view.layers.length === 0;
+  list.replaceChildren(...view.layers.map((l) => {
+    const bar = el('span', { class: `bar l-${l.layer}` });
+    bar.style.width = `${(0.15 + 3.85 * l.share).toFixed(2)}rem`; // CSSOM: the CSP allows it, unlike a style attribute
+    return el('li', { 'data-layer': l.layer }, el('span', { class: 'k', text: l.word }), ' ', el('strong', { text: l.text }), bar);
+  }));
 }
 
 /** aliveOf says whether discovery sees id, in words. */

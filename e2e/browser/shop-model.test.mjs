@@ -1,0 +1,116 @@
+// The shopper page's logic (web/static/assets/shop-model.js) without a
+// browser: the server's clock from Date headers, the countdown, the
+// purchase intent's key and every answer of the order endpoint in words.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Intent, ServerClock, answerOf, countdownText, openingState, retryAfter, saleIdFromPath, ticketUsable, unitsText }
+  from '../../web/static/assets/shop-model.js';
+
+const res = (status, body, headers = {}) => ({ status, body, header: (n) => headers[n] ?? null });
+
+test('the sale id comes from the path, decimal only', () => {
+  assert.equal(saleIdFromPath('/shop/42'), '42');
+  assert.equal(saleIdFromPath('/shop/42/'), '42');
+  for (const p of ['/shop/', '/shop/abc', '/shop/-1', '/shop/4/2', '/x/42']) assert.equal(saleIdFromPath(p), null, p);
+});
+
+test('the server clock never runs ahead of the server, whatever the client clock says', () => {
+  const c = new ServerClock();
+  assert.equal(c.known, false);
+  assert.equal(c.now(5000), 5000);
+  // The client's clock is an hour ahead; the server stamped 12:00:00 (its
+  // true time 12:00:00.700) on an answer that took 20 ms there and back.
+  const server = Date.parse('2026-01-01T12:00:00.700Z');
+  const skew = 3_600_000;
+  const sent = server + skew - 10, got = server + skew + 10;
+  c.sample('Thu, 01 Jan 2026 12:00:00 GMT', sent, got);
+  assert.equal(c.known, true);
+  assert.ok(c.now(got) <= server + 10, 'the estimate is ahead of the server');
+  assert.ok(server - c.now(got) <= 1000 + 20, 'the estimate is more than a second plus the round trip behind');
+  // A later answer stamped just after a second boundary tightens it.
+  const server2 = Date.parse('2026-01-01T12:00:05.010Z');
+  c.sample('Thu, 01 Jan 2026 12:00:05 GMT', server2 + skew - 10, server2 + skew + 10);
+  assert.ok(c.now(server2 + skew) <= server2 && server2 - c.now(server2 + skew) <= 30, `behind by ${server2 - c.now(server2 + skew)} ms`);
+  // A clock set by hand (bounds disjoint) starts the estimate afresh.
+  c.sample('Thu, 01 Jan 2026 12:00:06 GMT', server2 + 1000, server2 + 1010);
+  assert.ok(c.now(server2 + 1010) <= Date.parse('2026-01-01T12:00:07Z'));
+  c.sample('not a date', 0, 0);
+  assert.equal(c.known, true);
+});
+
+test('the countdown says minutes and seconds, hours when needed, nothing once open', () => {
+  assert.equal(countdownText(0), '');
+  assert.equal(countdownText(-5), '');
+  assert.equal(countdownText(1), '0:01');
+  assert.equal(countdownText(9_000), '0:09');
+  assert.equal(countdownText(61_000), '1:01');
+  assert.equal(countdownText(3_600_000 + 62_000), '1:01:02');
+  const at = '2026-01-01T12:00:10Z';
+  assert.deepEqual(openingState(at, Date.parse('2026-01-01T12:00:00Z')), { open: false, msLeft: 10_000, text: 'Opens in 0:10' });
+  assert.equal(openingState(at, Date.parse(at)).open, true);
+  assert.equal(openingState(undefined, 0).open, true);
+});
+
+test('units left in words', () => {
+  assert.equal(unitsText(null), '–');
+  assert.equal(unitsText({ stock: 1234, initial_stock: 2000 }), '1,234 of 2,000 left');
+  assert.equal(unitsText({ stock: 0, initial_stock: 5 }), 'Sold out');
+});
+
+test('every answer of the contract has its words and says whether the click is over', () => {
+  const cases = [
+    [res(201, { order_id: 77 }), 'bought', /Bought! Order 77/, true],
+    [res(409, { error: 'sold_out' }), 'sold_out', /Sold out/, true],
+    [res(409, { error: 'limit_reached' }), 'already', /Already bought/, true],
+    [res(429, { error: 'rate_limited', retryable: true }, { 'Retry-After': '3' }), 'rate_limited', /Too many requests: wait 3 s/, false],
+    [res(409, { error: 'not_open', opens_at: '2026-01-01T12:00:10Z' }, { 'Retry-After': '4' }), 'not_open', /Not open yet: the sale opens at \d\d:\d\d:10/, false],
+    [res(403, { error: 'ticket_required' }), 'ticket', /Ticket refused \(ticket_required\)/, false],
+    [res(403, { error: 'bad_ticket' }), 'ticket', /Ticket refused \(bad_ticket\)/, false],
+    [res(409, { error: 'in_progress', retryable: true }), 'retry', /still being answered/, false],
+    [res(503, { error: 'lock_timeout', retryable: true }), 'retry', /Try again: .*lock timeout/, false],
+    [res(502, null), 'retry', /Try again/, false],
+    [res(409, { error: 'conflict', retryable: true }), 'retry', /Try again/, false],
+    [{ network: 'Failed to fetch' }, 'retry', /Try again: no answer.*Failed to fetch/, false],
+    [res(404, { error: 'not_found' }), 'not_found', /No such sale/, true],
+    [res(400, { error: 'invalid_field', message: 'user_id must not be empty' }), 'refused', /Refused: user_id must not be empty/, true],
+  ];
+  for (const [r, kind, text, settled] of cases) {
+    const a = answerOf(r);
+    assert.equal(a.kind, kind, JSON.stringify(r));
+    assert.match(a.text, text);
+    assert.equal(a.settled, settled, `${kind}: settled`);
+    assert.equal(a.bad, kind !== 'bought');
+  }
+  // A replayed answer says so; a replayed failure ends the intent (it would replay for ever).
+  const replay = answerOf(res(201, { order_id: 5 }, { 'Idempotency-Replayed': 'true' }));
+  assert.match(replay.text, /Order 5 .*replayed/);
+  assert.equal(answerOf(res(503, { error: 'lock_timeout' }, { 'Idempotency-Replayed': 'true' })).settled, true);
+});
+
+test('Retry-After in seconds or as a date', () => {
+  assert.equal(retryAfter(null), 0);
+  assert.equal(retryAfter('0.2'), 1);
+  assert.equal(retryAfter('7'), 7);
+  assert.ok(retryAfter(new Date(Date.now() + 5000).toUTCString()) >= 4);
+});
+
+test('a retry of the same click reuses its key; a settled answer or another user starts a new one', () => {
+  let n = 0;
+  const i = new Intent(() => `k${++n}`);
+  assert.equal(i.keyFor('ann'), 'k1');
+  i.settle(answerOf({ network: 'offline' }));
+  assert.equal(i.keyFor('ann'), 'k1', 'a retry after a network error must reuse the key');
+  i.settle(answerOf(res(201, { order_id: 1 })));
+  assert.equal(i.keyFor('ann'), 'k2', 'a new click after a purchase is a new intent');
+  assert.equal(i.keyFor('bob'), 'k3', 'another user is another intent');
+  assert.match(new Intent().keyFor('x'), /^[0-9a-f]{32}$/);
+});
+
+test('a ticket serves its own user until 5 s before it expires', () => {
+  const t = { ticket: 't', user_id: 'ann', expires_at: '2026-01-01T12:01:00Z' };
+  const now = Date.parse('2026-01-01T12:00:00Z');
+  assert.equal(ticketUsable(t, 'ann', now), true);
+  assert.equal(ticketUsable(t, 'bob', now), false);
+  assert.equal(ticketUsable(t, 'ann', Date.parse('2026-01-01T12:00:56Z')), false);
+  assert.equal(ticketUsable(null, 'ann', now), false);
+});

@@ -1,0 +1,168 @@
+// The shopper page /shop/{sale}: one product card, a countdown to the
+// opening in the server's time, a Buy button and the answer in words.
+// shop-model.js decides (clock, wording, the click's Idempotency-Key);
+// this module talks to the API and writes the page.
+import { Intent, ServerClock, answerOf, openingState, randomHex, saleIdFromPath, ticketUsable, unitsText } from './shop-model.js';
+
+const $ = (sel) => document.querySelector(sel);
+const USER_KEY = 'seckill.shopUser';
+// Past the shop's own lock wait (10 s), so a slow answer is not cut short.
+const ORDER_TIMEOUT_MS = 15_000;
+
+const saleId = saleIdFromPath(location.pathname);
+const clock = new ServerClock();
+const intent = new Intent();
+const clientNow = () => performance.timeOrigin + performance.now(); // monotonic, unlike Date.now()
+let sale = null; // the last GET /api/sales/:id
+let open = false;
+let busy = false;
+let ticket = null; // the last POST /api/sales/:id/ticket answer
+
+/** call sends one request; it answers {status, body, header} or {network}, and feeds the clock. */
+async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000 } = {}) {
+  const sent = clientNow();
+  let res;
+  try {
+    res = await fetch(path, {
+      method, cache: 'no-store', signal: AbortSignal.timeout(timeoutMs),
+      headers: body ? { 'Content-Type': 'application/json', ...headers } : headers,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (err) {
+    return { network: err.name === 'TimeoutError' ? 'it timed out' : err.message };
+  }
+  clock.sample(res.headers.get('Date'), sent, clientNow());
+  let json = null;
+  try { json = await res.json(); } catch { /* an empty or non-JSON body */ }
+  return { status: res.status, body: json, header: (n) => res.headers.get(n) };
+}
+
+// ---- the card ------------------------------------------------------------
+
+function setText(sel, text) { const e = $(sel); if (e.textContent !== text) e.textContent = text; }
+
+function showMissing(text) {
+  setText('#p-name', text);
+  $('#buy-form').hidden = true;
+  $('#p-opening').hidden = true;
+  $('#card').setAttribute('aria-busy', 'false');
+  document.title = 'No such sale · Seckill Lab shop';
+}
+
+function showSale(s) {
+  sale = s;
+  setText('#p-name', s.name || `Sale ${s.id}`);
+  const limit = s.per_user_limit > 0 ? `at most ${s.per_user_limit} per buyer` : 'no limit per buyer';
+  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}`);
+  setText('#p-units', unitsText(s));
+  $('#p-ticket').hidden = !s.ticket_required;
+  $('#card').setAttribute('aria-busy', 'false');
+  document.title = `${s.name || `Sale ${s.id}`} · Seckill Lab shop`;
+  tick();
+}
+
+/** loadSale reads the sale; false when it does not exist. */
+async function loadSale() {
+  const r = await call(`/api/sales/${saleId}`);
+  if (r.status === 404) { showMissing(`No such sale: sale ${saleId} does not exist.`); return false; }
+  if (r.status === 200) showSale(r.body);
+  else if (!sale) setText('#p-meta', 'The shop does not answer yet: retrying…');
+  return true;
+}
+
+/** refresh reads the sale about once a second, at a varying phase so that the Date headers narrow the clock. */
+async function refresh() {
+  if (await loadSale()) setTimeout(refresh, 700 + Math.random() * 600);
+}
+
+/** tick keeps the countdown and the button's state, from the server's time. */
+function tick() {
+  if (!sale) return;
+  const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow())) : { open: false, text: 'Reading the shop’s clock…' };
+  const el = $('#p-opening');
+  setText('#p-opening', st.text);
+  el.classList.toggle('open', st.open);
+  if (st.open !== open) {
+    open = st.open;
+    setButton();
+    if (open) setText('#announce', 'The sale is open: the Buy button is enabled.');
+  }
+}
+
+function setButton() {
+  const b = $('#buy');
+  b.setAttribute('aria-disabled', String(!open || busy));
+  b.setAttribute('aria-busy', String(busy));
+  b.textContent = busy ? 'Buying…' : 'Buy';
+}
+
+// ---- buying -----------------------------------------------------------------
+
+function showAnswer(a) {
+  const e = $('#answer');
+  // The same words twice would not be announced again: clear first.
+  e.textContent = '';
+  e.className = `answer ${a.bad ? 'bad' : 'good'}`;
+  e.dataset.kind = a.kind;
+  setTimeout(() => { e.textContent = a.text; }, 50);
+}
+
+/** getTicket returns a usable ticket for user, or the refusal's answer. */
+async function getTicket(user) {
+  if (ticketUsable(ticket, user, clock.now(clientNow()))) return { ticket };
+  const r = await call(`/api/sales/${saleId}/ticket`, { method: 'POST', body: { user_id: user }, timeoutMs: ORDER_TIMEOUT_MS });
+  if (r.status === 200 && r.body?.ticket) { ticket = r.body; return { ticket }; }
+  return { refused: answerOf(r) };
+}
+
+async function buy(user) {
+  busy = true;
+  setButton();
+  try {
+    const body = { user_id: user };
+    if (sale.ticket_required) {
+      const t = await getTicket(user);
+      if (t.refused) { intent.settle(t.refused); showAnswer(t.refused); return; }
+      body.ticket = t.ticket.ticket;
+    }
+    const r = await call(`/api/sales/${saleId}/orders`, { method: 'POST', body,
+      headers: { 'Idempotency-Key': intent.keyFor(user) }, timeoutMs: ORDER_TIMEOUT_MS });
+    const a = answerOf(r);
+    if (a.kind === 'ticket') ticket = null;
+    intent.settle(a);
+    showAnswer(a);
+    loadSale(); // the units left, at once
+  } finally {
+    busy = false;
+    setButton();
+  }
+}
+
+$('#buy-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (busy || !sale) return;
+  if (!open) {
+    showAnswer({ kind: 'not_open', text: `Not open yet: ${$('#p-opening').textContent}.`, bad: true });
+    return;
+  }
+  const input = $('#user');
+  const user = input.value.trim();
+  const ok = user.length > 0 && user.length <= 64;
+  input.setAttribute('aria-invalid', String(!ok));
+  if (!ok) { showAnswer({ kind: 'refused', text: 'Enter a user id of 1 to 64 characters.', bad: true }); input.focus(); return; }
+  buy(user);
+});
+
+// ---- start --------------------------------------------------------------------
+
+const user = $('#user');
+user.value = sessionStorage.getItem(USER_KEY) || `buyer-${randomHex(4)}`;
+sessionStorage.setItem(USER_KEY, user.value);
+user.addEventListener('change', () => sessionStorage.setItem(USER_KEY, user.value.trim()));
+
+if (saleId === null) {
+  showMissing('No such sale: the address must be /shop/ followed by a sale number.');
+} else {
+  refresh();
+  setInterval(tick, 200);
+}
