@@ -15,27 +15,24 @@ import (
 )
 
 // benchReport is `loadtest bench-report` (scripts/bench.sh, make bench): it
-// reads two `loadtest run --json` files made against the same replicas,
+// reads the `loadtest run --json` file of the contended run being judged
+// (--run; --calib, an older uncontended run, is optional and only kept on
+// record with its server figures), fetches each sale's server-side figures
+// (GET /api/sales/{id}/live, merged across replicas) into results[].server,
+// writes the report back as --out-json, and writes a Markdown table
+// (--out-md) with each lock strategy's throughput as a fraction of its
+// physical limit
 //
-//	--calib  an UNCONTENDED run (concurrency 1, work-ms 0): what one lock
-//	         round trip costs when nobody else wants the lock;
-//	--run    the contended run being judged,
+//	limit = 1 / (mean hold + mean hand-over to a buyer already waiting)
 //
-// fetches each sale's server-side figures (GET /api/sales/{id}/live, merged
-// across replicas) into results[].server, writes the contended report back
-// as --out-json, and writes a Markdown table (--out-md) with each lock
-// strategy's throughput as a fraction of its physical limit
-//
-//	limit = 1 / (mean critical section + lock round trip)
-//
-// A lock serialises the sale: at most one critical section runs at a time,
-// and between two of them the lock must be released and granted again, so
-// no scheduling can beat the limit; the ratio says how much of it the
-// strategy's waiting (polling, backoff, watches, lease expiry) wastes.
+// both from the sale's recorded critical sections (the sale view's
+// lock_cycle, sectionlog.Cycle). A lock runs one section at a time and hands
+// itself over between two, so no scheduling beats the limit: the ratio is
+// 1 when the lock never sat free while a buyer waited, less when it idled.
 func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadtest bench-report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	calibPath := fs.String("calib", "", "JSON of the uncontended run (required)")
+	calibPath := fs.String("calib", "", "JSON of an uncontended run, kept on record with its server figures (optional)")
 	runPath := fs.String("run", "", "JSON of the contended run (required)")
 	factsPath := fs.String("facts", "", "optional Markdown file of machine facts, copied into the report")
 	outJSON := fs.String("out-json", "", "write the contended report with results[].server here (default: --run)")
@@ -46,8 +43,8 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		return exitUsage
 	}
-	if *calibPath == "" || *runPath == "" || *outMD == "" {
-		fmt.Fprintln(stderr, "loadtest bench-report: --calib, --run and --out-md are required")
+	if *runPath == "" || *outMD == "" {
+		fmt.Fprintln(stderr, "loadtest bench-report: --run and --out-md are required")
 		return exitUsage
 	}
 	if *outJSON == "" {
@@ -57,6 +54,9 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer c.close()
 	var reps [2]*Report
 	for i, p := range []string{*calibPath, *runPath} {
+		if p == "" {
+			continue
+		}
 		rep, err := readReport(p)
 		if err == nil {
 			err = fillServer(ctx, c, rep)
@@ -75,12 +75,12 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitFail
 		}
 	}
-	md := benchMarkdown(reps[0], reps[1], string(facts))
-	// The calibration file gets its server figures too: the round trips
-	// the ratios were computed from stay on record.
-	if err := writeJSON(*calibPath, reps[0]); err != nil {
-		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-		return exitFail
+	md := benchMarkdown(reps[1], string(facts))
+	if reps[0] != nil { // on record with its server figures too
+		if err := writeJSON(*calibPath, reps[0]); err != nil {
+			fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
+			return exitFail
+		}
 	}
 	if err := writeJSON(*outJSON, reps[1]); err != nil {
 		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
@@ -163,75 +163,74 @@ func live(r Result) (serverLive, bool) {
 	return l, len(r.Server) > 0 && json.Unmarshal(r.Server, &l) == nil
 }
 
-// limitRow is one strategy's throughput against its physical limit.
-type limitRow struct {
-	lockFree                    bool
-	csMean, acquireP50, rtt     float64 // ms
-	sectionsPerS, limit, ratio  float64
-	haveCalib, haveServer, okay bool
+// lockCycle is the sale view's lock_cycle (sectionlog.Cycle): its recorded
+// critical sections' mean hold and mean hand-over to a waiting buyer.
+type lockCycle struct {
+	Sections   int64   `json:"sections"`
+	HoldMS     float64 `json:"hold_ms"`
+	Handovers  int64   `json:"handovers"`
+	HandoverMS float64 `json:"handover_ms"`
+	SpanMS     float64 `json:"span_ms"`
 }
 
-// limitOf computes the ratio. Definitions (repeated in the Markdown):
-//   - lock round trip (rtt) = uncontended server latency p50 - uncontended
-//     critical-section p50, from the calibration run at concurrency 1: all
-//     Place does outside the critical section when nobody competes, i.e.
-//     acquire + release round trips (+ microseconds of bookkeeping). Medians,
-//     not means: each replica's first order also builds the strategy's
-//     connections (ZooKeeper session, RedLock clients), a one-off outlier
-//     that is no part of a round trip.
-//   - mean critical section = the contended run's server-side mean, merged
-//     across replicas (lock held to just before unlock; sold-out answers
-//     hold the lock too and are counted, as they occupy it).
-//   - sections/s = lock grants / run duration, grants = server requests
-//     minus the ones that never held the lock (lock_timeout, canceled).
-//   - ratio = sections/s / limit, limit = 1000 / (mean CS ms + rtt ms).
+// limitRow is one strategy's throughput against its physical limit.
+type limitRow struct {
+	lockFree, okay                                 bool
+	holdMS, handoverMS, sectionsPerS, limit, ratio float64
+}
+
+// limitOf computes the ratio from the sale's recorded sections, as
+// sectionlog.Cycle does. Definitions (repeated in the Markdown):
+//   - hold = mean time from Lock returned to just before Unlock;
+//   - hand-over = mean time from one section's exit to the next entry,
+//     over the releases when a buyer was already waiting (a gap with nobody
+//     waiting is idle, no cost of the lock);
+//   - limit = 1000 / (hold + hand-over) per second;
+//   - sections/s = sections / (first entry → last exit + one hand-over):
+//     n sections at the limit take n holds and n hand-overs;
+//   - ratio = sections/s ÷ limit, at most 1 for an exclusive lock up to
+//     noise (an idle gap shorter than a hand-over).
 //
-// A strategy whose uncontended run recorded no lock grant takes no lock
-// (lock-free CAS/conditional writes, Redis Lua stock) and none: n/a.
-func limitOf(calib, run Result) limitRow {
+// A sale with no recorded section took no lock (lock-free CAS/conditional
+// writes, Redis Lua stock), and "none" excludes nothing: n/a.
+func limitOf(run Result) limitRow {
 	var row limitRow
-	cl, okc := live(calib)
-	rl, okr := live(run)
-	row.haveCalib, row.haveServer = okc, okr
-	if !okc || !okr {
+	var v struct {
+		LockCycle lockCycle `json:"lock_cycle"`
+	}
+	if !run.hasView() || json.Unmarshal(run.Sale, &v) != nil {
 		return row
 	}
-	// "none" records grants of its no-op lease; it still excludes nothing.
-	if run.Strategy == "none" || (cl.LockWait.Max == 0 && cl.Critical.Max == 0) {
+	c := v.LockCycle
+	if run.Strategy == "none" || c.Sections == 0 {
 		row.lockFree = true
 		return row
 	}
-	row.csMean, row.acquireP50 = rl.Critical.Mean, cl.LockWait.P50
-	row.rtt = max(cl.Latency.P50-cl.Critical.P50, 0)
-	grants := rl.Requests - rl.Outcomes["lock_timeout"] - rl.Outcomes["canceled"]
-	if run.DurationS <= 0 || row.csMean+row.rtt <= 0 {
+	if c.HoldMS+c.HandoverMS <= 0 {
 		return row
 	}
-	row.sectionsPerS = float64(grants) / run.DurationS
-	row.limit = 1000 / (row.csMean + row.rtt)
+	row.holdMS, row.handoverMS = c.HoldMS, c.HandoverMS
+	row.limit = 1000 / (c.HoldMS + c.HandoverMS)
+	if span := c.SpanMS + c.HandoverMS; span > 0 {
+		row.sectionsPerS = float64(c.Sections) * 1000 / span
+	}
 	row.ratio = row.sectionsPerS / row.limit
 	row.okay = true
 	return row
 }
 
 // benchMarkdown renders the report.
-func benchMarkdown(calib, run *Report, facts string) string {
+func benchMarkdown(run *Report, facts string) string {
 	var b strings.Builder
 	cfg := run.Config
 	fmt.Fprintf(&b, "# make bench: %s\n\n", run.StartedAt.Format(time.RFC3339))
 	if facts != "" {
 		fmt.Fprintf(&b, "## Machine\n\n%s\n", strings.TrimRight(facts, "\n")+"\n")
 	}
-	fmt.Fprintf(&b, "## Run\n\n`loadtest run --strategy %s --stock %d --buyers %d --concurrency %d --work-ms %d --ttl-ms %d` against %d replicas (%s), %s model. "+
-		"Calibration (uncontended): stock %d, buyers %d, concurrency %d, work-ms %d.\n\n",
-		cfg.Strategy, cfg.Stock, cfg.Buyers, cfg.Concurrency, cfg.WorkMS, cfg.TTLMS, len(cfg.Targets), strings.Join(cfg.Targets, ", "),
-		cfg.Model, calib.Config.Stock, calib.Config.Buyers, calib.Config.Concurrency, calib.Config.WorkMS)
-	byName := map[string]Result{}
-	for _, r := range calib.Results {
-		byName[r.Strategy] = r
-	}
-	b.WriteString("| strategy | safe | verdict | req/s | orders/s | client p50 ms | client p99 ms | sold | oversold | lost upd. | violations | hard err. | CS mean ms | acquire p50 ms (unc.) | lock RTT ms | sections/s | limit/s | ratio |\n")
-	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "## Run\n\n`loadtest run --strategy %s --stock %d --buyers %d --concurrency %d --work-ms %d --ttl-ms %d` against %d replicas (%s), %s model.\n\n",
+		cfg.Strategy, cfg.Stock, cfg.Buyers, cfg.Concurrency, cfg.WorkMS, cfg.TTLMS, len(cfg.Targets), strings.Join(cfg.Targets, ", "), cfg.Model)
+	b.WriteString("| strategy | safe | verdict | req/s | orders/s | client p50 ms | client p99 ms | sold | oversold | lost upd. | violations | hard err. | hold ms | hand-over ms | sections/s | limit/s | ratio |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range run.Results {
 		safe := "no"
 		if r.Safe {
@@ -240,40 +239,38 @@ func benchMarkdown(calib, run *Report, facts string) string {
 		v := r.view
 		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.1f | %.2f | %.2f | %d | %d | %d | %d | %d | ", r.Strategy, safe, r.Verdict,
 			r.RequestsPerS, r.OrdersPerS, r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, r.HardErrors)
-		c, ok := byName[r.Strategy]
-		row := limitOf(c, r)
+		row := limitOf(r)
 		switch {
-		case !ok || !row.haveCalib || !row.haveServer:
-			b.WriteString("? | ? | ? | ? | ? | n/a (no server figures) |\n")
 		case row.lockFree:
-			b.WriteString("– | – | – | – | – | n/a (no lock) |\n")
+			b.WriteString("– | – | – | – | n/a (no lock) |\n")
 		case !row.okay:
-			b.WriteString("? | ? | ? | ? | ? | n/a |\n")
+			b.WriteString("? | ? | ? | ? | n/a (no sections) |\n")
 		default:
-			fmt.Fprintf(&b, "%.2f | %.2f | %.2f | %.0f | %.0f | %.2f |\n", row.csMean, row.acquireP50, row.rtt, row.sectionsPerS, row.limit, row.ratio)
+			fmt.Fprintf(&b, "%.3f | %.3f | %.0f | %.0f | %.2f |\n", row.holdMS, row.handoverMS, row.sectionsPerS, row.limit, row.ratio)
 		}
 	}
 	b.WriteString(`
-Definitions (loadtest/benchreport.go, limitOf):
+Definitions (loadtest/benchreport.go, limitOf; internal/sectionlog, Cycle),
+all from the sale's critical sections as the replicas recorded them:
 
-- **CS mean**: mean critical-section time of the contended run, server side,
-  merged across the replicas (lock held → just before unlock). Sold-out
-  answers hold the lock too (they read the stock under it), so they count.
-- **lock RTT**: from the uncontended calibration run (concurrency 1, work-ms
-  0): server latency p50 − critical-section p50, i.e. everything an order
-  does outside its critical section when nobody competes: the acquire and
-  the release round trips. Medians, because each replica's first order also
-  opens the strategy's connections. **acquire p50** is the acquire alone.
-- **sections/s**: lock grants per second of the contended run (server
-  requests minus lock_timeout and canceled ones, over the client's
-  first-send-to-last-answer duration). Not orders/s: with 100 units for 2000
-  buyers, most grants end in a sold-out answer, and they occupy the lock
-  just the same.
-- **limit/s** = 1000 / (CS mean + lock RTT): one section at a time, and a
-  release plus a grant between two of them. **ratio** = sections/s ÷ limit.
-  A ratio above 1 means the lock let sections overlap or hand-offs cost less
-  than an uncontended round trip (pipelined, or not exclusive at all).
-- Lock-free strategies take no lock: **n/a (no lock)**.
+- **hold**: mean time a holder had the lock (Lock returned → just before
+  Unlock), merged across the replicas. Sold-out answers hold it too (they
+  read the stock under it), so they count.
+- **hand-over**: mean time from one section's exit to the next section's
+  entry, over the releases when a buyer was already waiting: the release
+  and the grant the lock itself costs. A gap with nobody waiting is idle
+  time, not a cost of the lock, and is left out.
+- **limit/s** = 1000 / (hold + hand-over): one section at a time and one
+  hand-over between two; no scheduling can beat it.
+- **sections/s** = sections / (first entry → last exit + one hand-over):
+  n sections at the limit take n holds and n hand-overs. Not orders/s: most
+  sections of a herd end in a sold-out answer and occupy the lock the same.
+- **ratio** = sections/s ÷ limit/s: 1 when the lock was never free while a
+  buyer waited (the lock was the bottleneck), less when it idled with
+  nobody waiting (the load, or the work outside the lock, was). For an
+  exclusive lock it can pass 1 only by noise (an idle gap shorter than a
+  hand-over); sections that overlap show as violations.
+- Lock-free strategies record no section: **n/a (no lock)**.
 - Client latency is closed-model (coordinated omission not corrected).
 `)
 	return b.String()

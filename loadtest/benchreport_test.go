@@ -24,29 +24,32 @@ func liveJSON(requests int64, latP50, csP50, csMean, lwP50, lwMax float64) json.
 	return b
 }
 
-// limitOf: rtt = uncontended latency p50 - critical p50; limit from the
-// contended critical mean; grants exclude lock timeouts; a strategy with no
-// grant when uncontended (or "none") is n/a.
+func saleJSON(id int, sections int64, holdMS, handoverMS, spanMS float64) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"id": id, "lock_cycle": map[string]any{
+		"sections": sections, "hold_ms": holdMS, "handovers": max(sections-1, 0), "handover_ms": handoverMS, "span_ms": spanMS}})
+	return b
+}
+
+// limitOf reads the sale's lock_cycle: limit 1 / (hold + hand-over),
+// sections over their span plus one hand-over; no sections (or "none") is
+// n/a, a sale view never read is unknown.
 func TestLimitOf(t *testing.T) {
-	calib := Result{Strategy: "redis", Server: liveJSON(50, 1.5, 0.5, 0.5, 0.4, 2)}
-	run := Result{Strategy: "redis", DurationS: 2, Server: liveJSON(1100, 0, 0, 1, 0, 0)}
-	row := limitOf(calib, run)
-	if !row.okay || row.lockFree {
-		t.Fatalf("row %+v", row)
+	// 1000 sections of 1.5 ms with 0.5 ms hand-overs: limit 500/s. Over
+	// 1999.5 + 0.5 ms the lock never idled (ratio 1); over 3999.5 it did.
+	for span, want := range map[float64]float64{1999.5: 1, 3999.5: 0.5} {
+		row := limitOf(Result{Strategy: "redis", Sale: saleJSON(1, 1000, 1.5, 0.5, span)})
+		if !row.okay || row.lockFree || math.Abs(row.limit-500) > 1e-9 || math.Abs(row.ratio-want) > 1e-9 {
+			t.Errorf("span %v: row %+v, want limit 500, ratio %v", span, row, want)
+		}
 	}
-	// rtt 1 ms, CS mean 1 ms: limit 500/s; 1000 grants in 2 s: 500/s.
-	if math.Abs(row.rtt-1) > 1e-9 || math.Abs(row.limit-500) > 1e-9 || math.Abs(row.sectionsPerS-500) > 1e-9 || math.Abs(row.ratio-1) > 1e-9 {
-		t.Errorf("row %+v, want rtt 1, limit 500, sections 500, ratio 1", row)
+	if free := limitOf(Result{Strategy: "db-optimistic", Sale: saleJSON(2, 0, 0, 0, 0)}); !free.lockFree {
+		t.Errorf("no sections: want n/a, got %+v", free)
 	}
-	free := limitOf(Result{Server: liveJSON(50, 1, 0, 0, 0, 0)}, run)
-	if !free.lockFree {
-		t.Errorf("no grant when uncontended: want n/a, got %+v", free)
-	}
-	if none := limitOf(calib, Result{Strategy: "none", DurationS: 1, Server: run.Server}); !none.lockFree {
+	if none := limitOf(Result{Strategy: "none", Sale: saleJSON(3, 10, 1, 0, 10)}); !none.lockFree {
 		t.Errorf("none: want n/a, got %+v", none)
 	}
-	if missing := limitOf(Result{}, run); missing.okay || missing.haveCalib {
-		t.Errorf("no server figures: %+v", missing)
+	if missing := limitOf(Result{Strategy: "redis"}); missing.okay || missing.lockFree {
+		t.Errorf("no sale view: %+v", missing)
 	}
 }
 
@@ -55,10 +58,8 @@ func TestLimitOf(t *testing.T) {
 func TestBenchReportCommand(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/api/sales/1/live": // calibration, lock
+		case "/api/sales/1/live", "/api/sales/2/live": // the calibration on record
 			_, _ = w.Write(liveJSON(5, 1.5, 0.5, 0.5, 0.4, 2))
-		case "/api/sales/2/live": // calibration, lock-free
-			_, _ = w.Write(liveJSON(5, 1, 0, 0, 0, 0))
 		case "/api/sales/3/live", "/api/sales/4/live":
 			_, _ = w.Write(liveJSON(1100, 0, 0, 1, 0, 0))
 		default:
@@ -72,7 +73,7 @@ func TestBenchReportCommand(t *testing.T) {
 		for i, st := range []string{"redis", "db-optimistic"} {
 			r := newResult(strategyInfo{Name: st, Safe: true}, "closed")
 			r.Requests, r.DurationS, r.Verdict = 5, 2, verdictOK
-			r.Sale = json.RawMessage(`{"id":` + string(rune('0'+ids[i])) + `}`)
+			r.Sale = saleJSON(ids[i], int64(1-i)*1000, 1.5, 0.5, 1999.5) // redis ran sections, db-optimistic none
 			rep.Results = append(rep.Results, r)
 		}
 		p := filepath.Join(dir, name)
@@ -92,7 +93,7 @@ func TestBenchReportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	if !strings.Contains(text, "| 1.00 | 0.40 | 1.00 | 500 | 500 | 1.00 |") || !strings.Contains(text, "n/a (no lock)") {
+	if !strings.Contains(text, "| 1.500 | 0.500 | 500 | 500 | 1.00 |") || !strings.Contains(text, "n/a (no lock)") {
 		t.Errorf("markdown:\n%s", text)
 	}
 	rep, err := readReport(run)
@@ -102,9 +103,24 @@ func TestBenchReportCommand(t *testing.T) {
 	if l, ok := live(rep.Results[0]); !ok || l.Requests != 1100 {
 		t.Errorf("results[0].server not filled: %s", rep.Results[0].Server)
 	}
+	if l, ok := live(readOrFail(t, calib).Results[0]); !ok || l.Requests != 5 {
+		t.Errorf("the calibration on record got no server figures")
+	}
+	if code := benchReport(context.Background(), []string{"--run", run, "--out-md", md}, &out, &errb); code != exitOK {
+		t.Errorf("without --calib: exit %d: %s", code, errb.String())
+	}
 	if code := benchReport(context.Background(), []string{"--run", run}, &out, &errb); code != exitUsage {
 		t.Errorf("missing flags: exit %d, want %d", code, exitUsage)
 	}
+}
+
+func readOrFail(t *testing.T, path string) *Report {
+	t.Helper()
+	rep, err := readReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // rate counts 2xx answers of one URL and fails when none came.

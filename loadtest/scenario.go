@@ -49,6 +49,8 @@ var runners = map[string]scenarioFunc{
 	"redlock-minority":          redlockMinority,
 	"optimistic-vs-pessimistic": optimisticVsPessimistic,
 	"cache-db-drift":            cacheDBDrift,
+	"herd-sold-out-cache":       herdSoldOutCache,
+	"herd-rate-limit":           herdRateLimit,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

@@ -6,14 +6,14 @@
 #      127.0.0.1:18280), wait for the three /healthz;
 #   2. the load tool's ceiling: `loadtest rate` and wrk against GET /healthz
 #      of one replica, same connections and duration, one after the other;
-#   3. an uncontended calibration run (concurrency 1, work-ms 0) that
-#      measures each lock's round trip, then the contended run
+#   3. an uncontended calibration run (concurrency 1, work-ms 0), kept on
+#      record, then the contended run
 #      (loadtest run --strategy all --stock 100 --buyers 2000 --concurrency 64
 #      --work-ms 5);
 #   4. loadtest bench-report: fetches each sale's server-side figures
 #      (/api/sales/{id}/live) and writes bench/results/<stamp>.json and .md
 #      with the machine's facts and each strategy's throughput against its
-#      physical limit 1/(mean critical section + lock round trip);
+#      physical limit 1/(mean hold + mean hand-over), from its sections;
 #   5. scripts/bench_herd.sh appends the flash sale: loadtest against wrk
 #      on an order endpoint, each strategy's sold-out answer against the
 #      /healthz ceiling, and the herd (--opens-in) strategy x guard.

@@ -6,6 +6,8 @@ package inventory
 import (
 	"errors"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Sentinel errors of this package.
@@ -71,6 +73,9 @@ type Stats struct {
 	LostUpdates int64 `json:"lost_updates"` // |sold - (initial_stock - stock)|
 	Duplicates  int64 `json:"duplicates"`   // users with more orders than per_user_limit
 	Violations  int64 `json:"violations"`   // overlapping critical sections (critical_sections)
+	// LockCycle is the sections' hold and hand-over times: the lock's
+	// physical limit, measured in the sale's own run.
+	LockCycle sectionlog.Cycle `json:"lock_cycle"`
 }
 
 // SaleView is a sale with its stats, as the API shows it.

@@ -70,8 +70,8 @@ func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
 			return st, err
 		}
 	}
-	v, err := sectionlog.Violations(ctx, s.db, sale.ID)
-	st.Violations = v
+	c, err := sectionlog.LoadCycle(ctx, s.db, sale.ID)
+	st.LockCycle, st.Violations = c, c.Overlaps
 	return st, err
 }
 

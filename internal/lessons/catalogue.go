@@ -122,6 +122,31 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "herd-sold-out-cache",
+		Title: "A herd after the sell-out: the sold-out cache answers from memory",
+		Predict: "600 buyers for 20 units fire at the opening of a redis sale: without the sold-out cache every " +
+			"sold-out answer queues for the lock to read stock 0 (no answer from the sold_out_cache layer); with " +
+			"it, once the stock of record reads 0, most answers after the sell-out come from memory and far " +
+			"fewer sections take the lock; both times exactly 20 sold, oversold 0, duplicates 0",
+		Fix: "remember a sold-out sale on every replica (set only after the database reads 0, cleared on " +
+			"restock) and refuse before the lock",
+		Seed:        "Flash-sale articles: reject early, reject cheap: most of a herd loses, let it lose in memory",
+		Strategies:  []string{"redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "herd-rate-limit",
+		Title: "A herd of repeat clicks: a per-user rate limit stops them before the lock",
+		Predict: "150 buyers each click three times at once for 20 units (sold-out cache off): without a limit " +
+			"every click reaches the lock; with rate_limit_user 1/s the repeat clicks get 429 rate_limited " +
+			"(Retry-After, layer rate_limit) before the lock, and the stock still sells exactly: 20 sold, " +
+			"oversold 0, duplicates 0; the p99 of the buyers who got through is shown, not asserted",
+		Fix:         "a cluster-wide per-user (and per-IP) limit in Redis (GCRA), a per-replica limiter when Redis is down",
+		Seed:        "Flash-sale articles: limit each user's requests before they reach the inventory",
+		Strategies:  []string{"redis"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "zk-session-expiry",
 		Title: "A ZooKeeper holder whose session expires loses its lock",
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +

@@ -95,7 +95,7 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
-	defer s.leave(ctx, cs.sale, lease, f.acquired)
+	defer s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
 	cs.lease, cs.token = lease, lease.Token()
 	if cs.sale.Fencing && cs.token > 0 {
 		cs.kind = writeFenced
@@ -125,9 +125,9 @@ func (s *Service) lock(ctx context.Context, locker lockstrategy.Locker, key stri
 // leave ends a locked section: it records it for violation detection, then
 // unlocks on a fresh bounded ctx (the request's may be gone; the lock must
 // go too). Deferred, so that the lock goes even if the section panics.
-func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, enter time.Time) {
+func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time) {
 	s.sections.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
-		Token: lease.Token(), EnterAt: enter, ExitAt: time.Now()})
+		Token: lease.Token(), WaitAt: &wait, EnterAt: enter, ExitAt: time.Now()})
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
 	if err := lease.Unlock(uctx); err != nil {

@@ -35,11 +35,12 @@ func (s *Service) Restock(ctx context.Context, saleID uint64, units int64) error
 	key := s.LockKey(saleID)
 	db := s.store.DB()
 	if locker, ok := inst.(lockstrategy.Locker); ok {
+		waitStart := time.Now()
 		lease, err := s.lock(ctx, locker, key)
 		if err != nil {
 			return err
 		}
-		defer s.leave(ctx, sale, lease, time.Now()) // a section like any other: recorded, then unlocked
+		defer s.leave(ctx, sale, lease, waitStart, time.Now()) // a section like any other: recorded, then unlocked
 		if tl, ok := lease.(lockstrategy.TxLease); ok {
 			db = tl.Tx() // the lock is this transaction: commit is its Unlock
 		}

@@ -1,39 +1,34 @@
 package runs
 
 import (
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/metrics"
 )
 
 // LimitView compares a lock strategy's throughput with its physical limit.
-// A lock serialises its critical sections, so it can complete at most one
-// per (critical-section time + the lock's own round trips). Both are measured
-// in the run itself, server side: a request's mean time minus its mean wait
-// in the lock's queue is what one holder costs the lock (section, acquire and
-// release round trips, and the request's own handling). The limit is
-// 1000 / that, per second; the ratio is the sections completed per second
-// over it. `make bench` computes the same ratio with an uncontended
-// calibration run for the round trips instead.
+// A lock serialises its critical sections and hands itself over between
+// two of them, so it completes at most 1 / (mean hold + mean hand-over to a
+// buyer already waiting) sections per second. Both come from the step's own
+// recorded sections, server side (sectionlog.Cycle); the ratio is the
+// sections completed per second of their span over that limit: 1 means the
+// lock was never free while a buyer waited (it was the bottleneck), less
+// means it idled with nobody waiting. `make bench` reports the same ratio.
 type LimitView struct {
 	SectionsPerS float64 `json:"sections_per_s"`
-	ServiceMS    float64 `json:"service_ms"` // mean server time minus mean lock wait
+	HoldMS       float64 `json:"hold_ms"`
+	HandoverMS   float64 `json:"handover_ms"`
 	LimitPerS    float64 `json:"limit_per_s"`
 	Ratio        float64 `json:"ratio"`
 }
 
 // limitOf returns nil for strategies that take no lock (nothing is
-// serialised, so there is no such limit) or before there is data.
-func limitOf(strategy string, server *metrics.SaleLive, durationS float64) *LimitView {
+// serialised, so there is no such limit) or before a section is recorded.
+func limitOf(strategy string, sale *inventory.SaleView) *LimitView {
 	s, err := lockstrategy.Lookup(strategy)
-	if err != nil || s.Expiry == lockstrategy.ExpiryNone || server == nil || durationS <= 0 {
+	if err != nil || s.Expiry == lockstrategy.ExpiryNone || sale == nil || sale.LockCycle.LimitPerS() == 0 {
 		return nil
 	}
-	granted := server.Requests - server.Outcomes["lock_timeout"] - server.Outcomes["canceled"]
-	service := server.Latency.Mean - server.LockWait.Mean
-	if granted <= 0 || service <= 0 {
-		return nil
-	}
-	l := &LimitView{SectionsPerS: float64(granted) / durationS, ServiceMS: service, LimitPerS: 1000 / service}
-	l.Ratio = l.SectionsPerS / l.LimitPerS
-	return l
+	c := sale.LockCycle
+	return &LimitView{SectionsPerS: round3(c.SectionsPerS()), HoldMS: round3(c.HoldMS), HandoverMS: round3(c.HandoverMS),
+		LimitPerS: round3(c.LimitPerS()), Ratio: round3(c.Ratio())}
 }

@@ -170,7 +170,7 @@ func (s *Service) view(ctx context.Context, run runRow) (RunView, error) {
 				return v, err
 			}
 			sv.Server = &live
-			sv.Limit = limitOf(st.Strategy, sv.Server, sv.Client.DurationS)
+			sv.Limit = limitOf(st.Strategy, sv.Sale)
 		}
 		v.Steps = append(v.Steps, sv)
 	}

@@ -19,6 +19,7 @@ type Section struct {
 	SaleID    uint64
 	ReplicaID string
 	Token     uint64
+	WaitAt    *time.Time // when its buyer asked for the lock; nil if unknown
 	EnterAt   time.Time
 	ExitAt    time.Time
 }
@@ -115,13 +116,9 @@ func (l *Log) flush(batch []Section) {
 }
 
 // Violations counts the sale's sections that began before an earlier-begun
-// section had ended: each is an overlap the lock should have prevented. One
-// pass in enter order with a running maximum of exit times (a window
-// function), not a self-join, so it stays cheap for big sales.
+// section had ended: each is an overlap the lock should have prevented
+// (Cycle.Overlaps: one pass in entry order with a running maximum of exits).
 func Violations(ctx context.Context, db *gorm.DB, saleID uint64) (int64, error) {
-	var n int64
-	err := db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM (
-		SELECT enter_at, MAX(exit_at) OVER (ORDER BY enter_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_exit
-		FROM critical_sections WHERE sale_id = ?) s WHERE enter_at < prev_exit`, saleID).Scan(&n).Error
-	return n, err
+	c, err := LoadCycle(ctx, db, saleID)
+	return c.Overlaps, err
 }

@@ -50,9 +50,15 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { text: ms(c.latency_ms.p99) }),
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
-      el('td', { text: step.limit ? fmt(step.limit.ratio, 2) : 'n/a (no lock)' }),
+      el('td', step.limit ? { text: fmt(step.limit.ratio, 2), title: limitTitle(step.limit) } : { text: 'n/a (no lock)' }),
       el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}${cfg.watchdog === false ? ', no watchdog' : ''}` })));
   }
   return complete;
 }
 
+
+/** limitTitle says what a step's physical-limit ratio was made of. */
+function limitTitle(l) {
+  return `${fmt(l.sections_per_s)} sections/s of a limit of ${fmt(l.limit_per_s)}/s = 1000 / (hold ${fmt(l.hold_ms, 3)} ms + hand-over ${fmt(l.handover_ms, 3)} ms). `
+    + '1 = the lock never sat free while a buyer waited (it was the bottleneck); lower = it idled with nobody waiting.';
+}

@@ -1,0 +1,46 @@
+package order_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+)
+
+// TestSectionsRecordTheirWait: every locked section the order flow records
+// says when its buyer asked for the lock, no later than it entered: the
+// hand-overs of the lock's physical limit (sectionlog.Cycle) are counted
+// from it.
+func TestSectionsRecordTheirWait(t *testing.T) {
+	store, _, svc := newService(t, "wait")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "section wait", Strategy: "db-pessimistic", InitialStock: 4, WorkMS: 2, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	const buyers = 8
+	var wg sync.WaitGroup
+	for i := range buyers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = svc.Place(ctx, sale.ID, fmt.Sprintf("w%d", i)) // 4 buy, 4 read stock 0: all hold the lock
+		}()
+	}
+	wg.Wait()
+	v := settledView(t, store, svc, sale.ID)
+	var sections, bad int64
+	db := store.DB().WithContext(ctx).Table("critical_sections").Where("sale_id = ?", sale.ID)
+	if err := db.Count(&sections).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Where("wait_at IS NULL OR wait_at > enter_at").Count(&bad).Error; err != nil {
+		t.Fatal(err)
+	}
+	if sections != buyers || bad != 0 || v.LockCycle.Sections != buyers || v.Sold != 4 {
+		t.Fatalf("%d sections, %d without a wait at or before their entry; lock_cycle %+v, sold %d",
+			sections, bad, v.LockCycle, v.Sold)
+	}
+}

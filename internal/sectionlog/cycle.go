@@ -1,0 +1,134 @@
+package sectionlog
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Cycle is what one lock's recorded sections say about its capacity. An
+// exclusive lock runs one section at a time and, between two of them, hands
+// itself over: released by one holder, granted to the next. So it completes
+// at most one section per (mean hold + mean hand-over), its physical limit,
+// whatever the scheduling. Only hand-overs to a buyer who was already
+// waiting at the release count: a gap with nobody waiting is idle time the
+// lock could not use, not a cost of the lock.
+type Cycle struct {
+	Sections   int64   `json:"sections"`
+	HoldMS     float64 `json:"hold_ms"`     // mean enter→exit
+	Handovers  int64   `json:"handovers"`   // releases with a buyer already waiting
+	HandoverMS float64 `json:"handover_ms"` // mean release→next entry over those
+	SpanMS     float64 `json:"span_ms"`     // first entry → last exit
+	// Overlaps are sections that began before an earlier one ended: the
+	// lock did not exclude (Violations).
+	Overlaps int64 `json:"overlaps"`
+}
+
+// LimitPerS is 1000 / (mean hold + mean hand-over): the most sections per
+// second this lock can complete; 0 before any section.
+func (c Cycle) LimitPerS() float64 {
+	if c.Sections == 0 || c.HoldMS+c.HandoverMS <= 0 {
+		return 0
+	}
+	return 1000 / (c.HoldMS + c.HandoverMS)
+}
+
+// SectionsPerS is the sections completed per second of the run's span. The
+// span is charged one hand-over more than it saw: n sections at the limit
+// take n holds and n hand-overs (the last holder's release is owed too), so
+// a run that kept the lock busy scores exactly its limit.
+func (c Cycle) SectionsPerS() float64 {
+	if span := c.SpanMS + c.HandoverMS; c.Sections > 0 && span > 0 {
+		return float64(c.Sections) * 1000 / span
+	}
+	return 0
+}
+
+// Ratio is SectionsPerS / LimitPerS: 1 when the lock was never free while a
+// buyer waited (it was the bottleneck), less when it sat idle with nobody
+// waiting (the load, or the work outside the lock, limited the run). For an
+// exclusive lock it cannot exceed 1 by more than noise; above that, sections
+// overlapped (see Violations).
+func (c Cycle) Ratio() float64 {
+	if l := c.LimitPerS(); l > 0 {
+		return c.SectionsPerS() / l
+	}
+	return 0
+}
+
+// CycleOf summarises sections of one lock. Sections without WaitAt count
+// as not waiting.
+func CycleOf(sections []Section) Cycle {
+	s := append([]Section(nil), sections...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].EnterAt.Before(s[j].EnterAt) })
+	var c Cycle
+	var hold, handover time.Duration
+	// firstWait[i] is the earliest wait start among sections i.. (entering
+	// at or after section i): was anyone waiting when the lock came free?
+	firstWait := make([]time.Time, len(s)+1)
+	for i := len(s) - 1; i >= 0; i-- {
+		firstWait[i] = firstWait[i+1]
+		if w := s[i].WaitAt; w != nil && (firstWait[i].IsZero() || w.Before(firstWait[i])) {
+			firstWait[i] = *w
+		}
+	}
+	var lastExit time.Time
+	for i, x := range s {
+		hold += x.ExitAt.Sub(x.EnterAt)
+		if i > 0 && x.EnterAt.Before(lastExit) {
+			c.Overlaps++
+		}
+		if i > 0 && !firstWait[i].IsZero() && !firstWait[i].After(lastExit) {
+			c.Handovers++
+			handover += max(x.EnterAt.Sub(lastExit), 0)
+		}
+		if x.ExitAt.After(lastExit) {
+			lastExit = x.ExitAt
+		}
+	}
+	c.Sections = int64(len(s))
+	if c.Sections == 0 {
+		return c
+	}
+	c.HoldMS = ms(hold) / float64(c.Sections)
+	if c.Handovers > 0 {
+		c.HandoverMS = ms(handover) / float64(c.Handovers)
+	}
+	c.SpanMS = ms(lastExit.Sub(s[0].EnterAt))
+	return c
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// LoadCycle is CycleOf over the sale's recorded sections, read in entry
+// order along the (sale_id, enter_at) index. Computed here rather than in
+// SQL: MariaDB evaluates a running MIN or MAX window frame by rescanning it,
+// quadratic in the sections (tens of seconds for 20,000), while reading
+// them is milliseconds.
+func LoadCycle(ctx context.Context, db *gorm.DB, saleID uint64) (Cycle, error) {
+	rows, err := db.WithContext(ctx).Raw(`SELECT wait_at, enter_at, exit_at FROM critical_sections
+		WHERE sale_id = ? ORDER BY enter_at, id`, saleID).Rows()
+	if err != nil {
+		return Cycle{}, err
+	}
+	defer rows.Close()
+	var sections []Section
+	for rows.Next() {
+		var s Section
+		var wait sql.NullTime
+		if err := rows.Scan(&wait, &s.EnterAt, &s.ExitAt); err != nil {
+			return Cycle{}, err
+		}
+		if wait.Valid {
+			s.WaitAt = &wait.Time
+		}
+		sections = append(sections, s)
+	}
+	if err := rows.Err(); err != nil {
+		return Cycle{}, err
+	}
+	return CycleOf(sections), nil
+}
