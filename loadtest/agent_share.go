@@ -72,7 +72,7 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 		return runwire.Report{AgentID: agentID, Errors: map[string]int64{}, Done: true}
 	}
 	defer sender.close()
-	b := newBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, false)
+	b := newBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, a.TicketRequired)
 	do := func(_ context.Context, i int) answer {
 		j := ts.pick(i)
 		ans := b.attempt(j, i)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
@@ -84,9 +85,16 @@ func (s *Service) assignment(ctx context.Context, runID uint64, step, share int)
 		return runwire.Assignment{}, err
 	}
 	a := runwire.Assignment{RunID: runID, Step: step, Share: share, Strategy: st.Strategy, Targets: targets,
-		Buyers: sh.Buyers, UserPrefix: sh.UserPrefix, Concurrency: cfg.Concurrency}
+		Buyers: sh.Buyers, UserPrefix: sh.UserPrefix, Concurrency: cfg.Concurrency, TicketRequired: cfg.TicketRequired}
 	if st.SaleID != nil {
 		a.SaleID = *st.SaleID
+		if cfg.OpensInMS > 0 { // the agents connect first and fire at the opening, as a herd does
+			var opens time.Time
+			if err := db.Raw("SELECT opens_at FROM sales WHERE id = ?", a.SaleID).Row().Scan(&opens); err != nil {
+				return runwire.Assignment{}, fmt.Errorf("runs: opening of sale %d: %w", a.SaleID, err)
+			}
+			a.OpensAt = opens.UTC()
+		}
 	}
 	if st.Deadline != nil {
 		a.Deadline = st.Deadline.UTC()

@@ -368,3 +368,39 @@ func TestStepSpec(t *testing.T) {
 		t.Fatalf("step spec %+v does not carry the run's members", s)
 	}
 }
+
+// A run whose sales open later hands its agents the opening (they connect
+// first and fire at it) and the ticket rule, and its step's first deadline
+// counts the wait for the opening.
+func TestAssignmentCarriesTheOpening(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	opening := time.Now().Add(10 * time.Minute).UTC().Truncate(time.Microsecond)
+	maker := salesFunc(func(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
+		if spec.OpensInMS == nil || *spec.OpensInMS != 600_000 || spec.TicketRequired == nil || !*spec.TicketRequired {
+			return inventory.Sale{}, fmt.Errorf("the step's sale spec lost the guards: %+v", spec)
+		}
+		s := inventory.Sale{Name: "runs test", Strategy: *spec.Strategy, InitialStock: *spec.Stock, Stock: *spec.Stock,
+			TTLMS: 2000, PerUserLimit: 1, Status: "open", OpensAt: opening, TicketRequired: true}
+		err := inventory.NewStore(db).CreateSale(ctx, &s)
+		return s, err
+	})
+	s := New(db, maker)
+	one := cfg
+	one.Strategies, one.OpensInMS, one.TicketRequired = []string{"none"}, 600_000, true
+	ag := agents(1)
+	id, err := s.Create(ctx, one, ag, []string{"http://a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok, err := s.Claim(ctx, ag[0])
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if !a.OpensAt.Equal(opening) || !a.TicketRequired {
+		t.Fatalf("assignment opens at %v (want %v), ticket_required %v", a.OpensAt, opening, a.TicketRequired)
+	}
+	if least := opening.Add(StepDeadline(a.Buyers)).Add(-time.Minute); a.Deadline.Before(least) {
+		t.Fatalf("step %d's deadline %v ends before its opening %v plus the step's time", id, a.Deadline, opening)
+	}
+}

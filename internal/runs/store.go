@@ -173,7 +173,8 @@ func (s *Service) startStep(ctx context.Context, tx *gorm.DB, run *runRow, st st
 		return tx.Exec("UPDATE runs SET status = 'failed', error = ?, finished_at = UTC_TIMESTAMP(6) WHERE id = ?",
 			strings.ToValidUTF8(msg, "?"), run.ID).Error
 	}
-	deadlineUS := StepDeadline(st.Buyers).Microseconds()
+	// The buyers wait for the opening: the step's first deadline waits too.
+	deadlineUS := (StepDeadline(st.Buyers) + time.Duration(cfg.OpensInMS)*time.Millisecond).Microseconds()
 	if err := tx.Exec(`UPDATE run_steps SET status = 'running', sale_id = ?, started_at = UTC_TIMESTAMP(6),
   deadline = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND WHERE run_id = ? AND step = ?`,
 		sale.ID, deadlineUS, run.ID, st.Step).Error; err != nil {

@@ -23,6 +23,9 @@ type Assignment struct {
 	// OpensAt, when set, is the sale's opening: the agent connects before it
 	// and its buyers wait for it. Absent from shops that do not send it.
 	OpensAt time.Time `json:"opens_at,omitzero"`
+	// TicketRequired: each buyer asks for a purchase ticket before its
+	// order. Absent from shops that do not send it.
+	TicketRequired bool `json:"ticket_required,omitempty"`
 }
 
 // Report is an agent's cumulative figures for its share, sent every second
