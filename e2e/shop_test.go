@@ -138,7 +138,9 @@ func showProblems(t *testing.T, who, logName string) {
 	b, _ := os.ReadFile(logName)
 	var lines []string
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") || strings.Contains(l, "panic") {
+		// The shop logs JSON; the load-test tools text.
+		if strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, `"level":"WARN"`) ||
+			strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") || strings.Contains(l, "panic") {
 			lines = append(lines, l)
 		}
 	}

@@ -118,6 +118,8 @@ var domainErrors = []mapping{
 	{err: order.ErrFenced, status: http.StatusConflict, code: "fenced", message: "a stale lock holder's write was rejected; retry", hints: retry},
 	{err: order.ErrLockLost, status: http.StatusServiceUnavailable, code: "lock_lost", message: "the lock was lost before commit; nothing was written; retry", hints: retry},
 	{err: faults.ErrHolderCrashed, status: http.StatusServiceUnavailable, code: "holder_crashed", message: "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", hints: retry},
+	// Not logged per order: a loaded database makes them by the hundred.
+	{err: order.ErrPersistTimeout, status: http.StatusServiceUnavailable, code: "persist_timeout", message: "the unit taken for you could not be saved in time and went back to the sale; retry", hints: retry},
 	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},
 	{err: inventory.ErrSaleNotFound, status: http.StatusNotFound, code: "not_found", message: "no such sale"},
 	// A sale made on a replica that has the strategy's backend, ordered on one

@@ -30,6 +30,10 @@ var (
 	// ErrDuplicateRequest: the buyer's idempotency key already made an
 	// order of this sale; nothing new was written (KeyedOrder finds it).
 	ErrDuplicateRequest = errors.New("order: this idempotency key already made an order")
+	// ErrPersistTimeout: a unit reserved from the strategy's own stock could
+	// not be persisted in time (a loaded database); it went back to the
+	// store and the buyer may retry.
+	ErrPersistTimeout = errors.New("order: the reserved unit could not be persisted in time")
 )
 
 // The layers that answer inside the order flow: the lock (not had in
@@ -43,18 +47,19 @@ const (
 
 // Outcome names, for metrics and logs.
 const (
-	OutcomeOK           = "ok"
-	OutcomeSoldOut      = "sold_out"
-	OutcomeLockTimeout  = "lock_timeout"
-	OutcomeLimitReached = "limit_reached"
-	OutcomeConflict     = "conflict"
-	OutcomeFenced       = "fenced"
-	OutcomeLockLost     = "lock_lost"
-	OutcomeNotFound     = "not_found"
-	OutcomeCanceled     = "canceled"
-	OutcomeReloading    = "stock_reloading"
-	OutcomeDuplicate    = "duplicate_request"
-	OutcomeError        = "error"
+	OutcomeOK             = "ok"
+	OutcomeSoldOut        = "sold_out"
+	OutcomeLockTimeout    = "lock_timeout"
+	OutcomeLimitReached   = "limit_reached"
+	OutcomeConflict       = "conflict"
+	OutcomeFenced         = "fenced"
+	OutcomeLockLost       = "lock_lost"
+	OutcomeNotFound       = "not_found"
+	OutcomeCanceled       = "canceled"
+	OutcomeReloading      = "stock_reloading"
+	OutcomeDuplicate      = "duplicate_request"
+	OutcomePersistTimeout = "persist_timeout"
+	OutcomeError          = "error"
 )
 
 // OutcomeOf names the outcome of err.
@@ -67,6 +72,7 @@ func OutcomeOf(err error) string {
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
 		{ErrLockLost, OutcomeLockLost}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
+		{ErrPersistTimeout, OutcomePersistTimeout},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -118,4 +119,39 @@ func holdSaleRow(t *testing.T, saleID uint64) *sql.Tx {
 		t.Fatal(err)
 	}
 	return job
+}
+
+// A reserved unit whose order cannot be persisted within its bound (the
+// sale's row held by another transaction: a loaded database) goes back to
+// the store, and the buyer hears a retryable persist_timeout, not a 500.
+func TestReservedPersistTimeoutIsRetryable(t *testing.T) {
+	store, lockers, svc := newService(t, "persist")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "persist timeout", Strategy: "redis-lua-stock", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := lockers.Get(sale.Strategy, order.LockOptions(sale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := inst.(lockstrategy.Reserver)
+	if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), 5); err != nil {
+		t.Fatal(err)
+	}
+	job := holdSaleRow(t, sale.ID)
+	_, err = svc.Place(ctx, sale.ID, "a")
+	job.Rollback()
+	if !errors.Is(err, order.ErrPersistTimeout) || order.OutcomeOf(err) != order.OutcomePersistTimeout {
+		t.Fatalf("Place whose persist ran out of time: %v (outcome %s), want ErrPersistTimeout", err, order.OutcomeOf(err))
+	}
+	left, err := inst.(interface {
+		StockLeft(context.Context, string) (int64, error)
+	}).StockLeft(ctx, svc.LockKey(sale.ID))
+	if err != nil || left != 5 {
+		t.Fatalf("the store has %d units (%v) after the unit went back, want 5", left, err)
+	}
+	if _, err := svc.Place(ctx, sale.ID, "a"); err != nil {
+		t.Fatalf("the retry, the row free again: %v", err)
+	}
 }

@@ -183,8 +183,12 @@ func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lock
 	cs.kind = writeReserved
 	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
 	o, err := cs.inNewTx(pctx)
+	timedOut := pctx.Err() != nil && ctx.Err() == nil // our bound, not the buyer leaving
 	cancel()
 	if err != nil {
+		if timedOut {
+			err = fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+		}
 		return o, LayerDatabase, s.giveBack(ctx, rs, key, r, err)
 	}
 	return o, LayerDatabase, nil
