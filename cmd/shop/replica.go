@@ -104,17 +104,17 @@ func (r *replica) openStrategies(ctx context.Context) {
 // openGuards builds the flash sale's guards in front of the order flow:
 // tickets signed with the cluster's secret, rate limits and the sold-out
 // cache over the strategies' Redis (when there is one).
-func (r *replica) openGuards(ctx context.Context, store *inventory.Store) (*guard.Gate, *guard.Tickets, error) {
+func (r *replica) openGuards(ctx context.Context) (*guard.Gate, error) {
 	secret, err := guard.LoadSecret(ctx, r.db, config.Get(config.EnvTicketSecret, ""))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tickets := guard.NewTickets(secret)
 	keyspace := r.db.Migrator().CurrentDatabase()
 	r.soldOut = guard.NewSoldOutCache(r.db, r.backends.Redis, keyspace, r.log)
 	r.soldOutLoop = startLoop(context.WithoutCancel(ctx), r.soldOut.Run)
 	limits := guard.NewLimiter(r.backends.Redis, keyspace)
-	return guard.NewGate(r.orders, tickets, limits, r.soldOut, r.live), tickets, nil
+	return guard.NewGate(r.orders, tickets, limits, r.soldOut, r.live), nil
 }
 
 // openServices builds the services the API serves from.
@@ -137,14 +137,14 @@ func (r *replica) openServices(ctx context.Context) error {
 		RedlockAddrs: config.List(r.cfg.RedlockAddrs),
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
-	gate, tickets, err := r.openGuards(ctx, store)
+	gate, err := r.openGuards(ctx)
 	if err != nil {
 		return err
 	}
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
 		AdminToken: r.cfg.AdminToken, Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
-		Gate: gate, Tickets: tickets, SoldOut: r.soldOut})
+		Gate: gate, SoldOut: r.soldOut})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}

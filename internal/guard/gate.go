@@ -116,8 +116,8 @@ func (g *Gate) Buy(ctx context.Context, req Request) (a Answer, layer string, er
 
 // refuse runs the cheap guards in order: opening, ticket, rate limits.
 func (g *Gate) refuse(ctx context.Context, sale inventory.Sale, req Request, now time.Time) (string, error) {
-	if now.Before(sale.OpensAt) {
-		return LayerOpening, &NotOpenError{OpensAt: sale.OpensAt, Now: now}
+	if err := notOpen(sale, now); err != nil {
+		return LayerOpening, err
 	}
 	if sale.TicketRequired {
 		if err := g.tickets.Verify(req.Ticket, sale.ID, req.UserID); err != nil {
@@ -128,6 +128,28 @@ func (g *Gate) refuse(ctx context.Context, sale inventory.Sale, req Request, now
 		return LayerRateLimit, err
 	}
 	return "", nil
+}
+
+// notOpen is a *NotOpenError before sale's opening, else nil.
+func notOpen(sale inventory.Sale, now time.Time) error {
+	if now.Before(sale.OpensAt) {
+		return &NotOpenError{OpensAt: sale.OpensAt, Now: now}
+	}
+	return nil
+}
+
+// Ticket issues userID's purchase ticket for sale saleID once the sale is
+// open (before: a *NotOpenError, as an order gets), and its expiry.
+func (g *Gate) Ticket(ctx context.Context, saleID uint64, userID string) (string, time.Time, error) {
+	sale, err := g.orders.Sale(ctx, saleID)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if err := notOpen(sale, g.now()); err != nil {
+		return "", time.Time{}, err
+	}
+	ticket, exp := g.tickets.Issue(saleID, userID)
+	return ticket, exp, nil
 }
 
 // replay finds the order req's key made; ok false when there is none.

@@ -75,9 +75,8 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	if cfg.guards {
 		rdb := testenv.Redis(t)
 		keyspace := fmt.Sprintf("httpapi_test_%d", time.Now().UnixNano()) // no other run's limits or messages
-		d.Tickets = guard.NewTickets([]byte("test secret"))
 		d.SoldOut = guard.NewSoldOutCache(db, rdb, keyspace, log)
-		d.Gate = guard.NewGate(orders, d.Tickets, guard.NewLimiter(rdb, keyspace), d.SoldOut, e.metrics)
+		d.Gate = guard.NewGate(orders, guard.NewTickets([]byte("test secret")), guard.NewLimiter(rdb, keyspace), d.SoldOut, e.metrics)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); d.SoldOut.Run(ctx) }()

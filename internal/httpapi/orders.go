@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -108,16 +107,11 @@ func (s *Server) issueTicket(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	sl, err := s.orders.Sale(c.Request.Context(), id)
+	ticket, exp, err := s.gate.Ticket(c.Request.Context(), id, userID)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	if now := time.Now(); now.Before(sl.OpensAt) {
-		writeError(c, s.log, &guard.NotOpenError{OpensAt: sl.OpensAt, Now: now})
-		return
-	}
-	ticket, exp := s.tickets.Issue(id, userID)
 	c.JSON(http.StatusOK, gin.H{"ticket": ticket, "sale_id": id, "user_id": userID, "expires_at": exp.UTC()})
 }
 

@@ -59,12 +59,11 @@ type Deps struct {
 	Lessons *lessondb.Store
 	// Faults is the fault injector of /api/faults.
 	Faults *faults.Service
-	// Gate runs the flash-sale guards before Orders; nil: a gate with no
-	// rate limits and no sold-out cache, signing tickets with Tickets.
+	// Gate runs the flash-sale guards before Orders and issues purchase
+	// tickets; nil: a gate with no rate limits and no sold-out cache whose
+	// tickets are signed with a secret of this replica's own (fine for one
+	// replica; replicas must share one).
 	Gate *guard.Gate
-	// Tickets issues purchase tickets; nil: a random secret of this
-	// replica's own (fine for one replica; replicas must share one).
-	Tickets *guard.Tickets
 	// SoldOut is the sold-out cache a restock clears; nil for none.
 	SoldOut *guard.SoldOutCache
 }
@@ -85,7 +84,6 @@ type Server struct {
 	lessons   *lessondb.Store // lesson runs (lessons.go)
 	faults    *faults.Service // fault injection (faults.go)
 	gate      *guard.Gate     // the guards in front of orders (orders.go)
-	tickets   *guard.Tickets
 	soldOut   *guard.SoldOutCache
 }
 
@@ -96,12 +94,9 @@ var _ http.Handler = (*Server)(nil)
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
 		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
-		gate: d.Gate, tickets: d.Tickets, soldOut: d.SoldOut}
-	if s.tickets == nil {
-		s.tickets = guard.NewTickets([]byte(rand.Text()))
-	}
+		gate: d.Gate, soldOut: d.SoldOut}
 	if s.gate == nil {
-		s.gate = guard.NewGate(d.Orders, s.tickets, nil, nil, nil)
+		s.gate = guard.NewGate(d.Orders, guard.NewTickets([]byte(rand.Text())), nil, nil, nil)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
