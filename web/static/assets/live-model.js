@@ -2,7 +2,7 @@
 // sends it (GET /api/runs, the `runs` event) to what the panel shows:
 // numbers as text, which of them are bad, the verdict in words and the
 // chart point to add. No DOM here, so it runs under node's test runner.
-import { fmt, ms, verdictOf } from './dom.js';
+import { fmt, ms, unhealthyWhy, verdictOf } from './dom.js';
 import { openingState } from './shop-model.js';
 
 /** currentStep is the running step, else the last one that has a sale. */
@@ -90,14 +90,55 @@ function openingOf(step, serverMs) {
   return st.open ? null : { text: st.text, msLeft: st.msLeft };
 }
 
+/** isAsync says whether a step's sale takes its orders through the queue. */
+export const isAsync = (step) => step?.sale?.order_mode === 'async';
+
+/**
+ * queueBoxes are the queue's figures for the band: one box each, with the
+ * label key of i18n.js, its text and whether it is bad. Only what the
+ * sale has: the queue's for an async sale (q: GET /api/queue, null until
+ * read), the reservations' for a sale with a pay-by time, the drift and
+ * the health for a sale with a Redis stock. confirmed/s is the change of
+ * queue.confirmed since prev.
+ */
+export function queueBoxes(step, prev, now, first, q) {
+  const sale = step?.sale;
+  if (!sale) return [];
+  const boxes = [];
+  const box = (key, text, bad = false) => boxes.push({ key, text, bad });
+  const qs = sale.queue;
+  if (isAsync(step) && qs) {
+    box('qLength', q ? fmt(q.length) : '–');
+    box('qLag', q ? fmt(q.lag) : '–');
+    const consumers = q?.consumers || [];
+    box('qPending', !q ? '–' : consumers.length ? consumers.map((c) => `${c.name}: ${fmt(c.pending)}`).join(' · ') : fmt(q.pending));
+    box('qInFlight', fmt(qs.in_flight));
+    const rate = first || !(prev?.confirmed >= 0) ? null : Math.max(0, (qs.confirmed - prev.confirmed) / Math.max(0.2, now - prev.t));
+    box('qConfirmedPerS', rate === null ? '–' : fmt(rate, 1));
+    box('qConfirmedFailed', `${fmt(qs.confirmed)} / ${fmt(qs.failed)}`);
+    box('qConfirmMs', qs.confirmed > 0 ? `${short(qs.confirm_p50_ms)} / ${short(qs.confirm_p99_ms)}` : '–');
+    box('qDurability', q?.durability || '–', q?.durability === 'none');
+  }
+  const rs = sale.reservations;
+  if (rs && sale.pay_within_ms > 0) {
+    box('resReservedPaid', `${fmt(rs.reserved)} / ${fmt(rs.paid)}`);
+    // Every expired unit goes back exactly once: one not returned (yet) is flagged.
+    box('resExpiredReturned', `${fmt(rs.expired)} / ${fmt(rs.returned)}`, step.status === 'done' && rs.returned !== rs.expired);
+  }
+  if (sale.reconcile) box('drift', fmt(sale.reconcile.drift), sale.reconcile.drift !== 0);
+  if (sale.healthy !== undefined) box('health', sale.healthy ? 'healthy' : `NOT HEALTHY: ${unhealthyWhy(sale)}`, !sale.healthy);
+  return boxes;
+}
+
 /**
  * liveView turns a run into the panel's view model. prev is the sample the
  * previous call returned (null at first), now the time in seconds,
- * serverMs the server's time in milliseconds when known (for the countdown). It
- * returns null for a run without steps; else the view and, in view.sample,
- * what to pass as prev next time.
+ * serverMs the server's time in milliseconds when known (for the countdown),
+ * q the queue's figures (GET /api/queue) when read. It returns null for a
+ * run without steps; else the view and, in view.sample, what to pass as
+ * prev next time.
  */
-export function liveView(run, prev, now, serverMs) {
+export function liveView(run, prev, now, serverMs, q = null) {
   const step = currentStep(run);
   if (!step) return null;
   const key = `${run.id}/${step.step}`;
@@ -115,6 +156,8 @@ export function liveView(run, prev, now, serverMs) {
     shopUrl: step.sale_id ? `/shop/${step.sale_id}` : '',
     opening: openingOf(step, serverMs),
     layers: layersOf(step),
-    sample: { key, t: now, sold: step.sale?.sold || 0, running: step.status === 'running' },
+    queue: queueBoxes(step, prev, now, first, q),
+    async: isAsync(step),
+    sample: { key, t: now, sold: step.sale?.sold || 0, confirmed: step.sale?.queue?.confirmed ?? -1, running: step.status === 'running' },
   };
 }
