@@ -181,8 +181,11 @@ test('a reservation counts down on the server clock to its pay-by time, then exp
   assert.match(due.text, /expiring/);
   const gone = reservationOf({ ...o, status: 'expired' }, at('2026-01-01T12:00:00Z'));
   assert.deepEqual([gone.state, gone.canPay], ['expired', false]);
-  assert.match(gone.text, /expired.*unit went back/);
-  assert.deepEqual(reservationOf({ ...o, status: 'paid' }, at(payBy)).state, 'paid');
+  assert.match(gone.text, /^Expired: not paid by \d\d:\d\d:30\.$/);
+  assert.match(gone.said, /^The reservation expired: .*unit went back to the sale\.$/);
+  const paid = reservationOf({ ...o, status: 'paid' }, at(payBy));
+  assert.deepEqual([paid.state, paid.canPay, paid.text], ['paid', false, 'Paid.']);
+  assert.match(paid.said, /^Paid\. Order 4 is yours\.$/);
   assert.equal(reservationOf({ order_id: 1 }, 0), null, 'an order without a status (an older server) has no reservation');
   assert.equal(reservationOf(null, 0), null);
 });

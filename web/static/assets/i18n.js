@@ -100,7 +100,7 @@ export const LABELS = {
   qInFlight: ['In the queue', '排队中'],
   qConfirmedPerS: ['Confirmed/s', '每秒确认'],
   qConfirmedFailed: ['Confirmed / failed', '已确认 / 失败'],
-  qConfirmMs: ['202→confirmed p50 / p99 (ms)', '排队到确认 p50 / p99'],
+  qConfirmMs: ['202→confirmed p50/p99 ms', '排队到确认 p50/p99'],
   qDurability: ['Persistence', '持久化'],
   resReservedPaid: ['Reserved / paid', '待支付 / 已支付'],
   resExpiredReturned: ['Expired / returned', '已过期 / 已退回'],

@@ -213,16 +213,21 @@ export function ticketAnswerOf(res, waitedMs, ticket) {
 
 /**
  * reservationOf is what the page shows of an order ({status, pay_by}) at
- * server time serverNow: {state, text, canPay, msLeft}; null for an order
- * without a status. "expiring" is a reserved order past its pay-by time
- * whose expiry the server has not reported yet: no Pay button, and the
- * page asks the server.
+ * server time serverNow: {state, text, said, canPay, msLeft}; null for an
+ * order without a status. text is the reservation's line, said the answer
+ * that announces a change the person did not click for. "expiring" is a
+ * reserved order past its pay-by time whose expiry the server has not
+ * reported yet: no Pay button, and the page asks the server.
  */
 export function reservationOf(order, serverNow) {
   if (!order?.status) return null;
-  if (order.status === 'paid') return { state: 'paid', text: `Paid. Order ${order.order_id} is yours.`, canPay: false, msLeft: 0 };
+  if (order.status === 'paid') {
+    return { state: 'paid', text: 'Paid.', said: `Paid. Order ${order.order_id} is yours.`, canPay: false, msLeft: 0 };
+  }
   if (order.status === 'expired') {
-    return { state: 'expired', text: 'The reservation expired: it was not paid in time, and the unit went back to the sale.', canPay: false, msLeft: 0 };
+    const by = clockTime(order.pay_by);
+    return { state: 'expired', text: `Expired: not paid${by ? ` by ${by}` : ' in time'}.`, canPay: false, msLeft: 0,
+      said: 'The reservation expired: it was not paid in time, and the unit went back to the sale.' };
   }
   const at = Date.parse(order.pay_by || '');
   if (!Number.isFinite(at)) return { state: 'reserved', text: 'Reserved: waiting for payment.', canPay: true, msLeft: Infinity };

@@ -110,7 +110,8 @@ function setButton() {
 
 function showAnswer(a) {
   const e = $('#answer');
-  if (e.dataset.kind === a.kind && e.textContent === a.text) return; // showing already: no repeat for a screen reader
+  // Showing these words already: no repeat for a screen reader.
+  if (e.textContent === a.text && e.className === `answer ${a.bad ? 'bad' : 'good'}`) { e.dataset.kind = a.kind; return; }
   // The same words twice would not be announced again: clear first.
   e.textContent = '';
   e.className = `answer ${a.bad ? 'bad' : 'good'}`;
@@ -198,7 +199,7 @@ function renderOrder() {
   if (st.state === 'expiring') awaitExpiry(following);
   // A change the person did not cause by a click: say it in the answer region.
   if (was && (st.state === 'expired' || (st.state === 'paid' && !paying))) {
-    showAnswer({ kind: st.state, text: st.text, bad: st.state === 'expired' });
+    showAnswer({ kind: st.state, text: st.said, bad: st.state === 'expired' });
   }
 }
 
