@@ -108,10 +108,10 @@ function setButton() {
 
 // ---- buying -----------------------------------------------------------------
 
-function showAnswer(a) {
+/** showAnswer says a in the live region; polled is true for what a poll found, which is not repeated while unchanged. */
+function showAnswer(a, polled = false) {
   const e = $('#answer');
-  // Showing these words already: no repeat for a screen reader.
-  if (e.textContent === a.text && e.className === `answer ${a.bad ? 'bad' : 'good'}`) { e.dataset.kind = a.kind; return; }
+  if (polled && e.textContent === a.text && e.className === `answer ${a.bad ? 'bad' : 'good'}`) { e.dataset.kind = a.kind; return; }
   // The same words twice would not be announced again: clear first.
   e.textContent = '';
   e.className = `answer ${a.bad ? 'bad' : 'good'}`;
@@ -165,7 +165,7 @@ async function followTicket(t) {
     const r = await call(`/api/orders/${encodeURIComponent(t)}`);
     if (gen !== following) return;
     const a = ticketAnswerOf(r, clientNow() - started, t);
-    showAnswer(a);
+    showAnswer(a, true);
     if (a.done) {
       if (a.order) showOrder(a.order);
       loadSale();
