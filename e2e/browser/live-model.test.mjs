@@ -116,7 +116,7 @@ test('drift and an unhealthy sale are bad, in words; returned units short of the
   assert.deepEqual(boxes(v).drift, ['3', true]);
   assert.deepEqual(boxes(v).health, ['NOT HEALTHY: drift 3', true]);
   assert.deepEqual(v.verdict, { text: 'redis: NOT HEALTHY (drift 3)', bad: true });
-  const oversold = liveView(run([step({ sale: sale({ oversold: 2, healthy: false }) })]), null, 0);
+  const oversold = liveView(run([step({ sale: sale({ oversold: 2, healthy: false, reconcile: { ...asyncSale().reconcile } }) })]), null, 0);
   assert.deepEqual(boxes(oversold).health, ['NOT HEALTHY: oversold', true]);
   assert.deepEqual(oversold.verdict, { text: 'redis: so far, OVERSOLD', bad: true });
   const short = asyncSale({ reservations: { reserved: 0, paid: 1, expired: 4, returned: 3 } });
@@ -129,5 +129,7 @@ test('a sync sale shows only what it has: its drift with a Redis stock, nothing 
     reconcile: { db_stock: 5, store_stock: 5, in_flight: 0, expired_unreturned: 0, drift: 0 } });
   assert.deepEqual(liveView(run([step({ sale: luaSync })]), null, 0, undefined, queue).queue.map((b) => b.key), ['drift', 'health']);
   assert.deepEqual(liveView(run([step()]), null, 0).queue, [], 'an older server: no box');
+  assert.deepEqual(liveView(run([step({ sale: sale({ order_mode: 'sync', healthy: true }) })]), null, 0).queue, [],
+    'a plain sale: its health is the verdict, no box');
   assert.deepEqual(queueBoxes(step({ sale: null }), null, 0, true, null), []);
 });

@@ -93,10 +93,13 @@ function renderExplanations() {
 
 const form = $('#run-form');
 // Only redis-lua-stock takes the unit in a Lua script that can queue the
-// order in the same step: the async mode is offered with it alone.
+// order in the same step: the async mode is offered with it alone, and
+// with "all", whose redis-lua-stock step it makes async (the API leaves
+// the other steps sync).
 const ASYNC_STRATEGY = 'redis-lua-stock';
+const asyncAllowed = (strategy) => strategy === ASYNC_STRATEGY || strategy === 'all';
 function offerOrderMode() {
-  const asyncOk = $('#f-strategy').value === ASYNC_STRATEGY;
+  const asyncOk = asyncAllowed($('#f-strategy').value);
   const mode = $('#f-order-mode');
   mode.querySelector('option[value=async]').disabled = !asyncOk;
   if (!asyncOk && mode.value === 'async') mode.value = 'sync';
@@ -157,7 +160,7 @@ function readForm() {
   if ($('#f-ticket').checked) body.ticket_required = true;
   // The order pipeline, also only when it differs from the defaults.
   if ($('#f-order-mode').value === 'async') {
-    if (body.strategy !== ASYNC_STRATEGY) msg.push(`order mode async needs the ${ASYNC_STRATEGY} strategy`);
+    if (!asyncAllowed(body.strategy)) msg.push(`order mode async needs the ${ASYNC_STRATEGY} strategy`);
     body.order_mode = 'async';
   }
   const payInput = $('#f-pay');

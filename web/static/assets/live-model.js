@@ -97,8 +97,8 @@ export const isAsync = (step) => step?.sale?.order_mode === 'async';
  * queueBoxes are the queue's figures for the band: one box each, with the
  * label key of i18n.js, its text and whether it is bad. Only what the
  * sale has: the queue's for an async sale (q: GET /api/queue, null until
- * read), the reservations' for a sale with a pay-by time, the drift and
- * the health for a sale with a Redis stock. confirmed/s is the change of
+ * read), the reservations' for a sale with a pay-by time, the drift for a
+ * sale with a Redis stock, and the health beside any of them. confirmed/s is the change of
  * queue.confirmed since prev.
  */
 export function queueBoxes(step, prev, now, first, q) {
@@ -126,7 +126,8 @@ export function queueBoxes(step, prev, now, first, q) {
     box('resExpiredReturned', `${fmt(rs.expired)} / ${fmt(rs.returned)}`, step.status === 'done' && rs.returned !== rs.expired);
   }
   if (sale.reconcile) box('drift', fmt(sale.reconcile.drift), sale.reconcile.drift !== 0);
-  if (sale.healthy !== undefined) box('health', sale.healthy ? 'healthy' : `NOT HEALTHY: ${unhealthyWhy(sale)}`, !sale.healthy);
+  // A plain sale's health is its verdict: the box only beside the others.
+  if (boxes.length && sale.healthy !== undefined) box('health', sale.healthy ? 'healthy' : `NOT HEALTHY: ${unhealthyWhy(sale)}`, !sale.healthy);
   return boxes;
 }
 
