@@ -6,7 +6,7 @@ import { currentStep, liveView, queueBoxes } from '../../web/static/assets/live-
 
 const client = (over = {}) => ({ requests: 0, orders: 0, requests_per_s: 0, orders_per_s: 0,
   latency_ms: { p50: 0, p95: 0, p99: 0 }, ...over });
-const sale = (over = {}) => ({ stock: 10, sold: 10, oversold: 0, lost_updates: 0, violations: 0, fenced_writes: 0, duplicates: 0, ...over });
+const sale = (over = {}) => ({ id: 7, stock: 10, sold: 10, oversold: 0, lost_updates: 0, violations: 0, fenced_writes: 0, duplicates: 0, ...over });
 const step = (over = {}) => ({ step: 0, strategy: 'redis', status: 'running', sale_id: 7, sale: sale(), client: client(), server: null, agents: [], ...over });
 const run = (steps, status = 'running') => ({ id: 3, status, steps });
 
@@ -87,10 +87,18 @@ const asyncSale = (over = {}) => sale({ order_mode: 'async', pay_within_ms: 2000
   reconcile: { db_stock: 60, store_stock: 55, in_flight: 5, expired_unreturned: 0, drift: 0 }, ...over });
 const queue = { stream: 'orders', group: 'orders', length: 3, lag: 2, pending: 2, durability: 'always',
   consumers: [{ name: 'shop-1', pending: 2, idle_ms: 10 }, { name: 'shop-2', pending: 0, idle_ms: 900 }] };
+// The runs stream sends the step's sale without those figures, and with a
+// healthy it does not compute (false); the page reads them from the sale.
+const streamed = (sv) => {
+  const { queue: _q, reservations: _r, reconcile: _c, ...plain } = sv;
+  return { ...plain, healthy: false };
+};
+const live = (sv, { status = 'running', prev = null, now = 0, q = queue } = {}) =>
+  liveView(run([step({ status, sale: streamed(sv) })], status), prev, now, undefined, { queue: q, sale: sv });
 const boxes = (v) => Object.fromEntries(v.queue.map((b) => [b.key, [b.text, b.bad]]));
 
 test('an async sale shows its queue, reservations, drift and health', () => {
-  const first = liveView(run([step({ sale: asyncSale() })]), null, 100, undefined, queue);
+  const first = live(asyncSale(), { now: 100 });
   assert.equal(first.async, true);
   assert.deepEqual(boxes(first), {
     qLength: ['3', false], qLag: ['2', false], qPending: ['shop-1: 2 · shop-2: 0', false], qInFlight: ['5', false],
@@ -98,38 +106,49 @@ test('an async sale shows its queue, reservations, drift and health', () => {
     qDurability: ['always', false], resReservedPaid: ['10 / 15', false], resExpiredReturned: ['5 / 5', false],
     drift: ['0', false], health: ['healthy', false],
   });
+  assert.deepEqual(first.verdict, { text: 'redis: so far, the sale holds', bad: false });
   assert.equal(first.sample.confirmed, 30);
   // confirmed/s from queue.confirmed over time.
-  const next = liveView(run([step({ sale: asyncSale({ queue: { ...asyncSale().queue, confirmed: 50 } }) })]), first.sample, 102, undefined, queue);
+  const next = live(asyncSale({ queue: { ...asyncSale().queue, confirmed: 50 } }), { prev: first.sample, now: 102 });
   assert.deepEqual(boxes(next).qConfirmedPerS, ['10', false]);
   // Before GET /api/queue answered: dashes, not zeros.
-  assert.deepEqual(boxes(liveView(run([step({ sale: asyncSale() })]), null, 0)).qLength, ['–', false]);
-  // Without consumers listed, the total pending; persistence off is flagged.
-  const bare = liveView(run([step({ sale: asyncSale() })]), null, 0, undefined, { ...queue, consumers: [], durability: 'none' });
+  assert.deepEqual(boxes(live(asyncSale(), { q: null })).qLength, ['–', false]);
+  // Without consumers listed, the total pending; the persistence mode as it is.
+  const bare = live(asyncSale(), { q: { ...queue, consumers: [], durability: 'none' } });
   assert.deepEqual(boxes(bare).qPending, ['2', false]);
-  assert.deepEqual(boxes(bare).qDurability, ['none', true]);
+  assert.deepEqual(boxes(bare).qDurability, ['none', false]);
 });
 
 test('drift and an unhealthy sale are bad, in words; returned units short of the expired ones are flagged at the end', () => {
   const drifted = asyncSale({ healthy: false, reconcile: { ...asyncSale().reconcile, drift: 3 } });
-  const v = liveView(run([step({ status: 'done', sale: drifted })], 'done'), null, 0, undefined, queue);
+  const v = live(drifted, { status: 'done' });
   assert.deepEqual(boxes(v).drift, ['3', true]);
   assert.deepEqual(boxes(v).health, ['NOT HEALTHY: drift 3', true]);
   assert.deepEqual(v.verdict, { text: 'redis: NOT HEALTHY (drift 3)', bad: true });
-  const oversold = liveView(run([step({ sale: sale({ oversold: 2, healthy: false, reconcile: { ...asyncSale().reconcile } }) })]), null, 0);
+  const lost = live(asyncSale({ healthy: false, reconcile: { ...asyncSale().reconcile, store_stock: -1 } }));
+  assert.deepEqual(boxes(lost).health, ['NOT HEALTHY: Redis lost its stock', true]);
+  const oversold = live(sale({ oversold: 2, healthy: false, reconcile: { ...asyncSale().reconcile } }));
   assert.deepEqual(boxes(oversold).health, ['NOT HEALTHY: oversold', true]);
   assert.deepEqual(oversold.verdict, { text: 'redis: so far, OVERSOLD', bad: true });
   const short = asyncSale({ reservations: { reserved: 0, paid: 1, expired: 4, returned: 3 } });
-  assert.deepEqual(boxes(liveView(run([step({ sale: short })]), null, 0)).resExpiredReturned, ['4 / 3', false], 'running: still returning');
-  assert.deepEqual(boxes(liveView(run([step({ status: 'done', sale: short })], 'done'), null, 0)).resExpiredReturned, ['4 / 3', true]);
+  assert.deepEqual(boxes(live(short)).resExpiredReturned, ['4 / 3', false], 'running: still returning');
+  assert.deepEqual(boxes(live(short, { status: 'done' })).resExpiredReturned, ['4 / 3', true]);
 });
 
 test('a sync sale shows only what it has: its drift with a Redis stock, nothing for a plain one', () => {
   const luaSync = sale({ order_mode: 'sync', pay_within_ms: 0, healthy: true,
     reconcile: { db_stock: 5, store_stock: 5, in_flight: 0, expired_unreturned: 0, drift: 0 } });
-  assert.deepEqual(liveView(run([step({ sale: luaSync })]), null, 0, undefined, queue).queue.map((b) => b.key), ['drift', 'health']);
+  assert.deepEqual(live(luaSync).queue.map((b) => b.key), ['drift', 'health']);
   assert.deepEqual(liveView(run([step()]), null, 0).queue, [], 'an older server: no box');
-  assert.deepEqual(liveView(run([step({ sale: sale({ order_mode: 'sync', healthy: true }) })]), null, 0).queue, [],
-    'a plain sale: its health is the verdict, no box');
+  assert.deepEqual(live(sale({ order_mode: 'sync', healthy: true })).queue, [], 'a plain sale: its health is the verdict, no box');
   assert.deepEqual(queueBoxes(step({ sale: null }), null, 0, true, null), []);
+});
+
+test('the stream alone never calls a sale unhealthy: its figures come from the sale view of the same sale', () => {
+  const plain = liveView(run([step({ sale: sale({ healthy: false, reconcile: { drift: 5 } }) })]), null, 0);
+  assert.deepEqual(plain.verdict, { text: 'redis: so far, the sale holds', bad: false });
+  assert.deepEqual(plain.queue, []);
+  const other = liveView(run([step({ sale: streamed(asyncSale()) })]), null, 0, undefined, { queue, sale: asyncSale({ id: 8, healthy: false }) });
+  assert.equal(other.verdict.bad, false, 'the view of another sale is not this one\'s');
+  assert.equal(other.queue.some((b) => b.key === 'health' || b.key === 'drift'), false);
 });

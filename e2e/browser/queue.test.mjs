@@ -71,6 +71,15 @@ async function newPage(url, viewport) {
   return page;
 }
 
+/** answerOfKind waits until the answer region says something of kind and returns the words. */
+async function answerOfKind(page, kind) {
+  await page.waitForFunction((k) => {
+    const e = document.querySelector('#answer');
+    return e.dataset.kind === k && e.textContent !== '';
+  }, kind, WAIT);
+  return page.locator('#answer').innerText();
+}
+
 /** buy clicks Buy on a fresh shop tab of sale and waits until its ticket is settled; returns the page and its answers. */
 async function buy(saleId) {
   const page = await newPage(`/shop/${saleId}`, PHONE);
@@ -104,8 +113,10 @@ test('an async sale with reservations: pending, confirmed, paid; an unpaid order
   assert.equal(sale.order_mode, 'async');
   assert.equal(sale.pay_within_ms, PAY_WITHIN_MS);
 
+  // Two people buy at once: the second leaves the order unpaid, whose
+  // expiry runs while the first pays.
+  const [first, second] = await Promise.all([buy(saleId), buy(saleId)]);
   // The first person: a ticket, pending, then confirmed and reserved.
-  const first = await buy(saleId);
   const kinds = first.answers.map(([k]) => k);
   assert.equal(kinds[0], 'queued', `answers: ${JSON.stringify(first.answers)}`);
   assert.match(first.answers[0][1], /^In the queue: ticket ot_\d+_[0-9a-f]{32}\./);
@@ -123,20 +134,17 @@ test('an async sale with reservations: pending, confirmed, paid; an unpaid order
   }
   assert.equal(focused, 'pay', 'Tab never reached the Pay button');
   await first.page.keyboard.press('Enter');
-  await first.page.waitForFunction(() => document.querySelector('#answer').dataset.kind === 'paid', null, WAIT);
-  const paidText = await first.page.locator('#answer').innerText();
+  const paidText = await answerOfKind(first.page, 'paid');
   const orderId = paidText.match(/^Paid! Order (\d+) is yours\.$/)?.[1];
   assert.ok(orderId, paidText);
   await first.page.waitForSelector('#order[data-state=paid]', { state: 'attached', ...WAIT });
   assert.equal((await api('GET', `/api/orders/${orderId}`)).body.order.status, 'paid');
 
-  // The second person leaves the order unpaid: the page says it expired and the unit went back.
-  const second = await buy(saleId);
+  // The second person left the order unpaid: the page says it expired and the unit went back.
   assert.equal(second.answers.at(-1)[0], 'confirmed', `answers: ${JSON.stringify(second.answers)}`);
   const secondId = second.answers.at(-1)[1].match(/Order (\d+)/)[1];
   await second.page.waitForSelector('#order[data-state=expired]', { state: 'attached', timeout: PAY_WITHIN_MS + 30_000 });
-  await second.page.waitForFunction(() => document.querySelector('#answer').dataset.kind === 'expired', null, WAIT);
-  assert.match(await second.page.locator('#answer').innerText(), /^The reservation expired: .*unit went back to the sale\.$/);
+  assert.match(await answerOfKind(second.page, 'expired'), /^The reservation expired: .*unit went back to the sale\.$/);
   assert.equal(await second.page.locator('#pay').isHidden(), true);
   assert.equal((await api('GET', `/api/orders/${secondId}`)).body.order.status, 'expired');
   await second.page.screenshot({ path: path.join(SHOTS, 'queue-expired.png'), fullPage: true });

@@ -32,7 +32,7 @@ const state = {
   finishedSeen: new Set(), // run ids already counted in the comparison
   zh: localStorage.getItem(LANG_KEY) === '1',
   step: null, // the step the live band shows
-  queue: null, // the last GET /api/queue, while the band shows an async sale
+  more: {}, // {sale, queue}: the band's sale view and queue figures (queue.js), which the stream does not carry
 };
 
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
@@ -234,7 +234,7 @@ async function syncClock() {
 
 function showRun(run) {
   const serverMs = clock.known ? clock.now(clientNow()) : undefined;
-  const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.queue);
+  const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.more);
   if (!view) return;
   renderLive(view, charts, state.zh);
   state.last = view.sample;
@@ -274,8 +274,8 @@ const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });
 initQueue({
-  wanted: () => state.step?.sale?.order_mode === 'async',
-  onQueue: (q) => { state.queue = q; },
+  liveSale: () => state.step?.sale,
+  onFigures: (more) => { state.more = more; },
   needToken,
 });
 await loadStrategies();

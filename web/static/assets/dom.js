@@ -19,23 +19,6 @@ export function verdictOf(sale) {
   if (!sale) return { word: 'waiting', bad: false };
   if (sale.oversold > 0) return { word: 'OVERSOLD', bad: true };
   if (sale.violations > 0 || sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true };
-  if (sale.healthy === false) return { word: `NOT HEALTHY (${unhealthyWhy(sale)})`, bad: true };
   return { word: 'holds', bad: false };
-}
-
-/**
- * unhealthyWhy says in words why the server calls a sale not healthy
- * (healthy: false), '' when it does not: what it counted, or the stock
- * drift between Redis and the database.
- */
-export function unhealthyWhy(sale) {
-  if (!sale || sale.healthy !== false) return '';
-  const why = [];
-  if (sale.oversold > 0) why.push('oversold');
-  if (sale.lost_updates > 0) why.push('lost updates');
-  if (sale.duplicates > 0) why.push('duplicates');
-  if (sale.violations > 0) why.push('exclusion violations');
-  if (sale.reconcile?.drift) why.push(`drift ${sale.reconcile.drift}`);
-  return why.join(', ') || 'the server says so';
 }
 

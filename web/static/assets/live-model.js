@@ -2,7 +2,7 @@
 // sends it (GET /api/runs, the `runs` event) to what the panel shows:
 // numbers as text, which of them are bad, the verdict in words and the
 // chart point to add. No DOM here, so it runs under node's test runner.
-import { fmt, ms, unhealthyWhy, verdictOf } from './dom.js';
+import { fmt, ms, verdictOf } from './dom.js';
 import { openingState } from './shop-model.js';
 
 /** currentStep is the running step, else the last one that has a sale. */
@@ -42,9 +42,40 @@ function chartPoint(step, prev, now, first) {
   };
 }
 
-/** verdictText says what the step did to the sale so far, in words. */
+/**
+ * unhealthyWhy says in words why the server calls a sale not healthy
+ * (healthy: false), '' when it does not: what it counted, or the stock
+ * drift between Redis and the database.
+ */
+export function unhealthyWhy(sale) {
+  if (!sale || sale.healthy !== false) return '';
+  const why = [];
+  if (sale.oversold > 0) why.push('oversold');
+  if (sale.lost_updates > 0) why.push('lost updates');
+  if (sale.duplicates > 0) why.push('duplicates');
+  if (sale.violations > 0) why.push('exclusion violations');
+  if (sale.reconcile?.drift) why.push(`drift ${sale.reconcile.drift}`);
+  if (sale.reconcile?.store_stock < 0) why.push('Redis lost its stock');
+  return why.join(', ') || 'the server says so';
+}
+
+/**
+ * enrichedSale is the step's sale with what GET /api/sales/:id adds to it
+ * (queue, reservations, reconcile, healthy) when view is that sale's
+ * answer. The runs stream does not compute those: its own members of
+ * those names are dropped, so a sale is never called unhealthy on them.
+ */
+export function enrichedSale(step, view) {
+  if (!step?.sale) return null;
+  const { healthy, queue, reservations, reconcile, ...plain } = step.sale;
+  if (!view || view.id !== step.sale.id) return plain;
+  return { ...plain, queue: view.queue, reservations: view.reservations, reconcile: view.reconcile, healthy: view.healthy };
+}
+
+/** verdictText says what the step did to the sale so far, in words; OVERSOLD and BROKEN before NOT HEALTHY. */
 function verdictText(step) {
-  const v = verdictOf(step.sale);
+  let v = verdictOf(step.sale);
+  if (!v.bad && step.sale?.healthy === false) v = { word: `NOT HEALTHY (${unhealthyWhy(step.sale)})`, bad: true };
   if (!step.sale) return { text: 'waiting for the step to start', bad: v.bad };
   const soFar = step.status === 'done' ? '' : 'so far, ';
   return { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
@@ -117,7 +148,7 @@ export function queueBoxes(step, prev, now, first, q) {
     box('qConfirmedPerS', rate === null ? '–' : fmt(rate, 1));
     box('qConfirmedFailed', `${fmt(qs.confirmed)} / ${fmt(qs.failed)}`);
     box('qConfirmMs', qs.confirmed > 0 ? `${short(qs.confirm_p50_ms)} / ${short(qs.confirm_p99_ms)}` : '–');
-    box('qDurability', q?.durability || '–', q?.durability === 'none');
+    box('qDurability', q?.durability || '–'); // a setting, not a fault: what it risks is the persistence form's to say
   }
   const rs = sale.reservations;
   if (rs && sale.pay_within_ms > 0) {
@@ -135,13 +166,16 @@ export function queueBoxes(step, prev, now, first, q) {
  * liveView turns a run into the panel's view model. prev is the sample the
  * previous call returned (null at first), now the time in seconds,
  * serverMs the server's time in milliseconds when known (for the countdown),
- * q the queue's figures (GET /api/queue) when read. It returns null for a
+ * more what the page read besides the stream: {queue} (GET /api/queue) and
+ * {sale} (GET /api/sales/:id of the step's sale). It returns null for a
  * run without steps; else the view and, in view.sample, what to pass as
  * prev next time.
  */
-export function liveView(run, prev, now, serverMs, q = null) {
-  const step = currentStep(run);
-  if (!step) return null;
+export function liveView(run, prev, now, serverMs, more = {}) {
+  const streamed = currentStep(run);
+  if (!streamed) return null;
+  const step = streamed.sale ? { ...streamed, sale: enrichedSale(streamed, more.sale) } : streamed;
+  const q = more.queue || null;
   const key = `${run.id}/${step.step}`;
   const first = prev?.key !== key;
   const steps = run.steps.length > 1 ? ` step ${step.step + 1}/${run.steps.length}` : '';

@@ -1,7 +1,10 @@
-// The order queue on the dashboard: its figures (GET /api/queue, read once
-// a second while the live band shows an async sale) and the persistence of
-// the Redis that holds it (GET and PUT /api/queue/durability; switching
-// takes the admin token, like the other admin actions).
+// The order queue on the dashboard: the figures the runs stream does not
+// carry, read once a second while the live band shows a sale that has
+// them (its sale view, GET /api/sales/:id, with the queue's, the
+// reservations' and the reconciliation's figures and the verdict; for an
+// async sale GET /api/queue too), and the persistence of the Redis that
+// holds the queue (GET and PUT /api/queue/durability; switching takes the
+// admin token, like the other admin actions).
 import { ApiError, getJSON, putJSON } from './api.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -13,13 +16,17 @@ const MEANS = {
   always: 'every queued order is on disk before its 202: a restart loses none',
 };
 
+// A sale whose view has more than the stream's: async, reserved, or with
+// a stock in Redis to reconcile.
+const hasFigures = (s) => s && (s.order_mode === 'async' || s.pay_within_ms > 0 || s.strategy === 'redis-lua-stock');
+
 /**
- * initQueue wires the persistence form and starts reading the queue's
- * figures while wanted() says the band shows an async sale. onQueue(q)
- * gets each answer (null when it failed); needToken() handles a 401.
+ * initQueue wires the persistence form and starts reading the figures of
+ * liveSale() (the sale the band shows). onFigures({sale, queue}) gets each
+ * reading (a member null when its read failed); needToken() handles a 401.
  * Returns refresh(), which reads the persistence mode again.
  */
-export function initQueue({ wanted, onQueue, needToken }) {
+export function initQueue({ liveSale, onFigures, needToken }) {
   const now = $('#dur-now');
   const msg = $('#dur-msg');
   const show = (d) => {
@@ -62,11 +69,15 @@ export function initQueue({ wanted, onQueue, needToken }) {
     }
   });
 
+  const read = (path) => getJSON(path, { timeoutMs: 3000 }).catch(() => null);
+  let last = { sale: null, queue: null };
   const poll = async () => {
-    if (wanted()) {
-      let q = null;
-      try { q = await getJSON('/api/queue', { timeoutMs: 3000 }); } catch { /* shown as – until the next answer */ }
-      onQueue(q);
+    const s = liveSale();
+    if (hasFigures(s)) {
+      const [sale, queue] = await Promise.all([read(`/api/sales/${s.id}`), s.order_mode === 'async' ? read('/api/queue') : null]);
+      // One failed read keeps the last figures of the same sale: no flicker.
+      last = { sale: sale || (last.sale?.id === s.id ? last.sale : null), queue: queue || (s.order_mode === 'async' ? last.queue : null) };
+      onFigures(last);
     }
     setTimeout(poll, 1000);
   };

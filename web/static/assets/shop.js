@@ -62,7 +62,9 @@ function showSale(s) {
   sale = s;
   setText('#p-name', s.name || `Sale ${s.id}`);
   const limit = s.per_user_limit > 0 ? `at most ${s.per_user_limit} per buyer` : 'no limit per buyer';
-  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}`);
+  const queued = s.order_mode === 'async' ? ' · orders go through a queue' : '';
+  const pay = s.pay_within_ms > 0 ? ` · pay within ${Math.round(s.pay_within_ms / 100) / 10} s of ordering` : '';
+  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}${queued}${pay}`);
   setText('#p-units', unitsText(s));
   $('#p-ticket').hidden = !s.ticket_required;
   $('#card').setAttribute('aria-busy', 'false');
