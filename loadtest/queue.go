@@ -23,8 +23,11 @@ type Queue struct {
 	Confirmed     int64            `json:"confirmed"`
 	Failed        int64            `json:"failed"`
 	FailedReasons map[string]int64 `json:"failed_reasons"`
-	Lost          int64            `json:"lost"`      // 404: the shop has no trace of an accepted ticket
-	Unsettled     int64            `json:"unsettled"` // still pending or unreadable at the end, or a 202 without a ticket
+	Lost          int64            `json:"lost"` // 404: the shop has no trace of an accepted ticket
+	// Mismatched: confirmed tickets whose order does not carry the ticket,
+	// or whose order another ticket also names (one ticket, one order).
+	Mismatched int64 `json:"mismatched"`
+	Unsettled  int64 `json:"unsettled"` // still pending or unreadable at the end, or a 202 without a ticket
 	// The sale view's figures: confirmed / (last_confirmed_at -
 	// first_accepted_at), and 202 -> committed order.
 	ConfirmedPerS float64 `json:"confirmed_per_s"`
@@ -74,10 +77,18 @@ func followQueue(ctx context.Context, c *client, cfg runConfig, res *Result, id 
 	checker := newClient(ticketCheckers, cfg.timeout, "")
 	defer checker.close()
 	ends := checkTickets(ctx, checker, cfg.targets, tickets, time.Now().Add(min(settleGrace, cfg.drainTimeout)))
+	orderOf := map[uint64]bool{}
 	for _, e := range ends {
 		switch e.state {
 		case "confirmed":
 			q.Confirmed++
+			if orderOf[e.orderID] {
+				q.Mismatched++
+			}
+			orderOf[e.orderID] = true
+		case stateMismatched:
+			q.Confirmed++
+			q.Mismatched++
 		case "failed":
 			q.Failed++
 			q.FailedReasons[e.reason]++
@@ -150,15 +161,18 @@ func waitDrain(ctx context.Context, c *client, targets []string, id uint64, dead
 
 // stateLost is a ticket the shop answers 404 for; stateUnreadable one it
 // gave no usable answer about.
+// stateMismatched a confirmed one whose order is not the ticket's.
 const (
 	stateLost       = "lost"
 	stateUnreadable = "unreadable"
+	stateMismatched = "mismatched"
 )
 
 // ticketEnd is what the shop says of one ticket.
 type ticketEnd struct {
-	state  string // pending, confirmed, failed, lost, unreadable
-	reason string // failed only
+	state   string // pending, confirmed, failed, lost, unreadable, mismatched
+	reason  string // failed only
+	orderID uint64 // confirmed only
 }
 
 // checkTickets asks every ticket's state, ticketCheckers at once over the
@@ -189,7 +203,7 @@ func checkTickets(ctx context.Context, c *client, targets []string, tickets []st
 		wg.Wait()
 		todo = todo[:0]
 		for i, e := range ends {
-			if e.state != "confirmed" && e.state != "failed" && e.state != stateLost {
+			if e.state == "pending" || e.state == stateUnreadable {
 				todo = append(todo, i)
 			}
 		}
@@ -208,11 +222,19 @@ func ticketState(ctx context.Context, c *client, target, ticket string) ticketEn
 	var body struct {
 		State  string `json:"state"`
 		Reason string `json:"reason"`
+		Order  *struct {
+			ID     uint64 `json:"order_id"`
+			Ticket string `json:"order_ticket"`
+		} `json:"order"`
 	}
 	_, err := c.callJSON(ctx, http.MethodGet, target+"/api/orders/"+ticket, nil, http.StatusOK, &body)
 	var se *httpStatusError
 	switch {
-	case err == nil && (body.State == "confirmed" || body.State == "failed" || body.State == "pending"):
+	case err == nil && body.State == "confirmed" && (body.Order == nil || body.Order.Ticket != ticket):
+		return ticketEnd{state: stateMismatched}
+	case err == nil && body.State == "confirmed":
+		return ticketEnd{state: body.State, orderID: body.Order.ID}
+	case err == nil && (body.State == "failed" || body.State == "pending"):
 		return ticketEnd{state: body.State, reason: body.Reason}
 	case errors.As(err, &se) && se.status == http.StatusNotFound:
 		return ticketEnd{state: stateLost}
@@ -257,13 +279,16 @@ func durabilityOf(ctx context.Context, c *client, target string) string {
 }
 
 // queueVerdict judges an async sale's tickets after the regular verdict:
-// a broken sale or a failed run stays so; otherwise a ticket that did not
-// settle, a lost ticket, or a drift fails the run, before hard errors.
+// a broken sale or a failed run stays so; otherwise a ticket confirmed
+// with an order not its own, a ticket that did not settle, a lost ticket,
+// or a drift fails the run, before hard errors.
 func queueVerdict(v string, q *Queue) string {
 	if q == nil || v == verdictOversold || v == verdictViolations || v == verdictFailed {
 		return v
 	}
 	switch {
+	case q.Mismatched > 0:
+		return verdictMismatch
 	case q.Unsettled > 0:
 		return verdictUnsettled
 	case q.Lost > 0:
@@ -282,6 +307,8 @@ func queueProblem(r Result) string {
 		return ""
 	}
 	switch r.Verdict {
+	case verdictMismatch:
+		return fmt.Sprintf("%d confirmed tickets do not name an order of their own (the order carries another ticket, or two tickets one order)", q.Mismatched)
 	case verdictUnsettled:
 		return fmt.Sprintf("%d of %d accepted orders did not settle (still pending, unreadable, or no ticket in the 202) within --drain-timeout", q.Unsettled, r.Accepted)
 	case verdictLost:

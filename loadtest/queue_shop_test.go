@@ -30,7 +30,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 				r.Accepted, r.SoldOut, r.Orders, r.HardErrors, r.Errors, r.Layers)
 		}
 		q := r.Queue
-		if q == nil || !q.Drained || q.Tickets != 20 || q.Confirmed != 20 || q.Failed != 0 || q.Lost != 0 || q.Unsettled != 0 {
+		if q == nil || !q.Drained || q.Tickets != 20 || q.Confirmed != 20 || q.Mismatched != 0 || q.Failed != 0 || q.Lost != 0 || q.Unsettled != 0 {
 			t.Fatalf("queue %+v, want drained, 20 tickets all confirmed\n%s", q, stdout)
 		}
 		if q.Drift == nil || *q.Drift != 0 || q.ConfirmP99MS < q.ConfirmP50MS || q.ConfirmedPerS <= 0 {

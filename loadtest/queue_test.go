@@ -22,6 +22,8 @@ type asyncShop struct {
 	drainAfter int
 	lost       map[int]bool // ticket numbers (1-based) the shop forgets
 	stuck      map[int]bool // ticket numbers that stay pending
+	foreign    map[int]bool // confirmed with an order that carries another ticket
+	shared     map[int]bool // confirmed with ticket 1's order
 	drift      int64
 
 	mu       sync.Mutex
@@ -87,7 +89,14 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case f.stuck[n]:
 			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "pending"})
 		default:
-			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "confirmed", "order": map[string]any{"order_id": n}})
+			order := map[string]any{"order_id": n, "order_ticket": ticket}
+			if f.foreign[n] {
+				order["order_ticket"] = "ot_7_other"
+			}
+			if f.shared[n] {
+				order["order_id"] = 1
+			}
+			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "confirmed", "order": order})
 		}
 	default:
 		reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found"})
@@ -111,9 +120,14 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, exitFail, verdictUnsettled, "1 of 10 accepted orders did not settle"},
 		{"no ticket in the 202", &asyncShop{noTicket: true}, exitFail, verdictUnsettled, "10 of 10 accepted orders did not settle"},
 		{"drift", &asyncShop{drift: -2}, exitFail, verdictDrift, "drifted from the database by -2"},
+		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, exitFail, verdictMismatch,
+			"1 confirmed tickets do not name an order of their own"},
+		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, exitFail, verdictMismatch,
+			"2 confirmed tickets do not name an order of their own"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := tc.shop
 			f.stock, f.drainAfter, f.tickets, f.asked = 10, 3, map[string]int{}, map[string]int{}
 			srv := httptest.NewServer(f)
@@ -198,6 +212,7 @@ func TestQueueVerdict(t *testing.T) {
 		{verdictOK, &Queue{Drift: &two}, verdictDrift},
 		{verdictErrors, &Queue{Lost: 1, Drift: &two}, verdictLost},
 		{verdictOK, &Queue{Unsettled: 1, Lost: 1}, verdictUnsettled},
+		{verdictOK, &Queue{Mismatched: 1, Unsettled: 1}, verdictMismatch},
 		{verdictOversold, &Queue{Unsettled: 1}, verdictOversold},
 		{verdictViolations, &Queue{Lost: 1}, verdictViolations},
 		{verdictFailed, &Queue{Unsettled: 1}, verdictFailed},
@@ -206,7 +221,7 @@ func TestQueueVerdict(t *testing.T) {
 			t.Errorf("queueVerdict(%s, %+v) = %s, want %s", tc.in, tc.q, got, tc.want)
 		}
 	}
-	for _, v := range []string{verdictDrift, verdictLost, verdictUnsettled} {
+	for _, v := range []string{verdictDrift, verdictLost, verdictUnsettled, verdictMismatch} {
 		if passes(v) {
 			t.Errorf("%s passes", v)
 		}

@@ -131,7 +131,7 @@ func explain(r Result) string {
 		return verdictViolations + ": a strategy meant to be safe lost updates, overlapped critical sections or duplicated a buyer"
 	case verdictErrors:
 		return verdictErrors + ": hard errors above --max-error-rate"
-	case verdictUnsettled, verdictLost, verdictDrift:
+	case verdictMismatch, verdictUnsettled, verdictLost, verdictDrift:
 		return r.Verdict + ": " + queueProblem(r)
 	case verdictOK:
 		if !r.Safe {
@@ -148,8 +148,8 @@ func printQueue(w io.Writer, r Result, q *Queue) {
 		drained = fmt.Sprintf("NOT drained %.3f s after the load", q.DrainS)
 	}
 	fmt.Fprintf(w, "  queue\t%d tickets, accepted at %.1f/s; %s\n", q.Tickets, q.AcceptedPerS, drained)
-	fmt.Fprintf(w, "  tickets\tconfirmed %d  failed %d (%s)  lost %d  unsettled %d\n",
-		q.Confirmed, q.Failed, layerList(q.FailedReasons), q.Lost, q.Unsettled)
+	fmt.Fprintf(w, "  tickets\tconfirmed %d (mismatched %d)  failed %d (%s)  lost %d  unsettled %d\n",
+		q.Confirmed, q.Mismatched, q.Failed, layerList(q.FailedReasons), q.Lost, q.Unsettled)
 	fmt.Fprintf(w, "  confirmed\t%.1f orders/s (first 202 to last confirmation); 202 to confirmed ms p50 %.2f  p99 %.2f\n",
 		q.ConfirmedPerS, q.ConfirmP50MS, q.ConfirmP99MS)
 	drift := "unknown (no reconciliation answer)"

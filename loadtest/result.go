@@ -133,6 +133,7 @@ const (
 	verdictErrors     = "ERRORS"          // hard errors above --max-error-rate
 	verdictFailed     = "FAILED"          // the run could not be made or read back
 	// An async sale's tickets, followed after the load (queue.go).
+	verdictMismatch  = "MISMATCH"  // a confirmed ticket whose order is not its own
 	verdictUnsettled = "UNSETTLED" // a 202 ticket still pending (or unreadable) when the wait ended
 	verdictLost      = "LOST"      // a 202 ticket the shop does not know (404)
 	verdictDrift     = "DRIFT"     // Redis stock + in flight disagrees with the database after the queue drained

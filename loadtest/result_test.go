@@ -83,7 +83,7 @@ func TestReportSchema(t *testing.T) {
 		"results[].queue", "results[].queue.accepted_per_s", "results[].queue.confirm_p50_ms", "results[].queue.confirm_p99_ms",
 		"results[].queue.confirmed", "results[].queue.confirmed_per_s", "results[].queue.drain_s", "results[].queue.drained",
 		"results[].queue.drift", "results[].queue.durability", "results[].queue.failed", "results[].queue.failed_reasons",
-		"results[].queue.lost", "results[].queue.tickets", "results[].queue.unsettled",
+		"results[].queue.lost", "results[].queue.mismatched", "results[].queue.tickets", "results[].queue.unsettled",
 		"results[].requests", "results[].requests_per_s",
 		"results[].safe", "results[].sale", "results[].sold_out", "results[].strategy", "results[].verdict",
 		"started_at",
