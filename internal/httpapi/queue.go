@@ -54,21 +54,25 @@ func (s *Server) getOrder(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	o, err := s.orders.Resolve(ctx, ref)
-	switch {
-	case err == nil:
-		c.JSON(http.StatusOK, orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID, UserID: o.UserID,
-			State: orderqueue.StateConfirmed, Order: &o})
-		return
-	case errors.Is(err, order.ErrOrderPending) || errors.Is(err, order.ErrOrderFailed):
-		st, _, lerr := s.orders.Queue().Lookup(ctx, s.store.DB(), s.orders.LockKey, ref)
-		if lerr == nil {
+	if q := s.orders.Queue(); q != nil && orderqueue.ValidTicket(ref) {
+		st, found, err := q.Lookup(ctx, s.store.DB(), s.orders.LockKey, ref)
+		switch {
+		case err != nil:
+			writeError(c, s.log, err)
+		case !found:
+			writeError(c, s.log, order.ErrOrderNotFound)
+		default:
 			c.JSON(http.StatusOK, st)
-			return
 		}
-		err = lerr
+		return
 	}
-	writeError(c, s.log, err)
+	o, err := s.orders.Resolve(ctx, ref)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID, UserID: o.UserID,
+		State: orderqueue.StateConfirmed, Order: &o})
 }
 
 // payOrder is POST /api/orders/:ref/pay {"user_id"}: the buyer pays a

@@ -185,6 +185,7 @@ type Reconciliation struct {
 	InFlight          int64     `json:"in_flight"`
 	PersistedInFlight int64     `json:"persisted_in_flight"` // in flight in Redis, already an order
 	ExpiredUnreturned int64     `json:"expired_unreturned"`
+	LostReturns       int64     `json:"lost_returns"`    // returned says the database, not in Redis's returned set: Redis lost them
 	PersistedAfter    int64     `json:"persisted_after"` // accepted after the snapshot, already an order
 	Drift             int64     `json:"drift"`
 	CheckedAt         time.Time `json:"checked_at"`

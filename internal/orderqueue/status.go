@@ -32,6 +32,44 @@ type TicketState struct {
 // flight in Redis (pending). found false: never issued, or lost with a
 // Redis that restarted without persistence.
 func (q *Queue) Lookup(ctx context.Context, db *gorm.DB, saleKey func(uint64) string, ticket string) (TicketState, bool, error) {
+	st, found, inRedis, err := q.lookup(ctx, db, saleKey, ticket)
+	if err == nil && !found && inRedis {
+		// Not in the database, then not in flight: the consumer may have
+		// committed and settled it between the two reads. The database has
+		// it now if so.
+		st, found, _, err = q.lookup(ctx, db, saleKey, ticket)
+	}
+	return st, found, err
+}
+
+// lookup is one pass of Lookup; inRedis says it got as far as Redis.
+func (q *Queue) lookup(ctx context.Context, db *gorm.DB, saleKey func(uint64) string, ticket string) (st TicketState, found, inRedis bool, err error) {
+	st, found, err = q.lookupDB(ctx, db, ticket)
+	if found || err != nil {
+		return st, found, false, err
+	}
+	saleID, ok := SaleOfTicket(ticket)
+	if !ok {
+		return st, false, false, nil
+	}
+	entryID, err := q.rdb.HGet(ctx, keysOf(saleKey(saleID)).InFlight, ticket).Result()
+	if errors.Is(err, redis.Nil) {
+		return st, false, true, nil
+	}
+	if err != nil {
+		return st, false, true, fmt.Errorf("orderqueue: looking up %s: %w", ticket, err)
+	}
+	st.SaleID, st.State = saleID, StatePending
+	if msgs, err := q.rdb.XRange(ctx, q.stream, entryID, entryID).Result(); err == nil && len(msgs) == 1 {
+		if e, ok := parse(msgs[0]); ok {
+			st.UserID = e.userID
+		}
+	}
+	return st, true, true, nil
+}
+
+// lookupDB finds ticket's order or failure in the database.
+func (q *Queue) lookupDB(ctx context.Context, db *gorm.DB, ticket string) (TicketState, bool, error) {
 	st := TicketState{Ticket: ticket}
 	var o inventory.Order
 	err := db.WithContext(ctx).Where("order_ticket = ?", ticket).Take(&o).Error
@@ -51,24 +89,7 @@ func (q *Queue) Lookup(ctx context.Context, db *gorm.DB, saleKey func(uint64) st
 	case !errors.Is(err, gorm.ErrRecordNotFound):
 		return st, false, err
 	}
-	saleID, ok := SaleOfTicket(ticket)
-	if !ok {
-		return st, false, nil
-	}
-	entryID, err := q.rdb.HGet(ctx, keysOf(saleKey(saleID)).InFlight, ticket).Result()
-	if errors.Is(err, redis.Nil) {
-		return st, false, nil
-	}
-	if err != nil {
-		return st, false, fmt.Errorf("orderqueue: looking up %s: %w", ticket, err)
-	}
-	st.SaleID, st.State = saleID, StatePending
-	if msgs, err := q.rdb.XRange(ctx, q.stream, entryID, entryID).Result(); err == nil && len(msgs) == 1 {
-		if e, ok := parse(msgs[0]); ok {
-			st.UserID = e.userID
-		}
-	}
-	return st, true, nil
+	return st, false, nil
 }
 
 // SaleFigures are a sale's queue counters kept in Redis.

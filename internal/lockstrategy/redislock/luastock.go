@@ -238,6 +238,19 @@ func (l *LuaStock) ReturnUnit(ctx context.Context, key string, orderID uint64) (
 	return n == 1, nil
 }
 
+// ReturnedAmong says which of ids are in key's returned set.
+func (l *LuaStock) ReturnedAmong(ctx context.Context, key string, ids []uint64) ([]bool, error) {
+	members := make([]any, len(ids))
+	for i, id := range ids {
+		members[i] = id
+	}
+	in, err := l.rdb.SMIsMember(ctx, KeysOf(key).Returned, members...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislock: returned set of %s: %w", key, err)
+	}
+	return in, nil
+}
+
 // Adjust adds units (negative: removes) to key's stock: a reconciliation's
 // repair. ok false when the stock is missing (a rebuild sets it).
 func (l *LuaStock) Adjust(ctx context.Context, key string, units int64) (ok bool, err error) {
