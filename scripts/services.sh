@@ -9,6 +9,9 @@
 #   SECKILL_SERVICES_DIR (.run)  SECKILL_MARIADB_PORT (13306)
 #   SECKILL_REDIS_PORTS ("16379 16380 16381 16382": main, then the RedLock nodes)
 #   SECKILL_ZK_PORT (12181)
+# and the persistence of the default Redis (the stock and the order queue):
+#   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
+#   switchable at run time with PUT /api/queue/durability
 #
 # usage: scripts/services.sh up [--with-test-packages]|down|status
 #   up     install missing packages, start whatever is not running, wait until it serves;
@@ -23,6 +26,7 @@ RUN="${SECKILL_SERVICES_DIR:-$ROOT/.run}"
 MARIADB_PORT="${SECKILL_MARIADB_PORT:-13306}"
 read -r -a REDIS_PORTS <<<"${SECKILL_REDIS_PORTS:-16379 16380 16381 16382}"
 ZK_PORT="${SECKILL_ZK_PORT:-12181}"
+REDIS_PERSISTENCE="${SECKILL_REDIS_PERSISTENCE:-none}"
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -214,20 +218,53 @@ mariadb_up() {
 REDIS_PAT='redis-server'
 redis_ok() { [[ $(timeout 3 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null) == PONG ]]; }
 
+# redis_conf PORT: the config file a Redis starts from. A file, not flags:
+# CONFIG REWRITE (PUT /api/queue/durability) must be able to save a mode
+# changed at run time, so that the restart_redis fault's re-exec keeps it.
+# Only the default Redis (the first port: the stock and the order queue)
+# takes SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none:
+# a restart loses every key, the lock-loss experiments); the RedLock masters
+# never persist.
+redis_conf() {
+  local port=$1 dir="$RUN/redis-$1" mode=none
+  [[ $port == "${REDIS_PORTS[0]}" ]] && mode=$REDIS_PERSISTENCE
+  local appendonly=no fsync=everysec
+  case $mode in
+    none) ;;
+    everysec | always) appendonly=yes fsync=$mode ;;
+    *) echo "SECKILL_REDIS_PERSISTENCE must be none, everysec or always, not '$mode'" >&2; return 1 ;;
+  esac
+  local debug="enable-debug-command local" # Redis 7+; before 7 DEBUG is always on
+  [[ $(redis-server --version) =~ v=([0-9]+) ]] && ((BASH_REMATCH[1] < 7)) && debug=""
+  cat >"$dir/redis.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+pidfile $dir/redis.pid
+logfile $dir/redis.log
+dir $dir
+save ""
+appendonly $appendonly
+appendfsync $fsync
+$debug
+CONF
+}
+
 redis_start() {
   local port=$1 dir="$RUN/redis-$1" bin
   # By its absolute path, with DEBUG allowed from loopback: the restart_redis
   # fault sends DEBUG CRASH-AND-RECOVER, and Redis re-execs itself by the path
   # it was started with (a bare "redis-server" resolves against its cwd).
   bin=$(command -v redis-server)
-  local debug=(--enable-debug-command local) # Redis 7+; before 7 DEBUG is always on
-  [[ $("$bin" --version) =~ v=([0-9]+) ]] && ((BASH_REMATCH[1] < 7)) && debug=()
+  redis_conf "$port" || fail "redis:$port" "$dir/redis.log" "bad SECKILL_REDIS_PERSISTENCE"
   # shellcheck disable=SC2094 # redis appends to its log; we only add startup errors
-  # No persistence on purpose: a restart loses all keys (lock-loss experiments).
-  "$bin" --port "$port" --bind 127.0.0.1 --daemonize yes \
-    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --dir "$dir" \
-    --save '' --appendonly no "${debug[@]}" >>"$dir/redis.log" 2>&1 ||
+  "$bin" "$dir/redis.conf" >>"$dir/redis.log" 2>&1 ||
     fail "redis:$port" "$dir/redis.log" "redis-server did not start"
+}
+
+# redis_has_conf PORT: the server on PORT runs from our config file.
+redis_has_conf() {
+  [[ $(timeout 3 redis-cli -h 127.0.0.1 -p "$1" info server 2>/dev/null | tr -d '\r' | sed -n 's/^config_file://p') == "$RUN/redis-$1/redis.conf" ]]
 }
 
 # redis_restartable PORT: the server on PORT can restart itself (restart_redis):
@@ -245,8 +282,8 @@ redis_up() {
   mkdir -p "$dir"
   # An older checkout started ours without DEBUG: restart it once to pick it up
   # (no persistence, so nothing is lost that a restart would not lose anyway).
-  if pid_ours "$dir/redis.pid" "$REDIS_PAT" && redis_ok "$1" && ! redis_restartable "$1"; then
-    say "redis:$1 restarting: started without --enable-debug-command (the restart_redis fault needs it)"
+  if pid_ours "$dir/redis.pid" "$REDIS_PAT" && redis_ok "$1" && ! { redis_restartable "$1" && redis_has_conf "$1"; }; then
+    say "redis:$1 restarting: started without its config file or without DEBUG (the restart_redis fault and CONFIG REWRITE need both)"
     stop "redis:$1" "$dir/redis.pid" "$REDIS_PAT"
   fi
   ensure_one redis "$1" "$dir/redis.pid" "$REDIS_PAT" "$dir/redis.log" 10 "redis_start $1" redis_ok "$1"

@@ -50,7 +50,8 @@ type replica struct {
 	publisher     *loop // publishes the live figures every second
 	faults        *faults.Service
 	soldOut       *guard.SoldOutCache
-	soldOutLoop   *loop // follows the sold-out channel, runs its backstop
+	soldOutLoop   *loop   // follows the sold-out channel, runs its backstop
+	queueLoops    []*loop // the queue's consumer, the expiry, the reconciliation (queue.go)
 	handler       http.Handler
 	listener      net.Listener
 	server        *http.Server
@@ -141,10 +142,11 @@ func (r *replica) openServices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.openQueue(ctx, store)
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
 		AdminToken: r.cfg.AdminToken, Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
-		Gate: gate, SoldOut: r.soldOut})
+		Gate: gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}
@@ -211,6 +213,9 @@ func (r *replica) close() error {
 	r.heartbeat.halt()
 	if r.faults != nil {
 		r.faults.Wait()
+	}
+	for _, l := range r.queueLoops {
+		l.halt() // a consumer mid-batch finishes it: committed and acknowledged
 	}
 	r.publisher.halt()
 	r.soldOutLoop.halt()

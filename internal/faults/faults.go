@@ -66,8 +66,12 @@ func Kinds() []Kind {
 			"(GC, VM freeze) that stops lock watchdogs too"},
 		{KindKillProcess, []string{"ms"}, "SIGKILL this replica after ms: a crash with locks held, no unlock, " +
 			"no graceful shutdown"},
-		{KindRestartRedis, []string{"node"}, "restart a Redis (node redis or redlock-N) without persistence: " +
-			"every key, every lock on it, is lost while its holders think they still hold it"},
+		{KindRestartRedis, []string{"node"}, "restart a Redis (node redis or redlock-N) as by a crash: without persistence " +
+			"every key, every lock on it, is lost while its holders think they still hold it (the default Redis keeps " +
+			"what its durability setting saved)"},
+		{KindKillConsumer, []string{"point"}, "the next batch of queued orders this replica persists SIGKILLs the replica " +
+			"before its transaction commits (before_commit) or after the commit and before the Redis ack (after_commit): " +
+			"the entries stay pending and another replica reclaims them"},
 	}
 }
 
@@ -89,6 +93,8 @@ type Service struct {
 	lockers *lockstrategy.Instances
 	store   *inventory.Store
 	wg      sync.WaitGroup // slow_db holders and stop_process helpers still running
+	// consumer is the replica's order-queue consumer (kill_consumer); nil: none.
+	consumer consumerKiller
 }
 
 // New returns a Service over this replica's order service, strategy cache

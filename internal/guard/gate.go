@@ -89,7 +89,10 @@ func (g *Gate) Buy(ctx context.Context, req Request) (a Answer, layer string, er
 		g.observe(sale, layer, err, start)
 		return a, layer, err
 	}
-	if req.IdempotencyKey != "" {
+	// An async sale keeps its keys with its tickets in Redis: the queue's
+	// script replays them itself.
+	async := sale.OrderMode == inventory.OrderAsync
+	if req.IdempotencyKey != "" && !async {
 		if a, ok, err := g.replay(ctx, req); ok || err != nil {
 			g.observe(sale, LayerIdempotency, err, start)
 			return a, LayerIdempotency, err
@@ -101,7 +104,7 @@ func (g *Gate) Buy(ctx context.Context, req Request) (a Answer, layer string, er
 	}
 	g.soldOut.Watch(sale.ID, sale.SoldOutCache)
 	o, layer, err := g.orders.Buy(ctx, order.Purchase{SaleID: sale.ID, UserID: req.UserID, IdempotencyKey: req.IdempotencyKey})
-	if err != nil && req.IdempotencyKey != "" && retriedFirst(err) {
+	if err != nil && req.IdempotencyKey != "" && !async && retriedFirst(err) {
 		// The first request with this key may have committed while this one
 		// ran: its order is the answer, not a refusal.
 		if a, ok, rerr := g.replay(ctx, req); ok || rerr != nil {
@@ -111,7 +114,7 @@ func (g *Gate) Buy(ctx context.Context, req Request) (a Answer, layer string, er
 	if errors.Is(err, order.ErrSoldOut) && sale.SoldOutCache {
 		g.soldOut.Confirm(ctx, sale.ID)
 	}
-	return Answer{Order: o, Layer: layer}, layer, err
+	return Answer{Order: o, Layer: layer, Replayed: layer == order.LayerIdempotency}, layer, err
 }
 
 // refuse runs the cheap guards in order: opening, ticket, rate limits.

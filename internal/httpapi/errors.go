@@ -19,6 +19,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
@@ -122,6 +123,17 @@ var domainErrors = []mapping{
 	{err: order.ErrPersistTimeout, status: http.StatusServiceUnavailable, code: "persist_timeout", message: "the unit taken for you could not be saved in time and went back to the sale; retry", hints: retry},
 	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},
 	{err: inventory.ErrSaleNotFound, status: http.StatusNotFound, code: "not_found", message: "no such sale"},
+
+	// The order queue and reservations.
+	{err: order.ErrNoQueue, status: http.StatusServiceUnavailable, code: "queue_unavailable", message: "this replica cannot queue this sale's orders (it has no default Redis)", hints: retry | warn},
+	{err: errNoQueue, status: http.StatusServiceUnavailable, code: "queue_unavailable", message: "this replica has no order queue (no default Redis configured)"},
+	{err: order.ErrOrderNotFound, status: http.StatusNotFound, code: "not_found", field: "ref", message: "no such order or order ticket (a ticket accepted by a Redis that restarted without persistence is lost this way)"},
+	{err: order.ErrOrderPending, status: http.StatusConflict, code: "order_pending", message: "the ticket's order is still in the queue; retry in a moment", hints: retry},
+	{err: order.ErrOrderFailed, status: http.StatusConflict, code: "order_failed", message: "the ticket's order could not be made (GET /api/orders/{ticket} says why); there is nothing to pay"},
+	{err: order.ErrReservationExpired, status: http.StatusConflict, code: "reservation_expired", message: "the reservation was not paid before its pay_by; its unit went back to the sale"},
+	{err: order.ErrNotYourOrder, status: http.StatusForbidden, code: "not_your_order", field: "user_id", message: "this order belongs to another user"},
+	{err: orderqueue.ErrNoConfigFile, status: http.StatusConflict, code: "no_config_file", message: "the stream's Redis runs without a config file, so a mode set now would not survive its restart; start it with scripts/services.sh", field: "mode"},
+	{err: errDurability, status: http.StatusServiceUnavailable, code: "durability_failed", fill: ownText, hints: warn},
 	// A sale made on a replica that has the strategy's backend, ordered on one
 	// that does not (or that runs an older build): not the buyer's fault.
 	{err: lockstrategy.ErrUnknownStrategy, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "this replica cannot run the sale's strategy", hints: retry | warn},
@@ -151,6 +163,7 @@ var domainErrors = []mapping{
 
 	// Faults.
 	{err: faults.ErrDisabled, status: http.StatusForbidden, code: "faults_disabled", message: "fault injection is off on this replica (SECKILL_FAULTS=on enables it)"},
+	{err: faults.ErrNoConsumer, status: http.StatusConflict, code: "no_consumer", message: "this replica runs no order-queue consumer (it has no default Redis)"},
 	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
 

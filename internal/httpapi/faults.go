@@ -48,6 +48,7 @@ type faultRequest struct {
 	MS      *int64  `json:"ms,omitempty"`
 	SaleID  *uint64 `json:"sale_id,omitempty"`
 	Node    *string `json:"node,omitempty"`
+	Point   *string `json:"point,omitempty"`
 	Replica *string `json:"replica,omitempty"`
 }
 
@@ -56,7 +57,7 @@ func (r *faultRequest) only(kind string, takes ...string) error {
 	for _, p := range []struct {
 		name string
 		set  bool
-	}{{"ms", r.MS != nil}, {"sale_id", r.SaleID != nil}, {"node", r.Node != nil}} {
+	}{{"ms", r.MS != nil}, {"sale_id", r.SaleID != nil}, {"node", r.Node != nil}, {"point", r.Point != nil}} {
 		if p.set && !slices.Contains(takes, p.name) {
 			if len(takes) == 0 {
 				return badField(p.name, "%s takes no parameters", kind)
@@ -78,7 +79,7 @@ func (f *faultsAPI) inject(c *gin.Context) {
 	}
 	var r faultRequest
 	if err := decodeObject(c.Request.Body, map[string]any{"kind": &r.Kind, "ms": &r.MS, "sale_id": &r.SaleID,
-		"node": &r.Node, "replica": &r.Replica}); err != nil {
+		"node": &r.Node, "point": &r.Point, "replica": &r.Replica}); err != nil {
 		writeError(c, f.s.log, err)
 		return
 	}
@@ -161,6 +162,18 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 		return gin.H{"ms": d.Milliseconds(), "pid": pid, "signal": signal}, err
 	case faults.KindRestartRedis:
 		return f.restartRedis(c, kind, r)
+	case faults.KindKillConsumer:
+		if err := r.only(kind, "point"); err != nil {
+			return nil, err
+		}
+		points := faults.KillPoints()
+		if r.Point == nil || !slices.Contains(points, *r.Point) {
+			return nil, badField("point", "point is required: one of %s", strings.Join(points, ", "))
+		}
+		if err := f.svc.KillConsumer(*r.Point); err != nil {
+			return nil, err
+		}
+		return gin.H{"armed": true, "point": *r.Point}, nil
 	default:
 		return nil, badField("kind", "unknown kind %q: one of %s", clip.Input(kind), kindNames())
 	}

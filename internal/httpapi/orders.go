@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // MaxUserIDLen bounds user_id in characters (orders.user_id is VARCHAR(64)).
@@ -44,6 +45,10 @@ func (s *Server) placeOrder(c *gin.Context) {
 	}
 	if a.Replayed {
 		c.Header(headerReplayed, "true")
+	}
+	if a.Order.Status == inventory.StatusPending {
+		accepted(c, a.Order)
+		return
 	}
 	c.JSON(http.StatusCreated, a.Order)
 }

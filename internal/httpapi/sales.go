@@ -23,6 +23,7 @@ func saleMembers(spec *sale.Spec) map[string]any {
 		"ttl_ms": &spec.TTLMS, "fencing": &spec.Fencing, "watchdog": &spec.Watchdog, "per_user_limit": &spec.PerUserLimit,
 		"opens_at": &spec.OpensAt, "opens_in_ms": &spec.OpensInMS, "sold_out_cache": &spec.SoldOutCache,
 		"rate_limit_user": &spec.RateLimitUser, "rate_limit_ip": &spec.RateLimitIP, "ticket_required": &spec.TicketRequired,
+		"order_mode": &spec.OrderMode, "pay_within_ms": &spec.PayWithinMS,
 	}
 }
 
@@ -92,6 +93,7 @@ func (s *Server) view(ctx context.Context, id uint64) (inventory.SaleView, error
 		return v, err
 	}
 	v.StoreStock = s.storeStock(ctx, got)
+	s.enrich(ctx, &v)
 	return v, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"github.com/redis/go-redis/v9"
 	"io"
 	"log/slog"
 	"net/http"
@@ -66,25 +67,29 @@ type Deps struct {
 	Gate *guard.Gate
 	// SoldOut is the sold-out cache a restock clears; nil for none.
 	SoldOut *guard.SoldOutCache
+	// QueueRedis is the order queue's Redis (the default one), whose
+	// durability /api/queue/durability reads and sets; nil for none.
+	QueueRedis *redis.Client
 }
 
 // Server is the API as an http.Handler.
 type Server struct {
-	store     *inventory.Store
-	orders    *order.Service
-	lockers   *lockstrategy.Instances
-	metrics   *metrics.Metrics
-	ping      func(ctx context.Context) error
-	adminHash []byte // sha256 of the token; nil: no token required
-	log       *slog.Logger
-	engine    *gin.Engine
-	replicaID string          // this replica's id in discovery
-	sales     *sale.Service   // sale creation (sales.go)
-	runs      *runs.Service   // load-test runs (runs.go)
-	lessons   *lessondb.Store // lesson runs (lessons.go)
-	faults    *faults.Service // fault injection (faults.go)
-	gate      *guard.Gate     // the guards in front of orders (orders.go)
-	soldOut   *guard.SoldOutCache
+	store      *inventory.Store
+	orders     *order.Service
+	lockers    *lockstrategy.Instances
+	metrics    *metrics.Metrics
+	ping       func(ctx context.Context) error
+	adminHash  []byte // sha256 of the token; nil: no token required
+	log        *slog.Logger
+	engine     *gin.Engine
+	replicaID  string          // this replica's id in discovery
+	sales      *sale.Service   // sale creation (sales.go)
+	runs       *runs.Service   // load-test runs (runs.go)
+	lessons    *lessondb.Store // lesson runs (lessons.go)
+	faults     *faults.Service // fault injection (faults.go)
+	gate       *guard.Gate     // the guards in front of orders (orders.go)
+	soldOut    *guard.SoldOutCache
+	queueRedis *redis.Client // the order queue's Redis (queue.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -94,7 +99,7 @@ var _ http.Handler = (*Server)(nil)
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
 		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
-		gate: d.Gate, soldOut: d.SoldOut}
+		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis}
 	if s.gate == nil {
 		s.gate = guard.NewGate(d.Orders, guard.NewTickets([]byte(rand.Text())), nil, nil, nil)
 	}
@@ -143,6 +148,14 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing
 	api.POST("/sales/:id/restock", s.requireAdmin, s.restock) // restock.go
+	// The order queue, reservations and reconciliation: queue.go.
+	api.GET("/orders/:ref", s.getOrder)
+	api.POST("/orders/:ref/pay", s.payOrder) // the buyer's own order: no admin token
+	api.GET("/sales/:id/reconcile", s.getReconcile)
+	api.POST("/sales/:id/reconcile", s.requireAdmin, s.postReconcile)
+	api.GET("/queue", s.queueFigures)
+	api.GET("/queue/durability", s.getDurability)
+	api.PUT("/queue/durability", s.requireAdmin, s.putDurability)
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
 	s.runRoutes(api)             // runs, agents, events: runs.go

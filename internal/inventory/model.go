@@ -48,11 +48,33 @@ type Sale struct {
 	RateLimitUser  int       `json:"rate_limit_user"`
 	RateLimitIP    int       `gorm:"column:rate_limit_ip" json:"rate_limit_ip"`
 	TicketRequired bool      `json:"ticket_required"`
-	Status         string    `json:"status"`
-	FencedWrites   int64     `json:"fenced_writes"` // stale-token writes rejected (fencing on)
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	// OrderMode is OrderSync (201 with the order) or OrderAsync (202 with an
+	// order ticket; the order is persisted behind a queue). PayWithinMS > 0
+	// makes every order a reservation to pay within that many ms.
+	OrderMode   string `json:"order_mode"`
+	PayWithinMS int    `gorm:"column:pay_within_ms" json:"pay_within_ms"`
+	// Drift is the last reconciliation of a stock kept in Redis against the
+	// database (0: they agree), checked at ReconciledAt.
+	Drift        int64      `json:"drift"`
+	ReconciledAt *time.Time `json:"reconciled_at"`
+	Status       string     `json:"status"`
+	FencedWrites int64      `json:"fenced_writes"` // stale-token writes rejected (fencing on)
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
 }
+
+// Order modes and order statuses.
+const (
+	OrderSync  = "sync"
+	OrderAsync = "async"
+
+	StatusReserved = "reserved" // to pay before PayBy
+	StatusPaid     = "paid"     // paid, or made without a reservation
+	StatusExpired  = "expired"  // not paid in time: its unit went back
+	// StatusPending is never stored: the answer to an order queued (202),
+	// whose row the queue's consumer makes.
+	StatusPending = "pending"
+)
 
 // Order is one successful purchase.
 type Order struct {
@@ -62,8 +84,38 @@ type Order struct {
 	ReplicaID  string `json:"replica_id"`
 	FenceToken uint64 `json:"fence_token"`
 	// IdempotencyKey is the buyer's Idempotency-Key, nil without one.
-	IdempotencyKey *string   `json:"-"`
-	CreatedAt      time.Time `json:"created_at"`
+	IdempotencyKey *string    `json:"-"`
+	Status         string     `json:"status"`
+	PayBy          *time.Time `json:"pay_by"`
+	PaidAt         *time.Time `json:"paid_at"`
+	ExpiredAt      *time.Time `json:"expired_at,omitempty"`
+	UnitReturned   bool       `json:"-"`
+	// OrderTicket names the unit taken in Redis for this order (the 202's
+	// ticket in async mode); nil where the strategy keeps no stock there.
+	OrderTicket *string    `json:"order_ticket"`
+	AcceptedAt  *time.Time `json:"accepted_at,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+}
+
+// NewOrder is an order of sale for userID made by replica at now: a
+// reservation to pay within the sale's window, or paid at once.
+func NewOrder(sale Sale, userID, replica string, now time.Time) Order {
+	o := Order{SaleID: sale.ID, UserID: userID, ReplicaID: replica, Status: StatusPaid}
+	if sale.PayWithinMS > 0 {
+		payBy := now.Add(time.Duration(sale.PayWithinMS) * time.Millisecond).UTC().Truncate(time.Microsecond)
+		o.Status, o.PayBy = StatusReserved, &payBy
+	}
+	return o
+}
+
+// TicketFailure is an order ticket whose order could not be made.
+type TicketFailure struct {
+	OrderTicket string     `gorm:"primaryKey" json:"order_ticket"`
+	SaleID      uint64     `json:"sale_id"`
+	UserID      string     `json:"user_id"`
+	Reason      string     `json:"reason"`
+	AcceptedAt  *time.Time `json:"accepted_at"`
+	FailedAt    time.Time  `json:"failed_at"`
 }
 
 // Stats is a sale's truth, computed from the database only.
@@ -86,4 +138,53 @@ type SaleView struct {
 	// (redis-lua-stock's Redis), -1 when the store lost it; absent for the
 	// others. At rest it equals Stock: the two drifting apart is a bug.
 	StoreStock *int64 `json:"store_stock,omitempty"`
+	// Queue: the async order mode's figures (async sales only).
+	Queue *QueueFigures `json:"queue,omitempty"`
+	// Reservations: orders by status (sales with a pay window only).
+	Reservations *ReservationFigures `json:"reservations,omitempty"`
+	// Reconcile: the strategy's own stock checked against the database
+	// (sales whose strategy keeps one).
+	Reconcile *Reconciliation `json:"reconcile,omitempty"`
+	// Healthy: nothing oversold, lost, duplicated or overlapping, and no
+	// drift between the two stocks.
+	Healthy bool `json:"healthy"`
+}
+
+// QueueFigures are an async sale's queue figures: Accepted and InFlight
+// from Redis, the rest from the database.
+type QueueFigures struct {
+	Accepted         int64      `json:"accepted"`
+	InFlight         int64      `json:"in_flight"`
+	Confirmed        int64      `json:"confirmed"`
+	Failed           int64      `json:"failed"`
+	ConfirmP50MS     float64    `json:"confirm_p50_ms"`
+	ConfirmP99MS     float64    `json:"confirm_p99_ms"`
+	FirstAcceptedAt  *time.Time `json:"first_accepted_at"`
+	FirstConfirmedAt *time.Time `json:"first_confirmed_at"`
+	LastConfirmedAt  *time.Time `json:"last_confirmed_at"`
+}
+
+// ReservationFigures count a sale's orders by status; Returned are the
+// expired ones whose unit is back in every stock.
+type ReservationFigures struct {
+	Reserved int64 `json:"reserved"`
+	Paid     int64 `json:"paid"`
+	Expired  int64 `json:"expired"`
+	Returned int64 `json:"returned"`
+}
+
+// Reconciliation compares a stock kept in Redis with the database's: the
+// database's stock (plus what was accepted after the Redis snapshot and is
+// already persisted) must equal Redis's stock plus the units in flight
+// (minus those already persisted) plus the expired units not yet back in
+// Redis. Drift is the difference; 0 is consistent.
+type Reconciliation struct {
+	DBStock           int64     `json:"db_stock"`
+	StoreStock        int64     `json:"store_stock"` // -1: lost (rebuilt by the next order, or a repair)
+	InFlight          int64     `json:"in_flight"`
+	PersistedInFlight int64     `json:"persisted_in_flight"` // in flight in Redis, already an order
+	ExpiredUnreturned int64     `json:"expired_unreturned"`
+	PersistedAfter    int64     `json:"persisted_after"` // accepted after the snapshot, already an order
+	Drift             int64     `json:"drift"`
+	CheckedAt         time.Time `json:"checked_at"`
 }

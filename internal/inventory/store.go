@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -55,7 +56,8 @@ func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
 func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
 	var st Stats
 	db := s.db.WithContext(ctx)
-	if err := db.Model(&Order{}).Where("sale_id = ?", sale.ID).Count(&st.Sold).Error; err != nil {
+	// An expired reservation gave its unit back: it is not sold.
+	if err := db.Model(&Order{}).Where("sale_id = ? AND status <> ?", sale.ID, StatusExpired).Count(&st.Sold).Error; err != nil {
 		return st, err
 	}
 	st.Oversold = max(0, st.Sold-sale.InitialStock)
@@ -177,6 +179,72 @@ func AddStock(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) erro
 		return ErrSaleNotFound
 	}
 	return res.Error
+}
+
+// Queue reads an async sale's figures kept in the database (Accepted and
+// InFlight are Redis's, filled in by the caller).
+func (s *Store) Queue(ctx context.Context, saleID uint64) (QueueFigures, error) {
+	var q QueueFigures
+	db := s.db.WithContext(ctx)
+	var row struct {
+		N         int64
+		FirstAcc  *time.Time
+		FirstConf *time.Time
+		LastConf  *time.Time
+		FailedN   int64
+		FailedAcc *time.Time
+	}
+	err := db.Raw(`SELECT COUNT(*) AS n, MIN(accepted_at) AS first_acc, MIN(created_at) AS first_conf, MAX(created_at) AS last_conf,
+		(SELECT COUNT(*) FROM ticket_failures WHERE sale_id = ?) AS failed_n,
+		(SELECT MIN(accepted_at) FROM ticket_failures WHERE sale_id = ?) AS failed_acc
+		FROM orders WHERE sale_id = ? AND order_ticket IS NOT NULL`, saleID, saleID, saleID).Scan(&row).Error
+	if err != nil {
+		return q, err
+	}
+	q.Confirmed, q.Failed, q.FirstConfirmedAt, q.LastConfirmedAt = row.N, row.FailedN, row.FirstConf, row.LastConf
+	q.FirstAcceptedAt = row.FirstAcc
+	if row.FailedAcc != nil && (q.FirstAcceptedAt == nil || row.FailedAcc.Before(*q.FirstAcceptedAt)) {
+		q.FirstAcceptedAt = row.FailedAcc
+	}
+	if q.Confirmed == 0 {
+		return q, nil
+	}
+	// 202 to confirmed: from Redis taking the unit to the order's commit.
+	var p struct{ P50, P99 float64 }
+	err = db.Raw(`SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY d) OVER () AS p50,
+		PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY d) OVER () AS p99
+		FROM (SELECT TIMESTAMPDIFF(MICROSECOND, accepted_at, created_at) AS d FROM orders
+		      WHERE sale_id = ? AND order_ticket IS NOT NULL AND accepted_at IS NOT NULL) x LIMIT 1`, saleID).Scan(&p).Error
+	q.ConfirmP50MS, q.ConfirmP99MS = p.P50/1000, p.P99/1000
+	return q, err
+}
+
+// Reservations counts a sale's orders by status.
+func (s *Store) Reservations(ctx context.Context, saleID uint64) (ReservationFigures, error) {
+	var r ReservationFigures
+	err := s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(status = ?), 0) AS reserved, COALESCE(SUM(status = ?), 0) AS paid,
+		COALESCE(SUM(status = ?), 0) AS expired, COALESCE(SUM(status = ? AND unit_returned), 0) AS returned
+		FROM orders WHERE sale_id = ?`, StatusReserved, StatusPaid, StatusExpired, StatusExpired, saleID).Scan(&r).Error
+	return r, err
+}
+
+// SaveDrift records a reconciliation's result on the sale.
+func (s *Store) SaveDrift(ctx context.Context, saleID uint64, r Reconciliation) error {
+	return s.db.WithContext(ctx).Exec("UPDATE sales SET drift = ?, reconciled_at = ? WHERE id = ?", r.Drift, r.CheckedAt, saleID).Error
+}
+
+// StockAndReturned reads, in one snapshot, a sale's stock and the orders
+// whose units went back to it (expired): what a lost stock is rebuilt from.
+func (s *Store) StockAndReturned(ctx context.Context, saleID uint64) (stock int64, returned []uint64, err error) {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		row, err := ReadStock(ctx, tx, saleID)
+		if err != nil {
+			return err
+		}
+		stock = row.Stock
+		return tx.Raw("SELECT id FROM orders WHERE sale_id = ? AND status = ?", saleID, StatusExpired).Scan(&returned).Error
+	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	return stock, returned, err
 }
 
 // KeyedOrder finds the order an idempotency key made: found false when

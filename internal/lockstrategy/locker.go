@@ -103,33 +103,45 @@ func NeverLost() <-chan struct{} { return neverLost }
 // Reserver is what the strategies that keep the stock outside the database
 // and take a unit from it atomically build (redis-lua-stock): the order
 // service takes no lock, calls Reserve, then persists the order with a
-// conditional DB decrement, and calls Unreserve if that transaction fails.
-// LoadStock runs once, when a sale is created.
+// conditional DB decrement, and settles the reservation: Settled when the
+// order committed, Unreserve when it failed, Overdrawn when the database had
+// no unit for it. LoadStock runs once, when a sale is created.
+//
+// Each reservation stays "in flight" in the store until it is settled, and
+// settling it is what gives a unit back: so a unit goes back at most once,
+// however often a settlement is retried, and a reconciliation can count what
+// is in flight (StockSnapshot).
 //
 // The store may lose the stock (Redis restarted without persistence). The
 // database is the truth it is rebuilt from: Reserve then answers
 // ErrStockReloadClaimed to one caller, which waits StockReloadSettle and
 // calls RestoreStock with the database's stock, and ErrStockReloading to the
-// others meanwhile.
+// others meanwhile. A rebuild forgets what was in flight: the database it
+// was read from counts those units.
 type Reserver interface {
 	LoadStock(ctx context.Context, key string, stock int64) error
 	// Reserve takes one unit; ok false means sold out.
 	Reserve(ctx context.Context, key string) (r Reservation, ok bool, err error)
-	// Unreserve gives r's unit back, unless the stock was rebuilt since r
-	// (the database it was rebuilt from already counts r's unit).
+	// Settled ends r after its order committed.
+	Settled(ctx context.Context, key string, r Reservation) error
+	// Unreserve gives r's unit back, unless r is no longer in flight
+	// (settled already, or the stock was rebuilt since).
 	Unreserve(ctx context.Context, key string, r Reservation) error
 	// Overdrawn says the database had no unit left for r: the store's stock
 	// is above the truth (a rebuild counted an order still in flight); it is
 	// set to 0 rather than given r's unit back.
 	Overdrawn(ctx context.Context, key string, r Reservation) error
 	// RestoreStock sets a lost stock again (only if it is still missing) and
-	// ends the rebuild.
-	RestoreStock(ctx context.Context, key string, stock int64) error
+	// ends the rebuild. returned are the sale's orders whose units went back
+	// already (expired reservations): the rebuilt stock counts them, so
+	// ReturnUnit must not give them back again.
+	RestoreStock(ctx context.Context, key string, stock int64, returned []uint64) error
 }
 
-// Reservation is a unit a Reserver handed out. Epoch names the load of the
-// stock it came from, so that a unit taken before a rebuild is never given
-// back into the rebuilt stock.
+// Reservation is a unit a Reserver handed out: Ticket names it while it is
+// in flight (and on its order), AcceptedAt is when the store took it (the
+// store's clock).
 type Reservation struct {
-	Epoch string
+	Ticket     string
+	AcceptedAt time.Time
 }

@@ -85,6 +85,9 @@ type Strategy struct {
 	// others have nothing to turn off (ZooKeeper's session heart-beats on
 	// its own; db-lock-table and the teaching variants never renew).
 	Renews bool
+	// Queues says the strategy's stock lives in the default Redis, so that
+	// one script can take the unit and queue the order (order_mode async).
+	Queues bool
 	// Normalize keeps of o what makes a difference to this strategy and
 	// zeroes the rest (NoOptions, TTLOnly), so that sales that differ only
 	// in options it ignores share one instance: one ZooKeeper session, one
@@ -221,4 +224,16 @@ func (s Strategy) Configured(b Backends) error {
 // failed call surfaces to the strategy, which knows how to clean up.
 func RedisOptions(addr string, poolSize int) *redis.Options {
 	return &redis.Options{Addr: addr, PoolSize: poolSize, MaxRetries: -1}
+}
+
+// Queueing returns the names of the strategies an async sale may use: their
+// stock lives in the default Redis, beside the order queue.
+func Queueing() []string {
+	var out []string
+	for _, s := range All() {
+		if s.Queues {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }

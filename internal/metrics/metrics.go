@@ -17,6 +17,7 @@ import (
 // Metrics is the set of order-path collectors on one registry. It implements
 // order.Recorder. The zero value is not usable; call New.
 type Metrics struct {
+	queue    queueMetrics
 	reg      *prometheus.Registry
 	orders   *prometheus.CounterVec
 	answers  *prometheus.CounterVec
@@ -80,6 +81,7 @@ func New() *Metrics {
 	m.reg.MustRegister(m.orders, m.answers, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.queue = newQueueMetrics(m.reg)
 	return m
 }
 

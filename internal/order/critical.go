@@ -45,8 +45,10 @@ type criticalSection struct {
 	userID  string
 	replica string
 	idemKey *string // the buyer's idempotency key; nil without one
-	db      *gorm.DB
-	kind    writeKind
+	// reserved is the unit taken from the strategy's own stock (writeReserved).
+	reserved lockstrategy.Reservation
+	db       *gorm.DB
+	kind     writeKind
 	// lease is the held lock, checked just before the write; nil where
 	// the strategy takes none. token is its fencing token (0: none).
 	lease lockstrategy.Lease
@@ -113,8 +115,11 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	if err := cs.write(ctx, tx, row); err != nil {
 		return inventory.Order{}, err
 	}
-	o := inventory.Order{SaleID: cs.sale.ID, UserID: cs.userID, ReplicaID: cs.replica, FenceToken: cs.token,
-		IdempotencyKey: cs.idemKey}
+	o := inventory.NewOrder(cs.sale, cs.userID, cs.replica, time.Now())
+	o.FenceToken, o.IdempotencyKey = cs.token, cs.idemKey
+	if cs.reserved.Ticket != "" {
+		o.OrderTicket, o.AcceptedAt = &cs.reserved.Ticket, &cs.reserved.AcceptedAt
+	}
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}

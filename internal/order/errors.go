@@ -34,6 +34,19 @@ var (
 	// not be persisted in time (a loaded database); it went back to the
 	// store and the buyer may retry.
 	ErrPersistTimeout = errors.New("order: the reserved unit could not be persisted in time")
+	// ErrNoQueue means an async sale reached a replica that cannot queue
+	// its orders (the sale's strategy keeps no stock in the default Redis).
+	ErrNoQueue = errors.New("order: this sale's orders go through a queue this replica does not have")
+	// ErrReservationExpired: the reservation was not paid before its pay_by.
+	ErrReservationExpired = errors.New("order: the reservation expired before it was paid")
+	// ErrOrderPending: the ticket's order is not made yet; try again.
+	ErrOrderPending = errors.New("order: the ticket's order is still in the queue")
+	// ErrOrderFailed: the ticket's order could not be made.
+	ErrOrderFailed = errors.New("order: the ticket's order failed")
+	// ErrNotYourOrder: the order is another user's.
+	ErrNotYourOrder = errors.New("order: the order belongs to another user")
+	// ErrOrderNotFound: no order or ticket by that reference.
+	ErrOrderNotFound = errors.New("order: no such order or ticket")
 )
 
 // The layers that answer inside the order flow: the lock (not had in
@@ -43,6 +56,11 @@ const (
 	LayerLock     = "lock"
 	LayerDatabase = "database"
 	LayerStore    = "store"
+	// LayerQueue: the unit was taken and the order queued (202); the
+	// order itself is made behind the queue.
+	LayerQueue = "queue"
+	// LayerIdempotency: a retried request answered with its first answer.
+	LayerIdempotency = "idempotency"
 )
 
 // Outcome names, for metrics and logs.

@@ -66,6 +66,12 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 	if err != nil {
 		return inventory.Order{}, figures{layer: LayerLock}, err
 	}
+	if sale.OrderMode == inventory.OrderAsync {
+		if rs, ok := inst.(lockstrategy.Reserver); ok && s.queue != nil {
+			return s.placeQueued(ctx, sale, p, rs)
+		}
+		return inventory.Order{}, figures{layer: LayerQueue}, fmt.Errorf("%w: strategy %s on this replica", ErrNoQueue, sale.Strategy)
+	}
 	cs := criticalSection{sale: sale, userID: p.UserID, replica: s.cfg.ReplicaID, db: s.store.DB()}
 	if p.IdempotencyKey != "" {
 		cs.idemKey = &p.IdempotencyKey
@@ -180,7 +186,7 @@ func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lock
 	if !ok {
 		return inventory.Order{}, LayerStore, ErrSoldOut
 	}
-	cs.kind = writeReserved
+	cs.kind, cs.reserved = writeReserved, r
 	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
 	o, err := cs.inNewTx(pctx)
 	timedOut := pctx.Err() != nil && ctx.Err() == nil // our bound, not the buyer leaving
@@ -191,7 +197,19 @@ func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lock
 		}
 		return o, LayerDatabase, s.giveBack(ctx, rs, key, r, err)
 	}
+	s.settled(ctx, rs, key, r)
 	return o, LayerDatabase, nil
+}
+
+// settled ends reservation r after its order committed, on a fresh bounded
+// ctx. A failure leaves r counted in flight until a reconciliation repairs
+// it; the order stands.
+func (s *Service) settled(ctx context.Context, rs lockstrategy.Reserver, key string, r lockstrategy.Reservation) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	if err := rs.Settled(uctx, key, r); err != nil {
+		s.log.Warn("settling a reserved unit", "key", key, "ticket", r.Ticket, "err", err)
+	}
 }
 
 // giveBack undoes reservation r after its order failed with err: the unit

@@ -3,12 +3,10 @@ package order
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // Restocker is a Reserver whose own stock can take more units.
@@ -33,19 +31,7 @@ func (s *Service) Restock(ctx context.Context, saleID uint64, units int64) error
 		return err
 	}
 	key := s.LockKey(saleID)
-	db := s.store.DB()
-	if locker, ok := inst.(lockstrategy.Locker); ok {
-		waitStart := time.Now()
-		lease, err := s.lock(ctx, locker, key)
-		if err != nil {
-			return err
-		}
-		defer s.leave(ctx, sale, lease, waitStart, time.Now()) // a section like any other: recorded, then unlocked
-		if tl, ok := lease.(lockstrategy.TxLease); ok {
-			db = tl.Tx() // the lock is this transaction: commit is its Unlock
-		}
-	}
-	if err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	if err := s.saleWrite(ctx, sale, inst, func(tx *gorm.DB) error {
 		return inventory.AddStock(ctx, tx, saleID, units)
 	}); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
@@ -60,7 +61,11 @@ type Service struct {
 	lockers *lockstrategy.Instances
 	rec     Recorder
 	log     *slog.Logger
-	sales   sync.Map // sale id -> inventory.Sale: the options never change after creation
+	queue   *orderqueue.Queue // the async order mode; nil: off
+	// OnUnitsBack is told of a sale whose units went back to its stock (an
+	// expired reservation): the sold-out cache must forget it. May be nil.
+	OnUnitsBack func(saleID uint64)
+	sales       sync.Map // sale id -> inventory.Sale: the options never change after creation
 	// keyspace is the database's name: sale ids restart in every database,
 	// and a demo and the tests share one Redis and one ZooKeeper.
 	keyspace string
@@ -127,15 +132,15 @@ func (s *Service) rebuildStock(saleID uint64, key string, rs lockstrategy.Reserv
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		row, err := inventory.ReadStock(ctx, s.store.DB(), saleID)
+		stock, returned, err := s.store.StockAndReturned(ctx, saleID)
 		if err == nil {
-			err = rs.RestoreStock(ctx, key, row.Stock)
+			err = rs.RestoreStock(ctx, key, stock, returned)
 		}
 		if err != nil {
 			s.log.Warn("rebuilding a lost stock from the database", "sale", saleID, "err", err)
 			return
 		}
-		s.log.Info("stock rebuilt from the database", "sale", saleID, "stock", row.Stock)
+		s.log.Info("stock rebuilt from the database", "sale", saleID, "stock", stock)
 	}()
 }
 

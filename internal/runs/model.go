@@ -68,6 +68,10 @@ type Config struct {
 	RateLimitUser  int  `json:"rate_limit_user"`
 	RateLimitIP    int  `json:"rate_limit_ip"`
 	TicketRequired bool `json:"ticket_required"`
+	// OrderMode async queues the orders of the steps whose strategy can
+	// (the others stay sync); PayWithinMS makes every order a reservation.
+	OrderMode   string `json:"order_mode"`
+	PayWithinMS int    `json:"pay_within_ms"`
 }
 
 // UnmarshalJSON reads a stored config; one stored before the watchdog
@@ -111,10 +115,11 @@ func StepSpec(strategy string, cfg Config) sale.Spec {
 	name := "run " + strategy
 	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
 	fencing, opensIn, cache, ticket := cfg.Fencing, int64(cfg.OpensInMS), cfg.SoldOutCache, cfg.TicketRequired
-	perUser, perIP := int64(cfg.RateLimitUser), int64(cfg.RateLimitIP)
+	perUser, perIP, payWithin := int64(cfg.RateLimitUser), int64(cfg.RateLimitIP), int64(cfg.PayWithinMS)
 	return sale.Spec{Name: &name, Strategy: &strategy, Stock: &stock, WorkMS: &work, TTLMS: &ttl,
 		Fencing: &fencing, Watchdog: sale.LenientWatchdog(strategy, cfg.Watchdog), PerUserLimit: &limit,
-		OpensInMS: &opensIn, SoldOutCache: &cache, RateLimitUser: &perUser, RateLimitIP: &perIP, TicketRequired: &ticket}
+		OpensInMS: &opensIn, SoldOutCache: &cache, RateLimitUser: &perUser, RateLimitIP: &perIP, TicketRequired: &ticket,
+		OrderMode: sale.LenientOrderMode(strategy, cfg.OrderMode), PayWithinMS: &payWithin}
 }
 
 // Row types (gorm). Times are the database's clock, UTC.

@@ -93,6 +93,9 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 			// Named, a strategy without a watchdog refuses watchdog:false;
 			// among "all" it is simply left as it is.
 			step.Watchdog = sale.LenientWatchdog(name, cfg.Watchdog)
+			if spec.OrderMode != nil {
+				step.OrderMode = sale.LenientOrderMode(name, *spec.OrderMode)
+			}
 		}
 		valid, err := sales.Validate(step)
 		if err != nil {
@@ -101,7 +104,10 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 		cfg.Stock, cfg.WorkMS, cfg.TTLMS = valid.InitialStock, valid.WorkMS, valid.TTLMS
 		cfg.Fencing, cfg.PerUserLimit = valid.Fencing, valid.PerUserLimit
 		cfg.SoldOutCache, cfg.RateLimitUser, cfg.RateLimitIP = valid.SoldOutCache, valid.RateLimitUser, valid.RateLimitIP
-		cfg.TicketRequired = valid.TicketRequired
+		cfg.TicketRequired, cfg.PayWithinMS = valid.TicketRequired, valid.PayWithinMS
+		if valid.OrderMode == inventory.OrderAsync {
+			cfg.OrderMode = inventory.OrderAsync
+		}
 	}
 	if spec.OpensInMS != nil {
 		cfg.OpensInMS = int(*spec.OpensInMS) // in range: the sale's validation checked it

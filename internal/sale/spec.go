@@ -24,6 +24,8 @@ const (
 	MaxOpensInMS        = 3_600_000
 	MaxOpensAhead       = 7 * 24 * time.Hour // opens_at at most this far ahead
 	MaxRateLimit        = 100_000            // requests per second per user or per IP
+	MinPayWithinMS      = 500                // a reservation's pay window: at least the expiry's granularity
+	MaxPayWithinMS      = 86_400_000
 )
 
 // Spec is what a new sale asks for. Pointers tell an absent member from a
@@ -46,6 +48,10 @@ type Spec struct {
 	RateLimitUser  *int64
 	RateLimitIP    *int64
 	TicketRequired *bool
+	// The order mode ("sync" or "async") and the reservations' pay window
+	// (0: orders are paid when made).
+	OrderMode   *string
+	PayWithinMS *int64
 }
 
 // Validate checks spec member by member, in a fixed order (the first wrong
@@ -91,7 +97,43 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	if err := guards(&sale, spec, time.Now()); err != nil {
 		return sale, err
 	}
+	if sale.OrderMode, err = orderMode(st, spec.OrderMode); err != nil {
+		return sale, err
+	}
+	if sale.PayWithinMS, err = IntIn("pay_within_ms", spec.PayWithinMS, 0, 0, MaxPayWithinMS); err != nil {
+		return sale, err
+	}
+	if sale.PayWithinMS > 0 && sale.PayWithinMS < MinPayWithinMS {
+		return sale, FieldErrorf("pay_within_ms", "pay_within_ms must be 0 (no reservation) or between %d and %d", MinPayWithinMS, MaxPayWithinMS)
+	}
 	return sale, nil
+}
+
+// orderMode is the sale's order mode: sync unless async is asked, which
+// only a strategy whose stock lives in the default Redis can do: the
+// queue's script takes the unit and queues the order in one atomic step,
+// which needs the unit and the queue in one Redis.
+func orderMode(st lockstrategy.Strategy, mode *string) (string, error) {
+	switch {
+	case mode == nil || *mode == inventory.OrderSync:
+		return inventory.OrderSync, nil
+	case *mode != inventory.OrderAsync:
+		return "", FieldErrorf("order_mode", "order_mode must be %q or %q, not %q", inventory.OrderSync, inventory.OrderAsync, clip.Input(*mode))
+	case !st.Queues:
+		return "", FieldErrorf("order_mode", "order_mode async needs a strategy that keeps the stock in Redis (%s): one script must take the unit and queue the order atomically; %s keeps the stock in the database, so a queued order could not hold its unit",
+			strings.Join(lockstrategy.Queueing(), ", "), st.Name)
+	}
+	return inventory.OrderAsync, nil
+}
+
+// LenientOrderMode is an order mode for strategy that Validate never
+// refuses: async only where the strategy can queue, else nil (sync). A run
+// over several strategies asks for async this way.
+func LenientOrderMode(strategy, mode string) *string {
+	if st, err := lockstrategy.Lookup(strategy); mode != inventory.OrderAsync || err != nil || !st.Queues {
+		return nil
+	}
+	return &mode
 }
 
 // guards fills in the flash-sale guards of spec: the opening (now when

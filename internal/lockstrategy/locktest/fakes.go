@@ -81,10 +81,11 @@ func (f *FakeReserver) Reserve(context.Context, string) (lockstrategy.Reservatio
 	return lockstrategy.Reservation{}, true, nil
 }
 
-// Unreserve, Overdrawn and RestoreStock do nothing.
+// Settled, Unreserve, Overdrawn and RestoreStock do nothing.
+func (f *FakeReserver) Settled(context.Context, string, lockstrategy.Reservation) error   { return nil }
 func (f *FakeReserver) Unreserve(context.Context, string, lockstrategy.Reservation) error { return nil }
 func (f *FakeReserver) Overdrawn(context.Context, string, lockstrategy.Reservation) error { return nil }
-func (f *FakeReserver) RestoreStock(context.Context, string, int64) error                 { return nil }
+func (f *FakeReserver) RestoreStock(context.Context, string, int64, []uint64) error       { return nil }
 
 // Interface check.
 var _ lockstrategy.Reserver = (*FakeReserver)(nil)

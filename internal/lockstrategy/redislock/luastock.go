@@ -2,8 +2,12 @@ package redislock
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -29,6 +33,7 @@ func init() {
 		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
 		Safe:      true,
 		Expiry:    lockstrategy.ExpiryNone,
+		Queues:    true,
 		Normalize: lockstrategy.NoOptions,
 		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
 			return NewLuaStock(b.Redis), nil
@@ -39,18 +44,40 @@ func init() {
 // NewLuaStock returns redis-lua-stock over rdb.
 func NewLuaStock(rdb *redis.Client) *LuaStock { return &LuaStock{rdb: rdb} }
 
-// stockKeys are where key's stock lives (KEYS of the scripts): the stock,
-// the epoch of its last load (a random id), and the rebuild marker.
+// SaleKeys are where a sale's stock lives in Redis (the KEYS of the
+// scripts), under the sale's key.
+type SaleKeys struct {
+	Stock     string // the units left
+	Epoch     string // a random id of the stock's last load
+	Reloading string // the rebuild marker
+	// InFlight: ticket -> where it is (a queue entry id, or "s" for an order
+	// being persisted synchronously), from the unit's taking to its settling.
+	InFlight string
+	// Returned: the ids of orders whose unit went back (expired
+	// reservations), so that a unit goes back once.
+	Returned string
+}
+
+// KeysOf returns the keys of the sale whose key is key.
+func KeysOf(key string) SaleKeys {
+	return SaleKeys{Stock: key + ":stock", Epoch: key + ":stock:epoch", Reloading: key + ":stock:reloading",
+		InFlight: key + ":inflight", Returned: key + ":returned"}
+}
+
+// stockKeys are KeysOf(key) in the scripts' order.
 func stockKeys(key string) []string {
-	return []string{key + ":stock", key + ":stock:epoch", key + ":stock:reloading"}
+	k := KeysOf(key)
+	return []string{k.Stock, k.Epoch, k.Reloading, k.InFlight, k.Returned}
 }
 
 // reloadMarkerTTL bounds a rebuild whose replica died before finishing it:
 // the marker expires and the next order claims the rebuild again.
 var reloadMarkerTTL = 4 * lockstrategy.StockReloadSettle
 
-// loadScript: ARGV = stock, epoch, only-if-missing (1/0). Sets the stock and
-// a new epoch, and ends any rebuild. Returns 1 if it set the stock.
+// loadScript: ARGV = stock, epoch, only-if-missing (1/0), then the ids of
+// orders whose unit the stock already counts as returned. Sets the stock
+// and a new epoch, forgets what was in flight (the database it comes from
+// counts it), and ends any rebuild. Returns 1 if it set the stock.
 var loadScript = redis.NewScript(`
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('DEL', KEYS[3])
@@ -58,45 +85,62 @@ if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('DEL', KEYS[3])
+redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
+for i = 4, #ARGV do redis.call('SADD', KEYS[5], ARGV[i]) end
 return 1
 `)
 
 // reserveScript: check and decrement in one step, the atomicity a GET
-// followed by DECR would not have. Returns {result, epoch}: 1 taken, 0 sold
-// out, -2 being rebuilt, -3 lost and this caller claims the rebuild (ARGV =
-// marker ttl ms).
+// followed by DECR would not have, and note the unit in flight. ARGV =
+// marker ttl ms, ticket. Returns {result, seconds, microseconds} (the
+// store's clock): 1 taken, 0 sold out, -2 being rebuilt, -3 lost and this
+// caller claims the rebuild.
 var reserveScript = redis.NewScript(`
 local s = redis.call('GET', KEYS[1])
 if not s then
-  if redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then return {-3, ''} end
-  return {-2, ''}
+  if redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then return {-3, '0', '0'} end
+  return {-2, '0', '0'}
 end
-local e = redis.call('GET', KEYS[2]) or ''
-if tonumber(s) <= 0 then return {0, e} end
+if tonumber(s) <= 0 then return {0, '0', '0'} end
 redis.call('DECR', KEYS[1])
-return {1, e}
+redis.call('HSET', KEYS[4], ARGV[2], 's')
+local t = redis.call('TIME')
+return {1, t[1], t[2]}
 `)
 
-// unreserveScript: ARGV = epoch. INCR only the stock of the same load: on a
-// missing one INCR would make a stock of 1 out of nothing, and a rebuilt one
-// already counts the unit (it came from the database).
-var unreserveScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -2 end
-return redis.call('INCR', KEYS[1])
-`)
-
-// overdrawnScript: ARGV = epoch. The database had no unit for a unit of this
-// load: the stock of record is 0.
-var overdrawnScript = redis.NewScript(`
-if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], 0)
+// settleScript: ARGV = ticket, what to do: 0 nothing (the order committed),
+// 1 give the unit back, 2 zero the stock (the database had no unit). Only a
+// ticket still in flight is acted on: a unit goes back once, and never into
+// a stock rebuilt since (the rebuild forgot the ticket). Returns 1 if the
+// ticket was in flight.
+var settleScript = redis.NewScript(`
+if redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if ARGV[2] == '1' then redis.call('INCR', KEYS[1]) end
+  if ARGV[2] == '2' then redis.call('SET', KEYS[1], 0) end
+end
 return 1
 `)
 
-// restockScript: ARGV = units. Adds to a stock that is there; a missing
-// one is rebuilt from the database, which already counts the units.
+// returnScript: ARGV = order id. Gives the unit of an expired order back,
+// once: the id joins the returned set first. A missing stock is rebuilt from
+// the database, which counts the unit already.
+var returnScript = redis.NewScript(`
+if redis.call('SADD', KEYS[5], ARGV[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('INCR', KEYS[1])
+return 1
+`)
+
+// snapshotScript reads, in one step, what a reconciliation compares with the
+// database: {stock or ”, in-flight tickets, returned count, seconds, µs}.
+var snapshotScript = redis.NewScript(`
+local t = redis.call('TIME')
+return {redis.call('GET', KEYS[1]) or '', redis.call('HKEYS', KEYS[4]), redis.call('SCARD', KEYS[5]), t[1], t[2]}
+`)
+
+// restockScript: ARGV = units (signed). Adds to a stock that is there; a
+// missing one is rebuilt from the database, which already counts the units.
 var restockScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 return redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -120,8 +164,12 @@ func (l *LuaStock) LoadStock(ctx context.Context, key string, stock int64) error
 
 // RestoreStock sets a lost stock again from the database's figure, unless
 // it is back already, and ends the rebuild.
-func (l *LuaStock) RestoreStock(ctx context.Context, key string, stock int64) error {
-	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), stock, lockstrategy.NewOwner(), 1).Err(); err != nil {
+func (l *LuaStock) RestoreStock(ctx context.Context, key string, stock int64, returned []uint64) error {
+	args := []any{stock, lockstrategy.NewOwner(), 1}
+	for _, id := range returned {
+		args = append(args, id)
+	}
+	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), args...).Err(); err != nil {
 		return fmt.Errorf("redislock: restore stock %s: %w", key, err)
 	}
 	return nil
@@ -129,39 +177,130 @@ func (l *LuaStock) RestoreStock(ctx context.Context, key string, stock int64) er
 
 // Reserve takes one unit of key's stock; ok false means sold out.
 func (l *LuaStock) Reserve(ctx context.Context, key string) (lockstrategy.Reservation, bool, error) {
-	v, err := reserveScript.Run(ctx, l.rdb, stockKeys(key), reloadMarkerTTL.Milliseconds()).Slice()
+	ticket := NewTicket("")
+	v, err := reserveScript.Run(ctx, l.rdb, stockKeys(key), reloadMarkerTTL.Milliseconds(), ticket).Slice()
 	if err != nil {
 		return lockstrategy.Reservation{}, false, fmt.Errorf("redislock: reserve %s: %w", key, err)
 	}
-	if len(v) != 2 {
+	if len(v) != 3 {
 		return lockstrategy.Reservation{}, false, fmt.Errorf("redislock: reserve %s: unexpected reply %v", key, v)
 	}
 	n, _ := v[0].(int64)
-	epoch, _ := v[1].(string)
 	switch n {
 	case -3:
 		return lockstrategy.Reservation{}, false, fmt.Errorf("%w: %s", lockstrategy.ErrStockReloadClaimed, key)
 	case -2:
 		return lockstrategy.Reservation{}, false, fmt.Errorf("%w: %s", lockstrategy.ErrStockReloading, key)
+	case 0:
+		return lockstrategy.Reservation{}, false, nil
 	}
-	return lockstrategy.Reservation{Epoch: epoch}, n == 1, nil
+	return lockstrategy.Reservation{Ticket: ticket, AcceptedAt: RedisTime(v[1], v[2])}, true, nil
+}
+
+// Settled ends r after its order committed.
+func (l *LuaStock) Settled(ctx context.Context, key string, r lockstrategy.Reservation) error {
+	return l.settle(ctx, key, r, SettleKeep)
 }
 
 // Unreserve gives r's unit back, after its order could not be persisted,
-// unless the stock was lost or rebuilt since (the database counts it then).
+// unless r is no longer in flight (settled, or the stock rebuilt since).
 func (l *LuaStock) Unreserve(ctx context.Context, key string, r lockstrategy.Reservation) error {
-	if err := unreserveScript.Run(ctx, l.rdb, stockKeys(key), r.Epoch).Err(); err != nil {
-		return fmt.Errorf("redislock: unreserve %s: %w", key, err)
-	}
-	return nil
+	return l.settle(ctx, key, r, SettleGiveBack)
 }
 
 // Overdrawn sets the stock to 0 when the database had no unit for r.
 func (l *LuaStock) Overdrawn(ctx context.Context, key string, r lockstrategy.Reservation) error {
-	if err := overdrawnScript.Run(ctx, l.rdb, stockKeys(key), r.Epoch).Err(); err != nil {
-		return fmt.Errorf("redislock: zero stock %s: %w", key, err)
+	return l.settle(ctx, key, r, SettleZero)
+}
+
+// What settling a ticket does to the stock.
+const (
+	SettleKeep     = 0 // the order committed: the unit is sold
+	SettleGiveBack = 1 // no order: the unit goes back
+	SettleZero     = 2 // the database had no unit: the stock is above the truth
+)
+
+func (l *LuaStock) settle(ctx context.Context, key string, r lockstrategy.Reservation, how int) error {
+	if err := settleScript.Run(ctx, l.rdb, stockKeys(key), r.Ticket, how).Err(); err != nil {
+		return fmt.Errorf("redislock: settle %s %s: %w", key, r.Ticket, err)
 	}
 	return nil
+}
+
+// ReturnUnit gives back the unit of expired order orderID, once however
+// often it is called. returned is false when it had gone back already (or
+// the stock is being rebuilt, which counts it).
+func (l *LuaStock) ReturnUnit(ctx context.Context, key string, orderID uint64) (returned bool, err error) {
+	n, err := returnScript.Run(ctx, l.rdb, stockKeys(key), orderID).Int64()
+	if err != nil {
+		return false, fmt.Errorf("redislock: return the unit of order %d to %s: %w", orderID, key, err)
+	}
+	return n == 1, nil
+}
+
+// Adjust adds units (negative: removes) to key's stock: a reconciliation's
+// repair. ok false when the stock is missing (a rebuild sets it).
+func (l *LuaStock) Adjust(ctx context.Context, key string, units int64) (ok bool, err error) {
+	n, err := restockScript.Run(ctx, l.rdb, stockKeys(key), units).Int64()
+	if err != nil {
+		return false, fmt.Errorf("redislock: adjust %s by %d: %w", key, units, err)
+	}
+	return n != -1, nil
+}
+
+// StockSnapshot is what the store holds of a sale at one instant.
+type StockSnapshot struct {
+	Stock    int64     // -1: missing (lost, being rebuilt)
+	InFlight []string  // tickets taken and not settled
+	Returned int64     // expired orders whose unit went back
+	At       time.Time // the store's clock at the snapshot
+}
+
+// Snapshot reads key's stock, in-flight tickets and returned count at one
+// instant.
+func (l *LuaStock) Snapshot(ctx context.Context, key string) (StockSnapshot, error) {
+	v, err := snapshotScript.Run(ctx, l.rdb, stockKeys(key)).Slice()
+	if err != nil || len(v) != 5 {
+		return StockSnapshot{}, fmt.Errorf("redislock: snapshot %s: %v %w", key, v, err)
+	}
+	snap := StockSnapshot{Stock: -1, At: RedisTime(v[3], v[4])}
+	if s, _ := v[0].(string); s != "" {
+		if snap.Stock, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return snap, fmt.Errorf("redislock: snapshot %s: stock %q: %w", key, s, err)
+		}
+	}
+	tickets, _ := v[1].([]any)
+	for _, t := range tickets {
+		if s, ok := t.(string); ok {
+			snap.InFlight = append(snap.InFlight, s)
+		}
+	}
+	snap.Returned, _ = v[2].(int64)
+	return snap, nil
+}
+
+// NewTicket is a new random ticket naming a unit in flight: "ot_" +
+// prefix + 32 hex digits.
+func NewTicket(prefix string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux
+	return "ot_" + prefix + hex.EncodeToString(b[:])
+}
+
+// RedisTime reads TIME's two replies (seconds, microseconds) as returned by
+// a script, strings or integers.
+func RedisTime(sec, usec any) time.Time {
+	toInt := func(v any) int64 {
+		switch v := v.(type) {
+		case int64:
+			return v
+		case string:
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+		return 0
+	}
+	return time.Unix(toInt(sec), toInt(usec)*1000).UTC()
 }
 
 // StockLeft is key's stock in Redis, for the sale view: -1 when it is not

@@ -1,0 +1,269 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
+	"github.com/seckill-lab/seckill/internal/reconcile"
+)
+
+// errNoQueue: this replica has no order queue (no default Redis).
+var errNoQueue = errors.New("httpapi: no order queue on this replica")
+
+// errDurability: the durability could not be read or set.
+var errDurability = errors.New("httpapi: the stream's Redis persistence")
+
+// accepted answers a queued order: 202, its ticket, where to poll.
+func accepted(c *gin.Context, o inventory.Order) {
+	poll := "/api/orders/" + *o.OrderTicket
+	c.Header("Location", poll)
+	c.JSON(http.StatusAccepted, gin.H{"order_ticket": *o.OrderTicket, "sale_id": o.SaleID, "user_id": o.UserID,
+		"state": orderqueue.StatePending, "accepted_at": o.AcceptedAt, "poll": poll})
+}
+
+// orderRef reads the :ref path parameter: an order id or an order ticket.
+func orderRef(c *gin.Context) (string, error) {
+	ref := c.Param("ref")
+	for _, r := range ref {
+		if r < '0' || r > '9' {
+			if !orderqueue.ValidTicket(ref) {
+				return "", badField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
+			}
+			return ref, nil
+		}
+	}
+	if ref == "" || len(ref) > 20 {
+		return "", badField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
+	}
+	return ref, nil
+}
+
+// getOrder is GET /api/orders/:ref: what became of an order or ticket.
+func (s *Server) getOrder(c *gin.Context) {
+	ref, err := orderRef(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	ctx := c.Request.Context()
+	o, err := s.orders.Resolve(ctx, ref)
+	switch {
+	case err == nil:
+		c.JSON(http.StatusOK, orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID, UserID: o.UserID,
+			State: orderqueue.StateConfirmed, Order: &o})
+		return
+	case errors.Is(err, order.ErrOrderPending) || errors.Is(err, order.ErrOrderFailed):
+		st, _, lerr := s.orders.Queue().Lookup(ctx, s.store.DB(), s.orders.LockKey, ref)
+		if lerr == nil {
+			c.JSON(http.StatusOK, st)
+			return
+		}
+		err = lerr
+	}
+	writeError(c, s.log, err)
+}
+
+// payOrder is POST /api/orders/:ref/pay {"user_id"}: the buyer pays a
+// reservation. A buyer's own order write: no admin token.
+func (s *Server) payOrder(c *gin.Context) {
+	ref, err := orderRef(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var raw json.RawMessage
+	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	userID, err := parseUserID(raw)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	o, err := s.orders.Pay(c.Request.Context(), ref, userID)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, o)
+}
+
+// reconcileStore is the sale's strategy's store, if it keeps a stock.
+func (s *Server) reconcileStore(sl inventory.Sale) (reconcile.Store, bool) {
+	inst, err := s.lockers.Get(sl.Strategy, order.LockOptions(sl))
+	if err != nil {
+		return nil, false
+	}
+	st, ok := inst.(reconcile.Store)
+	return st, ok
+}
+
+// getReconcile is GET /api/sales/:id/reconcile: the check, now.
+func (s *Server) getReconcile(c *gin.Context) {
+	sl, st, ok := s.reconcileTarget(c)
+	if !ok {
+		return
+	}
+	r, err := reconcile.Check(c.Request.Context(), s.store.DB(), st, s.orders.LockKey(sl.ID), sl.ID)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, r)
+}
+
+// postReconcile is POST /api/sales/:id/reconcile {"repair": bool} (admin):
+// the check, and the repair of Redis's stock when asked.
+func (s *Server) postReconcile(c *gin.Context) {
+	var repair *bool
+	if err := decodeObject(c.Request.Body, map[string]any{"repair": &repair}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	sl, st, ok := s.reconcileTarget(c)
+	if !ok {
+		return
+	}
+	ctx, key := c.Request.Context(), s.orders.LockKey(sl.ID)
+	if repair == nil || !*repair {
+		r, err := reconcile.Check(ctx, s.store.DB(), st, key, sl.ID)
+		if err != nil {
+			writeError(c, s.log, err)
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"before": r, "repaired": false, "after": r})
+		return
+	}
+	before, after, repaired, err := reconcile.Repair(ctx, s.store.DB(), st, key, sl.ID)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if repaired {
+		s.log.Warn("repaired a drifted stock", "sale", sl.ID, "drift", before.Drift, "store_stock", before.StoreStock)
+	}
+	_ = s.store.SaveDrift(ctx, sl.ID, after)
+	if s.soldOut != nil && repaired {
+		s.soldOut.Clear(ctx, sl.ID)
+	}
+	c.JSON(http.StatusOK, gin.H{"before": before, "repaired": repaired, "after": after})
+}
+
+// reconcileTarget reads the sale of a reconcile request; a sale whose
+// strategy keeps no stock of its own has nothing to reconcile (409).
+func (s *Server) reconcileTarget(c *gin.Context) (inventory.Sale, reconcile.Store, bool) {
+	id, err := saleID(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return inventory.Sale{}, nil, false
+	}
+	sl, err := s.store.GetSale(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, s.log, err)
+		return sl, nil, false
+	}
+	st, ok := s.reconcileStore(sl)
+	if !ok {
+		writeError(c, s.log, &apiError{status: http.StatusConflict, body: errorBody{Error: "nothing_to_reconcile",
+			Message: "strategy " + sl.Strategy + " keeps the stock only in the database: there is no second stock to reconcile"}})
+		return sl, nil, false
+	}
+	return sl, st, true
+}
+
+// enrich adds to a sale's view what its modes show: reservations, the
+// queue's figures, the reconciliation, and the verdict.
+func (s *Server) enrich(ctx context.Context, v *inventory.SaleView) {
+	if v.PayWithinMS > 0 {
+		if r, err := s.store.Reservations(ctx, v.ID); err == nil {
+			v.Reservations = &r
+		}
+	}
+	if v.OrderMode == inventory.OrderAsync {
+		if q, err := s.store.Queue(ctx, v.ID); err == nil {
+			if qq := s.orders.Queue(); qq != nil {
+				if f, err := qq.Figures(ctx, s.orders.LockKey(v.ID)); err == nil {
+					q.Accepted, q.InFlight = f.Accepted, f.InFlight
+				}
+			}
+			v.Queue = &q
+		}
+	}
+	st, keepsStock := s.reconcileStore(v.Sale)
+	if keepsStock {
+		if r, err := reconcile.Check(ctx, s.store.DB(), st, s.orders.LockKey(v.ID), v.ID); err == nil {
+			v.Reconcile = &r
+		}
+	}
+	v.Healthy = v.Oversold == 0 && v.LostUpdates == 0 && v.Duplicates == 0 && v.Violations == 0 &&
+		(!keepsStock || v.Reconcile != nil && v.Reconcile.Drift == 0 && v.Reconcile.StoreStock >= 0)
+}
+
+// queueFigures is GET /api/queue: the stream, its group and consumers,
+// and the durability of its Redis.
+func (s *Server) queueFigures(c *gin.Context) {
+	q := s.orders.Queue()
+	if q == nil {
+		writeError(c, s.log, errNoQueue)
+		return
+	}
+	ctx := c.Request.Context()
+	f, err := q.StreamFigures(ctx)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	mode, _ := orderqueue.Durability(ctx, s.queueRedis)
+	c.JSON(http.StatusOK, gin.H{"stream": f.Stream, "group": f.Group, "length": f.Length, "lag": f.Lag,
+		"pending": f.Pending, "consumers": f.Consumers, "durability": mode})
+}
+
+// getDurability is GET /api/queue/durability.
+func (s *Server) getDurability(c *gin.Context) {
+	if s.queueRedis == nil {
+		writeError(c, s.log, errNoQueue)
+		return
+	}
+	mode, err := orderqueue.Durability(c.Request.Context(), s.queueRedis)
+	if err != nil {
+		writeError(c, s.log, errors.Join(errDurability, err))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"mode": mode, "modes": orderqueue.DurabilityModes(), "addr": s.queueRedis.Options().Addr})
+}
+
+// putDurability is PUT /api/queue/durability {"mode"} (admin).
+func (s *Server) putDurability(c *gin.Context) {
+	var mode *string
+	if err := decodeObject(c.Request.Body, map[string]any{"mode": &mode}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	valid := false
+	for _, m := range orderqueue.DurabilityModes() {
+		valid = valid || mode != nil && *mode == m
+	}
+	if !valid {
+		writeError(c, s.log, badField("mode", "mode must be none, everysec or always"))
+		return
+	}
+	if s.queueRedis == nil {
+		writeError(c, s.log, errNoQueue)
+		return
+	}
+	if err := orderqueue.SetDurability(c.Request.Context(), s.queueRedis, *mode); err != nil {
+		writeError(c, s.log, errors.Join(errDurability, err))
+		return
+	}
+	s.log.Info("stream durability set", "mode", *mode)
+	s.getDurability(c)
+}

@@ -1,0 +1,46 @@
+package order
+
+import (
+	"context"
+	"errors"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
+)
+
+// UseQueue turns the asynchronous order mode on for this replica: its
+// async sales queue their orders on q.
+func (s *Service) UseQueue(q *orderqueue.Queue) { s.queue = q }
+
+// Queue is the replica's order queue; nil without one.
+func (s *Service) Queue() *orderqueue.Queue { return s.queue }
+
+// placeQueued takes the unit and queues the order in one Redis script; the
+// answer is a pending order carrying its ticket (the 202). The buyer's
+// limit is checked there at once (and again by the consumer, in the
+// database, in case Redis forgot it).
+func (s *Service) placeQueued(ctx context.Context, sale inventory.Sale, p Purchase, rs lockstrategy.Reserver) (inventory.Order, figures, error) {
+	key := s.LockKey(sale.ID)
+	a, err := s.queue.Enqueue(ctx, orderqueue.Request{SaleID: sale.ID, SaleKey: key, UserID: p.UserID,
+		IdempotencyKey: p.IdempotencyKey, PerUserLimit: sale.PerUserLimit})
+	switch {
+	case errors.Is(err, orderqueue.ErrSoldOut):
+		return inventory.Order{}, figures{layer: LayerStore}, ErrSoldOut
+	case errors.Is(err, orderqueue.ErrLimitReached):
+		return inventory.Order{}, figures{layer: LayerStore}, ErrLimitReached
+	case errors.Is(err, lockstrategy.ErrStockReloadClaimed):
+		s.rebuildStock(sale.ID, key, rs)
+		return inventory.Order{}, figures{layer: LayerStore}, err
+	case err != nil:
+		return inventory.Order{}, figures{layer: LayerStore}, asBackendDown(err)
+	}
+	o := inventory.Order{SaleID: sale.ID, UserID: p.UserID, Status: inventory.StatusPending, OrderTicket: &a.Ticket}
+	if !a.AcceptedAt.IsZero() {
+		o.AcceptedAt = &a.AcceptedAt
+	}
+	if a.Replayed {
+		return o, figures{layer: LayerIdempotency}, nil
+	}
+	return o, figures{layer: LayerQueue}, nil
+}

@@ -1,0 +1,217 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
+)
+
+// UnitReturner is a Reserver that takes the unit of an expired order back
+// into its own stock, once however often it is asked (redis-lua-stock).
+type UnitReturner interface {
+	ReturnUnit(ctx context.Context, key string, orderID uint64) (bool, error)
+}
+
+// Resolve finds the order ref names: a numeric order id, or an order
+// ticket. Errors: ErrOrderNotFound, ErrOrderPending, ErrOrderFailed.
+func (s *Service) Resolve(ctx context.Context, ref string) (inventory.Order, error) {
+	var o inventory.Order
+	db := s.store.DB().WithContext(ctx)
+	var err error
+	if id, perr := strconv.ParseUint(ref, 10, 64); perr == nil {
+		err = db.Take(&o, id).Error
+	} else {
+		err = db.Where("order_ticket = ?", ref).Take(&o).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) && s.queue != nil {
+			st, found, lerr := s.queue.Lookup(ctx, s.store.DB(), s.LockKey, ref)
+			switch {
+			case lerr != nil:
+				return o, lerr
+			case found && st.State == orderqueue.StatePending:
+				return o, ErrOrderPending
+			case found && st.State == orderqueue.StateFailed:
+				return o, ErrOrderFailed
+			}
+		}
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return o, ErrOrderNotFound
+	}
+	return o, err
+}
+
+// Pay pays userID's reservation ref. Paying a paid order answers it again;
+// after pay_by (the database's clock decides, as for the expiry, so the two
+// can never both win) it is ErrReservationExpired.
+func (s *Service) Pay(ctx context.Context, ref, userID string) (inventory.Order, error) {
+	o, err := s.Resolve(ctx, ref)
+	if err != nil {
+		return o, err
+	}
+	if o.UserID != userID {
+		return inventory.Order{}, ErrNotYourOrder
+	}
+	err = s.store.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`UPDATE orders SET status = ?, paid_at = NOW(6)
+			WHERE id = ? AND status = ? AND pay_by > NOW(6)`, inventory.StatusPaid, o.ID, inventory.StatusReserved)
+		if res.Error != nil {
+			return res.Error
+		}
+		return tx.Take(&o, o.ID).Error
+	})
+	if err != nil {
+		return o, err
+	}
+	if o.Status != inventory.StatusPaid {
+		return o, ErrReservationExpired // expired, or due and about to be
+	}
+	return o, nil
+}
+
+// ExpireDue expires the reservations past their pay_by (at most limit) and
+// gives their units back; it also finishes returns a stopped replica left
+// half done. It answers how many it expired. Every replica runs it: the
+// conditional update makes each expiry happen once.
+func (s *Service) ExpireDue(ctx context.Context, limit int) (int, error) {
+	type due struct{ ID, SaleID uint64 }
+	var dues []due
+	db := s.store.DB().WithContext(ctx)
+	if err := db.Raw(`SELECT id, sale_id FROM orders WHERE status = ? AND pay_by <= NOW(6) ORDER BY pay_by LIMIT ?`,
+		inventory.StatusReserved, limit).Scan(&dues).Error; err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range dues {
+		ok, err := s.expire(ctx, d.ID, d.SaleID)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	var left []due
+	if err := db.Raw(`SELECT id, sale_id FROM orders WHERE status = ? AND NOT unit_returned
+		AND expired_at <= NOW(6) - INTERVAL 2 SECOND LIMIT ?`, inventory.StatusExpired, limit).Scan(&left).Error; err != nil {
+		return n, err
+	}
+	for _, d := range left {
+		if sale, err := s.Sale(ctx, d.SaleID); err == nil {
+			s.returnToStore(ctx, sale, d.ID)
+		}
+	}
+	return n, nil
+}
+
+// expire expires order id if it is still an unpaid reservation past its
+// pay_by: its status and the unit back in the database in one transaction
+// (under the sale's lock where the strategy takes one: a section writes
+// read - 1, and a unit added between its read and write would be lost),
+// then into the strategy's own stock. ok false: paid or expired meanwhile.
+func (s *Service) expire(ctx context.Context, id, saleID uint64) (bool, error) {
+	sale, err := s.Sale(ctx, saleID)
+	if err != nil {
+		return false, err
+	}
+	inst, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
+	if err != nil {
+		return false, err
+	}
+	_, returner := inst.(UnitReturner)
+	expired := false
+	err = s.saleWrite(ctx, sale, inst, func(tx *gorm.DB) error {
+		res := tx.Exec(`UPDATE orders SET status = ?, expired_at = NOW(6), unit_returned = ?
+			WHERE id = ? AND status = ? AND pay_by <= NOW(6)`, inventory.StatusExpired, !returner, id, inventory.StatusReserved)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
+		expired = true
+		return tx.Exec("UPDATE sales SET stock = stock + 1, version = version + 1, updated_at = NOW(6) WHERE id = ?", saleID).Error
+	})
+	if err != nil || !expired {
+		return false, err
+	}
+	if returner {
+		s.returnToStore(ctx, sale, id)
+	}
+	if s.OnUnitsBack != nil {
+		s.OnUnitsBack(saleID)
+	}
+	return true, nil
+}
+
+// returnToStore gives the unit of expired order id back to the strategy's
+// own stock, then notes it done. If this replica stops in between, the
+// next ExpireDue finishes it; the store counts the unit once either way.
+func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uint64) {
+	inst, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
+	if err != nil {
+		return
+	}
+	ur, ok := inst.(UnitReturner)
+	if !ok {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	if _, err := ur.ReturnUnit(rctx, s.LockKey(sale.ID), id); err != nil {
+		s.log.Warn("returning an expired order's unit to the store; retried later", "sale", sale.ID, "order", id, "err", err)
+		return
+	}
+	if err := s.store.DB().WithContext(rctx).Exec("UPDATE orders SET unit_returned = 1 WHERE id = ?", id).Error; err != nil {
+		s.log.Warn("noting an expired order's unit returned", "order", id, "err", err)
+	}
+}
+
+// saleWrite runs fn in a transaction that changes the sale's stock from
+// outside an order: under the sale's lock where the strategy takes one
+// (inside the lock's own transaction for a TxLease), recorded as a critical
+// section like any other.
+func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst lockstrategy.Instance, fn func(tx *gorm.DB) error) error {
+	db := s.store.DB()
+	if locker, ok := inst.(lockstrategy.Locker); ok {
+		waitStart := time.Now()
+		lease, err := s.lock(ctx, locker, s.LockKey(sale.ID))
+		if err != nil {
+			return err
+		}
+		defer s.leave(ctx, sale, lease, waitStart, time.Now())
+		if tl, ok := lease.(lockstrategy.TxLease); ok {
+			db = tl.Tx() // the lock is this transaction: commit is its Unlock
+		}
+	}
+	return db.WithContext(ctx).Transaction(fn)
+}
+
+// RunExpiry expires due reservations every interval until ctx ends;
+// expired (may be nil) is told how many each round expired.
+func (s *Service) RunExpiry(ctx context.Context, interval time.Duration, expired func(n int)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := s.ExpireDue(ctx, 200)
+			if n > 0 && expired != nil {
+				expired(n)
+			}
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("expiring reservations", "err", err)
+			}
+			if n < 200 || err != nil {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package orderqueue
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+)
+
+// Points where the kill_consumer fault kills the replica mid-batch.
+const (
+	KillBeforeCommit = "before_commit" // the batch's transaction is open: nothing of it lands
+	KillAfterCommit  = "after_commit"  // the orders are committed, not acknowledged in Redis
+)
+
+// ConsumerConfig tunes a consumer. Zero values take the defaults.
+type ConsumerConfig struct {
+	Name string // the consumer's name in the group: the replica's id; required
+	// Batch is the most entries read (and persisted per sale) at once. 256.
+	Batch int
+	// ClaimIdle is how long an entry stays delivered and unacknowledged
+	// before another consumer reclaims it (XAUTOCLAIM): its consumer died,
+	// or failed to persist it. 2s.
+	ClaimIdle time.Duration
+	// PersistTimeout bounds one batch's transaction; a stock rebuild waits
+	// longer than this before it reads the database. 2s.
+	PersistTimeout time.Duration
+	// SaleKey is the lock key of a sale (order.Service.LockKey).
+	SaleKey func(saleID uint64) string
+}
+
+// Observer receives what the consumer did, for live figures; may be nil.
+type Observer interface {
+	// ObserveConfirmed: an order made from a ticket the store accepted at
+	// accepted, committed at committed.
+	ObserveConfirmed(saleID uint64, accepted, committed time.Time)
+	ObserveFailed(saleID uint64, reason string)
+}
+
+// Consumer persists the queued orders: one per replica, all in Group.
+type Consumer struct {
+	cfg    ConsumerConfig
+	rdb    *redis.Client
+	store  *inventory.Store
+	stream string
+	obs    Observer
+	log    *slog.Logger
+	// kill is the armed kill point ("" none); die kills the process
+	// (replaced in tests, which cannot SIGKILL themselves).
+	kill atomic.Value
+	die  func()
+	// OnUnitsBack is called with a sale whose units went back to its stock
+	// (failed tickets): the sold-out cache must forget it. May be nil.
+	OnUnitsBack func(saleID uint64)
+}
+
+// NewConsumer returns the consumer of q's stream.
+func NewConsumer(cfg ConsumerConfig, q *Queue, store *inventory.Store, obs Observer, log *slog.Logger) *Consumer {
+	if cfg.Batch <= 0 {
+		cfg.Batch = 256
+	}
+	if cfg.ClaimIdle <= 0 {
+		cfg.ClaimIdle = 2 * time.Second
+	}
+	if cfg.PersistTimeout <= 0 {
+		cfg.PersistTimeout = 2 * time.Second
+	}
+	c := &Consumer{cfg: cfg, rdb: q.rdb, store: store, stream: q.stream, obs: obs, log: log,
+		die: func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }}
+	c.kill.Store("")
+	return c
+}
+
+// ArmKill makes the next batch this consumer persists kill the whole
+// process at point (KillBeforeCommit, KillAfterCommit).
+func (c *Consumer) ArmKill(point string) { c.kill.Store(point) }
+
+// killAt kills the process if point is armed.
+func (c *Consumer) killAt(point string) {
+	if c.kill.CompareAndSwap(point, "") {
+		c.log.Warn("kill_consumer fault: killing this replica mid-batch", "point", point)
+		c.die()
+	}
+}
+
+// Run consumes until ctx ends: new entries (XREADGROUP >), and every
+// ClaimIdle the entries left unacknowledged by a dead or failing consumer
+// (XAUTOCLAIM), this one's included.
+func (c *Consumer) Run(ctx context.Context) {
+	_ = c.ensureGroup(ctx) // a failure shows as NOGROUP below, and is retried there
+	lastClaim := time.Now()
+	for ctx.Err() == nil {
+		if time.Since(lastClaim) >= c.cfg.ClaimIdle/2 {
+			lastClaim = time.Now()
+			c.claim(ctx)
+		}
+		res, err := c.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: Group, Consumer: c.cfg.Name,
+			Streams: []string{c.stream, ">"}, Count: int64(c.cfg.Batch), Block: c.cfg.ClaimIdle / 2}).Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.recover(ctx, err)
+			continue
+		}
+		for _, s := range res {
+			c.process(ctx, s.Messages)
+		}
+	}
+}
+
+// recover handles a read error: a missing group (Redis restarted without
+// persistence, or never had it) is created again; anything else waits a
+// little (Redis down) before the next try.
+func (c *Consumer) recover(ctx context.Context, err error) {
+	if strings.HasPrefix(err.Error(), "NOGROUP") {
+		if gerr := c.ensureGroup(ctx); gerr == nil {
+			return
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// ensureGroup creates the group (and the stream) if missing, reading from
+// the stream's start: entries queued before the group existed are orders too.
+func (c *Consumer) ensureGroup(ctx context.Context) error {
+	err := c.rdb.XGroupCreateMkStream(ctx, c.stream, Group, "0").Err()
+	if err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return nil
+	}
+	return err
+}
+
+// claim takes over entries idle past ClaimIdle and persists them.
+func (c *Consumer) claim(ctx context.Context) {
+	start := "0-0"
+	for ctx.Err() == nil {
+		msgs, next, err := c.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: c.stream, Group: Group,
+			Consumer: c.cfg.Name, MinIdle: c.cfg.ClaimIdle, Start: start, Count: int64(c.cfg.Batch)}).Result()
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "NOGROUP") {
+				_ = c.ensureGroup(ctx)
+			}
+			return
+		}
+		if len(msgs) > 0 {
+			c.log.Info("reclaimed queued orders", "entries", len(msgs))
+			c.process(ctx, msgs)
+		}
+		if next == "0-0" || next == "" {
+			return
+		}
+		start = next
+	}
+}
+
+// entry is one queued order.
+type entry struct {
+	id       string // the stream entry
+	ticket   string
+	saleID   uint64
+	userID   string
+	idemKey  string
+	accepted time.Time
+}
+
+// parse reads a stream message; ok false for a malformed one.
+func parse(m redis.XMessage) (entry, bool) {
+	str := func(k string) string { s, _ := m.Values[k].(string); return s }
+	sale, err := strconv.ParseUint(str("sale"), 10, 64)
+	e := entry{id: m.ID, ticket: str("ticket"), saleID: sale, userID: str("user"), idemKey: str("idem"),
+		accepted: microsTime(str("at"))}
+	return e, err == nil && e.ticket != "" && e.userID != ""
+}
+
+// process persists msgs, grouped by sale in stream order. A sale whose
+// batch fails stays unacknowledged and is reclaimed after ClaimIdle.
+func (c *Consumer) process(ctx context.Context, msgs []redis.XMessage) {
+	bySale := map[uint64][]entry{}
+	var order []uint64
+	for _, m := range msgs {
+		e, ok := parse(m)
+		if !ok {
+			c.log.Error("dropping a malformed queue entry", "id", m.ID, "values", m.Values)
+			c.rdb.XAck(ctx, c.stream, Group, m.ID)
+			continue
+		}
+		if _, seen := bySale[e.saleID]; !seen {
+			order = append(order, e.saleID)
+		}
+		bySale[e.saleID] = append(bySale[e.saleID], e)
+	}
+	for _, sale := range order {
+		if err := c.persistSale(ctx, sale, bySale[sale]); err != nil && ctx.Err() == nil {
+			c.log.Warn("persisting queued orders; they stay pending and are retried", "sale", sale,
+				"entries", len(bySale[sale]), "err", err)
+		}
+	}
+}

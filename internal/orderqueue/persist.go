@@ -1,0 +1,281 @@
+package orderqueue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/dberr"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+)
+
+// Reasons a ticket fails.
+const (
+	ReasonSoldOut   = "sold_out"          // the database had no unit: Redis's stock was above the truth
+	ReasonLimit     = "limit_reached"     // the buyer's limit, checked again in the database
+	ReasonDuplicate = "duplicate_request" // the idempotency key made an order already
+)
+
+// settlement is what becomes of one entry.
+type settlement struct {
+	e      entry
+	how    int    // redislock.SettleKeep / SettleGiveBack / SettleZero
+	reason string // "" when confirmed
+	fresh  bool   // settled by this batch (not a redelivery of a settled one)
+}
+
+// settleScript settles a sale's entries in Redis in one step and
+// acknowledges them: each ticket still in flight leaves it, its unit going
+// back (1) or the stock zeroed (2) as decided; then the entries are acked
+// and deleted from the stream. A redelivered entry finds its ticket gone
+// and changes nothing: the unit goes back once.
+// KEYS: stock, in flight, stream. ARGV: group, n, n x (ticket, how), ids...
+var settleScript = redis.NewScript(`
+local n = tonumber(ARGV[2])
+local back = 0
+for i = 0, n - 1 do
+  local t, how = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
+  if redis.call('HDEL', KEYS[2], t) == 1 and redis.call('EXISTS', KEYS[1]) == 1 then
+    if how == '1' then redis.call('INCR', KEYS[1]); back = back + 1 end
+    if how == '2' then redis.call('SET', KEYS[1], 0) end
+  end
+end
+for i = 3 + 2 * n, #ARGV do
+  redis.call('XACK', KEYS[3], ARGV[1], ARGV[i])
+  redis.call('XDEL', KEYS[3], ARGV[i])
+end
+return back
+`)
+
+// persistSale persists one sale's entries: the simulated work, then one
+// transaction for all of them, then the settlement in Redis.
+func (c *Consumer) persistSale(ctx context.Context, saleID uint64, es []entry) error {
+	sale, err := c.store.GetSale(ctx, saleID)
+	if err != nil {
+		return fmt.Errorf("reading sale %d: %w", saleID, err)
+	}
+	// The business work of each order. It needs no lock in this mode, so
+	// the orders of a batch do theirs side by side: one work_ms per batch.
+	if sale.WorkMS > 0 {
+		if err := lockstrategy.Sleep(ctx, time.Duration(sale.WorkMS)*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	var res []settlement
+	for attempt := 0; ; attempt++ {
+		res, err = c.commit(ctx, sale, es)
+		// Another consumer persisted some of these (a reclaimed entry whose
+		// first consumer was slow, not dead): the next try sees them.
+		if err == nil || !dberr.IsDuplicate(err) || attempt == 2 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c.killAt(KillAfterCommit)
+	return c.settle(ctx, sale, res)
+}
+
+// commit decides every entry and writes the orders, the failures and the
+// stock in one transaction, holding the sale's row: consumers of one sale
+// take turns, and each sees what the previous committed.
+func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry) ([]settlement, error) {
+	pctx, cancel := context.WithTimeout(ctx, c.cfg.PersistTimeout)
+	defer cancel()
+	var res []settlement
+	err := c.store.DB().WithContext(pctx).Transaction(func(tx *gorm.DB) error {
+		res = res[:0]
+		var stock int64
+		if err := tx.Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", sale.ID).Scan(&stock).Error; err != nil {
+			return err
+		}
+		seen, err := loadSeen(tx, sale, es)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		var orders []inventory.Order
+		var failures []inventory.TicketFailure
+		for _, e := range es {
+			s := seen.decide(sale, e, &stock)
+			if !s.fresh {
+				res = append(res, s)
+				continue
+			}
+			if s.reason != "" {
+				accepted := e.accepted
+				failures = append(failures, inventory.TicketFailure{OrderTicket: e.ticket, SaleID: sale.ID,
+					UserID: e.userID, Reason: s.reason, AcceptedAt: &accepted, FailedAt: now.UTC()})
+			} else {
+				o := inventory.NewOrder(sale, e.userID, c.cfg.Name, now)
+				ticket, accepted := e.ticket, e.accepted
+				o.OrderTicket, o.AcceptedAt = &ticket, &accepted
+				if e.idemKey != "" {
+					key := e.idemKey
+					o.IdempotencyKey = &key
+				}
+				o.CreatedAt = now.Truncate(time.Microsecond)
+				orders = append(orders, o)
+			}
+			res = append(res, s)
+		}
+		if n := len(orders); n > 0 {
+			r := tx.Exec("UPDATE sales SET stock = stock - ?, updated_at = NOW(6) WHERE id = ? AND stock >= ?", n, sale.ID, n)
+			if r.Error != nil {
+				return r.Error
+			}
+			if r.RowsAffected == 0 {
+				return fmt.Errorf("orderqueue: sale %d has fewer than %d units under its row lock", sale.ID, n)
+			}
+			if err := tx.CreateInBatches(&orders, 200).Error; err != nil {
+				return err
+			}
+		}
+		if len(failures) > 0 {
+			if err := tx.CreateInBatches(&failures, 200).Error; err != nil {
+				return err
+			}
+		}
+		c.killAt(KillBeforeCommit)
+		return nil
+	})
+	return res, err
+}
+
+// seen is what the database already knows of a batch's tickets and buyers.
+type seen struct {
+	confirmed map[string]bool
+	failed    map[string]string // ticket -> reason
+	userCount map[string]int64  // orders per buyer (limit)
+	keys      map[string]bool   // user + "\x00" + idempotency key used
+}
+
+func loadSeen(tx *gorm.DB, sale inventory.Sale, es []entry) (seen, error) {
+	s := seen{confirmed: map[string]bool{}, failed: map[string]string{}, userCount: map[string]int64{}, keys: map[string]bool{}}
+	tickets, users, keys := make([]string, 0, len(es)), make([]string, 0, len(es)), []string{}
+	for _, e := range es {
+		tickets, users = append(tickets, e.ticket), append(users, e.userID)
+		if e.idemKey != "" {
+			keys = append(keys, e.idemKey)
+		}
+	}
+	var done []string
+	if err := tx.Raw("SELECT order_ticket FROM orders WHERE order_ticket IN ?", tickets).Scan(&done).Error; err != nil {
+		return s, err
+	}
+	for _, t := range done {
+		s.confirmed[t] = true
+	}
+	var failed []struct{ OrderTicket, Reason string }
+	if err := tx.Raw("SELECT order_ticket, reason FROM ticket_failures WHERE order_ticket IN ?", tickets).Scan(&failed).Error; err != nil {
+		return s, err
+	}
+	for _, f := range failed {
+		s.failed[f.OrderTicket] = f.Reason
+	}
+	if sale.PerUserLimit > 0 {
+		var counts []struct {
+			UserID string
+			N      int64
+		}
+		if err := tx.Raw("SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ? AND user_id IN ? GROUP BY user_id",
+			sale.ID, users).Scan(&counts).Error; err != nil {
+			return s, err
+		}
+		for _, c := range counts {
+			s.userCount[c.UserID] = c.N
+		}
+	}
+	if len(keys) > 0 {
+		var used []struct{ UserID, IdempotencyKey string }
+		if err := tx.Raw("SELECT user_id, idempotency_key FROM orders WHERE sale_id = ? AND idempotency_key IN ?",
+			sale.ID, keys).Scan(&used).Error; err != nil {
+			return s, err
+		}
+		for _, u := range used {
+			s.keys[u.UserID+"\x00"+u.IdempotencyKey] = true
+		}
+	}
+	return s, nil
+}
+
+// decide settles e: a ticket settled before keeps its outcome; else the
+// idempotency key, the buyer's limit and the stock decide, in that order.
+// stock counts down the units this batch takes.
+func (s seen) decide(sale inventory.Sale, e entry, stock *int64) settlement {
+	switch {
+	case s.confirmed[e.ticket]:
+		return settlement{e: e, how: redislock.SettleKeep}
+	case s.failed[e.ticket] != "":
+		return failure(e, s.failed[e.ticket], false)
+	}
+	s.confirmed[e.ticket] = true // a ticket twice in one batch (reclaimed and read again) is one order
+	if e.idemKey != "" {
+		k := e.userID + "\x00" + e.idemKey
+		if s.keys[k] {
+			return failure(e, ReasonDuplicate, true)
+		}
+		s.keys[k] = true
+	}
+	if sale.PerUserLimit > 0 {
+		if s.userCount[e.userID] >= int64(sale.PerUserLimit) {
+			return failure(e, ReasonLimit, true)
+		}
+		s.userCount[e.userID]++
+	}
+	if *stock <= 0 {
+		return failure(e, ReasonSoldOut, true)
+	}
+	*stock--
+	return settlement{e: e, how: redislock.SettleKeep, fresh: true}
+}
+
+func failure(e entry, reason string, fresh bool) settlement {
+	how := redislock.SettleGiveBack
+	if reason == ReasonSoldOut {
+		how = redislock.SettleZero
+	}
+	return settlement{e: e, how: how, reason: reason, fresh: fresh}
+}
+
+// settle tells Redis what became of the entries, then the observer.
+func (c *Consumer) settle(ctx context.Context, sale inventory.Sale, res []settlement) error {
+	k := keysOf(c.cfg.SaleKey(sale.ID))
+	args := []any{Group, len(res)}
+	for _, s := range res {
+		args = append(args, s.e.ticket, s.how)
+	}
+	for _, s := range res {
+		args = append(args, s.e.id)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.PersistTimeout)
+	defer cancel()
+	back, err := settleScript.Run(sctx, c.rdb, []string{k.Stock, k.InFlight, c.stream}, args...).Int64()
+	if err != nil {
+		// Committed but not acknowledged: the entries are reclaimed and
+		// find their tickets settled in the database.
+		return fmt.Errorf("settling in Redis: %w", err)
+	}
+	if back > 0 && c.OnUnitsBack != nil {
+		c.OnUnitsBack(sale.ID)
+	}
+	if c.obs != nil {
+		committed := time.Now()
+		for _, s := range res {
+			switch {
+			case !s.fresh:
+			case s.reason == "":
+				c.obs.ObserveConfirmed(sale.ID, s.e.accepted, committed)
+			default:
+				c.obs.ObserveFailed(sale.ID, s.reason)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package reconcile
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Job re-checks the newest sales whose strategy keeps a stock in Redis,
+// every Interval, on one replica at a time (a lease in Redis): it records
+// each result on the sale (the sales list shows it) and reports drift. It
+// never repairs: a repair is asked for (POST /api/sales/{id}/reconcile).
+type Job struct {
+	DB       *gorm.DB
+	Redis    *redis.Client // the lease; the stores come from Stores
+	Lockers  *lockstrategy.Instances
+	SaleKey  func(saleID uint64) string
+	Owner    string // this replica's id
+	Interval time.Duration
+	Sales    int // how many of the newest sales; 20
+	Log      *slog.Logger
+	OnDrift  func(saleID uint64, drift int64) // every result; may be nil
+}
+
+// Run checks until ctx ends.
+func (j Job) Run(ctx context.Context) {
+	if j.Interval <= 0 {
+		j.Interval = 2 * time.Second
+	}
+	if j.Sales <= 0 {
+		j.Sales = 20
+	}
+	lease := j.DB.Migrator().CurrentDatabase() + ":reconciler"
+	t := time.NewTicker(j.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ok, err := j.Redis.SetNX(ctx, lease, j.Owner, 2*j.Interval).Result()
+		if err != nil || !ok {
+			if owner, _ := j.Redis.Get(ctx, lease).Result(); owner != j.Owner {
+				continue
+			}
+			j.Redis.PExpire(ctx, lease, 2*j.Interval)
+		}
+		j.checkAll(ctx)
+	}
+}
+
+func (j Job) checkAll(ctx context.Context) {
+	var sales []inventory.Sale
+	if err := j.DB.WithContext(ctx).Where("strategy IN ?", lockstrategy.Queueing()).Order("id DESC").
+		Limit(j.Sales).Find(&sales).Error; err != nil {
+		return
+	}
+	store := inventory.NewStore(j.DB)
+	for _, sl := range sales {
+		inst, err := j.Lockers.Get(sl.Strategy, lockstrategy.Options{})
+		if err != nil {
+			continue
+		}
+		st, ok := inst.(Store)
+		if !ok {
+			continue
+		}
+		r, err := Check(ctx, j.DB, st, j.SaleKey(sl.ID), sl.ID)
+		if err != nil {
+			continue
+		}
+		if r.Drift != 0 && r.Drift != sl.Drift {
+			j.Log.Warn("stock drift: Redis and the database disagree", "sale", sl.ID, "drift", r.Drift,
+				"store_stock", r.StoreStock, "db_stock", r.DBStock, "in_flight", r.InFlight)
+		}
+		_ = store.SaveDrift(ctx, sl.ID, r)
+		if j.OnDrift != nil {
+			j.OnDrift(sl.ID, r.Drift)
+		}
+	}
+}
