@@ -18,12 +18,14 @@ type durabilityRound struct {
 	Accepted                         int // 202 answers
 	Confirmed, Failed, Lost, Pending int // the tickets' ends (pending: still, at the deadline)
 	UndeliveredAtRestart             int64
+	Before, After                    reconcileView // the repair's
 	DriftBefore, DriftAfter          int64
 }
 
 func (r durabilityRound) String() string {
-	return fmt.Sprintf("%s: %d 202s (%d undelivered at the restart), %d confirmed, %d failed, %d lost, %d still pending; drift %d, after repair %d",
-		r.Mode, r.Accepted, r.UndeliveredAtRestart, r.Confirmed, r.Failed, r.Lost, r.Pending, r.DriftBefore, r.DriftAfter)
+	return fmt.Sprintf("%s: %d 202s (%d undelivered at the restart), %d confirmed, %d failed, %d lost, %d still pending; "+
+		"drift %d (Redis stock %d, database %d), after repair %d (Redis %d)", r.Mode, r.Accepted, r.UndeliveredAtRestart,
+		r.Confirmed, r.Failed, r.Lost, r.Pending, r.DriftBefore, r.Before.StoreStock, r.Before.DBStock, r.DriftAfter, r.After.StoreStock)
 }
 
 // judgeDurability says whether the rounds show the lesson: always loses
@@ -131,6 +133,7 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabi
 	if err != nil {
 		return r, err
 	}
+	r.Before, r.After = rep.Before, rep.After
 	r.DriftBefore, r.DriftAfter = rep.Before.Drift, rep.After.Drift
 	return r, nil
 }
