@@ -227,6 +227,8 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 			return nil, err
 		}
 	}
+	start := time.Now()
+	defer func() { fmt.Fprintf(run.stdout, "checked in %v\n", time.Since(start).Round(100*time.Millisecond)) }()
 	verdicts := make([]chaosVerdict, len(configs))
 	for i, cf := range configs {
 		// Reading each sale on every replica also makes each write its
@@ -380,19 +382,29 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 	return fmt.Errorf("%w: %v", errNoSale, lastErr)
 }
 
+// userPool is how many users buy from a sale: twice the stock, four times
+// with reservations, where an expired order still counts against its user
+// (half the buyers let theirs expire: the sale must still sell out).
+func (c *chaosConfig) userPool(stock int64) int64 {
+	if c.PayWithinMS > 0 {
+		return 4 * stock
+	}
+	return 2 * stock
+}
+
 func (c *chaosConfig) currentSale() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.current
 }
 
-// buy orders until ctx ends: a random user of the sale's pool (twice the
-// stock: users come back, and per_user_limit 1 must hold), on a random
-// replica. A sold-out sale is replaced by a new one.
+// buy orders until ctx ends: a random user of the sale's pool (users come
+// back, and per_user_limit 1 must hold), on a random replica. A sold-out
+// sale is replaced by a new one.
 func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f chaosFlags, r *rand.Rand) {
 	for ctx.Err() == nil {
 		sale := c.currentSale()
-		user := "u" + strconv.Itoa(r.IntN(int(2*f.stock)))
+		user := "u" + strconv.Itoa(r.IntN(int(c.userPool(f.stock))))
 		t0 := time.Now()
 		// The request gets its own bound, not ctx: the end of the run must
 		// not turn an answer in flight into an unknown one.

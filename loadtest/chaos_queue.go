@@ -17,8 +17,8 @@ import (
 
 // chaosPayWithin is the reservations' pay-by of the async+pay configuration:
 // short, so that reservations expire during the run and some payments come
-// too late.
-const chaosPayWithin = 1000 * time.Millisecond
+// too late under the faults.
+const chaosPayWithin = 2000 * time.Millisecond
 
 // ticketRecord is one 202: whose, and when its request was sent.
 type ticketRecord struct {
@@ -50,25 +50,36 @@ func (c *chaosConfig) recordTicket(sale uint64, user, ticket string, sent time.T
 }
 
 // payLater follows a ticket of a sale with reservations until it is
-// confirmed (3 s at most) and pays it; the answer is counted under its
-// kind (paid, pay_reservation_expired...).
+// confirmed or failed (3 s at most) and pays a confirmed one; the answer is
+// counted under its kind (paid, pay_reservation_expired...). A read that
+// says lost (404) or no state before the ticket settles is counted too
+// (poll_404, poll_no_state): the shop told a waiting buyer something
+// wrong, which the table shows rather than hides.
 func (c *chaosConfig) payLater(ctx context.Context, cl *client, target, ticket, user string) {
 	deadline := time.Now().Add(3 * time.Second)
+	count := func(kind string) {
+		c.mu.Lock()
+		c.kinds[kind]++
+		c.mu.Unlock()
+	}
 	for ctx.Err() == nil && time.Now().Before(deadline) {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		v, err := cl.ticket(rctx, target, ticket)
 		cancel()
-		if err == nil && v.State != ticketPending {
-			kind := "pay_skipped_" + v.State
-			if v.State == ticketConfirmed {
-				pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				kind = cl.pay(pctx, target, ticket, user)
-				cancel()
-			}
-			c.mu.Lock()
-			c.kinds[kind]++
-			c.mu.Unlock()
+		switch {
+		case err != nil || v.State == ticketPending:
+		case v.State == ticketConfirmed:
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			count(cl.pay(pctx, target, ticket, user))
+			cancel()
 			return
+		case v.State == ticketFailed:
+			count("pay_skipped_failed")
+			return
+		case v.State == ticketLost:
+			count("poll_404")
+		default:
+			count("poll_no_state")
 		}
 		sleepCtx(ctx, 100*time.Millisecond)
 	}
