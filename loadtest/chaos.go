@@ -228,12 +228,17 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 		}
 	}
 	start := time.Now()
-	defer func() { fmt.Fprintf(run.stdout, "checked in %v\n", time.Since(start).Round(100*time.Millisecond)) }()
+	var took []string // the configurations whose check took long, and where
+	defer func() {
+		fmt.Fprintf(run.stdout, "checked in %v %v\n", time.Since(start).Round(100*time.Millisecond), took)
+	}()
 	verdicts := make([]chaosVerdict, len(configs))
 	for i, cf := range configs {
+		t0 := time.Now()
 		// Reading each sale on every replica also makes each write its
 		// queued critical-section records (the overlap evidence).
 		drift, err := cf.storeDrift(ctx, run.c, run.targets)
+		read := time.Since(t0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading the sales: %w", cf.name(), err)
 		}
@@ -248,6 +253,9 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 		}
 		v.StoreDrift = drift
 		verdicts[i] = v
+		if all := time.Since(t0); all > 5*time.Second {
+			took = append(took, fmt.Sprintf("%s: %v (sales read in %v)", cf.name(), all.Round(100*time.Millisecond), read.Round(100*time.Millisecond)))
+		}
 	}
 	return verdicts, nil
 }
