@@ -65,8 +65,8 @@ run() {
   # a database given through SECKILL_BROWSER_DSN is the user's.
   if [[ -z ${SECKILL_BROWSER_DSN:-} ]]; then
     mariadb -h127.0.0.1 -P13306 -uroot --connect-timeout=5 \
-      -e 'DROP DATABASE IF EXISTS seckill_test_browser; DROP DATABASE IF EXISTS seckill_test_shop' ||
-      die "could not reset the browser tests' databases seckill_test_browser and seckill_test_shop on 127.0.0.1:13306"
+      -e 'DROP DATABASE IF EXISTS seckill_test_browser; DROP DATABASE IF EXISTS seckill_test_shop; DROP DATABASE IF EXISTS seckill_test_queue' ||
+      die "could not reset the browser tests' databases seckill_test_browser, seckill_test_shop and seckill_test_queue on 127.0.0.1:13306"
   fi
   cd "$ROOT/e2e/browser"
   node --test --test-reporter=spec --test-timeout=300000 ./*.test.mjs

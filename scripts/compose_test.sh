@@ -117,8 +117,14 @@ backends_configured() {
   py "$RENDERED" '
 errs = []
 if not s["mariadb"]["image"].startswith("mariadb:"): errs.append("mariadb image")
-for n in ("redis", "redlock-1", "redlock-2", "redlock-3"):
+for n in ("redlock-1", "redlock-2", "redlock-3"):
     if "--save" not in s[n].get("command", []): errs.append(f"{n}: persistence not disabled")
+# The stock and queue Redis: from a config file, persistence from
+# SECKILL_REDIS_PERSISTENCE, none unless asked.
+r = s["redis"]
+script = " ".join(r.get("command", []))
+if r.get("environment", {}).get("SECKILL_REDIS_PERSISTENCE") != "none": errs.append("redis: SECKILL_REDIS_PERSISTENCE default is not none")
+if "redis-server /data/redis.conf" not in script or "appendonly %s" not in script: errs.append("redis: not started from a config file with its appendonly")
 if s["zookeeper"]["environment"].get("ZOO_TICK_TIME") != "500": errs.append("zookeeper: tickTime not 500")
 for n in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"):
     if "healthcheck" not in s[n]: errs.append(f"{n}: no healthcheck (the replicas wait for it)")
@@ -157,7 +163,7 @@ check "services: $SERVICES" services_listed
 check "every SECKILL_* name in $COMPOSE is defined in $ENV_GO" names_in_env_go
 check "replicas: SECKILL_* settings, ids, hostnames, health-gated start, loopback host ports; agents" replicas_configured
 check "SECKILL_ADMIN_TOKEN comes from the environment (default change-me)" token_from_environment
-check "backends: images, no Redis persistence, ZooKeeper tickTime 500, health checks" backends_configured
+check "backends: images, no RedLock persistence, the queue Redis's from SECKILL_REDIS_PERSISTENCE, ZooKeeper tickTime 500, health checks" backends_configured
 check "Dockerfile: golang:1.26 build stage for ./cmd/shop and ./loadtest, slim non-root runtime" dockerfile_multistage
 check "Dockerfile build targets are Go packages" dockerfile_targets_exist
 check ".dockerignore keeps .git, .run and bin out of the build context" dockerignore_excludes_state

@@ -2,11 +2,11 @@
 // browser: what the band shows for a run as the API sends it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { currentStep, liveView } from '../../web/static/assets/live-model.js';
+import { currentStep, liveView, queueBoxes } from '../../web/static/assets/live-model.js';
 
 const client = (over = {}) => ({ requests: 0, orders: 0, requests_per_s: 0, orders_per_s: 0,
   latency_ms: { p50: 0, p95: 0, p99: 0 }, ...over });
-const sale = (over = {}) => ({ stock: 10, sold: 10, oversold: 0, lost_updates: 0, violations: 0, fenced_writes: 0, duplicates: 0, ...over });
+const sale = (over = {}) => ({ id: 7, stock: 10, sold: 10, oversold: 0, lost_updates: 0, violations: 0, fenced_writes: 0, duplicates: 0, ...over });
 const step = (over = {}) => ({ step: 0, strategy: 'redis', status: 'running', sale_id: 7, sale: sale(), client: client(), server: null, agents: [], ...over });
 const run = (steps, status = 'running') => ({ id: 3, status, steps });
 
@@ -53,7 +53,7 @@ test('throughput and latency appear once the agents reported', () => {
 test('orders per second come from the sold count between two samples', () => {
   const first = liveView(run([step({ sale: sale({ sold: 10 }) })]), null, 100);
   assert.equal(first.point.orders[0], 0); // first sight of a running step: no rate yet
-  assert.deepEqual(first.sample, { key: '3/0', t: 100, sold: 10, running: true });
+  assert.deepEqual(first.sample, { key: '3/0', t: 100, sold: 10, confirmed: -1, running: true });
   const next = liveView(run([step({ sale: sale({ sold: 30 }) })]), first.sample, 102);
   assert.equal(next.point.orders[0], 10);
   // A sample with no latency yet is a gap, not a dive to zero.
@@ -78,4 +78,77 @@ test('a sale not open yet shows its countdown in the server time; the layers com
   assert.equal(liveView(run([st]), null, 0, Date.parse(at)).opening, null, 'open: no countdown');
   assert.equal(liveView(run([st]), null, 0).opening, null, 'no server time yet: no countdown');
   assert.deepEqual(liveView(run([step({ server: null })]), null, 0).layers, []);
+});
+
+// An async sale as GET /api/sales/:id shows it, and the queue as GET /api/queue does.
+const asyncSale = (over = {}) => sale({ order_mode: 'async', pay_within_ms: 2000, healthy: true,
+  queue: { accepted: 40, in_flight: 5, confirmed: 30, failed: 5, confirm_p50_ms: 3.2, confirm_p99_ms: 150 },
+  reservations: { reserved: 10, paid: 15, expired: 5, returned: 5 },
+  reconcile: { db_stock: 60, store_stock: 55, in_flight: 5, expired_unreturned: 0, drift: 0 }, ...over });
+const queue = { stream: 'orders', group: 'orders', length: 3, lag: 2, pending: 2, durability: 'always',
+  consumers: [{ name: 'shop-1', pending: 2, idle_ms: 10 }, { name: 'shop-2', pending: 0, idle_ms: 900 }] };
+// The runs stream sends the step's sale without those figures, and with a
+// healthy it does not compute (false); the page reads them from the sale.
+const streamed = (sv) => {
+  const { queue: _q, reservations: _r, reconcile: _c, ...plain } = sv;
+  return { ...plain, healthy: false };
+};
+const live = (sv, { status = 'running', prev = null, now = 0, q = queue } = {}) =>
+  liveView(run([step({ status, sale: streamed(sv) })], status), prev, now, undefined, { queue: q, sale: sv });
+const boxes = (v) => Object.fromEntries(v.queue.map((b) => [b.key, [b.text, b.bad]]));
+
+test('an async sale shows its queue, reservations, drift and health', () => {
+  const first = live(asyncSale(), { now: 100 });
+  assert.equal(first.async, true);
+  assert.deepEqual(boxes(first), {
+    qLength: ['3', false], qLag: ['2', false], qPending: ['shop-1: 2 · shop-2: 0', false], qInFlight: ['5', false],
+    qConfirmedPerS: ['–', false], qConfirmedFailed: ['30 / 5', false], qConfirmMs: ['3.2 / 150', false],
+    qDurability: ['always', false], resReservedPaid: ['10 / 15', false], resExpiredReturned: ['5 / 5', false],
+    drift: ['0', false], health: ['healthy', false],
+  });
+  assert.deepEqual(first.verdict, { text: 'redis: so far, the sale holds', bad: false });
+  assert.equal(first.sample.confirmed, 30);
+  // confirmed/s from queue.confirmed over time.
+  const next = live(asyncSale({ queue: { ...asyncSale().queue, confirmed: 50 } }), { prev: first.sample, now: 102 });
+  assert.deepEqual(boxes(next).qConfirmedPerS, ['10', false]);
+  // Before GET /api/queue answered: dashes, not zeros.
+  assert.deepEqual(boxes(live(asyncSale(), { q: null })).qLength, ['–', false]);
+  // Without consumers listed, the total pending; the persistence mode as it is.
+  const bare = live(asyncSale(), { q: { ...queue, consumers: [], durability: 'none' } });
+  assert.deepEqual(boxes(bare).qPending, ['2', false]);
+  assert.deepEqual(boxes(bare).qDurability, ['none', false]);
+});
+
+test('drift and an unhealthy sale are bad, in words; returned units short of the expired ones are flagged at the end', () => {
+  const drifted = asyncSale({ healthy: false, reconcile: { ...asyncSale().reconcile, drift: 3 } });
+  const v = live(drifted, { status: 'done' });
+  assert.deepEqual(boxes(v).drift, ['3', true]);
+  assert.deepEqual(boxes(v).health, ['NOT HEALTHY: drift 3', true]);
+  assert.deepEqual(v.verdict, { text: 'redis: NOT HEALTHY (drift 3)', bad: true });
+  const lost = live(asyncSale({ healthy: false, reconcile: { ...asyncSale().reconcile, store_stock: -1 } }));
+  assert.deepEqual(boxes(lost).health, ['NOT HEALTHY: Redis lost its stock', true]);
+  const oversold = live(sale({ oversold: 2, healthy: false, reconcile: { ...asyncSale().reconcile } }));
+  assert.deepEqual(boxes(oversold).health, ['NOT HEALTHY: oversold', true]);
+  assert.deepEqual(oversold.verdict, { text: 'redis: so far, OVERSOLD', bad: true });
+  const short = asyncSale({ reservations: { reserved: 0, paid: 1, expired: 4, returned: 3 } });
+  assert.deepEqual(boxes(live(short)).resExpiredReturned, ['4 / 3', false], 'running: still returning');
+  assert.deepEqual(boxes(live(short, { status: 'done' })).resExpiredReturned, ['4 / 3', true]);
+});
+
+test('a sync sale shows only what it has: its drift with a Redis stock, nothing for a plain one', () => {
+  const luaSync = sale({ order_mode: 'sync', pay_within_ms: 0, healthy: true,
+    reconcile: { db_stock: 5, store_stock: 5, in_flight: 0, expired_unreturned: 0, drift: 0 } });
+  assert.deepEqual(live(luaSync).queue.map((b) => b.key), ['drift', 'health']);
+  assert.deepEqual(liveView(run([step()]), null, 0).queue, [], 'an older server: no box');
+  assert.deepEqual(live(sale({ order_mode: 'sync', healthy: true })).queue, [], 'a plain sale: its health is the verdict, no box');
+  assert.deepEqual(queueBoxes(step({ sale: null }), null, 0, true, null), []);
+});
+
+test('the stream alone never calls a sale unhealthy: its figures come from the sale view of the same sale', () => {
+  const plain = liveView(run([step({ sale: sale({ healthy: false, reconcile: { drift: 5 } }) })]), null, 0);
+  assert.deepEqual(plain.verdict, { text: 'redis: so far, the sale holds', bad: false });
+  assert.deepEqual(plain.queue, []);
+  const other = liveView(run([step({ sale: streamed(asyncSale()) })]), null, 0, undefined, { queue, sale: asyncSale({ id: 8, healthy: false }) });
+  assert.equal(other.verdict.bad, false, 'the view of another sale is not this one\'s');
+  assert.equal(other.queue.some((b) => b.key === 'health' || b.key === 'drift'), false);
 });

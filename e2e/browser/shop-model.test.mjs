@@ -3,8 +3,8 @@
 // purchase intent's key and every answer of the order endpoint in words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Intent, ServerClock, answerOf, countdownText, openingState, retryAfter, saleIdFromPath, ticketUsable, unitsText }
-  from '../../web/static/assets/shop-model.js';
+import { Intent, POLL, ServerClock, answerOf, countdownText, openingState, payAnswerOf, pollDelay, reservationOf, retryAfter,
+  saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from '../../web/static/assets/shop-model.js';
 
 const res = (status, body, headers = {}) => ({ status, body, header: (n) => headers[n] ?? null });
 
@@ -60,6 +60,10 @@ test('units left in words', () => {
 test('every answer of the contract has its words and says whether the click is over', () => {
   const cases = [
     [res(201, { order_id: 77 }), 'bought', /Bought! Order 77/, true],
+    [res(201, { order_id: 78, status: 'paid' }), 'bought', /Bought! Order 78 is yours/, true],
+    [res(201, { order_id: 79, status: 'reserved', pay_by: '2026-01-01T12:00:10Z' }), 'reserved', /Reserved! Order 79 .*pay before/, true],
+    [res(202, { order_ticket: 'ot_7_ab', state: 'pending' }), 'queued', /In the queue: ticket ot_7_ab/, true],
+    [res(503, { error: 'backend_unavailable', retryable: true }), 'retry', /Try again: .*backend unavailable/, false],
     [res(409, { error: 'sold_out' }), 'sold_out', /Sold out/, true],
     [res(409, { error: 'limit_reached' }), 'already', /Already bought/, true],
     [res(429, { error: 'rate_limited', retryable: true }, { 'Retry-After': '3' }), 'rate_limited', /Too many requests: wait 3 s/, false],
@@ -79,7 +83,7 @@ test('every answer of the contract has its words and says whether the click is o
     assert.equal(a.kind, kind, JSON.stringify(r));
     assert.match(a.text, text);
     assert.equal(a.settled, settled, `${kind}: settled`);
-    assert.equal(a.bad, kind !== 'bought');
+    assert.equal(a.bad, kind !== 'bought' && kind !== 'queued' && kind !== 'reserved');
   }
   // A replayed answer says so; a replayed failure ends the intent (it would replay for ever).
   const replay = answerOf(res(201, { order_id: 5 }, { 'Idempotency-Replayed': 'true' }));
@@ -113,4 +117,97 @@ test('a ticket serves its own user until 5 s before it expires', () => {
   assert.equal(ticketUsable(t, 'bob', now), false);
   assert.equal(ticketUsable(t, 'ann', Date.parse('2026-01-01T12:00:56Z')), false);
   assert.equal(ticketUsable(null, 'ann', now), false);
+});
+
+test('a 202 carries its ticket; a replayed 202 is the same ticket', () => {
+  assert.equal(answerOf(res(202, { order_ticket: 'ot_1_x' })).ticket, 'ot_1_x');
+  const again = answerOf(res(202, { order_ticket: 'ot_1_x' }, { 'Idempotency-Replayed': 'true' }));
+  assert.equal(again.ticket, 'ot_1_x');
+  assert.match(again.text, /replayed/);
+});
+
+test('a ticket is polled from 300 ms, backing off to 2 s', () => {
+  const d = Array.from({ length: 10 }, (_, n) => pollDelay(n));
+  assert.equal(d[0], 300);
+  for (let i = 1; i < d.length; i++) assert.ok(d[i] >= d[i - 1], `delay ${i} shrank: ${d}`);
+  assert.ok(d[1] > 300, 'no back-off');
+  assert.equal(d[9], 2000);
+  assert.equal(pollDelay(100), POLL.maxMs);
+});
+
+test('every answer about a ticket has its words and says when polling ends', () => {
+  const t = 'ot_7_ab';
+  const pending = ticketAnswerOf(res(200, { order_ticket: t, state: 'pending', order: null }), 1000, t);
+  assert.deepEqual([pending.kind, pending.done, pending.bad], ['pending', false, false]);
+  assert.match(pending.text, /^In the queue: ticket ot_7_ab/);
+  assert.match(ticketAnswerOf(res(200, { state: 'pending' }), POLL.stillWaitingMs, t).text, /^Still waiting: .*ot_7_ab/);
+  assert.equal(ticketAnswerOf(res(200, { state: 'pending' }), POLL.stillWaitingMs - 1, t).text.startsWith('In the queue'), true);
+  const paid = { order_id: 9, status: 'paid', pay_by: null };
+  const ok = ticketAnswerOf(res(200, { state: 'confirmed', order: paid }), 500, t);
+  assert.deepEqual([ok.kind, ok.done, ok.bad, ok.order], ['confirmed', true, false, paid]);
+  assert.match(ok.text, /^Confirmed! Order 9 is yours\.$/);
+  const held = ticketAnswerOf(res(200, { state: 'confirmed', order: { order_id: 10, status: 'reserved', pay_by: '2026-01-01T12:00:10Z' } }), 500, t);
+  assert.match(held.text, /^Confirmed! Order 10 is held for you/);
+  for (const [reason, words] of [['sold_out', /sold out/], ['limit_reached', /most orders/], ['duplicate_request', /already been ordered/], ['odd_one', /odd one/]]) {
+    const f = ticketAnswerOf(res(200, { state: 'failed', reason }), 500, t);
+    assert.deepEqual([f.kind, f.done, f.bad], ['failed', true, true], reason);
+    assert.match(f.text, /^Not bought: /);
+    assert.match(f.text, words, reason);
+    assert.match(f.text, /unit went back/);
+  }
+  const lost = ticketAnswerOf(res(404, { error: 'not_found', field: 'ref' }), 500, t);
+  assert.deepEqual([lost.kind, lost.done, lost.bad], ['lost', true, true]);
+  assert.match(lost.text, /^Ticket lost: .*ot_7_ab.*nothing was bought/);
+  // No answer, or a server error: keep polling, and say so.
+  for (const r of [{ network: 'Failed to fetch' }, res(503, { error: 'backend_unavailable' }), res(502, null)]) {
+    const p = ticketAnswerOf(r, 500, t);
+    assert.deepEqual([p.kind, p.done], ['pending', false], JSON.stringify(r));
+  }
+  assert.match(ticketAnswerOf({ network: 'Failed to fetch' }, 500, t).text, /no answer from the shop/);
+});
+
+test('a reservation counts down on the server clock to its pay-by time, then expires', () => {
+  const payBy = '2026-01-01T12:00:30Z';
+  const o = { order_id: 4, status: 'reserved', pay_by: payBy };
+  const at = (iso) => Date.parse(iso);
+  const r = reservationOf(o, at('2026-01-01T12:00:00Z'));
+  assert.equal(r.state, 'reserved');
+  assert.equal(r.canPay, true);
+  assert.equal(r.msLeft, 30_000);
+  assert.match(r.text, /^Pay within 0:30 \(by \d\d:\d\d:30\)\.$/);
+  assert.match(reservationOf(o, at('2026-01-01T12:00:29.500Z')).text, /^Pay within 0:01/);
+  const due = reservationOf(o, at(payBy));
+  assert.deepEqual([due.state, due.canPay], ['expiring', false]);
+  assert.match(due.text, /expiring/);
+  const gone = reservationOf({ ...o, status: 'expired' }, at('2026-01-01T12:00:00Z'));
+  assert.deepEqual([gone.state, gone.canPay], ['expired', false]);
+  assert.match(gone.text, /^Expired: not paid by \d\d:\d\d:30\.$/);
+  assert.match(gone.said, /^The reservation expired: .*unit went back to the sale\.$/);
+  const paid = reservationOf({ ...o, status: 'paid' }, at(payBy));
+  assert.deepEqual([paid.state, paid.canPay, paid.text], ['paid', false, 'Paid.']);
+  assert.match(paid.said, /^Paid\. Order 4 is yours\.$/);
+  assert.equal(reservationOf({ order_id: 1 }, 0), null, 'an order without a status (an older server) has no reservation');
+  assert.equal(reservationOf(null, 0), null);
+});
+
+test('every answer of the pay endpoint has its words', () => {
+  const cases = [
+    [res(200, { order_id: 4, status: 'paid' }), 'paid', /^Paid! Order 4 is yours\.$/, false],
+    [res(409, { error: 'reservation_expired' }), 'expired', /Too late to pay: .*unit went back/, false],
+    [res(409, { error: 'order_pending', retryable: true }), 'retry', /still in the queue/, true],
+    [res(409, { error: 'order_failed' }), 'refused', /this order failed/, false],
+    [res(403, { error: 'not_your_order', field: 'user_id' }), 'refused', /Not your order/, false],
+    [res(404, { error: 'not_found' }), 'refused', /No such order/, false],
+    [res(400, { error: 'invalid_field', field: 'user_id', message: 'user_id is required' }), 'refused', /Refused: user_id is required/, false],
+    [res(503, { error: 'backend_unavailable', retryable: true }), 'retry', /Try again/, true],
+    [{ network: 'Failed to fetch' }, 'retry', /Try again: no answer/, true],
+  ];
+  for (const [r, kind, text, retry] of cases) {
+    const a = payAnswerOf(r);
+    assert.equal(a.kind, kind, JSON.stringify(r));
+    assert.match(a.text, text);
+    assert.equal(a.retry, retry, `${kind}: retry`);
+    assert.equal(a.bad, kind !== 'paid');
+  }
+  assert.equal(payAnswerOf(res(200, { order_id: 4, status: 'paid' })).order.status, 'paid');
 });

@@ -20,6 +20,11 @@ const (
 	// EnvTicketSecret signs purchase tickets; unset, the replicas share
 	// one kept in the database.
 	EnvTicketSecret = "SECKILL_TICKET_SECRET"
+	// EnvRedisPersistence is the persistence the default Redis (the stock
+	// and the order queue) starts with: none, everysec or always. Read by
+	// scripts/services.sh and docker-compose.yml, not by the shop, which
+	// reads and changes it at run time (PUT /api/queue/durability).
+	EnvRedisPersistence = "SECKILL_REDIS_PERSISTENCE"
 
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"

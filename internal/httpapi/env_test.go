@@ -26,6 +26,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -49,7 +50,12 @@ type envConfig struct {
 	lockWait time.Duration
 	db       *gorm.DB
 	guards   bool // the gate with Redis rate limits and a running sold-out cache
+	queue    bool // every backend, the order queue and a running consumer
 }
+
+// withQueue builds the lockers over every real backend and turns the async
+// order mode on, with one consumer running, as cmd/shop does.
+func withQueue(c *envConfig) { c.queue = true }
 
 // withGuards builds the gate as cmd/shop does: rate limits and the
 // sold-out cache over the real Redis, the cache's loop running.
@@ -67,11 +73,25 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	}
 	e := &env{db: db, store: inventory.NewStore(db), metrics: metrics.New(), logs: &logBuf{}}
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
+	backends := lockstrategy.Backends{DB: db}
+	if cfg.queue {
+		backends = testenv.Backends(t, "httpapi")
+	}
+	e.lockers = lockstrategy.NewInstances(backends)
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
 		Ping: cfg.ping, AdminToken: cfg.token, Log: log}
+	if cfg.queue {
+		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
+		orders.UseQueue(q)
+		d.QueueRedis = backends.Redis
+		c := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: "httpapi-test", SaleKey: orders.LockKey}, q, e.store, e.metrics, log)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); c.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
 	if cfg.guards {
 		rdb := testenv.Redis(t)
 		keyspace := fmt.Sprintf("httpapi_test_%d", time.Now().UnixNano()) // no other run's limits or messages

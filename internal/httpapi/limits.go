@@ -46,6 +46,8 @@ func inputLimits() limitsView {
 			"opens_in_ms":     {Min: num(0), Max: sale.MaxOpensInMS, Default: num(0)},
 			"rate_limit_user": {Min: num(0), Max: sale.MaxRateLimit, Default: num(0)},
 			"rate_limit_ip":   {Min: num(0), Max: sale.MaxRateLimit, Default: num(0)},
+			// 0 (no reservation) or MinPayWithinMS..MaxPayWithinMS.
+			"pay_within_ms": {Min: num(0), Max: sale.MaxPayWithinMS, Default: num(0)},
 		},
 		Run: map[string]bound{
 			"buyers":      {Min: num(1), Max: runs.MaxBuyers},

@@ -31,6 +31,7 @@ func TestLimits(t *testing.T) {
 			"opens_in_ms":     {"min": 0.0, "max": float64(sale.MaxOpensInMS), "default": 0.0},
 			"rate_limit_user": {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
 			"rate_limit_ip":   {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
+			"pay_within_ms":   {"min": 0.0, "max": float64(sale.MaxPayWithinMS), "default": 0.0},
 		},
 		"run": {
 			"buyers":      {"min": 1.0, "max": float64(runs.MaxBuyers)},

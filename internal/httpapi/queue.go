@@ -204,8 +204,16 @@ func (s *Server) enrich(ctx context.Context, v *inventory.SaleView) {
 			v.Reconcile = &r
 		}
 	}
-	v.Healthy = v.Oversold == 0 && v.LostUpdates == 0 && v.Duplicates == 0 && v.Violations == 0 &&
+	healthy := v.Oversold == 0 && v.LostUpdates == 0 && v.Duplicates == 0 && v.Violations == 0 &&
 		(!keepsStock || v.Reconcile != nil && v.Reconcile.Drift == 0 && v.Reconcile.StoreStock >= 0)
+	v.Healthy = &healthy
+}
+
+// judgeListed is enrich for the sales list, which reads no Redis: the
+// drift is the reconciliation job's last (sales.drift).
+func judgeListed(v *inventory.SaleView) {
+	healthy := v.Oversold == 0 && v.LostUpdates == 0 && v.Duplicates == 0 && v.Violations == 0 && v.Drift == 0
+	v.Healthy = &healthy
 }
 
 // queueFigures is GET /api/queue: the stream, its group and consumers,

@@ -41,7 +41,9 @@ func (s *Server) createSale(c *gin.Context) {
 		return
 	}
 	// A new sale has no orders: its stats are zero by construction.
-	c.JSON(http.StatusCreated, inventory.SaleView{Sale: created})
+	v := inventory.SaleView{Sale: created}
+	s.enrich(c.Request.Context(), &v)
+	c.JSON(http.StatusCreated, v)
 }
 
 // listSales is GET /api/sales: the newest sales first, with their stats.
@@ -59,6 +61,7 @@ func (s *Server) listSales(c *gin.Context) {
 			writeError(c, s.log, err)
 			return
 		}
+		judgeListed(&v)
 		views = append(views, v)
 	}
 	c.JSON(http.StatusOK, views)

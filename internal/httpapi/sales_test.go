@@ -98,14 +98,14 @@ func TestCreateSaleDefaults(t *testing.T) {
 	// Open at once (opens_at is the creation), the sold-out cache on.
 	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
 		TTLMS: sale.DefaultTTLMS, Watchdog: true, PerUserLimit: sale.DefaultPerUserLimit, Status: "open",
-		SoldOutCache: true}
+		SoldOutCache: true, OrderMode: inventory.OrderSync}
 	if d := v.CreatedAt.Sub(v.OpensAt); d < 0 || d > time.Second {
 		t.Fatalf("opens_at %v, created_at %v: a sale without an opening opens when it is made", v.OpensAt, v.CreatedAt)
 	}
 	got := v.Sale
 	got.CreatedAt, got.UpdatedAt, got.OpensAt = want.CreatedAt, want.UpdatedAt, want.OpensAt
-	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) {
-		t.Fatalf("got %+v, want %+v with zero stats", v, want)
+	if v.ID == 0 || got != want || v.Stats != (inventory.Stats{}) || v.Healthy == nil || !*v.Healthy {
+		t.Fatalf("got %+v, want %+v with zero stats, healthy", v, want)
 	}
 
 	v = e.createSale(t, `{"name":"  Spring  ","strategy":"db-pessimistic","stock":1000000,"work_ms":60000,

@@ -146,8 +146,9 @@ type SaleView struct {
 	// (sales whose strategy keeps one).
 	Reconcile *Reconciliation `json:"reconcile,omitempty"`
 	// Healthy: nothing oversold, lost, duplicated or overlapping, and no
-	// drift between the two stocks.
-	Healthy bool `json:"healthy"`
+	// drift between the two stocks. Nil where the view was not judged
+	// (a run's step carries the bare sale).
+	Healthy *bool `json:"healthy,omitempty"`
 }
 
 // QueueFigures are an async sale's queue figures: Accepted and InFlight

@@ -89,6 +89,10 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"per_user_limit too big", ok(func(s *Spec) { s.PerUserLimit = num(MaxPerUserLimit + 1) }), "per_user_limit", "per_user_limit must be between"},
 		{"watchdog off, none to turn off", ok(func(s *Spec) { s.Watchdog = flag(false) }), "watchdog", `strategy "mutex" has no watchdog to turn off; only `},
 		{"name too long", ok(func(s *Spec) { s.Name = str(strings.Repeat("é", MaxNameLen+1)) }), "name", "name must be at most 100 characters"},
+		{"order_mode unknown", ok(func(s *Spec) { s.OrderMode = str("later") }), "order_mode", `order_mode must be "sync" or "async", not "later"`},
+		{"order_mode async on a lock", ok(func(s *Spec) { s.OrderMode = str("async") }), "order_mode", "order_mode async needs a strategy that keeps the stock in Redis"},
+		{"pay_within_ms negative", ok(func(s *Spec) { s.PayWithinMS = num(-1) }), "pay_within_ms", "pay_within_ms must be between 0 and 86400000"},
+		{"pay_within_ms below the expiry's granularity", ok(func(s *Spec) { s.PayWithinMS = num(MinPayWithinMS - 1) }), "pay_within_ms", "pay_within_ms must be 0 (no reservation) or between 500"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,7 +122,7 @@ func TestCreateDefaults(t *testing.T) {
 	}
 	want := inventory.Sale{ID: got.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
 		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open",
-		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt, OpensAt: got.OpensAt, SoldOutCache: true}
+		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt, OpensAt: got.OpensAt, SoldOutCache: true, OrderMode: inventory.OrderSync}
 	if got.ID == 0 || got != want || got.CreatedAt.IsZero() || got.CreatedAt.Sub(got.OpensAt) > time.Second || got.OpensAt.After(got.CreatedAt) {
 		t.Fatalf("created %+v, want %+v", got, want)
 	}

@@ -111,9 +111,17 @@ func (r *RedisProcess) start() error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--enable-debug-command", "local",
-		"--daemonize", "no", "--dir", r.dir)
+	// From a config file, written once, as scripts/services.sh starts
+	// them: CONFIG REWRITE (a durability switched at run time) saves into
+	// it, and the next start keeps it.
+	conf := filepath.Join(r.dir, "redis.conf")
+	if _, err := os.Stat(conf); err != nil {
+		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nsave \"\"\nappendonly no\nenable-debug-command local\ndaemonize no\ndir %s\n", r.port, r.dir)
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(r.bin, conf)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

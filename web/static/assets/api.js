@@ -23,12 +23,17 @@ export async function getJSON(path, { timeoutMs = 5000 } = {}) {
 }
 
 /** postJSON posts body to path with the admin token, if one is stored. */
-export async function postJSON(path, body) {
+export function postJSON(path, body, opts) { return sendJSON('POST', path, body, opts); }
+
+/** putJSON puts body to path with the admin token, if one is stored. */
+export function putJSON(path, body, opts) { return sendJSON('PUT', path, body, opts); }
+
+async function sendJSON(method, path, body, { timeoutMs = 15000 } = {}) {
   const headers = { 'Content-Type': 'application/json' };
   const token = adminToken();
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body),
-    signal: AbortSignal.timeout(15000) });
+  const res = await fetch(path, { method, headers, body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs) });
   return decode(res);
 }
 

@@ -13,6 +13,7 @@ import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
 import { liveView } from './live-model.js';
 import { renderLive, renderTables } from './live.js';
+import { initQueue } from './queue.js';
 import { initNav } from './nav.js';
 import { ServerClock } from './shop-model.js';
 
@@ -31,6 +32,7 @@ const state = {
   finishedSeen: new Set(), // run ids already counted in the comparison
   zh: localStorage.getItem(LANG_KEY) === '1',
   step: null, // the step the live band shows
+  more: {}, // {sale, queue}: the band's sale view and queue figures (queue.js), which the stream does not carry
 };
 
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
@@ -90,7 +92,20 @@ function renderExplanations() {
 // ---- run form -----------------------------------------------------------
 
 const form = $('#run-form');
+// Only redis-lua-stock takes the unit in a Lua script that can queue the
+// order in the same step: the async mode is offered with it alone, and
+// with "all", whose redis-lua-stock step it makes async (the API leaves
+// the other steps sync).
+const ASYNC_STRATEGY = 'redis-lua-stock';
+const asyncAllowed = (strategy) => strategy === ASYNC_STRATEGY || strategy === 'all';
+function offerOrderMode() {
+  const asyncOk = asyncAllowed($('#f-strategy').value);
+  const mode = $('#f-order-mode');
+  mode.querySelector('option[value=async]').disabled = !asyncOk;
+  if (!asyncOk && mode.value === 'async') mode.value = 'sync';
+}
 form.addEventListener('change', (e) => {
+  if (e.target.name === 'strategy') offerOrderMode();
   if (e.target.name !== 'model') return;
   const rate = form.model.value === 'rate';
   setLoadModel(rate);
@@ -143,6 +158,18 @@ function readForm() {
   if (rlIp > 0) body.rate_limit_ip = rlIp;
   if (!$('#f-soldout').checked) body.sold_out_cache = false;
   if ($('#f-ticket').checked) body.ticket_required = true;
+  // The order pipeline, also only when it differs from the defaults.
+  if ($('#f-order-mode').value === 'async') {
+    if (!asyncAllowed(body.strategy)) msg.push(`order mode async needs the ${ASYNC_STRATEGY} strategy`);
+    body.order_mode = 'async';
+  }
+  const payInput = $('#f-pay');
+  const pay = int('#f-pay', 'pay_within_ms');
+  if (pay > 0 && pay < Number(payInput.dataset.minOn)) {
+    payInput.setAttribute('aria-invalid', 'true');
+    msg.push(`pay_within_ms must be 0 (no reservation) or from ${payInput.dataset.minOn} to ${payInput.max}`);
+  }
+  if (pay > 0) body.pay_within_ms = pay;
   return { body, msg };
 }
 
@@ -207,9 +234,9 @@ async function syncClock() {
 
 function showRun(run) {
   const serverMs = clock.known ? clock.now(clientNow()) : undefined;
-  const view = liveView(run, state.last, Date.now() / 1000, serverMs);
+  const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.more);
   if (!view) return;
-  renderLive(view, charts);
+  renderLive(view, charts, state.zh);
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
@@ -246,7 +273,13 @@ syncClock();
 const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });
+initQueue({
+  liveSale: () => state.step?.sale,
+  onFigures: (more) => { state.more = more; },
+  needToken,
+});
 await loadStrategies();
+offerOrderMode();
 loadComparison();
 function setConn(text, ok) {
   const c = $('#conn');

@@ -80,6 +80,11 @@ export async function loadLimits() {
   if (!isRate && conc?.default !== undefined && load.value === load.defaultValue) {
     load.value = load.defaultValue = String(conc.default);
   }
+  // The pay-by time is 0 (no reservation) or a bounded span: the input
+  // keeps 0 as its minimum and the span's lower end aside.
+  const pay = limits.sale?.pay_within_ms, payInput = document.getElementById('f-pay');
+  if (pay?.max !== undefined) payInput.max = String(pay.max);
+  if (pay?.min > 0) payInput.dataset.minOn = String(pay.min);
   applyFaultLimits(document);
   document.body.dataset.limits = 'api';
 }

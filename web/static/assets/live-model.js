@@ -42,9 +42,40 @@ function chartPoint(step, prev, now, first) {
   };
 }
 
-/** verdictText says what the step did to the sale so far, in words. */
+/**
+ * unhealthyWhy says in words why the server calls a sale not healthy
+ * (healthy: false), '' when it does not: what it counted, or the stock
+ * drift between Redis and the database.
+ */
+export function unhealthyWhy(sale) {
+  if (!sale || sale.healthy !== false) return '';
+  const why = [];
+  if (sale.oversold > 0) why.push('oversold');
+  if (sale.lost_updates > 0) why.push('lost updates');
+  if (sale.duplicates > 0) why.push('duplicates');
+  if (sale.violations > 0) why.push('exclusion violations');
+  if (sale.reconcile?.drift) why.push(`drift ${sale.reconcile.drift}`);
+  if (sale.reconcile?.store_stock < 0) why.push('Redis lost its stock');
+  return why.join(', ') || 'the server says so';
+}
+
+/**
+ * enrichedSale is the step's sale with what GET /api/sales/:id adds to it
+ * (queue, reservations, reconcile, healthy) when view is that sale's
+ * answer. The runs stream does not compute those: its own members of
+ * those names are dropped, so a sale is never called unhealthy on them.
+ */
+export function enrichedSale(step, view) {
+  if (!step?.sale) return null;
+  const { healthy, queue, reservations, reconcile, ...plain } = step.sale;
+  if (!view || view.id !== step.sale.id) return plain;
+  return { ...plain, queue: view.queue, reservations: view.reservations, reconcile: view.reconcile, healthy: view.healthy };
+}
+
+/** verdictText says what the step did to the sale so far, in words; OVERSOLD and BROKEN before NOT HEALTHY. */
 function verdictText(step) {
-  const v = verdictOf(step.sale);
+  let v = verdictOf(step.sale);
+  if (!v.bad && step.sale?.healthy === false) v = { word: `NOT HEALTHY (${unhealthyWhy(step.sale)})`, bad: true };
   if (!step.sale) return { text: 'waiting for the step to start', bad: v.bad };
   const soFar = step.status === 'done' ? '' : 'so far, ';
   return { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
@@ -90,16 +121,61 @@ function openingOf(step, serverMs) {
   return st.open ? null : { text: st.text, msLeft: st.msLeft };
 }
 
+/** isAsync says whether a step's sale takes its orders through the queue. */
+export const isAsync = (step) => step?.sale?.order_mode === 'async';
+
+/**
+ * queueBoxes are the queue's figures for the band: one box each, with the
+ * label key of i18n.js, its text and whether it is bad. Only what the
+ * sale has: the queue's for an async sale (q: GET /api/queue, null until
+ * read), the reservations' for a sale with a pay-by time, the drift for a
+ * sale with a Redis stock, and the health beside any of them. confirmed/s is the change of
+ * queue.confirmed since prev.
+ */
+export function queueBoxes(step, prev, now, first, q) {
+  const sale = step?.sale;
+  if (!sale) return [];
+  const boxes = [];
+  const box = (key, text, bad = false) => boxes.push({ key, text, bad });
+  const qs = sale.queue;
+  if (isAsync(step) && qs) {
+    box('qLength', q ? fmt(q.length) : '–');
+    box('qLag', q ? fmt(q.lag) : '–');
+    const consumers = q?.consumers || [];
+    box('qPending', !q ? '–' : consumers.length ? consumers.map((c) => `${c.name}: ${fmt(c.pending)}`).join(' · ') : fmt(q.pending));
+    box('qInFlight', fmt(qs.in_flight));
+    const rate = first || !(prev?.confirmed >= 0) ? null : Math.max(0, (qs.confirmed - prev.confirmed) / Math.max(0.2, now - prev.t));
+    box('qConfirmedPerS', rate === null ? '–' : fmt(rate, 1));
+    box('qConfirmedFailed', `${fmt(qs.confirmed)} / ${fmt(qs.failed)}`);
+    box('qConfirmMs', qs.confirmed > 0 ? `${short(qs.confirm_p50_ms)} / ${short(qs.confirm_p99_ms)}` : '–');
+    box('qDurability', q?.durability || '–'); // a setting, not a fault: what it risks is the persistence form's to say
+  }
+  const rs = sale.reservations;
+  if (rs && sale.pay_within_ms > 0) {
+    box('resReservedPaid', `${fmt(rs.reserved)} / ${fmt(rs.paid)}`);
+    // Every expired unit goes back exactly once: one not returned (yet) is flagged.
+    box('resExpiredReturned', `${fmt(rs.expired)} / ${fmt(rs.returned)}`, step.status === 'done' && rs.returned !== rs.expired);
+  }
+  if (sale.reconcile) box('drift', fmt(sale.reconcile.drift), sale.reconcile.drift !== 0);
+  // A plain sale's health is its verdict: the box only beside the others.
+  if (boxes.length && sale.healthy !== undefined) box('health', sale.healthy ? 'healthy' : `NOT HEALTHY: ${unhealthyWhy(sale)}`, !sale.healthy);
+  return boxes;
+}
+
 /**
  * liveView turns a run into the panel's view model. prev is the sample the
  * previous call returned (null at first), now the time in seconds,
- * serverMs the server's time in milliseconds when known (for the countdown). It
- * returns null for a run without steps; else the view and, in view.sample,
- * what to pass as prev next time.
+ * serverMs the server's time in milliseconds when known (for the countdown),
+ * more what the page read besides the stream: {queue} (GET /api/queue) and
+ * {sale} (GET /api/sales/:id of the step's sale). It returns null for a
+ * run without steps; else the view and, in view.sample, what to pass as
+ * prev next time.
  */
-export function liveView(run, prev, now, serverMs) {
-  const step = currentStep(run);
-  if (!step) return null;
+export function liveView(run, prev, now, serverMs, more = {}) {
+  const streamed = currentStep(run);
+  if (!streamed) return null;
+  const step = streamed.sale ? { ...streamed, sale: enrichedSale(streamed, more.sale) } : streamed;
+  const q = more.queue || null;
   const key = `${run.id}/${step.step}`;
   const first = prev?.key !== key;
   const steps = run.steps.length > 1 ? ` step ${step.step + 1}/${run.steps.length}` : '';
@@ -115,6 +191,8 @@ export function liveView(run, prev, now, serverMs) {
     shopUrl: step.sale_id ? `/shop/${step.sale_id}` : '',
     opening: openingOf(step, serverMs),
     layers: layersOf(step),
-    sample: { key, t: now, sold: step.sale?.sold || 0, running: step.status === 'running' },
+    queue: queueBoxes(step, prev, now, first, q),
+    async: isAsync(step),
+    sample: { key, t: now, sold: step.sale?.sold || 0, confirmed: step.sale?.queue?.confirmed ?? -1, running: step.status === 'running' },
   };
 }

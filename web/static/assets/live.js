@@ -2,6 +2,7 @@
 // always-visible band, and fills the replica and agent tables of the Run
 // section. It decides nothing: the model says what is bad and in which words.
 import { el, fmt, ms } from './dom.js';
+import { label } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -11,8 +12,26 @@ const BIG = {
   viol: ['#n-viol', '#b-viol'], fenced: ['#n-fenced'], rps: ['#n-rps'], latency: ['#n-latency'],
 };
 
-/** renderLive writes view (see liveView) into the band; charts gets the point. */
-export function renderLive(view, charts) {
+/** renderQueue writes the queue's boxes (view.queue): rebuilt when the set of boxes changes, else only their texts. */
+function renderQueue(view, zh) {
+  const band = $('#queue-band');
+  band.hidden = view.queue.length === 0;
+  const sig = view.queue.map((b) => b.key).join() + (zh ? ':zh' : '');
+  if (band.dataset.sig !== sig) {
+    band.dataset.sig = sig;
+    band.replaceChildren(...view.queue.map((b) => el('div', { 'data-box': b.key },
+      el('dt', { 'data-l': b.key, text: label(b.key, zh) }), el('dd', { id: `q-${b.key}` }))));
+  }
+  for (const b of view.queue) {
+    const dd = band.querySelector(`#q-${b.key}`);
+    if (dd.textContent !== b.text) dd.textContent = b.text;
+    dd.classList.toggle('long', b.text.length > 12);
+    dd.parentElement.classList.toggle('bad', b.bad);
+  }
+}
+
+/** renderLive writes view (see liveView) into the band; charts gets the point; zh: Chinese labels too. */
+export function renderLive(view, charts, zh = false) {
   $('#live-title').textContent = view.title;
   Object.assign($('#live').dataset, view.data);
   for (const [name, [id, box]] of Object.entries(BIG)) {
@@ -27,6 +46,7 @@ export function renderLive(view, charts) {
   if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : 'ok'}`;
   renderGuards(view);
+  renderQueue(view, zh);
   charts.reset(view.key);
   if (view.point) charts.push(view.sample.t, view.point);
 }

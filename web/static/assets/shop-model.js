@@ -102,7 +102,16 @@ export function answerOf(res) {
   const again = replayed ? ' (the first answer to this click, replayed)' : '';
   const wait = retryAfter(header('Retry-After'));
   const a = (kind, text, bad, settled) => ({ kind, text: text + again, bad, settled });
+  if (status === 202) {
+    // An async sale: the unit is taken and the order queued; the ticket
+    // is the buyer's handle on it, so the click is over.
+    const t = body?.order_ticket || '';
+    return { ...a('queued', `In the queue: ticket ${t || '?'}. Waiting for the order to be confirmed…`, false, true), ticket: t };
+  }
   if (status === 201 || status === 200) {
+    if (body?.status === 'reserved') {
+      return a('reserved', `Reserved! Order ${body?.order_id ?? '?'} is held for you: pay before the time runs out.`, false, true);
+    }
     return a('bought', `Bought! Order ${body?.order_id ?? '?'} is yours.`, false, true);
   }
   switch (code) {
@@ -149,4 +158,101 @@ export class Intent {
 /** ticketUsable says whether a ticket ({ticket, user_id, expires_at}) still serves user at server time serverNow, with 5 s to spare. */
 export function ticketUsable(t, user, serverNow) {
   return !!t && t.user_id === user && Date.parse(t.expires_at) - serverNow > 5000;
+}
+
+// ---- an order after the click: the queue's ticket and the reservation -------
+
+/** POLL is how the page follows a ticket: 300 ms at first, backing off to 2 s; "still waiting" after 10 s. */
+export const POLL = { firstMs: 300, maxMs: 2000, factor: 1.5, stillWaitingMs: 10_000 };
+
+/** pollDelay is the wait before the (n+1)th poll of a ticket (n from 0). */
+export function pollDelay(n) {
+  return Math.min(POLL.maxMs, Math.round(POLL.firstMs * POLL.factor ** Math.max(0, n)));
+}
+
+// Why a ticket failed, in words; the unit went back to the sale each time.
+const FAILED = {
+  sold_out: 'the sale sold out before your order reached the database',
+  limit_reached: 'this user already has the most orders the sale allows',
+  duplicate_request: 'this click had already been ordered once, and one order is all it makes',
+};
+
+/**
+ * ticketAnswerOf turns one answer of GET /api/orders/:ticket into words,
+ * waitedMs after the 202. It returns {kind, text, bad, done, order}: done
+ * says polling is over (confirmed, failed or lost); order is the confirmed
+ * order's JSON.
+ */
+export function ticketAnswerOf(res, waitedMs, ticket) {
+  const pending = (extra) => ({
+    kind: 'pending', bad: false, done: false, order: null,
+    text: waitedMs >= POLL.stillWaitingMs
+      ? `Still waiting: the queue is busy. Ticket ${ticket} keeps your place; the page keeps asking${extra}.`
+      : `In the queue: ticket ${ticket}. Waiting for the order to be confirmed…${extra}`,
+  });
+  if (res.network !== undefined) return pending(` (no answer from the shop: ${res.network})`);
+  const { status, body } = res;
+  if (status === 404) {
+    return { kind: 'lost', bad: true, done: true, order: null,
+      text: `Ticket lost: the shop no longer knows ticket ${ticket}. The queue's Redis restarted without keeping it, so nothing was bought.` };
+  }
+  if (status !== 200 || !body) return pending(status >= 500 ? ' (the shop did not answer this time)' : '');
+  if (body.state === 'confirmed' && body.order) {
+    const o = body.order;
+    const text = o.status === 'reserved'
+      ? `Confirmed! Order ${o.order_id} is held for you: pay before the time runs out.`
+      : `Confirmed! Order ${o.order_id} is yours.`;
+    return { kind: 'confirmed', bad: false, done: true, order: o, text };
+  }
+  if (body.state === 'failed') {
+    const why = FAILED[body.reason] || (body.reason ? String(body.reason).replaceAll('_', ' ') : 'no reason given');
+    return { kind: 'failed', bad: true, done: true, order: null, text: `Not bought: ${why}. The unit went back to the sale.` };
+  }
+  return pending('');
+}
+
+/**
+ * reservationOf is what the page shows of an order ({status, pay_by}) at
+ * server time serverNow: {state, text, said, canPay, msLeft}; null for an
+ * order without a status. text is the reservation's line, said the answer
+ * that announces a change the person did not click for. "expiring" is a
+ * reserved order past its pay-by time whose expiry the server has not
+ * reported yet: no Pay button, and the page asks the server.
+ */
+export function reservationOf(order, serverNow) {
+  if (!order?.status) return null;
+  if (order.status === 'paid') {
+    return { state: 'paid', text: 'Paid.', said: `Paid. Order ${order.order_id} is yours.`, canPay: false, msLeft: 0 };
+  }
+  if (order.status === 'expired') {
+    const by = clockTime(order.pay_by);
+    return { state: 'expired', text: `Expired: not paid${by ? ` by ${by}` : ' in time'}.`, canPay: false, msLeft: 0,
+      said: 'The reservation expired: it was not paid in time, and the unit went back to the sale.' };
+  }
+  const at = Date.parse(order.pay_by || '');
+  if (!Number.isFinite(at)) return { state: 'reserved', text: 'Reserved: waiting for payment.', canPay: true, msLeft: Infinity };
+  const msLeft = at - serverNow;
+  if (msLeft <= 0) return { state: 'expiring', text: 'Time to pay is up: the reservation is expiring…', canPay: false, msLeft: 0 };
+  return { state: 'reserved', text: `Pay within ${countdownText(msLeft)} (by ${clockTime(order.pay_by)}).`, canPay: true, msLeft };
+}
+
+/** payAnswerOf turns one answer of POST /api/orders/:id/pay into words: {kind, text, bad, order, retry}. */
+export function payAnswerOf(res) {
+  const r = (kind, text, bad, extra = {}) => ({ kind, text, bad, order: null, retry: false, ...extra });
+  if (res.network !== undefined) return r('retry', `Try again: no answer from the shop (${res.network}). Paying twice is harmless.`, true, { retry: true });
+  const { status, body } = res;
+  if (status === 200 && body) {
+    if (body.status === 'paid') return r('paid', `Paid! Order ${body.order_id} is yours.`, false, { order: body });
+    return r('refused', `Not paid: the order is ${body.status || 'in an unknown state'}.`, true, { order: body });
+  }
+  switch (body?.error || '') {
+    case 'reservation_expired': return r('expired', 'Too late to pay: the reservation expired and the unit went back to the sale.', true);
+    case 'order_pending': return r('retry', 'Not yet: the order is still in the queue. Pay once it is confirmed.', true, { retry: true });
+    case 'order_failed': return r('refused', 'Nothing to pay: this order failed and bought nothing.', true);
+    case 'not_your_order': return r('refused', 'Not your order: it belongs to another user id.', true);
+    case 'not_found': return r('refused', 'No such order.', true);
+    default: break;
+  }
+  if (status >= 500 || body?.retryable) return r('retry', 'Try again: the shop could not take the payment this time.', true, { retry: true });
+  return r('refused', `Refused: ${body?.message || `HTTP ${status}`}.`, true);
 }

@@ -1,8 +1,12 @@
 // The shopper page /shop/{sale}: one product card, a countdown to the
-// opening in the server's time, a Buy button and the answer in words.
+// opening in the server's time, a Buy button and the answer in words. On
+// an async sale the answer is a ticket the page follows until the order is
+// confirmed or failed; a reserved order counts down to its pay-by time
+// with a Pay button.
 // shop-model.js decides (clock, wording, the click's Idempotency-Key);
 // this module talks to the API and writes the page.
-import { Intent, ServerClock, answerOf, openingState, randomHex, saleIdFromPath, ticketUsable, unitsText } from './shop-model.js';
+import { Intent, ServerClock, answerOf, openingState, payAnswerOf, pollDelay, randomHex, reservationOf, saleIdFromPath,
+  ticketAnswerOf, ticketUsable, unitsText } from './shop-model.js';
 
 const $ = (sel) => document.querySelector(sel);
 const USER_KEY = 'seckill.shopUser';
@@ -17,6 +21,11 @@ let sale = null; // the last GET /api/sales/:id
 let open = false;
 let busy = false;
 let ticket = null; // the last POST /api/sales/:id/ticket answer
+let following = 0; // which order the page follows: a new purchase stops following the old one
+let order = null; // the order whose reservation the page shows (order JSON)
+let orderState = ''; // reservationOf(order).state last shown
+let paying = false;
+const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
 
 /** call sends one request; it answers {status, body, header} or {network}, and feeds the clock. */
 async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000 } = {}) {
@@ -53,7 +62,9 @@ function showSale(s) {
   sale = s;
   setText('#p-name', s.name || `Sale ${s.id}`);
   const limit = s.per_user_limit > 0 ? `at most ${s.per_user_limit} per buyer` : 'no limit per buyer';
-  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}`);
+  const queued = s.order_mode === 'async' ? ' · orders go through a queue' : '';
+  const pay = s.pay_within_ms > 0 ? ` · pay within ${Math.round(s.pay_within_ms / 100) / 10} s of ordering` : '';
+  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}${queued}${pay}`);
   setText('#p-units', unitsText(s));
   $('#p-ticket').hidden = !s.ticket_required;
   $('#card').setAttribute('aria-busy', 'false');
@@ -75,8 +86,9 @@ async function refresh() {
   if (await loadSale()) setTimeout(refresh, 700 + Math.random() * 600);
 }
 
-/** tick keeps the countdown and the button's state, from the server's time. */
+/** tick keeps the countdowns and the buttons' state, from the server's time. */
 function tick() {
+  renderOrder();
   if (!sale) return;
   const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow())) : { open: false, text: 'Reading the shop’s clock…' };
   const el = $('#p-opening');
@@ -98,8 +110,10 @@ function setButton() {
 
 // ---- buying -----------------------------------------------------------------
 
-function showAnswer(a) {
+/** showAnswer says a in the live region; polled is true for what a poll found, which is not repeated while unchanged. */
+function showAnswer(a, polled = false) {
   const e = $('#answer');
+  if (polled && e.textContent === a.text && e.className === `answer ${a.bad ? 'bad' : 'good'}`) { e.dataset.kind = a.kind; return; }
   // The same words twice would not be announced again: clear first.
   e.textContent = '';
   e.className = `answer ${a.bad ? 'bad' : 'good'}`;
@@ -131,12 +145,101 @@ async function buy(user) {
     if (a.kind === 'ticket') ticket = null;
     intent.settle(a);
     showAnswer(a);
+    following++;
+    if (a.kind === 'queued' && a.ticket) followTicket(a.ticket);
+    else if (r.status === 201 || r.status === 200) showOrder(r.body);
     loadSale(); // the units left, at once
   } finally {
     busy = false;
     setButton();
   }
 }
+
+// ---- after the click: the ticket and the reservation -------------------------
+
+/** followTicket polls GET /api/orders/:ticket until the order is confirmed, failed or lost. */
+async function followTicket(t) {
+  const gen = following;
+  const started = clientNow();
+  for (let n = 0; ; n++) {
+    await sleep(pollDelay(n));
+    if (gen !== following) return;
+    const r = await call(`/api/orders/${encodeURIComponent(t)}`);
+    if (gen !== following) return;
+    const a = ticketAnswerOf(r, clientNow() - started, t);
+    showAnswer(a, true);
+    if (a.done) {
+      if (a.order) showOrder(a.order);
+      loadSale();
+      return;
+    }
+  }
+}
+
+/** showOrder follows order's reservation, when it has one (a pay-by time). */
+function showOrder(o) {
+  order = o?.pay_by ? o : null;
+  orderState = '';
+  renderOrder();
+}
+
+/** renderOrder writes the reservation's state; past its pay-by time it asks the server what became of it. */
+function renderOrder() {
+  const box = $('#order');
+  const st = order && reservationOf(order, clock.now(clientNow()));
+  box.hidden = !st;
+  if (!st) return;
+  setText('#o-state', st.text);
+  box.dataset.state = st.state;
+  const pay = $('#pay');
+  pay.hidden = !st.canPay;
+  pay.setAttribute('aria-busy', String(paying));
+  pay.textContent = paying ? 'Paying…' : 'Pay';
+  if (st.state === orderState) return;
+  const was = orderState;
+  orderState = st.state;
+  if (st.state === 'expiring') awaitExpiry(following);
+  // A change the person did not cause by a click: say it in the answer region.
+  if (was && (st.state === 'expired' || (st.state === 'paid' && !paying))) {
+    showAnswer({ kind: st.state, text: st.said, bad: st.state === 'expired' });
+  }
+}
+
+/** awaitExpiry re-reads an order past its pay-by time until the server says expired (or paid). */
+async function awaitExpiry(gen) {
+  const id = order.order_id;
+  for (let n = 0; gen === following && order?.order_id === id && order.status === 'reserved'; n++) {
+    const r = await call(`/api/orders/${id}`);
+    if (gen !== following || order?.order_id !== id) return;
+    if (r.status === 200 && r.body?.order) order = r.body.order;
+    if (order.status !== 'reserved') break;
+    await sleep(pollDelay(n + 1));
+  }
+  renderOrder();
+  loadSale(); // an expired unit is back in the stock
+}
+
+async function payOrder() {
+  if (paying || !order) return;
+  paying = true;
+  renderOrder();
+  const o = order;
+  try {
+    const r = await call(`/api/orders/${o.order_id}/pay`, { method: 'POST', body: { user_id: o.user_id }, timeoutMs: ORDER_TIMEOUT_MS });
+    const a = payAnswerOf(r);
+    if (order === o) {
+      if (a.order) order = a.order;
+      else if (a.kind === 'expired') order = { ...o, pay_by: new Date(0).toISOString() }; // the server says it is over: ask what became of it
+      orderState = order.status === 'paid' ? 'paid' : orderState;
+    }
+    showAnswer(a);
+  } finally {
+    paying = false;
+    renderOrder();
+  }
+}
+
+$('#pay').addEventListener('click', payOrder);
 
 $('#buy-form').addEventListener('submit', (e) => {
   e.preventDefault();
