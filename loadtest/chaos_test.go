@@ -128,7 +128,7 @@ func TestChaos(t *testing.T) {
 	shop := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
 	dsn := testenv.MySQLDSN(t, "loadtest")
 	zk := testenv.ZKServers(t)
-	redis := append([]string{configRedis(t)}, testenv.PrivateRedis(t, 3)...) // the default one's durability is switched
+	redis := testenv.PrivateRedis(t, 4)
 	seed := uint64(time.Now().UnixNano()%999_999_999) + 1
 	if s := os.Getenv("SECKILL_CHAOS_SEED"); s != "" {
 		var err error

@@ -19,12 +19,12 @@ import (
 // faultyShops is the environment of the scenario shops: faults on, a lock
 // wait short enough for the "B times out" halves, and Redis servers of the
 // test's own (restart_redis must not touch the shared ones other packages'
-// tests are using at the same time), the default one from a config file
-// (the durability lesson switches its persistence). An option of startShop, not t.Setenv,
+// tests are using at the same time; started from a config file, so that
+// the durability lesson can switch the default one's persistence). An option of startShop, not t.Setenv,
 // so that TestScenarios can run in parallel with TestChaos.
 func faultyShops(t *testing.T) shopOpt {
 	t.Helper()
-	addrs := append([]string{configRedis(t)}, testenv.PrivateRedis(t, 3)...)
+	addrs := testenv.PrivateRedis(t, 4)
 	return withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
 		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s")
 }
