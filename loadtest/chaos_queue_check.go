@@ -23,6 +23,7 @@ type queueVerdict struct {
 	PaidLate                    int64            // orders paid after their pay-by
 	Drift                       int64            // |drift| of the reconciliation, summed over the sales
 	StockLost                   int64            // sales whose Redis stock was lost at the end: no drift to compute
+	StockApart                  int64            // |Redis stock - database stock| once settled, summed over the sales
 }
 
 // broken lists the queue's invariants that do not hold.
@@ -39,6 +40,7 @@ func (q queueVerdict) broken() []string {
 	add("ticket with two orders", q.TwoOrders)
 	add("paid after expiry", q.PaidLate)
 	add("drift", q.Drift)
+	add("Redis and database stocks apart by", q.StockApart)
 	return out
 }
 
@@ -159,11 +161,24 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 			return v, fmt.Errorf("sale %d reconcile: %w", id, err)
 		}
 		v.Queue.Drift += max(rec.Drift, -rec.Drift)
+		v.Queue.StockApart += stockApart(rec)
 		if rec.StoreStock < 0 {
 			v.Queue.StockLost++
 		}
 	}
 	return v, nil
+}
+
+// stockApart is how far a settled sale's Redis stock is from its database
+// stock: once nothing is in flight they must be equal, whatever the
+// reconciliation's sum says (0 when Redis lost its stock: nothing to
+// compare).
+func stockApart(rec reconcileView) int64 {
+	if rec.StoreStock < 0 || rec.InFlight != 0 {
+		return 0
+	}
+	d := rec.StoreStock - rec.DBStock
+	return max(d, -d)
 }
 
 // settledReconcile reads the sale's reconciliation once nothing is in

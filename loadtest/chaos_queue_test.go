@@ -91,6 +91,13 @@ func TestJudgeOrders(t *testing.T) {
 	if got != "order without ticket 1, ticket with two orders 1, paid after expiry 1, drift -2" {
 		t.Errorf("broken: %s", got)
 	}
+	q = queueVerdict{StockApart: stockApart(reconcileView{DBStock: 5, StoreStock: 3})}
+	if got := strings.Join(q.broken(), ", "); got != "Redis and database stocks apart by 2" {
+		t.Errorf("stocks apart: %s", got)
+	}
+	if stockApart(reconcileView{DBStock: 5, StoreStock: -1}) != 0 || stockApart(reconcileView{DBStock: 5, StoreStock: 3, InFlight: 2}) != 0 {
+		t.Error("a lost stock or one with tickets in flight was compared")
+	}
 	var clean queueVerdict
 	if judgeOrders(rows[:1], tickets, users, &clean) != 0 || len(clean.broken()) != 0 {
 		t.Errorf("one good order: %+v", clean)
