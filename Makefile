@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench chaos e2e clean
+.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue chaos e2e clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,11 +61,15 @@ e2e: services-up ## the tests that start real shop and loadtest processes
 # SECKILL_BENCH_WINDOW sets each case's window, default 2s). Then the DB
 # strategies through the order flow: orders/s and p99 on a sale of 1,000; then
 # the whole stack: loadtest against a 3-replica demo, with each strategy's
-# ratio to its physical limit, and loadtest's own ceiling against wrk.
+# ratio to its physical limit, and loadtest's own ceiling against wrk; then
+# the orders through a queue (scripts/bench_queue.sh) on the same demo.
 bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
-	bash scripts/bench.sh # loadtest --strategy all, then the flash sale (herd, sold-out answer, loadtest vs wrk), on a 3-replica demo; bench/results/*.md|json
+	bash scripts/bench.sh # loadtest --strategy all, the flash sale (herd, sold-out answer, loadtest vs wrk), the queue targets, on a 3-replica demo; bench/results/*.md|json
+
+bench-queue: services-up ## only the queue targets of make bench (accepted/s, confirmed/s, 202->confirmed p99), on a demo of their own
+	bash scripts/bench_queue.sh
 
 # A Jepsen-style run (loadtest chaos): 3 replicas of its own behind TCP
 # proxies, buyers on every safe strategy, a seeded random schedule of every

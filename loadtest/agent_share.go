@@ -137,7 +137,13 @@ func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done b
 		r.Requests += n
 		switch k {
 		case kindOrder:
-			r.Orders = n
+			r.Orders += n
+		case kindAccepted:
+			// A 202 of an async sale: the unit is the buyer's, its order is
+			// made behind the queue (the sale's queue figures say how many
+			// were). The run counts it with the orders, and apart.
+			r.Orders += n
+			r.Accepted = n
 		case kindSoldOut:
 			r.SoldOut = n
 		default:

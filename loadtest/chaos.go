@@ -367,8 +367,9 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 		var id uint64
 		var err error
 		if c.Async {
-			var v queueSaleView
-			v, err = cl.createAsyncSale(cctx, t, asyncSaleRequest{saleRequest: req, OrderMode: "async", PayWithinMS: c.PayWithinMS})
+			var v saleView
+			req.OrderMode, req.PayWithinMS = "async", c.PayWithinMS
+			v, _, err = cl.createSale(cctx, t, req)
 			id = v.ID
 		} else {
 			var v saleView

@@ -24,9 +24,6 @@ const (
 	ackTicket         // 202 with an order ticket: it must end confirmed or failed
 )
 
-// kindAccepted counts the 202s of an async sale.
-const kindAccepted = "accepted"
-
 // chaosConfig is one strategy with or without fencing, and its sales.
 type chaosConfig struct {
 	Strategy string
@@ -142,7 +139,7 @@ type chaosVerdict struct {
 	Oversold, LostUpdates, Duplicates             int64
 	Missing, Phantom                              int64 // a 201 without its row; a row nobody was promised or left unsure
 	Violations, FencedWrites, Unknown, StoreDrift int64
-	Queue                                         *queueVerdict // async configurations only
+	Queue                                         *ticketVerdict // async configurations only
 }
 
 // broken lists the invariants that do not hold (empty: all hold).

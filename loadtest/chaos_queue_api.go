@@ -33,36 +33,6 @@ const (
 	ticketLost      = "lost"
 )
 
-// asyncSaleRequest is a sale whose orders go through the queue. The outer
-// members win over any of the same name in saleRequest.
-type asyncSaleRequest struct {
-	saleRequest
-	OrderMode   string `json:"order_mode"`
-	PayWithinMS int    `json:"pay_within_ms,omitempty"`
-}
-
-// queueSaleView is the sale view with its queue and reconcile objects.
-type queueSaleView struct {
-	saleView
-	Queue     *queueFigures  `json:"queue"`
-	Reconcile *reconcileView `json:"reconcile"`
-}
-
-type queueFigures struct {
-	Accepted  int64 `json:"accepted"`
-	InFlight  int64 `json:"in_flight"`
-	Confirmed int64 `json:"confirmed"`
-	Failed    int64 `json:"failed"`
-}
-
-type reconcileView struct {
-	DBStock           int64 `json:"db_stock"`
-	StoreStock        int64 `json:"store_stock"`
-	InFlight          int64 `json:"in_flight"`
-	ExpiredUnreturned int64 `json:"expired_unreturned"`
-	Drift             int64 `json:"drift"`
-}
-
 // repairAnswer is POST /api/sales/:id/reconcile's answer.
 type repairAnswer struct {
 	Before   reconcileView `json:"before"`
@@ -94,20 +64,6 @@ type ticketView struct {
 
 func saleURL(target string, id uint64) string {
 	return target + "/api/sales/" + strconv.FormatUint(id, 10)
-}
-
-// createAsyncSale is POST /api/sales for a queued sale.
-func (c *client) createAsyncSale(ctx context.Context, target string, req asyncSaleRequest) (queueSaleView, error) {
-	var v queueSaleView
-	_, err := c.callJSON(ctx, http.MethodPost, target+"/api/sales", req, http.StatusCreated, &v)
-	return v, err
-}
-
-// queueSale is GET /api/sales/:id with the queue's objects.
-func (c *client) queueSale(ctx context.Context, target string, id uint64) (queueSaleView, error) {
-	var v queueSaleView
-	_, err := c.callJSON(ctx, http.MethodGet, saleURL(target, id), nil, http.StatusOK, &v)
-	return v, err
 }
 
 // reconcile is GET /api/sales/:id/reconcile: the drift computed now.
@@ -159,7 +115,7 @@ func (c *client) setDurability(ctx context.Context, target, mode string) error {
 func (c *client) ticket(ctx context.Context, target, ticket string) (ticketView, error) {
 	var v ticketView
 	err := c.queueCall(ctx, http.MethodGet, target+"/api/orders/"+ticket, nil, &v)
-	var se *httpStatusError
+	var se *queueCallError
 	if errors.As(err, &se) && se.status == http.StatusNotFound && se.code == "not_found" {
 		return ticketView{Ticket: ticket, State: ticketLost}, nil
 	}
@@ -171,7 +127,7 @@ func (c *client) ticket(ctx context.Context, target, ticket string) (ticketView,
 func (c *client) pay(ctx context.Context, target, ref, user string) string {
 	var v map[string]any
 	err := c.queueCall(ctx, http.MethodPost, target+"/api/orders/"+ref+"/pay", map[string]string{"user_id": user}, &v)
-	var se *httpStatusError
+	var se *queueCallError
 	switch {
 	case err == nil:
 		return "paid"
@@ -181,17 +137,18 @@ func (c *client) pay(ctx context.Context, target, ref, user string) string {
 	return "pay_" + transportKind(err)
 }
 
-// httpStatusError is an answer with another status than the one wanted.
-type httpStatusError struct {
+// queueCallError is an answer with another status than the one wanted,
+// with the shop's error code.
+type queueCallError struct {
 	status int
 	code   string
 	err    error
 }
 
-func (e *httpStatusError) Error() string { return e.err.Error() }
+func (e *queueCallError) Error() string { return e.err.Error() }
 
 // queueCall is callJSON for any method, with the admin token on writes,
-// expecting a 200; another status is an *httpStatusError (its code read).
+// expecting a 200; another status is an *queueCallError (its code read).
 func (c *client) queueCall(ctx context.Context, method, url string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -223,7 +180,7 @@ func (c *client) queueCall(ctx context.Context, method, url string, body, out an
 	if resp.StatusCode != http.StatusOK {
 		var e apiErrorBody
 		_ = json.Unmarshal(raw, &e)
-		return &httpStatusError{status: resp.StatusCode, code: e.Error, err: statusError(method, url, resp.StatusCode, raw)}
+		return &queueCallError{status: resp.StatusCode, code: e.Error, err: statusError(method, url, resp.StatusCode, raw)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s %s: not the JSON expected: %w", method, url, err)

@@ -10,9 +10,9 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
-// queueVerdict is what the checker found about a configuration's tickets,
+// ticketVerdict is what the checker found about a configuration's tickets,
 // beside the database's usual figures (chaosVerdict holds it).
-type queueVerdict struct {
+type ticketVerdict struct {
 	Accepted, Confirmed, Failed int64
 	Lost                        int64            // 404 tickets a non-durable restart excuses
 	LostBy                      map[string]int64 // mode of the excusing restart -> lost tickets
@@ -27,7 +27,7 @@ type queueVerdict struct {
 }
 
 // broken lists the queue's invariants that do not hold.
-func (q queueVerdict) broken() []string {
+func (q ticketVerdict) broken() []string {
 	var out []string
 	add := func(name string, n int64) {
 		if n != 0 {
@@ -46,7 +46,7 @@ func (q queueVerdict) broken() []string {
 
 // judgeTickets counts the tickets' final states; a lost one is excused
 // only by a non-durable restart that ended after its request was sent.
-func judgeTickets(tickets map[string]ticketRecord, states map[string]string, restarts []redisRestartRecord, q *queueVerdict) {
+func judgeTickets(tickets map[string]ticketRecord, states map[string]string, restarts []redisRestartRecord, q *ticketVerdict) {
 	if q.LostBy == nil {
 		q.LostBy = map[string]int64{}
 	}
@@ -81,7 +81,7 @@ type orderTicketRow struct {
 // has a ticket, no ticket has two, none was paid late, and an order whose
 // ticket no buyer was given is explained by that user's unsure answers. It
 // returns the orders nobody was promised.
-func judgeOrders(rows []orderTicketRow, tickets map[string]ticketRecord, users map[string]*userLedger, q *queueVerdict) (phantom int64) {
+func judgeOrders(rows []orderTicketRow, tickets map[string]ticketRecord, users map[string]*userLedger, q *ticketVerdict) (phantom int64) {
 	seen := map[string]bool{}
 	unpromised := map[string]int64{}
 	for _, o := range rows {
@@ -118,7 +118,7 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var v chaosVerdict
-	v.Queue = &queueVerdict{LostBy: map[string]int64{}}
+	v.Queue = &ticketVerdict{LostBy: map[string]int64{}}
 	var all []string
 	for _, ts := range c.tickets {
 		for tk := range ts {

@@ -55,7 +55,7 @@ func TestJudgeTickets(t *testing.T) {
 	states := map[string]string{"ot_c": ticketConfirmed, "ot_f": ticketFailed, "ot_lost_none": ticketLost,
 		"ot_lost_always": ticketLost, "ot_pending": ticketPending}
 	restarts := []redisRestartRecord{{Mode: durabilityNone, End: at(10)}, {Mode: durabilityAlways, End: at(30)}}
-	var q queueVerdict
+	var q ticketVerdict
 	judgeTickets(tickets, states, restarts, &q)
 	if q.Accepted != 6 || q.Confirmed != 1 || q.Failed != 1 || q.Lost != 1 || q.LostDurable != 1 || q.Pending != 2 {
 		t.Errorf("verdict %+v", q)
@@ -81,7 +81,7 @@ func TestJudgeOrders(t *testing.T) {
 		{UserID: "u3", OrderTicket: ptr("ot_x")},             // explained by u3's unsure answer
 		{UserID: "u4", OrderTicket: ptr("ot_y")},             // nobody was given this ticket
 	}
-	var q queueVerdict
+	var q ticketVerdict
 	phantom := judgeOrders(rows, tickets, users, &q)
 	if phantom != 1 || q.TwoOrders != 1 || q.PaidLate != 1 || q.NoTicket != 1 {
 		t.Errorf("phantom %d, verdict %+v", phantom, q)
@@ -91,14 +91,14 @@ func TestJudgeOrders(t *testing.T) {
 	if got != "order without ticket 1, ticket with two orders 1, paid after expiry 1, drift -2" {
 		t.Errorf("broken: %s", got)
 	}
-	q = queueVerdict{StockApart: stockApart(reconcileView{DBStock: 5, StoreStock: 3})}
+	q = ticketVerdict{StockApart: stockApart(reconcileView{DBStock: 5, StoreStock: 3})}
 	if got := strings.Join(q.broken(), ", "); got != "Redis and database stocks apart by 2" {
 		t.Errorf("stocks apart: %s", got)
 	}
 	if stockApart(reconcileView{DBStock: 5, StoreStock: -1}) != 0 || stockApart(reconcileView{DBStock: 5, StoreStock: 3, InFlight: 2}) != 0 {
 		t.Error("a lost stock or one with tickets in flight was compared")
 	}
-	var clean queueVerdict
+	var clean ticketVerdict
 	if judgeOrders(rows[:1], tickets, users, &clean) != 0 || len(clean.broken()) != 0 {
 		t.Errorf("one good order: %+v", clean)
 	}
@@ -107,7 +107,7 @@ func TestJudgeOrders(t *testing.T) {
 // A configuration's verdict fails on a queue break like on any other.
 func TestChaosVerdictCarriesTheQueue(t *testing.T) {
 	c := &chaosConfig{Strategy: "redis-lua-stock", Async: true, MustHold: true}
-	v := chaosVerdict{Sold: 3, Queue: &queueVerdict{Accepted: 4, Confirmed: 3, LostDurable: 1}}
+	v := chaosVerdict{Sold: 3, Queue: &ticketVerdict{Accepted: 4, Confirmed: 3, LostDurable: 1}}
 	verdict, fail := c.verdict(v)
 	if !fail || !strings.Contains(verdict, "202 lost with always 1") {
 		t.Errorf("verdict %q, fail %v", verdict, fail)

@@ -14,7 +14,7 @@ import (
 // printChaos prints the tables and the replay line; it returns the exit code.
 func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosVerdict, n *nemesis, cl *cluster) int {
 	broke := printVerdicts(out, configs, vs)
-	printQueue(out, configs, vs, n.restarts.list())
+	printChaosQueue(out, configs, vs, n.restarts.list())
 	printAnswerKinds(out, configs)
 	printFaults(out, n, cl)
 	noFault := n.injectedTotal() == 0 && n.planned > 0
@@ -51,10 +51,10 @@ func printVerdicts(out io.Writer, configs []*chaosConfig, vs []chaosVerdict) (fa
 	return failed
 }
 
-// printQueue prints the async configurations' tickets: how each ended,
+// printChaosQueue prints the async configurations' tickets: how each ended,
 // the lost ones with the mode of the restart that excuses them, and the
 // drift the reconciliation found once the queue had drained.
-func printQueue(out io.Writer, configs []*chaosConfig, vs []chaosVerdict, restarts []redisRestartRecord) {
+func printChaosQueue(out io.Writer, configs []*chaosConfig, vs []chaosVerdict, restarts []redisRestartRecord) {
 	if !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }) {
 		return
 	}

@@ -21,6 +21,9 @@ import (
 const (
 	kindOrder   = "order"    // 201: bought one unit
 	kindSoldOut = "sold_out" // 409 sold_out: the expected end of a sale
+	// 202 on an async sale: the unit is taken and the order queued; the
+	// answer's order ticket is kept and followed to its end after the load.
+	kindAccepted = "accepted"
 )
 
 // Hard-error kinds: the request failed for reasons that are not the sale's
@@ -28,7 +31,7 @@ const (
 const (
 	kindTransport = "transport" // no HTTP answer: refused, reset, EOF
 	kindTimeout   = "timeout"   // no answer within --timeout
-	kindHTTP      = "http_"     // prefix: any status that is not 201 nor a shop 403/409/429/503 refusal, e.g. http_500
+	kindHTTP      = "http_"     // prefix: any status that is not 201/202 nor a shop 403/409/429/503 refusal, e.g. http_500
 )
 
 // isHardError reports whether an outcome kind is a hard error.
@@ -70,6 +73,10 @@ type saleRequest struct {
 	RateLimitUser  int   `json:"rate_limit_user,omitempty"`
 	RateLimitIP    int   `json:"rate_limit_ip,omitempty"`
 	TicketRequired bool  `json:"ticket_required,omitempty"`
+	// The order mode and the reservation window, sent only when not the
+	// default (sync, no reservation), for the same reason.
+	OrderMode   string `json:"order_mode,omitempty"`
+	PayWithinMS int    `json:"pay_within_ms,omitempty"`
 }
 
 // saleView is the part of the API's sale view the verdict reads; the whole
@@ -86,6 +93,44 @@ type saleView struct {
 	FencedWrites int64  `json:"fenced_writes"`
 	StoreStock   *int64 `json:"store_stock"` // the stock a Reserver keeps outside the database; -1 lost
 	OpensAt      string `json:"opens_at"`    // RFC 3339; absent from shops without an opening time
+	OrderMode    string `json:"order_mode"`  // "sync" or "async"; absent from older shops
+	// An async sale's queue, and the reconciliation of a sale with a Redis
+	// stock; nil when the shop does not give them.
+	Queue        *queueView        `json:"queue"`
+	Reconcile    *reconcileView    `json:"reconcile"`
+	Reservations *reservationsView `json:"reservations"`
+}
+
+// queueView is the sale view's "queue": the async sale's tickets as the
+// shop counts them (accepted in Redis, settled in the database).
+type queueView struct {
+	Accepted         int64      `json:"accepted"`
+	InFlight         int64      `json:"in_flight"` // accepted, not yet settled
+	Confirmed        int64      `json:"confirmed"`
+	Failed           int64      `json:"failed"`
+	ConfirmP50MS     float64    `json:"confirm_p50_ms"` // 202 -> order committed
+	ConfirmP99MS     float64    `json:"confirm_p99_ms"`
+	FirstAcceptedAt  *time.Time `json:"first_accepted_at"`
+	FirstConfirmedAt *time.Time `json:"first_confirmed_at"`
+	LastConfirmedAt  *time.Time `json:"last_confirmed_at"`
+}
+
+// reconcileView compares a sale's Redis stock (plus what is in flight)
+// with the database; drift 0 is consistent.
+type reconcileView struct {
+	DBStock           int64 `json:"db_stock"`
+	StoreStock        int64 `json:"store_stock"` // -1: lost
+	InFlight          int64 `json:"in_flight"`
+	ExpiredUnreturned int64 `json:"expired_unreturned"`
+	Drift             int64 `json:"drift"`
+}
+
+// reservationsView counts a sale's orders by their reservation's fate.
+type reservationsView struct {
+	Reserved int64 `json:"reserved"`
+	Paid     int64 `json:"paid"`
+	Expired  int64 `json:"expired"`
+	Returned int64 `json:"returned"` // expired units given back to the stock
 }
 
 // apiErrorBody is the shop's one error shape.
@@ -262,15 +307,25 @@ func (c *client) callJSON(ctx context.Context, method, url string, body any, wan
 }
 
 // statusError renders an unexpected answer: the shop's code and message when
-// it sent them, with a hint for the one a user can fix here.
+// it sent them, with a hint for the one a user can fix here. The status
+// stays readable (httpStatusError).
 func statusError(method, url string, status int, raw []byte) error {
 	var e apiErrorBody
 	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
-		return fmt.Errorf("%s %s: HTTP %d", method, url, status)
+		return &httpStatusError{status: status, err: fmt.Errorf("%s %s: HTTP %d", method, url, status)}
 	}
 	err := fmt.Errorf("%s %s: HTTP %d %s: %s", method, url, status, e.Error, e.Message)
 	if status == http.StatusUnauthorized {
 		err = fmt.Errorf("%w (pass --admin-token or set SECKILL_ADMIN_TOKEN)", err)
 	}
-	return err
+	return &httpStatusError{status: status, err: err}
 }
+
+// httpStatusError is an answer with a status other than the one expected.
+type httpStatusError struct {
+	status int
+	err    error
+}
+
+func (e *httpStatusError) Error() string { return e.err.Error() }
+func (e *httpStatusError) Unwrap() error { return e.err }

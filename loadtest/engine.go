@@ -11,11 +11,13 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// answer is one order request's outcome: its kind (see client.go) and the
-// shop layer that gave it, from the Seckill-Layer header.
+// answer is one order request's outcome: its kind (see client.go), the
+// shop layer that gave it, from the Seckill-Layer header, and the order
+// ticket of a 202 (kindAccepted; "" otherwise).
 type answer struct {
-	kind  string
-	layer string
+	kind   string
+	layer  string
+	ticket string
 }
 
 // layerUnknown counts answers without a Seckill-Layer header (an older shop,
@@ -100,7 +102,11 @@ func (s *orderSender) order(j int, prefix string, n int, ticket string) answer {
 	if err := s.hosts[j].Do(req, resp); err != nil {
 		return answer{kind: fastTransportKind(err), layer: layerUnknown}
 	}
-	return answer{kind: classify(resp.StatusCode(), resp.Body()), layer: layerOf(resp.Header.Peek(layerHeader))}
+	a := answer{kind: classify(resp.StatusCode(), resp.Body()), layer: layerOf(resp.Header.Peek(layerHeader))}
+	if a.kind == kindAccepted {
+		a.ticket = ticketOf(resp.Body())
+	}
+	return a
 }
 
 // post sends body to path of target j and returns the status, the answer's
@@ -169,6 +175,8 @@ func layerOf(v []byte) string {
 		return "database"
 	case "store":
 		return "store"
+	case "queue":
+		return "queue"
 	}
 	if s := string(v); validCode(s) {
 		return s
@@ -179,8 +187,11 @@ func layerOf(v []byte) string {
 // classify is the outcome kind of an order answer: status and body (the
 // first maxErrorBody bytes are enough).
 func classify(status int, body []byte) string {
-	if status == fasthttp.StatusCreated {
+	switch status {
+	case fasthttp.StatusCreated:
 		return kindOrder
+	case fasthttp.StatusAccepted:
+		return kindAccepted
 	}
 	code := errorCode(body)
 	// Only the shop's own refusals count as such; anything else (a proxy's
@@ -228,4 +239,38 @@ func errorCode(body []byte) string {
 	default:
 		return string(code)
 	}
+}
+
+// ticketMember starts the order ticket in a 202's body.
+var ticketMember = []byte(`"order_ticket":"`)
+
+// ticketOf is the order ticket of a 202's body, read in place (the shop
+// writes the member unspaced); "" when there is none or it is not a
+// plausible ticket (letters, digits, '_' and '-', at most 100), so that a
+// strange body cannot make the run poll a made-up path.
+func ticketOf(body []byte) string {
+	var t []byte
+	if i := bytes.Index(body, ticketMember); i >= 0 {
+		rest := body[i+len(ticketMember):]
+		if end := bytes.IndexByte(rest, '"'); end >= 0 {
+			t = rest[:end]
+		}
+	} else {
+		var b struct {
+			Ticket string `json:"order_ticket"`
+		}
+		if json.Unmarshal(body, &b) != nil {
+			return ""
+		}
+		t = []byte(b.Ticket)
+	}
+	if len(t) == 0 || len(t) > 100 {
+		return ""
+	}
+	for _, c := range t {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return ""
+		}
+	}
+	return string(t)
 }

@@ -36,6 +36,10 @@ func TestUsageErrors(t *testing.T) {
 			"--max-in-flight", "5"}, "--max-in-flight"},
 		{"rate-limit-user negative", []string{"--targets", target, "--rate-limit-user", "-1"}, "--rate-limit-user"},
 		{"rate-limit-ip too high", []string{"--targets", target, "--rate-limit-ip", "100001"}, "--rate-limit-ip"},
+		{"order-mode unknown", []string{"--targets", target, "--strategy", "fake-safe", "--order-mode", "later"}, "--order-mode"},
+		{"order-mode async on all", []string{"--targets", target, "--order-mode", "async"}, "--order-mode"},
+		{"pay-within-ms too short", []string{"--targets", target, "--strategy", "fake-safe", "--pay-within-ms", "100"}, "--pay-within-ms"},
+		{"drain-timeout zero", []string{"--targets", target, "--strategy", "fake-safe", "--drain-timeout", "0s"}, "--drain-timeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

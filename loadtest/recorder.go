@@ -32,7 +32,7 @@ type recorder struct {
 	// opening, when set (a herd), makes the recorder keep the figures of
 	// the answers received in the first second after it apart.
 	opening time.Time
-	// done and orders are read live by the progress display.
+	// done and orders (201s and 202s) are read live by the progress display.
 	done   atomic.Int64
 	orders atomic.Int64
 }
@@ -43,7 +43,10 @@ type recShard struct {
 	all       tally
 	first     tally     // answered within firstSecond of the opening
 	lastOrder time.Time // the latest 201 answer
-	_         [64]byte  // keeps the next shard's lock off this one's cache line
+	// The order tickets of the 202s (an async sale), and the latest one.
+	tickets      []string
+	lastAccepted time.Time
+	_            [64]byte // keeps the next shard's lock off this one's cache line
 }
 
 // tally is the figures of a set of answers.
@@ -113,18 +116,28 @@ func (r *recorder) record(w int, a answer, latency time.Duration, sent, answered
 	if a.kind == kindOrder && answered.After(s.lastOrder) {
 		s.lastOrder = answered
 	}
+	if a.kind == kindAccepted {
+		if a.ticket != "" {
+			s.tickets = append(s.tickets, a.ticket)
+		}
+		if answered.After(s.lastAccepted) {
+			s.lastAccepted = answered
+		}
+	}
 	s.mu.Unlock()
 	r.done.Add(1)
-	if a.kind == kindOrder {
+	if a.kind == kindOrder || a.kind == kindAccepted {
 		r.orders.Add(1)
 	}
 }
 
 // figures is a recorder's state merged across its shards.
 type figures struct {
-	all       tally
-	first     *tally // nil unless a herd
-	lastOrder time.Time
+	all          tally
+	first        *tally // nil unless a herd
+	lastOrder    time.Time
+	tickets      []string // of every 202, in no particular order
+	lastAccepted time.Time
 }
 
 // figures merges the shards into new tallies.
@@ -143,6 +156,10 @@ func (r *recorder) figures() figures {
 		}
 		if s.lastOrder.After(f.lastOrder) {
 			f.lastOrder = s.lastOrder
+		}
+		f.tickets = append(f.tickets, s.tickets...)
+		if s.lastAccepted.After(f.lastAccepted) {
+			f.lastAccepted = s.lastAccepted
 		}
 		s.mu.Unlock()
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -51,9 +52,9 @@ func printHeader(w io.Writer, cfg runConfig, chosen []strategyInfo) {
 	fmt.Fprintf(w, "loadtest: %d buyers (one attempt each) for %d units per strategy, %s, over %d target(s): %s\n",
 		cfg.buyers, cfg.stock, load, len(cfg.targets), strings.Join(cfg.targets, ", "))
 	g := cfg.guards
-	fmt.Fprintf(w, "sale: work_ms=%d ttl_ms=%d fencing=%t per_user_limit=%d sold_out_cache=%t rate_limit_user=%d rate_limit_ip=%d ticket_required=%t; strategies: %s\n\n",
+	fmt.Fprintf(w, "sale: work_ms=%d ttl_ms=%d fencing=%t per_user_limit=%d sold_out_cache=%t rate_limit_user=%d rate_limit_ip=%d ticket_required=%t order_mode=%s pay_within_ms=%d; strategies: %s\n\n",
 		cfg.workMS, cfg.ttlMS, cfg.fencing, cfg.perUserLimit, g.soldOutCache, g.rateLimitUser, g.rateLimitIP, g.ticketRequired,
-		strings.Join(names, ", "))
+		cfg.orderMode, cfg.payWithinMS, strings.Join(names, ", "))
 }
 
 // printResult prints one strategy's table.
@@ -74,6 +75,9 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	}
 	fmt.Fprintf(tw, "  requests\t%d in %.3f s: %.1f req/s, %.1f orders/s\n", r.Requests, r.DurationS, r.RequestsPerS, r.OrdersPerS)
 	fmt.Fprintf(tw, "  orders (201)\t%d\n", r.Orders)
+	if r.Accepted > 0 || r.Queue != nil {
+		fmt.Fprintf(tw, "  accepted (202)\t%d\n", r.Accepted)
+	}
 	fmt.Fprintf(tw, "  sold_out (409)\t%d\n", r.SoldOut)
 	var refusals, hard []string
 	for _, k := range r.errorKinds() {
@@ -96,15 +100,21 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	fmt.Fprintf(tw, "  answers per layer\t%s\n", layerList(r.Layers))
 	if h := r.Herd; h != nil {
 		f := h.FirstSecond
-		fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",
-			f.Requests, f.Orders, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
+		fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d accepted, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",
+			f.Requests, f.Orders, f.Accepted, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
 		fmt.Fprintf(tw, "  \tper layer: %s\n", layerList(f.Layers))
 		fmt.Fprintf(tw, "  time to sell out\t%s (opening %s)\n", sellOut(h), h.OpensAt.Format("15:04:05.000"))
+	}
+	if q := r.Queue; q != nil {
+		printQueue(tw, r, q)
 	}
 	if r.hasView() {
 		v := r.view
 		fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
 			v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Duplicates, v.Violations, v.FencedWrites)
+		if rv := v.Reservations; rv != nil && rv.Reserved+rv.Paid+rv.Expired > 0 {
+			fmt.Fprintf(tw, "  reservations\treserved %d  paid %d  expired %d  returned %d\n", rv.Reserved, rv.Paid, rv.Expired, rv.Returned)
+		}
 	}
 	fmt.Fprintf(tw, "  verdict\t%s\n", explain(r))
 	fmt.Fprintln(tw)
@@ -121,12 +131,32 @@ func explain(r Result) string {
 		return verdictViolations + ": a strategy meant to be safe lost updates, overlapped critical sections or duplicated a buyer"
 	case verdictErrors:
 		return verdictErrors + ": hard errors above --max-error-rate"
+	case verdictMismatch, verdictUnsettled, verdictLost, verdictDrift:
+		return r.Verdict + ": " + queueProblem(r)
 	case verdictOK:
 		if !r.Safe {
 			return verdictOK + " (unsafe strategy; it happened to hold this time)"
 		}
 	}
 	return r.Verdict
+}
+
+// printQueue prints an async sale's tickets and queue figures.
+func printQueue(w io.Writer, r Result, q *Queue) {
+	drained := fmt.Sprintf("drained %.3f s after the load", q.DrainS)
+	if !q.Drained {
+		drained = fmt.Sprintf("NOT drained %.3f s after the load", q.DrainS)
+	}
+	fmt.Fprintf(w, "  queue\t%d tickets, accepted at %.1f/s; %s\n", q.Tickets, q.AcceptedPerS, drained)
+	fmt.Fprintf(w, "  tickets\tconfirmed %d (mismatched %d)  failed %d (%s)  lost %d  unsettled %d\n",
+		q.Confirmed, q.Mismatched, q.Failed, layerList(q.FailedReasons), q.Lost, q.Unsettled)
+	fmt.Fprintf(w, "  confirmed\t%.1f orders/s (first 202 to last confirmation); 202 to confirmed ms p50 %.2f  p99 %.2f\n",
+		q.ConfirmedPerS, q.ConfirmP50MS, q.ConfirmP99MS)
+	drift := "unknown (no reconciliation answer)"
+	if q.Drift != nil {
+		drift = strconv.FormatInt(*q.Drift, 10)
+	}
+	fmt.Fprintf(w, "  reconcile\tdrift %s; stream durability %s\n", drift, orUnknown(q.Durability))
 }
 
 // layerList is "layer n" pairs, sorted by layer.

@@ -49,6 +49,10 @@ type Config struct {
 	RateLimitUser  int   `json:"rate_limit_user"`
 	RateLimitIP    int   `json:"rate_limit_ip"`
 	TicketRequired bool  `json:"ticket_required"`
+	// How the sale takes orders: "sync" (201) or "async" (202 and a ticket),
+	// and the reservation's pay-by window (0: paid when made).
+	OrderMode   string `json:"order_mode"`
+	PayWithinMS int    `json:"pay_within_ms"`
 }
 
 // Result is one strategy's run.
@@ -58,6 +62,7 @@ type Result struct {
 	Model    string `json:"model"`
 	Requests int64  `json:"requests"` // order requests sent and answered (or failed)
 	Orders   int64  `json:"orders"`   // 201 answers
+	Accepted int64  `json:"accepted"` // 202 answers: queued orders of an async sale
 	SoldOut  int64  `json:"sold_out"` // 409 sold_out answers
 	// Errors counts every other outcome by kind: the shop's refusal codes
 	// (conflict, fenced, limit_reached, lock_timeout, lock_lost, ...) and the
@@ -81,7 +86,9 @@ type Result struct {
 	// Seckill-Layer header; "unknown" without one).
 	Layers map[string]int64 `json:"layers"`
 	// Herd is the first second after the opening (--opens-in only).
-	Herd    *Herd  `json:"herd,omitempty"`
+	Herd *Herd `json:"herd,omitempty"`
+	// Queue is the 202 tickets followed to their end (async sales only).
+	Queue   *Queue `json:"queue,omitempty"`
 	Verdict string `json:"verdict"`           // one of the verdict* constants
 	Failure string `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 
@@ -92,7 +99,7 @@ type Result struct {
 type Herd struct {
 	OpensAt     time.Time   `json:"opens_at"`
 	FirstSecond FirstSecond `json:"first_second"`
-	// SellOutS is from the opening to the last 201 answer, when the stock
+	// SellOutS is from the opening to the last 201 (or 202) answer, when the stock
 	// ran out (sold_out answers came); null when it did not.
 	SellOutS *float64 `json:"sell_out_s"`
 }
@@ -102,6 +109,7 @@ type Herd struct {
 type FirstSecond struct {
 	Requests  int64            `json:"requests"`
 	Orders    int64            `json:"orders"`
+	Accepted  int64            `json:"accepted"`
 	SoldOut   int64            `json:"sold_out"`
 	LatencyMS Latency          `json:"latency_ms"`
 	Layers    map[string]int64 `json:"layers"`
@@ -124,6 +132,11 @@ const (
 	verdictExpected   = "expected-unsafe" // an unsafe strategy broke the sale, as it is meant to show
 	verdictErrors     = "ERRORS"          // hard errors above --max-error-rate
 	verdictFailed     = "FAILED"          // the run could not be made or read back
+	// An async sale's tickets, followed after the load (queue.go).
+	verdictMismatch  = "MISMATCH"  // a confirmed ticket whose order is not its own
+	verdictUnsettled = "UNSETTLED" // a 202 ticket still pending (or unreadable) when the wait ended
+	verdictLost      = "LOST"      // a 202 ticket the shop does not know (404)
+	verdictDrift     = "DRIFT"     // Redis stock + in flight disagrees with the database after the queue drained
 )
 
 // passes reports whether a verdict lets the run exit 0.
@@ -164,6 +177,7 @@ func newReport(cfg runConfig, started time.Time) *Report {
 		PerUserLimit: cfg.perUserLimit, MaxErrorRate: cfg.maxErrorRate, TimeoutS: cfg.timeout.Seconds(),
 		OpensInMS: cfg.guards.opensIn.Milliseconds(), SoldOutCache: cfg.guards.soldOutCache,
 		RateLimitUser: cfg.guards.rateLimitUser, RateLimitIP: cfg.guards.rateLimitIP, TicketRequired: cfg.guards.ticketRequired,
+		OrderMode: cfg.orderMode, PayWithinMS: cfg.payWithinMS,
 	}
 	if cfg.rate > 0 || cfg.herd() {
 		c.Rate, c.MaxInFlight = cfg.rate, cfg.maxInFlight
@@ -199,6 +213,8 @@ func (r *Result) measure(hist *hdrhistogram.Histogram, kinds map[string]int64, e
 		switch {
 		case k == kindOrder:
 			r.Orders = n
+		case k == kindAccepted:
+			r.Accepted = n
 		case k == kindSoldOut:
 			r.SoldOut = n
 		default:
@@ -235,15 +251,19 @@ func (r *Result) measureLayers(f figures) {
 	if r.Herd == nil || f.first == nil {
 		return
 	}
-	fs := FirstSecond{Orders: f.first.kinds[kindOrder], SoldOut: f.first.kinds[kindSoldOut],
+	fs := FirstSecond{Orders: f.first.kinds[kindOrder], Accepted: f.first.kinds[kindAccepted], SoldOut: f.first.kinds[kindSoldOut],
 		LatencyMS: latencyOf(f.first.hist), Layers: map[string]int64{}}
 	for k, n := range f.first.layers {
 		fs.Layers[k] = n
 		fs.Requests += n
 	}
 	r.Herd.FirstSecond = fs
-	if f.all.kinds[kindSoldOut] > 0 && !f.lastOrder.IsZero() {
-		s := round3(max(f.lastOrder.Sub(r.Herd.OpensAt), 0).Seconds())
+	last := f.lastOrder
+	if f.lastAccepted.After(last) {
+		last = f.lastAccepted // an async sale sells out at its last 202
+	}
+	if f.all.kinds[kindSoldOut] > 0 && !last.IsZero() {
+		s := round3(max(last.Sub(r.Herd.OpensAt), 0).Seconds())
 		r.Herd.SellOutS = &s
 	}
 }

@@ -22,7 +22,8 @@ func keyPaths(prefix string, v any, out *[]string) {
 				p = prefix + "." + k
 			}
 			*out = append(*out, p)
-			if !slices.Contains([]string{"results[].sale", "results[].errors", "results[].layers", "results[].herd.first_second.layers"}, p) {
+			if !slices.Contains([]string{"results[].sale", "results[].errors", "results[].layers", "results[].herd.first_second.layers",
+				"results[].queue.failed_reasons"}, p) {
 				keyPaths(p, e, out)
 			}
 		}
@@ -47,6 +48,9 @@ func TestReportSchema(t *testing.T) {
 	h.Herd = &Herd{OpensAt: time.Unix(0, 0)}
 	h.measureLayers(newHerdRecorder(time.Unix(0, 0)).figures())
 	rep.Results = append(rep.Results, h)
+	a := newResult(strategyInfo{Name: "async"}, "closed")
+	a.Queue = &Queue{FailedReasons: map[string]int64{}}
+	rep.Results = append(rep.Results, a)
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -61,20 +65,26 @@ func TestReportSchema(t *testing.T) {
 	got = slices.Compact(got)
 	want := []string{
 		"config", "config.buyers", "config.concurrency", "config.duration_s", "config.fencing", "config.max_error_rate",
-		"config.max_in_flight", "config.model", "config.opens_in_ms", "config.per_user_limit", "config.rate",
+		"config.max_in_flight", "config.model", "config.opens_in_ms", "config.order_mode", "config.pay_within_ms",
+		"config.per_user_limit", "config.rate",
 		"config.rate_limit_ip", "config.rate_limit_user", "config.sold_out_cache", "config.stock", "config.strategy",
 		"config.targets", "config.ticket_required", "config.timeout_s", "config.ttl_ms", "config.work_ms",
 		"machine", "machine.cpus", "machine.goarch", "machine.goos",
 		"results",
-		"results[].duration_s", "results[].errors", "results[].hard_errors",
-		"results[].herd", "results[].herd.first_second", "results[].herd.first_second.latency_ms",
+		"results[].accepted", "results[].duration_s", "results[].errors", "results[].hard_errors",
+		"results[].herd", "results[].herd.first_second", "results[].herd.first_second.accepted", "results[].herd.first_second.latency_ms",
 		"results[].herd.first_second.latency_ms.max", "results[].herd.first_second.latency_ms.p50",
 		"results[].herd.first_second.latency_ms.p95", "results[].herd.first_second.latency_ms.p99",
 		"results[].herd.first_second.layers", "results[].herd.first_second.orders", "results[].herd.first_second.requests",
 		"results[].herd.first_second.sold_out", "results[].herd.opens_at", "results[].herd.sell_out_s",
 		"results[].latency_ms", "results[].latency_ms.max", "results[].latency_ms.p50", "results[].latency_ms.p95",
 		"results[].latency_ms.p99", "results[].layers",
-		"results[].model", "results[].orders", "results[].orders_per_s", "results[].requests", "results[].requests_per_s",
+		"results[].model", "results[].orders", "results[].orders_per_s",
+		"results[].queue", "results[].queue.accepted_per_s", "results[].queue.confirm_p50_ms", "results[].queue.confirm_p99_ms",
+		"results[].queue.confirmed", "results[].queue.confirmed_per_s", "results[].queue.drain_s", "results[].queue.drained",
+		"results[].queue.drift", "results[].queue.durability", "results[].queue.failed", "results[].queue.failed_reasons",
+		"results[].queue.lost", "results[].queue.mismatched", "results[].queue.tickets", "results[].queue.unsettled",
+		"results[].requests", "results[].requests_per_s",
 		"results[].safe", "results[].sale", "results[].sold_out", "results[].strategy", "results[].verdict",
 		"started_at",
 	}

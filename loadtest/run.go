@@ -167,28 +167,40 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	do := func(_ context.Context, i int) answer { return b.attempt(i%len(urls), i) }
 
 	rec := newRecorder()
+	start := time.Now()
 	if cfg.guards.opensIn > 0 {
 		p.start = openingOf(created, createdAt, cfg.guards.opensIn)
 		p.warm = b.warm
 		rec = newHerdRecorder(p.start)
 		res.Herd = &Herd{OpensAt: p.start.UTC()}
+		start = p.start
 	}
 	prog := startProgress(stderr, st.Name, expectedRequests(p), rec)
 	elapsed := drive(ctx, p, do, rec)
 	prog.end()
 
-	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
-	defer cancelRead()
-	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
 	figs := rec.figures()
 	res.measure(figs.all.hist, figs.all.kinds, elapsed)
 	res.measureLayers(figs)
+	if cfg.async() {
+		followQueue(ctx, c, cfg, &res, created.ID, figs, start, stderr)
+	}
+	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	defer cancelRead()
+	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
 	if err != nil {
 		res.view.ID = created.ID // for the table's title; the view itself is unknown
 		return res.failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
 	}
 	res.Sale, res.view = raw, final
 	res.Verdict = verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.maxErrorRate)
+	if res.Queue != nil {
+		res.Queue.fillQueueView(final)
+		res.Verdict = queueVerdict(res.Verdict, res.Queue)
+		if why := queueProblem(res); why != "" {
+			fmt.Fprintf(stderr, "loadtest run: %s, sale %d: %s\n", st.Name, created.ID, why)
+		}
+	}
 	return res
 }
 
@@ -200,7 +212,10 @@ func saleRequestFor(cfg runConfig, st strategyInfo) saleRequest {
 	req := saleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
 		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit,
 		OpensInMS: int(g.opensIn / time.Millisecond), RateLimitUser: g.rateLimitUser, RateLimitIP: g.rateLimitIP,
-		TicketRequired: g.ticketRequired}
+		TicketRequired: g.ticketRequired, PayWithinMS: cfg.payWithinMS}
+	if cfg.async() {
+		req.OrderMode = orderModeAsync
+	}
 	if !g.soldOutCache {
 		off := false
 		req.SoldOutCache = &off

@@ -104,8 +104,8 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabi
 	if err := sc.c.setDurability(ctx, t, mode); err != nil {
 		return r, err
 	}
-	v, err := sc.c.createAsyncSale(ctx, t, asyncSaleRequest{saleRequest: saleRequest{Name: "scenario queue-durability " + mode,
-		Strategy: "redis-lua-stock", Stock: 100, PerUserLimit: 1}, OrderMode: "async"})
+	v, _, err := sc.c.createSale(ctx, t, saleRequest{Name: "scenario queue-durability " + mode,
+		Strategy: "redis-lua-stock", Stock: 100, PerUserLimit: 1, OrderMode: "async"})
 	if err != nil {
 		return r, err
 	}

@@ -16,9 +16,14 @@
 #      physical limit 1/(mean hold + mean hand-over), from its sections;
 #   5. scripts/bench_herd.sh appends the flash sale: loadtest against wrk
 #      on an order endpoint, each strategy's sold-out answer against the
-#      /healthz ceiling, and the herd (--opens-in) strategy x guard.
+#      /healthz ceiling, and the herd (--opens-in) strategy x guard;
+#   6. scripts/bench_queue.sh appends the orders through a queue: accepted
+#      (202) req/s against the same /healthz ceiling, confirmed orders/s
+#      against the best lock strategy at the same work_ms, and the
+#      202-to-confirmed p99 at 1x, 10x and 100x oversubscription
+#      (bench/results/<stamp>.queue.json).
 #
-# The demo is stopped with SIGINT on any exit (trap). ~4-5 minutes.
+# The demo is stopped with SIGINT on any exit (trap). ~5-6 minutes.
 # Needs the services up (make services-up). Exit: loadtest run's code (1 when
 # a strategy meant to be safe broke), or 1 when the setup failed.
 set -euo pipefail
@@ -35,45 +40,13 @@ MD=$OUT/$STAMP.md
 WORK=$OUT/$STAMP.tmp
 mkdir -p "$OUT/logs" "$WORK"
 
-for p in "$PORT" $((PORT + 1)) $((PORT + 2)); do
-	if (exec 3<>"/dev/tcp/$HOST/$p") 2>/dev/null; then
-		echo "bench: $HOST:$p is taken; set SECKILL_BENCH_ADDR=host:port (3 consecutive free ports)" >&2
-		exit 1
-	fi
-done
-
-go build -o bin/shop ./cmd/shop
-go build -o bin/loadtest ./loadtest
-
-DEMO_PID=
-stop_demo() {
-	if [ -n "$DEMO_PID" ] && kill -0 "$DEMO_PID" 2>/dev/null; then
-		kill -INT "$DEMO_PID" 2>/dev/null || true
-		for _ in $(seq 1 100); do kill -0 "$DEMO_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -0 "$DEMO_PID" 2>/dev/null && kill -KILL "$DEMO_PID" 2>/dev/null || true
-	fi
-	DEMO_PID=
-}
+# shellcheck source=scripts/bench_demo.sh
+. scripts/bench_demo.sh
 # The scratch files go too: what a failure needs (the demo's output, the
 # calibration's stderr) is printed before exiting.
-trap 'stop_demo; rm -rf "$WORK"' EXIT
+trap 'bench_demo_stop; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-
-SECKILL_HTTP_ADDR=$ADDR bin/shop demo --replicas 3 --agents 0 -log-dir "$OUT/logs" >"$WORK/demo.out" 2>&1 &
-DEMO_PID=$!
-
-TARGETS=
-for i in 0 1 2; do
-	url="http://$HOST:$((PORT + i))"
-	TARGETS+="${TARGETS:+,}$url"
-	for _ in $(seq 1 300); do
-		curl -fsS -o /dev/null "$url/healthz" 2>/dev/null && break
-		kill -0 "$DEMO_PID" 2>/dev/null || { echo "bench: the demo exited:" >&2; cat "$WORK/demo.out" >&2; exit 1; }
-		sleep 0.1
-	done
-	curl -fsS -o /dev/null "$url/healthz" || { echo "bench: $url/healthz never answered" >&2; cat "$WORK/demo.out" >&2; exit 1; }
-done
-echo "bench: 3 replicas up: $TARGETS" >&2
+bench_demo_start "$ADDR" "$WORK" "$OUT/logs"
 
 # Machine facts, as Markdown bullets, before the load.
 ver() { "$@" 2>/dev/null | head -n1 || true; }
@@ -97,24 +70,8 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 HEALTH="http://$HOST:$PORT/healthz"
 lt_rate=$(bin/loadtest rate --url "$HEALTH" --duration "${RATE_SECONDS}s" --concurrency 64)
 echo "$lt_rate" >&2
-# wrk: the peer we compare with; jq: the flash-sale tables read the runs' JSON.
-# Both Debian packages.
-for tool in wrk jq; do
-	if ! command -v "$tool" >/dev/null && [ "$(id -u)" = 0 ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$tool" >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$tool" >/dev/null 2>&1; } || true
-	fi
-done
-if command -v wrk >/dev/null; then
-	wrk_out=$(wrk -t2 -c64 -d"${RATE_SECONDS}s" --latency "$HEALTH")
-	wrk_rate=$(awk '/Requests\/sec/ {print $2}' <<<"$wrk_out")
-	wrk_p50=$(awk '$1 == "50%" {print $2}' <<<"$wrk_out")
-	wrk_p99=$(awk '$1 == "99%" {print $2}' <<<"$wrk_out")
-	wrk_errs=$(grep -E 'Socket errors|Non-2xx' <<<"$wrk_out" | tr '\n' ' ' || true)
-	wrk_line="wrk -t2 -c64 -d${RATE_SECONDS}s: ${wrk_rate} req/s; latency p50 ${wrk_p50} p99 ${wrk_p99} ${wrk_errs}"
-else
-	wrk_line="wrk: not installed (apt-get install wrk)"
-fi
+bench_tools
+bench_wrk_ceiling "$HEALTH" "$RATE_SECONDS"
 echo "$wrk_line" >&2
 
 set +e
@@ -150,7 +107,17 @@ herd_code=$?
 set -e
 cat "$WORK/herd.md" >>"$MD"
 [ "$run_code" = 0 ] && run_code=$herd_code
-stop_demo
+
+# Orders through the queue: accepted/s against the same ceiling, confirmed/s
+# against the lock strategies, 202-to-confirmed p99 by oversubscription.
+set +e
+BENCH_TARGETS=$TARGETS BENCH_CEILING=${wrk_rate:-} BENCH_WORK=$WORK BENCH_JSON=$OUT/$STAMP.queue.json \
+	bash scripts/bench_queue.sh >"$WORK/queue.md"
+queue_code=$?
+set -e
+cat "$WORK/queue.md" >>"$MD"
+[ "$run_code" = 0 ] && run_code=$queue_code
+bench_demo_stop
 cp "$WORK/calib.json" "$OUT/$STAMP.calib.json"
 echo "bench: wrote $MD and $JSON" >&2
 cat "$MD"

@@ -66,6 +66,7 @@ const (
 // Outcome names, for metrics and logs.
 const (
 	OutcomeOK             = "ok"
+	OutcomeQueued         = "queued" // 202: the unit taken, the order queued (not an order yet)
 	OutcomeSoldOut        = "sold_out"
 	OutcomeLockTimeout    = "lock_timeout"
 	OutcomeLimitReached   = "limit_reached"

@@ -46,7 +46,11 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 	o, f, err := s.place(ctx, sale, p)
 	err = asRowContention(err)
 	if s.rec != nil {
-		s.rec.ObservePlace(Observation{SaleID: p.SaleID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
+		outcome := OutcomeOf(err)
+		if err == nil && o.Status == inventory.StatusPending {
+			outcome = OutcomeQueued
+		}
+		s.rec.ObservePlace(Observation{SaleID: p.SaleID, Strategy: sale.Strategy, Outcome: outcome,
 			Arrived: start, Acquired: f.acquired, Total: time.Since(start),
 			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries, Layer: f.layer})
 	}

@@ -146,8 +146,28 @@ func (c *Consumer) ensureGroup(ctx context.Context) error {
 	return err
 }
 
+// goneAfter is how long a consumer with nothing pending stays in the
+// group's list after its last read: a replica that stopped for good is then
+// dropped (XGROUP DELCONSUMER), so the figures show live consumers.
+const goneAfter = 5 * time.Minute
+
+// forgetGone drops the group's consumers idle past goneAfter with nothing
+// pending (deleting one with pending entries would lose them).
+func (c *Consumer) forgetGone(ctx context.Context) {
+	cs, err := c.rdb.XInfoConsumers(ctx, c.stream, Group).Result()
+	if err != nil {
+		return
+	}
+	for _, gone := range cs {
+		if gone.Name != c.cfg.Name && gone.Pending == 0 && gone.Idle > goneAfter {
+			c.rdb.XGroupDelConsumer(ctx, c.stream, Group, gone.Name)
+		}
+	}
+}
+
 // claim takes over entries idle past ClaimIdle and persists them.
 func (c *Consumer) claim(ctx context.Context) {
+	c.forgetGone(ctx)
 	start := "0-0"
 	for ctx.Err() == nil {
 		msgs, next, err := c.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: c.stream, Group: Group,

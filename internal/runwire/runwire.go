@@ -39,9 +39,12 @@ type Report struct {
 	Step  int    `json:"-"`
 	Share int    `json:"-"`
 
-	AgentID   string           `json:"agent_id"`
-	Requests  int64            `json:"requests"`
-	Orders    int64            `json:"orders"`
+	AgentID  string `json:"agent_id"`
+	Requests int64  `json:"requests"`
+	Orders   int64  `json:"orders"` // 201s, and the 202s of an async sale
+	// Accepted are the 202s among Orders (an async sale: units taken, orders
+	// queued). Absent from older agents.
+	Accepted  int64            `json:"accepted,omitempty"`
 	SoldOut   int64            `json:"sold_out"`
 	Errors    map[string]int64 `json:"errors"`     // by kind: refusals and hard errors
 	ElapsedMS int64            `json:"elapsed_ms"` // first send to now (or to the last answer when done)

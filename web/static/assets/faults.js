@@ -22,6 +22,9 @@ function param(kind, name) {
   let input;
   if (name === 'node') {
     input = el('select', { id, name }, ...redisNodes.map((n) => el('option', { value: n, text: n })));
+  } else if (name === 'point') {
+    // kill_consumer: where in the batch the replica dies.
+    input = el('select', { id, name }, ...['before_commit', 'after_commit'].map((n) => el('option', { value: n, text: n })));
   } else if (name === 'ms' || name === 'sale_id') {
     input = el('input', { id, name, type: 'number', inputmode: 'numeric', min: '1' });
     if (name === 'ms') input.value = input.defaultValue = String(DEFAULT_MS[kind] || 1000);

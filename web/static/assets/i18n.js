@@ -71,6 +71,7 @@ export const LABELS = {
   pms: ['Duration (ms)', '时长（毫秒）'],
   psale_id: ['Sale id', '秒杀活动 ID'],
   pnode: ['Redis node', 'Redis 节点'],
+  ppoint: ['Kill point in the batch', '批次中的终止点'],
   lessons: ['Lessons', '实验课'],
   lessonsSub: ['each failure the seed describes, shown on the real services', '在真实服务上重现每种失效'],
   runAll: ['Run all', '全部运行'],

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+// An agent's report counts a 202 (a unit taken, its order queued) with the
+// orders and apart, never as an error.
+func TestReportCountsAcceptedWithOrders(t *testing.T) {
+	rec := newRecorder()
+	now := time.Now()
+	for i, a := range []answer{{kind: kindOrder, layer: "database"}, {kind: kindAccepted, layer: "queue", ticket: "ot_1_x"},
+		{kind: kindAccepted, layer: "queue", ticket: "ot_1_y"}, {kind: kindSoldOut, layer: "store"}} {
+		rec.record(i, a, time.Millisecond, now, now)
+	}
+	r := snapshotReport("a1", rec, time.Second, true)
+	if r.Requests != 4 || r.Orders != 3 || r.Accepted != 2 || r.SoldOut != 1 || len(r.Errors) != 0 {
+		t.Fatalf("report %+v: want 4 requests, 3 orders of which 2 accepted, 1 sold out, no errors", r)
+	}
+}
