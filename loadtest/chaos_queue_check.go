@@ -24,6 +24,7 @@ type ticketVerdict struct {
 	Drift                       int64            // |drift| of the reconciliation, summed over the sales
 	StockLost                   int64            // sales whose Redis stock was lost at the end: no drift to compute
 	StockApart                  int64            // |Redis stock - database stock| once settled, summed over the sales
+	Apart                       []string         // the sales apart: id, both stocks, the reconciliation's terms
 }
 
 // broken lists the queue's invariants that do not hold.
@@ -161,7 +162,11 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 			return v, fmt.Errorf("sale %d reconcile: %w", id, err)
 		}
 		v.Queue.Drift += max(rec.Drift, -rec.Drift)
-		v.Queue.StockApart += stockApart(rec)
+		if n := stockApart(rec); n > 0 {
+			v.Queue.StockApart += n
+			v.Queue.Apart = append(v.Queue.Apart, fmt.Sprintf("sale %d: Redis %d, database %d, expired_unreturned %d, drift %d",
+				id, rec.StoreStock, rec.DBStock, rec.ExpiredUnreturned, rec.Drift))
+		}
 		if rec.StoreStock < 0 {
 			v.Queue.StockLost++
 		}
@@ -182,8 +187,9 @@ func stockApart(rec reconcileView) int64 {
 }
 
 // settledReconcile reads the sale's reconciliation once nothing is in
-// flight and no reservation is past due by more than a second on the
-// database's clock (the expiry job runs every half second), 30 s at most:
+// flight, no reservation is past due by more than a second on the
+// database's clock (the expiry job runs every half second) and every
+// expired unit is back in Redis (unit_returned), 30 s at most:
 // the drift is judged then. (expired_unreturned is no such condition: it
 // is the database's expired count against a Redis counter that a restart
 // without persistence resets, part of the drift's sum, not a wait.)
@@ -191,9 +197,9 @@ func settledReconcile(ctx context.Context, cl *client, store *inventory.Store, t
 	deadline := time.Now().Add(30 * time.Second)
 	var lastErr error
 	for i := 0; ; i++ {
-		var due int64
-		err := store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = 'reserved' "+
-			"AND pay_by < NOW(6) - INTERVAL 1 SECOND", id).Scan(&due).Error
+		var due int64 // reservations past due, and expired units not yet back in Redis
+		err := store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND (status = 'reserved' "+
+			"AND pay_by < NOW(6) - INTERVAL 1 SECOND OR status = 'expired' AND NOT unit_returned)", id).Scan(&due).Error
 		if err != nil {
 			return reconcileView{}, err
 		}

@@ -71,6 +71,13 @@ func printChaosQueue(out io.Writer, configs []*chaosConfig, vs []chaosVerdict, r
 			q.Lost, lostModes(q.LostBy), q.LostDurable, q.Pending, q.NoTicket, q.TwoOrders, q.PaidLate, q.Drift, q.StockApart, q.StockLost)
 	}
 	tw.Flush()
+	for i, c := range configs {
+		if q := vs[i].Queue; c.Async && q != nil {
+			for _, a := range q.Apart {
+				fmt.Fprintf(out, "  %s: stocks apart: %s\n", c.name(), a)
+			}
+		}
+	}
 	byMode := map[string]int64{}
 	for _, r := range restarts {
 		byMode[r.Mode]++
