@@ -39,7 +39,9 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := run.open(ctx); err != nil {
 		return run.fail("%v", err)
 	}
-	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy)
+	run.probeQueue(ctx)
+	defer run.restoreDurability(ctx)
+	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued)
 	if errors.Is(err, errBadStrategy) {
 		fmt.Fprintf(stderr, "loadtest chaos: %v\n", err)
 		return exitUsage
@@ -64,6 +66,31 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return printChaos(stdout, f, configs, verdicts, nem, run.cl)
 }
 
+// probeQueue asks the first replica for the durability of the stream's
+// Redis: an answer means the replicas have the queue.
+func (run *chaosRun) probeQueue(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	mode, err := run.c.durability(ctx, run.targets[0])
+	run.queued, run.foundDurability = err == nil, mode
+}
+
+// restoreDurability puts back the durability the run found: the nemesis
+// changed it before each Redis restart.
+func (run *chaosRun) restoreDurability(ctx context.Context) {
+	if !run.queued || len(run.restarts.list()) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, t := range run.targets {
+		if err := run.c.setDurability(ctx, t, run.foundDurability); err == nil {
+			return
+		}
+	}
+	fmt.Fprintf(run.stderr, "loadtest chaos: could not put the durability of Redis back to %s\n", run.foundDurability)
+}
+
 // chaosRun is what one chaos run opens: the checker's database, the
 // buyers' client and, without -targets, its own cluster of replicas.
 type chaosRun struct {
@@ -76,6 +103,11 @@ type chaosRun struct {
 	cl       *cluster // nil with -targets
 	targets  []string
 	backends backendAddrs
+	// queued: the replicas have the queue (GET /api/queue/durability
+	// answers); foundDurability is the mode the run puts back at its end.
+	queued          bool
+	foundDurability string
+	restarts        restartLog // restarts of the default Redis, with their mode
 }
 
 // open connects to the database and, without -targets, starts the
@@ -167,6 +199,7 @@ func (run *chaosRun) load(ctx context.Context, configs []*chaosConfig, plan []fa
 	loadCtx, cancel := context.WithTimeout(ctx, f.duration)
 	defer cancel()
 	nem := &nemesis{c: run.c, targets: run.targets, cluster: run.cl, out: out, outMu: outMu, start: start, planned: len(plan),
+		durable: run.queued, restarts: &run.restarts,
 		injected: map[string]int{}, missed: map[string]int{},
 		saleOf: func(i int) uint64 { return configs[i].currentSale() }}
 	var wg sync.WaitGroup
@@ -194,20 +227,35 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 			return nil, err
 		}
 	}
+	start := time.Now()
+	var took []string // the configurations whose check took long, and where
+	defer func() {
+		fmt.Fprintf(run.stdout, "checked in %v %v\n", time.Since(start).Round(100*time.Millisecond), took)
+	}()
 	verdicts := make([]chaosVerdict, len(configs))
 	for i, cf := range configs {
+		t0 := time.Now()
 		// Reading each sale on every replica also makes each write its
 		// queued critical-section records (the overlap evidence).
 		drift, err := cf.storeDrift(ctx, run.c, run.targets)
+		read := time.Since(t0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading the sales: %w", cf.name(), err)
 		}
-		v, err := cf.check(ctx, run.store)
+		var v chaosVerdict
+		if cf.Async {
+			v, err = cf.checkQueue(ctx, run.store, run.c, run.targets, run.restarts.list())
+		} else {
+			v, err = cf.check(ctx, run.store)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: checking the database: %w", cf.name(), err)
 		}
 		v.StoreDrift = drift
 		verdicts[i] = v
+		if all := time.Since(t0); all > 5*time.Second {
+			took = append(took, fmt.Sprintf("%s: %v (sales read in %v)", cf.name(), all.Round(100*time.Millisecond), read.Round(100*time.Millisecond)))
+		}
 	}
 	return verdicts, nil
 }
@@ -218,7 +266,9 @@ var errBadStrategy = errors.New("-strategy")
 // chooseConfigs reads the strategies and builds the configurations: each
 // named (or each safe, for all) available strategy, fenced and unfenced when
 // its leases carry tokens.
-func chooseConfigs(ctx context.Context, c *client, target, names string) ([]*chaosConfig, error) {
+// queued: the replicas have the queue, and redis-lua-stock gets its async
+// configurations too.
+func chooseConfigs(ctx context.Context, c *client, target, names string, queued bool) ([]*chaosConfig, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	all, err := c.strategies(ctx, target)
@@ -247,6 +297,10 @@ func chooseConfigs(ctx context.Context, c *client, target, names string) ([]*cha
 	if len(chosen) == 0 {
 		return nil, errors.New("no strategy to run (none safe and available?)")
 	}
+	newConfig := func(strategy string) *chaosConfig {
+		return &chaosConfig{Strategy: strategy, ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{},
+			hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)}
+	}
 	var out []*chaosConfig
 	for _, s := range chosen {
 		fencings := []bool{false}
@@ -256,10 +310,15 @@ func chooseConfigs(ctx context.Context, c *client, target, names string) ([]*cha
 		for _, fencing := range fencings {
 			// Without fencing, a lease that can expire under a stalled
 			// holder (ttl, session) is expected to break: counted, not failed.
-			hold := s.Safe && (fencing || s.Expiry == "none" || s.Expiry == "connection")
-			out = append(out, &chaosConfig{Strategy: s.Name, Fencing: fencing, MustHold: hold,
-				ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{},
-				hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)})
+			c := newConfig(s.Name)
+			c.Fencing, c.MustHold = fencing, s.Safe && (fencing || s.Expiry == "none" || s.Expiry == "connection")
+			out = append(out, c)
+		}
+		if s.Name == "redis-lua-stock" && queued {
+			for _, c := range queueConfigs(newConfig) {
+				c.MustHold = true
+				out = append(out, c)
+			}
 		}
 	}
 	return out, nil
@@ -282,6 +341,8 @@ func usableKinds(kinds []string, configs []*chaosConfig, owned bool, b backendAd
 			skipped[k] = "no redlock configuration"
 		case k == chaosRestartRedis && b.Redis == "":
 			skipped[k] = "no Redis"
+		case k == chaosKillConsumer && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
+			skipped[k] = "no queue configuration"
 		default:
 			out = append(out, k)
 		}
@@ -303,14 +364,25 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 	var lastErr error
 	for _, t := range targets { // a replica may be down: try the next
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		v, _, err := cl.createSale(cctx, t, req)
+		var id uint64
+		var err error
+		if c.Async {
+			var v saleView
+			req.OrderMode, req.PayWithinMS = "async", c.PayWithinMS
+			v, _, err = cl.createSale(cctx, t, req)
+			id = v.ID
+		} else {
+			var v saleView
+			v, _, err = cl.createSale(cctx, t, req)
+			id = v.ID
+		}
 		cancel()
 		if err == nil {
 			c.mu.Lock()
 			if c.current == sold {
-				c.current = v.ID
+				c.current = id
 			}
-			c.sales = append(c.sales, v.ID) // checked even if another buyer's sale won
+			c.sales = append(c.sales, id) // checked even if another buyer's sale won
 			c.mu.Unlock()
 			return nil
 		}
@@ -319,27 +391,46 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 	return fmt.Errorf("%w: %v", errNoSale, lastErr)
 }
 
+// userPool is how many users buy from a sale: twice the stock, four times
+// with reservations, where an expired order still counts against its user
+// (half the buyers let theirs expire: the sale must still sell out).
+func (c *chaosConfig) userPool(stock int64) int64 {
+	if c.PayWithinMS > 0 {
+		return 4 * stock
+	}
+	return 2 * stock
+}
+
 func (c *chaosConfig) currentSale() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.current
 }
 
-// buy orders until ctx ends: a random user of the sale's pool (twice the
-// stock: users come back, and per_user_limit 1 must hold), on a random
-// replica. A sold-out sale is replaced by a new one.
+// buy orders until ctx ends: a random user of the sale's pool (users come
+// back, and per_user_limit 1 must hold), on a random replica. A sold-out
+// sale is replaced by a new one.
 func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f chaosFlags, r *rand.Rand) {
 	for ctx.Err() == nil {
 		sale := c.currentSale()
-		user := "u" + strconv.Itoa(r.IntN(int(2*f.stock)))
+		user := "u" + strconv.Itoa(r.IntN(int(c.userPool(f.stock))))
 		t0 := time.Now()
 		// The request gets its own bound, not ctx: the end of the run must
 		// not turn an answer in flight into an unknown one.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		ack, id, kind := cl.chaosOrder(rctx, ordersURL(targets[r.IntN(len(targets))], sale), user)
+		target := targets[r.IntN(len(targets))]
+		ack, id, ticket, kind := cl.chaosOrder(rctx, ordersURL(target, sale), user)
 		cancel()
-		c.record(sale, user, ack, id, kind, time.Since(t0))
+		if ack == ackTicket {
+			c.recordTicket(sale, user, ticket, t0, time.Since(t0))
+		} else {
+			c.record(sale, user, ack, id, kind, time.Since(t0))
+		}
 		switch {
+		case ack == ackTicket && c.PayWithinMS > 0 && r.IntN(2) == 0:
+			c.payLater(ctx, cl, target, ticket, user) // half the buyers pay, the others let it expire
+		case ack == ackTicket:
+			sleepCtx(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
 		case kind == kindSoldOut:
 			c.create.Lock() // one new sale, not one per buyer
 			err := c.openSale(ctx, cl, targets, f, sale)

@@ -21,6 +21,7 @@ const (
 	ackOrder   = iota // 201 with an order id: the order must be in the database
 	ackRefused        // the shop said no (409, 503 or 4xx with its code): no order may exist
 	ackUnknown        // no answer, a timeout or a 5xx: the order may or may not exist
+	ackTicket         // 202 with an order ticket: it must end confirmed or failed
 )
 
 // chaosConfig is one strategy with or without fencing, and its sales.
@@ -31,18 +32,28 @@ type chaosConfig struct {
 	// lock strategies and the ones whose safety does not rest on a lease
 	// outliving its holder (lock-free, db-pessimistic).
 	MustHold bool
+	// Async: orders go through the queue (202 and a ticket);
+	// PayWithinMS > 0: each order is a reservation to pay before it expires.
+	Async       bool
+	PayWithinMS int
 
 	create  sync.Mutex // held while a sold-out sale is replaced
 	mu      sync.Mutex
 	current uint64 // the sale buyers order from now
 	sales   []uint64
-	ledger  map[uint64]map[string]*userLedger // sale -> user -> answers
-	kinds   map[string]int64                  // answer kinds, for the table
-	hist    *hdrhistogram.Histogram           // latency of every answer, µs
+	ledger  map[uint64]map[string]*userLedger  // sale -> user -> answers
+	kinds   map[string]int64                   // answer kinds, for the table
+	hist    *hdrhistogram.Histogram            // latency of every answer, µs
+	tickets map[uint64]map[string]ticketRecord // async: sale -> ticket -> its 202
 }
 
 func (c *chaosConfig) name() string {
-	if c.Fencing {
+	switch {
+	case c.Async && c.PayWithinMS > 0:
+		return c.Strategy + "/async+pay"
+	case c.Async:
+		return c.Strategy + "/async"
+	case c.Fencing:
 		return c.Strategy + "+fencing"
 	}
 	return c.Strategy
@@ -76,40 +87,50 @@ func (c *chaosConfig) record(sale uint64, user string, ack int, orderID uint64, 
 	_ = c.hist.RecordValue(max(took.Microseconds(), 1))
 }
 
-// chaosOrder is one POST of an order: what the buyer learnt.
-func (c *client) chaosOrder(ctx context.Context, ordersURL, userID string) (ack int, orderID uint64, kind string) {
+// chaosOrder is one POST of an order: what the buyer learnt (an order id
+// for a 201, a ticket for a 202).
+func (c *client) chaosOrder(ctx context.Context, ordersURL, userID string) (ack int, orderID uint64, ticket, kind string) {
 	body := `{"user_id":"` + userID + `"}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, strings.NewReader(body))
 	if err != nil {
-		return ackUnknown, 0, kindTransport
+		return ackUnknown, 0, "", kindTransport
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return ackUnknown, 0, transportKind(err)
+		return ackUnknown, 0, "", transportKind(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if err != nil {
-		return ackUnknown, 0, kindTransport
+		return ackUnknown, 0, "", kindTransport
 	}
 	if resp.StatusCode == http.StatusCreated {
 		var o struct {
 			ID uint64 `json:"order_id"`
 		}
 		if json.Unmarshal(raw, &o) != nil || o.ID == 0 {
-			return ackUnknown, 0, "bad_201"
+			return ackUnknown, 0, "", "bad_201"
 		}
-		return ackOrder, o.ID, kindOrder
+		return ackOrder, o.ID, "", kindOrder
+	}
+	if resp.StatusCode == http.StatusAccepted {
+		var a struct {
+			Ticket string `json:"order_ticket"`
+		}
+		if json.Unmarshal(raw, &a) != nil || !strings.HasPrefix(a.Ticket, "ot_") {
+			return ackUnknown, 0, "", "bad_202"
+		}
+		return ackTicket, 0, a.Ticket, kindAccepted
 	}
 	var e apiErrorBody
 	_ = json.Unmarshal(raw, &e)
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusServiceUnavailable {
 		if validCode(e.Error) {
-			return ackRefused, 0, e.Error
+			return ackRefused, 0, "", e.Error
 		}
 	}
-	return ackUnknown, 0, fmt.Sprintf("%s%d", kindHTTP, resp.StatusCode)
+	return ackUnknown, 0, "", fmt.Sprintf("%s%d", kindHTTP, resp.StatusCode)
 }
 
 // chaosVerdict is what the database says about one configuration's sales.
@@ -118,6 +139,7 @@ type chaosVerdict struct {
 	Oversold, LostUpdates, Duplicates             int64
 	Missing, Phantom                              int64 // a 201 without its row; a row nobody was promised or left unsure
 	Violations, FencedWrites, Unknown, StoreDrift int64
+	Queue                                         *ticketVerdict // async configurations only
 }
 
 // broken lists the invariants that do not hold (empty: all hold).
@@ -133,6 +155,9 @@ func (v chaosVerdict) broken() []string {
 	add("duplicates", v.Duplicates)
 	add("201 without order", v.Missing)
 	add("order without 201", v.Phantom)
+	if v.Queue != nil {
+		out = append(out, v.Queue.broken()...)
+	}
 	return out
 }
 

@@ -23,6 +23,12 @@ type nemesis struct {
 	injected map[string]int // kind -> faults that took effect
 	missed   map[string]int // kind -> faults the target refused or did not answer
 	wg       sync.WaitGroup
+	// durable: the replicas have the queue; each restart_redis sets its
+	// drawn durability first, one restart at a time (redisMu), and is
+	// logged in restarts with its mode.
+	durable  bool
+	redisMu  sync.Mutex
+	restarts *restartLog
 }
 
 // run injects every event at its time, each in its own goroutine (a
@@ -85,7 +91,9 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 	case chaosKillProcess:
 		return n.fault(ctx, target, map[string]any{"kind": "kill_process", "ms": ms})
 	case chaosRestartRedis:
-		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": "redis"})
+		return n.restartRedis(ctx, target, e.Durability)
+	case chaosKillConsumer:
+		return n.fault(ctx, target, map[string]any{"kind": "kill_consumer", "point": e.Point})
 	case chaosRestartMstr:
 		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": e.Backend})
 	case chaosExpireZK:
@@ -116,5 +124,28 @@ func (n *nemesis) fault(ctx context.Context, target string, body map[string]any)
 	defer cancel()
 	var out map[string]any
 	_, err := n.c.callJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	return err
+}
+
+// restartRedis restarts the default Redis; with the queue, it first sets
+// the drawn durability, and logs the restart with it (a lost ticket is
+// excused only by a non-durable one). A restart whose call failed may
+// still have happened: it is logged too.
+func (n *nemesis) restartRedis(ctx context.Context, target, mode string) error {
+	body := map[string]any{"kind": "restart_redis", "node": "redis"}
+	if !n.durable {
+		return n.fault(ctx, target, body)
+	}
+	n.redisMu.Lock()
+	defer n.redisMu.Unlock()
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := n.c.setDurability(sctx, target, mode)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("setting durability %s: %w", mode, err)
+	}
+	start := time.Now()
+	err = n.fault(ctx, target, body)
+	n.restarts.add(redisRestartRecord{Mode: mode, Start: start, End: time.Now()})
 	return err
 }

@@ -22,16 +22,18 @@ const (
 	chaosNetLatency   = "net_latency"       // replica <-> backend latency
 	chaosNetCut       = "net_cut"           // replica <-> backend connections reset, new ones refused
 	chaosNetBlackhole = "net_blackhole"     // replica <-> backend bytes dropped (a partition that does not say so)
+	chaosKillConsumer = "kill_consumer"     // the replica's queue consumer SIGKILLs it mid-batch
 )
 
 // chaosKinds lists every kind, in the order the tables print them.
 var chaosKinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
-	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole}
+	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer}
 
 // ownedOnly are the kinds that need replicas the run started itself: a
 // killed one must be restarted, and a network fault needs the run's proxy
 // between the replica and its backends.
-var ownedOnly = map[string]bool{chaosKillProcess: true, chaosNetLatency: true, chaosNetCut: true, chaosNetBlackhole: true}
+var ownedOnly = map[string]bool{chaosKillProcess: true, chaosKillConsumer: true, chaosNetLatency: true, chaosNetCut: true,
+	chaosNetBlackhole: true}
 
 // faultEvent is one planned fault. The plan is a pure function of the seed
 // and the run's shape (planFaults), so the same flags replay it exactly.
@@ -43,6 +45,10 @@ type faultEvent struct {
 	Backend string        // net_*: redis, redlock-N or zookeeper; restart_redlock: redlock-N
 	Config  int           // slow_db: which configuration's current sale
 	Latency time.Duration // net_latency
+	// Durability: restart_redis sets it (none, everysec, always) first,
+	// when the replicas have the queue; Point: where kill_consumer kills.
+	Durability string
+	Point      string
 }
 
 func (e faultEvent) String() string {
@@ -56,6 +62,10 @@ func (e faultEvent) String() string {
 		s += " " + e.Backend
 	case e.Kind == chaosSlowDB:
 		s += fmt.Sprintf(" config %d", e.Config+1)
+	case e.Kind == chaosRestartRedis:
+		s += " durability " + e.Durability
+	case e.Kind == chaosKillConsumer:
+		s += " " + e.Point
 	}
 	if e.For > 0 {
 		s += fmt.Sprintf(" for %v", e.For)
@@ -105,6 +115,10 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 			e.For = between(0, time.Second) // when, after the call, the replica dies
 		case chaosRestartMstr:
 			e.Backend = fmt.Sprintf("redlock-%d", 1+r.IntN(max(sh.RedlockN, 1)))
+		case chaosRestartRedis:
+			e.Durability = drawDurability(r)
+		case chaosKillConsumer:
+			e.Point = drawKillPoint(r)
 		case chaosSlowDB:
 			e.Config, e.For = r.IntN(max(sh.Configs, 1)), between(500*time.Millisecond, 3*time.Second)
 		case chaosNetLatency, chaosNetCut, chaosNetBlackhole:

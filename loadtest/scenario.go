@@ -49,6 +49,7 @@ var runners = map[string]scenarioFunc{
 	"redlock-minority":          redlockMinority,
 	"optimistic-vs-pessimistic": optimisticVsPessimistic,
 	"cache-db-drift":            cacheDBDrift,
+	"queue-durability":          queueDurability,
 	"herd-sold-out-cache":       herdSoldOutCache,
 	"herd-rate-limit":           herdRateLimit,
 	"zk-session-expiry":         zkSessionExpiry,

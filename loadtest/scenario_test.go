@@ -19,7 +19,8 @@ import (
 // faultyShops is the environment of the scenario shops: faults on, a lock
 // wait short enough for the "B times out" halves, and Redis servers of the
 // test's own (restart_redis must not touch the shared ones other packages'
-// tests are using at the same time). An option of startShop, not t.Setenv,
+// tests are using at the same time; started from a config file, so that
+// the durability lesson can switch the default one's persistence). An option of startShop, not t.Setenv,
 // so that TestScenarios can run in parallel with TestChaos.
 func faultyShops(t *testing.T) shopOpt {
 	t.Helper()

@@ -122,6 +122,23 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "queue-durability",
+		Title: "A queue is as durable as its Redis: 202s lost to a restart without persistence",
+		Predict: "an async redis-lua-stock sale answers 202 with a ticket while a held sale row keeps the " +
+			"consumers from committing; the default Redis restarts with entries still unread in the stream: " +
+			"with persistence none those 202 tickets never become orders (GET /api/orders/:ticket 404, counted " +
+			"as lost), with appendfsync always none is lost; everysec is shown, not asserted: the restart is a " +
+			"process crash (DEBUG CRASH-AND-RECOVER), the OS page cache survives it, so everysec usually loses " +
+			"nothing here and only an OS crash or a power cut would show its one-second window; after each " +
+			"restart the reconciliation's repair leaves drift 0",
+		Fix: "run the stream's Redis with appendonly yes and appendfsync always (PUT /api/queue/durability), " +
+			"or accept and count the loss; reconcile the Redis stock against the database after a restart",
+		Seed: "Redis stock article: take the unit in Redis with a Lua script, persist the order after; the " +
+			"queue in between, and what it loses, go beyond the seeds",
+		Strategies:  []string{"redis-lua-stock"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "herd-sold-out-cache",
 		Title: "A herd after the sell-out: the sold-out cache answers from memory",
 		Predict: "600 buyers for 20 units fire at the opening of a redis sale: without the sold-out cache every " +
