@@ -180,8 +180,11 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 		v.Queue.Drift += max(rec.Drift, -rec.Drift)
 		if n := stockApart(rec); n > 0 {
 			v.Queue.StockApart += n
-			v.Queue.Apart = append(v.Queue.Apart, fmt.Sprintf("sale %d: Redis %d, database %d, expired_unreturned %d, drift %d",
-				id, rec.StoreStock, rec.DBStock, rec.ExpiredUnreturned, rec.Drift))
+			var expired, soldOutFails int64
+			store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = 'expired'", id).Scan(&expired)
+			store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM ticket_failures WHERE sale_id = ? AND reason = 'sold_out'", id).Scan(&soldOutFails)
+			v.Queue.Apart = append(v.Queue.Apart, fmt.Sprintf("sale %d: Redis %d, database %d, expired_unreturned %d, lost_returns %d, drift %d; expired %d, tickets failed sold out %d",
+				id, rec.StoreStock, rec.DBStock, rec.ExpiredUnreturned, rec.LostReturns, rec.Drift, expired, soldOutFails))
 		}
 		if rec.StoreStock < 0 {
 			v.Queue.StockLost++

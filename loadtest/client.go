@@ -122,6 +122,7 @@ type reconcileView struct {
 	StoreStock        int64 `json:"store_stock"` // -1: lost
 	InFlight          int64 `json:"in_flight"`
 	ExpiredUnreturned int64 `json:"expired_unreturned"`
+	LostReturns       int64 `json:"lost_returns"`
 	Drift             int64 `json:"drift"`
 }
 

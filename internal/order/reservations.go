@@ -161,9 +161,15 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
-	if _, err := ur.ReturnUnit(rctx, s.LockKey(sale.ID), id); err != nil {
+	back, err := ur.ReturnUnit(rctx, s.LockKey(sale.ID), id)
+	if err != nil {
 		s.log.Warn("returning an expired order's unit to the store; retried later", "sale", sale.ID, "order", id, "err", err)
 		return
+	}
+	if !back {
+		// Not an error: a retry of a return that happened, or a stock being
+		// rebuilt (which counts the unit). Rare enough to be worth a line.
+		s.log.Info("an expired order's unit was back in the store already, or its stock is being rebuilt", "sale", sale.ID, "order", id)
 	}
 	if err := s.store.DB().WithContext(rctx).Exec("UPDATE orders SET unit_returned = 1 WHERE id = ?", id).Error; err != nil {
 		s.log.Warn("noting an expired order's unit returned", "order", id, "err", err)
