@@ -126,7 +126,10 @@ func TestChaosCheckerFindsEveryBreak(t *testing.T) {
 func TestChaos(t *testing.T) {
 	t.Parallel()
 	shop := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
-	dsn := testenv.MySQLDSN(t, "loadtest")
+	// Its own database: its replicas use Redis servers of their own, and a
+	// replica expires the reservations of every sale in its database and
+	// gives the units back to its own Redis.
+	dsn := testenv.MySQLDSN(t, "loadtest_chaos")
 	zk := testenv.ZKServers(t)
 	redis := testenv.PrivateRedis(t, 4)
 	seed := uint64(time.Now().UnixNano()%999_999_999) + 1

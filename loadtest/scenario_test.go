@@ -22,11 +22,12 @@ import (
 // tests are using at the same time; started from a config file, so that
 // the durability lesson can switch the default one's persistence). An option of startShop, not t.Setenv,
 // so that TestScenarios can run in parallel with TestChaos.
-func faultyShops(t *testing.T) shopOpt {
+func faultyShops(t *testing.T, db string) shopOpt {
 	t.Helper()
 	addrs := testenv.PrivateRedis(t, 4)
-	return withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
+	env := withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
 		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s")
+	return func(o *shopOpts) { env(o); withDB(db)(o) }
 }
 
 // TestScenarios runs `loadtest scenario all` against two real shop replicas
@@ -35,7 +36,7 @@ func faultyShops(t *testing.T) shopOpt {
 // The last one (zk-dead-holder) kills the first replica.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
-	env := faultyShops(t)
+	env := faultyShops(t, "loadtest_scenarios") // their own Redis: their own database
 	a, b := startShop(t, env, allowKill), startShop(t, env)
 	code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, "all")
 	t.Logf("\n%s", stdout)
@@ -61,10 +62,10 @@ func TestScenarios(t *testing.T) {
 // A lesson queued through the API (as the dashboard does) is run by a real
 // `loadtest agent` and its verdict lands in the database.
 func TestLessonThroughAgent(t *testing.T) {
-	env := faultyShops(t)
+	env := faultyShops(t, "loadtest_lesson")
 	t.Setenv(config.EnvAdminToken, testToken) // the agent's token for sales and faults
 	shop := startShop(t, env)
-	db := testenv.DB(t, "loadtest")
+	db := testenv.DB(t, "loadtest_lesson")
 	if err := db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'").Error; err != nil {
 		t.Fatal(err)
 	}

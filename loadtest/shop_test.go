@@ -141,7 +141,10 @@ func startShop(t *testing.T, opts ...shopOpt) string {
 	for _, f := range opts {
 		f(&o)
 	}
-	dsn := testenv.MySQLDSN(t, "loadtest") // skips (or fails in CI) without MariaDB
+	if o.db == "" {
+		o.db = "loadtest"
+	}
+	dsn := testenv.MySQLDSN(t, o.db) // skips (or fails in CI) without MariaDB
 	bin := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -194,6 +197,11 @@ func startShop(t *testing.T, opts ...shopOpt) string {
 type shopOpts struct {
 	allowKill bool     // a scenario may SIGKILL this shop (kill_process)
 	env       []string // NAME=value pairs over the test's environment
+	// db is the test database's short name ("loadtest" unless set). Shops
+	// over their own Redis need their own database too: every replica
+	// expires the reservations of every sale in its database, and gives the
+	// units back to its own Redis.
+	db string
 }
 
 type shopOpt func(*shopOpts)
@@ -203,6 +211,9 @@ func allowKill(o *shopOpts) { o.allowKill = true }
 
 // withEnv adds NAME=value pairs to the shop's environment.
 func withEnv(kv ...string) shopOpt { return func(o *shopOpts) { o.env = append(o.env, kv...) } }
+
+// withDB runs the shop over test database seckill_test_<name>.
+func withDB(name string) shopOpt { return func(o *shopOpts) { o.db = name } }
 
 // killed says whether cmd (waited for) died of SIGKILL.
 func killed(cmd *exec.Cmd) bool {

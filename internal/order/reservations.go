@@ -14,7 +14,8 @@ import (
 )
 
 // UnitReturner is a Reserver that takes the unit of an expired order back
-// into its own stock, once however often it is asked (redis-lua-stock).
+// into its own stock, once however often it is asked (redis-lua-stock);
+// counted false: it has no stock to take it (lost, not rebuilt yet).
 type UnitReturner interface {
 	ReturnUnit(ctx context.Context, key string, orderID uint64) (bool, error)
 }
@@ -161,15 +162,16 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
-	back, err := ur.ReturnUnit(rctx, s.LockKey(sale.ID), id)
+	counted, err := ur.ReturnUnit(rctx, s.LockKey(sale.ID), id)
 	if err != nil {
 		s.log.Warn("returning an expired order's unit to the store; retried later", "sale", sale.ID, "order", id, "err", err)
 		return
 	}
-	if !back {
-		// Not an error: a retry of a return that happened, or a stock being
-		// rebuilt (which counts the unit). Rare enough to be worth a line.
-		s.log.Info("an expired order's unit was back in the store already, or its stock is being rebuilt", "sale", sale.ID, "order", id)
+	if !counted {
+		// No stock to return it to: the return stays due (the next round
+		// retries it) until a rebuild counts it. Noting it done here would
+		// leave a unit in the database that no Redis counts.
+		return
 	}
 	if err := s.store.DB().WithContext(rctx).Exec("UPDATE orders SET unit_returned = 1 WHERE id = ?", id).Error; err != nil {
 		s.log.Warn("noting an expired order's unit returned", "order", id, "err", err)

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/reconcile"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -129,4 +132,37 @@ func (l *lab) checkStock(s inventory.Sale) inventory.SaleView {
 		l.t.Fatalf("sale %d: %+v", s.ID, v.Stats)
 	}
 	return v
+}
+
+// An expiry whose Redis has no stock for the sale (lost, and not rebuilt
+// yet; or a replica whose Redis is not the sale's) must not note the unit
+// back: the database then says "returned" for a unit no Redis counts. The
+// return stays due until a rebuild, which counts it, and then completes.
+func TestReturnWithoutAStockWaitsForTheRebuild(t *testing.T) {
+	l := newLab(t, nil)
+	s := l.newSale("redis-lua-stock", 2, inventory.OrderSync, 500)
+	ctx := context.Background()
+	l.buyAll(s, 1, "nr")
+	key := l.orders.LockKey(s.ID)
+	l.b.Redis.Del(ctx, redislock.KeysOf(key).Stock) // lost with a restart, no order since to rebuild it
+	testenv.WaitFor(t, 30*time.Second, "the reservation to expire", func() bool {
+		_, _ = l.orders.ExpireDue(ctx, 50)
+		r, _ := l.store.Reservations(ctx, s.ID)
+		return r.Expired == 1
+	})
+	if r, _ := l.store.Reservations(ctx, s.ID); r.Returned != 0 {
+		t.Fatalf("%+v: the unit is noted back though no Redis stock took it", r)
+	}
+	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})
+	if _, _, _, err := reconcile.Repair(ctx, l.b.DB, inst.(reconcile.Store), key, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, 30*time.Second, "the due return to complete after the rebuild", func() bool {
+		_, _ = l.orders.ExpireDue(ctx, 50)
+		r, _ := l.store.Reservations(ctx, s.ID)
+		return r.Returned == 1
+	})
+	if v := l.checkTruth(s); v.Stock != 2 {
+		t.Fatalf("stock %d, want 2", v.Stock)
+	}
 }

@@ -123,11 +123,12 @@ return 1
 `)
 
 // returnScript: ARGV = order id. Gives the unit of an expired order back,
-// once: the id joins the returned set first. A missing stock is rebuilt from
-// the database, which counts the unit already.
+// once: the id joins the returned set with the INCR. Without a stock (lost,
+// not rebuilt yet) it does nothing and answers -1: the rebuild reads the
+// database, which counts the unit, and marks every expired order returned.
 var returnScript = redis.NewScript(`
-if redis.call('SADD', KEYS[5], ARGV[1]) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('SADD', KEYS[5], ARGV[1]) == 0 then return 0 end
 redis.call('INCR', KEYS[1])
 return 1
 `)
@@ -228,14 +229,16 @@ func (l *LuaStock) settle(ctx context.Context, key string, r lockstrategy.Reserv
 }
 
 // ReturnUnit gives back the unit of expired order orderID, once however
-// often it is called. returned is false when it had gone back already (or
-// the stock is being rebuilt, which counts it).
-func (l *LuaStock) ReturnUnit(ctx context.Context, key string, orderID uint64) (returned bool, err error) {
+// often it is called. counted is true once key's stock counts the unit
+// (given back now, or before); false when there is no stock to give it to
+// (lost and not rebuilt yet): the return stays due, and the rebuild, which
+// counts every expired order, completes it.
+func (l *LuaStock) ReturnUnit(ctx context.Context, key string, orderID uint64) (counted bool, err error) {
 	n, err := returnScript.Run(ctx, l.rdb, stockKeys(key), orderID).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redislock: return the unit of order %d to %s: %w", orderID, key, err)
 	}
-	return n == 1, nil
+	return n != -1, nil
 }
 
 // ReturnedAmong says which of ids are in key's returned set.
