@@ -12,6 +12,7 @@ import (
 // no drift). A strategy that cannot queue orders fails the run with the
 // shop's reason.
 func TestAsyncRunAgainstShop(t *testing.T) {
+	t.Parallel() // its own shop; waits on it most of the time
 	shop := startShop(t)
 
 	t.Run("redis-lua-stock: every ticket confirmed, exit 0", func(t *testing.T) {

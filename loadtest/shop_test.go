@@ -27,6 +27,7 @@ const testToken = "loadtest-test-token"
 // database seckill_test_loadtest: the numbers in its tables must be the
 // database's, and its exit code must follow the strategy's safety claim.
 func TestRunAgainstShop(t *testing.T) {
+	t.Parallel() // its own shop; waits on it most of the time
 	shop := startShop(t)
 
 	t.Run("safe strategy: exit 0, JSON schema, DB truth", func(t *testing.T) {
