@@ -10,6 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // Buyers keep coming while reservations expire and units come back, on two
@@ -54,18 +55,10 @@ func TestBuyPayExpireTogether(t *testing.T) {
 	}
 	buyers.Wait()
 	a.drained(s.ID)
-	// Let every unpaid reservation expire and come back.
-	time.Sleep(0) // no timed wait: the loop below waits for the state
-	for {
+	testenv.WaitFor(t, 60*time.Second, "every unpaid reservation to expire and come back", func() bool {
 		r, err := a.store.Reservations(context.Background(), s.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Reserved == 0 && r.Expired == r.Returned {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && r.Reserved == 0 && r.Expired == r.Returned
+	})
 	cancel()
 	wg.Wait()
 	v := a.checkTruth(s)
