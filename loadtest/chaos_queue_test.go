@@ -188,3 +188,15 @@ func TestQueueFaultsInThePlan(t *testing.T) {
 		t.Errorf("kill points drawn: %v", points)
 	}
 }
+
+// A queued configuration whose orders all expired unpaid still proved
+// something (tickets became orders); one whose tickets made no order did not.
+func TestQueuedConfigurationProvedByConfirmedTickets(t *testing.T) {
+	c := &chaosConfig{MustHold: true, Async: true}
+	if v, fail := c.verdict(chaosVerdict{Queue: &ticketVerdict{Accepted: 3, Confirmed: 3}}); fail {
+		t.Fatalf("3 confirmed, all expired: %q, want PASS", v)
+	}
+	if v, fail := c.verdict(chaosVerdict{Queue: &ticketVerdict{Accepted: 3}}); !fail {
+		t.Fatalf("no ticket confirmed: %q, want a failure", v)
+	}
+}

@@ -24,15 +24,11 @@ func TestPausePastTTL(t *testing.T) {
 		if err := store.CreateSale(ctx, &sale); err != nil {
 			t.Fatal(err)
 		}
-		svc.PauseNextSection(3 * time.Second)
-		errA := make(chan error, 1)
-		go func() {
-			_, err := svc.Place(ctx, sale.ID, "A")
-			errA <- err
-		}()
 		// A holds the lock, stalled; B waits for A's row to expire (300 ms)
-		// and takes the lock while A still sleeps.
-		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section", func() bool { return svc.PausedSections() == 1 })
+		// and takes the lock while A still sleeps. On a loaded machine A's
+		// 300 ms may run out before it reaches the stall (it then stops
+		// with lock_lost, having written nothing): it tries again.
+		errA := stallA(t, svc, sale.ID)
 		if _, err := svc.Place(ctx, sale.ID, "B"); err != nil {
 			t.Fatalf("fencing=%v: B: %v", fencing, err)
 		}
@@ -101,5 +97,41 @@ func TestFencedStaleWriteBetweenReadAndWrite(t *testing.T) {
 	if !errors.Is(aErr, order.ErrFenced) || bErr != nil || v.Sold != 1 || v.Stock != 9 || v.LostUpdates != 0 {
 		t.Errorf("a fenced sale lost an update: A's stale write must be refused and B's land (A %v, B %v, sold %d, stock %d, lost %d)",
 			aErr, bErr, v.Sold, v.Stock, v.LostUpdates)
+	}
+}
+
+// stallA starts buyer A with the next section stalled for 3 s and returns
+// once A is stalled inside its section, holding the lock; A's result comes
+// on the channel. An A that lost its lease before the stall point (its TTL
+// ran out on a loaded machine: ErrLockLost, nothing written) tries again.
+func stallA(t *testing.T, svc *order.Service, saleID uint64) chan error {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		svc.PauseNextSection(3 * time.Second)
+		errA := make(chan error, 1)
+		go func() {
+			_, err := svc.Place(context.Background(), saleID, "A")
+			errA <- err
+		}()
+		var early error
+		returned := false
+		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section (or back)", func() bool {
+			if svc.PausedSections() == 1 {
+				return true
+			}
+			select {
+			case early = <-errA:
+				returned = true
+				return true
+			default:
+				return false
+			}
+		})
+		if !returned {
+			return errA
+		}
+		if !errors.Is(early, order.ErrLockLost) || attempt == 5 {
+			t.Fatalf("A returned before its stall (attempt %d): %v", attempt, early)
+		}
 	}
 }
