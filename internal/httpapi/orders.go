@@ -102,12 +102,7 @@ func (s *Server) issueTicket(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	var raw json.RawMessage
-	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	userID, err := parseUserID(raw)
+	userID, err := userIDBody(c)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
@@ -118,6 +113,16 @@ func (s *Server) issueTicket(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"ticket": ticket, "sale_id": id, "user_id": userID, "expires_at": exp.UTC()})
+}
+
+// userIDBody reads a body that is only {"user_id"}: a ticket request, a
+// payment.
+func userIDBody(c *gin.Context) (string, error) {
+	var raw json.RawMessage
+	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
+		return "", err
+	}
+	return parseUserID(raw)
 }
 
 // parseUserID accepts a non-empty string of at most MaxUserIDLen characters,

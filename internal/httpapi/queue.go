@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -83,12 +82,7 @@ func (s *Server) payOrder(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	var raw json.RawMessage
-	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	userID, err := parseUserID(raw)
+	userID, err := userIDBody(c)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
