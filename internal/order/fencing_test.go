@@ -77,20 +77,10 @@ func TestFencedStaleWriteBetweenReadAndWrite(t *testing.T) {
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}
-	place := func(user string) <-chan error {
-		ch := make(chan error, 1)
-		go func() {
-			_, err := svc.Place(ctx, sale.ID, user)
-			ch <- err
-		}()
-		return ch
-	}
-	svc.PauseNextSection(6 * time.Second)
-	errA := place("A")
-	testenv.WaitFor(t, 30*time.Second, "A stalled inside its section", func() bool { return svc.PausedSections() == 1 })
-	svc.PauseNextSection(9 * time.Second)
-	errB := place("B") // gets the lock once A's row expires (300 ms), reads, stalls
-	testenv.WaitFor(t, 30*time.Second, "B stalled inside its section too", func() bool { return svc.PausedSections() == 2 })
+	// On a loaded machine either buyer's 300 ms lease may run out before it
+	// reaches its stall (lock_lost, nothing written): it tries again.
+	errA := stallBuyer(t, svc, sale.ID, "A", 6*time.Second, 1)
+	errB := stallBuyer(t, svc, sale.ID, "B", 9*time.Second, 2) // gets the lock once A's row expires (300 ms), reads, stalls
 	if len(errA) > 0 {
 		t.Fatal("A woke before B had read the stock: the interleaving was not built (a machine stalled for 6 s?)")
 	}
@@ -108,23 +98,32 @@ func TestFencedStaleWriteBetweenReadAndWrite(t *testing.T) {
 	}
 }
 
-// stallA starts buyer A with the next section stalled for 6 s and returns
-// once A is stalled inside its section, holding the lock; A's result comes
-// on the channel. An A that lost its lease before the stall point (its TTL
-// ran out on a loaded machine: ErrLockLost, nothing written) tries again.
+// stallA starts buyer A with the next section stalled for 6 s (room for
+// B's retries on a loaded machine) and returns once A is stalled inside its
+// section, holding the lock; A's result comes on the channel.
 func stallA(t *testing.T, svc *order.Service, saleID uint64) chan error {
 	t.Helper()
+	return stallBuyer(t, svc, saleID, "A", 6*time.Second, 1)
+}
+
+// stallBuyer starts user's order with the next section stalled for pause
+// and returns once `paused` sections are stalled (this one among them),
+// holding the lock; the order's result comes on the channel. A buyer that
+// lost its lease before the stall point (its TTL ran out on a loaded
+// machine: ErrLockLost, nothing written) tries again.
+func stallBuyer(t *testing.T, svc *order.Service, saleID uint64, user string, pause time.Duration, paused int64) chan error {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		svc.PauseNextSection(6 * time.Second) // room for B's retries on a loaded machine
+		svc.PauseNextSection(pause)
 		errA := make(chan error, 1)
 		go func() {
-			_, err := svc.Place(context.Background(), saleID, "A")
+			_, err := svc.Place(context.Background(), saleID, user)
 			errA <- err
 		}()
 		var early error
 		returned := false
-		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section (or back)", func() bool {
-			if svc.PausedSections() == 1 {
+		testenv.WaitFor(t, 30*time.Second, user+" stalled inside its section (or back)", func() bool {
+			if svc.PausedSections() == paused {
 				return true
 			}
 			select {
@@ -139,7 +138,7 @@ func stallA(t *testing.T, svc *order.Service, saleID uint64) chan error {
 			return errA
 		}
 		if !errors.Is(early, order.ErrLockLost) || attempt == 5 {
-			t.Fatalf("A returned before its stall (attempt %d): %v", attempt, early)
+			t.Fatalf("%s returned before its stall (attempt %d): %v", user, attempt, early)
 		}
 	}
 }

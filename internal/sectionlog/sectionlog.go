@@ -35,7 +35,11 @@ type Log struct {
 	log  *slog.Logger
 	ch   chan sectionEntry
 	done chan struct{}
-	once sync.Once
+	// mu guards closed: a holder may leave its section after the service
+	// closed (a test's cleanup, a replica shutting down mid-order); its
+	// section is then written at once instead of sent on a closed channel.
+	mu     sync.RWMutex
+	closed bool
 }
 
 // sectionEntry is a section to write, or (ack set) a request to write all
@@ -55,6 +59,12 @@ func New(db *gorm.DB, log *slog.Logger) *Log {
 // Record queues s. If the queue is full it writes s at once rather than drop
 // it: a lost section could hide a violation.
 func (l *Log) Record(s Section) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		l.flush([]Section{s})
+		return
+	}
 	select {
 	case l.ch <- sectionEntry{s: s}:
 	default:
@@ -64,6 +74,11 @@ func (l *Log) Record(s Section) {
 
 // Flush returns once every section recorded before it is written.
 func (l *Log) Flush() {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return // Close wrote everything queued
+	}
 	ack := make(chan struct{})
 	l.ch <- sectionEntry{ack: ack}
 	<-ack
@@ -71,7 +86,12 @@ func (l *Log) Flush() {
 
 // Close writes what is queued and stops the writer.
 func (l *Log) Close() {
-	l.once.Do(func() { close(l.ch) })
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.ch)
+	}
+	l.mu.Unlock()
 	<-l.done
 }
 

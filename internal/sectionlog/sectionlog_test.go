@@ -45,3 +45,30 @@ func TestViolationsCountsOverlapsOnly(t *testing.T) {
 		t.Fatalf("violations = %d, want 2", n)
 	}
 }
+
+// TestRecordAfterClose: a holder that leaves its section after the log
+// closed (a replica shutting down mid-order) still gets its section
+// written, and neither Record nor Flush panics on the closed queue.
+func TestRecordAfterClose(t *testing.T) {
+	db := testenv.DB(t, "sectionlog")
+	store := inventory.NewStore(db)
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "late", Strategy: "none", InitialStock: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t0 := time.Now()
+	log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: "r1", EnterAt: t0, ExitAt: t0.Add(20 * time.Millisecond)})
+	log.Close()
+	log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: "r2", EnterAt: t0.Add(10 * time.Millisecond), ExitAt: t0.Add(30 * time.Millisecond)})
+	log.Flush()
+	log.Close()
+	n, err := sectionlog.Violations(ctx, db, sale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("violations = %d, want 1: the section recorded after Close was not written", n)
+	}
+}

@@ -24,13 +24,14 @@ type lease struct {
 	dir, node string
 	guid      string
 	token     uint64
+	session   int64 // the node's ephemeral owner: the session it lives in
 	lost      chan struct{}
 	lostOnce  sync.Once
 	released  atomic.Bool
 }
 
-func newLease(l *Locker, dir, node, guid string, token uint64) *lease {
-	return &lease{l: l, dir: dir, node: node, guid: guid, token: token, lost: make(chan struct{})}
+func newLease(l *Locker, dir, node, guid string, token uint64, session int64) *lease {
+	return &lease{l: l, dir: dir, node: node, guid: guid, token: token, session: session, lost: make(chan struct{})}
 }
 
 // Token is the node's czxid (see acquired for why not the sequence).
@@ -47,17 +48,43 @@ func (le *lease) Unlock(ctx context.Context) error {
 		return lockstrategy.ErrNotHeld
 	}
 	le.l.forget(le)
-	_, err := call(ctx, func() (struct{}, error) { return struct{}{}, le.l.conn.Delete(le.node, -1) })
+	err := le.deleteNode(ctx)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrSessionExpired), errors.Is(err, zk.ErrClosing):
+	case gone(err):
 		return fmt.Errorf("zklock: %w: %s went with its session", lockstrategy.ErrNotHeld, le.node)
 	default:
 		// The node may still be there and, in a live session, it would hold
 		// the lock for nobody: keep deleting it in the background.
 		le.l.reap(le.dir, le.guid)
 		return fmt.Errorf("zklock: unlock %s: %w", le.node, err)
+	}
+}
+
+// deleteNode deletes our node, retrying while the connection is down and
+// ctx lasts: a dropped connection (a loaded machine, a server of the
+// ensemble killed) keeps the session, so the delete can still be done. A
+// retry that finds no node while our session is the one that made it means
+// the earlier attempt landed before the connection dropped: released.
+func (le *lease) deleteNode(ctx context.Context) error {
+	retried := false
+	for {
+		_, err := call(ctx, func() (struct{}, error) { return struct{}{}, le.l.conn.Delete(le.node, -1) })
+		switch {
+		case err == nil:
+			return nil
+		case retried && errors.Is(err, zk.ErrNoNode) && le.l.conn.SessionID() == le.session:
+			return nil
+		case !transient(err):
+			return err
+		}
+		retried = true
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(transientPause):
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // TestSessionExpiryLosesLease expires the holder's session from outside (a
@@ -118,5 +119,40 @@ func TestCloseLosesLeases(t *testing.T) {
 	}
 	if _, err := locktest.LockWithin(l, locktest.Key(t), time.Second); err == nil {
 		t.Fatal("Lock on a closed Locker succeeded")
+	}
+}
+
+// TestUnlockThroughADroppedConnection: the connection drops while the
+// delete is on the wire (the server deleted the node, the reply is lost).
+// The session survives, so Unlock retries, finds the node gone in its own
+// session and reports a clean release; the next contender gets the lock.
+// (Before, Unlock failed with "zk: connection closed" and left the delete to
+// the background reaper: a loaded CI machine saw it in the conformance suite.)
+func TestUnlockThroughADroppedConnection(t *testing.T) {
+	proxy := locktest.NewCutProxy(t, testenv.ZKServers(t)[0])
+	l, err := New([]string{proxy.Addr}, 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(l, key, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Armed.Store(true) // the next reply (the delete's) is dropped
+	if err := locktest.Unlock(le); err != nil {
+		t.Fatalf("Unlock through a dropped connection: %v", err)
+	}
+	if proxy.Armed.Load() {
+		t.Fatal("no reply was dropped: the test did not cut the connection")
+	}
+	other := newLocker(t, 4*time.Second)
+	le2, err := locktest.LockWithin(other, key, 10*time.Second)
+	if err != nil {
+		t.Fatalf("the next contender: %v", err)
+	}
+	if err := locktest.Unlock(le2); err != nil {
+		t.Fatal(err)
 	}
 }
