@@ -53,6 +53,7 @@ func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, c
 		clients = append(clients, c)
 	}
 	b.ZKServers = config.List(cfg.ZKServers)
+	b.Etcd = config.List(cfg.EtcdEndpoints)
 	return b, closeAll
 }
 
@@ -117,6 +118,13 @@ func probeAll(ctx context.Context, b lockstrategy.Backends, log *slog.Logger) {
 			err = fmt.Errorf("no server of %v accepts a connection", b.ZKServers)
 		}
 		record(lockstrategy.NeedZooKeeper, err, "")
+	}
+	if len(b.Etcd) > 0 {
+		var err error
+		if !anyReachable(ctx, b.Etcd) {
+			err = fmt.Errorf("no endpoint of %v accepts a connection", b.Etcd)
+		}
+		record(lockstrategy.NeedEtcd, err, "")
 	}
 }
 

@@ -25,14 +25,15 @@ const (
 
 // serveConfig is everything `shop serve` and `shop demo` are configured with.
 type serveConfig struct {
-	HTTPAddr     string
-	MySQLDSN     string
-	RedisAddr    string        // empty: no Redis, its strategies report available=false
-	RedlockAddrs string        // comma-separated masters; empty: no redlock
-	ZKServers    string        // comma-separated; empty: no zookeeper
-	ReplicaID    string        // default hostname:port
-	LockWait     time.Duration // default 10s
-	LogLevel     slog.Level
+	HTTPAddr      string
+	MySQLDSN      string
+	RedisAddr     string        // empty: no Redis, its strategies report available=false
+	RedlockAddrs  string        // comma-separated masters; empty: no redlock
+	ZKServers     string        // comma-separated; empty: no zookeeper
+	EtcdEndpoints string        // comma-separated; empty: no etcd
+	ReplicaID     string        // default hostname:port
+	LockWait      time.Duration // default 10s
+	LogLevel      slog.Level
 	// AdminToken comes from SECKILL_ADMIN_TOKEN only: a flag would show the
 	// secret in ps and in shell history.
 	AdminToken string
@@ -61,6 +62,8 @@ func flagSet(name, summary string, cfg *serveConfig, stderr io.Writer) (*flag.Fl
 		"comma-separated independent Redis masters of redlock; \"\" for none (env "+config.EnvRedlockAddrs+")")
 	fs.StringVar(&cfg.ZKServers, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers),
 		"comma-separated ZooKeeper servers; \"\" for none (env "+config.EnvZKServers+")")
+	fs.StringVar(&cfg.EtcdEndpoints, "etcd-endpoints", config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints),
+		"comma-separated etcd endpoints of the etcd strategy; \"\" for none (env "+config.EnvEtcdEndpoints+")")
 	fs.StringVar(&cfg.ReplicaID, "replica-id", config.Get(envReplicaID, ""),
 		"`name` written on every order (at most 64 chars); default hostname:port (env "+envReplicaID+")")
 	fs.DurationVar(&cfg.LockWait, "lock-wait", lockWait,

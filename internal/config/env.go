@@ -25,12 +25,29 @@ const (
 	// scripts/services.sh and docker-compose.yml, not by the shop, which
 	// reads and changes it at run time (PUT /api/queue/durability).
 	EnvRedisPersistence = "SECKILL_REDIS_PERSISTENCE"
+	// EnvEtcdEndpoints lists the etcd servers of the etcd strategy.
+	EnvEtcdEndpoints = "SECKILL_ETCD_ENDPOINTS"
+	// EnvSentinelAddrs lists the Redis Sentinels that watch the replicated
+	// Redis (one master, one replica) of the redis-sentinel strategy;
+	// EnvSentinelMaster is the master's name they know it by.
+	EnvSentinelAddrs  = "SECKILL_SENTINEL_ADDRS"
+	EnvSentinelMaster = "SECKILL_SENTINEL_MASTER"
+	// EnvZKEnsembleServers lists the three-server ZooKeeper ensemble that
+	// scripts/services.sh starts with --zk-ensemble (the tests that kill one
+	// server, the chaos run); docker-compose.yml's ZooKeeper is an ensemble
+	// and its EnvZKServers lists all three.
+	EnvZKEnsembleServers = "SECKILL_ZK_ENSEMBLE_SERVERS"
 
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"
 	DefaultRedlockAddrs = "127.0.0.1:16380,127.0.0.1:16381,127.0.0.1:16382"
 	DefaultZKServers    = "127.0.0.1:12181"
 	DefaultHTTPAddr     = "127.0.0.1:8080"
+
+	DefaultEtcdEndpoints     = "127.0.0.1:12379"
+	DefaultSentinelAddrs     = "127.0.0.1:16385,127.0.0.1:16386,127.0.0.1:16387"
+	DefaultSentinelMaster    = "seckill"
+	DefaultZKEnsembleServers = "127.0.0.1:12191,127.0.0.1:12192,127.0.0.1:12193"
 )
 
 // Get returns the variable's value, or def when it is unset or empty.

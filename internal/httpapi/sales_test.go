@@ -248,7 +248,7 @@ func TestCreateSaleWatchdog(t *testing.T) {
 	for _, name := range []string{"db-pessimistic", "db-lock-table", "redis-no-owner", "redis-setnx-expire", "redis-lua-stock", "none"} {
 		before := e.countSales(t)
 		b := wantError(t, e.post("/api/sales", `{"strategy":"`+name+`","stock":1,"watchdog":false}`), 400, "invalid_field", "watchdog")
-		if !strings.Contains(b.Message, "redis and redlock") || !strings.Contains(b.Message, name) {
+		if !strings.Contains(b.Message, strings.Join(lockstrategy.Renewing(), ", ")) || !strings.Contains(b.Message, name) {
 			t.Errorf("%s: message %q should name the strategy and the ones with a watchdog", name, b.Message)
 		}
 		if e.countSales(t) != before {

@@ -79,6 +79,10 @@ func (b Backends) configured(n Need) bool {
 		return len(b.Redlock) > 0
 	case NeedZooKeeper:
 		return len(b.ZKServers) > 0
+	case NeedEtcd:
+		return len(b.Etcd) > 0
+	case NeedSentinel:
+		return b.Sentinel != nil
 	}
 	return false
 }
@@ -98,7 +102,7 @@ func (b Backends) State(n Need) BackendState {
 // AllStates is State for every kind of backend.
 func (b Backends) AllStates() map[Need]BackendState {
 	out := map[Need]BackendState{}
-	for _, n := range []Need{NeedDB, NeedRedis, NeedRedlock, NeedZooKeeper} {
+	for _, n := range []Need{NeedDB, NeedRedis, NeedRedlock, NeedZooKeeper, NeedEtcd} {
 		out[n] = b.State(n)
 	}
 	return out

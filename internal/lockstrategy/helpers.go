@@ -40,3 +40,22 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// holderKey is the context key of WithHolder.
+type holderKey struct{}
+
+// WithHolder names the holder a reentrant lock counts holds for: a Lock
+// under a ctx with the same holder, in the same process, while the holder
+// has the lock, takes it again instead of waiting for itself. Go has no
+// thread id to play Java's part (Redisson's owner is its client id plus the
+// thread id), so the caller says which calls are one holder.
+func WithHolder(ctx context.Context, holder string) context.Context {
+	return context.WithValue(ctx, holderKey{}, holder)
+}
+
+// Holder is ctx's holder (WithHolder), or "" when it names none: every
+// Lock is then a holder of its own.
+func Holder(ctx context.Context) string {
+	h, _ := ctx.Value(holderKey{}).(string)
+	return h
+}

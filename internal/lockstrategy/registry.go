@@ -19,6 +19,8 @@ const (
 	NeedRedis     Need = "redis"
 	NeedRedlock   Need = "redlock"
 	NeedZooKeeper Need = "zookeeper"
+	NeedEtcd      Need = "etcd"
+	NeedSentinel  Need = "sentinel"
 )
 
 // Backends holds the shared connections strategies are built from. Fields a
@@ -34,6 +36,13 @@ type Backends struct {
 	ZKServers []string
 	// ZKSessionTimeout is the ZooKeeper session timeout; 0 means 4s.
 	ZKSessionTimeout time.Duration
+	// Etcd lists the etcd endpoints (SECKILL_ETCD_ENDPOINTS); the etcd
+	// strategy opens its own client and lease over them.
+	Etcd []string
+	// Sentinel is a go-redis failover client of the replicated Redis that
+	// Sentinels watch (SECKILL_SENTINEL_ADDRS, SECKILL_SENTINEL_MASTER): it
+	// follows the master through a failover.
+	Sentinel *redis.Client
 	// Health, when set, says which configured backends answer now (a probe
 	// loop keeps it current); a strategy whose backend is down is
 	// unavailable until it answers again. Nil: configured means up.
@@ -85,6 +94,9 @@ type Strategy struct {
 	// others have nothing to turn off (ZooKeeper's session heart-beats on
 	// its own; db-lock-table and the teaching variants never renew).
 	Renews bool
+	// Reentrant says a holder may take the lock it holds again (the ctx
+	// names the holder: WithHolder) and frees it on its last Unlock.
+	Reentrant bool
 	// Queues says the strategy's stock lives in the default Redis, so that
 	// one script can take the unit and queue the order (order_mode async).
 	Queues bool

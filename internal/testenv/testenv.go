@@ -136,6 +136,17 @@ func ZKServers(t testing.TB) []string {
 	return servers
 }
 
+// Etcd returns SECKILL_ETCD_ENDPOINTS after checking the first one answers.
+func Etcd(t testing.TB) []string {
+	t.Helper()
+	SkipInShort(t)
+	eps := config.List(config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints))
+	if err := reachable(eps[0]); err != nil {
+		Unavailable(t, "etcd at "+eps[0], err)
+	}
+	return eps
+}
+
 // Backends returns every backend, for tests over all strategies.
 func Backends(t testing.TB, dbName string) lockstrategy.Backends {
 	t.Helper()
@@ -144,8 +155,12 @@ func Backends(t testing.TB, dbName string) lockstrategy.Backends {
 		Redis:     Redis(t),
 		Redlock:   Redlock(t),
 		ZKServers: ZKServers(t),
+		Etcd:      Etcd(t),
 	}
 }
+
+// Reachable says whether addr accepts a TCP connection (within 2 s).
+func Reachable(addr string) error { return reachable(addr) }
 
 func reachable(addr string) error {
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
