@@ -56,6 +56,8 @@ func BenchmarkContention(b *testing.B) {
 		locktest.PrintTable(os.Stdout, results)
 		fmt.Println()
 		locktest.PrintRatios(os.Stdout, results, "redis", locktest.PeerRedsync, 64, benchWork)
+		fmt.Println()
+		locktest.PrintClaims(os.Stdout, results, 64, benchWork)
 	})
 	// Strategies innermost: the runs that are compared are adjacent in time,
 	// which matters on a shared, noisy machine.

@@ -22,6 +22,7 @@ func childBackends(dsn string) (lockstrategy.Backends, func(), error) {
 		Redis:            redis.NewClient(&redis.Options{Addr: config.Get(config.EnvRedisAddr, config.DefaultRedisAddr)}),
 		ZKServers:        config.List(config.Get(config.EnvZKServers, config.DefaultZKServers)),
 		ZKSessionTimeout: zkSessionTimeout,
+		Etcd:             config.List(config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints)),
 	}
 	for _, a := range config.List(config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs)) {
 		b.Redlock = append(b.Redlock, redis.NewClient(&redis.Options{Addr: a}))

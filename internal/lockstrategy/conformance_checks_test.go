@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // Sizes of the goroutine exclusion check: 32-way contention, 1,600
@@ -24,9 +26,20 @@ import (
 // regressions in 6,400 once showed a db-lock-table bug: about 1.75 expected
 // in 1,600). The chaos run (loadtest chaos) now looks for such bugs too,
 // under faults, and make chaos runs it for 10 minutes.
+//
+// Issue 14 added five strategies to the suite, and the polling locks alone
+// (db-lock-table, redlock, zookeeper at 6-9 sections/s with 32 contenders)
+// took 3-4 minutes of make test's 10. So the budget of 1,600 sections is
+// soft for slow locks: past exclusionSoftBound, a check that has done at
+// least exclusionMinSections (10 per goroutine) stops. Whether a check
+// passes never depends on the machine's speed, only how big its sample is
+// above that floor: a fast lock still does all 1,600; make chaos and
+// make bench look further.
 const (
-	exclusionGoroutines = 32
-	exclusionRounds     = 50
+	exclusionGoroutines  = 32
+	exclusionRounds      = 50
+	exclusionMinSections = exclusionGoroutines * 10
+	exclusionSoftBound   = 30 * time.Second
 )
 
 // counterBox is the shared state a lock must protect. Its fields are atomics
@@ -73,9 +86,14 @@ func checkExclusionGoroutines(t *testing.T, s lockstrategy.Strategy, b lockstrat
 	want := int64(exclusionGoroutines * exclusionRounds)
 	var (
 		box   counterBox
-		taken atomic.Int64 // sections entered, against the budget
+		taken atomic.Int64 // sections entered
 		wg    sync.WaitGroup
 	)
+	start := time.Now()
+	enough := func() bool {
+		n := taken.Load()
+		return n >= want || (n >= exclusionMinSections && time.Since(start) > exclusionSoftBound)
+	}
 	ctx, stop := context.WithTimeout(context.Background(), exclusionBound)
 	defer stop()
 	errs := make(chan error, exclusionGoroutines)
@@ -83,24 +101,25 @@ func checkExclusionGoroutines(t *testing.T, s lockstrategy.Strategy, b lockstrat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for taken.Load() < want {
+			for !enough() {
 				le, err := l.Lock(ctx, key)
 				if err != nil {
-					if ctx.Err() == nil || taken.Load() < want {
+					if !enough() {
 						errs <- fmt.Errorf("lock: %w (%d of %d sections done)", err, taken.Load(), want)
 					}
 					return
 				}
-				if taken.Add(1) > want { // the budget ran out while this one waited
+				if enough() { // the budget ran out while this one waited
 					_ = locktest.Unlock(le)
 					return
 				}
+				taken.Add(1)
 				box.criticalSection(le, s.Tokens)
 				if err := locktest.Unlock(le); err != nil {
 					errs <- fmt.Errorf("unlock: %w", err)
 					return
 				}
-				if taken.Load() >= want {
+				if enough() {
 					stop() // the others stop waiting
 				}
 			}
@@ -111,6 +130,7 @@ func checkExclusionGoroutines(t *testing.T, s lockstrategy.Strategy, b lockstrat
 	if err := <-errs; err != nil {
 		return err
 	}
+	want = taken.Load() // the sections done, all of them counted
 	lost := want - box.counter.Load()
 	t.Logf("%d acquisitions: %d lost increments, %d overlaps, %d token regressions",
 		want, lost, box.overlaps.Load(), box.badTokens.Load())
@@ -209,4 +229,67 @@ func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backen
 		return fmt.Errorf("after A unlocked, the lock stayed held (a cancelled waiter left something): %w", err)
 	}
 	return locktest.Unlock(c)
+}
+
+// checkReentrant: a holder (lockstrategy.WithHolder) that holds the lock
+// takes it again at once; another holder is kept out until the holder's
+// last Unlock, not its first; the nested hold shares the outer's token.
+func checkReentrant(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends) error {
+	l := build(t, s, b, lockstrategy.Options{TTL: 10 * time.Second})
+	key := uniqueKey(s, "reentrant")
+	holder := lockstrategy.WithHolder(context.Background(), "holder-1")
+	within := func(ctx context.Context, d time.Duration) (lockstrategy.Lease, error) {
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return l.Lock(ctx, key)
+	}
+	outer, err := within(holder, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("outer lock: %w", err)
+	}
+	inner, err := within(holder, 2*time.Second)
+	if err != nil {
+		locktest.Unlock(outer)
+		return fmt.Errorf("the holder could not take its own lock again: %w", err)
+	}
+	if inner.Token() != outer.Token() {
+		return fmt.Errorf("nested hold token %d, outer %d: one holding, one token", inner.Token(), outer.Token())
+	}
+	other := lockstrategy.WithHolder(context.Background(), "holder-2")
+	if le, err := within(other, 300*time.Millisecond); err == nil {
+		locktest.Unlock(le)
+		return fmt.Errorf("another holder got the lock held twice")
+	}
+	if err := locktest.Unlock(inner); err != nil {
+		return fmt.Errorf("inner unlock: %w", err)
+	}
+	if le, err := within(other, 300*time.Millisecond); err == nil {
+		locktest.Unlock(le)
+		return fmt.Errorf("the first Unlock of two freed the lock")
+	}
+	if err := locktest.Unlock(outer); err != nil {
+		return fmt.Errorf("outer unlock: %w", err)
+	}
+	le, err := within(other, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("the last Unlock did not free the lock: %w", err)
+	}
+	return locktest.Unlock(le)
+}
+
+// TestNestedLockOnANonReentrantLockWaitsForItself: the redisson lesson's
+// other half, and proof that checkReentrant can fail: on `redis`, whose
+// lock has no notion of a holder, a holder that locks again waits for
+// itself until it gives up.
+func TestNestedLockOnANonReentrantLockWaitsForItself(t *testing.T) {
+	b := testenv.Backends(t, "lockstrategy")
+	s, err := lockstrategy.Lookup("redis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checkReentrant(t, s, b)
+	if err == nil || !strings.Contains(err.Error(), "could not take its own lock again") {
+		t.Fatalf("a nested lock on redis: %v, want the holder kept out by itself", err)
+	}
+	t.Logf("caught, as expected: %v", err)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/etcdlock"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -153,6 +154,9 @@ func checkKilledHolder(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Bac
 func freeBound(s lockstrategy.Strategy) time.Duration {
 	switch s.Expiry {
 	case lockstrategy.ExpiryTTL:
+		if s.Name == "etcd" { // leases are whole seconds, at least 2
+			return etcdlock.LeaseTTL(killTTL) + 3*time.Second
+		}
 		return killTTL + 2*time.Second
 	case lockstrategy.ExpirySession:
 		return zkSessionTimeout + 3*time.Second

@@ -45,6 +45,7 @@ var checks = []check{
 		return s.Expiry != lockstrategy.ExpiryNone && s.Expiry != lockstrategy.ExpiryProcess
 	}, checkKilledHolder},
 	{"ctx-cancel", always, checkCtxCancel},
+	{"reentrant", func(s lockstrategy.Strategy) bool { return s.Reentrant }, checkReentrant},
 }
 
 func always(lockstrategy.Strategy) bool { return true }

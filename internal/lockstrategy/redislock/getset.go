@@ -1,0 +1,132 @@
+package redislock
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// GetSet is redis-getset, seed 000's "setnx + value值是过期时间": the
+// value is the expiry time, written by the client's own clock; SETNX takes
+// a free lock; a contender that reads an expiry in the past takes the lock
+// over with GETSET, and wins only if GETSET hands back the expiry it read.
+// The release is the seed's two steps: GET, compare with our value, DEL.
+// Its pitfalls, which the seed lists and the tests measure:
+//   - 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步」: a
+//     client whose clock runs ahead reads a live lock as expired and takes it;
+//   - 「该客户端锁的过期时间,可能被别的客户端覆盖」: a loser's GETSET has
+//     written its own expiry over the winner's;
+//   - 「没有保存持有者的唯一标识」: the value is an expiry, not an owner, and
+//     the GET-then-DEL release is not atomic: the lock can change hands
+//     between the two, and the DEL frees the new holder's lock.
+type GetSet struct {
+	rdb *redis.Client
+	ttl time.Duration
+	// skew is added to this client's clock (tests and lessons: a client
+	// whose clock runs ahead or behind).
+	skew time.Duration
+	// hooks, for tests that build an interleaving step by step.
+	betweenGetAndGetSet func()
+	betweenGetAndDel    func()
+}
+
+var _ lockstrategy.Locker = (*GetSet)(nil)
+
+func init() {
+	lockstrategy.Register(lockstrategy.Strategy{
+		Name: "redis-getset",
+		Description: "Teaching variant (seed 000): SETNX with the client's expiry time as the value, GETSET to " +
+			"take over an expired lock, released by GET then DEL; clocks must agree.",
+		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:      false,
+		Expiry:    lockstrategy.ExpiryTTL,
+		Normalize: lockstrategy.TTLOnly,
+		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+			return NewGetSet(b.Redis, o.TTL), nil
+		},
+	})
+}
+
+// NewGetSet returns redis-getset over rdb; ttl 0 means DefaultTTL.
+func NewGetSet(rdb *redis.Client, ttl time.Duration) *GetSet {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &GetSet{rdb: rdb, ttl: ttl}
+}
+
+// WithClockSkew returns a copy of l whose clock is off by skew.
+func (l *GetSet) WithClockSkew(skew time.Duration) *GetSet {
+	c := *l
+	c.skew = skew
+	return &c
+}
+
+func (l *GetSet) now() time.Time { return time.Now().Add(l.skew) }
+
+// Lock polls the seed's tryLock until it succeeds or ctx ends.
+func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+	var mine string
+	var start time.Time
+	err := pollLock(ctx, func(ctx context.Context) (ok bool, err error) {
+		start = time.Now()
+		ok, mine, err = l.tryLock(ctx, key)
+		return ok, err
+	})
+	if err != nil {
+		return nil, wrapErr("getset", key, err)
+	}
+	return newTTLLease(start, l.ttl, func(ctx context.Context) error { return l.release(ctx, key, mine) }), nil
+}
+
+// tryLock is the seed's code, step by step; mine is the value written.
+func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string, err error) {
+	mine = strconv.FormatInt(l.now().Add(l.ttl).UnixMilli(), 10)
+	if ok, err := l.rdb.SetNX(ctx, key, mine, 0).Result(); ok || err != nil {
+		return ok, mine, err
+	}
+	cur, err := l.rdb.Get(ctx, key).Result()
+	if err == redis.Nil {
+		return false, mine, nil // freed meanwhile: the next round's SETNX
+	}
+	if err != nil {
+		return false, mine, err
+	}
+	expires, perr := strconv.ParseInt(cur, 10, 64)
+	if perr != nil || expires >= l.now().UnixMilli() {
+		return false, mine, nil // held (by this client's clock)
+	}
+	if l.betweenGetAndGetSet != nil {
+		l.betweenGetAndGetSet()
+	}
+	// Expired: take it over. GETSET writes our expiry whether or not we win.
+	old, err := l.rdb.GetSet(ctx, key, mine).Result()
+	if err != nil && err != redis.Nil {
+		return false, mine, err
+	}
+	return old == cur, mine, nil
+}
+
+// release is the seed's two-step release: GET, compare, DEL.
+func (l *GetSet) release(ctx context.Context, key, mine string) error {
+	cur, err := l.rdb.Get(ctx, key).Result()
+	if err == redis.Nil || (err == nil && cur != mine) {
+		return fmt.Errorf("redislock: getset: %w: %s holds %q, not our %q", lockstrategy.ErrNotHeld, key, cur, mine)
+	}
+	if err != nil {
+		return fmt.Errorf("redislock: getset release %s: %w", key, err)
+	}
+	if l.betweenGetAndDel != nil {
+		l.betweenGetAndDel()
+	}
+	// THE PITFALL: the lock may have changed hands since the GET.
+	if err := l.rdb.Del(ctx, key).Err(); err != nil {
+		return fmt.Errorf("redislock: getset release %s: %w", key, err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package redislock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// TestGetSetClientClocksMustAgree: seed 000's first pitfall, measured. A
+// holds with a 10 s lease written by its own clock; B's clock runs 11 s
+// ahead, reads A's expiry as past, takes the lock over with GETSET: two
+// holders at once. With agreeing clocks B waits.
+func TestGetSetClientClocksMustAgree(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.Key(t)
+	a := NewGetSet(rdb, 10*time.Second)
+	la, err := locktest.LockWithin(a, key, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locktest.Unlock(la)
+	if lb, err := locktest.LockWithin(NewGetSet(rdb, 10*time.Second), key, 300*time.Millisecond); err == nil {
+		locktest.Unlock(lb)
+		t.Fatal("B with an agreeing clock took A's live lock")
+	}
+	ahead := NewGetSet(rdb, 10*time.Second).WithClockSkew(11 * time.Second)
+	lb, err := locktest.LockWithin(ahead, key, 2*time.Second)
+	if err != nil {
+		t.Fatalf("B, 11 s ahead, did not take the lock (the pitfall did not show): %v", err)
+	}
+	defer locktest.Unlock(lb)
+	select {
+	case <-la.Lost():
+		t.Fatal("A's lease ended: the overlap would not be real")
+	default:
+	}
+	t.Log("A and B both hold the lock: B's clock is 11 s ahead of A's")
+}
+
+// TestGetSetLoserOverwritesTheExpiry: seed 000's third pitfall. A's lock
+// expired; B and C both read the old expiry; B's GETSET wins; C's GETSET
+// loses but has written C's expiry over B's. B then cannot even release
+// its own lock (its GET finds C's value), which stays until C's expiry.
+func TestGetSetLoserOverwritesTheExpiry(t *testing.T) {
+	rdb := testenv.Redis(t)
+	ctx := context.Background()
+	key := locktest.Key(t)
+	expired := time.Now().Add(-time.Second).UnixMilli()
+	if err := rdb.Set(ctx, key, expired, time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b := NewGetSet(rdb, 5*time.Second)
+	c := NewGetSet(rdb, 5*time.Second).WithClockSkew(time.Second) // C's expiry differs from B's
+	bOK, bMine, err := b.tryLock(ctx, key)                        // B reads the expired value and wins its GETSET
+	if err != nil || !bOK {
+		t.Fatalf("B: ok=%v err=%v", bOK, err)
+	}
+	// C had read the same expired value before B's GETSET: replay it. The
+	// key goes back to the expired value for C's GET, and B's value is put
+	// back before C's GETSET, as B's GETSET landed in between.
+	if err := rdb.Set(ctx, key, expired, time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.betweenGetAndGetSet = func() {
+		if err := rdb.Set(ctx, key, bMine, time.Minute).Err(); err != nil { // B's GETSET landed first
+			t.Error(err)
+		}
+	}
+	cOK, cMine, err := c.tryLock(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cOK {
+		t.Fatal("C won although B's GETSET came first")
+	}
+	got, _ := rdb.Get(ctx, key).Result()
+	if got != cMine || got == bMine {
+		t.Fatalf("the key holds %q; want the loser C's expiry %q over the winner B's %q", got, cMine, bMine)
+	}
+	if err := b.release(ctx, key, bMine); !errors.Is(err, lockstrategy.ErrNotHeld) {
+		t.Fatalf("B's release: %v; want ErrNotHeld (its GET finds C's value)", err)
+	}
+	t.Logf("winner B wrote %s, loser C overwrote it with %s; B cannot release its own lock", bMine, cMine)
+}
+
+// TestGetSetTwoStepReleaseFreesTheNextHolder: the release is GET then DEL.
+// Between the two, A's lock expires and B takes it over; A's DEL then
+// deletes B's lock and C walks in beside B.
+func TestGetSetTwoStepReleaseFreesTheNextHolder(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.Key(t)
+	a := NewGetSet(rdb, 300*time.Millisecond)
+	la, err := locktest.LockWithin(a, key, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lb lockstrategy.Lease
+	a.betweenGetAndDel = func() {
+		// A's GET saw its own value; now its lease runs out and B takes over.
+		lb, err = locktest.LockWithin(NewGetSet(rdb, 10*time.Second), key, 10*time.Second)
+		if err != nil {
+			t.Errorf("B: %v", err)
+		}
+	}
+	if err := locktest.Unlock(la); err != nil {
+		t.Fatalf("A's release: %v", err)
+	}
+	if lb == nil {
+		t.FailNow()
+	}
+	defer locktest.Unlock(lb)
+	lc, err := locktest.LockWithin(NewGetSet(rdb, 10*time.Second), key, 2*time.Second)
+	if err != nil {
+		t.Fatalf("C did not get in: A's DEL did not free B's lock (%v)", err)
+	}
+	defer locktest.Unlock(lc)
+	t.Log("B and C both hold the lock: A's DEL, after its GET, deleted B's")
+}
