@@ -52,3 +52,36 @@ func TestAcquireNotResentAfterLostReply(t *testing.T) {
 	cancel()
 	<-w
 }
+
+// TestAcquireWhoseReplyWasLostChecksItsOwnToken: seed 002's retry. The
+// acquire ran on a free lock, its reply was lost with the connection; the
+// client must look for its own token before trying again, or it waits for
+// its own lock until the TTL (30 s here). It holds the lock at once, the
+// lock excludes others, and its Unlock frees it.
+func TestAcquireWhoseReplyWasLostChecksItsOwnToken(t *testing.T) {
+	addr, other := locktest.PrivateRedis(t)
+	key := "retry-own-token"
+	c, proxy := locktest.CutClient(t, addr)
+	l := New(c, lockstrategy.Options{TTL: 30 * time.Second})
+	proxy.Armed.Store(true) // the next reply, the acquire's, is lost
+	le, err := locktest.LockWithin(l, key, 5*time.Second)
+	if err != nil {
+		t.Fatalf("Lock after an acquire whose reply was lost: %v (waiting for its own lock?)", err)
+	}
+	if proxy.Armed.Load() {
+		t.Fatal("no reply was dropped: the test did not lose the acquire's reply")
+	}
+	o := New(other, lockstrategy.Options{TTL: 30 * time.Second})
+	if le2, err := locktest.LockWithin(o, key, 300*time.Millisecond); err == nil {
+		le2.Unlock(context.Background())
+		t.Fatal("another client took the lock the first holds")
+	}
+	if err := locktest.Unlock(le); err != nil {
+		t.Fatal(err)
+	}
+	le2, err := locktest.LockWithin(o, key, 5*time.Second)
+	if err != nil {
+		t.Fatalf("after the Unlock: %v (a second copy of the first client's claim left behind?)", err)
+	}
+	locktest.Unlock(le2)
+}
