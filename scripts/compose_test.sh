@@ -14,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
 COMPOSE=docker-compose.yml
 ENV_GO=internal/config/env.go
-SERVICES="agent-1 agent-2 mariadb redis redlock-1 redlock-2 redlock-3 shop-1 shop-2 shop-3 zookeeper"
+SERVICES="agent-1 agent-2 etcd mariadb redis redlock-1 redlock-2 redlock-3 shop-1 shop-2 shop-3 zookeeper-1 zookeeper-2 zookeeper-3"
 
 die() { printf 'compose_test: %s\n' "$*" >&2; exit 1; }
 
@@ -76,7 +76,7 @@ errs = []
 for name in ("shop-1", "shop-2", "shop-3"):
     svc = s[name]; env = svc.get("environment", {})
     want = {"SECKILL_HTTP_ADDR": "0.0.0.0:8080", "SECKILL_FAULTS": "on", "SECKILL_ADMIN_TOKEN": "change-me",
-            "SECKILL_REDIS_ADDR": "redis:6379", "SECKILL_ZK_SERVERS": "zookeeper:2181",
+            "SECKILL_REDIS_ADDR": "redis:6379", "SECKILL_ZK_SERVERS": "zookeeper-1:2181,zookeeper-2:2181,zookeeper-3:2181", "SECKILL_ETCD_ENDPOINTS": "etcd:2379",
             "SECKILL_REDLOCK_ADDRS": "redlock-1:6379,redlock-2:6379,redlock-3:6379"}
     for k, v in want.items():
         if env.get(k) != v: errs.append(f"{name}: {k}={env.get(k)!r}, want {v!r}")
@@ -85,7 +85,7 @@ for name in ("shop-1", "shop-2", "shop-3"):
     if cmd != ["serve", "-replica-id", name]: errs.append(f"{name}: command {cmd}")
     if host != name: errs.append(f"{name}: hostname {host} (the announced URL uses it)")
     deps = svc.get("depends_on", {})
-    for d in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"):
+    for d in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper-1", "zookeeper-2", "zookeeper-3", "etcd"):
         if deps.get(d, {}).get("condition") != "service_healthy": errs.append(f"{name}: does not wait for {d} healthy")
     if "healthcheck" not in svc: errs.append(f"{name}: no healthcheck")
 ports = [p for n in ("shop-1", "shop-2", "shop-3") for p in s[n].get("ports", [])]
@@ -125,8 +125,15 @@ r = s["redis"]
 script = " ".join(r.get("command", []))
 if r.get("environment", {}).get("SECKILL_REDIS_PERSISTENCE") != "none": errs.append("redis: SECKILL_REDIS_PERSISTENCE default is not none")
 if "redis-server /data/redis.conf" not in script or "appendonly %s" not in script: errs.append("redis: not started from a config file with its appendonly")
-if s["zookeeper"]["environment"].get("ZOO_TICK_TIME") != "500": errs.append("zookeeper: tickTime not 500")
-for n in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"):
+zk_ids = set()
+for n in ("zookeeper-1", "zookeeper-2", "zookeeper-3"):
+    e = s[n]["environment"]
+    if e.get("ZOO_TICK_TIME") != "500": errs.append(f"{n}: tickTime not 500")
+    if e.get("ZOO_SERVERS", "").count("server.") != 3: errs.append(f"{n}: not one of an ensemble of three")
+    zk_ids.add(e.get("ZOO_MY_ID"))
+if zk_ids != {"1", "2", "3"}: errs.append(f"ZooKeeper ids {zk_ids}, want 1, 2, 3")
+if not s["etcd"]["image"].startswith("quay.io/coreos/etcd:v3.4"): errs.append("etcd: not the 3.4 server Debian ships")
+for n in ("mariadb", "redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper-1", "zookeeper-2", "zookeeper-3", "etcd"):
     if "healthcheck" not in s[n]: errs.append(f"{n}: no healthcheck (the replicas wait for it)")
 if errs: sys.exit("\n".join(errs))
 '

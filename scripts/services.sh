@@ -2,21 +2,26 @@
 # Local lab services for the seckill demo, all bound to 127.0.0.1 on fixed
 # non-default ports so they never clash with distro services:
 #   MariaDB 13306 | Redis 16379 (main) + 16380-16382 (RedLock nodes) | ZooKeeper 12181
+#   etcd 12379 (peer 12380)
 # Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
 #
 # A second, private set (scripts/services_test.sh starts one from cold beside a
 # running demo) takes other ports and another folder from the environment:
 #   SECKILL_SERVICES_DIR (.run)  SECKILL_MARIADB_PORT (13306)
 #   SECKILL_REDIS_PORTS ("16379 16380 16381 16382": main, then the RedLock nodes)
-#   SECKILL_ZK_PORT (12181)
+#   SECKILL_ZK_PORT (12181)  SECKILL_ETCD_PORT (12379; peer port +1)
 # and the persistence of the default Redis (the stock and the order queue):
 #   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
 #   switchable at run time with PUT /api/queue/durability
 #
-# usage: scripts/services.sh up [--with-test-packages]|down|status
+# usage: scripts/services.sh up [--with-test-packages] [--zk-ensemble]|down|status
 #   up     install missing packages, start whatever is not running, wait until it serves;
 #          --with-test-packages also installs, in the same apt-get run, what the rest of
 #          `make test` needs (chromium and a CJK font for the browser test, docker-compose)
+#          --zk-ensemble also starts a three-server ZooKeeper ensemble
+#          (SECKILL_ZK_ENSEMBLE_PORTS, "12191 12192 12193"), apart from the
+#          standalone ZooKeeper the demo uses: the tests that kill one server
+#          of three; docker-compose.yml's ZooKeeper is such an ensemble
 #   down   stop only what we started (by pid file); data is kept
 #   status one line per service; exit 0 if all up, 3 if any is down
 set -euo pipefail
@@ -26,6 +31,10 @@ RUN="${SECKILL_SERVICES_DIR:-$ROOT/.run}"
 MARIADB_PORT="${SECKILL_MARIADB_PORT:-13306}"
 read -r -a REDIS_PORTS <<<"${SECKILL_REDIS_PORTS:-16379 16380 16381 16382}"
 ZK_PORT="${SECKILL_ZK_PORT:-12181}"
+ETCD_PORT="${SECKILL_ETCD_PORT:-12379}" # its peer port is the next one
+# The three-server ZooKeeper ensemble (up --zk-ensemble): client ports; each
+# server's quorum and election ports are its client port +100 and +200.
+read -r -a ZKE_PORTS <<<"${SECKILL_ZK_ENSEMBLE_PORTS:-12191 12192 12193}"
 REDIS_PERSISTENCE="${SECKILL_REDIS_PERSISTENCE:-none}"
 
 say() { printf '%s\n' "$*"; }
@@ -148,6 +157,8 @@ ensure_packages() {
   [[ -f /usr/share/java/zookeeper.jar ]] || need+=(zookeeper)
   command -v java >/dev/null || need+=(default-jre-headless)
   command -v nc >/dev/null || need+=(netcat-openbsd)
+  command -v etcd >/dev/null || need+=(etcd-server)
+  command -v etcdctl >/dev/null || need+=(etcd-client)
   if [[ ${WITH_TEST_PACKAGES:-} ]]; then
     [[ -x /usr/bin/chromium ]] || need+=(chromium)
     dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || need+=(fonts-wqy-microhei)
@@ -342,6 +353,82 @@ zk_up() {
   ensure_one zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" "$ZK/zookeeper.log" 30 zk_start zk_ok
 }
 
+# ---------- ZooKeeper ensemble (up --zk-ensemble) ------------------------
+
+# zke_ok PORT: the server on PORT serves as a member of a quorum.
+zke_ok() {
+  # shellcheck disable=SC2016 # $0 belongs to the inner shell
+  timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf srvr >&3 && cat <&3' "$1" 2>/dev/null |
+    grep -Eq 'Mode: (leader|follower)'
+}
+
+zke_start() {
+  local i=$1 port=${ZKE_PORTS[$(($1 - 1))]} dir="$RUN/zk-ensemble-$1" j p
+  mkdir -p "$dir/data"
+  echo "$i" >"$dir/data/myid"
+  {
+    printf '%s\n' tickTime=500 initLimit=20 syncLimit=10 "dataDir=$dir/data" "clientPort=$port" \
+      clientPortAddress=127.0.0.1 maxClientCnxns=0 minSessionTimeout=1000 maxSessionTimeout=60000 \
+      admin.enableServer=false 4lw.commands.whitelist=ruok,srvr,stat,mntr forceSync=no
+    for j in 1 2 3; do
+      p=${ZKE_PORTS[$((j - 1))]}
+      echo "server.$j=127.0.0.1:$((p + 100)):$((p + 200))"
+    done
+  } >"$dir/zoo.cfg"
+  spawn "$dir/zookeeper.pid" "$dir/zookeeper.log" java -Xmx128m -cp "$(zk_classpath)" \
+    -Dzookeeper.root.logger=INFO,CONSOLE -Dzookeeper.log.dir="$dir" org.apache.zookeeper.server.quorum.QuorumPeerMain "$dir/zoo.cfg"
+}
+
+# zke_up: start every server of the ensemble that is not running, then wait
+# for all (one server alone never serves: it needs a quorum).
+zke_up() {
+  local i port dir
+  for i in 1 2 3; do
+    port=${ZKE_PORTS[$((i - 1))]} dir="$RUN/zk-ensemble-$i"
+    mkdir -p "$dir"
+    if pid_ours "$dir/zookeeper.pid" "$ZK_PAT"; then continue; fi
+    if port_open "$port"; then
+      err "FAILED: zk-ensemble-$i:$port: port $port is in use by a process not started by services.sh"; exit 1
+    fi
+    say "zk-ensemble-$i:$port starting..."
+    zke_start "$i"
+  done
+  for i in 1 2 3; do
+    port=${ZKE_PORTS[$((i - 1))]} dir="$RUN/zk-ensemble-$i"
+    wait_ready "zk-ensemble-$i:$port" "$dir/zookeeper.log" "$dir/zookeeper.pid" "$ZK_PAT" 60 zke_ok "$port"
+    say "zk-ensemble-$i:$port up (pid $(<"$dir/zookeeper.pid"))"
+  done
+}
+
+# ---------- etcd ----------------------------------------------------------
+
+ETCD="$RUN/etcd"
+ETCD_PAT='etcd'
+# The v3 health endpoint over plain HTTP on the client port (curl may be
+# absent: bash /dev/tcp).
+etcd_ok() {
+  # shellcheck disable=SC2016 # $0 belongs to the inner shell
+  timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf "GET /health HTTP/1.0\r\n\r\n" >&3 && cat <&3' "$ETCD_PORT" 2>/dev/null |
+    grep -q '"health":"true"'
+}
+
+etcd_start() {
+  # One member, its own data dir; Debian's package ships a systemd unit on
+  # 2379 that nothing starts here (policy-rc.d during install, no systemd).
+  # A lab: no fsync per write (--unsafe-no-fsync), as MariaDB's and
+  # ZooKeeper's settings.
+  local peer=$((ETCD_PORT + 1))
+  spawn "$ETCD/etcd.pid" "$ETCD/etcd.log" etcd --name seckill --data-dir "$ETCD/data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+    --initial-cluster "seckill=http://127.0.0.1:$peer" --unsafe-no-fsync --log-level warn
+}
+
+etcd_up() {
+  mkdir -p "$ETCD"
+  ensure_one etcd "$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT" "$ETCD/etcd.log" 30 etcd_start etcd_ok
+}
+
 # ---------- commands ------------------------------------------------------
 
 cmd_up() {
@@ -350,6 +437,8 @@ cmd_up() {
   local p
   for p in "${REDIS_PORTS[@]}"; do redis_up "$p"; done
   zk_up
+  etcd_up
+  [[ -z ${ZK_ENSEMBLE:-} ]] || zke_up
   mariadb_up
   say "all services up"
 }
@@ -358,6 +447,12 @@ cmd_down() {
   local p
   for p in "${REDIS_PORTS[@]}"; do stop "redis:$p" "$RUN/redis-$p/redis.pid" "$REDIS_PAT"; done
   stop "zookeeper:$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT"
+  stop "etcd:$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT"
+  local i
+  for i in 1 2 3; do
+    [[ -e $RUN/zk-ensemble-$i/zookeeper.pid ]] || continue
+    stop "zk-ensemble-$i:${ZKE_PORTS[$((i - 1))]}" "$RUN/zk-ensemble-$i/zookeeper.pid" "$ZK_PAT"
+  done
   stop "mariadb:$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT"
 }
 
@@ -383,12 +478,24 @@ cmd_status() {
     status_line redis "$p" "$RUN/redis-$p/redis.pid" "$REDIS_PAT" redis_ok "$p" || rc=3
   done
   status_line zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" zk_ok || rc=3
+  status_line etcd "$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT" etcd_ok || rc=3
+  local i
+  for i in 1 2 3; do # the ensemble, when it was started (up --zk-ensemble)
+    [[ -e $RUN/zk-ensemble-$i/zookeeper.pid ]] || continue
+    status_line "zk-ens-$i" "${ZKE_PORTS[$((i - 1))]}" "$RUN/zk-ensemble-$i/zookeeper.pid" "$ZK_PAT" zke_ok "${ZKE_PORTS[$((i - 1))]}" || rc=3
+  done
   return "$rc"
 }
 
 case "${1:-}" in
   up)
-    [[ ${2:-} == --with-test-packages ]] && WITH_TEST_PACKAGES=1
+    for a in "${@:2}"; do
+      case $a in
+        --with-test-packages) WITH_TEST_PACKAGES=1 ;;
+        --zk-ensemble) ZK_ENSEMBLE=1 ;;
+        *) err "usage: $0 up [--with-test-packages] [--zk-ensemble]"; exit 2 ;;
+      esac
+    done
     cmd_up
     ;;
   down) cmd_down ;;

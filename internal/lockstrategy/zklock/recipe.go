@@ -238,7 +238,7 @@ func (l *Locker) acquired(ctx context.Context, dir, node, guid string, gen uint6
 			return nil, err
 		}
 	}
-	le := newLease(l, dir, node, guid, uint64(r.stat.Czxid))
+	le := newLease(l, dir, node, guid, uint64(r.stat.Czxid), r.stat.EphemeralOwner)
 	if !l.register(le, gen) {
 		return nil, errNodeGone
 	}

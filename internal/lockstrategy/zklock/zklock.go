@@ -143,8 +143,10 @@ func (l *Locker) onEvent(ev zk.Event) {
 		// from the last packet it had from us, and the client notices a dead
 		// connection only after 2/3 of the timeout of silence: the session
 		// may be gone 1/3 of the timeout after this event, so Lost closes
-		// then (Curator waits the whole timeout, which leaves a window where
-		// two processes believe they hold the lock).
+		// then. (Curator reports SUSPENDED at once on a disconnection and
+		// LOST only after the session timeout: code that goes on working
+		// while SUSPENDED has a window where two processes believe they
+		// hold the lock.)
 		l.discEpoch++
 		epoch := l.discEpoch
 		l.disconnect = time.AfterFunc(l.creds.sessionTimeout()/3, func() { l.disconnectedTooLong(epoch) })
