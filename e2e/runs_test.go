@@ -11,16 +11,33 @@ import (
 
 // TestRunsAcrossReplicasAndAgents is the runs API end to end: 3 `shop
 // serve` replicas and 2 `loadtest agent` processes, one small run per
-// strategy through POST /api/runs, for every registered strategy. An
-// in-process mutex (and no lock at all) oversells across 3 processes; the
-// strategies meant to be safe never do. The teaching variants are only
-// logged: without a fault they happen to hold.
+// strategy through POST /api/runs, for every safe strategy and the two
+// whose overselling it asserts. An in-process mutex (and no lock at all)
+// oversells across 3 processes; the strategies meant to be safe never do.
 func TestRunsAcrossReplicasAndAgents(t *testing.T) {
 	t.Parallel() // own database and ports: the e2e tests mostly wait, so overlap them
-	shops := startShops(t, 3, "e2e_runs")
-	startAgents(t, 2, shops, "e2e_runs")
+	// The teaching variants (unsafe, and neither none nor mutex, whose
+	// overselling is asserted here) assert nothing about the sale in this
+	// test and take the same runs path as the others: they are left out,
+	// which keeps make test within its 10 minutes on 2 cores as issue 14
+	// adds strategies. Their locks are checked across processes by the
+	// conformance suite and their pitfalls by the lessons.
+	var names []string
+	for _, s := range lockstrategy.All() {
+		if s.Safe || s.Name == "none" || s.Name == "mutex" {
+			names = append(names, s.Name)
+		}
+	}
+	runStrategiesAcrossReplicas(t, "e2e_runs", names)
+}
+
+// runStrategiesAcrossReplicas runs each strategy of names, one run at a
+// time, on a cluster of its own, and checks every run from the database.
+func runStrategiesAcrossReplicas(t *testing.T, db string, names []string) {
+	shops := startShops(t, 3, db)
+	startAgents(t, 2, shops, db)
 	const stock = 20
-	for i, name := range lockstrategy.Names() {
+	for i, name := range names {
 		// Created on different replicas: any replica serves the runs API.
 		// One run at a time: a run's step deadline starts when it is
 		// created, and the agents take runs in turn, so runs queued behind

@@ -121,7 +121,7 @@ func (run *chaosRun) open(ctx context.Context) error {
 	run.closeDB, run.store = func() error { return inventory.Close(db) }, inventory.NewStore(db)
 	run.c = newClient(64, 30*time.Second, f.adminToken)
 	run.targets, _ = parseTargets(f.targets) // checked by parseChaosFlags
-	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: f.zk}
+	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: f.zk, Etcd: f.etcd}
 	if f.targets != "" {
 		return nil
 	}

@@ -68,6 +68,7 @@ type backendAddrs struct {
 	Redis   string
 	Redlock []string
 	ZK      string
+	Etcd    string
 }
 
 // backendNames lists the proxied backends, as fault events name them.
@@ -82,6 +83,9 @@ func (b backendAddrs) backendNames() []string {
 	if b.ZK != "" {
 		out = append(out, "zookeeper")
 	}
+	if b.Etcd != "" {
+		out = append(out, "etcd")
+	}
 	return out
 }
 
@@ -91,6 +95,8 @@ func (b backendAddrs) upstream(name string) string {
 		return b.Redis
 	case name == "zookeeper":
 		return b.ZK
+	case name == "etcd":
+		return b.Etcd
 	default:
 		var i int
 		fmt.Sscanf(name, "redlock-%d", &i)
@@ -149,7 +155,7 @@ func (c *cluster) newReplica(i int, b backendAddrs) (*replica, error) {
 	}
 	r.env = []string{config.EnvHTTPAddr + "=" + addr, "SECKILL_REPLICA_ID=chaos-" + r.name,
 		config.EnvRedisAddr + "=" + listen["redis"], config.EnvRedlockAddrs + "=" + strings.Join(redlock, ","),
-		config.EnvZKServers + "=" + listen["zookeeper"]}
+		config.EnvZKServers + "=" + listen["zookeeper"], config.EnvEtcdEndpoints + "=" + listen["etcd"]}
 	return r, nil
 }
 

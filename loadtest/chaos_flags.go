@@ -32,6 +32,7 @@ type chaosFlags struct {
 	redis      string
 	redlock    string
 	zk         string
+	etcd       string
 	adminToken string
 	logDir     string
 	nice       int
@@ -85,6 +86,7 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.redis, "redis-addr", config.Get(config.EnvRedisAddr, config.DefaultRedisAddr), "Redis of the run's shops (env "+config.EnvRedisAddr+")")
 	fs.StringVar(&f.redlock, "redlock-addrs", config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs), "RedLock masters of the run's shops (env "+config.EnvRedlockAddrs+")")
 	fs.StringVar(&f.zk, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers), "ZooKeeper of the run's shops, one server (env "+config.EnvZKServers+")")
+	fs.StringVar(&f.etcd, "etcd-endpoints", config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints), "etcd of the run's shops, one endpoint; \"\" for none (env "+config.EnvEtcdEndpoints+")")
 	fs.StringVar(&f.adminToken, "admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
 	fs.IntVar(&f.nice, "replica-nice", 0, "`niceness` (0-19) of the replicas the run starts: make test lowers them so the other tests keep their share of the CPU")

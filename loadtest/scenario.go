@@ -68,7 +68,7 @@ var scenarios = func() []scenario {
 	return out
 }()
 
-// scenarioCmd is `loadtest scenario [flags] NAME|all|list`.
+// scenarioCmd is `loadtest scenario [flags] NAME[,NAME...]|all|list`.
 func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -94,7 +94,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	chosen, ok := chooseScenarios(fs.Arg(0))
 	if !ok {
-		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario %q (try list)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario in %q (try list)\n", fs.Arg(0))
 		return exitUsage
 	}
 	urls := splitURLs(*targets)
@@ -109,26 +109,33 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // scenarioUsage prints the usage with the catalogue's scenarios.
 func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
+	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME[,NAME...]|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
 	for _, s := range scenarios {
 		fmt.Fprintf(w, "  %-26s %s\n", s.Name, s.Title)
 	}
 	fs.PrintDefaults()
 }
 
-// chooseScenarios is every scenario for "all", else the one named; false
-// when none has that name.
-func chooseScenarios(name string) ([]scenario, bool) {
-	if name == "all" {
+// chooseScenarios is every scenario for "all", else the ones named
+// (comma-separated), in the catalogue's order; false when a name is unknown.
+func chooseScenarios(names string) ([]scenario, bool) {
+	if names == "all" {
 		return scenarios, true
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(names, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
 	}
 	var chosen []scenario
 	for _, s := range scenarios {
-		if s.Name == name {
+		if want[s.Name] {
 			chosen = append(chosen, s)
+			delete(want, s.Name)
 		}
 	}
-	return chosen, chosen != nil
+	return chosen, chosen != nil && len(want) == 0
 }
 
 // splitURLs splits comma-separated base URLs, without trailing slashes.

@@ -210,7 +210,7 @@ func watchdog(st lockstrategy.Strategy, want *bool) (bool, error) {
 	}
 	if !st.Renews {
 		return false, FieldErrorf("watchdog", "strategy %q has no watchdog to turn off; only %s renew their lease",
-			st.Name, strings.Join(lockstrategy.Renewing(), " and "))
+			st.Name, strings.Join(lockstrategy.Renewing(), ", "))
 	}
 	return false, nil
 }
