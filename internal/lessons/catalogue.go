@@ -25,8 +25,9 @@ var Catalogue = []Lesson{
 		Title: "An in-process lock does not cross replicas",
 		Predict: "an in-process mutex does not exclude a second replica: overlapping critical sections " +
 			"and lost updates; db-pessimistic on the same load breaks nothing",
-		Fix:         "a lock every replica shares (here SELECT ... FOR UPDATE)",
-		Seed:        "DB lock article: a JVM/process lock only orders threads of one process",
+		Fix: "a lock every replica shares (here SELECT ... FOR UPDATE)",
+		Seed: "seed 003: 「他們加的鎖只對屬于自己JVM里面的線程有效,對于其他JVM的線程是無效的」; seed 001: " +
+			"「使用C++中的锁，是无法锁住两台机器上的临界区的，必须使用分布式锁」",
 		Strategies:  []string{"mutex", "db-pessimistic"},
 		MinReplicas: 2,
 	},
@@ -37,7 +38,7 @@ var Catalogue = []Lesson{
 			"buyer times out (sold 0); redis (SET NX PX, one command) crashing at the same point loses its " +
 			"lock only until the TTL, then the next buyer is served",
 		Fix:         "SET key token NX PX ttl: lock and expiry in one atomic command",
-		Seed:        "Redis lock article: setnx + expire are two commands, not atomic",
+		Seed:        "seed 001: 「因为setnx和expire不是原子操作，有可能在setnx和expire之间程序死掉，这样仍然无法解锁」",
 		Strategies:  []string{"redis-setnx-expire", "redis"},
 		MinReplicas: 1,
 	},
@@ -46,8 +47,9 @@ var Catalogue = []Lesson{
 		Title: "DEL without an owner check frees another client's lock",
 		Predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
 			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
-		Fix:         "release with a Lua compare-and-delete on the owner token",
-		Seed:        "Redis lock article: delete only your own lock (value = unique token, Lua check-and-del)",
+		Fix: "release with a Lua compare-and-delete on the owner token",
+		Seed: "seed 004: 「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」; " +
+			"seed 000: 「判断当前线程加的锁和释放锁不是一个原子操作」 (so the check and the delete go in one Lua script)",
 		Strategies:  []string{"redis-no-owner", "redis"},
 		MinReplicas: 1,
 	},
@@ -59,7 +61,7 @@ var Catalogue = []Lesson{
 			"with lock_lost, else this would oversell); the same sale with the watchdog renewing the " +
 			"lease every ttl/3 holds (violations 0, oversold 0)",
 		Fix:         "a watchdog that renews the lease while its holder is alive (Redisson's lockWatchdogTimeout)",
-		Seed:        "Redisson article: the watchdog extends the lock every 10 s while the client holds it",
+		Seed:        "seed 000: 「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
 		Strategies:  []string{"redis"},
 		MinReplicas: 1,
 	},
@@ -73,7 +75,8 @@ var Catalogue = []Lesson{
 			"no lost update), because each holder claims the fence before it reads",
 		Fix: "fencing tokens: each holder records its token in the store before reading, and its write lands " +
 			"only if no newer token has been recorded since",
-		Seed:        "RedLock article (Kleppmann): a GC pause defeats any lease; only fencing tokens are safe",
+		Seed: "beyond the seeds (no seed's text has it): Martin Kleppmann, \"How to do distributed locking\" (2016): " +
+			"a process pause (GC) past the lease lets a second holder in; the store must refuse the stale write with a fencing token",
 		Strategies:  []string{"redis"},
 		MinReplicas: 2,
 	},
@@ -84,7 +87,7 @@ var Catalogue = []Lesson{
 			"a second buyer takes the lock at once and both write (violations >= 1, lost update); redlock with " +
 			"one master of three restarted keeps its quorum: the second buyer waits (violations 0)",
 		Fix:         "RedLock over independent masters (quorum N/2+1), plus delayed restarts or persistence",
-		Seed:        "RedLock article: a master that fails over before replicating hands the lock to two clients",
+		Seed:        "seed 002: 「比如说线程 1 加了锁,结果 Redis 崩溃了又恢复过来,这时候线程 2 也加了同一把锁。」",
 		Strategies:  []string{"redis", "redlock"},
 		MinReplicas: 1,
 	},
@@ -95,7 +98,7 @@ var Catalogue = []Lesson{
 			"second buyer waits, violations 0); when two restart, the second buyer gets a quorum on the two " +
 			"empty masters and both write (violations >= 1)",
 		Fix:         "more masters, fsync=always persistence, or delaying a restarted master by the max TTL",
-		Seed:        "RedLock article: safety holds while a majority of masters keeps the key",
+		Seed:        "seed 002: 「当大多数节点都告诉你加锁成功的时候,就说明你加锁成功了。」; seed 000: 「当且仅当超过一半(N/2+1…)的Redis master节点都获得锁…锁才算获取成功」",
 		Strategies:  []string{"redlock"},
 		MinReplicas: 1,
 	},
@@ -104,8 +107,11 @@ var Catalogue = []Lesson{
 		Title: "Optimistic retries collapse under contention; pessimistic holds steady",
 		Predict: "under contention optimistic CAS loses rounds and retries (fewer orders/s) while pessimistic " +
 			"queues on the row lock with no retries; both hold (oversold 0)",
-		Fix:         "pessimistic (or a queue) for hot rows; optimistic for rare conflicts",
-		Seed:        "DB lock article: version-column CAS fails and retries under high concurrency",
+		Fix: "optimistic only where conflicts are rare; for a hot row, no lock at all: the conditional decrement " +
+			"(UPDATE … SET stock = stock - 1 WHERE stock > 0), the stock taken in Redis first, or a queue; " +
+			"pessimistic holds but queues every buyer on one row",
+		Seed: "seed 000: 「乐观锁,顾名思义,就是很乐观,每次更新操作,都觉得不会存在并发冲突,只有更新失败后,才重试。」 " +
+			"(and, of the DB locks, that they do not suit high concurrency)",
 		Strategies:  []string{"db-optimistic", "db-pessimistic"},
 		MinReplicas: 1,
 	},
@@ -117,7 +123,8 @@ var Catalogue = []Lesson{
 			"then every unit sells, none twice, and the Redis and database stocks both end at 0",
 		Fix: "the database is the truth: rebuild the cached stock from it once every order taken from the lost " +
 			"stock has landed, and give a unit back only to the load of the stock it came from",
-		Seed:        "Redis stock article: take the unit in Redis with a Lua script, persist the order after",
+		Seed: "seed 003 keeps the stock in Redis; a Redis restart without persistence, and rebuilding the stock " +
+			"from the database, go beyond it",
 		Strategies:  []string{"redis-lua-stock"},
 		MinReplicas: 1,
 	},
@@ -133,8 +140,8 @@ var Catalogue = []Lesson{
 			"restart the reconciliation's repair leaves drift 0",
 		Fix: "run the stream's Redis with appendonly yes and appendfsync always (PUT /api/queue/durability), " +
 			"or accept and count the loss; reconcile the Redis stock against the database after a restart",
-		Seed: "Redis stock article: take the unit in Redis with a Lua script, persist the order after; the " +
-			"queue in between, and what it loses, go beyond the seeds",
+		Seed: "seed 003 keeps the stock in Redis; the queue between the script and the database, and what it " +
+			"loses, go beyond the seeds",
 		Strategies:  []string{"redis-lua-stock"},
 		MinReplicas: 1,
 	},
@@ -169,7 +176,7 @@ var Catalogue = []Lesson{
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
 			"while the first still stalls; the first's write is fenced (or aborted as lock_lost); violations >= 1, oversold 0",
 		Fix:         "check the lease before writing and fence the write with the node's czxid",
-		Seed:        "ZooKeeper/Curator article: the ephemeral node lives as long as the session",
+		Seed:        "seed 003: 「客戶端可以建立一個臨時節點,在會話結束或者會話超時后,zookeeper會自動刪除該節點。」",
 		Strategies:  []string{"zookeeper"},
 		MinReplicas: 2,
 	},
@@ -179,8 +186,10 @@ var Catalogue = []Lesson{
 		Predict: "while a zookeeper holder is alive (stalled) another buyer cannot get the lock (lock_timeout); " +
 			"once the holder's replica is killed (SIGKILL) its session expires and the next buyer is served " +
 			"within the session timeout, with nothing oversold (the dead holder wrote nothing)",
-		Fix:         "nothing to fix: no TTL to tune, the session is the lease (a killed replica stays dead: restart the demo)",
-		Seed:        "ZooKeeper/Curator article: a crashed client's ephemeral node is deleted, no dead lock",
+		Fix: "nothing to fix for a dead holder: its session ends and its node with it; the session timeout " +
+			"plays the TTL's part (too short expires live holders, too long keeps a dead one's lock longer; " +
+			"a killed replica stays dead: restart the demo)",
+		Seed:        "seed 000: 「临时节点 :和持久节点相反,当创建节点的客户端与zookeeper断开连接后,临时节点会被删除。」",
 		Strategies:  []string{"zookeeper"},
 		MinReplicas: 2,
 	},

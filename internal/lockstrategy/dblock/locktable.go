@@ -18,7 +18,9 @@ import (
 // key means someone holds it), Unlock deletes it by owner, and a row past its
 // expires_at is reclaimed by the next contender, so a dead holder blocks the
 // key for at most the TTL. There is no renewal: a holder that works longer
-// than the TTL loses the lock (Lost closes at expiry) and, without fencing,
+// than the TTL loses the lock (Lost closes when this process's timer, started
+// before the INSERT, runs out: a paused or starved process learns it late,
+// after the next holder may have reclaimed the row) and, without fencing,
 // may overlap the next holder. The token is a per-key counter in lock_fences
 // bumped by each new holder right after its INSERT; a holder whose validity
 // (counted from before the INSERT) is over by then gives the row back, so

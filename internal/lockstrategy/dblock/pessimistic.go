@@ -14,8 +14,15 @@ import (
 // Pessimistic is db-pessimistic: the lock is a row of lock_rows held with
 // SELECT ... FOR UPDATE inside an open transaction (a
 // resource-lock table). The order's stock write and insert run in that same
-// transaction (lockstrategy.TxLease), and commit is the unlock. A holder that
-// dies loses its connection, the database rolls back and frees the row.
+// transaction (lockstrategy.TxLease), and commit is the unlock: FOR UPDATE
+// locks only inside a transaction (in autocommit it is released as the
+// statement ends). Holding FOR UPDATE through the work is seed 004's
+// variant; seed 000's t_resource_lock is a status row taken with a short
+// FOR UPDATE, closer to db-lock-table. A holder whose process dies has its
+// connection closed by its kernel: the database rolls back and frees the
+// row at once. A host crash or a partition keeps the row locked until the
+// database notices the dead connection (wait_timeout, TCP keep-alive), and
+// a SIGSTOPped holder keeps it as long as it is stopped.
 // Pitfalls: every waiter holds a pooled connection while blocked, and the
 // wait is bounded by innodb_lock_wait_timeout as well as ctx.
 type Pessimistic struct {

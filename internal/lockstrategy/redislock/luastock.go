@@ -14,11 +14,14 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// LuaStock is redis-lua-stock, the lock-free baseline ("去分布式锁",
-// do without a distributed lock): the stock lives in Redis and one Lua script checks and decrements it,
+// LuaStock is redis-lua-stock, the lock-free baseline: the stock lives in
+// Redis (seed 003) and one Lua script checks and decrements it,
 // so no lock is needed to keep it from going below zero. The order service
 // then persists the order with a conditional DB decrement and gives the unit
-// back (Unreserve) if that fails. It is a Reserver, not a Locker.
+// back (Unreserve) if that fails. It is a Reserver, not a Locker. (Seed
+// 002's "去分布式锁", doing without a distributed lock, names other ways:
+// an optimistic database update, and consistent hashing that sends a key's
+// requests to one process.)
 type LuaStock struct {
 	rdb *redis.Client
 }

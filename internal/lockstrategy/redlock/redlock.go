@@ -2,9 +2,13 @@
 // RedLock through go-redsync over N independent Redis masters
 // (SECKILL_REDLOCK_ADDRS, 3 by default, 5 accepted). A lock is held when
 // SET key value NX PX ttl succeeded on a quorum of N/2+1 masters within the
-// lock's validity, so one master that dies or fails over without the key (the
-// single-Redis pitfall) cannot hand the lock to a second
-// holder. redsync does not renew: this package runs the watchdog (the
+// lock's validity, so one master that restarts empty (no persistence: it
+// forgets the key) cannot hand the lock to a second holder on its own. It
+// can together with a second: a master that restarts empty while a lock is
+// held breaks the quorum of 2 of 3 (the second holder needs only it and one
+// master the first never reached) unless it stays down for one TTL or
+// persists with appendfsync always. RedLock's masters have no replicas, so
+// there is no failover to speak of here. redsync does not renew: this package runs the watchdog (the
 // Redisson pitfall: a TTL shorter than the work frees the lock mid-work).
 //
 // There is no fencing token (Lease.Token is 0): the masters share no counter,
