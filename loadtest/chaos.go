@@ -41,7 +41,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	run.probeQueue(ctx)
 	defer run.restoreDurability(ctx)
-	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued)
+	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued, f.fencedOnly)
 	if errors.Is(err, errBadStrategy) {
 		fmt.Fprintf(stderr, "loadtest chaos: %v\n", err)
 		return exitUsage
@@ -267,8 +267,8 @@ var errBadStrategy = errors.New("-strategy")
 // named (or each safe, for all) available strategy, fenced and unfenced when
 // its leases carry tokens.
 // queued: the replicas have the queue, and redis-lua-stock gets its async
-// configurations too.
-func chooseConfigs(ctx context.Context, c *client, target, names string, queued bool) ([]*chaosConfig, error) {
+// configurations too. fencedOnly: a strategy with tokens runs fenced only.
+func chooseConfigs(ctx context.Context, c *client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	all, err := c.strategies(ctx, target)
@@ -304,7 +304,10 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued 
 	var out []*chaosConfig
 	for _, s := range chosen {
 		fencings := []bool{false}
-		if s.Tokens {
+		switch {
+		case s.Tokens && fencedOnly:
+			fencings = []bool{true}
+		case s.Tokens:
 			fencings = []bool{true, false}
 		}
 		for _, fencing := range fencings {

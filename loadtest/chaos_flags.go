@@ -36,6 +36,7 @@ type chaosFlags struct {
 	adminToken string
 	logDir     string
 	nice       int
+	fencedOnly bool
 }
 
 const chaosSummary = "usage: loadtest chaos [flags]\n\nBuyers order on every safe strategy while a seeded schedule of faults runs;\n" +
@@ -89,6 +90,8 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.etcd, "etcd-endpoints", config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints), "etcd of the run's shops, one endpoint; \"\" for none (env "+config.EnvEtcdEndpoints+")")
 	fs.StringVar(&f.adminToken, "admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
+	fs.BoolVar(&f.fencedOnly, "fenced-only", false, "leave out the unfenced configuration of each strategy that also runs fenced "+
+		"(its breaks are expected, counted and not asserted): fewer buyers for a small machine, as make test runs it")
 	fs.IntVar(&f.nice, "replica-nice", 0, "`niceness` (0-19) of the replicas the run starts: make test lowers them so the other tests keep their share of the CPU")
 }
 
