@@ -64,7 +64,8 @@ e2e: services-up ## the tests that start real shop and loadtest processes
 # ratio to its physical limit, and loadtest's own ceiling against wrk; then
 # the orders through a queue (scripts/bench_queue.sh) on the same demo.
 bench: services-up ## benchmarks (not part of make test)
-	$(GO) test -run '^$$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
+	$(GO) test -run '^$$' -bench 'BenchmarkContention$$' -benchtime 1x ./internal/lockstrategy/
+	$(GO) test -run '^$$' -bench BenchmarkContentionProcesses -benchtime 1x -count 3 ./internal/lockstrategy/ # redis-2level's target: 64 contenders over 3 processes
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
 	bash scripts/bench.sh # loadtest --strategy all, the flash sale (herd, sold-out answer, loadtest vs wrk), the queue targets, on a 3-replica demo; bench/results/*.md|json
 

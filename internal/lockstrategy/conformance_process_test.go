@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 // child starts the test binary in child mode.
-func child(t *testing.T, mode string, s lockstrategy.Strategy, key, dir string, extra ...string) *exec.Cmd {
+func child(t testing.TB, mode string, s lockstrategy.Strategy, key, dir string, extra ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
@@ -194,6 +194,14 @@ func runChild(mode string) int {
 		}
 		json.NewEncoder(os.Stdout).Encode(map[string]int{"overlaps": overlaps})
 		return 0
+	case "contend":
+		l, err := newLocker(s, b, lockstrategy.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		defer closeLocker(l)
+		return runContendChild(l, key, dir)
 	case "hold":
 		if os.Getenv("CONF_CRASH") == "true" {
 			crashHooks[s.Name](&b, func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) })

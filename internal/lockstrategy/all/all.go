@@ -11,5 +11,6 @@ import (
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redislock" // redis-setnx-expire, redis-no-owner, redis-lua-stock
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redisson"  // redisson
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redlock"   // redlock
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/twolevel"  // redis-2level
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/zklock"    // zookeeper
 )

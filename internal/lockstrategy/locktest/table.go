@@ -103,3 +103,25 @@ func fmtAll(xs []float64) string {
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
+
+// PrintTarget writes the median ratios of mine to peer at contenders and
+// work against a target (throughput at least minThroughput times the
+// peer's, p99 wait at most maxP99Wait times), with the verdict.
+func PrintTarget(w io.Writer, rs []Result, mine, peer string, contenders int, work time.Duration, minThroughput, maxP99Wait float64) {
+	ratios := Ratios(rs, mine, peer, contenders, work)
+	if len(ratios) == 0 {
+		fmt.Fprintf(w, "%d contenders, work %v: %s/%s not measured\n", contenders, work, mine, peer)
+		return
+	}
+	var thr, p99 []float64
+	for _, r := range ratios {
+		thr, p99 = append(thr, r.Throughput), append(p99, r.P99Wait)
+	}
+	verdict := "met"
+	if median(thr) < minThroughput || median(p99) > maxP99Wait {
+		verdict = "MISSED"
+	}
+	fmt.Fprintf(w, "%d contenders, work %v: %s/%s throughput %s median %.2f (target >= %.1f); "+
+		"p99 wait %s median %.2f (target <= %.1f): %s\n",
+		contenders, work, mine, peer, fmtAll(thr), median(thr), minThroughput, fmtAll(p99), median(p99), maxP99Wait, verdict)
+}

@@ -104,6 +104,7 @@ type Locker struct {
 	noRenewal bool
 	proc      string                  // this instance's name in waiter ids
 	crash     *lockstrategy.CrashHook // fired right after the SET NX PX; nil never fires
+	stride    uint64                  // fencing tokens each acquisition reserves (SetTokenStride); 0 means 1
 
 	mu      sync.Mutex
 	seq     uint64
@@ -141,6 +142,12 @@ func New(rdb *redis.Client, o lockstrategy.Options) *Locker {
 	return &Locker{rdb: rdb, ttl: ttl, noRenewal: o.NoRenewal,
 		proc: lockstrategy.NewOwner()[:12], waiting: map[string]*keyWaiters{}, held: map[string]struct{}{}}
 }
+
+// SetTokenStride makes every acquisition reserve n fencing tokens: the
+// holding gets token t and the next acquisition of the key gets t+n or more,
+// so that a holder may number up to n holdings of its own t..t+n-1 (the
+// local hand-offs of redis-2level). Call it before the first Lock.
+func (l *Locker) SetTokenStride(n uint64) { l.stride = n }
 
 // Lock takes key, waiting in the key's FIFO queue until the lock is handed
 // over, ctx is done (ctx's error, the queue entry removed), or Redis fails.

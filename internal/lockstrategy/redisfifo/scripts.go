@@ -54,7 +54,7 @@ const (
 
 // luaPrelude holds what every queue script shares (Redis scripts cannot call
 // each other, so it is prepended to each). KEYS: lock, fence, queue. ARGV:
-// id, base, own proc, ttl ms, waiter lease ms.
+// id, base, own proc, ttl ms, waiter lease ms, token stride.
 //
 // Every queue script replies with an array of 3 or 4 integers and strings,
 // read by parseQueueReply into a queueReply:
@@ -95,7 +95,9 @@ local function next_token()
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local tok = math.max(tonumber(redis.call('GET', fence) or '0') + 1, now)
-  redis.call('SET', fence, string.format('%d', tok))
+  -- ARGV[6], the stride: the holder may number stride holdings from tok
+  -- (redis-2level's local hand-offs); the next acquisition starts above.
+  redis.call('SET', fence, string.format('%d', tok + tonumber(ARGV[6] or '1') - 1))
   return tok
 end
 
@@ -269,7 +271,7 @@ func (l *Locker) runQueue(ctx context.Context, s *redis.Script, k keys, id strin
 // runQueueRaw runs a queue script and returns its reply as Redis sent it.
 func (l *Locker) runQueueRaw(ctx context.Context, s *redis.Script, k keys, id string) ([]any, error) {
 	return s.Run(ctx, l.rdb, k.list(), id, k.base, l.proc,
-		l.ttl.Milliseconds(), WaiterLease.Milliseconds()).Slice()
+		l.ttl.Milliseconds(), WaiterLease.Milliseconds(), max(l.stride, 1)).Slice()
 }
 
 // parseQueueReply reads the reply layout documented at luaPrelude.
