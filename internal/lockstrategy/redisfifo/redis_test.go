@@ -156,3 +156,39 @@ func TestTokenGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenStrideReservesTokens: with a stride of n, an acquisition that
+// got token t leaves t..t+n-1 to its holder; the next one, from any
+// Locker, handed over or taken free, gets t+n or more.
+func TestTokenStrideReservesTokens(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.RedisKey(t, rdb)
+	a, b := New(rdb, lockstrategy.Options{}), New(rdb, lockstrategy.Options{})
+	a.SetTokenStride(9)
+	b.SetTokenStride(9)
+	// The counter far above the server's clock in µs: tokens then come
+	// from it (+1 without a stride), not from the clock, which moves on by
+	// more than 9 µs between two acquisitions anyway.
+	ahead := time.Now().Add(24*time.Hour).UnixMicro()
+	if err := rdb.Set(context.Background(), key+":fence", ahead, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Del(context.Background(), key+":fence") })
+	first := locktest.MustLock(t, a, key)
+	handed := make(chan lockstrategy.Lease, 1)
+	go func() { handed <- locktest.MustLock(t, b, key) }()
+	testenv.WaitFor(t, 10*time.Second, "b queued", func() bool {
+		return rdb.LLen(context.Background(), key+":q").Val() == 1
+	})
+	locktest.Unlock(first)
+	second := <-handed // handed over by first's release script
+	if second.Token() < first.Token()+9 {
+		t.Fatalf("hand-over token %d, want >= %d (first %d + stride 9)", second.Token(), first.Token()+9, first.Token())
+	}
+	locktest.Unlock(second)
+	third := locktest.MustLock(t, a, key) // taken free by the acquire script
+	if third.Token() < second.Token()+9 {
+		t.Fatalf("free acquisition token %d, want >= %d", third.Token(), second.Token()+9)
+	}
+	locktest.Unlock(third)
+}

@@ -101,6 +101,12 @@ local function next_token()
   return tok
 end
 
+-- held_token is the token of the lock's current holder: the start of the
+-- range its acquisition reserved (next_token), not the counter's top.
+local function held_token()
+  return tonumber(redis.call('GET', fence)) - tonumber(ARGV[6] or '1') + 1
+end
+
 -- hand_over gives the free lock to the head waiter h, with its own ttl and a
 -- new fencing token, and wakes h alone: no herd, no barging, and h does not
 -- need another round trip to take it.
@@ -132,7 +138,7 @@ func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10)
 // this call handed a free lock to if that head is a local waiter.
 var acquireScript = redis.NewScript(luaPrelude + `
 local cur = redis.call('GET', lock)
-if cur == id then return {tonumber(redis.call('GET', fence)), '', 0} end
+if cur == id then return {held_token(), '', 0} end
 if not cur then
   local h = live_head()
   if (not h) or h == id then
@@ -157,7 +163,7 @@ return {0, local_id, local_tok}
 var requeueScript = redis.NewScript(luaPrelude + `
 if redis.call('GET', lock) == id then
   local age = tonumber(string.match(id, '%.(%d+)$')) - redis.call('PTTL', lock)
-  return {tonumber(redis.call('GET', fence)), '', 0, age}
+  return {held_token(), '', 0, age}
 end
 heartbeat()
 if not redis.call('LPOS', queue, id) then
@@ -188,7 +194,7 @@ if not cur then
 elseif proc_of(cur) == me then
   -- and how long ago it was set, so that the lease clock starts no later
   local age = tonumber(string.match(cur, '%.(%d+)$')) - redis.call('PTTL', lock)
-  return {was, cur, tonumber(redis.call('GET', fence)), age}
+  return {was, cur, held_token(), age}
 end
 return {was, local_id, local_tok}
 `)
