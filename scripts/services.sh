@@ -3,6 +3,7 @@
 # non-default ports so they never clash with distro services:
 #   MariaDB 13306 | Redis 16379 (main) + 16380-16382 (RedLock nodes) | ZooKeeper 12181
 #   etcd 12379 (peer 12380)
+#   Redis with Sentinel: master 16383, replica 16384, Sentinels 16385-16387 (name seckill)
 # Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
 #
 # A second, private set (scripts/services_test.sh starts one from cold beside a
@@ -10,6 +11,8 @@
 #   SECKILL_SERVICES_DIR (.run)  SECKILL_MARIADB_PORT (13306)
 #   SECKILL_REDIS_PORTS ("16379 16380 16381 16382": main, then the RedLock nodes)
 #   SECKILL_ZK_PORT (12181)  SECKILL_ETCD_PORT (12379; peer port +1)
+#   SECKILL_SENTINEL_REDIS_PORTS ("16383 16384": the first starts as the master)
+#   SECKILL_SENTINEL_PORTS ("16385 16386 16387")  SECKILL_SENTINEL_MASTER (seckill)
 # and the persistence of the default Redis (the stock and the order queue):
 #   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
 #   switchable at run time with PUT /api/queue/durability
@@ -36,6 +39,9 @@ ETCD_PORT="${SECKILL_ETCD_PORT:-12379}" # its peer port is the next one
 # server's quorum and election ports are its client port +100 and +200.
 read -r -a ZKE_PORTS <<<"${SECKILL_ZK_ENSEMBLE_PORTS:-12191 12192 12193}"
 REDIS_PERSISTENCE="${SECKILL_REDIS_PERSISTENCE:-none}"
+read -r -a SR_PORTS <<<"${SECKILL_SENTINEL_REDIS_PORTS:-16383 16384}"
+read -r -a SEN_PORTS <<<"${SECKILL_SENTINEL_PORTS:-16385 16386 16387}"
+SEN_MASTER="${SECKILL_SENTINEL_MASTER:-seckill}"
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -158,6 +164,7 @@ ensure_packages() {
   command -v java >/dev/null || need+=(default-jre-headless)
   command -v nc >/dev/null || need+=(netcat-openbsd)
   command -v etcd >/dev/null || need+=(etcd-server)
+  command -v redis-sentinel >/dev/null || need+=(redis-sentinel)
   command -v etcdctl >/dev/null || need+=(etcd-client)
   if [[ ${WITH_TEST_PACKAGES:-} ]]; then
     [[ -x /usr/bin/chromium ]] || need+=(chromium)
@@ -429,6 +436,86 @@ etcd_up() {
   ensure_one etcd "$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT" "$ETCD/etcd.log" 30 etcd_start etcd_ok
 }
 
+# ---------- Redis with Sentinel -------------------------------------------
+# The replicated Redis of the redis-sentinel strategy: a master and a replica
+# (no persistence: a node that dies comes back empty) watched by three
+# Sentinels, quorum 2, that promote the replica when the master stops
+# answering for 1 s. Each config is written once: Sentinel rewrites them at a
+# failover, so after one the roles stay swapped, and a node that comes back
+# is made a replica of the current master by the Sentinels themselves.
+
+SR_PAT='redis-(server|sentinel)'
+sr_dir() { printf '%s/sentinel-redis-%s' "$RUN" "$1"; }
+sen_dir() { printf '%s/sentinel-%s' "$RUN" "$1"; }
+
+sr_start() {
+  local port=$1 dir bin
+  dir=$(sr_dir "$port")
+  bin=$(command -v redis-server) # absolute: DEBUG CRASH-AND-RECOVER re-execs by this path
+  if [[ ! -s $dir/redis.conf ]]; then
+    cat >"$dir/redis.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+pidfile $dir/redis.pid
+logfile $dir/redis.log
+dir $dir
+save ""
+appendonly no
+enable-debug-command local
+CONF
+    [[ $port == "${SR_PORTS[0]}" ]] || echo "replicaof 127.0.0.1 ${SR_PORTS[0]}" >>"$dir/redis.conf"
+  fi
+  # shellcheck disable=SC2094 # redis appends to its log; we only add startup errors
+  "$bin" "$dir/redis.conf" >>"$dir/redis.log" 2>&1 || fail "sentinel-redis:$port" "$dir/redis.log" "redis-server did not start"
+}
+
+sen_start() {
+  local port=$1 dir
+  dir=$(sen_dir "$port")
+  if [[ ! -s $dir/sentinel.conf ]]; then
+    cat >"$dir/sentinel.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+pidfile $dir/sentinel.pid
+logfile $dir/sentinel.log
+dir $dir
+sentinel monitor $SEN_MASTER 127.0.0.1 ${SR_PORTS[0]} 2
+sentinel down-after-milliseconds $SEN_MASTER 1000
+sentinel failover-timeout $SEN_MASTER 6000
+sentinel parallel-syncs $SEN_MASTER 1
+CONF
+  fi
+  local bin
+  bin=$(command -v redis-sentinel) || bin="$(command -v redis-server) --sentinel"
+  # shellcheck disable=SC2086,SC2094 # "redis-server --sentinel" is two words
+  $bin "$dir/sentinel.conf" >>"$dir/sentinel.log" 2>&1 || fail "sentinel:$port" "$dir/sentinel.log" "redis-sentinel did not start"
+}
+
+# sen_master PORT: the master's address as the Sentinel on PORT knows it.
+sen_master() {
+  timeout 3 redis-cli -h 127.0.0.1 -p "$1" sentinel get-master-addr-by-name "$SEN_MASTER" 2>/dev/null | paste -sd: -
+}
+
+sentinel_up() {
+  local p
+  for p in "${SR_PORTS[@]}"; do
+    mkdir -p "$(sr_dir "$p")"
+    ensure_one sentinel-redis "$p" "$(sr_dir "$p")/redis.pid" "$SR_PAT" "$(sr_dir "$p")/redis.log" 10 "sr_start $p" redis_ok "$p"
+  done
+  for p in "${SEN_PORTS[@]}"; do
+    mkdir -p "$(sen_dir "$p")"
+    ensure_one sentinel "$p" "$(sen_dir "$p")/sentinel.pid" "$SR_PAT" "$(sen_dir "$p")/sentinel.log" 10 "sen_start $p" redis_ok "$p"
+  done
+  local deadline=$((SECONDS + 30)) m
+  until m=$(sen_master "${SEN_PORTS[0]}") && [[ -n $m ]] && redis_ok "${m##*:}"; do
+    ((SECONDS < deadline)) || fail sentinel "$(sen_dir "${SEN_PORTS[0]}")/sentinel.log" "no answering master named $SEN_MASTER after 30s"
+    sleep 0.2
+  done
+  say "sentinel: master $SEN_MASTER is $m"
+}
+
 # ---------- commands ------------------------------------------------------
 
 cmd_up() {
@@ -438,6 +525,7 @@ cmd_up() {
   for p in "${REDIS_PORTS[@]}"; do redis_up "$p"; done
   zk_up
   etcd_up
+  sentinel_up
   [[ -z ${ZK_ENSEMBLE:-} ]] || zke_up
   mariadb_up
   say "all services up"
@@ -448,6 +536,8 @@ cmd_down() {
   for p in "${REDIS_PORTS[@]}"; do stop "redis:$p" "$RUN/redis-$p/redis.pid" "$REDIS_PAT"; done
   stop "zookeeper:$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT"
   stop "etcd:$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT"
+  for p in "${SEN_PORTS[@]}"; do stop "sentinel:$p" "$(sen_dir "$p")/sentinel.pid" "$SR_PAT"; done
+  for p in "${SR_PORTS[@]}"; do stop "sentinel-redis:$p" "$(sr_dir "$p")/redis.pid" "$SR_PAT"; done
   local i
   for i in 1 2 3; do
     [[ -e $RUN/zk-ensemble-$i/zookeeper.pid ]] || continue
@@ -479,6 +569,12 @@ cmd_status() {
   done
   status_line zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" zk_ok || rc=3
   status_line etcd "$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT" etcd_ok || rc=3
+  for p in "${SR_PORTS[@]}"; do
+    status_line sen-redis "$p" "$(sr_dir "$p")/redis.pid" "$SR_PAT" redis_ok "$p" || rc=3
+  done
+  for p in "${SEN_PORTS[@]}"; do
+    status_line sentinel "$p" "$(sen_dir "$p")/sentinel.pid" "$SR_PAT" redis_ok "$p" || rc=3
+  done
   local i
   for i in 1 2 3; do # the ensemble, when it was started (up --zk-ensemble)
     [[ -e $RUN/zk-ensemble-$i/zookeeper.pid ]] || continue

@@ -54,6 +54,10 @@ func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, c
 	}
 	b.ZKServers = config.List(cfg.ZKServers)
 	b.Etcd = config.List(cfg.EtcdEndpoints)
+	if sentinels := config.List(cfg.SentinelAddrs); len(sentinels) > 0 && cfg.SentinelMaster != "" {
+		b.Sentinel = redis.NewFailoverClient(lockstrategy.SentinelOptions(cfg.SentinelMaster, sentinels, redisPoolSize))
+		clients = append(clients, b.Sentinel)
+	}
 	return b, closeAll
 }
 
@@ -118,6 +122,13 @@ func probeAll(ctx context.Context, b lockstrategy.Backends, log *slog.Logger) {
 			err = fmt.Errorf("no server of %v accepts a connection", b.ZKServers)
 		}
 		record(lockstrategy.NeedZooKeeper, err, "")
+	}
+	if b.Sentinel != nil {
+		// Through the Sentinels: up while they name a master that answers
+		// (during a failover, until the replica is promoted, it is down).
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		record(lockstrategy.NeedSentinel, b.Sentinel.Ping(pctx).Err(), "")
+		cancel()
 	}
 	if len(b.Etcd) > 0 {
 		var err error

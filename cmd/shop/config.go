@@ -31,6 +31,8 @@ type serveConfig struct {
 	RedlockAddrs  string        // comma-separated masters; empty: no redlock
 	ZKServers     string        // comma-separated; empty: no zookeeper
 	EtcdEndpoints string        // comma-separated; empty: no etcd
+	SentinelAddrs  string       // comma-separated Sentinels of redis-sentinel; empty: none
+	SentinelMaster string       // the master's name they watch
 	ReplicaID     string        // default hostname:port
 	LockWait      time.Duration // default 10s
 	LogLevel      slog.Level
@@ -64,6 +66,10 @@ func flagSet(name, summary string, cfg *serveConfig, stderr io.Writer) (*flag.Fl
 		"comma-separated ZooKeeper servers; \"\" for none (env "+config.EnvZKServers+")")
 	fs.StringVar(&cfg.EtcdEndpoints, "etcd-endpoints", config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints),
 		"comma-separated etcd endpoints of the etcd strategy; \"\" for none (env "+config.EnvEtcdEndpoints+")")
+	fs.StringVar(&cfg.SentinelAddrs, "sentinel-addrs", config.Get(config.EnvSentinelAddrs, config.DefaultSentinelAddrs),
+		"comma-separated Redis Sentinels of the redis-sentinel strategy; \"\" for none (env "+config.EnvSentinelAddrs+")")
+	fs.StringVar(&cfg.SentinelMaster, "sentinel-master", config.Get(config.EnvSentinelMaster, config.DefaultSentinelMaster),
+		"`name` of the master the Sentinels watch (env "+config.EnvSentinelMaster+")")
 	fs.StringVar(&cfg.ReplicaID, "replica-id", config.Get(envReplicaID, ""),
 		"`name` written on every order (at most 64 chars); default hostname:port (env "+envReplicaID+")")
 	fs.DurationVar(&cfg.LockWait, "lock-wait", lockWait,

@@ -133,9 +133,11 @@ func (r *replica) openServices(ctx context.Context) error {
 	})
 	// Fault injection acts on the same Redis nodes as the strategies.
 	r.faults = faults.New(faults.Config{
-		Enabled:      strings.EqualFold(config.Get(config.EnvFaults, ""), "on"),
-		RedisAddr:    r.cfg.RedisAddr,
-		RedlockAddrs: config.List(r.cfg.RedlockAddrs),
+		Enabled:        strings.EqualFold(config.Get(config.EnvFaults, ""), "on"),
+		RedisAddr:      r.cfg.RedisAddr,
+		RedlockAddrs:   config.List(r.cfg.RedlockAddrs),
+		SentinelAddrs:  config.List(r.cfg.SentinelAddrs),
+		SentinelMaster: r.cfg.SentinelMaster,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	gate, err := r.openGuards(ctx)

@@ -69,6 +69,10 @@ func Kinds() []Kind {
 		{KindRestartRedis, []string{"node"}, "restart a Redis (node redis or redlock-N) as by a crash: without persistence " +
 			"every key, every lock on it, is lost while its holders think they still hold it (the default Redis keeps " +
 			"what its durability setting saved)"},
+		{KindHoldReplication, []string{"ms"}, "for ms, the redis-sentinel master feeds no replica (its replica's link cut, " +
+			"PSYNC refused): a lock taken meanwhile lives on the master only"},
+		{KindKillRedisMaster, []string{"ms"}, "crash the redis-sentinel master, down for ms (more than the Sentinels' 1 s " +
+			"down-after), and wait until the Sentinels promote the replica: locks the replica never saw are gone"},
 		{KindKillConsumer, []string{"point"}, "the next batch of queued orders this replica persists SIGKILLs the replica " +
 			"before its transaction commits (before_commit) or after the commit and before the Redis ack (after_commit): " +
 			"the entries stay pending and another replica reclaims them"},
@@ -84,6 +88,10 @@ type Config struct {
 	// "redlock-1".."redlock-N" in that order. Empty: no such node.
 	RedisAddr    string
 	RedlockAddrs []string
+	// SentinelAddrs and SentinelMaster name the replicated Redis of
+	// redis-sentinel (hold_replication, kill_redis_master); empty: none.
+	SentinelAddrs  []string
+	SentinelMaster string
 }
 
 // Service injects faults into one replica.

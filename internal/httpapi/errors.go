@@ -166,6 +166,7 @@ var domainErrors = []mapping{
 	{err: faults.ErrNoConsumer, status: http.StatusConflict, code: "no_consumer", message: "this replica runs no order-queue consumer (it has no default Redis)"},
 	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
+	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},
 
 	// The replica itself.
 	{err: errDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},

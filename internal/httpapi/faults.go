@@ -162,6 +162,20 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 		return gin.H{"ms": d.Milliseconds(), "pid": pid, "signal": signal}, err
 	case faults.KindRestartRedis:
 		return f.restartRedis(c, kind, r)
+	case faults.KindHoldReplication:
+		d, err := r.duration(kind)
+		if err != nil {
+			return nil, err
+		}
+		master, err := f.svc.HoldReplication(ctx, d)
+		return gin.H{"ms": d.Milliseconds(), "master": master}, err
+	case faults.KindKillRedisMaster:
+		d, err := r.duration(kind)
+		if err != nil {
+			return nil, err
+		}
+		fo, err := f.svc.KillRedisMaster(ctx, d)
+		return gin.H{"ms": d.Milliseconds(), "old_master": fo.OldMaster, "new_master": fo.NewMaster}, err
 	case faults.KindKillConsumer:
 		if err := r.only(kind, "point"); err != nil {
 			return nil, err

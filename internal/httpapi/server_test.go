@@ -196,7 +196,7 @@ func TestHealthz(t *testing.T) {
 		Backends map[string]struct{ State string }
 	}
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &h) != nil || h.Status != "ok" ||
-		h.Backends["db"].State != "up" || h.Backends["redis"].State != "not configured" || len(h.Backends) != 5 {
+		h.Backends["db"].State != "up" || h.Backends["redis"].State != "not configured" || len(h.Backends) != 6 {
 		t.Fatalf("healthz: %d %s; want ok, the database up and every other backend not configured", rec.Code, rec.Body)
 	}
 	down := newEnv(t, func(c *envConfig) {

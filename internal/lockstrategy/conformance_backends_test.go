@@ -23,6 +23,8 @@ func childBackends(dsn string) (lockstrategy.Backends, func(), error) {
 		ZKServers:        config.List(config.Get(config.EnvZKServers, config.DefaultZKServers)),
 		ZKSessionTimeout: zkSessionTimeout,
 		Etcd:             config.List(config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints)),
+		Sentinel: redis.NewFailoverClient(lockstrategy.SentinelOptions(config.Get(config.EnvSentinelMaster, config.DefaultSentinelMaster),
+			config.List(config.Get(config.EnvSentinelAddrs, config.DefaultSentinelAddrs)), 64)),
 	}
 	for _, a := range config.List(config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs)) {
 		b.Redlock = append(b.Redlock, redis.NewClient(&redis.Options{Addr: a}))
@@ -30,6 +32,7 @@ func childBackends(dsn string) (lockstrategy.Backends, func(), error) {
 	closeAll := func() {
 		inventory.Close(db)
 		b.Redis.Close()
+		b.Sentinel.Close()
 		for _, c := range b.Redlock {
 			c.Close()
 		}

@@ -102,7 +102,7 @@ func (b Backends) State(n Need) BackendState {
 // AllStates is State for every kind of backend.
 func (b Backends) AllStates() map[Need]BackendState {
 	out := map[Need]BackendState{}
-	for _, n := range []Need{NeedDB, NeedRedis, NeedRedlock, NeedZooKeeper, NeedEtcd} {
+	for _, n := range []Need{NeedDB, NeedRedis, NeedRedlock, NeedZooKeeper, NeedEtcd, NeedSentinel} {
 		out[n] = b.State(n)
 	}
 	return out

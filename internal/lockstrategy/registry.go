@@ -238,6 +238,14 @@ func RedisOptions(addr string, poolSize int) *redis.Options {
 	return &redis.Options{Addr: addr, PoolSize: poolSize, MaxRetries: -1}
 }
 
+// SentinelOptions is a go-redis failover client's options over the
+// Sentinels at addrs watching master: it asks them for the master and
+// follows it through a failover (+switch-master), as RedisOptions would
+// one address.
+func SentinelOptions(master string, addrs []string, poolSize int) *redis.FailoverOptions {
+	return &redis.FailoverOptions{MasterName: master, SentinelAddrs: addrs, PoolSize: poolSize, MaxRetries: -1}
+}
+
 // Queueing returns the names of the strategies an async sale may use: their
 // stock lives in the default Redis, beside the order queue.
 func Queueing() []string {

@@ -49,6 +49,10 @@ type RedisProcess struct {
 	port int
 	dir  string
 
+	// ExtraConfig is appended to the config file written at the first
+	// start (a replicaof line, say).
+	ExtraConfig string
+
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -116,7 +120,8 @@ func (r *RedisProcess) start() error {
 	// it, and the next start keeps it.
 	conf := filepath.Join(r.dir, "redis.conf")
 	if _, err := os.Stat(conf); err != nil {
-		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nsave \"\"\nappendonly no\nenable-debug-command local\ndaemonize no\ndir %s\n", r.port, r.dir)
+		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nsave \"\"\nappendonly no\nenable-debug-command local\ndaemonize no\ndir %s\n%s\n",
+			r.port, r.dir, r.ExtraConfig)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

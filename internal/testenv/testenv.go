@@ -156,7 +156,26 @@ func Backends(t testing.TB, dbName string) lockstrategy.Backends {
 		Redlock:   Redlock(t),
 		ZKServers: ZKServers(t),
 		Etcd:      Etcd(t),
+		Sentinel:  Sentinel(t),
 	}
+}
+
+// Sentinel returns a go-redis failover client over SECKILL_SENTINEL_ADDRS
+// (the replicated Redis of redis-sentinel) after checking that the
+// Sentinels name a master that answers.
+func Sentinel(t testing.TB) *redis.Client {
+	t.Helper()
+	addrs := config.List(config.Get(config.EnvSentinelAddrs, config.DefaultSentinelAddrs))
+	master := config.Get(config.EnvSentinelMaster, config.DefaultSentinelMaster)
+	c := redis.NewFailoverClient(lockstrategy.SentinelOptions(master, addrs, 256))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		Unavailable(t, fmt.Sprintf("Redis Sentinel master %s via %v", master, addrs), err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // Reachable says whether addr accepts a TCP connection (within 2 s).
