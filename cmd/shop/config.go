@@ -25,17 +25,17 @@ const (
 
 // serveConfig is everything `shop serve` and `shop demo` are configured with.
 type serveConfig struct {
-	HTTPAddr      string
-	MySQLDSN      string
-	RedisAddr     string        // empty: no Redis, its strategies report available=false
-	RedlockAddrs  string        // comma-separated masters; empty: no redlock
-	ZKServers     string        // comma-separated; empty: no zookeeper
-	EtcdEndpoints string        // comma-separated; empty: no etcd
-	SentinelAddrs  string       // comma-separated Sentinels of redis-sentinel; empty: none
-	SentinelMaster string       // the master's name they watch
-	ReplicaID     string        // default hostname:port
-	LockWait      time.Duration // default 10s
-	LogLevel      slog.Level
+	HTTPAddr       string
+	MySQLDSN       string
+	RedisAddr      string        // empty: no Redis, its strategies report available=false
+	RedlockAddrs   string        // comma-separated masters; empty: no redlock
+	ZKServers      string        // comma-separated; empty: no zookeeper
+	EtcdEndpoints  string        // comma-separated; empty: no etcd
+	SentinelAddrs  string        // comma-separated Sentinels of redis-sentinel; empty: none
+	SentinelMaster string        // the master's name they watch
+	ReplicaID      string        // default hostname:port
+	LockWait       time.Duration // default 10s
+	LogLevel       slog.Level
 	// AdminToken comes from SECKILL_ADMIN_TOKEN only: a flag would show the
 	// secret in ps and in shell history.
 	AdminToken string

@@ -169,7 +169,7 @@ func TestTokenStrideReservesTokens(t *testing.T) {
 	// The counter far above the server's clock in µs: tokens then come
 	// from it (+1 without a stride), not from the clock, which moves on by
 	// more than 9 µs between two acquisitions anyway.
-	ahead := time.Now().Add(24*time.Hour).UnixMicro()
+	ahead := time.Now().Add(24 * time.Hour).UnixMicro()
 	if err := rdb.Set(context.Background(), key+":fence", ahead, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
