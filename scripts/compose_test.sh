@@ -14,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
 COMPOSE=docker-compose.yml
 ENV_GO=internal/config/env.go
-SERVICES="agent-1 agent-2 etcd mariadb redis redlock-1 redlock-2 redlock-3 shop-1 shop-2 shop-3 zookeeper-1 zookeeper-2 zookeeper-3"
+SERVICES="agent-1 agent-2 etcd mariadb redis redis-master redis-replica redlock-1 redlock-2 redlock-3 sentinel-1 sentinel-2 sentinel-3 shop-1 shop-2 shop-3 zookeeper-1 zookeeper-2 zookeeper-3"
 
 die() { printf 'compose_test: %s\n' "$*" >&2; exit 1; }
 
@@ -77,6 +77,7 @@ for name in ("shop-1", "shop-2", "shop-3"):
     svc = s[name]; env = svc.get("environment", {})
     want = {"SECKILL_HTTP_ADDR": "0.0.0.0:8080", "SECKILL_FAULTS": "on", "SECKILL_ADMIN_TOKEN": "change-me",
             "SECKILL_REDIS_ADDR": "redis:6379", "SECKILL_ZK_SERVERS": "zookeeper-1:2181,zookeeper-2:2181,zookeeper-3:2181", "SECKILL_ETCD_ENDPOINTS": "etcd:2379",
+            "SECKILL_SENTINEL_ADDRS": "sentinel-1:26379,sentinel-2:26379,sentinel-3:26379", "SECKILL_SENTINEL_MASTER": "seckill",
             "SECKILL_REDLOCK_ADDRS": "redlock-1:6379,redlock-2:6379,redlock-3:6379"}
     for k, v in want.items():
         if env.get(k) != v: errs.append(f"{name}: {k}={env.get(k)!r}, want {v!r}")
