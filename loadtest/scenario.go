@@ -52,6 +52,7 @@ var runners = map[string]scenarioFunc{
 	"queue-durability":          queueDurability,
 	"herd-sold-out-cache":       herdSoldOutCache,
 	"herd-rate-limit":           herdRateLimit,
+	"sentinel-failover":         sentinelFailover,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

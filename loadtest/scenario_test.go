@@ -26,8 +26,11 @@ import (
 func faultyShops(t *testing.T, db string) shopOpt {
 	t.Helper()
 	addrs := testenv.PrivateRedis(t, 4)
+	// A replicated Redis of their own too: sentinel-failover kills its master.
+	sentinels := testenv.PrivateSentinel(t)
 	env := withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
-		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s")
+		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s",
+		config.EnvSentinelAddrs+"="+strings.Join(sentinels, ","), config.EnvSentinelMaster+"="+testenv.SentinelMaster)
 	return func(o *shopOpts) { env(o); withDB(db)(o) }
 }
 

@@ -217,28 +217,11 @@ const holdDuringRestart = 6 * time.Second
 // while A holds it, then sends buyer B to the last target. It returns B's
 // answer, whether A was still holding when B was sent, and A's answer.
 func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
-	t1 := sc.targets[0]
-	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
-		return "", false, "", err
-	}
-	a := sc.orderAsync(ctx, t1, id, "A")
-	if err := sc.waitPaused(ctx, t1); err != nil {
-		return "", false, "", err
-	}
+	var restarts []map[string]any
 	for _, node := range nodes {
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": node}); err != nil {
-			return "", false, "", err
-		}
+		restarts = append(restarts, map[string]any{"kind": "restart_redis", "node": node})
 	}
-	// B is sent while A still holds (observed, not assumed): B's answer
-	// then says whether the lock kept B out until A let go.
-	n, err := sc.pausedHolders(ctx, t1)
-	if err != nil {
-		return "", false, "", err
-	}
-	aHeld = n > 0
-	b = sc.c.order(ctx, ordersURL(sc.last(), id), "B")
-	return b, aHeld, <-a, nil
+	return sc.holdAndFault(ctx, id, hold, restarts...)
 }
 
 // redisRestart: A holds a redis lock (ttl 15 s: no expiry, no

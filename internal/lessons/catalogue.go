@@ -171,6 +171,20 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "sentinel-failover",
+		Title: "A master that fails over before replicating the lock lets a second holder in",
+		Predict: "redis-sentinel: A holds the lock on the master while replication is held back, the master dies, the " +
+			"Sentinels promote the replica, which never saw the key: B gets the lock while A still holds it, A's late " +
+			"write is a lost update (violations >= 1); with fencing B's token (the new master's clock) is above A's and " +
+			"A's write is refused (fenced 1, oversold 0); redlock with 1 of its 3 independent masters restarted keeps B waiting",
+		Fix: "a lock whose state survives a node's loss: a quorum of independent masters (redlock, still not safe against a " +
+			"pause), a consensus store (zookeeper, etcd), and fencing at the resource either way",
+		Seed: "seed 000: 「如果线程一在Redismaster节点上拿到了锁,但是加锁的key还没同步到slave节点。恰好这时,master节点发生故障," +
+			"一个slave节点就会升级为master节点。线程二就可以顺理成章获取同个key的锁啦」; seed 002: 「Redis 的主从同步是异步的」",
+		Strategies:  []string{"redis-sentinel", "redlock"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "zk-session-expiry",
 		Title: "A ZooKeeper holder whose session expires loses its lock",
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +

@@ -156,6 +156,12 @@ export const EXPLAIN = {
     pitfall: 'One Redis: if it restarts without persistence it forgets the lock, and with one master and asynchronous replicas a failover to a replica that never saw the key does the same: a second holder gets in. A pause longer than the TTL also frees the lock under a live holder.',
     lesson: 'Owner token, atomic release and renewal fix the classic bugs; no lease survives a pause past its TTL. Fencing tokens make the store refuse a stale holder\'s write, but only if each holder records its token before it reads (claiming it at the write lets a stale write land between a newer holder\'s read and write).',
   },
+  'redis-sentinel': {
+    zh: 'Redis 哨兵主从',
+    does: 'The redis lock, unchanged, over a master with one asynchronous replica and three Sentinels (go-redis\'s failover client follows the master through a failover).',
+    pitfall: 'Replication is asynchronous: a master that dies after granting the lock and before its replica has the key is replaced by a replica that never saw it, and a second holder gets in (seeds 000, 001, 002, 003 all say so). The fencing counter lives in the same Redis; the tokens stay ahead only because they follow the server\'s clock.',
+    lesson: 'High availability of Redis is not safety of the lock: use independent masters (RedLock) or a consensus store, and fence the write either way.',
+  },
   'redis-setnx-expire': {
     zh: 'SETNX 后再 EXPIRE',
     does: 'SETNX then EXPIRE as two commands (the teaching variant).',
