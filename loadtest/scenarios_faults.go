@@ -132,7 +132,7 @@ func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	pass := true
 	for _, bStalls := range []bool{false, true} {
 		for _, fencing := range []bool{false, true} {
-			part, ok, err := sc.pausePastTTLOnce(ctx, fencing, bStalls)
+			part, ok, err := sc.pausePastTTLOnce(ctx, pauseCase{strategy: "redis", ttlMS: 500, stopMS: 2000}, fencing, bStalls)
 			if err != nil {
 				return "", false, err
 			}
@@ -143,19 +143,27 @@ func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	return strings.Join(parts, " | "), pass, nil
 }
 
-func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, fencing, bStalls bool) (string, bool, error) {
+// pauseCase is the lock pause-past-ttl stalls: its strategy, its lease and
+// how long A's replica stops (longer than the lease: B must get the lock
+// and commit while A is stopped).
+type pauseCase struct {
+	strategy      string
+	ttlMS, stopMS int
+}
+
+func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
 	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: "redis",
-		Stock: 10, TTLMS: 500, Fencing: fencing})
+	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err
 	}
 	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
 		return "", false, err
 	}
-	stop := 2000 // ms: A's stall and the replica's stop overlap, A writes when both are over
+	stop := pc.stopMS // ms: A's stall and the replica's stop overlap, A writes when both are over
 	if bStalls {
-		stop = 3000 // B must get the lock (key expiry, 500 ms) and read before A wakes
+		stop += 1000 // B must get the lock (key expiry) and read before A wakes
 	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
 		return "", false, err
@@ -201,8 +209,16 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, fencing, bStalls bo
 	if bStalls {
 		what = "B reads while A is stopped, writes after A"
 	}
-	return fmt.Sprintf("%s, fencing=%v: A still stopped then: %v; A %s, B %s; %s",
-		what, fencing, aStalled, aKind, b, describe(got)), pass, nil
+	return fmt.Sprintf("%s%s, fencing=%v: A still stopped then: %v; A %s, B %s; %s",
+		strategyPrefix(pc.strategy), what, fencing, aStalled, aKind, b, describe(got)), pass, nil
+}
+
+// strategyPrefix names a strategy other than redis in an observation.
+func strategyPrefix(s string) string {
+	if s == "redis" {
+		return ""
+	}
+	return s + ": "
 }
 
 // holdDuringRestart is how long buyer A holds the lock while Redis nodes

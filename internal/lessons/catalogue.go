@@ -171,6 +171,32 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "for-update-needs-tx",
+		Title: "SELECT ... FOR UPDATE locks only inside a transaction",
+		Predict: "db-pessimistic-autocommit runs the FOR UPDATE in autocommit: the row lock ends with the statement, " +
+			"16 buyers read and write the stock at once: lost updates and violations; db-pessimistic, the same " +
+			"SELECT inside the order's transaction, sells exactly",
+		Fix:         "begin a transaction, take the row lock, do the work and the write in it, and commit: commit is the unlock",
+		Seed:        "seed 000, on its select ... for update lock: 「这里需要注意一下哈,必须要加事务 哈。」",
+		Strategies:  []string{"db-pessimistic-autocommit", "db-pessimistic"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "etcd-lease-expiry",
+		Title: "etcd: a holder paused past its lease loses the lock; the create revision fences it",
+		Predict: "etcd with a 2 s lease: A's replica stops (SIGSTOP) for 6 s inside its section, its keep-alives stop, " +
+			"the lease expires and B's key holds the lock; B commits while A is stopped, A wakes and writes: a lost " +
+			"update (lost_updates >= 1); with fencing A's token (its key's create revision) is below B's and its write " +
+			"is refused (fenced 1, lost_updates 0)",
+		Fix: "a consensus store keeps the lock itself consistent (no failover loses a key), and its create revision is " +
+			"a fencing token for free: pass it to the resource",
+		Seed: "beyond the seeds: etcd's own concurrency package (clientv3/concurrency.Mutex: a key per waiter bound to its " +
+			"lease, the lowest create revision holds); the paused holder is Martin Kleppmann's case (\"How to do " +
+			"distributed locking\", 2016), as in pause-past-ttl",
+		Strategies:  []string{"etcd"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "sentinel-failover",
 		Title: "A master that fails over before replicating the lock lets a second holder in",
 		Predict: "redis-sentinel: A holds the lock on the master while replication is held back, the master dies, the " +

@@ -144,6 +144,12 @@ export const EXPLAIN = {
     pitfall: 'Only works when the whole critical section is that one statement; any extra step between check and write needs a real lock again.',
     lesson: 'Often the best answer is to need no lock: push the invariant into one atomic write.',
   },
+  'db-pessimistic-autocommit': {
+    zh: '无事务的 FOR UPDATE',
+    does: 'The db-pessimistic SELECT ... FOR UPDATE, run without a transaction (the teaching variant).',
+    pitfall: 'In autocommit every statement is its own transaction: the row lock ends as the SELECT returns, and the lock excludes nothing.',
+    lesson: 'FOR UPDATE needs a transaction that lasts through the work and the write (seed 000: 「必须要加事务」).',
+  },
   'db-lock-table': {
     zh: '数据库唯一键锁',
     does: 'A lock row inserted into a lock table (unique key) with an owner and an expiry; deleting it releases.',
