@@ -52,6 +52,7 @@ var runners = map[string]scenarioFunc{
 	"queue-durability":          queueDurability,
 	"herd-sold-out-cache":       herdSoldOutCache,
 	"herd-rate-limit":           herdRateLimit,
+	"reentrancy":                reentrancy,
 	"two-level-handoff":         twoLevelHandoff,
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,

@@ -29,6 +29,7 @@ const (
 	KindStopProcess     = "stop_process"
 	KindKillProcess     = "kill_process"
 	KindRestartRedis    = "restart_redis"
+	KindNestedLock      = "nested_lock"
 )
 
 // MaxDuration bounds every fault's duration: a fault is a demonstration, not
@@ -56,6 +57,9 @@ func Kinds() []Kind {
 	return []Kind{
 		{KindPauseHolder, []string{"ms"}, "the next locked critical section on this replica stalls ms after its lock check, " +
 			"before its write: a GC pause past the lock's TTL (only fencing survives it)"},
+		{KindNestedLock, []string{"ms"}, "the next locked critical section on this replica takes its lock again, as the " +
+			"same holder, waiting at most ms: a non-reentrant lock waits for itself (nested_lock_timeout), a reentrant " +
+			"one (redisson) counts the hold"},
 		{KindExpireZKSession, []string{}, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
@@ -122,6 +126,16 @@ func (s *Service) PauseHolder(d time.Duration) error {
 		return err
 	}
 	s.orders.PauseNextSection(d)
+	return nil
+}
+
+// NestedLock makes the next locked critical section on this replica take
+// its own lock again, waiting at most d (the reentrancy lesson).
+func (s *Service) NestedLock(d time.Duration) error {
+	if err := s.check(d); err != nil {
+		return err
+	}
+	s.orders.NestNextSection(d)
 	return nil
 }
 

@@ -120,6 +120,12 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 			err = f.svc.PauseHolder(d)
 		}
 		return gin.H{"ms": d.Milliseconds()}, err
+	case faults.KindNestedLock:
+		d, err := r.duration(kind)
+		if err == nil {
+			err = f.svc.NestedLock(d)
+		}
+		return gin.H{"ms": d.Milliseconds()}, err
 	case faults.KindExpireZKSession:
 		if err := r.only(kind); err != nil {
 			return nil, err

@@ -171,6 +171,21 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "reentrancy",
+		Title: "A nested lock on a non-reentrant lock waits for itself",
+		Predict: "an order takes its own lock again (fault nested_lock, at most 1.5 s): on redis the nested Lock waits " +
+			"for the lock its own order holds until the bound, the order fails (nested_lock_timeout) and writes " +
+			"nothing, and the lock goes with the outer holding (B is served); on redisson, a hash of holder -> hold " +
+			"count, the same order takes it again at once, buys, and frees it on its last unlock (B is served too)",
+		Fix: "a reentrant lock that counts holds per holder (Redisson's HINCRBY hash), or code that never takes a " +
+			"lock it may already hold",
+		Seed: "seed 004: 「分布式锁最好也能满足可重入、高性能、阻塞锁特性」 and its memo column 「可用来支持重入特性,标记下当前加锁的" +
+			"client和加锁次数」; seed 003 quotes Redisson's lock script: 「if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) " +
+			"then redis.call('hincrby', KEYS[1], ARGV[2], 1)」",
+		Strategies:  []string{"redis", "redisson"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "two-level-handoff",
 		Title: "A local hand-off in front of the distributed lock keeps it safe and saves round trips",
 		Predict: "the same contended sale (16 buyers, 96 orders, 1 ms of work, fencing on) on redis and on redis-2level: " +

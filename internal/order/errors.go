@@ -23,6 +23,10 @@ var (
 	// ErrFenced: the write carried a stale fencing token and was rolled back;
 	// the buyer may retry.
 	ErrFenced = inventory.ErrFenced
+	// ErrNestedLock: the nested Lock of the reentrancy fault (nested_lock)
+	// waited for the lock its own order holds, to its bound: the lock is not
+	// reentrant. Nothing was written.
+	ErrNestedLock = errors.New("order: a nested lock waited for the lock its own order holds")
 	// ErrLockLost: the lease was lost before commit; nothing was written.
 	ErrLockLost = errors.New("order: lock lost before commit")
 	// ErrSaleNotFound: no such sale.
@@ -73,6 +77,7 @@ const (
 	OutcomeConflict       = "conflict"
 	OutcomeFenced         = "fenced"
 	OutcomeLockLost       = "lock_lost"
+	OutcomeNestedLock     = "nested_lock_timeout"
 	OutcomeNotFound       = "not_found"
 	OutcomeCanceled       = "canceled"
 	OutcomeReloading      = "stock_reloading"
@@ -89,7 +94,7 @@ func OutcomeOf(err error) string {
 	}{
 		{nil, OutcomeOK}, {ErrSoldOut, OutcomeSoldOut}, {ErrLockTimeout, OutcomeLockTimeout},
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
-		{ErrLockLost, OutcomeLockLost}, {ErrSaleNotFound, OutcomeNotFound},
+		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
 		{ErrPersistTimeout, OutcomePersistTimeout},
 	} {

@@ -99,6 +99,9 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 // record the section, unlock.
 func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (inventory.Order, figures, error) {
 	waitStart := time.Now()
+	// The order is the holder: a reentrant lock (redisson) knows a nested
+	// Lock of the same order by it.
+	ctx = lockstrategy.WithHolder(ctx, lockstrategy.NewOwner())
 	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
 	f := figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
@@ -106,6 +109,13 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
 	defer s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
+	if d := time.Duration(s.nestNext.Swap(0)); d > 0 {
+		inner, err := s.lockAgain(ctx, locker, s.LockKey(cs.sale.ID), d)
+		if err != nil {
+			return inventory.Order{}, f, err
+		}
+		defer s.unlockQuietly(ctx, cs.sale, inner)
+	}
 	cs.lease, cs.token = lease, lease.Token()
 	if cs.sale.Fencing && cs.token > 0 {
 		cs.kind = writeFenced
@@ -130,6 +140,32 @@ func (s *Service) lock(ctx context.Context, locker lockstrategy.Locker, key stri
 		return nil, fmt.Errorf("%w: %w", ErrLockTimeout, err)
 	}
 	return nil, fmt.Errorf("order: lock: %w", asBackendDown(err))
+}
+
+// lockAgain is the nested Lock of the reentrancy lesson: the same holder
+// (ctx), the same key, at most d.
+func (s *Service) lockAgain(ctx context.Context, locker lockstrategy.Locker, key string, d time.Duration) (lockstrategy.Lease, error) {
+	nctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	inner, err := locker.Lock(nctx, key)
+	switch {
+	case err == nil:
+		return inner, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired):
+		return nil, fmt.Errorf("%w: waited %v for the lock it holds", ErrNestedLock, d)
+	}
+	return nil, fmt.Errorf("order: nested lock: %w", asBackendDown(err))
+}
+
+// unlockQuietly releases a nested holding on a fresh bounded ctx.
+func (s *Service) unlockQuietly(ctx context.Context, sale inventory.Sale, le lockstrategy.Lease) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
+	defer cancel()
+	if err := le.Unlock(uctx); err != nil {
+		s.log.Warn("nested unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
+	}
 }
 
 // leave ends a locked section: it records it for violation detection, then

@@ -75,6 +75,10 @@ type Service struct {
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
+	// nestNext is a fault: the next locked critical section on this
+	// replica takes its lock again, as the same holder, waiting at most
+	// this long (nanoseconds; 0 = none): the reentrancy lesson.
+	nestNext atomic.Int64
 	// bg counts stock rebuilds waiting out their settle time; closing ends
 	// them (Close).
 	bg        sync.WaitGroup
@@ -89,6 +93,12 @@ type Service struct {
 // stall for d after its Lost() check and before its write: a GC pause or a
 // stalled VM past the lock's TTL, the case only fencing survives.
 func (s *Service) PauseNextSection(d time.Duration) { s.pauseNext.Store(int64(d)) }
+
+// NestNextSection makes the next locked critical section on this replica
+// take its own lock again, as the same holder, waiting at most d: a nested
+// call on a non-reentrant lock waits for itself (ErrNestedLock); a
+// reentrant one counts the hold and frees the lock on the last unlock.
+func (s *Service) NestNextSection(d time.Duration) { s.nestNext.Store(int64(d)) }
 
 // PausedSections is the number of critical sections stalled by
 // PauseNextSection right now: each holds its lock.
