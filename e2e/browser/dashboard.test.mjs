@@ -221,6 +221,13 @@ async function checkComparison() {
   assert.equal(await redis.locator('.verdict-cell').innerText(), 'holds');
   assert.equal(await none.locator('td').nth(0).innerText(), 'no'); // claimed safe: no
   assert.equal(await redis.locator('td').nth(0).innerText(), 'yes');
+  // The seeds' claims: only redis was measured, so each is "not measured",
+  // judged on the redis run and naming what is missing.
+  const claims = page.locator('#t-claims tbody tr');
+  await claims.filter({ hasText: `run #${redisID}` }).first().waitFor({ timeout: 60_000 });
+  assert.equal(await claims.count(), 2);
+  assert.equal(await claims.nth(0).getAttribute('data-verdict'), 'not measured');
+  assert.match(await claims.nth(0).innerText(), /missing .*zookeeper/);
 }
 
 test('the comparison lists both runs, also after a reload', async () => {

@@ -28,6 +28,7 @@ func (s *Server) runRoutes(api *gin.RouterGroup) {
 	api.POST("/runs", s.requireAdmin, s.createRun)
 	api.GET("/runs", s.listRuns)
 	api.GET("/runs/:id", s.getRun)
+	api.GET("/claims", s.getClaims)
 	// The agents' endpoints write too (discovery, claims, the figures a
 	// dashboard shows): with an admin token set, agents must carry it.
 	api.POST("/runs/:id/steps/:step/shares/:share/report", s.requireAdmin, s.reportShare)
@@ -74,6 +75,17 @@ func (s *Server) listRuns(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, views)
+}
+
+// getClaims is GET /api/claims: the seeds' performance claims judged on the
+// newest finished run that measured the strategies they compare.
+func (s *Server) getClaims(c *gin.Context) {
+	v, err := s.runs.Claims(c.Request.Context())
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
 }
 
 // getRun is GET /api/runs/:id: the merged view of every step.

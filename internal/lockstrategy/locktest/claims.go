@@ -3,28 +3,13 @@ package locktest
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/claims"
 )
 
-// A Claim is a performance claim of the seeds, judged against the
-// contention benchmark's figures of this machine.
-type Claim struct {
-	Seed     string // the seed and its own sentence
-	Claim    string // what is checked, in our words
-	Measured string // the figures it was judged on
-	Verdict  string // holds, does not hold, or not measured in this run
-}
-
-// The verdicts.
-const (
-	Holds       = "holds"
-	DoesNotHold = "does not hold"
-	NotMeasured = "not measured in this run"
-)
-
-// dbLocks are the strategies that lock in the database.
-var dbLocks = []string{"db-pessimistic", "db-lock-table"}
+// Claim is a claim of the seeds judged on the benchmark's figures.
+type Claim = claims.Claim
 
 // Claims judges the seeds' performance claims on rs at contenders and
 // work: each lock's critical sections per second, side by side in one run.
@@ -35,48 +20,7 @@ func Claims(rs []Result, contenders int, work time.Duration) []Claim {
 			ops[r.Strategy] = r.PerSecond()
 		}
 	}
-	bestDB, bestDBName := 0.0, ""
-	for _, n := range dbLocks {
-		if v, ok := ops[n]; ok && v > bestDB {
-			bestDB, bestDBName = v, n
-		}
-	}
-	at := fmt.Sprintf("%d contenders, work %v", contenders, work)
-	var out []Claim
-
-	rank := Claim{Seed: "seed 000: 「从性能角度(从高到低)Redis > Zookeeper >= 数据库」",
-		Claim: "throughput: redis > zookeeper >= the best database lock"}
-	redis, okR := ops["redis"]
-	zk, okZ := ops["zookeeper"]
-	if !okR || !okZ || bestDBName == "" {
-		rank.Verdict, rank.Measured = NotMeasured, at
-	} else {
-		rank.Measured = fmt.Sprintf("%s: redis %.0f/s, zookeeper %.0f/s, %s %.0f/s", at, redis, zk, bestDBName, bestDB)
-		rank.Verdict = DoesNotHold
-		if redis > zk && zk >= bestDB {
-			rank.Verdict = Holds
-		}
-	}
-	out = append(out, rank)
-
-	ceiling := Claim{Seed: "seed 004: 「因为单实例DB的TPS一般为几百,所以基于DB的分布式性能上限一般也是1k以下」",
-		Claim: "every database lock stays under 1,000 locked sections/s"}
-	if bestDBName == "" {
-		ceiling.Verdict, ceiling.Measured = NotMeasured, at
-	} else {
-		var parts []string
-		for _, n := range dbLocks {
-			if v, ok := ops[n]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.0f/s", n, v))
-			}
-		}
-		ceiling.Measured = at + ": " + strings.Join(parts, ", ")
-		ceiling.Verdict = DoesNotHold
-		if bestDB < 1000 {
-			ceiling.Verdict = Holds
-		}
-	}
-	return append(out, ceiling)
+	return claims.Judge(ops, fmt.Sprintf("%d contenders, work %v, locked sections", contenders, work))
 }
 
 // PrintClaims writes the claims table (Markdown) for each work at

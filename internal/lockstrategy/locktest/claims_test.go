@@ -3,6 +3,14 @@ package locktest
 import (
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/claims"
+)
+
+const (
+	Holds       = claims.Holds
+	DoesNotHold = claims.DoesNotHold
+	NotMeasured = claims.NotMeasured
 )
 
 func res(name string, ops int64) Result {

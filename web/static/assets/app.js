@@ -5,7 +5,7 @@
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
-import { loadComparison as fillComparison } from './compare.js';
+import { loadClaims, loadComparison as fillComparison } from './compare.js';
 import { el } from './dom.js';
 import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, label } from './i18n.js';
@@ -262,6 +262,7 @@ function onRuns(list) {
 // replica can time out), ask again every 2.5 s, for a minute at most.
 const loadComparison = async (tries = 24) => {
   const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen);
+  loadClaims();
   if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
 };
 

@@ -57,6 +57,23 @@ export async function loadComparison(strategies, safeOf, seen) {
 }
 
 
+/**
+ * loadClaims fills #t-claims from GET /api/claims: each seed's claim, the
+ * figures of the run it was judged on, and the verdict. It resolves false
+ * when the API did not answer.
+ */
+export async function loadClaims() {
+  let v;
+  try { v = await getJSON('/api/claims', { timeoutMs: 30000 }); } catch { return false; }
+  const tb = document.querySelector('#t-claims tbody');
+  tb.replaceChildren(...v.claims.map((c) => el('tr', { 'data-verdict': c.verdict },
+    el('td', { class: 'small', text: c.seed }),
+    el('td', { text: c.claim }),
+    el('td', { class: 'small', text: c.measured }),
+    el('td', { class: c.verdict === 'holds' ? 'ok verdict-cell' : c.verdict === 'does not hold' ? 'bad verdict-cell' : 'verdict-cell', text: c.verdict }))));
+  return true;
+}
+
 /** limitTitle says what a step's physical-limit ratio was made of. */
 function limitTitle(l) {
   return `${fmt(l.sections_per_s)} sections/s of a limit of ${fmt(l.limit_per_s)}/s = 1000 / (hold ${fmt(l.hold_ms, 3)} ms + hand-over ${fmt(l.handover_ms, 3)} ms). `
