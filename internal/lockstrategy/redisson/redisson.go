@@ -175,11 +175,16 @@ func (l *Locker) try(ctx context.Context, k keys, owner string) (lockstrategy.Le
 	if err != nil {
 		return nil, 0, waitErr(ctx, fmt.Errorf("redisson: acquire: %w", err))
 	}
-	if res[0] != 0 {
-		if res[0] < 0 { // no TTL (-1) or gone meanwhile (-2): try again soon
-			res[0] = 10
+	switch {
+	case len(res) != 2:
+		return nil, 0, fmt.Errorf("redisson: acquire: unexpected reply %v", res)
+	case res[0] == 1: // held by another: wait at most its PTTL
+		if res[1] <= 0 { // its last millisecond (0), no TTL (-1) or gone meanwhile (-2): try again soon
+			res[1] = 1
 		}
-		return nil, time.Duration(res[0]) * time.Millisecond, nil
+		return nil, time.Duration(res[1]) * time.Millisecond, nil
+	case res[0] == 2:
+		return nil, 0, fmt.Errorf("redisson: acquire: the holding of %s has no token (evicted?)", k.hash)
 	}
 	return l.attach(k, owner, uint64(res[1]), time.Now()), 0, nil
 }
