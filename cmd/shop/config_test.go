@@ -45,7 +45,8 @@ func setEnv(t *testing.T, kv map[string]string) {
 
 func TestFlagDefaults(t *testing.T) {
 	all := []string{config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr, config.EnvRedlockAddrs,
-		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvAdminToken, envReplicaID, envLockWait, envLogLevel}
+		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvSentinelAddrs, config.EnvSentinelMaster, config.EnvAdminToken,
+		envReplicaID, envLockWait, envLogLevel}
 	t.Run("local defaults", func(t *testing.T) {
 		for _, k := range all {
 			t.Setenv(k, "")
@@ -57,6 +58,7 @@ func TestFlagDefaults(t *testing.T) {
 		want := serveConfig{HTTPAddr: config.DefaultHTTPAddr, MySQLDSN: config.DefaultMySQLDSN,
 			RedisAddr: config.DefaultRedisAddr, RedlockAddrs: config.DefaultRedlockAddrs,
 			ZKServers: config.DefaultZKServers, EtcdEndpoints: config.DefaultEtcdEndpoints,
+			SentinelAddrs: config.DefaultSentinelAddrs, SentinelMaster: config.DefaultSentinelMaster,
 			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo}
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)
@@ -66,14 +68,16 @@ func TestFlagDefaults(t *testing.T) {
 		setEnv(t, map[string]string{
 			config.EnvHTTPAddr: "127.0.0.1:9999", config.EnvMySQLDSN: "u@tcp(db:3306)/x",
 			config.EnvRedisAddr: "r:1", config.EnvRedlockAddrs: "a:1,b:2,c:3", config.EnvZKServers: "z:2181",
-			config.EnvEtcdEndpoints: "e:2379", config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
+			config.EnvEtcdEndpoints: "e:2379", config.EnvSentinelAddrs: "s:1,s:2", config.EnvSentinelMaster: "m",
+			config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
 		})
 		cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := serveConfig{HTTPAddr: "127.0.0.1:9999", MySQLDSN: "u@tcp(db:3306)/x", RedisAddr: "r:1",
-			RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", ReplicaID: "r1", LockWait: 250 * time.Millisecond,
+			RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", SentinelAddrs: "s:1,s:2", SentinelMaster: "m",
+			ReplicaID: "r1", LockWait: 250 * time.Millisecond,
 			LogLevel: slog.LevelDebug, AdminToken: "tok"}
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)

@@ -17,7 +17,7 @@ import (
 
 // unsafeOnOneReplica lists the strategies that break the sale even on one
 // replica with no fault injected.
-var unsafeOnOneReplica = map[string]bool{"none": true}
+var unsafeOnOneReplica = map[string]bool{"none": true, "db-pessimistic-autocommit": true}
 
 const (
 	buyers    = 64
