@@ -53,6 +53,7 @@ var runners = map[string]scenarioFunc{
 	"herd-sold-out-cache":       herdSoldOutCache,
 	"herd-rate-limit":           herdRateLimit,
 	"reentrancy":                reentrancy,
+	"getset-expiry":             getsetExpiry,
 	"two-level-handoff":         twoLevelHandoff,
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/order"
 )
 
@@ -30,6 +31,7 @@ const (
 	KindKillProcess     = "kill_process"
 	KindRestartRedis    = "restart_redis"
 	KindNestedLock      = "nested_lock"
+	KindClockSkew       = "clock_skew"
 )
 
 // MaxDuration bounds every fault's duration: a fault is a demonstration, not
@@ -60,6 +62,8 @@ func Kinds() []Kind {
 		{KindNestedLock, []string{"ms"}, "the next locked critical section on this replica takes its lock again, as the " +
 			"same holder, waiting at most ms: a non-reentrant lock waits for itself (nested_lock_timeout), a reentrant " +
 			"one (redisson) counts the hold"},
+		{KindClockSkew, []string{"ms"}, "for the next 10 s, redis-getset on this replica reads its clock ms ahead: it " +
+			"takes a live lock whose expiry (written by another replica's clock) it reads as past"},
 		{KindExpireZKSession, []string{}, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
@@ -136,6 +140,26 @@ func (s *Service) NestedLock(d time.Duration) error {
 		return err
 	}
 	s.orders.NestNextSection(d)
+	return nil
+}
+
+// ClockSkewFor is how long a clock_skew lasts before the clock is right
+// again: a lesson's length, not the replica's lifetime.
+const ClockSkewFor = 10 * time.Second
+
+// ClockSkew makes redis-getset on this replica read its clock d ahead for
+// ClockSkewFor (seed 000: the clients' clocks must agree).
+func (s *Service) ClockSkew(d time.Duration) error {
+	if err := s.check(d); err != nil {
+		return err
+	}
+	redislock.SetClockSkew(d)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		time.Sleep(ClockSkewFor)
+		redislock.SetClockSkew(0)
+	}()
 	return nil
 }
 

@@ -186,6 +186,19 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "getset-expiry",
+		Title: "SETNX + GETSET with the client's expiry: the clients' clocks must agree",
+		Predict: "redis-getset (TTL 3 s): the second replica's clock runs 5 s ahead (fault clock_skew); A on the first " +
+			"holds the lock and stalls 2 s, within its TTL by the real clock; B reads A's expiry as past, takes the lock " +
+			"over with GETSET and buys while A holds it; A writes its stale stock: a lost update (violations >= 1). " +
+			"redis, whose TTL the server keeps, makes B wait for A: violations 0",
+		Fix: "let the server keep the time (SET NX PX) and put an owner in the value, released by one atomic " +
+			"compare-and-delete",
+		Seed: "seed 000: 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
+		Strategies:  []string{"redis-getset", "redis"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "two-level-handoff",
 		Title: "A local hand-off in front of the distributed lock keeps it safe and saves round trips",
 		Predict: "the same contended sale (16 buyers, 96 orders, 1 ms of work, fencing on) on redis and on redis-2level: " +

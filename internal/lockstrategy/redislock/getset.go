@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,7 +68,19 @@ func (l *GetSet) WithClockSkew(skew time.Duration) *GetSet {
 	return &c
 }
 
-func (l *GetSet) now() time.Time { return time.Now().Add(l.skew) }
+func (l *GetSet) now() time.Time {
+	return time.Now().Add(l.skew + time.Duration(processSkew.Load()))
+}
+
+// processSkew is added to the clock of every redis-getset lock of this
+// process (SetClockSkew): the clock_skew fault, a replica whose clock runs
+// ahead of the others'.
+var processSkew atomic.Int64
+
+// SetClockSkew makes every redis-getset lock of this process read its
+// clock d ahead (0: the real clock). Only this strategy reads a client's
+// clock for its lock; the others keep the server's time.
+func SetClockSkew(d time.Duration) { processSkew.Store(int64(d)) }
 
 // Lock polls the seed's tryLock until it succeeds or ctx ends.
 func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {

@@ -121,3 +121,16 @@ func TestGetSetTwoStepReleaseFreesTheNextHolder(t *testing.T) {
 	defer locktest.Unlock(lc)
 	t.Log("B and C both hold the lock: A's DEL, after its GET, deleted B's")
 }
+
+// SetClockSkew (the clock_skew fault) moves every redis-getset clock of the
+// process, on top of a lock's own skew, and 0 puts it right again.
+func TestSetClockSkewMovesTheProcessClock(t *testing.T) {
+	l := NewGetSet(nil, time.Second).WithClockSkew(time.Second)
+	SetClockSkew(5 * time.Second)
+	ahead := time.Until(l.now())
+	SetClockSkew(0)
+	back := time.Until(l.now())
+	if ahead < 5500*time.Millisecond || ahead > 6010*time.Millisecond || back < 500*time.Millisecond || back > 1010*time.Millisecond {
+		t.Fatalf("clock ahead by %v with the process skew, %v without; want 6 s and 1 s", ahead, back)
+	}
+}
