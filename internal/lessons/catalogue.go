@@ -194,7 +194,7 @@ var Catalogue = []Lesson{
 			"redis, whose TTL the server keeps, makes B wait for A: violations 0",
 		Fix: "let the server keep the time (SET NX PX) and put an owner in the value, released by one atomic " +
 			"compare-and-delete",
-		Seed: "seed 000: 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
+		Seed:        "seed 000: 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
 		Strategies:  []string{"redis-getset", "redis"},
 		MinReplicas: 2,
 	},
