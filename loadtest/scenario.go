@@ -54,6 +54,7 @@ var runners = map[string]scenarioFunc{
 	"herd-rate-limit":           herdRateLimit,
 	"reentrancy":                reentrancy,
 	"getset-expiry":             getsetExpiry,
+	"renewal-fails":             renewalFails,
 	"two-level-handoff":         twoLevelHandoff,
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,

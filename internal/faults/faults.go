@@ -32,6 +32,7 @@ const (
 	KindRestartRedis    = "restart_redis"
 	KindNestedLock      = "nested_lock"
 	KindClockSkew       = "clock_skew"
+	KindSlowWork        = "slow_work"
 )
 
 // MaxDuration bounds every fault's duration: a fault is a demonstration, not
@@ -62,6 +63,8 @@ func Kinds() []Kind {
 		{KindNestedLock, []string{"ms"}, "the next locked critical section on this replica takes its lock again, as the " +
 			"same holder, waiting at most ms: a non-reentrant lock waits for itself (nested_lock_timeout), a reentrant " +
 			"one (redisson) counts the hold"},
+		{KindSlowWork, []string{"ms"}, "the next locked critical section on this replica works ms longer, before its " +
+			"lock check: a long business step that must stop if the lock is lost meanwhile (its renewal failed)"},
 		{KindClockSkew, []string{"ms"}, "for the next 10 s, redis-getset on this replica reads its clock ms ahead: it " +
 			"takes a live lock whose expiry (written by another replica's clock) it reads as past"},
 		{KindExpireZKSession, []string{}, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
@@ -140,6 +143,16 @@ func (s *Service) NestedLock(d time.Duration) error {
 		return err
 	}
 	s.orders.NestNextSection(d)
+	return nil
+}
+
+// SlowWork makes the next locked critical section on this replica work d
+// longer before it checks its lease: the renewal-fails lesson.
+func (s *Service) SlowWork(d time.Duration) error {
+	if err := s.check(d); err != nil {
+		return err
+	}
+	s.orders.SlowNextSection(d)
 	return nil
 }
 

@@ -126,6 +126,12 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 			err = f.svc.NestedLock(d)
 		}
 		return gin.H{"ms": d.Milliseconds()}, err
+	case faults.KindSlowWork:
+		d, err := r.duration(kind)
+		if err == nil {
+			err = f.svc.SlowWork(d)
+		}
+		return gin.H{"ms": d.Milliseconds()}, err
 	case faults.KindClockSkew:
 		d, err := r.duration(kind)
 		if err == nil {

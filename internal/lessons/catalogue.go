@@ -199,6 +199,20 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "renewal-fails",
+		Title: "When renewal fails the lock only signals: the holder must stop its work",
+		Predict: "A holds redis (TTL 1.5 s, watchdog on) in a 4 s business step (fault slow_work, before its lock check); " +
+			"Redis restarts without persistence and the key is gone; the watchdog's next renewal fails and closes " +
+			"Lost(); A's check before the write stops it (lock_lost, nothing written) while B buys: lost_updates 0, " +
+			"oversold 0 (redis-restart shows the same loss past the check: a lost update)",
+		Fix: "check the lease (Lost) before every write that the lock protects, and fence the write for the pause " +
+			"that comes after the check",
+		Seed: "seed 003 on Redisson's watchdog: 「如果機器宕機了,看門狗也就沒了。此時就不會延長key的過期時間」; seed 000: " +
+			"「Redisson就是使用watch dog解决了锁过期释放,业务没执行完问题」 (a renewal that fails leaves the work to stop)",
+		Strategies:  []string{"redis"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "two-level-handoff",
 		Title: "A local hand-off in front of the distributed lock keeps it safe and saves round trips",
 		Predict: "the same contended sale (16 buyers, 96 orders, 1 ms of work, fencing on) on redis and on redis-2level: " +

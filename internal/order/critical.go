@@ -57,6 +57,8 @@ type criticalSection struct {
 	// stalled counts the sections inside one (PausedSections).
 	stall   time.Duration
 	stalled *atomic.Int64
+	// slowWork is injected work before the Lost() check (SlowNextSection).
+	slowWork time.Duration
 }
 
 // inNewTx runs the section in a transaction of its own.
@@ -108,6 +110,11 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 		if err := lockstrategy.Sleep(ctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
 			return inventory.Order{}, err
 		}
+	}
+	if cs.slowWork > 0 { // counted as stalled: a scenario waits for the holder to be inside
+		cs.stalled.Add(1)
+		time.Sleep(cs.slowWork)
+		cs.stalled.Add(-1)
 	}
 	if err := cs.stillHeld(); err != nil {
 		return inventory.Order{}, err

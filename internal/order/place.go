@@ -121,6 +121,7 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 		cs.kind = writeFenced
 	}
 	cs.stall, cs.stalled = time.Duration(s.pauseNext.Swap(0)), &s.paused
+	cs.slowWork = time.Duration(s.workNext.Swap(0))
 	o, err := cs.underLease(ctx)
 	f.critical = time.Since(f.acquired)
 	return o, f, err

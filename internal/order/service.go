@@ -75,6 +75,9 @@ type Service struct {
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
+	// workNext is a fault: the next locked critical section on this
+	// replica works this much longer, before its Lost() check (slow_work).
+	workNext atomic.Int64
 	// nestNext is a fault: the next locked critical section on this
 	// replica takes its lock again, as the same holder, waiting at most
 	// this long (nanoseconds; 0 = none): the reentrancy lesson.
@@ -99,6 +102,12 @@ func (s *Service) PauseNextSection(d time.Duration) { s.pauseNext.Store(int64(d)
 // call on a non-reentrant lock waits for itself (ErrNestedLock); a
 // reentrant one counts the hold and frees the lock on the last unlock.
 func (s *Service) NestNextSection(d time.Duration) { s.nestNext.Store(int64(d)) }
+
+// SlowNextSection makes the next locked critical section on this replica
+// work d longer before its Lost() check: a long business step, during
+// which a lost lease (a renewal that failed) must stop the work before the
+// write. It counts in PausedSections while it works.
+func (s *Service) SlowNextSection(d time.Duration) { s.workNext.Store(int64(d)) }
 
 // PausedSections is the number of critical sections stalled by
 // PauseNextSection right now: each holds its lock.
