@@ -390,17 +390,23 @@ zke_start() {
 # for all (one server alone never serves: it needs a quorum).
 zke_up() {
   local i port dir
+  local -A foreign=()
   for i in 1 2 3; do
     port=${ZKE_PORTS[$((i - 1))]} dir="$RUN/zk-ensemble-$i"
     mkdir -p "$dir"
     if pid_ours "$dir/zookeeper.pid" "$ZK_PAT"; then continue; fi
     if port_open "$port"; then
-      err "FAILED: zk-ensemble-$i:$port: port $port is in use by a process not started by services.sh"; exit 1
+      # Another checkout's ensemble (a demo beside make test): use it, as
+      # ensure_one does for the other services; anything else is refused.
+      if zke_ok "$port"; then foreign[$i]=1; say "zk-ensemble-$i:$port served by a process we did not start; using it"; continue; fi
+      err "FAILED: zk-ensemble-$i:$port: port $port is in use by a process not started by services.sh" \
+        "that does not answer as an ensemble member"; exit 1
     fi
     say "zk-ensemble-$i:$port starting..."
     zke_start "$i"
   done
   for i in 1 2 3; do
+    [[ -z ${foreign[$i]:-} ]] || continue
     port=${ZKE_PORTS[$((i - 1))]} dir="$RUN/zk-ensemble-$i"
     wait_ready "zk-ensemble-$i:$port" "$dir/zookeeper.log" "$dir/zookeeper.pid" "$ZK_PAT" 60 zke_ok "$port"
     say "zk-ensemble-$i:$port up (pid $(<"$dir/zookeeper.pid"))"
