@@ -55,6 +55,7 @@ var runners = map[string]scenarioFunc{
 	"reentrancy":                reentrancy,
 	"getset-expiry":             getsetExpiry,
 	"renewal-fails":             renewalFails,
+	"acquire-reply-lost":        acquireReplyLost,
 	"two-level-handoff":         twoLevelHandoff,
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,

@@ -138,6 +138,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		RedlockAddrs:   config.List(r.cfg.RedlockAddrs),
 		SentinelAddrs:  config.List(r.cfg.SentinelAddrs),
 		SentinelMaster: r.cfg.SentinelMaster,
+		ReplyDrop:      r.backends.ReplyDrop,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	gate, err := r.openGuards(ctx)

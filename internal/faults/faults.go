@@ -33,6 +33,7 @@ const (
 	KindNestedLock      = "nested_lock"
 	KindClockSkew       = "clock_skew"
 	KindSlowWork        = "slow_work"
+	KindDropReply       = "drop_reply"
 )
 
 // MaxDuration bounds every fault's duration: a fault is a demonstration, not
@@ -63,6 +64,8 @@ func Kinds() []Kind {
 		{KindNestedLock, []string{"ms"}, "the next locked critical section on this replica takes its lock again, as the " +
 			"same holder, waiting at most ms: a non-reentrant lock waits for itself (nested_lock_timeout), a reentrant " +
 			"one (redisson) counts the hold"},
+		{KindDropReply, []string{"sale_id"}, "the next lock script this replica runs on the sale's lock key runs on Redis, " +
+			"and its reply is lost on the way back (seed 002: did the acquire that timed out succeed?)"},
 		{KindSlowWork, []string{"ms"}, "the next locked critical section on this replica works ms longer, before its " +
 			"lock check: a long business step that must stop if the lock is lost meanwhile (its renewal failed)"},
 		{KindClockSkew, []string{"ms"}, "for the next 10 s, redis-getset on this replica reads its clock ms ahead: it " +
@@ -103,6 +106,9 @@ type Config struct {
 	// redis-sentinel (hold_replication, kill_redis_master); empty: none.
 	SentinelAddrs  []string
 	SentinelMaster string
+	// ReplyDrop is the hook on this replica's Redis that drop_reply arms;
+	// nil: no default Redis, no such fault.
+	ReplyDrop *lockstrategy.ReplyDropper
 }
 
 // Service injects faults into one replica.
@@ -153,6 +159,22 @@ func (s *Service) SlowWork(d time.Duration) error {
 		return err
 	}
 	s.orders.SlowNextSection(d)
+	return nil
+}
+
+// ErrNoReplyDrop: this replica has no default Redis to drop a reply of.
+var ErrNoReplyDrop = errors.New("faults: this replica has no default Redis (drop_reply)")
+
+// DropReply arms the drop of the next lock script's reply on sale id's
+// lock key (the redis strategies of the default Redis).
+func (s *Service) DropReply(saleID uint64) error {
+	if !s.cfg.Enabled {
+		return ErrDisabled
+	}
+	if s.cfg.ReplyDrop == nil {
+		return ErrNoReplyDrop
+	}
+	s.cfg.ReplyDrop.Arm(s.orders.LockKey(saleID))
 	return nil
 }
 

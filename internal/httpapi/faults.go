@@ -126,6 +126,17 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 			err = f.svc.NestedLock(d)
 		}
 		return gin.H{"ms": d.Milliseconds()}, err
+	case faults.KindDropReply:
+		if err := r.only(kind, "sale_id"); err != nil {
+			return nil, err
+		}
+		if r.SaleID == nil || *r.SaleID == 0 {
+			return nil, badField("sale_id", "sale_id (a positive integer) is required")
+		}
+		if err := f.svc.DropReply(*r.SaleID); err != nil {
+			return nil, err
+		}
+		return gin.H{"armed": true, "sale_id": *r.SaleID}, nil
 	case faults.KindSlowWork:
 		d, err := r.duration(kind)
 		if err == nil {

@@ -213,6 +213,18 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "acquire-reply-lost",
+		Title: "An acquire whose reply was lost: check for your own value before retrying",
+		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): redisson " +
+			"gives up on the error (A fails) and its orphaned lock keeps B waiting until the TTL (3 s); redis asks " +
+			"Redis whether the lock is its own before anything else, finds its id, and A buys at once, B after it",
+		Fix: "after a timeout or a lost reply, look for your own token (GET key == my id) before trying again",
+		Seed: "seed 002: 「比如说加锁的时候收到了超时响应,就可以发起重试」; 「如果 key1 存在,检查值是不是 value1。如果是 value1," +
+			"那么说明我上一次加锁成功了。」",
+		Strategies:  []string{"redisson", "redis"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "two-level-handoff",
 		Title: "A local hand-off in front of the distributed lock keeps it safe and saves round trips",
 		Predict: "the same contended sale (16 buyers, 96 orders, 1 ms of work, fencing on) on redis and on redis-2level: " +

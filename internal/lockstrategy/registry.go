@@ -47,6 +47,9 @@ type Backends struct {
 	// loop keeps it current); a strategy whose backend is down is
 	// unavailable until it answers again. Nil: configured means up.
 	Health *Health
+	// ReplyDrop, when set, is the hook on Redis that the drop_reply fault
+	// arms (a script that ran, its reply lost); nil: no such fault.
+	ReplyDrop *ReplyDropper
 	// Crash is the replica's crash point for fault injection (crash_after_setnx);
 	// NewInstances gives each cache its own when nil.
 	Crash *CrashHook

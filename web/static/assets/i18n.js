@@ -68,6 +68,7 @@ export const LABELS = {
   fstop_process: ['Stop the process (SIGSTOP)', '暂停进程'],
   fkill_process: ['Kill the process (SIGKILL)', '杀死进程'],
   frestart_redis: ['Restart a Redis node', '重启 Redis 节点'],
+  fdrop_reply: ['Lose the reply of the next lock script', '丢失下一个加锁脚本的响应'],
   fslow_work: ['Slow business step before the lock check', '锁检查前的慢业务步骤'],
   fclock_skew: ['Run this replica\'s clock ahead (redis-getset)', '本实例时钟调快（redis-getset）'],
   fnested_lock: ['Take the held lock again (nested)', '重复加锁（嵌套）'],
