@@ -117,6 +117,7 @@ var domainErrors = []mapping{
 	{err: order.ErrLimitReached, status: http.StatusConflict, code: "limit_reached", message: "this user already has the most orders the sale allows"},
 	{err: order.ErrConflict, status: http.StatusConflict, code: "conflict", message: "too many concurrent buyers won the write; retry", hints: retry},
 	{err: order.ErrFenced, status: http.StatusConflict, code: "fenced", message: "a stale lock holder's write was rejected; retry", hints: retry},
+	{err: order.ErrNoFenceToken, status: http.StatusInternalServerError, code: "no_fence_token", message: "the sale is fenced and its lock gave no fencing token: nothing was written (a defect of the strategy; it is logged)", hints: warn},
 	{err: order.ErrNestedLock, status: http.StatusServiceUnavailable, code: "nested_lock_timeout", message: "the order took its own lock again (injected fault nested_lock) and the lock is not reentrant: it waited for itself; nothing was written", hints: retry},
 	{err: order.ErrLockLost, status: http.StatusServiceUnavailable, code: "lock_lost", message: "the lock was lost before commit; nothing was written; retry", hints: retry},
 	{err: faults.ErrHolderCrashed, status: http.StatusServiceUnavailable, code: "holder_crashed", message: "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", hints: retry},

@@ -27,6 +27,9 @@ var (
 	// waited for the lock its own order holds, to its bound: the lock is not
 	// reentrant. Nothing was written.
 	ErrNestedLock = errors.New("order: a nested lock waited for the lock its own order holds")
+	// ErrNoFenceToken: a fenced sale's lock promises fencing tokens and gave
+	// token 0 (a defect of the strategy): nothing was written.
+	ErrNoFenceToken = errors.New("order: the lock gave no fencing token to a fenced sale")
 	// ErrLockLost: the lease was lost before commit; nothing was written.
 	ErrLockLost = errors.New("order: lock lost before commit")
 	// ErrSaleNotFound: no such sale.

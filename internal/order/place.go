@@ -120,11 +120,23 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	if cs.sale.Fencing && cs.token > 0 {
 		cs.kind = writeFenced
 	}
+	if cs.sale.Fencing && cs.token == 0 && givesTokens(cs.sale.Strategy) {
+		// A lock that promises fencing tokens gave none: writing unfenced
+		// would be the lost update fencing exists to stop (redisson once
+		// answered token 0 from a lock in its last millisecond).
+		return inventory.Order{}, f, fmt.Errorf("%w: %s", ErrNoFenceToken, cs.sale.Strategy)
+	}
 	cs.stall, cs.stalled = time.Duration(s.pauseNext.Swap(0)), &s.paused
 	cs.slowWork = time.Duration(s.workNext.Swap(0))
 	o, err := cs.underLease(ctx)
 	f.critical = time.Since(f.acquired)
 	return o, f, err
+}
+
+// givesTokens says the strategy's leases carry fencing tokens.
+func givesTokens(strategy string) bool {
+	s, err := lockstrategy.Lookup(strategy)
+	return err == nil && s.Tokens
 }
 
 // lock takes the sale's lock within Config.LockWait.
