@@ -284,6 +284,23 @@ func mutexAcrossReplicas(ctx context.Context, sc *scenarioRun) (string, bool, er
 	return sc.brokenThenHeld(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic")
 }
 
+// contend has buyers buyers, spread over the targets, place orders
+// orders each on sale id, one after the other, and waits for them all.
+func (sc *scenarioRun) contend(ctx context.Context, id uint64, buyers, orders int) {
+	var wg sync.WaitGroup
+	for w := 0; w < buyers; w++ {
+		target := sc.targets[w%len(sc.targets)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < orders; i++ {
+				sc.c.order(ctx, ordersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // brokenThenHeld runs the same contended sale (16 buyers over the targets,
 // 4 orders each, 20 ms of work) on a broken strategy, which must break an
 // invariant, and on its fix, which must hold them all.
@@ -295,18 +312,7 @@ func (sc *scenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix str
 		if err != nil {
 			return "", false, err
 		}
-		var wg sync.WaitGroup
-		for w := 0; w < 16; w++ {
-			target := sc.targets[w%len(sc.targets)]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < 4; i++ {
-					sc.c.order(ctx, ordersURL(target, v.ID), fmt.Sprintf("u%d-%d", w, i))
-				}
-			}()
-		}
-		wg.Wait()
+		sc.contend(ctx, v.ID, 16, 4)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -25,18 +24,7 @@ func twoLevelHandoff(ctx context.Context, sc *scenarioRun) (string, bool, error)
 			return "", false, err
 		}
 		start := time.Now()
-		var wg sync.WaitGroup
-		for w := 0; w < 16; w++ {
-			target := sc.targets[w%len(sc.targets)]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < 6; i++ {
-					sc.c.order(ctx, ordersURL(target, v.ID), fmt.Sprintf("u%d-%d", w, i))
-				}
-			}()
-		}
-		wg.Wait()
+		sc.contend(ctx, v.ID, 16, 6)
 		took := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {

@@ -2,12 +2,10 @@ package dblock
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"gorm.io/gorm"
 
-	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -44,23 +42,13 @@ func init() {
 // Lock runs the FOR UPDATE in autocommit: the row is locked and unlocked
 // inside this one statement.
 func (a *Autocommit) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
-	if _, ok := a.known.Load(key); !ok {
-		if err := a.db.WithContext(ctx).Exec("INSERT IGNORE INTO lock_rows (name) VALUES (?)", key).Error; err != nil {
-			return nil, fmt.Errorf("dblock: create lock row: %w", err)
-		}
-		a.known.Store(key, true)
+	if err := ensureLockRow(ctx, a.db, &a.known, key); err != nil {
+		return nil, err
 	}
 	var name string
 	// THE PITFALL: no Begin. The row lock ends with this statement.
-	err := a.db.WithContext(ctx).Raw("SELECT name FROM lock_rows WHERE name = ? FOR UPDATE", key).Row().Scan(&name)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if dberr.IsLockWaitTimeout(err) {
-			return nil, lockstrategy.ErrNotAcquired
-		}
-		return nil, fmt.Errorf("dblock: select for update (autocommit): %w", err)
+	if err := a.db.WithContext(ctx).Raw("SELECT name FROM lock_rows WHERE name = ? FOR UPDATE", key).Row().Scan(&name); err != nil {
+		return nil, forUpdateErr(ctx, err)
 	}
 	return &nothingHeld{}, nil
 }

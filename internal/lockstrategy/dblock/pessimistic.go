@@ -51,11 +51,8 @@ func init() {
 
 // Lock begins a transaction and blocks on the key's row lock.
 func (p *Pessimistic) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
-	if _, ok := p.known.Load(key); !ok {
-		if err := p.db.WithContext(ctx).Exec("INSERT IGNORE INTO lock_rows (name) VALUES (?)", key).Error; err != nil {
-			return nil, fmt.Errorf("dblock: create lock row: %w", err)
-		}
-		p.known.Store(key, true)
+	if err := ensureLockRow(ctx, p.db, &p.known, key); err != nil {
+		return nil, err
 	}
 	// The transaction outlives Lock's ctx (which bounds only the wait): a
 	// transaction begun with a ctx is rolled back when that ctx ends.
@@ -67,15 +64,34 @@ func (p *Pessimistic) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 	err := tx.WithContext(ctx).Raw("SELECT name FROM lock_rows WHERE name = ? FOR UPDATE", key).Row().Scan(&name)
 	if err != nil {
 		tx.Rollback()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if dberr.IsLockWaitTimeout(err) {
-			return nil, lockstrategy.ErrNotAcquired
-		}
-		return nil, fmt.Errorf("dblock: select for update: %w", err)
+		return nil, forUpdateErr(ctx, err)
 	}
 	return &txLease{tx: tx}, nil
+}
+
+// ensureLockRow creates key's row in lock_rows once per process (known
+// remembers the keys whose row exists).
+func ensureLockRow(ctx context.Context, db *gorm.DB, known *sync.Map, key string) error {
+	if _, ok := known.Load(key); ok {
+		return nil
+	}
+	if err := db.WithContext(ctx).Exec("INSERT IGNORE INTO lock_rows (name) VALUES (?)", key).Error; err != nil {
+		return fmt.Errorf("dblock: create lock row: %w", err)
+	}
+	known.Store(key, true)
+	return nil
+}
+
+// forUpdateErr maps a failed SELECT ... FOR UPDATE: the caller's ctx, the
+// server's lock wait timeout (ErrNotAcquired), or the error itself.
+func forUpdateErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if dberr.IsLockWaitTimeout(err) {
+		return lockstrategy.ErrNotAcquired
+	}
+	return fmt.Errorf("dblock: select for update: %w", err)
 }
 
 type txLease struct {
