@@ -23,14 +23,18 @@ import (
 // tests are using at the same time; started from a config file, so that
 // the durability lesson can switch the default one's persistence). An option of startShop, not t.Setenv,
 // so that TestScenarios can run in parallel with TestChaos.
-func faultyShops(t *testing.T, db string) shopOpt {
+func faultyShops(t *testing.T, db string, sentinel bool) shopOpt {
 	t.Helper()
 	addrs := testenv.PrivateRedis(t, 4)
-	// A replicated Redis of their own too: sentinel-failover kills its master.
-	sentinels := testenv.PrivateSentinel(t)
-	env := withEnv(config.EnvFaults+"=on", config.EnvRedisAddr+"="+addrs[0],
-		config.EnvRedlockAddrs+"="+strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s",
-		config.EnvSentinelAddrs+"="+strings.Join(sentinels, ","), config.EnvSentinelMaster+"="+testenv.SentinelMaster)
+	vars := []string{config.EnvFaults + "=on", config.EnvRedisAddr + "=" + addrs[0],
+		config.EnvRedlockAddrs + "=" + strings.Join(addrs[1:], ","), "SECKILL_LOCK_WAIT=7s"}
+	if sentinel {
+		// A replicated Redis of their own too: sentinel-failover kills its master.
+		sentinels := testenv.PrivateSentinel(t)
+		vars = append(vars, config.EnvSentinelAddrs+"="+strings.Join(sentinels, ","),
+			config.EnvSentinelMaster+"="+testenv.SentinelMaster)
+	}
+	env := withEnv(vars...)
 	return func(o *shopOpts) { env(o); withDB(db)(o) }
 }
 
@@ -64,7 +68,9 @@ func TestScenarios(t *testing.T) {
 	for i, names := range shardScenarios(scenarios, scenarioShards) {
 		t.Run(fmt.Sprintf("shard%d", i), func(t *testing.T) {
 			t.Parallel()
-			env := faultyShops(t, fmt.Sprintf("loadtest_scenarios_%d", i)) // their own Redis: their own database
+			// Their own Redis: their own database; a Sentinel set for the shard
+			// that fails one over.
+			env := faultyShops(t, fmt.Sprintf("loadtest_scenarios_%d", i), slices.Contains(names, "sentinel-failover"))
 			a, b := startShop(t, env, allowKill), startShop(t, env)
 			code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, strings.Join(names, ","))
 			t.Logf("\n%s", stdout)
@@ -126,9 +132,11 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 }
 
 // A lesson queued through the API (as the dashboard does) is run by a real
-// `loadtest agent` and its verdict lands in the database.
+// `loadtest agent` and its verdict lands in the database. A lesson of one
+// second (for-update-needs-tx): this test is not parallel, and every second
+// of it adds to the package's wall time.
 func TestLessonThroughAgent(t *testing.T) {
-	env := faultyShops(t, "loadtest_lesson")
+	env := faultyShops(t, "loadtest_lesson", false)
 	t.Setenv(config.EnvAdminToken, testToken) // the agent's token for sales and faults
 	shop := startShop(t, env)
 	db := testenv.DB(t, "loadtest_lesson")
@@ -151,7 +159,7 @@ func TestLessonThroughAgent(t *testing.T) {
 	var run lessons.Run
 	deadline := time.Now().Add(10 * time.Second)
 	for { // the agent needs a heartbeat or two to be listed
-		_, err := c.callJSON(ctx, http.MethodPost, shop+"/api/lessons/optimistic-vs-pessimistic/runs", nil, http.StatusAccepted, &run)
+		_, err := c.callJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
 		if err == nil {
 			break
 		}
