@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -74,6 +75,12 @@ func (s *Service) HoldReplication(ctx context.Context, d time.Duration) (string,
 	}
 	c := directClient(master)
 	defer c.Close()
+	// Holding back a replica that is not there, or not in sync yet (a master
+	// that came back from the last failover is made a replica some seconds
+	// later), would leave the Sentinels nothing to promote.
+	if err := s.waitReplicaInSync(ctx, c); err != nil {
+		return master, err
+	}
 	if err := c.Do(ctx, "ACL", "SETUSER", "default", "-psync", "-sync").Err(); err != nil {
 		return master, fmt.Errorf("%w: master %s refused ACL SETUSER: %v", ErrSentinel, master, err)
 	}
@@ -93,6 +100,53 @@ func (s *Service) HoldReplication(ctx context.Context, d time.Duration) (string,
 		_ = rc.Do(ctx, "ACL", "SETUSER", "default", "+psync", "+sync").Err()
 	}()
 	return master, nil
+}
+
+// ReplicaSyncTimeout bounds hold_replication's wait for a replica in sync
+// that the Sentinels see: after a failover, the Sentinels make the old
+// master a replica of the new one within some seconds, then it syncs.
+const ReplicaSyncTimeout = 45 * time.Second
+
+// waitReplicaInSync waits until the master (c) has an online replica and
+// the first Sentinel that answers lists a replica whose link to the master
+// is up, not down or disconnected by its account.
+func (s *Service) waitReplicaInSync(ctx context.Context, c *redis.Client) error {
+	wait, cancel := context.WithTimeout(ctx, ReplicaSyncTimeout)
+	defer cancel()
+	for {
+		if s.replicaInSync(wait, c) {
+			return nil
+		}
+		select {
+		case <-wait.Done():
+			return fmt.Errorf("%w: master %s has no replica in sync that the Sentinels see after %v",
+				ErrSentinel, c.Options().Addr, ReplicaSyncTimeout)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Service) replicaInSync(ctx context.Context, c *redis.Client) bool {
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil || !strings.Contains(info, "state=online") {
+		return false
+	}
+	for _, a := range s.cfg.SentinelAddrs {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: a, MaxRetries: -1, DialTimeout: time.Second,
+			ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
+		replicas, err := sc.Replicas(ctx, s.cfg.SentinelMaster).Result()
+		sc.Close()
+		if err != nil {
+			continue
+		}
+		for _, r := range replicas {
+			if r["flags"] == "slave" && r["master-link-status"] == "ok" {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // KillRedisMaster crashes the master the Sentinels name and keeps it down
