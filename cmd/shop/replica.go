@@ -25,6 +25,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
 // errShutdownIncomplete is a graceful HTTP shutdown that ran out of time or
@@ -139,6 +140,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		SentinelAddrs:  config.List(r.cfg.SentinelAddrs),
 		SentinelMaster: r.cfg.SentinelMaster,
 		ReplyDrop:      r.backends.ReplyDrop,
+		ZKEnsemble:     zkensemble.FromEnv(),
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	gate, err := r.openGuards(ctx)

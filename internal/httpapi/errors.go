@@ -170,6 +170,9 @@ var domainErrors = []mapping{
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
 	{err: faults.ErrNoReplyDrop, status: http.StatusConflict, code: "no_redis", message: "this replica has no default Redis: no lock script reply to drop"},
 	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},
+	{err: faults.ErrNotEnsemble, status: http.StatusConflict, code: "not_ensemble", fill: ownText},
+	{err: faults.ErrZKBusy, status: http.StatusServiceUnavailable, code: "zk_ensemble_busy", fill: ownText, hints: retry},
+	{err: faults.ErrZKEnsemble, status: http.StatusServiceUnavailable, code: "zk_ensemble_failed", fill: ownText},
 
 	// The replica itself.
 	{err: errDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},
