@@ -60,6 +60,7 @@ var runners = map[string]scenarioFunc{
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,
 	"sentinel-failover":         sentinelFailover,
+	"zk-ensemble-server-killed": zkEnsembleServerKilled,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

@@ -20,11 +20,14 @@ import (
 func ZKEnsemble(t testing.TB) zkensemble.Ensemble {
 	t.Helper()
 	SkipInShort(t)
+	dir, err := filepath.Abs(config.Get(config.EnvServicesDir, filepath.Join(repoRoot(t), ".run")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := zkensemble.Ensemble{
 		Servers: config.List(config.Get(config.EnvZKEnsembleServers, config.DefaultZKEnsembleServers)),
-		Dir:     config.Get(config.EnvServicesDir, filepath.Join(repoRoot(t), ".run")),
+		Dir:     dir, // absolute: a shop started from another folder reads it too
 	}
-	var err error
 	for _, s := range e.Servers {
 		if err = reachable(s); err == nil {
 			break
