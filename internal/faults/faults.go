@@ -75,6 +75,8 @@ func Kinds() []Kind {
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
 			"for ms: orders wait on the row lock, time out and retry"},
+		{KindCutDB, []string{"ms"}, "cut this replica off its database for ms: every connection closed (the server rolls " +
+			"their transactions back), new ones refused, as a partition or a database crash looks from here"},
 		{KindCrashAfterSetNX, []string{}, "the next redis-setnx-expire or redis lock taken on this replica is abandoned as by a " +
 			"crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX (freed at the TTL)"},
 		{KindStopProcess, []string{"ms"}, "SIGSTOP this replica for ms, then SIGCONT: a real whole-process pause " +
@@ -116,6 +118,8 @@ type Config struct {
 	// ZKEnsemble is the three-server ZooKeeper ensemble whose servers
 	// kill_zk_server may kill (only when the zookeeper strategy runs on it).
 	ZKEnsemble zkensemble.Ensemble
+	// DBLink is the path to the database that cut_db cuts; nil: none.
+	DBLink *DBLink
 }
 
 // Service injects faults into one replica.

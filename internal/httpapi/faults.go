@@ -35,7 +35,8 @@ func (s *Server) faultRoutes(api *gin.RouterGroup) {
 func (f *faultsAPI) list(c *gin.Context) {
 	zkDown, zkErr := f.svc.ZKServersDown()
 	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes()),
-		"paused_holders": f.svc.PausedHolders(), "zk_servers_down": zkDown, "zk_restart_error": zkErr}
+		"paused_holders": f.svc.PausedHolders(), "zk_servers_down": zkDown, "zk_restart_error": zkErr,
+		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID
 	}
@@ -206,6 +207,12 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 		}
 		fo, err := f.svc.KillRedisMaster(ctx, d)
 		return gin.H{"ms": d.Milliseconds(), "old_master": fo.OldMaster, "new_master": fo.NewMaster}, err
+	case faults.KindCutDB:
+		d, err := r.duration(kind)
+		if err == nil {
+			err = f.svc.CutDB(d)
+		}
+		return gin.H{"ms": d.Milliseconds()}, err
 	case faults.KindKillZKServer:
 		d, err := r.duration(kind)
 		if err != nil {
