@@ -61,6 +61,7 @@ var runners = map[string]scenarioFunc{
 	"etcd-lease-expiry":         etcdLeaseExpiry,
 	"sentinel-failover":         sentinelFailover,
 	"zk-ensemble-server-killed": zkEnsembleServerKilled,
+	"db-lock-single-point":      dbLockSinglePoint,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

@@ -296,6 +296,25 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "db-lock-single-point",
+		Title: "A lock kept in the database stops every sale when the database goes",
+		Predict: "every replica is cut off the database for 2.5 s (fault cut_db: its connections closed, new ones refused) " +
+			"while A, on the first, is inside its section: with the lock in the database (db-lock-table, db-pessimistic) " +
+			"every order in the outage fails cleanly, 503 db_unavailable, A's too (the server rolls its transaction back): " +
+			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (A's row " +
+			"lock went with its connection), db-lock-table when the lock row A could not delete expires (its 5 s TTL); " +
+			"redis, whose lock is not in the database, stops all the same: the stock of record is there; each time the " +
+			"database counts exactly the orders the buyers were told they had",
+		Fix: "seed 004's: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +
+			"(Redis, ZooKeeper, etcd) takes the lock off the database, not the sale: while the stock of record lives in " +
+			"the database, its availability bounds every strategy's",
+		Seed: "seed 004: 「不过DB作为分布式锁服务需要考虑单点问题,对于分布式系统来说是不允许出现单点的,一般通过数据库的同步复制," +
+			"以及使用vip切换Master就能解决这个问题。」; seed 000 ranks it last for reliability: " +
+			"「从可靠性角度(从高到低)Zookeeper > Redis > 数据库。」",
+		Strategies:  []string{"db-lock-table", "db-pessimistic", "redis"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "zk-session-expiry",
 		Title: "A ZooKeeper holder whose session expires loses its lock",
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
