@@ -255,12 +255,14 @@ var Catalogue = []Lesson{
 		Predict: "etcd with a 2 s lease: A's replica stops (SIGSTOP) for 6 s inside its section, its keep-alives stop, " +
 			"the lease expires and B's key holds the lock; B commits while A is stopped, A wakes and writes: a lost " +
 			"update (lost_updates >= 1); with fencing A's token (its key's create revision) is below B's and its write " +
-			"is refused (fenced 1, lost_updates 0)",
+			"is refused (fenced 1, lost_updates 0); the seeds' locks do the same to a paused holder (a Redis TTL in " +
+			"pause-past-ttl, a ZooKeeper session in zk-session-expiry): a lease that ends while its holder sleeps",
 		Fix: "a consensus store keeps the lock itself consistent (no failover loses a key), and its create revision is " +
 			"a fencing token for free: pass it to the resource",
-		Seed: "beyond the seeds: etcd's own concurrency package (clientv3/concurrency.Mutex: a key per waiter bound to its " +
-			"lease, the lowest create revision holds); the paused holder is Martin Kleppmann's case (\"How to do " +
-			"distributed locking\", 2016), as in pause-past-ttl",
+		Seed: "beyond the seeds (no seed has etcd): etcd's own documentation, \"Notes on the usage of lock and lease\": " +
+			"\"the lease mechanism itself doesn't guarantee mutual exclusion. Owning a lease cannot guarantee the owner " +
+			"holds a lock of the resource.\" and, of Kleppmann's fencing token, \"The authors interpret that fencing token " +
+			"is revision number in the case of etcd.\"",
 		Strategies:  []string{"etcd"},
 		MinReplicas: 2,
 	},
