@@ -3,6 +3,7 @@
 package dberr
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"io"
@@ -43,7 +44,11 @@ func IsDeadlock(err error) bool { return errno(err) == deadlock }
 // connection was refused, closed, reset or broken mid-packet). What the
 // server did with a statement already sent is unknown; a transaction whose
 // connection died is rolled back by the server unless its COMMIT got there.
+// A ctx that ended is not one (context.DeadlineExceeded is a net.Error).
 func IsConnection(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
