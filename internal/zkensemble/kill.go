@@ -75,7 +75,7 @@ func (k *Killed) Restart() error {
 	cmd := exec.Command(k.argv[0], k.argv[1:]...)
 	cmd.Env, cmd.Dir = k.env, k.cwd
 	if _, err := os.Stat(k.cwd); err != nil {
-		cmd.Dir = dir // the folder it was started from is gone (a removed checkout): its paths are absolute
+		cmd.Dir = dir // the folder it was started from is gone (a removed checkout): try its own
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
