@@ -284,13 +284,14 @@ var Catalogue = []Lesson{
 		Name:  "zk-ensemble-server-killed",
 		Title: "A ZooKeeper ensemble keeps its locks when one server of three dies",
 		Predict: "zookeeper on the three-server ensemble (the replicas' SECKILL_ZK_SERVERS lists it: scripts/services.sh up " +
-			"--zk-ensemble): A holds the lock, stalled 4 s; a follower is killed (SIGKILL), the one A's session is on when " +
-			"A's session is on a follower: the session moves to a live server and A keeps its lock, whose node lives in the " +
-			"ensemble, not on one server; B on the other replica, sent while the server is down, waits for A and buys after " +
-			"it; a burst of 16 buyers is served by the two servers left; the server starts again and the ensemble is whole: " +
-			"oversold 0, lost_updates 0, violations 0",
+			"--zk-ensemble): A holds the lock, stalled 4 s; a follower is killed (SIGKILL), the server A's replica's " +
+			"session is on unless that is the leader: the session moves to a live server (or stays on the leader) and A " +
+			"keeps its lock, whose node lives in the ensemble, not on one server; B on the other replica, sent while the " +
+			"server is down, waits for A and buys after it; a burst of 16 buyers is served by the two servers left; the " +
+			"server starts again and the ensemble is whole: oversold 0, lost_updates 0, violations 0",
 		Fix: "nothing to fix for one server: two of three are a quorum (three servers survive one loss, five survive two); " +
-			"a dead leader stops every server for an election, about a second here, which the session timeout must cover",
+			"a dead leader disconnects every session until a new one is elected (about a second here), which the session " +
+			"timeout must cover",
 		Seed: "seed 003: 「zookeeper天生設計定位就是分布式協調,強一致性。鎖的模型健壯、簡單易用、適合做分布式鎖。」 and " +
 			"「如果公司里面有zk集群條件,優先選用zk實現」; seed 000: 「从可靠性角度(从高到低)Zookeeper > Redis > 数据库」; " +
 			"seed 004, of any lock service: 「只要分布式锁服务集群节点大部分存活,client就可以进行加锁解锁操作」",
