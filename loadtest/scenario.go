@@ -60,6 +60,8 @@ var runners = map[string]scenarioFunc{
 	"for-update-needs-tx":       forUpdateNeedsTx,
 	"etcd-lease-expiry":         etcdLeaseExpiry,
 	"sentinel-failover":         sentinelFailover,
+	"zk-ensemble-server-killed": zkEnsembleServerKilled,
+	"db-lock-single-point":      dbLockSinglePoint,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

@@ -23,7 +23,7 @@ import (
 // tests are using at the same time; started from a config file, so that
 // the durability lesson can switch the default one's persistence). An option of startShop, not t.Setenv,
 // so that TestScenarios can run in parallel with TestChaos.
-func faultyShops(t *testing.T, db string, sentinel bool) shopOpt {
+func faultyShops(t *testing.T, db string, sentinel, zkEnsemble bool) shopOpt {
 	t.Helper()
 	addrs := testenv.PrivateRedis(t, 4)
 	vars := []string{config.EnvFaults + "=on", config.EnvRedisAddr + "=" + addrs[0],
@@ -33,6 +33,14 @@ func faultyShops(t *testing.T, db string, sentinel bool) shopOpt {
 		sentinels := testenv.PrivateSentinel(t)
 		vars = append(vars, config.EnvSentinelAddrs+"="+strings.Join(sentinels, ","),
 			config.EnvSentinelMaster+"="+testenv.SentinelMaster)
+	}
+	if zkEnsemble {
+		// The three-server ZooKeeper ensemble: zk-ensemble-server-killed kills
+		// one of its servers (and starts it again before it ends).
+		ens := testenv.ZKEnsemble(t)
+		servers := strings.Join(ens.Servers, ",")
+		vars = append(vars, config.EnvZKServers+"="+servers, config.EnvZKEnsembleServers+"="+servers,
+			config.EnvServicesDir+"="+ens.Dir)
 	}
 	env := withEnv(vars...)
 	return func(o *shopOpts) { env(o); withDB(db)(o) }
@@ -69,8 +77,10 @@ func TestScenarios(t *testing.T) {
 		t.Run(fmt.Sprintf("shard%d", i), func(t *testing.T) {
 			t.Parallel()
 			// Their own Redis: their own database; a Sentinel set for the shard
-			// that fails one over.
-			env := faultyShops(t, fmt.Sprintf("loadtest_scenarios_%d", i), slices.Contains(names, "sentinel-failover"))
+			// that fails one over; the ZooKeeper ensemble for the shard that
+			// kills one of its servers.
+			env := faultyShops(t, fmt.Sprintf("loadtest_scenarios_%d", i), slices.Contains(names, "sentinel-failover"),
+				slices.Contains(names, "zk-ensemble-server-killed"))
 			a, b := startShop(t, env, allowKill), startShop(t, env)
 			code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, strings.Join(names, ","))
 			t.Logf("\n%s", stdout)
@@ -136,7 +146,7 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 // second (for-update-needs-tx): this test is not parallel, and every second
 // of it adds to the package's wall time.
 func TestLessonThroughAgent(t *testing.T) {
-	env := faultyShops(t, "loadtest_lesson", false)
+	env := faultyShops(t, "loadtest_lesson", false, false)
 	t.Setenv(config.EnvAdminToken, testToken) // the agent's token for sales and faults
 	shop := startShop(t, env)
 	db := testenv.DB(t, "loadtest_lesson")

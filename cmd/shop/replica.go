@@ -25,6 +25,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
 // errShutdownIncomplete is a graceful HTTP shutdown that ran out of time or
@@ -40,6 +41,7 @@ type replica struct {
 	log  *slog.Logger
 
 	db            *gorm.DB
+	dbLink        *faults.DBLink // the pool's path to the database, when faults are on (cut_db)
 	backends      lockstrategy.Backends
 	closeBackends func()
 	monitor       *loop // probes the backends every few seconds
@@ -66,7 +68,17 @@ func (r *replica) open(ctx context.Context) error {
 	if _, err := runMigrations(ctx, r.cfg.MySQLDSN, r.log); err != nil {
 		return err
 	}
-	db, err := inventory.Open(ctx, inventory.Config{DSN: r.cfg.MySQLDSN})
+	dsn := r.cfg.MySQLDSN
+	if faultsOn() {
+		// The pool dials through a link the cut_db fault can cut.
+		link, linked, err := faults.NewDBLink(dsn)
+		if err != nil {
+			r.log.Warn("cut_db will not be available", "err", err)
+		} else {
+			r.dbLink, dsn = link, linked
+		}
+	}
+	db, err := inventory.Open(ctx, inventory.Config{DSN: dsn})
 	if err != nil {
 		return err
 	}
@@ -87,6 +99,9 @@ func (r *replica) open(ctx context.Context) error {
 	r.announce(ctx)
 	return nil
 }
+
+// faultsOn: fault injection is enabled (SECKILL_FAULTS=on).
+func faultsOn() bool { return strings.EqualFold(config.Get(config.EnvFaults, ""), "on") }
 
 // openStrategies connects the lock backends, probes them once (so the first
 // /api/strategies is already right), keeps probing them, and builds the
@@ -133,12 +148,14 @@ func (r *replica) openServices(ctx context.Context) error {
 	})
 	// Fault injection acts on the same Redis nodes as the strategies.
 	r.faults = faults.New(faults.Config{
-		Enabled:        strings.EqualFold(config.Get(config.EnvFaults, ""), "on"),
+		Enabled:        faultsOn(),
 		RedisAddr:      r.cfg.RedisAddr,
 		RedlockAddrs:   config.List(r.cfg.RedlockAddrs),
 		SentinelAddrs:  config.List(r.cfg.SentinelAddrs),
 		SentinelMaster: r.cfg.SentinelMaster,
 		ReplyDrop:      r.backends.ReplyDrop,
+		ZKEnsemble:     zkensemble.FromEnv(),
+		DBLink:         r.dbLink,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	gate, err := r.openGuards(ctx)

@@ -37,6 +37,10 @@ const (
 	// server, the chaos run); docker-compose.yml's ZooKeeper is an ensemble
 	// and its EnvZKServers lists all three.
 	EnvZKEnsembleServers = "SECKILL_ZK_ENSEMBLE_SERVERS"
+	// EnvServicesDir is the folder where scripts/services.sh keeps each
+	// service's data, log and pid file (.run at the repository's root):
+	// the kill_zk_server fault finds the ensemble's servers there.
+	EnvServicesDir = "SECKILL_SERVICES_DIR"
 
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"

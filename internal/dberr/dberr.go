@@ -3,7 +3,12 @@
 package dberr
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
+	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -34,3 +39,18 @@ func IsLockWaitTimeout(err error) bool { return errno(err) == lockWaitTimeout }
 // back (concurrent INSERTs and DELETEs on one unique key take gap locks that
 // it sometimes resolves so). For a contended write it means "try again".
 func IsDeadlock(err error) bool { return errno(err) == deadlock }
+
+// IsConnection: the statement never got an answer from the server (the
+// connection was refused, closed, reset or broken mid-packet). What the
+// server did with a statement already sent is unknown; a transaction whose
+// connection died is rolled back by the server unless its COMMIT got there.
+// A ctx that ended is not one (context.DeadlineExceeded is a net.Error).
+func IsConnection(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}

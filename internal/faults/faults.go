@@ -19,6 +19,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
 // Kinds of fault, as the API names them.
@@ -74,6 +75,8 @@ func Kinds() []Kind {
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
 			"for ms: orders wait on the row lock, time out and retry"},
+		{KindCutDB, []string{"ms"}, "cut this replica off its database for ms: every connection closed (the server rolls " +
+			"their transactions back), new ones refused, as a partition or a database crash looks from here"},
 		{KindCrashAfterSetNX, []string{}, "the next redis-setnx-expire or redis lock taken on this replica is abandoned as by a " +
 			"crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX (freed at the TTL)"},
 		{KindStopProcess, []string{"ms"}, "SIGSTOP this replica for ms, then SIGCONT: a real whole-process pause " +
@@ -87,6 +90,9 @@ func Kinds() []Kind {
 			"PSYNC refused): a lock taken meanwhile lives on the master only"},
 		{KindKillRedisMaster, []string{"ms"}, "crash the redis-sentinel master, down for ms (more than the Sentinels' 1 s " +
 			"down-after), and wait until the Sentinels promote the replica: locks the replica never saw are gone"},
+		{KindKillZKServer, []string{"ms"}, "kill (SIGKILL) a follower of the three-server ZooKeeper ensemble, the one this " +
+			"replica's session is on when it can, and start it again after ms: two servers of three are a quorum, the " +
+			"session moves to a live server and keeps its locks"},
 		{KindKillConsumer, []string{"point"}, "the next batch of queued orders this replica persists SIGKILLs the replica " +
 			"before its transaction commits (before_commit) or after the commit and before the Redis ack (after_commit): " +
 			"the entries stay pending and another replica reclaims them"},
@@ -109,6 +115,11 @@ type Config struct {
 	// ReplyDrop is the hook on this replica's Redis that drop_reply arms;
 	// nil: no default Redis, no such fault.
 	ReplyDrop *lockstrategy.ReplyDropper
+	// ZKEnsemble is the three-server ZooKeeper ensemble whose servers
+	// kill_zk_server may kill (only when the zookeeper strategy runs on it).
+	ZKEnsemble zkensemble.Ensemble
+	// DBLink is the path to the database that cut_db cuts; nil: none.
+	DBLink *DBLink
 }
 
 // Service injects faults into one replica.
@@ -120,6 +131,7 @@ type Service struct {
 	wg      sync.WaitGroup // slow_db holders and stop_process helpers still running
 	// consumer is the replica's order-queue consumer (kill_consumer); nil: none.
 	consumer consumerKiller
+	zk       zkServerState // kill_zk_server's servers still down
 }
 
 // New returns a Service over this replica's order service, strategy cache

@@ -124,6 +124,8 @@ var domainErrors = []mapping{
 	// Not logged per order: a loaded database makes them by the hundred.
 	{err: order.ErrPersistTimeout, status: http.StatusServiceUnavailable, code: "persist_timeout", message: "the unit taken for you could not be saved in time and went back to the sale; retry", hints: retry},
 	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},
+	// Before backend_down: a lock kept in the database wraps both.
+	{err: order.ErrDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer; retry (an order whose commit reached it before the connection died is counted by GET /api/sales/{id})", hints: retry},
 	{err: inventory.ErrSaleNotFound, status: http.StatusNotFound, code: "not_found", message: "no such sale"},
 
 	// The order queue and reservations.
@@ -170,6 +172,10 @@ var domainErrors = []mapping{
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
 	{err: faults.ErrNoReplyDrop, status: http.StatusConflict, code: "no_redis", message: "this replica has no default Redis: no lock script reply to drop"},
 	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},
+	{err: faults.ErrNoDBLink, status: http.StatusConflict, code: "no_db_link", message: "this replica's database connections cannot be cut (it started with faults off)"},
+	{err: faults.ErrNotEnsemble, status: http.StatusConflict, code: "not_ensemble", fill: ownText},
+	{err: faults.ErrZKBusy, status: http.StatusServiceUnavailable, code: "zk_ensemble_busy", fill: ownText, hints: retry},
+	{err: faults.ErrZKEnsemble, status: http.StatusServiceUnavailable, code: "zk_ensemble_failed", fill: ownText},
 
 	// The replica itself.
 	{err: errDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},

@@ -33,8 +33,10 @@ func (s *Server) faultRoutes(api *gin.RouterGroup) {
 }
 
 func (f *faultsAPI) list(c *gin.Context) {
+	zkDown, zkErr := f.svc.ZKServersDown()
 	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes()),
-		"paused_holders": f.svc.PausedHolders()}
+		"paused_holders": f.svc.PausedHolders(), "zk_servers_down": zkDown, "zk_restart_error": zkErr,
+		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID
 	}
@@ -205,6 +207,20 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 		}
 		fo, err := f.svc.KillRedisMaster(ctx, d)
 		return gin.H{"ms": d.Milliseconds(), "old_master": fo.OldMaster, "new_master": fo.NewMaster}, err
+	case faults.KindCutDB:
+		d, err := r.duration(kind)
+		if err == nil {
+			err = f.svc.CutDB(d)
+		}
+		return gin.H{"ms": d.Milliseconds()}, err
+	case faults.KindKillZKServer:
+		d, err := r.duration(kind)
+		if err != nil {
+			return nil, err
+		}
+		k, err := f.svc.KillZKServer(ctx, d)
+		return gin.H{"ms": d.Milliseconds(), "killed": k.Killed, "mode": k.Mode, "session_was_on": k.SessionWasOn,
+			"session_on": k.SessionOn}, err
 	case faults.KindKillConsumer:
 		if err := r.only(kind, "point"); err != nil {
 			return nil, err

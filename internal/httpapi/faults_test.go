@@ -279,9 +279,18 @@ func TestFaultCrashAndRestartRedis(t *testing.T) {
 func TestFaultsNewKindsNeedToken(t *testing.T) {
 	e, _ := faultsRedisEnv(t, "s3cret")
 	for _, body := range []string{`{"kind":"crash_after_setnx"}`, `{"kind":"stop_process","ms":1}`,
-		`{"kind":"kill_process","ms":1}`, `{"kind":"restart_redis","node":"redis"}`} {
+		`{"kind":"kill_process","ms":1}`, `{"kind":"restart_redis","node":"redis"}`, `{"kind":"kill_zk_server","ms":1}`, `{"kind":"cut_db","ms":1}`} {
 		wantError(t, e.post("/api/faults", body), http.StatusForbidden, "forbidden", "")
 	}
+	// With the token: the duration is required, and a replica without
+	// ZooKeeper has no server to kill.
+	wantError(t, e.post("/api/faults", `{"kind":"kill_zk_server"}`, "Authorization: Bearer s3cret"),
+		http.StatusBadRequest, "invalid_field", "ms")
+	wantError(t, e.post("/api/faults", `{"kind":"kill_zk_server","ms":1000}`, "Authorization: Bearer s3cret"),
+		http.StatusServiceUnavailable, "strategy_unavailable", "")
+	// A replica whose database connections do not go through a link.
+	wantError(t, e.post("/api/faults", `{"kind":"cut_db","ms":1000}`, "Authorization: Bearer s3cret"),
+		http.StatusConflict, "no_db_link", "")
 	if e.lockers.Backends().Crash.Armed() {
 		t.Fatal("a refused request armed the crash")
 	}

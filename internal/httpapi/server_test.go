@@ -54,6 +54,11 @@ func TestErrorMap(t *testing.T) {
 		{lessondb.ErrUnknown, 404, "not_found"},
 		{faults.ErrDisabled, 403, "faults_disabled"},
 		{faults.ErrNoSession, 409, "no_session"},
+		{fmt.Errorf("%w: %w", order.ErrDBUnavailable, lockstrategy.ErrBackendDown), 503, "db_unavailable"}, // a lock in the DB
+		{faults.ErrNotEnsemble, 409, "not_ensemble"},
+		{fmt.Errorf("%w: held", faults.ErrZKBusy), 503, "zk_ensemble_busy"},
+		{fmt.Errorf("%w: no pid file", faults.ErrZKEnsemble), 503, "zk_ensemble_failed"},
+		{faults.ErrNoDBLink, 409, "no_db_link"},
 		{fmt.Errorf("%w: node r1 at 127.0.0.1:1: no answer", faults.ErrRedisRestart), 503, "redis_restart_failed"},
 		{&http.MaxBytesError{Limit: MaxBodyBytes}, 413, "body_too_large"},
 		{errors.New("Error 1064 (42000): You have an error in your SQL syntax"), 500, "internal"},
@@ -67,7 +72,7 @@ func TestErrorMap(t *testing.T) {
 			t.Errorf("%v leaks into the message %q", c.err, body.Message)
 		}
 	}
-	for _, retryable := range []error{order.ErrConflict, order.ErrFenced, order.ErrLockLost, order.ErrLockTimeout} {
+	for _, retryable := range []error{order.ErrConflict, order.ErrFenced, order.ErrLockLost, order.ErrLockTimeout, order.ErrDBUnavailable} {
 		if _, b, _, _ := render(retryable); !b.Retryable {
 			t.Errorf("%v should be retryable", retryable)
 		}

@@ -255,12 +255,14 @@ var Catalogue = []Lesson{
 		Predict: "etcd with a 2 s lease: A's replica stops (SIGSTOP) for 6 s inside its section, its keep-alives stop, " +
 			"the lease expires and B's key holds the lock; B commits while A is stopped, A wakes and writes: a lost " +
 			"update (lost_updates >= 1); with fencing A's token (its key's create revision) is below B's and its write " +
-			"is refused (fenced 1, lost_updates 0)",
+			"is refused (fenced 1, lost_updates 0); the seeds' locks do the same to a paused holder (a Redis TTL in " +
+			"pause-past-ttl, a ZooKeeper session in zk-session-expiry): a lease that ends while its holder sleeps",
 		Fix: "a consensus store keeps the lock itself consistent (no failover loses a key), and its create revision is " +
 			"a fencing token for free: pass it to the resource",
-		Seed: "beyond the seeds: etcd's own concurrency package (clientv3/concurrency.Mutex: a key per waiter bound to its " +
-			"lease, the lowest create revision holds); the paused holder is Martin Kleppmann's case (\"How to do " +
-			"distributed locking\", 2016), as in pause-past-ttl",
+		Seed: "beyond the seeds (no seed has etcd): etcd's own documentation, \"Notes on the usage of lock and lease\": " +
+			"\"the lease mechanism itself doesn't guarantee mutual exclusion. Owning a lease cannot guarantee the owner " +
+			"holds a lock of the resource.\" and, of Kleppmann's fencing token, \"The authors interpret that fencing token " +
+			"is revision number in the case of etcd.\"",
 		Strategies:  []string{"etcd"},
 		MinReplicas: 2,
 	},
@@ -277,6 +279,43 @@ var Catalogue = []Lesson{
 			"一个slave节点就会升级为master节点。线程二就可以顺理成章获取同个key的锁啦」; seed 002: 「Redis 的主从同步是异步的」",
 		Strategies:  []string{"redis-sentinel", "redlock"},
 		MinReplicas: 2,
+	},
+	{
+		Name:  "zk-ensemble-server-killed",
+		Title: "A ZooKeeper ensemble keeps its locks when one server of three dies",
+		Predict: "zookeeper on the three-server ensemble (the replicas' SECKILL_ZK_SERVERS lists it: scripts/services.sh up " +
+			"--zk-ensemble): A holds the lock, stalled 4 s; a follower is killed (SIGKILL), the server A's replica's " +
+			"session is on unless that is the leader: the session moves to a live server (or stays on the leader) and A " +
+			"keeps its lock, whose node lives in the ensemble, not on one server; B on the other replica, sent while the " +
+			"server is down, waits for A and buys after it; a burst of 16 buyers is served by the two servers left; the " +
+			"server starts again and the ensemble is whole: oversold 0, lost_updates 0, violations 0",
+		Fix: "nothing to fix for one server: two of three are a quorum (three servers survive one loss, five survive two); " +
+			"a dead leader disconnects every session until a new one is elected (about a second here), which the session " +
+			"timeout must cover",
+		Seed: "seed 003: 「zookeeper天生設計定位就是分布式協調,強一致性。鎖的模型健壯、簡單易用、適合做分布式鎖。」 and " +
+			"「如果公司里面有zk集群條件,優先選用zk實現」; seed 000: 「从可靠性角度(从高到低)Zookeeper > Redis > 数据库」; " +
+			"seed 004, of any lock service: 「只要分布式锁服务集群节点大部分存活,client就可以进行加锁解锁操作」",
+		Strategies:  []string{"zookeeper"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "db-lock-single-point",
+		Title: "A lock kept in the database stops every sale when the database goes",
+		Predict: "every replica is cut off the database for 2.5 s (fault cut_db: its connections closed, new ones refused) " +
+			"while A, on the first, is inside its section: with the lock in the database (db-lock-table, db-pessimistic) " +
+			"every order in the outage fails cleanly, 503 db_unavailable, A's too (the server rolls its transaction back): " +
+			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (A's row " +
+			"lock went with its connection), db-lock-table when the lock row A could not delete expires (its 5 s TTL); " +
+			"redis, whose lock is not in the database, stops all the same: the stock of record is there; each time the " +
+			"database counts exactly the orders the buyers were told they had",
+		Fix: "seed 004's: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +
+			"(Redis, ZooKeeper, etcd) takes the lock off the database, not the sale: while the stock of record lives in " +
+			"the database, its availability bounds every strategy's",
+		Seed: "seed 004: 「不过DB作为分布式锁服务需要考虑单点问题,对于分布式系统来说是不允许出现单点的,一般通过数据库的同步复制," +
+			"以及使用vip切换Master就能解决这个问题。」; seed 000 ranks it last for reliability: " +
+			"「从可靠性角度(从高到低)Zookeeper > Redis > 数据库。」",
+		Strategies:  []string{"db-lock-table", "db-pessimistic", "redis"},
+		MinReplicas: 1,
 	},
 	{
 		Name:  "zk-session-expiry",

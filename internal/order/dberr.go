@@ -1,9 +1,12 @@
 package order
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/seckill-lab/seckill/internal/dberr"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // asRowContention names a section's row contention for what it is to the
@@ -21,4 +24,26 @@ func asRowContention(err error) error {
 		return fmt.Errorf("%w: %w", ErrDuplicateRequest, err)
 	}
 	return err
+}
+
+// asDBUnavailable names a database that did not answer for what it is to
+// the buyer (503 db_unavailable, retry), not an internal error: the
+// critical section's read, write or commit, the sale's read, and the lock
+// itself where the lock lives in the database (strategy needs the DB). A
+// lock backend of its own (Redis, ZooKeeper, etcd) that did not answer
+// stays ErrBackendDown.
+func asDBUnavailable(err error, strategy string) error {
+	if err == nil || errors.Is(err, ErrDBUnavailable) || !dberr.IsConnection(err) {
+		return err
+	}
+	if errors.Is(err, lockstrategy.ErrBackendDown) && !lockInDB(strategy) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrDBUnavailable, err)
+}
+
+// lockInDB says the strategy keeps its lock in the database.
+func lockInDB(strategy string) bool {
+	s, err := lockstrategy.Lookup(strategy)
+	return err == nil && slices.Contains(s.Needs, lockstrategy.NeedDB)
 }

@@ -32,6 +32,11 @@ var (
 	ErrNoFenceToken = errors.New("order: the lock gave no fencing token to a fenced sale")
 	// ErrLockLost: the lease was lost before commit; nothing was written.
 	ErrLockLost = errors.New("order: lock lost before commit")
+	// ErrDBUnavailable: the database did not answer (connection refused,
+	// closed, reset): nothing of this order was committed, unless the
+	// connection died between the server's commit and its answer, which
+	// nobody here can tell (the sale view counts what the database has).
+	ErrDBUnavailable = errors.New("order: the database does not answer")
 	// ErrSaleNotFound: no such sale.
 	ErrSaleNotFound = inventory.ErrSaleNotFound
 	// ErrDuplicateRequest: the buyer's idempotency key already made an
@@ -86,6 +91,7 @@ const (
 	OutcomeReloading      = "stock_reloading"
 	OutcomeDuplicate      = "duplicate_request"
 	OutcomePersistTimeout = "persist_timeout"
+	OutcomeDBUnavailable  = "db_unavailable"
 	OutcomeError          = "error"
 )
 
@@ -99,7 +105,7 @@ func OutcomeOf(err error) string {
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
 		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
-		{ErrPersistTimeout, OutcomePersistTimeout},
+		{ErrPersistTimeout, OutcomePersistTimeout}, {ErrDBUnavailable, OutcomeDBUnavailable},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name

@@ -41,10 +41,10 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 	start := time.Now()
 	sale, err := s.Sale(ctx, p.SaleID)
 	if err != nil {
-		return inventory.Order{}, LayerDatabase, err
+		return inventory.Order{}, LayerDatabase, asDBUnavailable(err, "")
 	}
 	o, f, err := s.place(ctx, sale, p)
-	err = asRowContention(err)
+	err = asDBUnavailable(asRowContention(err), sale.Strategy)
 	if s.rec != nil {
 		outcome := OutcomeOf(err)
 		if err == nil && o.Status == inventory.StatusPending {

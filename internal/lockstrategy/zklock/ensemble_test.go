@@ -1,68 +1,53 @@
 package zklock
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
+	"context"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
-// ensemble is the three-server ensemble `scripts/services.sh up
-// --zk-ensemble` runs (make test starts it): its addresses, and where the
-// script keeps each server's pid file. Only this test kills its servers.
-func ensemble(t *testing.T) (servers []string, pidFile func(i int) string, restart func()) {
+// killAndRestart holds the ensemble's kill lock for the test (a shop's
+// kill_zk_server fault under another package's test kills servers of the
+// same ensemble: two down at once would be no quorum), and gives a kill
+// that the test's cleanup undoes if the test has not: every server it
+// killed is started again and the ensemble is whole before the lock goes.
+func killAndRestart(t *testing.T, ens zkensemble.Ensemble) (kill func(addr string), restart func()) {
 	t.Helper()
-	testenv.SkipInShort(t)
-	servers = config.List(config.Get(config.EnvZKEnsembleServers, config.DefaultZKEnsembleServers))
-	for _, s := range servers {
-		if err := testenv.Reachable(s); err != nil {
-			testenv.Unavailable(t, "the ZooKeeper ensemble (scripts/services.sh up --zk-ensemble) at "+s, err)
-		}
-	}
-	root, err := filepath.Abs("../../..")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	unlock, err := ens.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := config.Get("SECKILL_SERVICES_DIR", filepath.Join(root, ".run"))
-	pidFile = func(i int) string { return filepath.Join(dir, fmt.Sprintf("zk-ensemble-%d", i), "zookeeper.pid") }
+	var down []*zkensemble.Killed
 	restart = func() {
-		out, err := exec.Command("bash", filepath.Join(root, "scripts/services.sh"), "up", "--zk-ensemble").CombinedOutput()
-		if err != nil {
-			t.Fatalf("restart the ensemble: %v\n%s", err, out)
+		for _, k := range down {
+			if err := k.Restart(); err != nil {
+				t.Error(err)
+			}
+		}
+		down = nil
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		if err := ens.WaitWhole(ctx); err != nil {
+			t.Error(err)
 		}
 	}
-	return servers, pidFile, restart
-}
-
-// kill SIGKILLs the ensemble's server at addr.
-func killServer(t *testing.T, servers []string, pidFile func(int) string, addr string) {
-	t.Helper()
-	for i, s := range servers {
-		if s != addr {
-			continue
-		}
-		raw, err := os.ReadFile(pidFile(i + 1))
+	t.Cleanup(func() { restart(); unlock() })
+	kill = func(addr string) {
+		k, err := ens.Kill(addr)
 		if err != nil {
-			t.Fatalf("pid of %s: %v", addr, err)
+			t.Fatal(err)
 		}
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatalf("kill %s (pid %d): %v", addr, pid, err)
-		}
-		return
+		down = append(down, k)
 	}
-	t.Fatalf("%s is not a server of %v", addr, servers)
+	return kill, restart
 }
 
 // TestEnsembleKeepsTheLockWhenAServerDies: a holder holds the zookeeper
@@ -72,8 +57,9 @@ func killServer(t *testing.T, servers []string, pidFile func(int) string, addr s
 // closed) and a second contender stays out; after the holder unlocks, the
 // contender gets it. Two servers of three are a quorum: nothing is lost.
 func TestEnsembleKeepsTheLockWhenAServerDies(t *testing.T) {
-	servers, pidFile, restart := ensemble(t)
-	t.Cleanup(restart) // the killed servers rejoin for the next run
+	ens := testenv.ZKEnsemble(t)
+	kill, restart := killAndRestart(t, ens)
+	servers := ens.Servers
 	// A session timeout long enough for a leader election (tickTime 500 ms)
 	// and a reconnect: Lost() closes after a third of it disconnected.
 	holder, err := New(servers, 20*time.Second)
@@ -102,7 +88,7 @@ func TestEnsembleKeepsTheLockWhenAServerDies(t *testing.T) {
 				}
 			}
 		}
-		killServer(t, servers, pidFile, victim)
+		kill(victim)
 		testenv.WaitFor(t, 30*time.Second, "the holder's session on a live server", func() bool {
 			return holder.conn.State() == zk.StateHasSession && holder.conn.Server() != victim
 		})

@@ -9,6 +9,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // Expiring a session from outside (tests, the faults package) is the classic
@@ -99,6 +101,12 @@ func parseConnectResponse(b []byte) (connectResponse, bool) {
 
 // SessionID returns the id of the current session (0 while there is none).
 func (l *Locker) SessionID() int64 { return l.conn.SessionID() }
+
+// Server is the server the session is connected to (or was last, or is
+// trying), and whether the session is connected now.
+func (l *Locker) Server() (addr string, connected bool) {
+	return l.conn.Server(), l.conn.State() == zk.StateHasSession
+}
 
 // SessionPassword returns the current session's password, for ExpireSession.
 func (l *Locker) SessionPassword() []byte {

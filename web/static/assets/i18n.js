@@ -75,6 +75,8 @@ export const LABELS = {
   fhold_replication: ['Hold back replication (Sentinel master)', '暂停主从复制（哨兵主节点）'],
   fkill_redis_master: ['Kill the Sentinel master (failover)', '杀死哨兵主节点（主从切换）'],
   fkill_consumer: ['Kill the queue consumer', '杀死队列消费者'],
+  fcut_db: ['Cut this replica off the database', '切断本实例与数据库的连接'],
+  fkill_zk_server: ['Kill a ZooKeeper server (ensemble of three)', '杀死一台 ZooKeeper 服务器（三节点集群）'],
   pms: ['Duration (ms)', '时长（毫秒）'],
   psale_id: ['Sale id', '秒杀活动 ID'],
   pnode: ['Redis node', 'Redis 节点'],

@@ -1,0 +1,83 @@
+package order_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// TestOrdersWhileCutOffTheDatabase: the replica is cut off its database
+// (faults.DBLink) while buyer A is inside its section. Whether the lock
+// lives in the database (db-lock-table, db-pessimistic) or not (redis: the
+// stock of record is in the database all the same), A and a new buyer B
+// fail with ErrDBUnavailable (503 db_unavailable), not an internal error,
+// and nothing of theirs is written; once the cut ends, orders succeed
+// again (db-lock-table after the TTL of the lock row A could not delete),
+// and the sale adds up.
+func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
+	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "order"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inventory.Close(db) })
+	b := testenv.Backends(t, "order")
+	b.DB = db
+	lockers := lockstrategy.NewInstances(b)
+	t.Cleanup(func() { lockers.Close() })
+	store := inventory.NewStore(db)
+	svc := order.NewService(order.Config{ReplicaID: "cut", LockWait: 3 * time.Second}, store, lockers, nil,
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(svc.Close)
+	ctx := context.Background()
+
+	for _, strategy := range []string{"db-lock-table", "db-pessimistic", "redis"} {
+		t.Run(strategy, func(t *testing.T) {
+			sale := inventory.Sale{Name: "cut " + strategy, Strategy: strategy, InitialStock: 5, TTLMS: 1500}
+			if err := store.CreateSale(ctx, &sale); err != nil {
+				t.Fatal(err)
+			}
+			svc.PauseNextSection(700 * time.Millisecond)
+			a := make(chan error, 1)
+			go func() { _, err := svc.Place(ctx, sale.ID, "A"); a <- err }()
+			testenv.WaitFor(t, 10*time.Second, "A inside its section", func() bool { return svc.PausedSections() == 1 })
+			link.Cut(1500 * time.Millisecond)
+			if _, err := svc.Place(ctx, sale.ID, "B"); !errors.Is(err, order.ErrDBUnavailable) {
+				t.Errorf("B during the cut: %v, want ErrDBUnavailable", err)
+			}
+			if err := <-a; !errors.Is(err, order.ErrDBUnavailable) {
+				t.Errorf("A, inside when the cut came: %v, want ErrDBUnavailable", err)
+			}
+			testenv.WaitFor(t, 10*time.Second, "the cut over", func() bool { return link.Left() == 0 })
+			var err error
+			deadline := time.Now().Add(30 * time.Second)
+			for i := 0; ; i++ {
+				if _, err = svc.Place(ctx, sale.ID, "C"); err == nil || time.Now().After(deadline) {
+					break
+				}
+				if !errors.Is(err, order.ErrLockTimeout) && !errors.Is(err, order.ErrDBUnavailable) {
+					break // only the lock row A left, or a dead pooled connection, may delay C
+				}
+			}
+			if err != nil {
+				t.Fatalf("C after the cut: %v", err)
+			}
+			v := settledView(t, store, svc, sale.ID)
+			if v.Sold != 1 || v.Stock != 4 || v.LostUpdates != 0 || v.Oversold != 0 {
+				t.Errorf("after the cut: %+v, want C's order alone (sold 1, stock 4)", v)
+			}
+		})
+	}
+}

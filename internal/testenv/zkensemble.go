@@ -1,0 +1,62 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
+)
+
+// ZKEnsemble is the three-server ZooKeeper ensemble (SECKILL_ZK_ENSEMBLE_SERVERS,
+// `scripts/services.sh up --zk-ensemble`, which make test runs) with the
+// folder of its pid files (SECKILL_SERVICES_DIR, else the repository's
+// .run), once all three serve: a test in another package may have one
+// down for a while (the tests that kill one hold its kill lock,
+// Ensemble.Lock, until it serves again), so it waits up to two minutes.
+func ZKEnsemble(t testing.TB) zkensemble.Ensemble {
+	t.Helper()
+	SkipInShort(t)
+	dir, err := filepath.Abs(config.Get(config.EnvServicesDir, filepath.Join(repoRoot(t), ".run")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := zkensemble.Ensemble{
+		Servers: config.List(config.Get(config.EnvZKEnsembleServers, config.DefaultZKEnsembleServers)),
+		Dir:     dir, // absolute: a shop started from another folder reads it too
+	}
+	for _, s := range e.Servers {
+		if err = reachable(s); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		Unavailable(t, "the ZooKeeper ensemble (scripts/services.sh up --zk-ensemble) at "+e.Servers[0]+"...", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := e.WaitWhole(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// repoRoot is the folder of go.mod above the test's working folder.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			t.Fatalf("no go.mod above %s", dir)
+		}
+	}
+}
