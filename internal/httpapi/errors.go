@@ -150,6 +150,7 @@ var domainErrors = []mapping{
 	// Sales.
 	{err: sale.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: fieldError},
 	{err: sale.ErrStrategyUnavailable, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "the strategy's backend does not answer on this replica", hints: retry | warn},
+	{err: sale.ErrDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer; retry (GET /api/sales shows a sale whose commit reached it before the connection died)", hints: retry | warn},
 
 	// Runs and the agents' shares.
 	{err: runs.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such run, step or share"},

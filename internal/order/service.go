@@ -181,7 +181,7 @@ func (s *Service) Sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 		return sale, ErrSaleNotFound
 	}
 	if err != nil {
-		return sale, err
+		return sale, asDBUnavailable(err, "")
 	}
 	s.sales.Store(id, sale)
 	return sale, nil
@@ -189,7 +189,8 @@ func (s *Service) Sale(ctx context.Context, id uint64) (inventory.Sale, error) {
 
 // KeyedOrder finds the order userID's idempotency key made on sale saleID.
 func (s *Service) KeyedOrder(ctx context.Context, saleID uint64, userID, key string) (inventory.Order, bool, error) {
-	return s.store.KeyedOrder(ctx, saleID, userID, key)
+	o, ok, err := s.store.KeyedOrder(ctx, saleID, userID, key)
+	return o, ok, asDBUnavailable(err, "")
 }
 
 // Flush returns once the critical sections of finished orders are written,

@@ -31,3 +31,9 @@ func (e *FieldError) Unwrap() error { return ErrInvalid }
 func FieldErrorf(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
+
+// ErrDBUnavailable means the database did not answer while the sale was
+// written (a refused or broken connection): retry. The transaction was
+// rolled back unless its COMMIT reached the server before the connection
+// died, which GET /api/sales shows.
+var ErrDBUnavailable = errors.New("sale: the database does not answer")

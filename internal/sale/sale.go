@@ -7,11 +7,14 @@ package sale
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -66,6 +69,11 @@ func (s *Service) Create(ctx context.Context, spec Spec) (inventory.Sale, error)
 		}
 		return nil
 	})
+	if err != nil && !errors.Is(err, ErrStrategyUnavailable) && (dberr.IsConnection(err) || errors.Is(err, sql.ErrTxDone)) {
+		// ErrTxDone: database/sql dropped the transaction with its dead
+		// connection, and gorm's rollback found it gone.
+		return inventory.Sale{}, fmt.Errorf("%w: %w", ErrDBUnavailable, err)
+	}
 	if err != nil {
 		return inventory.Sale{}, err
 	}

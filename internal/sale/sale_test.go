@@ -10,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
@@ -210,4 +211,32 @@ type nopLocker struct{}
 
 func (nopLocker) Lock(context.Context, string) (lockstrategy.Lease, error) {
 	return lockstrategy.NopLease(), nil
+}
+
+// A sale created while the database does not answer fails with
+// ErrDBUnavailable (503 db_unavailable, retry), not an internal error, and
+// leaves no sale behind.
+func TestCreateWhileCutOffTheDatabase(t *testing.T) {
+	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "sale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inventory.Close(db) })
+	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
+	t.Cleanup(func() { lockers.Close() })
+	svc := New(db, lockers, keys{})
+	before := countSales(t, db)
+	link.Cut(3 * time.Second)
+	_, err = svc.Create(context.Background(), Spec{Strategy: str("db-conditional"), Stock: num(5)})
+	if !errors.Is(err, ErrDBUnavailable) {
+		t.Errorf("Create during the cut: %v, want ErrDBUnavailable", err)
+	}
+	testenv.WaitFor(t, 10*time.Second, "the cut over", func() bool { return link.Left() == 0 })
+	if n := countSales(t, db); n != before {
+		t.Errorf("%d sales after a failed create, want %d", n, before)
+	}
 }
