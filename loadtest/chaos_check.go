@@ -36,6 +36,9 @@ type chaosConfig struct {
 	// PayWithinMS > 0: each order is a reservation to pay before it expires.
 	Async       bool
 	PayWithinMS int
+	// RedisLock: the lock runs scripts on the replicas' default Redis
+	// (drop_reply loses one of their replies).
+	RedisLock bool
 
 	create  sync.Mutex // held while a sold-out sale is replaced
 	mu      sync.Mutex
@@ -126,6 +129,11 @@ func (c *client) chaosOrder(ctx context.Context, ordersURL, userID string) (ack 
 	var e apiErrorBody
 	_ = json.Unmarshal(raw, &e)
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusServiceUnavailable {
+		if e.Error == "db_unavailable" {
+			// The connection died: a COMMIT may have reached the server
+			// before it did (the shop says so), as with no answer at all.
+			return ackUnknown, 0, "", e.Error
+		}
 		if validCode(e.Error) {
 			return ackRefused, 0, "", e.Error
 		}

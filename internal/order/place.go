@@ -97,18 +97,27 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 // placeLocked is the critical section under the sale's lock: lock, claim
 // the fence, then read, check, work, write and insert in one transaction,
 // record the section, unlock.
-func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (inventory.Order, figures, error) {
+func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (o inventory.Order, f figures, err error) {
 	waitStart := time.Now()
 	// The order is the holder: a reentrant lock (redisson) knows a nested
 	// Lock of the same order by it.
 	ctx = lockstrategy.WithHolder(ctx, lockstrategy.NewOwner())
 	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
-	f := figures{lockWait: time.Since(waitStart), layer: LayerLock}
+	f = figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
-	defer s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
+	defer func() {
+		uerr := s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
+		if _, inTx := lease.(lockstrategy.TxLease); inTx && uerr != nil && err == nil {
+			// The lease's transaction holds the section's writes
+			// (db-pessimistic): its COMMIT failing is the order failing.
+			// The buyer is told the database did not answer, never 201
+			// for a row the server rolled back.
+			o, err = inventory.Order{}, fmt.Errorf("order: commit: %w", uerr)
+		}
+	}()
 	if d := time.Duration(s.nestNext.Swap(0)); d > 0 {
 		inner, err := s.lockAgain(ctx, locker, s.LockKey(cs.sale.ID), d)
 		if err != nil {
@@ -128,7 +137,7 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	}
 	cs.stall, cs.stalled = time.Duration(s.pauseNext.Swap(0)), &s.paused
 	cs.slowWork = time.Duration(s.workNext.Swap(0))
-	o, err := cs.underLease(ctx)
+	o, err = cs.underLease(ctx)
 	f.critical = time.Since(f.acquired)
 	return o, f, err
 }
@@ -183,15 +192,18 @@ func (s *Service) unlockQuietly(ctx context.Context, sale inventory.Sale, le loc
 
 // leave ends a locked section: it records it for violation detection, then
 // unlocks on a fresh bounded ctx (the request's may be gone; the lock must
-// go too). Deferred, so that the lock goes even if the section panics.
-func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time) {
+// go too) and returns the unlock's error. Deferred, so that the lock goes
+// even if the section panics.
+func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time) error {
 	s.sections.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
 		Token: lease.Token(), WaitAt: &wait, EnterAt: enter, ExitAt: time.Now()})
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
-	if err := lease.Unlock(uctx); err != nil {
+	err := lease.Unlock(uctx)
+	if err != nil {
 		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
 	}
+	return err
 }
 
 // placeLockFree runs the section with the strategy's safe write and no
