@@ -271,6 +271,13 @@ func render(err error) (status int, body errorBody, logLevel slog.Level, logIt b
 			return m.status, body, slog.LevelWarn, m.hints&warn != 0
 		}
 	}
+	if lockstrategy.IsTransport(err) {
+		// A backend did not answer on a path that does not name it (a
+		// queued order's lookup while Redis restarts): down, retry; logged,
+		// since some path should have named it.
+		status, body, _, _ := render(fmt.Errorf("%w: %w", lockstrategy.ErrBackendDown, err))
+		return status, body, slog.LevelWarn, true
+	}
 	return http.StatusInternalServerError, internalBody, slog.LevelError, true
 }
 

@@ -62,6 +62,10 @@ func TestErrorMap(t *testing.T) {
 		{fmt.Errorf("%w: node r1 at 127.0.0.1:1: no answer", faults.ErrRedisRestart), 503, "redis_restart_failed"},
 		{&http.MaxBytesError{Limit: MaxBodyBytes}, 413, "body_too_large"},
 		{errors.New("Error 1064 (42000): You have an error in your SQL syntax"), 500, "internal"},
+		// A backend that did not answer on a path without its own mapping
+		// (a queued order's lookup when Redis restarted) is down, not a 500.
+		{fmt.Errorf("orderqueue: looking up ot_1: %w", io.EOF), 503, "backend_down"},
+		{sale.ErrDBUnavailable, 503, "db_unavailable"},
 	}
 	for _, c := range cases {
 		status, body, _, _ := render(fmt.Errorf("context: %w", c.err))

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ErrBackendDown means a backend a strategy needs is configured but does not
@@ -109,13 +113,29 @@ func (b Backends) AllStates() map[Need]BackendState {
 }
 
 // IsTransport reports whether err is a failure to reach a backend (refused,
-// reset, closed, timed out): the backend is down or unreachable, which the
+// reset, closed, timed out) or a Redis that answered it cannot serve now
+// (unavailableReplies): the backend is down or unreachable, which the
 // caller should answer as such, not as an internal error.
 func IsTransport(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, net.ErrClosed)
+		errors.Is(err, net.ErrClosed) || redisUnavailable(err)
+}
+
+// unavailableReplies are the Redis error replies of a server that is there
+// but cannot serve for a while: restarting with persistence (LOADING), a
+// master demoted by a failover that a client still writes to (READONLY),
+// a replica without its master (MASTERDOWN), a cluster slot moving
+// (TRYAGAIN, CLUSTERDOWN).
+var unavailableReplies = []string{"LOADING ", "READONLY ", "MASTERDOWN ", "TRYAGAIN ", "CLUSTERDOWN "}
+
+func redisUnavailable(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	return slices.ContainsFunc(unavailableReplies, func(p string) bool { return strings.HasPrefix(re.Error(), p) })
 }
 
 // downError is the error of a strategy whose backend n is down.
