@@ -78,9 +78,15 @@ bench-queue: services-up ## only the queue targets of make bench (accepted/s, co
 # services-up: do not run it beside a demo you are showing. CHAOS_FLAGS adds
 # flags, e.g. CHAOS_FLAGS="--seed 42" to replay a schedule.
 CHAOS_DURATION ?= 10m
-chaos: services-up build ## 10-minute chaos run: random seeded faults, every safe strategy checked against the database
+# The zookeeper strategy runs on the three-server ensemble, whose servers the
+# run kills (kill_zk_server); redis-sentinel on services-up's Sentinel set,
+# whose master it crashes (kill_redis_master).
+chaos: build ## 10-minute chaos run: random seeded faults, every safe strategy checked against the database
+	bash scripts/services.sh up --zk-ensemble
 	@mkdir -p .run/chaos
-	set -o pipefail; $(BIN)/loadtest chaos --duration $(CHAOS_DURATION) --log-dir .run/chaos $(CHAOS_FLAGS) | tee .run/chaos/last-run.txt
+	set -o pipefail; $(BIN)/loadtest chaos --duration $(CHAOS_DURATION) --log-dir .run/chaos \
+		--zk-servers "$${SECKILL_ZK_ENSEMBLE_SERVERS:-127.0.0.1:12191,127.0.0.1:12192,127.0.0.1:12193}" --zk-ensemble \
+		$(CHAOS_FLAGS) | tee .run/chaos/last-run.txt
 
 clean: ## remove bin/ and the copied chart library
 	rm -rf $(BIN) web/static/assets/vendor

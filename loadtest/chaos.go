@@ -18,6 +18,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
 // `loadtest chaos`: a Jepsen-style run. Buyers order on every safe strategy
@@ -103,6 +104,7 @@ type chaosRun struct {
 	cl       *cluster // nil with -targets
 	targets  []string
 	backends backendAddrs
+	ensemble zkensemble.Ensemble // -zk-ensemble: the servers kill_zk_server kills
 	// queued: the replicas have the queue (GET /api/queue/durability
 	// answers); foundDurability is the mode the run puts back at its end.
 	queued          bool
@@ -121,7 +123,15 @@ func (run *chaosRun) open(ctx context.Context) error {
 	run.closeDB, run.store = func() error { return inventory.Close(db) }, inventory.NewStore(db)
 	run.c = newClient(64, 30*time.Second, f.adminToken)
 	run.targets, _ = parseTargets(f.targets) // checked by parseChaosFlags
-	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: f.zk, Etcd: f.etcd}
+	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: config.List(f.zk), Etcd: f.etcd,
+		Sentinels: config.List(f.sentinels), SentinelMaster: f.sentMaster, ZKEnsemble: f.zkEnsemble}
+	if f.zkEnsemble {
+		dir, err := filepath.Abs(f.svcDir)
+		if err != nil {
+			return fmt.Errorf("-services-dir: %w", err)
+		}
+		run.ensemble = zkensemble.Ensemble{Servers: run.backends.ZK, Dir: dir}
+	}
 	if f.targets != "" {
 		return nil
 	}
@@ -180,7 +190,12 @@ func (run *chaosRun) plan(configs []*chaosConfig) []faultEvent {
 	kinds, skipped := usableKinds(kinds, configs, run.cl != nil, run.backends)
 	shape := planShape{Duration: f.duration, Replicas: len(run.targets), Configs: len(configs), Kinds: kinds,
 		Backends: run.backends.backendNames(), RedlockN: len(run.backends.Redlock), TTL: time.Duration(f.ttlMS) * time.Millisecond,
-		MeanGap: f.meanGap, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second}
+		MeanGap: f.meanGap, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second, ZKServers: len(run.ensemble.Servers)}
+	for i, c := range configs {
+		if c.RedisLock {
+			shape.RedisCfgs = append(shape.RedisCfgs, i)
+		}
+	}
 	plan := planFaults(f.seed, shape)
 	fmt.Fprintf(run.stdout, "chaos: seed %d, %v, %d replicas, %d configurations, %d faults planned\n",
 		f.seed, f.duration, len(run.targets), len(configs), len(plan))
@@ -200,7 +215,7 @@ func (run *chaosRun) load(ctx context.Context, configs []*chaosConfig, plan []fa
 	defer cancel()
 	nem := &nemesis{c: run.c, targets: run.targets, cluster: run.cl, out: out, outMu: outMu, start: start, planned: len(plan),
 		durable: run.queued, restarts: &run.restarts,
-		injected: map[string]int{}, missed: map[string]int{},
+		injected: map[string]int{}, missed: map[string]int{}, busy: map[string]int{}, ensemble: run.ensemble,
 		saleOf: func(i int) uint64 { return configs[i].currentSale() }}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -260,6 +275,11 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 	return verdicts, nil
 }
 
+// fencedOnFailover are the strategies that are not safe (a failover loses
+// their lock: kill_redis_master after hold_replication) yet must hold once
+// fenced: the database refuses the stale holder's write. "all" runs them.
+var fencedOnFailover = map[string]bool{"redis-sentinel": true}
+
 // errBadStrategy: -strategy names a strategy the replicas do not have.
 var errBadStrategy = errors.New("-strategy")
 
@@ -278,7 +298,7 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 	var chosen []strategyInfo
 	if names == "all" {
 		for _, s := range all {
-			if s.Safe && s.Available {
+			if (s.Safe || fencedOnFailover[s.Name]) && s.Available {
 				chosen = append(chosen, s)
 			}
 		}
@@ -315,6 +335,8 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 			// holder (ttl, session) is expected to break: counted, not failed.
 			c := newConfig(s.Name)
 			c.Fencing, c.MustHold = fencing, s.Safe && (fencing || s.Expiry == "none" || s.Expiry == "connection")
+			c.MustHold = c.MustHold || fencing && fencedOnFailover[s.Name]
+			c.RedisLock = s.Tokens && slices.Contains(s.Needs, "redis")
 			out = append(out, c)
 		}
 		if s.Name == "redis-lua-stock" && queued {
@@ -346,6 +368,14 @@ func usableKinds(kinds []string, configs []*chaosConfig, owned bool, b backendAd
 			skipped[k] = "no Redis"
 		case k == chaosKillConsumer && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
 			skipped[k] = "no queue configuration"
+		case (k == chaosHoldRepl || k == chaosKillMaster) && !has("redis-sentinel"):
+			skipped[k] = "no redis-sentinel configuration (-sentinel-addrs)"
+		case k == chaosKillZKServer && (!b.ZKEnsemble || !has("zookeeper")):
+			skipped[k] = "no zookeeper configuration on an ensemble (-zk-ensemble); the standalone ZooKeeper is never killed"
+		case k == chaosDropReply && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.RedisLock }):
+			skipped[k] = "no configuration whose lock runs scripts on the default Redis"
+		case k == chaosCrashSetNX && !has("redis"):
+			skipped[k] = "no redis configuration"
 		default:
 			out = append(out, k)
 		}

@@ -48,6 +48,7 @@ type replica struct {
 	url     string
 	proxies map[string]*netProxy // backend name -> its proxy
 	env     []string
+	args    []string // `serve` and its backends' flags
 
 	mu         sync.Mutex
 	cmd        *exec.Cmd
@@ -63,12 +64,17 @@ type netProxy struct {
 	cuts int
 }
 
-// backendAddrs are the real backends the proxies lead to.
+// backendAddrs are the real backends the proxies lead to, and the
+// Sentinels of redis-sentinel, which are not proxied: they name the
+// master's own address, which the replicas then dial directly.
 type backendAddrs struct {
-	Redis   string
-	Redlock []string
-	ZK      string
-	Etcd    string
+	Redis          string
+	Redlock        []string
+	ZK             []string // one server, or the servers of an ensemble
+	Etcd           string
+	Sentinels      []string
+	SentinelMaster string
+	ZKEnsemble     bool // ZK is services.sh's ensemble: kill_zk_server may kill its servers
 }
 
 // backendNames lists the proxied backends, as fault events name them.
@@ -80,25 +86,40 @@ func (b backendAddrs) backendNames() []string {
 	for i := range b.Redlock {
 		out = append(out, fmt.Sprintf("redlock-%d", i+1))
 	}
-	if b.ZK != "" {
-		out = append(out, "zookeeper")
-	}
+	out = append(out, b.zkNames()...)
 	if b.Etcd != "" {
 		out = append(out, "etcd")
 	}
 	return out
 }
 
+// zkNames names the ZooKeeper servers: zookeeper for one, zookeeper-1..N
+// for an ensemble (each server proxied on its own, so that a network fault
+// can cut a replica off one server of three).
+func (b backendAddrs) zkNames() []string {
+	if len(b.ZK) == 1 {
+		return []string{"zookeeper"}
+	}
+	var out []string
+	for i := range b.ZK {
+		out = append(out, fmt.Sprintf("zookeeper-%d", i+1))
+	}
+	return out
+}
+
 func (b backendAddrs) upstream(name string) string {
+	var i int
 	switch {
 	case name == "redis":
 		return b.Redis
 	case name == "zookeeper":
-		return b.ZK
+		return b.ZK[0]
 	case name == "etcd":
 		return b.Etcd
+	case strings.HasPrefix(name, "zookeeper-"):
+		fmt.Sscanf(name, "zookeeper-%d", &i)
+		return b.ZK[i-1]
 	default:
-		var i int
 		fmt.Sscanf(name, "redlock-%d", &i)
 		return b.Redlock[i-1]
 	}
@@ -149,13 +170,19 @@ func (c *cluster) newReplica(i int, b backendAddrs) (*replica, error) {
 		r.proxies[name] = &netProxy{p: p}
 		listen[name] = p.Listen
 	}
-	var redlock []string
+	var redlock, zk []string
 	for i := range b.Redlock {
 		redlock = append(redlock, listen[fmt.Sprintf("redlock-%d", i+1)])
 	}
-	r.env = []string{config.EnvHTTPAddr + "=" + addr, "SECKILL_REPLICA_ID=chaos-" + r.name,
-		config.EnvRedisAddr + "=" + listen["redis"], config.EnvRedlockAddrs + "=" + strings.Join(redlock, ","),
-		config.EnvZKServers + "=" + listen["zookeeper"], config.EnvEtcdEndpoints + "=" + listen["etcd"]}
+	for _, name := range b.zkNames() {
+		zk = append(zk, listen[name])
+	}
+	r.env = []string{config.EnvHTTPAddr + "=" + addr, "SECKILL_REPLICA_ID=chaos-" + r.name}
+	// Flags rather than the environment: an empty value is "none" for a
+	// flag, and the default for the environment.
+	r.args = []string{"serve", "--redis-addr", listen["redis"], "--redlock-addrs", strings.Join(redlock, ","),
+		"--zk-servers", strings.Join(zk, ","), "--etcd-endpoints", listen["etcd"],
+		"--sentinel-addrs", strings.Join(b.Sentinels, ","), "--sentinel-master", b.SentinelMaster}
 	return r, nil
 }
 
@@ -168,9 +195,9 @@ func (c *cluster) start(r *replica) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(c.shop, "serve")
+	cmd := exec.Command(c.shop, r.args...)
 	if c.nice > 0 { // nice execs the shop: the pid stays the shop's
-		cmd = exec.Command("nice", "-n", strconv.Itoa(c.nice), c.shop, "serve")
+		cmd = exec.Command("nice", append([]string{"-n", strconv.Itoa(c.nice), c.shop}, r.args...)...)
 	}
 	cmd.Env = append(append([]string{}, c.env...), r.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf

@@ -33,6 +33,10 @@ type chaosFlags struct {
 	redlock    string
 	zk         string
 	etcd       string
+	sentinels  string
+	sentMaster string
+	zkEnsemble bool
+	svcDir     string
 	adminToken string
 	logDir     string
 	nice       int
@@ -86,7 +90,17 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.dsn, "mysql-dsn", config.Get(config.EnvMySQLDSN, config.DefaultMySQLDSN), "the database the checker reads (and the run's shops use) (env "+config.EnvMySQLDSN+")")
 	fs.StringVar(&f.redis, "redis-addr", config.Get(config.EnvRedisAddr, config.DefaultRedisAddr), "Redis of the run's shops (env "+config.EnvRedisAddr+")")
 	fs.StringVar(&f.redlock, "redlock-addrs", config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs), "RedLock masters of the run's shops (env "+config.EnvRedlockAddrs+")")
-	fs.StringVar(&f.zk, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers), "ZooKeeper of the run's shops, one server (env "+config.EnvZKServers+")")
+	fs.StringVar(&f.zk, "zk-servers", config.Get(config.EnvZKServers, config.DefaultZKServers), "ZooKeeper of the run's shops: one server, "+
+		"or the servers of an ensemble, each behind its own proxy (env "+config.EnvZKServers+")")
+	fs.BoolVar(&f.zkEnsemble, "zk-ensemble", false, "-zk-servers are the three servers of scripts/services.sh up --zk-ensemble "+
+		"(make chaos passes them): kill_zk_server SIGKILLs one by the pid file under -services-dir and starts it again")
+	fs.StringVar(&f.svcDir, "services-dir", config.Get(config.EnvServicesDir, ".run"), "`folder` where scripts/services.sh keeps "+
+		"the ensemble's pid files (env "+config.EnvServicesDir+")")
+	fs.StringVar(&f.sentinels, "sentinel-addrs", config.Get(config.EnvSentinelAddrs, config.DefaultSentinelAddrs),
+		"Redis Sentinels of the run's shops (redis-sentinel, fenced; kill_redis_master and hold_replication act on its master); "+
+			"\"\" for none (env "+config.EnvSentinelAddrs+")")
+	fs.StringVar(&f.sentMaster, "sentinel-master", config.Get(config.EnvSentinelMaster, config.DefaultSentinelMaster),
+		"`name` of the master the Sentinels watch (env "+config.EnvSentinelMaster+")")
 	fs.StringVar(&f.etcd, "etcd-endpoints", config.Get(config.EnvEtcdEndpoints, config.DefaultEtcdEndpoints), "etcd of the run's shops, one endpoint; \"\" for none (env "+config.EnvEtcdEndpoints+")")
 	fs.StringVar(&f.adminToken, "admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
@@ -128,6 +142,9 @@ func (f chaosFlags) check(args []string) error {
 	}
 	if _, err := f.kinds(); err != nil {
 		return fmt.Errorf("-faults: %v", err)
+	}
+	if n := len(config.List(f.zk)); f.zkEnsemble && n != 3 {
+		return fmt.Errorf("-zk-ensemble: -zk-servers lists %d servers, an ensemble of services.sh has 3", n)
 	}
 	if f.targets != "" {
 		if _, err := parseTargets(f.targets); err != nil {

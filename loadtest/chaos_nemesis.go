@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
 // nemesis injects a planned schedule of faults into the run's replicas.
@@ -22,6 +25,8 @@ type nemesis struct {
 	planned  int            // faults in the plan
 	injected map[string]int // kind -> faults that took effect
 	missed   map[string]int // kind -> faults the target refused or did not answer
+	busy     map[string]int // kind -> of the missed, those another process's fault kept out
+	harm     []string       // faults that took effect and did not heal (the run fails)
 	wg       sync.WaitGroup
 	// durable: the replicas have the queue; each restart_redis sets its
 	// drawn durability first, one restart at a time (redisMu), and is
@@ -29,6 +34,11 @@ type nemesis struct {
 	durable  bool
 	redisMu  sync.Mutex
 	restarts *restartLog
+	// sentinelMu: one redis-sentinel fault at a time (a second kill while
+	// the Sentinels elect would find no master to crash). ensemble: the
+	// ZooKeeper ensemble kill_zk_server kills (no servers: none).
+	sentinelMu sync.Mutex
+	ensemble   zkensemble.Ensemble
 }
 
 // run injects every event at its time, each in its own goroutine (a
@@ -100,6 +110,16 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 		return n.fault(ctx, target, map[string]any{"kind": "expire_zk_session"})
 	case chaosSlowDB:
 		return n.fault(ctx, target, map[string]any{"kind": "slow_db", "ms": ms, "sale_id": n.saleOf(e.Config)})
+	case chaosDropReply:
+		return n.fault(ctx, target, map[string]any{"kind": "drop_reply", "sale_id": n.saleOf(e.Config)})
+	case chaosNestedLock, chaosSlowWork, chaosCutDB:
+		return n.fault(ctx, target, map[string]any{"kind": e.Kind, "ms": ms})
+	case chaosCrashSetNX:
+		return n.fault(ctx, target, map[string]any{"kind": e.Kind})
+	case chaosHoldRepl, chaosKillMaster:
+		return n.sentinelFault(ctx, e.Replica, e.Kind, ms)
+	case chaosKillZKServer:
+		return n.killZKServer(ctx, e)
 	}
 	np := n.cluster.replicas[e.Replica].proxies[e.Backend]
 	if np == nil {
@@ -120,10 +140,34 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 
 // fault is POST target/api/faults, bounded: a stopped replica answers late.
 func (n *nemesis) fault(ctx context.Context, target string, body map[string]any) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return n.faultWithin(ctx, target, body, 10*time.Second)
+}
+
+func (n *nemesis) faultWithin(ctx context.Context, target string, body map[string]any, bound time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var out map[string]any
 	_, err := n.c.callJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	return err
+}
+
+// sentinelFault runs hold_replication or kill_redis_master, one at a time:
+// the first waits for a replica in sync (45 s at most), the second for the
+// Sentinels' promotion (20 s at most). Any replica can act on the shared
+// Sentinel set: when the drawn one does not answer (killed meanwhile), the
+// next is asked.
+func (n *nemesis) sentinelFault(ctx context.Context, replica int, kind string, ms int) error {
+	n.sentinelMu.Lock()
+	defer n.sentinelMu.Unlock()
+	var err error
+	for i := range n.targets {
+		target := n.targets[(replica+i)%len(n.targets)]
+		err = n.faultWithin(ctx, target, map[string]any{"kind": kind, "ms": ms}, time.Minute)
+		var answered *httpStatusError
+		if err == nil || errors.As(err, &answered) || ctx.Err() != nil {
+			return err
+		}
+	}
 	return err
 }
 

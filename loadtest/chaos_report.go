@@ -21,9 +21,12 @@ func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosV
 	if noFault {
 		fmt.Fprintf(out, "no fault took effect (are the replicas running with %s=on?): the run proved nothing\n", config.EnvFaults)
 	}
+	for _, h := range n.harm {
+		fmt.Fprintf(out, "not healed: %s\n", h)
+	}
 	fmt.Fprintf(out, "\nseed %d; replay this schedule: %s\n", f.seed, f.replay())
-	if broke || noFault {
-		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, or no fault took effect (see above)")
+	if broke || noFault || len(n.harm) > 0 {
+		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, no fault took effect, or one did not heal (see above)")
 		return exitFail
 	}
 	fmt.Fprintln(out, "chaos: every asserted invariant held")
@@ -133,11 +136,11 @@ func printAnswerKinds(out io.Writer, configs []*chaosConfig) {
 func printFaults(out io.Writer, n *nemesis, cl *cluster) {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FAULT\tINJECTED\tNOT INJECTED (target down or refused)")
+	fmt.Fprintln(tw, "FAULT\tINJECTED\tNOT INJECTED (target down or refused)\tOF THEM, BUSY (another process's fault under way)")
 	n.mu.Lock()
 	for _, k := range chaosKinds {
 		if n.injected[k]+n.missed[k] > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%d\n", k, n.injected[k], n.missed[k])
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", k, n.injected[k], n.missed[k], n.busy[k])
 		}
 	}
 	n.mu.Unlock()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,11 +24,22 @@ const (
 	chaosNetCut       = "net_cut"           // replica <-> backend connections reset, new ones refused
 	chaosNetBlackhole = "net_blackhole"     // replica <-> backend bytes dropped (a partition that does not say so)
 	chaosKillConsumer = "kill_consumer"     // the replica's queue consumer SIGKILLs it mid-batch
+	chaosNestedLock   = "nested_lock"       // a holder takes its own lock again (reentrant or it times out)
+	chaosDropReply    = "drop_reply"        // a lock script runs on Redis, its reply is lost
+	chaosSlowWork     = "slow_work"         // a holder works longer than the TTL before its lock check
+	chaosCutDB        = "cut_db"            // the replica cut off its database
+	chaosCrashSetNX   = "crash_after_setnx" // the next redis lock is abandoned after its SET NX PX
+	chaosHoldRepl     = "hold_replication"  // the redis-sentinel master feeds no replica for a while
+	chaosKillMaster   = "kill_redis_master" // the redis-sentinel master crashes; a replica is promoted
+	chaosKillZKServer = "kill_zk_server"    // one server of the ZooKeeper ensemble SIGKILLed, restarted later
 )
 
 // chaosKinds lists every kind, in the order the tables print them.
+// clock_skew is not among them: it acts on redis-getset only, which is not
+// safe and never runs here.
 var chaosKinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
-	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer}
+	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer,
+	chaosNestedLock, chaosDropReply, chaosSlowWork, chaosCutDB, chaosCrashSetNX, chaosHoldRepl, chaosKillMaster, chaosKillZKServer}
 
 // ownedOnly are the kinds that need replicas the run started itself: a
 // killed one must be restarted, and a network fault needs the run's proxy
@@ -42,8 +54,8 @@ type faultEvent struct {
 	Kind    string
 	Replica int           // index into the replicas
 	For     time.Duration // how long the fault lasts (0: instant)
-	Backend string        // net_*: redis, redlock-N or zookeeper; restart_redlock: redlock-N
-	Config  int           // slow_db: which configuration's current sale
+	Backend string        // net_*: redis, redlock-N, zookeeper(-N) or etcd; restart_redlock: redlock-N; kill_zk_server: zookeeper-N
+	Config  int           // slow_db, drop_reply: which configuration's current sale
 	Latency time.Duration // net_latency
 	// Durability: restart_redis sets it (none, everysec, always) first,
 	// when the replicas have the queue; Point: where kill_consumer kills.
@@ -58,9 +70,9 @@ func (e faultEvent) String() string {
 		s += fmt.Sprintf(" <-> %s +%v", e.Backend, e.Latency)
 	case strings.HasPrefix(e.Kind, "net_"):
 		s += " <-> " + e.Backend
-	case e.Kind == chaosRestartMstr:
+	case e.Kind == chaosRestartMstr, e.Kind == chaosKillZKServer:
 		s += " " + e.Backend
-	case e.Kind == chaosSlowDB:
+	case e.Kind == chaosSlowDB, e.Kind == chaosDropReply:
 		s += fmt.Sprintf(" config %d", e.Config+1)
 	case e.Kind == chaosRestartRedis:
 		s += " durability " + e.Durability
@@ -79,8 +91,10 @@ type planShape struct {
 	Replicas   int
 	Configs    int
 	Kinds      []string // the kinds this run may inject
-	Backends   []string // proxied backends of a replica: redis, redlock-1.., zookeeper
+	Backends   []string // proxied backends of a replica: redis, redlock-1.., zookeeper or zookeeper-1.., etcd
 	RedlockN   int
+	ZKServers  int           // servers of the ZooKeeper ensemble kill_zk_server kills (0: none)
+	RedisCfgs  []int         // configurations whose lock runs scripts on Redis: drop_reply picks one
 	TTL        time.Duration // the locks' TTL: stalls are drawn past it
 	MeanGap    time.Duration // mean time between two faults
 	QuietStart time.Duration // no fault before (the buyers warm up)
@@ -88,7 +102,8 @@ type planShape struct {
 }
 
 // planFaults draws the schedule: exponential gaps (a Poisson process of
-// faults), a kind chosen uniformly, and each kind's parameters. Stalls are
+// faults), each kind once first in a seeded order (a short run still tries
+// every kind), then kinds chosen uniformly, and each kind's parameters. Stalls are
 // drawn from 1.5 TTL to max(6 TTL, 5 s), so that they outlive the lock and
 // some outlive a ZooKeeper session (4 s); network faults last 0.5 to 5 s.
 func planFaults(seed uint64, sh planShape) []faultEvent {
@@ -101,16 +116,35 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 	}
 	var out []faultEvent
 	end := sh.Duration - sh.QuietEnd
-	for at := sh.QuietStart; ; {
+	first := slices.Clone(sh.Kinds)
+	r.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+	for at, n := sh.QuietStart, 0; ; n++ {
 		at += time.Duration(r.ExpFloat64() * float64(sh.MeanGap))
 		if at >= end {
 			break
 		}
-		e := faultEvent{At: at.Round(time.Millisecond), Kind: sh.Kinds[r.IntN(len(sh.Kinds))], Replica: r.IntN(sh.Replicas)}
+		kind := sh.Kinds[r.IntN(len(sh.Kinds))]
+		if n < len(first) {
+			kind = first[n]
+		}
+		e := faultEvent{At: at.Round(time.Millisecond), Kind: kind, Replica: r.IntN(sh.Replicas)}
 		stall := between(sh.TTL*3/2, max(sh.TTL*6, 5*time.Second))
 		switch e.Kind {
-		case chaosPauseHolder, chaosStopProcess:
+		case chaosPauseHolder, chaosStopProcess, chaosSlowWork:
 			e.For = stall
+		case chaosNestedLock: // how long the holder waits for itself
+			e.For = between(100*time.Millisecond, time.Second)
+		case chaosCutDB, chaosHoldRepl:
+			e.For = between(500*time.Millisecond, 5*time.Second)
+		case chaosKillMaster: // down longer than the Sentinels' down-after (1 s)
+			e.For = between(1500*time.Millisecond, 5*time.Second)
+		case chaosKillZKServer:
+			e.Backend = fmt.Sprintf("zookeeper-%d", 1+r.IntN(max(sh.ZKServers, 1)))
+			e.For = between(500*time.Millisecond, 5*time.Second)
+		case chaosDropReply:
+			if len(sh.RedisCfgs) > 0 {
+				e.Config = sh.RedisCfgs[r.IntN(len(sh.RedisCfgs))]
+			}
 		case chaosKillProcess:
 			e.For = between(0, time.Second) // when, after the call, the replica dies
 		case chaosRestartMstr:

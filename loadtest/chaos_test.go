@@ -22,7 +22,7 @@ import (
 // line's promise.
 func TestPlanFaultsIsSeeded(t *testing.T) {
 	sh := planShape{Duration: 10 * time.Minute, Replicas: 3, Configs: 11, Kinds: chaosKinds,
-		Backends: []string{"redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"}, RedlockN: 3,
+		Backends: []string{"redis", "redlock-1", "redlock-2", "redlock-3", "zookeeper"}, RedlockN: 3, ZKServers: 3, RedisCfgs: []int{0, 4},
 		TTL: 500 * time.Millisecond, MeanGap: 1500 * time.Millisecond, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second}
 	a, b, c := planFaults(7, sh), planFaults(7, sh), planFaults(8, sh)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
@@ -46,11 +46,28 @@ func TestPlanFaultsIsSeeded(t *testing.T) {
 		if strings.HasPrefix(e.Kind, "net_") && !slices.Contains(sh.Backends, e.Backend) {
 			t.Errorf("%v: unknown backend", e)
 		}
+		if e.Kind == chaosKillZKServer && !slices.Contains([]string{"zookeeper-1", "zookeeper-2", "zookeeper-3"}, e.Backend) {
+			t.Errorf("%v: not a server of the ensemble", e)
+		}
+		if e.Kind == chaosDropReply && !slices.Contains(sh.RedisCfgs, e.Config) {
+			t.Errorf("%v: a configuration whose lock is not on Redis", e)
+		}
+		if e.Kind == chaosKillMaster && e.For <= time.Second {
+			t.Errorf("%v: down no longer than the Sentinels' down-after: no failover", e)
+		}
 	}
 	for _, k := range chaosKinds {
 		if !seen[k] {
 			t.Errorf("kind %s never drawn in %d faults", k, len(a))
 		}
+	}
+	// Each kind once first: a short run still tries every kind.
+	first := map[string]bool{}
+	for _, e := range a[:len(chaosKinds)] {
+		first[e.Kind] = true
+	}
+	if len(first) != len(chaosKinds) {
+		t.Errorf("the first %d faults are %d kinds, want every kind once", len(chaosKinds), len(first))
 	}
 }
 
@@ -68,6 +85,7 @@ func TestChaosUsageErrors(t *testing.T) {
 		{"--faults kill_everything", "-faults"},
 		{"--targets 127.0.0.1:8080", "-targets"},
 		{"--seed minus-one", "-seed"},
+		{"--zk-ensemble --zk-servers 127.0.0.1:2181", "-zk-ensemble"},
 		{"extra", "extra"},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -130,7 +148,11 @@ func TestChaos(t *testing.T) {
 	// replica expires the reservations of every sale in its database and
 	// gives the units back to its own Redis.
 	dsn := testenv.MySQLDSN(t, "loadtest_chaos")
-	zk := testenv.ZKServers(t)
+	// The zookeeper strategy runs on the ensemble (kill_zk_server kills its
+	// servers, under the kill lock the other ensemble tests take too), and
+	// redis-sentinel on a Sentinel set of the test's own (kill_redis_master).
+	ens := testenv.ZKEnsemble(t)
+	sentinels := testenv.PrivateSentinel(t)
 	redis := testenv.PrivateRedis(t, 4)
 	seed := uint64(time.Now().UnixNano()%999_999_999) + 1
 	if s := os.Getenv("SECKILL_CHAOS_SEED"); s != "" {
@@ -151,14 +173,16 @@ func TestChaos(t *testing.T) {
 	// replica only makes the faults harsher; nothing here is timed.
 	code := dispatch(context.Background(), []string{"chaos", "--duration", "60s", "--seed", strconv.FormatUint(seed, 10), "--buyers", "2", "--fenced-only", "--replica-nice", "10",
 		"--shop", shop, "--mysql-dsn", dsn, "--redis-addr", redis[0], "--redlock-addrs", strings.Join(redis[1:], ","),
-		"--zk-servers", zk[0], "--admin-token", testToken, "--log-dir", t.TempDir()}, &stdout, &stderr)
+		"--zk-servers", strings.Join(ens.Servers, ","), "--zk-ensemble", "--services-dir", ens.Dir,
+		"--sentinel-addrs", strings.Join(sentinels, ","), "--sentinel-master", testenv.SentinelMaster,
+		"--admin-token", testToken, "--log-dir", t.TempDir()}, &stdout, &stderr)
 	out := stdout.String()
 	t.Logf("\n%s\nstderr:\n%s", out, stderr.String())
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0 (an invariant broke, or the run failed: see above)", code)
 	}
 	for _, name := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "db-lock-table+fencing",
-		"redis+fencing", "redis-lua-stock", "redlock", "zookeeper+fencing", "etcd+fencing", "redisson+fencing",
+		"redis+fencing", "redis-lua-stock", "redlock", "zookeeper+fencing", "etcd+fencing", "redisson+fencing", "redis-sentinel+fencing",
 		"redis-lua-stock/async", "redis-lua-stock/async+pay"} {
 		row := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `\s+(true|false)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
 		if row == nil {
@@ -170,7 +194,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	// --fenced-only: no unfenced twin of a strategy with tokens.
-	for _, name := range []string{"redis", "zookeeper", "etcd", "db-lock-table"} {
+	for _, name := range []string{"redis", "zookeeper", "etcd", "db-lock-table", "redis-sentinel"} {
 		if regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `\s+(true|false)\s`).MatchString(out) {
 			t.Errorf("%s ran unfenced under --fenced-only", name)
 		}
@@ -188,13 +212,31 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	injected := 0
-	for _, m := range regexp.MustCompile(`(?m)^(\w+)\s+(\d+)\s+(\d+)$`).FindAllStringSubmatch(out, -1) {
+	byKind := map[string][3]int{} // injected, not injected, of them busy
+	for _, m := range regexp.MustCompile(`(?m)^(\w+)\s+(\d+)\s+(\d+)\s+(\d+)$`).FindAllStringSubmatch(out, -1) {
 		if slices.Contains(chaosKinds, m[1]) {
 			n, _ := strconv.Atoi(m[2])
+			missed, _ := strconv.Atoi(m[3])
+			busy, _ := strconv.Atoi(m[4])
 			injected += n
+			byKind[m[1]] = [3]int{n, missed, busy}
 		}
 	}
 	if injected < 10 { // ~35 planned in 60 s
 		t.Errorf("%d faults injected, want at least 10", injected)
+	}
+	// The replicated backends' faults: every run plans each kind once
+	// first, and a Sentinel fault is retried on another replica, so each
+	// must have taken effect; a ZooKeeper kill may only have found another
+	// test's kill under way every time it was tried.
+	for _, k := range []string{chaosHoldRepl, chaosKillMaster, chaosKillZKServer} {
+		c := byKind[k]
+		switch {
+		case c[0] > 0:
+		case k == chaosKillZKServer && c[1] > 0 && c[1] == c[2]:
+			t.Logf("%s: every try found another test's kill under way (%d)", k, c[2])
+		default:
+			t.Errorf("%s: %d injected, %d not (%d busy): the run did not attack the replicated backend", k, c[0], c[1], c[2])
+		}
 	}
 }
