@@ -35,8 +35,9 @@ const (
 )
 
 // chaosKinds lists every kind, in the order the tables print them.
-// clock_skew is not among them: it acts on redis-getset only, which is not
-// safe and never runs here.
+// clock_skew and the getset gaps (getset_release_gap, getset_takeover_gap)
+// are not among them: they act on redis-getset only, which is not safe and
+// never runs here.
 var chaosKinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
 	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer,
 	chaosNestedLock, chaosDropReply, chaosSlowWork, chaosCutDB, chaosCrashSetNX, chaosHoldRepl, chaosKillMaster, chaosKillZKServer}

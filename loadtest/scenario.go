@@ -54,6 +54,8 @@ var runners = map[string]scenarioFunc{
 	"herd-rate-limit":           herdRateLimit,
 	"reentrancy":                reentrancy,
 	"getset-expiry":             getsetExpiry,
+	"getset-release-race":       getsetReleaseRace,
+	"getset-loser-overwrites":   getsetLoserOverwrites,
 	"renewal-fails":             renewalFails,
 	"acquire-reply-lost":        acquireReplyLost,
 	"two-level-handoff":         twoLevelHandoff,

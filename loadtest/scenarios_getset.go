@@ -15,7 +15,7 @@ import (
 // with GETSET and buys while A holds it; A wakes and writes its stale
 // stock: a lost update. The same with redis, whose TTL the server keeps: B
 // waits for A. (The loser's GETSET overwriting the winner's expiry and the
-// GET-then-DEL release are measured at the lock level: getset_test.go.)
+// GET-then-DEL release are lessons of their own: scenarios_getset_races.go.)
 func getsetExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true

@@ -11,7 +11,7 @@ import (
 var ErrHolderCrashed = lockstrategy.ErrHolderCrashed
 
 // CrashAfterSetNX arms a one-shot crash of the next lock acquisition on this
-// replica by redis-setnx-expire or redis (the replica's CrashHook, shared by
+// replica by redis-setnx-expire, redis or redis-getset (the replica's CrashHook, shared by
 // its strategies): "the client dies between SETNX and EXPIRE", against the
 // atomic SET NX PX that has no such gap. The crash is a return, not a process
 // exit: the order fails with ErrHolderCrashed and the Redis key is left
@@ -31,7 +31,7 @@ func (s *Service) CrashAfterSetNX() error {
 }
 
 // CrashStrategies are the strategies an armed crash fires in.
-func CrashStrategies() []string { return []string{"redis-setnx-expire", "redis"} }
+func CrashStrategies() []string { return []string{"redis-setnx-expire", "redis", "redis-getset"} }
 
 // CrashArmed reports whether a crash is armed on this replica and has not
 // fired yet.

@@ -71,14 +71,20 @@ func Kinds() []Kind {
 			"lock check: a long business step that must stop if the lock is lost meanwhile (its renewal failed)"},
 		{KindClockSkew, []string{"ms"}, "for the next 10 s, redis-getset on this replica reads its clock ms ahead: it " +
 			"takes a live lock whose expiry (written by another replica's clock) it reads as past"},
+		{KindGetSetReleaseGap, []string{"ms"}, "the next redis-getset release on this replica waits between its GET and its " +
+			"DEL until another client has taken the lock over (at most ms): the DEL deletes the new holder's lock"},
+		{KindGetSetTakeoverGap, []string{"ms"}, "the next redis-getset takeover of an expired lock on this replica waits " +
+			"between its GET and its GETSET until another client's GETSET has won (at most ms): its GETSET loses and " +
+			"writes its expiry over the winner's, whose release is then refused"},
 		{KindExpireZKSession, []string{}, "expire this replica's ZooKeeper session from outside: its ephemeral lock nodes " +
 			"vanish and every zookeeper lease it holds is lost"},
 		{KindSlowDB, []string{"ms", "sale_id"}, "a separate transaction holds the sale row (SELECT ... FOR UPDATE) " +
 			"for ms: orders wait on the row lock, time out and retry"},
 		{KindCutDB, []string{"ms"}, "cut this replica off its database for ms: every connection closed (the server rolls " +
 			"their transactions back), new ones refused, as a partition or a database crash looks from here"},
-		{KindCrashAfterSetNX, []string{}, "the next redis-setnx-expire or redis lock taken on this replica is abandoned as by a " +
-			"crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX (freed at the TTL)"},
+		{KindCrashAfterSetNX, []string{}, "the next redis-setnx-expire, redis or redis-getset lock taken on this replica is " +
+			"abandoned as by a crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX " +
+			"(freed at the TTL), redis-getset after writing its expiry (freed when the others' clocks pass it)"},
 		{KindStopProcess, []string{"ms"}, "SIGSTOP this replica for ms, then SIGCONT: a real whole-process pause " +
 			"(GC, VM freeze) that stops lock watchdogs too"},
 		{KindKillProcess, []string{"ms"}, "SIGKILL this replica after ms: a crash with locks held, no unlock, " +

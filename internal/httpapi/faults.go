@@ -36,7 +36,7 @@ func (f *faultsAPI) list(c *gin.Context) {
 	zkDown, zkErr := f.svc.ZKServersDown()
 	body := gin.H{"enabled": f.svc.Enabled(), "kinds": faults.Kinds(), "redis_nodes": nonNil(f.svc.RedisNodes()),
 		"paused_holders": f.svc.PausedHolders(), "zk_servers_down": zkDown, "zk_restart_error": zkErr,
-		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds()}
+		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds(), "getset": f.svc.GetSetGaps()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID
 	}
@@ -143,6 +143,16 @@ func (f *faultsAPI) run(c *gin.Context, kind string, r *faultRequest) (gin.H, er
 		d, err := r.duration(kind)
 		if err == nil {
 			err = f.svc.SlowWork(d)
+		}
+		return gin.H{"ms": d.Milliseconds()}, err
+	case faults.KindGetSetReleaseGap, faults.KindGetSetTakeoverGap:
+		d, err := r.duration(kind)
+		if err == nil {
+			arm := f.svc.GetSetReleaseGap
+			if kind == faults.KindGetSetTakeoverGap {
+				arm = f.svc.GetSetTakeoverGap
+			}
+			err = arm(d)
 		}
 		return gin.H{"ms": d.Milliseconds()}, err
 	case faults.KindClockSkew:

@@ -366,3 +366,55 @@ func newEnvReplica(t *testing.T, token, id string) *env {
 	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ReplicaID: id})
 	return e
 }
+
+// getset_release_gap through the API: A's release waits between its GET and
+// its DEL (GET /api/faults: getset.held 1) until B takes A's expired lock
+// over; A's DEL then deletes B's lock, so B's own release finds no value of
+// its own and is refused (getset.refused_releases counts it). Both orders
+// are 201: the pitfall costs the lock, not the answer.
+func TestFaultGetSetReleaseGap(t *testing.T) {
+	e, _ := faultsRedisEnv(t, "")
+	v := e.createSale(t, `{"strategy":"redis-getset","stock":10,"ttl_ms":300}`)
+	gaps := func() (g struct {
+		Held    int64 `json:"held"`
+		Refused int64 `json:"refused_releases"`
+	}) {
+		var body struct {
+			GetSet *struct {
+				Held    int64 `json:"held"`
+				Refused int64 `json:"refused_releases"`
+			} `json:"getset"`
+		}
+		mustJSON(t, e.get("/api/faults"), &body)
+		if body.GetSet == nil {
+			t.Fatal("GET /api/faults has no getset")
+		}
+		g.Held, g.Refused = body.GetSet.Held, body.GetSet.Refused
+		return g
+	}
+	before := gaps()
+	wantError(t, e.post("/api/faults", `{"kind":"getset_release_gap"}`), http.StatusBadRequest, "invalid_field", "ms")
+	if rec := e.post("/api/faults", `{"kind":"getset_release_gap","ms":4000}`); rec.Code != http.StatusAccepted {
+		t.Fatalf("inject: %d %s", rec.Code, rec.Body)
+	}
+	codeA := make(chan int, 1)
+	go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
+	testenv.WaitFor(t, 30*time.Second, "A's release held between its GET and its DEL", func() bool { return gaps().Held == 1 })
+	// B, once it has taken A's expired lock over, stays inside its section
+	// while A's DEL lands (else B could release first, and A delete nothing).
+	if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
+		t.Fatalf("inject: %d %s", rec.Code, rec.Body)
+	}
+	codeB := make(chan int, 1)
+	go func() { codeB <- e.post(ordersPath(v.ID), `{"user_id":"B"}`).Code }()
+	waitPausedHolders(t, e, 1)
+	if a := <-codeA; a != http.StatusCreated {
+		t.Fatalf("A: %d", a)
+	}
+	if b := <-codeB; b != http.StatusCreated {
+		t.Fatalf("B: %d", b)
+	}
+	if after := gaps(); after.Held != 0 || after.Refused-before.Refused != 1 {
+		t.Errorf("getset %+v after, %+v before: want no gap held and B's release refused", after, before)
+	}
+}

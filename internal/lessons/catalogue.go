@@ -199,6 +199,35 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "getset-release-race",
+		Title: "SETNX + GETSET released by GET then DEL: the DEL frees the next holder's lock",
+		Predict: "redis-getset (TTL 2.5 s): A's release finds its own value with GET and, before its DEL, waits (fault " +
+			"getset_release_gap) until its lock has expired and B, on the other replica, has taken it over with GETSET; B " +
+			"stays inside its section (2 s, within its own TTL); A's DEL deletes B's lock and C walks in with SETNX beside " +
+			"B: freed_others >= 1, violations >= 1. redis releases with one compare-and-delete script: B waits for A, C " +
+			"for B, violations 0",
+		Fix: "an owner token in the value and one atomic compare-and-delete (a Lua script), as the `redis` strategy " +
+			"releases",
+		Seed: "seed 000: 「没有保存持有者的唯一标识,可能被别的客户端释放/解锁」, and on releasing by GET then DEL: " +
+			"「判断当前线程加的锁和释放锁不是一个原子操作。如果调用jedis.del()释放锁的时候,可能这把锁已经不属于当前客户端,会解除他人加的锁。」",
+		Strategies:  []string{"redis-getset", "redis"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "getset-loser-overwrites",
+		Title: "Concurrent GETSETs: the loser writes its expiry over the winner's",
+		Predict: "redis-getset (TTL 2 s): A takes the lock and dies (crash_after_setnx); C reads A's expiry as past and, " +
+			"before its GETSET, waits (fault getset_takeover_gap) until B's GETSET has won; C's GETSET loses but has " +
+			"written C's expiry over B's (overwrites >= 1); B buys and its release finds C's value: refused (refused " +
+			"releases >= 1), so the lock stays, held by nobody, until C's expiry, and D waits for it; nothing oversold",
+		Fix: "take a free or expired lock in one atomic step that writes only when it wins (SET NX PX, or a Lua script), " +
+			"and release by owner",
+		Seed: "seed 000: 「锁过期的时候,并发多个客户端同时请求过来,都执行了jedis.getSet(),最终只能有一个客户端加锁成功," +
+			"但是该客户端锁的过期时间,可能被别的客户端覆盖。」",
+		Strategies:  []string{"redis-getset"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "renewal-fails",
 		Title: "When renewal fails the lock only signals: the holder must stop its work",
 		Predict: "A holds redis (TTL 1.5 s, watchdog on) in a 4 s business step (fault slow_work, before its lock check); " +

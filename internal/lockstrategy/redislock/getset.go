@@ -26,8 +26,9 @@ import (
 //     the GET-then-DEL release is not atomic: the lock can change hands
 //     between the two, and the DEL frees the new holder's lock.
 type GetSet struct {
-	rdb *redis.Client
-	ttl time.Duration
+	rdb   *redis.Client
+	ttl   time.Duration
+	crash *lockstrategy.CrashHook // crash_after_setnx: the holder dies right after taking the lock
 	// skew is added to this client's clock (tests and lessons: a client
 	// whose clock runs ahead or behind).
 	skew time.Duration
@@ -48,7 +49,9 @@ func init() {
 		Expiry:    lockstrategy.ExpiryTTL,
 		Normalize: lockstrategy.TTLOnly,
 		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
-			return NewGetSet(b.Redis, o.TTL), nil
+			l := NewGetSet(b.Redis, o.TTL)
+			l.crash = b.Crash
+			return l, nil
 		},
 	})
 }
@@ -94,6 +97,11 @@ func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	if err != nil {
 		return nil, wrapErr("getset", key, err)
 	}
+	if l.crash.Fire() {
+		// Dead right after taking the lock: the key keeps the expiry this
+		// client wrote, which frees it (by the others' clocks).
+		return nil, wrapErr("getset", key, lockstrategy.ErrHolderCrashed)
+	}
 	return newTTLLease(start, l.ttl, func(ctx context.Context) error { return l.release(ctx, key, mine) }), nil
 }
 
@@ -117,10 +125,14 @@ func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string,
 	if l.betweenGetAndGetSet != nil {
 		l.betweenGetAndGetSet()
 	}
+	holdGap(ctx, l.rdb, &takeoverGap, key, cur)
 	// Expired: take it over. GETSET writes our expiry whether or not we win.
 	old, err := l.rdb.GetSet(ctx, key, mine).Result()
 	if err != nil && err != redis.Nil {
 		return false, mine, err
+	}
+	if err == nil && old != cur {
+		gapStats.overwrites.Add(1) // lost, and our expiry replaced the winner's
 	}
 	return old == cur, mine, nil
 }
@@ -129,6 +141,7 @@ func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string,
 func (l *GetSet) release(ctx context.Context, key, mine string) error {
 	cur, err := l.rdb.Get(ctx, key).Result()
 	if err == redis.Nil || (err == nil && cur != mine) {
+		gapStats.refused.Add(1)
 		return fmt.Errorf("redislock: getset: %w: %s holds %q, not our %q", lockstrategy.ErrNotHeld, key, cur, mine)
 	}
 	if err != nil {
@@ -136,6 +149,9 @@ func (l *GetSet) release(ctx context.Context, key, mine string) error {
 	}
 	if l.betweenGetAndDel != nil {
 		l.betweenGetAndDel()
+	}
+	if holdGap(ctx, l.rdb, &releaseGap, key, mine) {
+		gapStats.freedOthers.Add(1) // the DEL below deletes the new holder's lock
 	}
 	// THE PITFALL: the lock may have changed hands since the GET.
 	if err := l.rdb.Del(ctx, key).Err(); err != nil {

@@ -134,3 +134,103 @@ func TestSetClockSkewMovesTheProcessClock(t *testing.T) {
 		t.Fatalf("clock ahead by %v with the process skew, %v without; want 6 s and 1 s", ahead, back)
 	}
 }
+
+// waitHeldGaps waits until n gaps are held open in this process.
+func waitHeldGaps(t *testing.T, n int64) {
+	t.Helper()
+	testenv.WaitFor(t, 30*time.Second, "a redis-getset gap held open", func() bool { return GetSetGaps().Held == n })
+}
+
+// The release gap (the lessons' fault getset_release_gap): A's release,
+// between its GET and its DEL, waits until the lock changes hands; B takes
+// the expired lock over; A's DEL deletes B's lock and C walks in beside B.
+// A's release is not refused: it found its own value.
+func TestReleaseGapDeletesTheNextHoldersLock(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.Key(t)
+	before := GetSetGaps()
+	la, err := locktest.LockWithin(NewGetSet(rdb, 300*time.Millisecond), key, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ArmReleaseGap(time.Minute)
+	released := make(chan error, 1)
+	go func() { released <- la.Unlock(context.Background()) }()
+	waitHeldGaps(t, 1)
+	lb, err := locktest.LockWithin(NewGetSet(rdb, 10*time.Second), key, 10*time.Second)
+	if err != nil {
+		t.Fatalf("B did not take A's expired lock over: %v", err)
+	}
+	defer locktest.Unlock(lb)
+	if err := <-released; err != nil {
+		t.Fatalf("A's release: %v (it found its own value: it should DEL)", err)
+	}
+	lc, err := locktest.LockWithin(NewGetSet(rdb, 10*time.Second), key, 2*time.Second)
+	if err != nil {
+		t.Fatalf("C did not get in: A's DEL did not free B's lock (%v)", err)
+	}
+	defer locktest.Unlock(lc)
+	if after := GetSetGaps(); after.Held != 0 || after.RefusedReleases != before.RefusedReleases || after.FreedOthers-before.FreedOthers != 1 {
+		t.Errorf("gaps %+v after, %+v before: want none held, no refused release, one lock of another freed", after, before)
+	}
+}
+
+// The takeover gap (fault getset_takeover_gap): C reads A's expired value
+// and waits before its GETSET until B's GETSET has won; C's GETSET then
+// loses and writes C's expiry over B's (an overwrite counted); B's release
+// finds C's value and is refused (counted): the lock stays until C's expiry.
+func TestTakeoverGapLoserOverwritesTheWinner(t *testing.T) {
+	rdb := testenv.Redis(t)
+	ctx := context.Background()
+	key := locktest.Key(t)
+	if err := rdb.Set(ctx, key, time.Now().Add(-time.Second).UnixMilli(), time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := GetSetGaps()
+	ArmTakeoverGap(time.Minute)
+	c := NewGetSet(rdb, 20*time.Second)
+	cDone := make(chan bool, 1)
+	go func() {
+		ok, _, err := c.tryLock(ctx, key)
+		if err != nil {
+			t.Error(err)
+		}
+		cDone <- ok
+	}()
+	waitHeldGaps(t, 1)
+	lb, err := locktest.LockWithin(NewGetSet(rdb, 5*time.Second), key, 5*time.Second)
+	if err != nil {
+		t.Fatalf("B did not take the expired lock over: %v", err)
+	}
+	if ok := <-cDone; ok {
+		t.Fatal("C's GETSET won after B's: the gap did not hold")
+	}
+	if err := locktest.Unlock(lb); !errors.Is(err, lockstrategy.ErrNotHeld) {
+		t.Fatalf("B's release: %v; want ErrNotHeld (C's value is in the key)", err)
+	}
+	after := GetSetGaps()
+	if after.Overwrites-before.Overwrites != 1 || after.RefusedReleases-before.RefusedReleases != 1 || after.Held != 0 {
+		t.Errorf("gaps %+v after, %+v before: want one overwrite, one refused release, none held", after, before)
+	}
+}
+
+// crash_after_setnx fires in redis-getset too: the holder takes the lock and
+// dies; the key keeps its expiry, which frees it.
+func TestGetSetCrashAfterTakingTheLock(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.Key(t)
+	l := NewGetSet(rdb, 300*time.Millisecond)
+	l.crash = &lockstrategy.CrashHook{}
+	l.crash.Arm()
+	if _, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, lockstrategy.ErrHolderCrashed) {
+		t.Fatalf("armed crash: %v, want ErrHolderCrashed", err)
+	}
+	if n, err := rdb.Exists(context.Background(), key).Result(); err != nil || n != 1 {
+		t.Fatalf("the crashed holder's key: exists %d, %v; want it left behind", n, err)
+	}
+	lb, err := locktest.LockWithin(l, key, 10*time.Second)
+	if err != nil {
+		t.Fatalf("the next holder, after the dead one's expiry: %v", err)
+	}
+	locktest.Unlock(lb)
+}

@@ -15,7 +15,8 @@ let redisNodes = ['redis', 'redlock-1', 'redlock-2', 'redlock-3'];
 // (lock TTL 2000 ms): a pause or stop past the TTL, a kill soon after. The
 // bounds of the duration come from GET /api/limits (limits.js).
 const DEFAULT_MS = { pause_holder: 3000, stop_process: 3000, kill_process: 500, slow_db: 3000, nested_lock: 1500, clock_skew: 5000, slow_work: 3000,
-  hold_replication: 20000, kill_redis_master: 3000, cut_db: 3000, kill_zk_server: 8000 };
+  hold_replication: 20000, kill_redis_master: 3000, cut_db: 3000, kill_zk_server: 8000, getset_release_gap: 4800,
+  getset_takeover_gap: 8000 };
 
 /** param builds the label and input for one parameter of a kind. */
 function param(kind, name) {

@@ -71,6 +71,8 @@ export const LABELS = {
   fdrop_reply: ['Lose the reply of the next lock script', '丢失下一个加锁脚本的响应'],
   fslow_work: ['Slow business step before the lock check', '锁检查前的慢业务步骤'],
   fclock_skew: ['Run this replica\'s clock ahead (redis-getset)', '本实例时钟调快（redis-getset）'],
+  fgetset_release_gap: ['Hold redis-getset\'s release between GET and DEL', '在 GET 与 DEL 之间暂停 redis-getset 的释放'],
+  fgetset_takeover_gap: ['Hold redis-getset\'s takeover between GET and GETSET', '在 GET 与 GETSET 之间暂停 redis-getset 的抢占'],
   fnested_lock: ['Take the held lock again (nested)', '重复加锁（嵌套）'],
   fhold_replication: ['Hold back replication (Sentinel master)', '暂停主从复制（哨兵主节点）'],
   fkill_redis_master: ['Kill the Sentinel master (failover)', '杀死哨兵主节点（主从切换）'],

@@ -1,0 +1,59 @@
+package lessons
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every 「quote」 in a lesson is the seeds' own words: trainees learn from
+// these texts, and a seed reference must point at what the seed says.
+// testdata/seeds holds the five seed articles as they were given. A quote
+// may elide with "…"; each piece must then appear, in order. Whitespace
+// does not count, nor the Java string concatenation (" + ") that splits
+// the Redisson script seed 003 quotes.
+func TestSeedQuotesAreVerbatim(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "seeds", "*.txt"))
+	if err != nil || len(files) != 5 {
+		t.Fatalf("testdata/seeds: %d files, %v; want the five seeds", len(files), err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	seeds := normalize(all.String())
+	quote := regexp.MustCompile(`「([^」]*)」`)
+	n := 0
+	for _, l := range Catalogue {
+		for _, text := range []string{l.Seed, l.Predict, l.Fix, l.Title} {
+			for _, m := range quote.FindAllStringSubmatch(text, -1) {
+				n++
+				rest := seeds
+				for _, piece := range strings.Split(m[1], "…") {
+					i := strings.Index(rest, normalize(piece))
+					if i < 0 {
+						t.Errorf("%s: 「%s」 is not in the seeds (the piece %q)", l.Name, m[1], piece)
+						break
+					}
+					rest = rest[i:]
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("%d quotes in the catalogue: the pattern missed them", n)
+	}
+}
+
+var javaConcat = regexp.MustCompile(`"\s*\+\s*"`)
+
+func normalize(s string) string {
+	s = javaConcat.ReplaceAllString(s, "")
+	return strings.Join(strings.Fields(s), "")
+}

@@ -1,0 +1,80 @@
+package redislock
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The gaps of redis-getset, held open on demand so that a lesson can show
+// on a sale what getset_test.go shows on the lock: each of its two-step
+// moves has a window where another client acts. Process-wide, as the clock
+// skew is (one replica, one process).
+var (
+	// releaseGap, takeoverGap: the next release (between its GET and its
+	// DEL) or takeover (between its GET of an expired value and its GETSET)
+	// waits until the key holds another value than the one it read (another
+	// client moved), at most this long in ns; 0: not armed. One-shot.
+	releaseGap, takeoverGap atomic.Int64
+	gapStats                struct{ held, overwrites, refused, freedOthers atomic.Int64 }
+)
+
+// ArmReleaseGap makes the next redis-getset release of this process wait,
+// after its GET found its own value and before its DEL, until the lock has
+// changed hands (at most max): the DEL then deletes the new holder's lock.
+func ArmReleaseGap(max time.Duration) { releaseGap.Store(int64(max)) }
+
+// ArmTakeoverGap makes the next redis-getset takeover of this process wait,
+// after its GET read an expired value and before its GETSET, until another
+// client has taken the lock over (at most max): its GETSET then loses, and
+// writes its expiry over the winner's.
+func ArmTakeoverGap(max time.Duration) { takeoverGap.Store(int64(max)) }
+
+// GapStats is what the seed-000 pitfalls did in this process so far.
+type GapStats struct {
+	Held int64 `json:"held"` // gaps held open now
+	// Overwrites: takeovers whose GETSET lost (another client's won first)
+	// and so wrote their expiry over the winner's.
+	Overwrites int64 `json:"overwrites"`
+	// RefusedReleases: releases whose GET found another value than their
+	// own: the lock was not theirs any more (taken over, or overwritten by
+	// a losing GETSET), and stays until that value's expiry.
+	RefusedReleases int64 `json:"refused_releases"`
+	// FreedOthers: releases whose DEL, after their GET found their own
+	// value, deleted another holder's lock (the release gap saw it change
+	// hands in between).
+	FreedOthers int64 `json:"freed_others"`
+}
+
+// GetSetGaps reports GapStats.
+func GetSetGaps() GapStats {
+	return GapStats{Held: gapStats.held.Load(), Overwrites: gapStats.overwrites.Load(), RefusedReleases: gapStats.refused.Load(),
+		FreedOthers: gapStats.freedOthers.Load()}
+}
+
+// holdGap waits while key still holds read, if gap is armed (it disarms
+// it), polling every 5 ms, at most its armed length or until ctx ends. It
+// reports whether the value changed meanwhile.
+func holdGap(ctx context.Context, rdb *redis.Client, gap *atomic.Int64, key, read string) (changed bool) {
+	max := time.Duration(gap.Swap(0))
+	if max <= 0 {
+		return false
+	}
+	gapStats.held.Add(1)
+	defer gapStats.held.Add(-1)
+	ctx, cancel := context.WithTimeout(ctx, max)
+	defer cancel()
+	for {
+		cur, err := rdb.Get(ctx, key).Result()
+		if err == redis.Nil || (err == nil && cur != read) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

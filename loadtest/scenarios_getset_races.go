@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The two seed-000 pitfalls of the SETNX + GETSET lock besides the clocks,
+// on a sale: each holds one of the lock's two-step moves open (a fault of
+// the shop, getset_release_gap or getset_takeover_gap) until another buyer
+// has moved, and reads what followed from the database and from the
+// replicas' counts of those moves (GET /api/faults: getset).
+
+// getsetGaps is target's GET /api/faults getset.
+type getsetGaps struct {
+	Held            int64 `json:"held"`
+	Overwrites      int64 `json:"overwrites"`
+	RefusedReleases int64 `json:"refused_releases"`
+	FreedOthers     int64 `json:"freed_others"`
+}
+
+func (sc *scenarioRun) getsetGaps(ctx context.Context, target string) (getsetGaps, error) {
+	var out struct {
+		GetSet *getsetGaps `json:"getset"`
+	}
+	if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+		return getsetGaps{}, err
+	}
+	if out.GetSet == nil {
+		return getsetGaps{}, fmt.Errorf("%s: GET /api/faults has no getset (an older shop?)", target)
+	}
+	return *out.GetSet, nil
+}
+
+// waitGapsHeld waits (30 s at most) until target holds n gaps open.
+func (sc *scenarioRun) waitGapsHeld(ctx context.Context, target string, n int64, what string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		g, err := sc.getsetGaps(ctx, target)
+		if err == nil && g.Held == n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s on %s: %w (last read: %+v, %v)", what, target, ctx.Err(), g, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// The release race's timings: A's lock lives getsetRaceTTL; A's release
+// waits at most getsetReleaseGap for B's takeover (under the order flow's
+// 5 s unlock bound); B stays inside its section getsetRaceStall, less than
+// its own TTL, so that only A's DEL can let C in beside it.
+const (
+	getsetRaceTTL    = 2500 * time.Millisecond
+	getsetReleaseGap = 4800 * time.Millisecond
+	getsetRaceStall  = 2 * time.Second
+)
+
+// getsetReleaseRace: redis-getset releases by GET, compare, DEL. A's release
+// waits between its GET (its own value) and its DEL until its lock has
+// expired and B, on the other replica, has taken it over with GETSET; B
+// stays inside its section; A's DEL deletes B's lock; C walks in with SETNX
+// beside B: two holders. redis releases with one compare-and-delete script:
+// B waits for A, C for B.
+func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	t1, t2 := sc.targets[0], sc.last()
+	var parts []string
+	pass := true
+	for _, strategy := range []string{"redis-getset", "redis"} {
+		v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario getset-release-race", Strategy: strategy,
+			Stock: 10, TTLMS: int(getsetRaceTTL.Milliseconds())})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+			return "", false, err
+		}
+		before, err := sc.getsetGaps(ctx, t1)
+		if err != nil {
+			return "", false, err
+		}
+		getset := strategy == "redis-getset"
+		var a <-chan string
+		if getset {
+			if err := sc.fault(ctx, t1, map[string]any{"kind": "getset_release_gap", "ms": getsetReleaseGap.Milliseconds()}); err != nil {
+				return "", false, err
+			}
+			a = sc.orderAsync(ctx, t1, v.ID, "A")
+			if err := sc.waitGapsHeld(ctx, t1, 1, "A's release held between its GET and its DEL"); err != nil {
+				return "", false, err
+			}
+		} else {
+			a = sc.orderAsync(ctx, t1, v.ID, "A")
+		}
+		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": getsetRaceStall.Milliseconds()}); err != nil {
+			return "", false, err
+		}
+		b := sc.orderAsync(ctx, t2, v.ID, "B")
+		if err := sc.waitPaused(ctx, t2); err != nil {
+			return "", false, err
+		}
+		if getset { // A's DEL has landed once its gap is closed
+			if err := sc.waitGapsHeld(ctx, t1, 0, "A's DEL after B's takeover"); err != nil {
+				return "", false, err
+			}
+		}
+		bHeld, err := sc.pausedHolders(ctx, t2)
+		if err != nil {
+			return "", false, err
+		}
+		c := sc.c.order(ctx, ordersURL(t1, v.ID), "C")
+		aKind, bKind := <-a, <-b
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		after, err := sc.getsetGaps(ctx, t1)
+		if err != nil {
+			return "", false, err
+		}
+		freed := after.FreedOthers - before.FreedOthers
+		orders := aKind == kindOrder && bKind == kindOrder && c == kindOrder
+		if getset {
+			pass = pass && orders && bHeld > 0 && freed >= 1 && got.Violations >= 1
+			parts = append(parts, fmt.Sprintf("redis-getset: A's DEL deleted B's lock %d time(s) (B inside its section when C "+
+				"was sent: %v); A %s, B %s, C %s; %s", freed, bHeld > 0, aKind, bKind, c, describe(got)))
+		} else {
+			pass = pass && orders && got.Violations == 0 && got.LostUpdates == 0
+			parts = append(parts, fmt.Sprintf("redis: A %s, B %s, C %s (C waited for B); %s", aKind, bKind, c, describe(got)))
+		}
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// getsetLoserOverwrites: A takes redis-getset and dies (crash_after_setnx):
+// its expiry frees the lock. C, on the second replica, reads that expiry as
+// past and waits before its GETSET (getset_takeover_gap) until B, on the
+// first, has taken the lock over with its own GETSET. C's GETSET then
+// loses, and has written C's expiry over B's: B buys, but its release finds
+// C's value and is refused, so the lock stays, held by nobody, until C's
+// expiry; D, the next buyer, waits for it.
+func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+	const ttl = 2 * time.Second
+	t1, t2 := sc.targets[0], sc.last()
+	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
+		Stock: 10, TTLMS: int(ttl.Milliseconds())})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+		return "", false, err
+	}
+	b1, err := sc.getsetGaps(ctx, t1)
+	if err != nil {
+		return "", false, err
+	}
+	b2, err := sc.getsetGaps(ctx, t2)
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+		return "", false, err
+	}
+	aKind := sc.c.order(ctx, ordersURL(t1, v.ID), "A")
+	if err := sc.fault(ctx, t2, map[string]any{"kind": "getset_takeover_gap", "ms": (4 * ttl).Milliseconds()}); err != nil {
+		return "", false, err
+	}
+	c := sc.orderAsync(ctx, t2, v.ID, "C")
+	if err := sc.waitGapsHeld(ctx, t2, 1, "C between its GET of A's expired value and its GETSET"); err != nil {
+		return "", false, err
+	}
+	bKind := sc.c.order(ctx, ordersURL(t1, v.ID), "B")
+	start := time.Now()
+	dKind := sc.c.order(ctx, ordersURL(t1, v.ID), "D")
+	dWait := time.Since(start)
+	cKind := <-c
+	got, err := sc.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	a1, err := sc.getsetGaps(ctx, t1)
+	if err != nil {
+		return "", false, err
+	}
+	a2, err := sc.getsetGaps(ctx, t2)
+	if err != nil {
+		return "", false, err
+	}
+	overwrites, refused := a2.Overwrites-b2.Overwrites, a1.RefusedReleases-b1.RefusedReleases
+	pass := aKind == "holder_crashed" && bKind == kindOrder && overwrites >= 1 && refused >= 1 &&
+		got.Oversold == 0 && got.LostUpdates == 0
+	return fmt.Sprintf("A %s; C's losing GETSET overwrote the winner's expiry %d time(s); B %s, its release refused %d "+
+		"time(s) (the lock is C's value now); D %s after %.1f s (a lock nobody held, until C's expiry); C %s; %s",
+		aKind, overwrites, bKind, refused, dKind, dWait.Seconds(), cKind, describe(got)), pass, nil
+}
