@@ -183,5 +183,16 @@ func (f chaosFlags) replay() string {
 	} else {
 		args = append(args, "--replicas", strconv.Itoa(f.replicas))
 	}
+	// What shapes the plan besides the schedule's flags: the configurations
+	// (which strategies run, fenced only or not) and the kinds they allow.
+	if f.fencedOnly {
+		args = append(args, "--fenced-only")
+	}
+	if f.zkEnsemble {
+		args = append(args, "--zk-servers", f.zk, "--zk-ensemble")
+	}
+	if f.sentinels != config.DefaultSentinelAddrs {
+		args = append(args, "--sentinel-addrs", strconv.Quote(f.sentinels))
+	}
 	return strings.Join(args, " ")
 }

@@ -240,3 +240,27 @@ func TestChaos(t *testing.T) {
 		}
 	}
 }
+
+// The replay line carries what shapes the plan: parsed back, it gives the
+// same flags, so the same schedule (--fenced-only and the ensemble change
+// the configurations and the kinds the plan draws from).
+func TestChaosReplayLineRoundTrips(t *testing.T) {
+	var stderr bytes.Buffer
+	f, err := parseChaosFlags([]string{"--seed", "42", "--duration", "30s", "--fenced-only", "--zk-ensemble",
+		"--zk-servers", "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "--buyers", "2"}, &stderr)
+	if err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	line := f.replay()
+	args, ok := strings.CutPrefix(line, "loadtest chaos ")
+	if !ok {
+		t.Fatalf("replay line %q", line)
+	}
+	g, err := parseChaosFlags(strings.Fields(args), &stderr)
+	if err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	if g.seed != f.seed || g.duration != f.duration || !g.fencedOnly || !g.zkEnsemble || g.zk != f.zk || g.buyers != 2 {
+		t.Errorf("replay %q parsed back to %+v, want %+v", line, g, f)
+	}
+}
