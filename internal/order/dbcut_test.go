@@ -25,23 +25,7 @@ import (
 // again (db-lock-table after the TTL of the lock row A could not delete),
 // and the sale adds up.
 func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
-	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "order"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inventory.Close(db) })
-	b := testenv.Backends(t, "order")
-	b.DB = db
-	lockers := lockstrategy.NewInstances(b)
-	t.Cleanup(func() { lockers.Close() })
-	store := inventory.NewStore(db)
-	svc := order.NewService(order.Config{ReplicaID: "cut", LockWait: 3 * time.Second}, store, lockers, nil,
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(svc.Close)
+	link, store, svc := cutService(t, "cut", testenv.Backends(t, "order"), order.Config{LockWait: 3 * time.Second})
 	ctx := context.Background()
 
 	for _, strategy := range []string{"db-lock-table", "db-pessimistic", "redis"} {
@@ -89,21 +73,7 @@ func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
 // not a bare connection error (a 500: the chaos run counted 485 of them in
 // one 40 s run with two cut_db faults).
 func TestSaleLookupWhileCutOffTheDatabase(t *testing.T) {
-	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "order"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inventory.Close(db) })
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
-	t.Cleanup(func() { lockers.Close() })
-	store := inventory.NewStore(db)
-	svc := order.NewService(order.Config{ReplicaID: "cut-lookup"}, store, lockers, nil,
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(svc.Close)
+	link, store, svc := cutService(t, "cut-lookup", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()
 	sale := inventory.Sale{Name: "cut lookup", Strategy: "db-conditional", InitialStock: 5}
 	if err := store.CreateSale(ctx, &sale); err != nil {
@@ -170,21 +140,7 @@ func (l commitCutLease) Unlock(ctx context.Context) error {
 // row the server rolled back. The chaos run found one such 201 (seed
 // 443055658, 40 s, db-pessimistic: "201 without order 1").
 func TestPessimisticCommitLostIsNoOrder(t *testing.T) {
-	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "order"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inventory.Close(db) })
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db})
-	t.Cleanup(func() { lockers.Close() })
-	store := inventory.NewStore(db)
-	svc := order.NewService(order.Config{ReplicaID: "cut-commit"}, store, lockers, nil,
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	t.Cleanup(svc.Close)
+	link, store, svc := cutService(t, "cut-commit", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()
 	sale := inventory.Sale{Name: "cut commit", Strategy: "order-test-commit-cut", InitialStock: 5}
 	if err := store.CreateSale(ctx, &sale); err != nil {
@@ -200,4 +156,28 @@ func TestPessimisticCommitLostIsNoOrder(t *testing.T) {
 	if v.Sold != 0 || v.Stock != 5 {
 		t.Errorf("after a commit that never reached the server: %+v, want nothing sold", v)
 	}
+}
+
+// cutService is an order service whose database connections go through a
+// faults.DBLink (Cut severs them), over backends b (the link's database
+// replaces b.DB).
+func cutService(t *testing.T, replica string, b lockstrategy.Backends, cfg order.Config) (*faults.DBLink, *inventory.Store, *order.Service) {
+	t.Helper()
+	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "order"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := inventory.Open(context.Background(), inventory.Config{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inventory.Close(db) })
+	b.DB = db
+	lockers := lockstrategy.NewInstances(b)
+	t.Cleanup(func() { lockers.Close() })
+	store := inventory.NewStore(db)
+	cfg.ReplicaID = replica
+	svc := order.NewService(cfg, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(svc.Close)
+	return link, store, svc
 }
