@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -271,10 +272,16 @@ func render(err error) (status int, body errorBody, logLevel slog.Level, logIt b
 			return m.status, body, slog.LevelWarn, m.hints&warn != 0
 		}
 	}
-	if lockstrategy.IsTransport(err) {
-		// A backend did not answer on a path that does not name it (a
-		// queued order's lookup while Redis restarts): down, retry; logged,
-		// since some path should have named it.
+	// A backend that did not answer on a path that does not name it (a
+	// queued order's lookup while Redis restarts, a payment while the
+	// database is cut off): down, retry; logged, since some path should
+	// have named it. The driver's own dead-connection errors are the
+	// database's; any other transport error may be any backend's.
+	switch {
+	case dberr.IsConnection(err) && !lockstrategy.IsTransport(err):
+		status, body, _, _ := render(fmt.Errorf("%w: %w", errDBUnavailable, err))
+		return status, body, slog.LevelWarn, true
+	case lockstrategy.IsTransport(err):
 		status, body, _, _ := render(fmt.Errorf("%w: %w", lockstrategy.ErrBackendDown, err))
 		return status, body, slog.LevelWarn, true
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -66,6 +67,9 @@ func TestErrorMap(t *testing.T) {
 		// (a queued order's lookup when Redis restarted) is down, not a 500.
 		{fmt.Errorf("orderqueue: looking up ot_1: %w", io.EOF), 503, "backend_down"},
 		{sale.ErrDBUnavailable, 503, "db_unavailable"},
+		// The driver's own word for a dead connection, on a path without
+		// a mapping (a payment, in a chaos run's cut_db).
+		{fmt.Errorf("pay: %w", mysql.ErrInvalidConn), 503, "db_unavailable"},
 	}
 	for _, c := range cases {
 		status, body, _, _ := render(fmt.Errorf("context: %w", c.err))
