@@ -5,7 +5,10 @@ package sectionlog
 
 import (
 	"context"
+	"database/sql/driver"
+	"errors"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -29,7 +32,8 @@ func (Section) TableName() string { return "critical_sections" }
 
 // Log writes sections in the background, in batches, so that recording
 // costs the critical section nothing but two clock reads. Violations are
-// therefore up to one flush interval (100 ms) behind.
+// therefore up to one flush interval (100 ms) behind, or, while the
+// database cannot be reached (cut_db), until it can: the sections wait.
 type Log struct {
 	db   *gorm.DB
 	log  *slog.Logger
@@ -62,17 +66,25 @@ func (l *Log) Record(s Section) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
-		l.flush([]Section{s})
+		l.writeNow(s)
 		return
 	}
 	select {
 	case l.ch <- sectionEntry{s: s}:
 	default:
-		l.flush([]Section{s})
+		l.writeNow(s)
 	}
 }
 
-// Flush returns once every section recorded before it is written.
+// writeNow writes s in the caller's goroutine (the queue is closed or full).
+func (l *Log) writeNow(s Section) {
+	if err := l.flush([]Section{s}); err != nil {
+		l.log.Error("recording a critical section", "err", err)
+	}
+}
+
+// Flush returns once every section recorded before it is written, or once
+// the database failed to take them (they are written later: run).
 func (l *Log) Flush() {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -100,39 +112,80 @@ func (l *Log) run() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var batch []Section
+	var retryAt time.Time // after a write that could not reach the database
 	for {
 		select {
 		case e, ok := <-l.ch:
 			if !ok {
-				l.flush(batch)
+				if batch, _ = l.write(batch, time.Time{}); len(batch) > 0 {
+					l.log.Error("critical sections not recorded: the database does not answer", "n", len(batch))
+				}
 				return
 			}
 			if e.ack != nil {
-				l.flush(batch)
-				batch = nil
+				batch, retryAt = l.write(batch, retryAt)
 				close(e.ack)
 				continue
 			}
-			if batch = append(batch, e.s); len(batch) >= 500 {
-				l.flush(batch)
-				batch = nil
+			if batch = append(batch, e.s); len(batch) >= 500 && time.Now().After(retryAt) {
+				batch, retryAt = l.write(batch, retryAt)
 			}
 		case <-tick.C:
-			l.flush(batch)
-			batch = nil
+			if time.Now().After(retryAt) {
+				batch, retryAt = l.write(batch, retryAt)
+			}
 		}
+		batch = l.bound(batch)
 	}
 }
 
-func (l *Log) flush(batch []Section) {
+// retryEvery spaces the writes of sections the database did not take; at
+// most maxPending wait (a long outage keeps the newest).
+const (
+	retryEvery = 500 * time.Millisecond
+	maxPending = 100_000
+)
+
+// write inserts batch and returns what is left to write: nothing, or the
+// whole batch when the database could not be reached (the insert never left:
+// retried later, without the risk of writing a section twice). A failure
+// after the insert was sent is logged and the batch dropped: writing it
+// again could record a section twice, a false overlap.
+// The next attempt is then not before retryEvery (retryAt).
+func (l *Log) write(batch []Section, retryAt time.Time) ([]Section, time.Time) {
+	err := l.flush(batch)
+	if err != nil && notSent(err) {
+		return batch, time.Now().Add(retryEvery)
+	}
+	if err != nil {
+		l.log.Error("recording critical sections", "n", len(batch), "err", err)
+	}
+	return nil, retryAt
+}
+
+// bound drops the oldest pending sections beyond maxPending, saying so.
+func (l *Log) bound(batch []Section) []Section {
+	if over := len(batch) - maxPending; over > 0 {
+		l.log.Error("critical sections dropped: the database has not answered for too long", "n", over)
+		return batch[over:]
+	}
+	return batch
+}
+
+// notSent: the connection could not be made (refused, cut), so the
+// statement never reached the server.
+func notSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" || errors.Is(err, driver.ErrBadConn)
+}
+
+func (l *Log) flush(batch []Section) error {
 	if len(batch) == 0 {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := l.db.WithContext(ctx).CreateInBatches(batch, 500).Error; err != nil {
-		l.log.Error("recording critical sections", "n", len(batch), "err", err)
-	}
+	return l.db.WithContext(ctx).CreateInBatches(batch, 500).Error
 }
 
 // Violations counts the sale's sections that began before an earlier-begun

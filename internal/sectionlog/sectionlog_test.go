@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -70,5 +71,45 @@ func TestRecordAfterClose(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("violations = %d, want 1: the section recorded after Close was not written", n)
+	}
+}
+
+// TestSectionsOutliveADatabaseCut: sections recorded while the replica is
+// cut off its database (the cut_db fault) are kept and written once it is
+// back, not dropped: they are the overlap evidence of exactly that window
+// (a chaos run logged 196 batches lost so).
+func TestSectionsOutliveADatabaseCut(t *testing.T) {
+	direct := testenv.DB(t, "sectionlog")
+	link, dsn, err := faults.NewDBLink(testenv.MySQLDSN(t, "sectionlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := inventory.Open(ctx, inventory.Config{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inventory.Close(db) })
+	sale := inventory.Sale{Name: "cut", Strategy: "none", InitialStock: 1}
+	if err := inventory.NewStore(direct).CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer log.Close()
+	link.Cut(2 * time.Second)
+	t0 := time.Now()
+	log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: "r1", EnterAt: t0, ExitAt: t0.Add(20 * time.Millisecond)})
+	log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: "r2", EnterAt: t0.Add(10 * time.Millisecond), ExitAt: t0.Add(30 * time.Millisecond)})
+	log.Flush() // its write meets the cut
+	testenv.WaitFor(t, 10*time.Second, "the cut over", func() bool { return link.Left() == 0 })
+	testenv.WaitFor(t, 30*time.Second, "both sections written after the cut", func() bool {
+		var n int64
+		if err := direct.Model(&sectionlog.Section{}).Where("sale_id = ?", sale.ID).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n == 2
+	})
+	if v, err := sectionlog.Violations(ctx, direct, sale.ID); err != nil || v != 1 {
+		t.Fatalf("violations %d, %v; want the one overlap of the cut window", v, err)
 	}
 }
