@@ -46,6 +46,9 @@ type Locker struct {
 	cli       *clientv3.Client
 	ttl       int // seconds
 	noRenewal bool
+	// afterQueue, in tests, runs between the Mutex's Lock and the read of
+	// our key: where a lease that runs out (a stopped process) loses it.
+	afterQueue func(clientv3.LeaseID)
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -128,14 +131,20 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		}
 		return nil, giveUp(ctx, fmt.Errorf("etcd: lock: %w", err))
 	}
+	if l.afterQueue != nil {
+		l.afterQueue(grant.ID)
+	}
 	// The create revision of our key, which m keeps to itself.
 	resp, err := l.cli.Get(ctx, m.Key())
-	if err != nil || len(resp.Kvs) == 0 {
+	if err != nil {
 		l.revoke(grant.ID)
-		if err == nil {
-			err = errors.New("our key is gone (the lease ran out)")
-		}
 		return nil, giveUp(ctx, fmt.Errorf("etcd: read our key: %w", err))
+	}
+	if len(resp.Kvs) == 0 {
+		// The lease ran out between the Mutex's answer and this read (the
+		// process stalled): not acquired, as when it runs out in the queue.
+		l.revoke(grant.ID)
+		return nil, fmt.Errorf("etcd: %w: our key is gone (the lease ran out)", lockstrategy.ErrNotAcquired)
 	}
 	le := &lease{l: l, s: s, id: grant.ID, token: uint64(resp.Kvs[0].CreateRevision),
 		lost: make(chan struct{}), released: make(chan struct{})}
