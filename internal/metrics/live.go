@@ -105,9 +105,11 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 }
 
 // errorOutcomes are the outcomes a replica's "errors" column counts: the
-// request failed for a reason of the system, not of the sale (sold out,
-// per-user limit) or of contention a retry fixes by design (conflict).
-var errorOutcomes = []string{order.OutcomeError, order.OutcomeLockTimeout, order.OutcomeLockLost}
+// request failed for a reason of the system (a backend or the database that
+// does not answer among them), not of the sale (sold out, per-user limit)
+// or of contention a retry fixes by design (conflict).
+var errorOutcomes = []string{order.OutcomeError, order.OutcomeLockTimeout, order.OutcomeLockLost,
+	order.OutcomeBackendDown, order.OutcomeDBUnavailable}
 
 func errorCount(outcomes map[string]int64) int64 {
 	var n int64

@@ -92,6 +92,7 @@ const (
 	OutcomeDuplicate      = "duplicate_request"
 	OutcomePersistTimeout = "persist_timeout"
 	OutcomeDBUnavailable  = "db_unavailable"
+	OutcomeBackendDown    = "backend_down"
 	OutcomeError          = "error"
 )
 
@@ -106,6 +107,7 @@ func OutcomeOf(err error) string {
 		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
 		{ErrPersistTimeout, OutcomePersistTimeout}, {ErrDBUnavailable, OutcomeDBUnavailable},
+		{lockstrategy.ErrBackendDown, OutcomeBackendDown},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name
