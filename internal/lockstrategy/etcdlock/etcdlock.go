@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
@@ -46,9 +47,10 @@ type Locker struct {
 	cli       *clientv3.Client
 	ttl       int // seconds
 	noRenewal bool
-	// afterQueue, in tests, runs between the Mutex's Lock and the read of
-	// our key: where a lease that runs out (a stopped process) loses it.
-	afterQueue func(clientv3.LeaseID)
+	// beforeQueue and afterQueue, in tests, run just before the Mutex's
+	// Lock and between it and the read of our key: where a lease that runs
+	// out (a stopped process) is found gone.
+	beforeQueue, afterQueue func(clientv3.LeaseID)
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -124,10 +126,15 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		s.Orphan()
 	}
 	m := concurrency.NewMutex(s, Prefix+key)
+	if l.beforeQueue != nil {
+		l.beforeQueue(grant.ID)
+	}
 	if err := m.Lock(ctx); err != nil {
 		l.revoke(grant.ID) // deletes our waiter key with the lease
-		if errors.Is(err, concurrency.ErrSessionExpired) {
-			return nil, fmt.Errorf("etcd: %w: the lease ran out while waiting", lockstrategy.ErrNotAcquired)
+		// The lease ran out while we waited (the session saw it), or
+		// before our key was even put (the server no longer knows it).
+		if errors.Is(err, concurrency.ErrSessionExpired) || errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			return nil, fmt.Errorf("etcd: %w: the lease ran out while waiting (%v)", lockstrategy.ErrNotAcquired, err)
 		}
 		return nil, giveUp(ctx, fmt.Errorf("etcd: lock: %w", err))
 	}

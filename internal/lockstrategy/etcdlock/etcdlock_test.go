@@ -142,3 +142,19 @@ func TestLeaseGoneBeforeOurKeyIsReadIsNotAcquired(t *testing.T) {
 	}
 	le.Unlock(context.Background())
 }
+
+// A lease gone before the Mutex puts our key (the server answers "requested
+// lease not found") is a lock not acquired too: a chaos run's stop_process
+// met it, and the order was a 500.
+func TestLeaseGoneBeforeOurKeyIsPutIsNotAcquired(t *testing.T) {
+	l := newLocker(t, lockstrategy.Options{TTL: 2 * time.Second})
+	l.beforeQueue = func(id clientv3.LeaseID) {
+		if _, err := l.cli.Revoke(context.Background(), id); err != nil {
+			t.Error(err)
+		}
+	}
+	_, err := l.Lock(context.Background(), locktest.Key(t))
+	if !errors.Is(err, lockstrategy.ErrNotAcquired) {
+		t.Fatalf("Lock whose lease was gone before its key was put: %v, want ErrNotAcquired", err)
+	}
+}
