@@ -219,7 +219,9 @@ var Catalogue = []Lesson{
 		Predict: "redis-getset (TTL 2 s): A takes the lock and dies (crash_after_setnx); C reads A's expiry as past and, " +
 			"before its GETSET, waits (fault getset_takeover_gap) until B's GETSET has won; C's GETSET loses but has " +
 			"written C's expiry over B's (overwrites >= 1); B buys and its release finds C's value: refused (refused " +
-			"releases >= 1), so the lock stays, held by nobody, until C's expiry, and D waits for it; nothing oversold",
+			"releases >= 1). The lock now ends at C's expiry, computed before C waited: after B is done (held by nobody " +
+			"until then; D waits) or, on a slow machine, while B still works (another buyer beside B: an overlap); " +
+			"nothing oversold",
 		Fix: "take a free or expired lock in one atomic step that writes only when it wins (SET NX PX, or a Lua script), " +
 			"and release by owner",
 		Seed: "seed 000: 「锁过期的时候,并发多个客户端同时请求过来,都执行了jedis.getSet(),最终只能有一个客户端加锁成功," +
