@@ -52,6 +52,24 @@ func (sc *scenarioRun) waitGapsHeld(ctx context.Context, target string, n int64,
 	}
 }
 
+// waitOverwrite waits (30 s at most) until target counts more losing
+// GETSETs than before.
+func (sc *scenarioRun) waitOverwrite(ctx context.Context, target string, before int64) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		g, err := sc.getsetGaps(ctx, target)
+		if err == nil && g.Overwrites > before {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for C's losing GETSET on %s: %w (last read: %+v, %v)", target, ctx.Err(), g, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // The release race's timings: A's lock lives getsetRaceTTL; A's release
 // waits at most getsetReleaseGap for B's takeover (under the order flow's
 // 5 s unlock bound); B stays inside its section getsetRaceStall, less than
@@ -141,15 +159,17 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 // getsetLoserOverwrites: A takes redis-getset and dies (crash_after_setnx):
 // its expiry frees the lock. C, on the second replica, reads that expiry as
 // past and waits before its GETSET (getset_takeover_gap) until B, on the
-// first, has taken the lock over with its own GETSET. C's GETSET then
-// loses, and has written C's expiry over B's: B's release finds C's value
-// and is refused. The lock now ends at C's expiry, which C computed before
+// first, has taken the lock over with its own GETSET (B then stays inside
+// its section until C's GETSET has landed). C's GETSET loses, and has
+// written C's expiry over B's: B's release finds C's value and is refused. The lock now ends at C's expiry, which C computed before
 // it waited: after B is done (the lock is held by nobody until then, and D
 // waits) or, on a slow machine, while B still works (C or D takes it beside
 // B: an overlap). Either way B's own expiry is gone; the lesson asserts the
 // overwrite and the refused release, and reports which way it went.
 func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	const ttl = 2 * time.Second
+	// B's stall is short beside the TTL: on a quiet machine C's expiry, from
+	// before it waited, comes after B is done; only a slow one brings it early.
+	const ttl, bStall = 4 * time.Second, 1500 * time.Millisecond
 	t1, t2 := sc.targets[0], sc.last()
 	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
 		Stock: 10, TTLMS: int(ttl.Milliseconds())})
@@ -178,7 +198,20 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	if err := sc.waitGapsHeld(ctx, t2, 1, "C between its GET of A's expired value and its GETSET"); err != nil {
 		return "", false, err
 	}
-	bKind := sc.c.order(ctx, ordersURL(t1, v.ID), "B")
+	// B stays inside its section until C's losing GETSET has landed: else
+	// B's own two-step release could run first (its GET, C's GETSET, its
+	// DEL deleting C's value: the release race, another lesson).
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": bStall.Milliseconds()}); err != nil {
+		return "", false, err
+	}
+	b := sc.orderAsync(ctx, t1, v.ID, "B")
+	if err := sc.waitPaused(ctx, t1); err != nil {
+		return "", false, err
+	}
+	if err := sc.waitOverwrite(ctx, t2, b2.Overwrites); err != nil {
+		return "", false, err
+	}
+	bKind := <-b
 	start := time.Now()
 	dKind := sc.c.order(ctx, ordersURL(t1, v.ID), "D")
 	dWait := time.Since(start)

@@ -216,9 +216,10 @@ var Catalogue = []Lesson{
 	{
 		Name:  "getset-loser-overwrites",
 		Title: "Concurrent GETSETs: the loser writes its expiry over the winner's",
-		Predict: "redis-getset (TTL 2 s): A takes the lock and dies (crash_after_setnx); C reads A's expiry as past and, " +
-			"before its GETSET, waits (fault getset_takeover_gap) until B's GETSET has won; C's GETSET loses but has " +
-			"written C's expiry over B's (overwrites >= 1); B buys and its release finds C's value: refused (refused " +
+		Predict: "redis-getset (TTL 4 s): A takes the lock and dies (crash_after_setnx); C reads A's expiry as past and, " +
+			"before its GETSET, waits (fault getset_takeover_gap) until B's GETSET has won; B stays inside its section " +
+			"(1.5 s) until C's GETSET lands: it loses but has written C's expiry over B's (overwrites >= 1); B buys and " +
+			"its release finds C's value: refused (refused " +
 			"releases >= 1). The lock now ends at C's expiry, computed before C waited: after B is done (held by nobody " +
 			"until then; D waits) or, on a slow machine, while B still works (another buyer beside B: an overlap); " +
 			"nothing oversold",
