@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -262,5 +264,28 @@ func TestChaosReplayLineRoundTrips(t *testing.T) {
 	}
 	if g.seed != f.seed || g.duration != f.duration || !g.fencedOnly || !g.zkEnsemble || g.zk != f.zk || g.buyers != 2 {
 		t.Errorf("replay %q parsed back to %+v, want %+v", line, g, f)
+	}
+}
+
+// A 503 db_unavailable is an unknown outcome, not a refusal: the shop's
+// connection died, and the order's COMMIT may have reached the server
+// first. Other shop refusals stay refusals.
+func TestChaosOrderDBUnavailableIsUnknown(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		want int
+	}{{"db_unavailable", ackUnknown}, {"backend_down", ackRefused}, {"lock_timeout", ackRefused}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, `{"error":%q,"message":"m"}`, c.code)
+		}))
+		cl := newClient(1, 5*time.Second, "")
+		ack, _, _, kind := cl.chaosOrder(context.Background(), srv.URL, "u")
+		cl.close()
+		srv.Close()
+		if ack != c.want || kind != c.code {
+			t.Errorf("503 %s: ack %d kind %s, want ack %d", c.code, ack, kind, c.want)
+		}
 	}
 }
