@@ -275,17 +275,12 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 	return verdicts, nil
 }
 
-// fencedOnFailover are the strategies that are not safe (a failover loses
-// their lock: kill_redis_master after hold_replication) yet must hold once
-// fenced: the database refuses the stale holder's write. "all" runs them.
-var fencedOnFailover = map[string]bool{"redis-sentinel": true}
-
 // errBadStrategy: -strategy names a strategy the replicas do not have.
 var errBadStrategy = errors.New("-strategy")
 
 // chooseConfigs reads the strategies and builds the configurations: each
-// named (or each safe, for all) available strategy, fenced and unfenced when
-// its leases carry tokens.
+// named (or, for all, each safe one and each with fencing tokens) available
+// strategy, fenced and unfenced when its leases carry tokens.
 // queued: the replicas have the queue, and redis-lua-stock gets its async
 // configurations too. fencedOnly: a strategy with tokens runs fenced only.
 func chooseConfigs(ctx context.Context, c *client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
@@ -298,7 +293,9 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 	var chosen []strategyInfo
 	if names == "all" {
 		for _, s := range all {
-			if (s.Safe || fencedOnFailover[s.Name]) && s.Available {
+			// A lock that is not safe but gives fencing tokens (redis-sentinel:
+			// a failover loses it) runs too: fenced, it must still hold.
+			if (s.Safe || s.Tokens) && s.Available {
 				chosen = append(chosen, s)
 			}
 		}
@@ -334,8 +331,9 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 			// Without fencing, a lease that can expire under a stalled
 			// holder (ttl, session) is expected to break: counted, not failed.
 			c := newConfig(s.Name)
-			c.Fencing, c.MustHold = fencing, s.Safe && (fencing || s.Expiry == "none" || s.Expiry == "connection")
-			c.MustHold = c.MustHold || fencing && fencedOnFailover[s.Name]
+			// Fenced, the database refuses a stale holder's write whatever
+			// the lock lost: asserted for every strategy, safe or not.
+			c.Fencing, c.MustHold = fencing, fencing || s.Safe && (s.Expiry == "none" || s.Expiry == "connection")
 			c.RedisLock = s.Tokens && slices.Contains(s.Needs, "redis")
 			out = append(out, c)
 		}

@@ -35,13 +35,13 @@ func (sc *scenarioRun) getsetGaps(ctx context.Context, target string) (getsetGap
 	return *out.GetSet, nil
 }
 
-// waitGapsHeld waits (30 s at most) until target holds n gaps open.
-func (sc *scenarioRun) waitGapsHeld(ctx context.Context, target string, n int64, what string) error {
+// waitGaps waits (30 s at most) until target's getset counts satisfy ok.
+func (sc *scenarioRun) waitGaps(ctx context.Context, target, what string, ok func(getsetGaps) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
 		g, err := sc.getsetGaps(ctx, target)
-		if err == nil && g.Held == n {
+		if err == nil && ok(g) {
 			return nil
 		}
 		select {
@@ -52,23 +52,8 @@ func (sc *scenarioRun) waitGapsHeld(ctx context.Context, target string, n int64,
 	}
 }
 
-// waitOverwrite waits (30 s at most) until target counts more losing
-// GETSETs than before.
-func (sc *scenarioRun) waitOverwrite(ctx context.Context, target string, before int64) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		g, err := sc.getsetGaps(ctx, target)
-		if err == nil && g.Overwrites > before {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for C's losing GETSET on %s: %w (last read: %+v, %v)", target, ctx.Err(), g, err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
+// held is a waitGaps condition: n gaps held open.
+func held(n int64) func(getsetGaps) bool { return func(g getsetGaps) bool { return g.Held == n } }
 
 // The release race's timings: A's lock lives getsetRaceTTL; A's release
 // waits at most getsetReleaseGap for B's takeover (under the order flow's
@@ -110,7 +95,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 				return "", false, err
 			}
 			a = sc.orderAsync(ctx, t1, v.ID, "A")
-			if err := sc.waitGapsHeld(ctx, t1, 1, "A's release held between its GET and its DEL"); err != nil {
+			if err := sc.waitGaps(ctx, t1, "A's release held between its GET and its DEL", held(1)); err != nil {
 				return "", false, err
 			}
 		} else {
@@ -124,7 +109,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 			return "", false, err
 		}
 		if getset { // A's DEL has landed once its gap is closed
-			if err := sc.waitGapsHeld(ctx, t1, 0, "A's DEL after B's takeover"); err != nil {
+			if err := sc.waitGaps(ctx, t1, "A's DEL after B's takeover", held(0)); err != nil {
 				return "", false, err
 			}
 		}
@@ -195,7 +180,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 		return "", false, err
 	}
 	c := sc.orderAsync(ctx, t2, v.ID, "C")
-	if err := sc.waitGapsHeld(ctx, t2, 1, "C between its GET of A's expired value and its GETSET"); err != nil {
+	if err := sc.waitGaps(ctx, t2, "C between its GET of A's expired value and its GETSET", held(1)); err != nil {
 		return "", false, err
 	}
 	// B stays inside its section until C's losing GETSET has landed: else
@@ -208,7 +193,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
-	if err := sc.waitOverwrite(ctx, t2, b2.Overwrites); err != nil {
+	if err := sc.waitGaps(ctx, t2, "C's losing GETSET", func(g getsetGaps) bool { return g.Overwrites > b2.Overwrites }); err != nil {
 		return "", false, err
 	}
 	bKind := <-b
