@@ -190,7 +190,7 @@ func (run *chaosRun) plan(configs []*chaosConfig) []faultEvent {
 	kinds, skipped := usableKinds(kinds, configs, run.cl != nil, run.backends)
 	shape := planShape{Duration: f.duration, Replicas: len(run.targets), Configs: len(configs), Kinds: kinds,
 		Backends: run.backends.backendNames(), RedlockN: len(run.backends.Redlock), TTL: time.Duration(f.ttlMS) * time.Millisecond,
-		MeanGap: f.meanGap, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second, ZKServers: len(run.ensemble.Servers)}
+		MeanGap: f.meanGap, QuietStart: chaosQuietStart, QuietEnd: chaosQuietEnd, ZKServers: len(run.ensemble.Servers)}
 	for i, c := range configs {
 		if c.RedisLock {
 			shape.RedisCfgs = append(shape.RedisCfgs, i)
@@ -215,8 +215,9 @@ func (run *chaosRun) load(ctx context.Context, configs []*chaosConfig, plan []fa
 	defer cancel()
 	nem := &nemesis{c: run.c, targets: run.targets, cluster: run.cl, out: out, outMu: outMu, start: start, planned: len(plan),
 		durable: run.queued, restarts: &run.restarts,
-		injected: map[string]int{}, missed: map[string]int{}, busy: map[string]int{}, ensemble: run.ensemble,
+		ensemble: run.ensemble, retryUntil: start.Add(f.duration - chaosQuietEnd),
 		saleOf: func(i int) uint64 { return configs[i].currentSale() }}
+	nem.withCounts()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); nem.run(loadCtx, plan) }()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -22,12 +24,19 @@ type nemesis struct {
 	outMu    *sync.Mutex
 	start    time.Time
 	mu       sync.Mutex
-	planned  int            // faults in the plan
-	injected map[string]int // kind -> faults that took effect
-	missed   map[string]int // kind -> faults the target refused or did not answer
-	busy     map[string]int // kind -> of the missed, those another process's fault kept out
-	harm     []string       // faults that took effect and did not heal (the run fails)
-	wg       sync.WaitGroup
+	planned  int               // faults in the plan
+	injected map[string]int    // kind -> faults that took effect (on some try)
+	missed   map[string]int    // kind -> faults that did not, after every try
+	lost     map[string]int    // kind -> faults sent whose answer never came (may have taken effect)
+	refused  map[string]int    // kind -> tries the world refused (target down, backend not ready)
+	busy     map[string]int    // kind -> of the refused tries, those another process's fault kept out
+	reasons  map[string]string // kind -> the last refusal's reason
+	harm     []string          // faults that took effect and did not heal (the run fails)
+	defects  []string          // faults the shop answered with an error that is not a refusal (the run fails)
+	// retryUntil: no try again starts after it (the end of the plan's
+	// noisy window), so that what a retry breaks heals before the check.
+	retryUntil time.Time
+	wg         sync.WaitGroup
 	// durable: the replicas have the queue; each restart_redis sets its
 	// drawn durability first, one restart at a time (redisMu), and is
 	// logged in restarts with its mode.
@@ -39,6 +48,14 @@ type nemesis struct {
 	// ZooKeeper ensemble kill_zk_server kills (no servers: none).
 	sentinelMu sync.Mutex
 	ensemble   zkensemble.Ensemble
+	zkLockWait time.Duration // the wait for the ensemble's kill lock (0: zkKillLockWait)
+}
+
+// withCounts makes n's counters, empty; it returns n.
+func (n *nemesis) withCounts() *nemesis {
+	n.injected, n.missed, n.lost, n.refused, n.busy = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	n.reasons = map[string]string{}
+	return n
 }
 
 // run injects every event at its time, each in its own goroutine (a
@@ -54,20 +71,103 @@ func (n *nemesis) run(ctx context.Context, plan []faultEvent) {
 		go func(e faultEvent) {
 			defer n.wg.Done()
 			n.say("  [%6.1fs] %s\n", e.At.Seconds(), e)
-			err := n.inject(ctx, e)
-			n.mu.Lock()
-			if err != nil {
-				n.missed[e.Kind]++
-			} else {
-				n.injected[e.Kind]++
-			}
-			n.mu.Unlock()
-			if err != nil {
-				n.say("  [%6.1fs] %s: not injected: %v\n", time.Since(n.start).Seconds(), e, err)
-			}
+			n.attempt(ctx, e)
 		}(e)
 	}
 	n.wg.Wait()
+}
+
+// faultTries bounds the tries of one planned fault; retryPause is the wait
+// before the next one. Whether a fault lands depends on the world at that
+// moment (the drawn replica is being restarted, the Sentinels are still
+// promoting after the last kill, another test holds the ZooKeeper
+// ensemble's kill lock): a refusal is no defect, so the fault is tried
+// again, on the next replica, while the plan's noisy window lasts.
+const (
+	faultTries = 3
+	retryPause = time.Second
+)
+
+// attempt injects e, trying again while the world refuses it, and counts
+// the outcome: injected; answer lost (the request reached the replica and
+// no answer came back: it may have taken effect, so it is not tried again,
+// as an order whose answer was lost is not); not injected (every try
+// refused); or a defect (an answer that is no refusal: the fault API
+// misbehaved, and the run fails).
+func (n *nemesis) attempt(ctx context.Context, e faultEvent) {
+	for try := 1; ; try++ {
+		err := n.inject(ctx, e)
+		outcome := faultOutcome(err)
+		last := outcome != faultRefused || try == faultTries || ctx.Err() != nil || !time.Now().Before(n.retryUntil)
+		n.mu.Lock()
+		switch outcome {
+		case faultInjected:
+			n.injected[e.Kind]++
+		case faultLost:
+			n.lost[e.Kind]++
+		case faultDefect:
+			n.defects = append(n.defects, fmt.Sprintf("%s: %v", e, err))
+		case faultRefused:
+			n.refused[e.Kind]++
+			n.reasons[e.Kind] = err.Error()
+			if last {
+				n.missed[e.Kind]++
+			}
+		}
+		n.mu.Unlock()
+		if err == nil {
+			return
+		}
+		what := map[int]string{faultLost: "answer lost (it may have taken effect; not tried again)",
+			faultDefect: "an answer that is no refusal (a defect)", faultRefused: "refused, tried again in " + retryPause.String()}[outcome]
+		if outcome == faultRefused && last {
+			what = fmt.Sprintf("not injected (refused, try %d of %d)", try, faultTries)
+		}
+		n.say("  [%6.1fs] %s: %s: %v\n", time.Since(n.start).Seconds(), e, what, err)
+		if last {
+			return
+		}
+		sleepCtx(ctx, retryPause)
+		e.Replica = (e.Replica + 1) % len(n.targets)
+	}
+}
+
+// The outcomes of one try of a fault.
+const (
+	faultInjected = iota
+	faultRefused  // the world's "not now": tried again
+	faultLost     // sent, no answer: may have taken effect
+	faultDefect   // answered with an error that is no refusal
+)
+
+// faultOutcome classifies a try's error. Refused: the request never
+// reached the replica (it is down: the dial failed), or the replica
+// answered 503 (a backend not ready: no replica in sync, the ensemble
+// busy) or 409 (not yet: no ZooKeeper session), or the run's own act (a
+// ZooKeeper kill) found the ensemble busy or not whole. Lost: the request
+// was sent and no answer came (a replica killed or stopped mid-call, which
+// may act on it when it resumes). Any other answer (400, 403, 404, 500) is
+// a defect of the fault API or of the run's own requests.
+func faultOutcome(err error) int {
+	if err == nil {
+		return faultInjected
+	}
+	var h *httpStatusError
+	if errors.As(err, &h) {
+		if h.status == http.StatusServiceUnavailable || h.status == http.StatusConflict {
+			return faultRefused
+		}
+		return faultDefect
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return faultRefused
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return faultLost
+	}
+	return faultRefused
 }
 
 // injectedTotal is how many faults took effect so far, of every kind.

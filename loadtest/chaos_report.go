@@ -24,9 +24,13 @@ func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosV
 	for _, h := range n.harm {
 		fmt.Fprintf(out, "not healed: %s\n", h)
 	}
+	for _, d := range n.defects {
+		fmt.Fprintf(out, "fault API error (not a refusal): %s\n", d)
+	}
 	fmt.Fprintf(out, "\nseed %d; replay this schedule: %s\n", f.seed, f.replay())
-	if broke || noFault || len(n.harm) > 0 {
-		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, no fault took effect, or one did not heal (see above)")
+	if broke || noFault || len(n.harm) > 0 || len(n.defects) > 0 {
+		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, no fault took effect, one did not heal, "+
+			"or the fault API answered an error that is not a refusal (see above)")
 		return exitFail
 	}
 	fmt.Fprintln(out, "chaos: every asserted invariant held")
@@ -136,15 +140,21 @@ func printAnswerKinds(out io.Writer, configs []*chaosConfig) {
 func printFaults(out io.Writer, n *nemesis, cl *cluster) {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FAULT\tINJECTED\tNOT INJECTED (target down or refused)\tOF THEM, BUSY (another process's fault under way)")
+	fmt.Fprintln(tw, "FAULT\tINJECTED\tANSWER LOST (may have taken effect)\tNOT INJECTED (every try refused)\t"+
+		"REFUSED TRIES (target down, backend not ready)\tOF THEM, BUSY (another process's fault under way)")
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	for _, k := range chaosKinds {
-		if n.injected[k]+n.missed[k] > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", k, n.injected[k], n.missed[k], n.busy[k])
+		if n.injected[k]+n.lost[k]+n.missed[k] > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", k, n.injected[k], n.lost[k], n.missed[k], n.refused[k], n.busy[k])
 		}
 	}
-	n.mu.Unlock()
 	tw.Flush()
+	for _, k := range chaosKinds {
+		if n.injected[k] == 0 && n.missed[k] > 0 && n.reasons[k] != "" {
+			fmt.Fprintf(out, "%s never took effect in this run; its last refusal: %s\n", k, n.reasons[k])
+		}
+	}
 	if cl == nil {
 		return
 	}

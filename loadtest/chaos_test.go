@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,7 +183,7 @@ func TestChaos(t *testing.T) {
 	out := stdout.String()
 	t.Logf("\n%s\nstderr:\n%s", out, stderr.String())
 	if code != exitOK {
-		t.Fatalf("exit %d, want 0 (an invariant broke, or the run failed: see above)", code)
+		t.Fatalf("exit %d, want 0 (an invariant broke, or the run failed: see above); replay: SECKILL_CHAOS_SEED=%d", code, seed)
 	}
 	for _, name := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "db-lock-table+fencing",
 		"redis+fencing", "redis-lua-stock", "redlock", "zookeeper+fencing", "etcd+fencing", "redisson+fencing", "redis-sentinel+fencing",
@@ -192,7 +194,7 @@ func TestChaos(t *testing.T) {
 			continue
 		}
 		if n, _ := strconv.Atoi(row[3]); n == 0 {
-			t.Errorf("%s: no order answered 201 or 202: the run proved nothing for it", name)
+			t.Errorf("%s: no order answered 201 or 202: the run proved nothing for it (seed %d)", name, seed)
 		}
 	}
 	// --fenced-only: no unfenced twin of a strategy with tokens.
@@ -213,34 +215,35 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s: no ticket confirmed: the run proved nothing for the queue", name)
 		}
 	}
-	injected := 0
-	byKind := map[string][3]int{} // injected, not injected, of them busy
-	for _, m := range regexp.MustCompile(`(?m)^(\w+)\s+(\d+)\s+(\d+)\s+(\d+)$`).FindAllStringSubmatch(out, -1) {
+	// The faults: whether one lands depends on the world at that moment
+	// (a replica being restarted, the Sentinels still promoting after the
+	// last kill, another test's ZooKeeper kill under way): the run tries a
+	// refused fault again, counts the refusals and reports them, and never
+	// fails for them. A fault the shop answered with an error that is no
+	// refusal fails the run (exit 1, above). That each kind can land is
+	// shown on quiet backends by the tests of its own (internal/faults:
+	// TestKillRedisMasterLosesWhatWasNotReplicated, TestKillZKServer; the
+	// sentinel-failover and zk-ensemble-server-killed scenarios;
+	// TestNemesisKillsAZKServer here).
+	injected, planned := 0, 0
+	for _, m := range regexp.MustCompile(`(?m)^(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$`).FindAllStringSubmatch(out, -1) {
 		if slices.Contains(chaosKinds, m[1]) {
 			n, _ := strconv.Atoi(m[2])
-			missed, _ := strconv.Atoi(m[3])
-			busy, _ := strconv.Atoi(m[4])
+			lost, _ := strconv.Atoi(m[3])
+			missed, _ := strconv.Atoi(m[4])
 			injected += n
-			byKind[m[1]] = [3]int{n, missed, busy}
+			planned += n + lost + missed
+			if n+lost == 0 {
+				t.Logf("%s: not injected in this run (seed %d): every try was refused (see its lines above)", m[1], seed)
+			}
 		}
 	}
-	if injected < 10 { // ~35 planned in 60 s
-		t.Errorf("%d faults injected, want at least 10", injected)
+	// A run that injected nothing proved nothing: the run itself exits 1
+	// then. Here: the table lists the planned faults.
+	if planned == 0 {
+		t.Errorf("no fault table in the output (seed %d)", seed)
 	}
-	// The replicated backends' faults: every run plans each kind once
-	// first, and a Sentinel fault is retried on another replica, so each
-	// must have taken effect; a ZooKeeper kill may only have found another
-	// test's kill under way every time it was tried.
-	for _, k := range []string{chaosHoldRepl, chaosKillMaster, chaosKillZKServer} {
-		c := byKind[k]
-		switch {
-		case c[0] > 0:
-		case k == chaosKillZKServer && c[1] > 0 && c[1] == c[2]:
-			t.Logf("%s: every try found another test's kill under way (%d)", k, c[2])
-		default:
-			t.Errorf("%s: %d injected, %d not (%d busy): the run did not attack the replicated backend", k, c[0], c[1], c[2])
-		}
-	}
+	t.Logf("seed %d: %d of %d planned faults took effect", seed, injected, planned)
 }
 
 // The replay line carries what shapes the plan: parsed back, it gives the
@@ -287,5 +290,84 @@ func TestChaosOrderDBUnavailableIsUnknown(t *testing.T) {
 		if ack != c.want || kind != c.code {
 			t.Errorf("503 %s: ack %d kind %s, want ack %d", c.code, ack, kind, c.want)
 		}
+	}
+}
+
+// The nemesis's own kill_zk_server on a quiet ensemble, with no random
+// schedule: it kills the drawn server, starts it again and returns once
+// all three serve, or says why not. It waits as long as another test
+// holds the ensemble's kill lock (generously: the lock is held for one
+// kill and restart), so the world cannot refuse it here.
+func TestNemesisKillsAZKServer(t *testing.T) {
+	ens := testenv.ZKEnsemble(t)
+	var out bytes.Buffer
+	n := &nemesis{out: &out, outMu: &sync.Mutex{}, start: time.Now(), ensemble: ens, zkLockWait: 5 * time.Minute}
+	n.withCounts()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	e := faultEvent{Kind: chaosKillZKServer, Backend: "zookeeper-2", For: time.Second}
+	if err := n.killZKServer(ctx, e); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(n.harm) > 0 {
+		t.Fatalf("not healed: %v\n%s", n.harm, out.String())
+	}
+	if !strings.Contains(out.String(), ens.Servers[1]+" (") {
+		t.Errorf("no kill of %s reported:\n%s", ens.Servers[1], out.String())
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer wcancel()
+	if err := ens.WaitWhole(wctx); err != nil {
+		t.Fatalf("the ensemble is not whole after the kill returned: %v", err)
+	}
+}
+
+// A refusal is tried again on the next replica until it lands; an answer
+// that is no refusal is a defect, counted once and never tried again.
+func TestNemesisRetriesRefusals(t *testing.T) {
+	var calls []string
+	var mu sync.Mutex
+	answer := func(status int, code string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			calls = append(calls, r.Host)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			if status == http.StatusAccepted {
+				fmt.Fprint(w, `{}`)
+				return
+			}
+			fmt.Fprintf(w, `{"error":%q,"message":"m"}`, code)
+		}
+	}
+	busy := httptest.NewServer(answer(http.StatusServiceUnavailable, "sentinel_failed"))
+	defer busy.Close()
+	ok := httptest.NewServer(answer(http.StatusAccepted, ""))
+	defer ok.Close()
+	broken := httptest.NewServer(answer(http.StatusInternalServerError, "internal"))
+	defer broken.Close()
+	cl := newClient(4, 5*time.Second, "")
+	defer cl.close()
+	newNemesis := func(targets ...string) *nemesis {
+		n := &nemesis{c: cl, targets: targets, out: io.Discard, outMu: &sync.Mutex{}, start: time.Now(),
+			retryUntil: time.Now().Add(time.Minute)}
+		return n.withCounts()
+	}
+	n := newNemesis(busy.URL, ok.URL)
+	n.attempt(context.Background(), faultEvent{Kind: chaosPauseHolder, Replica: 0, For: time.Second})
+	if n.injected[chaosPauseHolder] != 1 || n.refused[chaosPauseHolder] != 1 || n.missed[chaosPauseHolder] != 0 || len(n.defects) != 0 {
+		t.Errorf("refused then landed: injected %v refused %v missed %v defects %v", n.injected, n.refused, n.missed, n.defects)
+	}
+	n = newNemesis(busy.URL)
+	n.attempt(context.Background(), faultEvent{Kind: chaosPauseHolder, For: time.Second})
+	if n.refused[chaosPauseHolder] != faultTries || n.missed[chaosPauseHolder] != 1 || len(n.defects) != 0 {
+		t.Errorf("always refused: refused %v missed %v defects %v, want %d tries, 1 missed", n.refused, n.missed, n.defects, faultTries)
+	}
+	calls = nil
+	n = newNemesis(broken.URL, ok.URL)
+	n.attempt(context.Background(), faultEvent{Kind: chaosPauseHolder, For: time.Second})
+	if len(n.defects) != 1 || n.injected[chaosPauseHolder] != 0 || len(calls) != 1 {
+		t.Errorf("a 500: defects %v injected %v after %d calls, want 1 defect after 1 call", n.defects, n.injected, len(calls))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,14 +32,14 @@ func (n *nemesis) killZKServer(ctx context.Context, e faultEvent) error {
 		return fmt.Errorf("no server %s in the ensemble %v", e.Backend, n.ensemble.Servers)
 	}
 	addr := n.ensemble.Servers[i-1]
-	lockCtx, cancel := context.WithTimeout(ctx, zkKillLockWait)
+	lockCtx, cancel := context.WithTimeout(ctx, cmp.Or(n.zkLockWait, zkKillLockWait))
 	unlock, err := n.ensemble.Lock(lockCtx)
 	cancel()
 	if errors.Is(err, zkensemble.ErrBusy) {
 		n.mu.Lock()
 		n.busy[e.Kind]++
 		n.mu.Unlock()
-		return fmt.Errorf("%w (waited %v)", err, zkKillLockWait)
+		return fmt.Errorf("%w (waited %v)", err, cmp.Or(n.zkLockWait, zkKillLockWait))
 	}
 	if err != nil {
 		return err
