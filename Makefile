@@ -19,7 +19,7 @@ build: web ## build the binaries into bin/
 	$(GO) build -o $(BIN)/shop ./cmd/shop
 	$(GO) build -o $(BIN)/loadtest ./loadtest
 
-services-up: ## install (Debian packages) and start MariaDB, Redis x4, ZooKeeper under .run/
+services-up: ## install (Debian packages) and start MariaDB, Redis x4 + Sentinel set, ZooKeeper (one + an ensemble of 3), etcd under .run/
 	bash scripts/services.sh up
 
 services-down: ## stop what services-up started (data stays in .run/)
@@ -82,7 +82,7 @@ CHAOS_DURATION ?= 10m
 # run kills (kill_zk_server); redis-sentinel on services-up's Sentinel set,
 # whose master it crashes (kill_redis_master).
 chaos: build ## 10-minute chaos run: random seeded faults, every safe strategy checked against the database
-	bash scripts/services.sh up --zk-ensemble
+	bash scripts/services.sh up
 	@mkdir -p .run/chaos
 	set -o pipefail; $(BIN)/loadtest chaos --duration $(CHAOS_DURATION) --log-dir .run/chaos \
 		--zk-servers "$${SECKILL_ZK_ENSEMBLE_SERVERS:-127.0.0.1:12191,127.0.0.1:12192,127.0.0.1:12193}" --zk-ensemble \

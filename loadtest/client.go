@@ -319,12 +319,14 @@ func statusError(method, url string, status int, raw []byte) error {
 	if status == http.StatusUnauthorized {
 		err = fmt.Errorf("%w (pass --admin-token or set SECKILL_ADMIN_TOKEN)", err)
 	}
-	return &httpStatusError{status: status, err: err}
+	return &httpStatusError{status: status, code: e.Error, err: err}
 }
 
-// httpStatusError is an answer with a status other than the one expected.
+// httpStatusError is an answer with a status other than the one expected,
+// with the shop's error code when it sent one ("" otherwise).
 type httpStatusError struct {
 	status int
+	code   string
 	err    error
 }
 

@@ -189,9 +189,16 @@ func runOne(ctx context.Context, sc *scenarioRun, s scenario, out io.Writer) (ve
 		return lessons.VerdictSkip, observed
 	}
 	start := time.Now()
-	observed, pass, err := s.run(ctx, sc)
+	err := sc.preflight(ctx, s)
+	var pass bool
+	if err == nil {
+		observed, pass, err = s.run(ctx, sc)
+	}
 	verdict = lessons.VerdictPass
+	skip, isSkip := skipOf(err)
 	switch {
+	case isSkip:
+		verdict, observed = lessons.VerdictSkip, skip.Error()
 	case err != nil:
 		verdict, observed = lessons.VerdictError, err.Error()
 	case !pass:

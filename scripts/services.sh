@@ -11,20 +11,22 @@
 #   SECKILL_SERVICES_DIR (.run)  SECKILL_MARIADB_PORT (13306)
 #   SECKILL_REDIS_PORTS ("16379 16380 16381 16382": main, then the RedLock nodes)
 #   SECKILL_ZK_PORT (12181)  SECKILL_ETCD_PORT (12379; peer port +1)
+#   SECKILL_ZK_ENSEMBLE_PORTS ("12191 12192 12193": the three-server ZooKeeper ensemble)
 #   SECKILL_SENTINEL_REDIS_PORTS ("16383 16384": the first starts as the master)
 #   SECKILL_SENTINEL_PORTS ("16385 16386 16387")  SECKILL_SENTINEL_MASTER (seckill)
 # and the persistence of the default Redis (the stock and the order queue):
 #   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
 #   switchable at run time with PUT /api/queue/durability
 #
-# usage: scripts/services.sh up [--with-test-packages] [--zk-ensemble]|down|status
+# usage: scripts/services.sh up [--with-test-packages] [--no-zk-ensemble]|down|status
 #   up     install missing packages, start whatever is not running, wait until it serves;
 #          --with-test-packages also installs, in the same apt-get run, what the rest of
 #          `make test` needs (chromium and a CJK font for the browser test, docker-compose)
-#          --zk-ensemble also starts a three-server ZooKeeper ensemble
-#          (SECKILL_ZK_ENSEMBLE_PORTS, "12191 12192 12193"), apart from the
-#          standalone ZooKeeper the demo uses: the tests that kill one server
-#          of three; docker-compose.yml's ZooKeeper is such an ensemble
+#          The three-server ZooKeeper ensemble is started too (the demo's replicas use
+#          it, as docker-compose.yml's do, so that kill_zk_server and its lesson run);
+#          --no-zk-ensemble leaves it out (three JVMs: a machine short of memory). The
+#          standalone ZooKeeper (12181) always starts: the tests that want one quiet
+#          server use it. --zk-ensemble is accepted and changes nothing (the default).
 #   down   stop only what we started (by pid file); data is kept
 #   status one line per service; exit 0 if all up, 3 if any is down
 set -euo pipefail
@@ -360,7 +362,7 @@ zk_up() {
   ensure_one zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" "$ZK/zookeeper.log" 30 zk_start zk_ok
 }
 
-# ---------- ZooKeeper ensemble (up --zk-ensemble) ------------------------
+# ---------- ZooKeeper ensemble (not with up --no-zk-ensemble) -------------
 
 # zke_ok PORT: the server on PORT serves as a member of a quorum.
 zke_ok() {
@@ -532,7 +534,7 @@ cmd_up() {
   zk_up
   etcd_up
   sentinel_up
-  [[ -z ${ZK_ENSEMBLE:-} ]] || zke_up
+  [[ ${ZK_ENSEMBLE:-1} != 1 ]] || zke_up
   mariadb_up
   say "all services up"
 }
@@ -582,7 +584,7 @@ cmd_status() {
     status_line sentinel "$p" "$(sen_dir "$p")/sentinel.pid" "$SR_PAT" redis_ok "$p" || rc=3
   done
   local i
-  for i in 1 2 3; do # the ensemble, when it was started (up --zk-ensemble)
+  for i in 1 2 3; do # the ensemble, when it was started (not up --no-zk-ensemble)
     [[ -e $RUN/zk-ensemble-$i/zookeeper.pid ]] || continue
     status_line "zk-ens-$i" "${ZKE_PORTS[$((i - 1))]}" "$RUN/zk-ensemble-$i/zookeeper.pid" "$ZK_PAT" zke_ok "${ZKE_PORTS[$((i - 1))]}" || rc=3
   done
@@ -595,7 +597,8 @@ case "${1:-}" in
       case $a in
         --with-test-packages) WITH_TEST_PACKAGES=1 ;;
         --zk-ensemble) ZK_ENSEMBLE=1 ;;
-        *) err "usage: $0 up [--with-test-packages] [--zk-ensemble]"; exit 2 ;;
+        --no-zk-ensemble) ZK_ENSEMBLE=0 ;;
+        *) err "usage: $0 up [--with-test-packages] [--no-zk-ensemble]"; exit 2 ;;
       esac
     done
     cmd_up

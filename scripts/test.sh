@@ -78,7 +78,7 @@ go_prepare() {
 run web bash scripts/browser.sh web || exit 1
 # Packages and services, then the two script tests, one after the other.
 services_chain() {
-  bash scripts/services.sh up --with-test-packages --zk-ensemble || return
+  bash scripts/services.sh up --with-test-packages || return
   echo "-- services_test.sh (private set)"
   bash scripts/services_test.sh || return
   echo "-- compose_test.sh"

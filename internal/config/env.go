@@ -33,9 +33,9 @@ const (
 	EnvSentinelAddrs  = "SECKILL_SENTINEL_ADDRS"
 	EnvSentinelMaster = "SECKILL_SENTINEL_MASTER"
 	// EnvZKEnsembleServers lists the three-server ZooKeeper ensemble that
-	// scripts/services.sh starts with --zk-ensemble (the tests that kill one
-	// server, the chaos run); docker-compose.yml's ZooKeeper is an ensemble
-	// and its EnvZKServers lists all three.
+	// scripts/services.sh starts (the demo's replicas, kill_zk_server, the
+	// chaos run); docker-compose.yml's ZooKeeper is an ensemble too, and in
+	// both EnvZKServers lists all three by default.
 	EnvZKEnsembleServers = "SECKILL_ZK_ENSEMBLE_SERVERS"
 	// EnvServicesDir is the folder where scripts/services.sh keeps each
 	// service's data, log and pid file (.run at the repository's root):
@@ -45,7 +45,12 @@ const (
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"
 	DefaultRedlockAddrs = "127.0.0.1:16380,127.0.0.1:16381,127.0.0.1:16382"
-	DefaultZKServers    = "127.0.0.1:12181"
+	// DefaultZKServers is the ensemble (DefaultZKEnsembleServers): what a
+	// replica uses unless told otherwise, so every lesson runs on the demo.
+	DefaultZKServers = DefaultZKEnsembleServers
+	// DefaultZKStandalone is the one-server ZooKeeper services.sh also
+	// starts: the tests that want a server nobody kills use it.
+	DefaultZKStandalone = "127.0.0.1:12181"
 	DefaultHTTPAddr     = "127.0.0.1:8080"
 
 	DefaultEtcdEndpoints     = "127.0.0.1:12379"
