@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -221,4 +223,38 @@ func runScenario(t *testing.T, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := dispatch(context.Background(), append([]string{"scenario"}, args...), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
+}
+
+// A lesson whose backend is down or not configured is SKIP, with the
+// command that enables it, and fails nothing; a FAIL or ERROR still does.
+func TestScenarioSkipsWhatCannotRun(t *testing.T) {
+	for _, c := range []struct {
+		state, enable string
+	}{
+		{"down", "bash scripts/services.sh up"},
+		{"not configured", config.EnvZKServers},
+	} {
+		shop := &fakeShop{strategies: []strategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
+			Backends: map[string]string{"zookeeper": c.state}}}}
+		srv := httptest.NewServer(shop)
+		code, stdout, _ := runScenario(t, "--targets", srv.URL+","+srv.URL, "zk-session-expiry")
+		srv.Close()
+		t.Logf("zookeeper %s:\n%s", c.state, stdout)
+		if code != exitOK || !strings.Contains(stdout, "SKIP") || !strings.Contains(stdout, "zookeeper "+c.state) ||
+			!strings.Contains(stdout, c.enable) {
+			t.Errorf("zookeeper %s: exit %d, want 0 and SKIP naming %q and %q:\n%s", c.state, code, "zookeeper "+c.state, c.enable, stdout)
+		}
+		if shop.sales != 0 {
+			t.Errorf("zookeeper %s: %d sales created by a skipped lesson", c.state, shop.sales)
+		}
+	}
+	// The replica's ZooKeeper is not the ensemble: the shop's 409
+	// not_ensemble is a skip naming the ensemble; another 409 is not.
+	notEnsemble := &httpStatusError{status: http.StatusConflict, code: "not_ensemble", err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
+	if s, ok := skipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
+		t.Errorf("not_ensemble: skip %v %v, want one naming %s", s, ok, config.DefaultZKEnsembleServers)
+	}
+	if _, ok := skipOf(&httpStatusError{status: http.StatusConflict, code: "sold_out", err: errors.New("sold out")}); ok {
+		t.Error("a sold_out answer was taken for a skip")
+	}
 }
