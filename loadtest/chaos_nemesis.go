@@ -118,10 +118,16 @@ func (n *nemesis) attempt(ctx context.Context, e faultEvent) {
 		if err == nil {
 			return
 		}
-		what := map[int]string{faultLost: "answer lost (it may have taken effect; not tried again)",
-			faultDefect: "an answer that is no refusal (a defect)", faultRefused: "refused, tried again in " + retryPause.String()}[outcome]
-		if outcome == faultRefused && last {
+		var what string
+		switch {
+		case outcome == faultLost:
+			what = "answer lost (it may have taken effect; not tried again)"
+		case outcome == faultDefect:
+			what = "an answer that is no refusal (a defect)"
+		case last:
 			what = fmt.Sprintf("not injected (refused, try %d of %d)", try, faultTries)
+		default:
+			what = "refused, tried again in " + retryPause.String()
 		}
 		n.say("  [%6.1fs] %s: %s: %v\n", time.Since(n.start).Seconds(), e, what, err)
 		if last {

@@ -34,12 +34,12 @@ var backendEnv = map[string]string{
 	"zookeeper": config.EnvZKServers, "etcd": config.EnvEtcdEndpoints, "sentinel": config.EnvSentinelAddrs,
 }
 
-// preflight checks, on every target the lesson uses, that each of its
-// strategies is available (GET /api/strategies): a lesson on a backend
-// that is down would only say ERROR, never why.
+// preflight checks, on every target (a lesson may use the first, the
+// last or all of them), that each of its strategies is available (GET
+// /api/strategies): a lesson on a backend that is down would only say
+// ERROR, never why.
 func (sc *scenarioRun) preflight(ctx context.Context, s scenario) error {
-	targets := sc.targets[:min(len(sc.targets), max(s.MinReplicas, 1))]
-	for _, t := range targets {
+	for _, t := range sc.targets {
 		all, err := sc.c.strategies(ctx, t)
 		if err != nil {
 			return err
