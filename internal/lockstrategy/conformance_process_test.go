@@ -26,7 +26,10 @@ import (
 )
 
 const (
-	processCount     = 3
+	processCount = 3
+	// exclusionTTL is the lease of the exclusion children: far longer than
+	// their 200 µs section.
+	exclusionTTL     = 10 * time.Second
 	processRounds    = 50
 	killTTL          = time.Second
 	zkSessionTimeout = 2 * time.Second
@@ -82,16 +85,16 @@ func checkExclusionProcesses(t *testing.T, s lockstrategy.Strategy, _ lockstrate
 	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
 		return err
 	}
-	overlaps := 0
+	overlaps, overran := 0, 0
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
 			return fmt.Errorf("child %d: %v", i, err)
 		}
-		var r struct{ Overlaps int }
+		var r struct{ Overlaps, Overran int }
 		if err := json.Unmarshal([]byte(outs[i].String()), &r); err != nil {
 			return fmt.Errorf("child %d output %q: %v", i, outs[i].String(), err)
 		}
-		overlaps += r.Overlaps
+		overlaps, overran = overlaps+r.Overlaps, overran+r.Overran
 	}
 	got := readInt(filepath.Join(dir, "counter"))
 	want := processCount * processRounds
@@ -99,8 +102,18 @@ func checkExclusionProcesses(t *testing.T, s lockstrategy.Strategy, _ lockstrate
 	if s.Tokens {
 		badTokens = tokenRegressions(filepath.Join(dir, "tokens"))
 	}
-	t.Logf("%d processes x %d: counter %d, %d overlaps, %d token regressions", processCount, processRounds, got, overlaps, badTokens)
-	if got != want || overlaps != 0 || badTokens != 0 {
+	t.Logf("%d processes x %d: counter %d, %d overlaps, %d token regressions, %d holds past the TTL",
+		processCount, processRounds, got, overlaps, badTokens, overran)
+	broken := got != want || overlaps != 0 || badTokens != 0
+	if broken && overran > 0 && s.Expiry == lockstrategy.ExpiryTTL && !s.Renews {
+		// A TTL lock nobody renews is expected to let a second holder in
+		// once a holder stalls past its TTL (a machine loaded past running
+		// a 200 µs section in 10 s): what pause-past-ttl teaches, not a
+		// break of the lock. Only such a stall excuses it.
+		t.Logf("not judged: %d holds outlived the %v TTL of a lock that does not renew", overran, exclusionTTL)
+		return nil
+	}
+	if broken {
 		return fmt.Errorf("exclusion across processes broken: counter %d of %d, %d overlaps, %d non-increasing tokens",
 			got, want, overlaps, badTokens)
 	}
@@ -181,18 +194,18 @@ func runChild(mode string) int {
 	key, dir := os.Getenv("CONF_KEY"), os.Getenv("CONF_DIR")
 	switch mode {
 	case "exclusion":
-		l, err := newLocker(s, b, lockstrategy.Options{TTL: 10 * time.Second})
+		l, err := newLocker(s, b, lockstrategy.Options{TTL: exclusionTTL})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
 		defer closeLocker(l)
-		overlaps, err := competeInFiles(l, key, dir)
+		overlaps, overran, err := competeInFiles(l, key, dir)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		json.NewEncoder(os.Stdout).Encode(map[string]int{"overlaps": overlaps})
+		json.NewEncoder(os.Stdout).Encode(map[string]int{"overlaps": overlaps, "overran": overran})
 		return 0
 	case "contend":
 		l, err := newLocker(s, b, lockstrategy.Options{})
@@ -259,21 +272,22 @@ func startLine(dir string) error {
 	}
 }
 
-func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps int, err error) {
+func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps, overran int, err error) {
 	if err := startLine(dir); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	counter, marker := filepath.Join(dir, "counter"), filepath.Join(dir, "inside")
 	tokens, err := os.OpenFile(filepath.Join(dir, "tokens"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer tokens.Close()
 	for range processRounds {
 		le, err := locktest.LockWithin(l, key, 60*time.Second)
 		if err != nil {
-			return overlaps, fmt.Errorf("lock: %w", err)
+			return overlaps, overran, fmt.Errorf("lock: %w", err)
 		}
+		acquired := time.Now()
 		m, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			overlaps++
@@ -285,14 +299,14 @@ func competeInFiles(l lockstrategy.Locker, key, dir string) (overlaps int, err e
 		os.WriteFile(counter, []byte(strconv.Itoa(v+1)), 0o644)
 		fmt.Fprintln(tokens, le.Token())
 		os.Remove(marker)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = le.Unlock(ctx)
-		cancel()
-		if err != nil {
-			return overlaps, fmt.Errorf("unlock: %w", err)
+		if time.Since(acquired) >= exclusionTTL {
+			overran++
+		}
+		if err := locktest.Unlock(le); err != nil {
+			return overlaps, overran, fmt.Errorf("unlock: %w", err)
 		}
 	}
-	return overlaps, nil
+	return overlaps, overran, nil
 }
 
 func readInt(path string) int {
