@@ -120,6 +120,8 @@ func (n *nemesis) attempt(ctx context.Context, e faultEvent) {
 		}
 		var what string
 		switch {
+		case outcome == faultInjected:
+			what = "injected, with an aftermath other than asked"
 		case outcome == faultLost:
 			what = "answer lost (it may have taken effect; not tried again)"
 		case outcome == faultDefect:
@@ -146,7 +148,8 @@ const (
 	faultDefect   // answered with an error that is no refusal
 )
 
-// faultOutcome classifies a try's error. Refused: the request never
+// faultOutcome classifies a try's error. Injected: kill_redis_master's
+// no_failover (the master crashed; the Sentinels promoted nobody). Refused: the request never
 // reached the replica (it is down: the dial failed), or the replica
 // answered 503 (a backend not ready: no replica in sync, the ensemble
 // busy) or 409 (not yet: no ZooKeeper session), or the run's own act (a
@@ -160,6 +163,9 @@ func faultOutcome(err error) int {
 	}
 	var h *httpStatusError
 	if errors.As(err, &h) {
+		if h.code == "no_failover" { // the master crashed: the fault acted, its aftermath is the Sentinels'
+			return faultInjected
+		}
 		if h.status == http.StatusServiceUnavailable || h.status == http.StatusConflict {
 			return faultRefused
 		}

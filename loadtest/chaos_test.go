@@ -364,6 +364,16 @@ func TestNemesisRetriesRefusals(t *testing.T) {
 	if n.refused[chaosPauseHolder] != faultTries || n.missed[chaosPauseHolder] != 1 || len(n.defects) != 0 {
 		t.Errorf("always refused: refused %v missed %v defects %v, want %d tries, 1 missed", n.refused, n.missed, n.defects, faultTries)
 	}
+	// kill_redis_master crashed the master and the Sentinels promoted
+	// nobody (its replica was held back, say): the fault took effect, and
+	// a second try would crash the master again.
+	noFailover := httptest.NewServer(answer(http.StatusServiceUnavailable, "no_failover"))
+	defer noFailover.Close()
+	n = newNemesis(noFailover.URL, ok.URL)
+	n.attempt(context.Background(), faultEvent{Kind: chaosKillMaster, For: 2 * time.Second})
+	if n.injected[chaosKillMaster] != 1 || n.refused[chaosKillMaster] != 0 || len(n.defects) != 0 {
+		t.Errorf("no failover: injected %v refused %v defects %v, want injected once, never tried again", n.injected, n.refused, n.defects)
+	}
 	calls = nil
 	n = newNemesis(broken.URL, ok.URL)
 	n.attempt(context.Background(), faultEvent{Kind: chaosPauseHolder, For: time.Second})

@@ -27,6 +27,12 @@ const FailoverTimeout = 20 * time.Second
 // the fault needs (no Sentinel answers, the master refused, no failover).
 var ErrSentinel = errors.New("faults: redis sentinel")
 
+// ErrNoFailover: kill_redis_master crashed the master (the fault took
+// effect) and the Sentinels promoted no replica in time (one held back by
+// hold_replication is not promoted, by the Sentinels' own rule); the old
+// master comes back as the master.
+var ErrNoFailover = fmt.Errorf("%w: no failover", ErrSentinel)
+
 // Failover is what kill_redis_master did.
 type Failover struct {
 	OldMaster string `json:"old_master"`
@@ -186,7 +192,7 @@ func (s *Service) KillRedisMaster(ctx context.Context, d time.Duration) (Failove
 		select {
 		case <-wait.Done():
 			return f, fmt.Errorf("%w: the Sentinels promoted no replica within %v of killing %s (down for %v; "+
-				"is a replica in sync, and down longer than the Sentinels' down-after?)", ErrSentinel, FailoverTimeout, old, d)
+				"is a replica in sync, and down longer than the Sentinels' down-after?)", ErrNoFailover, FailoverTimeout, old, d)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -173,6 +173,7 @@ var domainErrors = []mapping{
 	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
 	{err: faults.ErrNoReplyDrop, status: http.StatusConflict, code: "no_redis", message: "this replica has no default Redis: no lock script reply to drop"},
+	{err: faults.ErrNoFailover, status: http.StatusServiceUnavailable, code: "no_failover", fill: ownText},
 	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},
 	{err: faults.ErrNoDBLink, status: http.StatusConflict, code: "no_db_link", message: "this replica's database connections cannot be cut (it started with faults off)"},
 	{err: faults.ErrNotEnsemble, status: http.StatusConflict, code: "not_ensemble", fill: ownText},
