@@ -208,3 +208,17 @@ func TestReclaimWaitsForAPersistHoldingTheRow(t *testing.T) {
 		t.Fatalf("after both: %+v, want the unit sold once (4 and 4), nothing in flight", r)
 	}
 }
+
+// A repair asked for (POST /api/sales/{id}/reconcile) reclaims a stuck unit
+// once: it does not also move the stock by the drift the unit made.
+func TestRepairReclaimsAStuckUnitOnce(t *testing.T) {
+	s := newReclaimSale(t, 5)
+	s.takeAbandoned(t)
+	before, after, repaired, err := reconcile.Repair(context.Background(), s.db, s.st, s.key, s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !repaired || after.Drift != 0 || after.StoreStock != 5 || after.DBStock != 5 || after.InFlight != 0 {
+		t.Fatalf("repair: repaired %v, before %+v, after %+v; want repaired, the unit back once (5 and 5)", repaired, before, after)
+	}
+}
