@@ -90,6 +90,7 @@ type Server struct {
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
 	queueRedis *redis.Client // the order queue's Redis (queue.go)
+	salesList  salesList     // GET /api/sales's shared answer (sales_list.go)
 }
 
 var _ http.Handler = (*Server)(nil)
