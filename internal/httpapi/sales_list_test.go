@@ -204,3 +204,19 @@ func TestSalesListStatements(t *testing.T) {
 		t.Fatalf("20 clients listing at once ran %d statements, want at most 5 (one computation)", n)
 	}
 }
+
+// The list is shared for a second, but a sale made on this replica is in
+// the next list at once.
+func TestSalesListShowsACreatedSaleAtOnce(t *testing.T) {
+	e := newEnv(t)
+	e.createSale(t, `{"strategy":"mutex","stock":1,"name":"before"}`)
+	if rec := e.get("/api/sales"); rec.Code != http.StatusOK {
+		t.Fatalf("list: %d %s", rec.Code, rec.Body)
+	}
+	made := e.createSale(t, `{"strategy":"mutex","stock":1,"name":"after"}`)
+	var list []inventory.SaleView
+	mustJSON(t, e.get("/api/sales"), &list)
+	if len(list) == 0 || list[0].ID != made.ID {
+		t.Fatalf("the list right after creating sale %d starts with %+v", made.ID, list[0].Sale)
+	}
+}
