@@ -24,16 +24,15 @@ type eventHub struct {
 	compute   func(ctx context.Context) [][]byte // one snapshot's events, encoded
 	perClient int
 	total     int
-	// onSnapshot, when set (by tests, before the first stream), is called
-	// after each snapshot is published, by the broadcaster.
+	mu        sync.Mutex
+	// onSnapshot, when set (by tests), is called after each snapshot is
+	// published, by the broadcaster, under mu.
 	onSnapshot func(seq uint64)
-
-	mu       sync.Mutex
-	streams  map[*eventStream]struct{}
-	byClient map[string]int
-	latest   *eventSnapshot     // the running broadcaster's last; nil when none runs
-	stop     context.CancelFunc // stops the running broadcaster; nil when none runs
-	seq      uint64             // snapshots published
+	streams    map[*eventStream]struct{}
+	byClient   map[string]int
+	latest     *eventSnapshot     // the running broadcaster's last; nil when none runs
+	stop       context.CancelFunc // stops the running broadcaster; nil when none runs
+	seq        uint64             // snapshots published
 }
 
 // eventSnapshot is one snapshot's SSE events, encoded once for every stream.

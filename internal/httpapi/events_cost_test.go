@@ -124,7 +124,9 @@ func TestEventsCostDoesNotGrowWithStreams(t *testing.T) {
 	e := newEnv(t, withStreamCaps(1000, 1000), func(c *envConfig) { c.db = db })
 	stmts := countStatements(t, e.db)
 	costs := &snapshotCosts{more: make(chan struct{}, 1)}
+	e.srv.eventHub.mu.Lock()
 	e.srv.eventHub.onSnapshot = func(uint64) { costs.record(stmts.count()) }
+	e.srv.eventHub.mu.Unlock()
 	eventInterval = 100 * time.Millisecond
 	t.Cleanup(func() { eventInterval = time.Second })
 	srv := httptest.NewServer(e.srv)
