@@ -51,6 +51,8 @@ type envConfig struct {
 	db       *gorm.DB
 	guards   bool // the gate with Redis rate limits and a running sold-out cache
 	queue    bool // every backend, the order queue and a running consumer
+	// streamsPerClient and streams cap GET /api/events (0: the defaults).
+	streamsPerClient, streams int
 }
 
 // withQueue builds the lockers over every real backend and turns the async
@@ -81,7 +83,8 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
-		Ping: cfg.ping, AdminToken: cfg.token, Log: log}
+		Ping: cfg.ping, AdminToken: cfg.token, Log: log,
+		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams}
 	if cfg.queue {
 		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
 		orders.UseQueue(q)

@@ -70,6 +70,11 @@ type Deps struct {
 	// QueueRedis is the order queue's Redis (the default one), whose
 	// durability /api/queue/durability reads and sets; nil for none.
 	QueueRedis *redis.Client
+	// EventStreamsPerClient and EventStreams cap the open GET /api/events
+	// streams per client address and in all; 0 means
+	// DefaultEventStreamsPerClient and DefaultEventStreams.
+	EventStreamsPerClient int
+	EventStreams          int
 }
 
 // Server is the API as an http.Handler.
@@ -90,6 +95,8 @@ type Server struct {
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
 	queueRedis *redis.Client // the order queue's Redis (queue.go)
+	salesList  salesList     // GET /api/sales's shared answer (sales_list.go)
+	eventHub   *eventHub     // GET /api/events's snapshots and caps (eventhub.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -116,6 +123,7 @@ func New(d Deps) *Server {
 		h := sha256.Sum256([]byte(d.AdminToken))
 		s.adminHash = h[:]
 	}
+	s.eventHub = newEventHub(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
 	return s
 }
