@@ -19,6 +19,11 @@ import (
 // carries, or (read only) with the admin token. Paying takes the ticket or
 // the order_token; a user id, which anyone can learn, is no proof.
 
+// DefaultOrderRateIP is the order routes' budget per client IP, in
+// requests per second (and burst): a shopper's page polls a ticket at
+// most every 300 ms, a probe walking the ids is held to this.
+const DefaultOrderRateIP = 30
+
 // orderRateScope names the order routes' budget in the limiter.
 const orderRateScope = "orders"
 
