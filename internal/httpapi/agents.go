@@ -77,7 +77,7 @@ func (s *Server) reportShare(c *gin.Context) {
 	var r runwire.Report
 	var agent *string
 	err := decodeObject(c.Request.Body, map[string]any{
-		"agent_id": &agent, "requests": &r.Requests, "orders": &r.Orders, "sold_out": &r.SoldOut,
+		"agent_id": &agent, "requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
 		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done, "layers": &r.Layers,
 	})
 	if err != nil {
