@@ -30,7 +30,7 @@ func runsEnv(t *testing.T, opts ...func(*envConfig)) *env {
 }
 
 // register adds a live discovery member, removed at cleanup.
-func register(t *testing.T, e *env, m discovery.Member) {
+func register(t testing.TB, e *env, m discovery.Member) {
 	t.Helper()
 	if err := discovery.Register(context.Background(), e.db, m); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestRunWatchdog(t *testing.T) {
 
 // claimedShare starts a run of one db-pessimistic step and claims its
 // share as a fresh agent: the report path and the agent's id.
-func claimedShare(t *testing.T, e *env) (path, agent string) {
+func claimedShare(t testing.TB, e *env) (path, agent string) {
 	t.Helper()
 	tag := fmt.Sprintf("%08x", rand.Uint32())
 	agent = "t-agent-" + tag
