@@ -42,8 +42,6 @@ func (p *shopProc) kill(t *testing.T) {
 // startShops is startReplicas with killable replicas.
 func startShops(t *testing.T, n int, db string) []*shopProc {
 	t.Helper()
-	bin := shopBinary(t)
-	dsn := testenv.MySQLDSN(t, db)
 	// Runs left open by an interrupted earlier test would take shares of
 	// this test's agents.
 	if err := testenv.DB(t, db).Exec("UPDATE runs SET status = 'failed' WHERE status IN ('queued', 'running')").Error; err != nil {
@@ -51,28 +49,35 @@ func startShops(t *testing.T, n int, db string) []*shopProc {
 	}
 	var out []*shopProc
 	for i := range n {
-		addr := freeAddr(t)
-		cmd := exec.Command(bin, "serve", "-replica-id", fmt.Sprintf("%s-r%d", db, i+1))
-		cmd.Env = append(os.Environ(),
-			config.EnvMySQLDSN+"="+dsn, config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"=")
-		logf, _ := os.Create(filepath.Join(t.TempDir(), fmt.Sprintf("shop-%d.log", i+1)))
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		p := &shopProc{URL: "http://" + addr, cmd: cmd}
-		t.Cleanup(func() {
-			defer logf.Close()
-			if p.killed {
-				return
-			}
-			stopProc(t, cmd, "replica "+addr, logf.Name())
-			showProblems(t, "replica "+addr, logf.Name())
-		})
-		waitHealthy(t, p.URL, logf.Name())
-		out = append(out, p)
+		out = append(out, startShop(t, db, db, fmt.Sprintf("r%d", i+1)))
 	}
 	return out
+}
+
+// startShop starts one killable `shop serve` over database db, replica id
+// prefix + "-" + name, and waits until it is healthy.
+func startShop(t *testing.T, db, prefix, name string) *shopProc {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(shopBinary(t), "serve", "-replica-id", prefix+"-"+name)
+	cmd.Env = append(os.Environ(),
+		config.EnvMySQLDSN+"="+testenv.MySQLDSN(t, db), config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"=")
+	logf, _ := os.Create(filepath.Join(t.TempDir(), "shop-"+name+".log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &shopProc{URL: "http://" + addr, cmd: cmd}
+	t.Cleanup(func() {
+		defer logf.Close()
+		if p.killed {
+			return
+		}
+		stopProc(t, cmd, "replica "+addr, logf.Name())
+		showProblems(t, "replica "+addr, logf.Name())
+	})
+	waitHealthy(t, p.URL, logf.Name())
+	return p
 }
 
 // startAgents starts n `loadtest agent` processes that know every shop.

@@ -263,6 +263,9 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 			v, err = cf.checkQueue(ctx, run.store, run.c, run.targets, run.restarts.list())
 		} else {
 			v, err = cf.check(ctx, run.store)
+			if err == nil {
+				err = cf.checkStuck(ctx, run.c, run.store, run.targets, run.restarts.list(), &v)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: checking the database: %w", cf.name(), err)
@@ -336,6 +339,7 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 			// the lock lost: asserted for every strategy, safe or not.
 			c.Fencing, c.MustHold = fencing, fencing || s.Safe && (s.Expiry == "none" || s.Expiry == "connection")
 			c.RedisLock = s.Tokens && slices.Contains(s.Needs, "redis")
+			c.StoreStock = s.Name == "redis-lua-stock"
 			out = append(out, c)
 		}
 		if s.Name == "redis-lua-stock" && queued {
@@ -393,6 +397,9 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 	c.mu.Unlock()
 	req := saleRequest{Name: "chaos " + c.name() + " seed " + strconv.FormatUint(f.seed, 10), Strategy: c.Strategy,
 		Stock: f.stock, WorkMS: f.workMS, TTLMS: f.ttlMS, Fencing: c.Fencing, PerUserLimit: 1}
+	if c.StoreStock {
+		req.WorkMS = max(req.WorkMS, chaosPersistWorkMS)
+	}
 	var lastErr error
 	for _, t := range targets { // a replica may be down: try the next
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -39,6 +39,9 @@ type chaosConfig struct {
 	// RedisLock: the lock runs scripts on the replicas' default Redis
 	// (drop_reply loses one of their replies).
 	RedisLock bool
+	// StoreStock: buyers are served from a stock kept in Redis
+	// (redis-lua-stock), whose units must all come back to it or be sold.
+	StoreStock bool
 
 	create  sync.Mutex // held while a sold-out sale is replaced
 	mu      sync.Mutex
@@ -147,7 +150,13 @@ type chaosVerdict struct {
 	Oversold, LostUpdates, Duplicates             int64
 	Missing, Phantom                              int64 // a 201 without its row; a row nobody was promised or left unsure
 	Violations, FencedWrites, Unknown, StoreDrift int64
-	Queue                                         *ticketVerdict // async configurations only
+	// Stuck: units neither sold nor sellable once the sales settled (an
+	// undersell, a failure like an oversell); StuckSales says where.
+	// Reclaimed: units a dead replica left in flight that a reconciliation
+	// settled; Repaired: drift repaired after a non-durable Redis restart.
+	Stuck, Reclaimed, Repaired int64
+	StuckSales                 []string
+	Queue                      *ticketVerdict // async configurations only
 }
 
 // broken lists the invariants that do not hold (empty: all hold).
@@ -163,6 +172,7 @@ func (v chaosVerdict) broken() []string {
 	add("duplicates", v.Duplicates)
 	add("201 without order", v.Missing)
 	add("order without 201", v.Phantom)
+	add("units stuck", v.Stuck)
 	if v.Queue != nil {
 		out = append(out, v.Queue.broken()...)
 	}

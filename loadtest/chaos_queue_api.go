@@ -147,7 +147,8 @@ type queueCallError struct {
 
 func (e *queueCallError) Error() string { return e.err.Error() }
 
-// queueCall is callJSON for any method, with the admin token on writes,
+// queueCall is callJSON for any method, with the admin token on writes and
+// order reads,
 // expecting a 200; another status is an *queueCallError (its code read).
 func (c *client) queueCall(ctx context.Context, method, url string, body, out any) error {
 	var rd io.Reader
@@ -165,9 +166,7 @@ func (c *client) queueCall(ctx context.Context, method, url string, body, out an
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.token != "" && method != http.MethodGet {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
+	c.authorize(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, url, err)

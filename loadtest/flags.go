@@ -131,8 +131,11 @@ store, queue; "unknown" when absent).
 Async sales (--order-mode async): a 202 is counted as "accepted" and its
 order ticket kept. After the load the run waits (--drain-timeout) for the
 sale's queue to drain, then asks GET /api/orders/{ticket} for every ticket:
-confirmed, failed (with the reason) or lost (404). The table adds accepted/s,
-confirmed/s, the 202-to-confirmed p50/p99 and the reconciliation's drift.
+confirmed, failed (with the reason) or lost (404). The shop limits those
+reads per client IP (SECKILL_ORDER_RATE_IP, 30/s by default): a 429 is read
+again after a second, so the limit paces the check; with --admin-token the
+reads are not limited. The table adds accepted/s, confirmed/s, the
+202-to-confirmed p50/p99 and the reconciliation's drift.
 
 Exit codes: 0 ok; 1 a strategy meant to be safe oversold, lost updates or
 showed violations, or hard errors (transport, timeouts, HTTP statuses other
@@ -204,7 +207,7 @@ func (c *runConfig) define(fs *flag.FlagSet) (targets *string) {
 	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file")
 	// No default shown: the environment's token must not end up in a
 	// terminal scrollback through -h.
-	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token for creating sales (default: $SECKILL_ADMIN_TOKEN)")
+	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token for creating sales and reading order tickets past the shop's per-IP limit (default: $SECKILL_ADMIN_TOKEN)")
 	return targets
 }
 

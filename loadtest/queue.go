@@ -9,7 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
 )
 
 // Queue is what an async sale's run adds: every 202's ticket followed to
@@ -74,9 +77,14 @@ func followQueue(ctx context.Context, c *client, cfg runConfig, res *Result, id 
 	q.DrainS = round3(time.Since(loadEnd).Seconds())
 
 	fmt.Fprintf(stderr, "%s: checking %d order tickets\n", res.Strategy, len(tickets))
-	checker := newClient(ticketCheckers, cfg.timeout, "")
+	checker := newClient(ticketCheckers, cfg.timeout, cfg.adminToken)
 	defer checker.close()
-	ends := checkTickets(ctx, checker, cfg.targets, tickets, time.Now().Add(min(settleGrace, cfg.drainTimeout)))
+	ends, limited := checkTickets(ctx, checker, cfg.targets, tickets, time.Now().Add(min(settleGrace, cfg.drainTimeout)))
+	if limited > 0 {
+		fmt.Fprintf(stderr, "%s: %d ticket reads were rate limited (429) and read again after the wait: the shop's limit per "+
+			"client IP on the order routes paced the check (--admin-token is not limited; %s=0 on the shop lifts it)\n",
+			res.Strategy, limited, config.EnvOrderRateIP)
+	}
 	orderOf := map[uint64]bool{}
 	for _, e := range ends {
 		switch e.state {
@@ -160,11 +168,13 @@ func waitDrain(ctx context.Context, c *client, targets []string, id uint64, dead
 }
 
 // stateLost is a ticket the shop answers 404 for; stateUnreadable one it
-// gave no usable answer about.
-// stateMismatched a confirmed one whose order is not the ticket's.
+// gave no usable answer about; stateLimited one whose read the shop's rate
+// limit refused (429); stateMismatched a confirmed one whose order is not
+// the ticket's.
 const (
 	stateLost       = "lost"
 	stateUnreadable = "unreadable"
+	stateLimited    = "limited"
 	stateMismatched = "mismatched"
 )
 
@@ -177,9 +187,13 @@ type ticketEnd struct {
 
 // checkTickets asks every ticket's state, ticketCheckers at once over the
 // targets in turn, and asks the pending and unreadable ones again until
-// none is left or deadline passes (always one pass at least).
-func checkTickets(ctx context.Context, c *client, targets []string, tickets []string, deadline time.Time) []ticketEnd {
-	ends := make([]ticketEnd, len(tickets))
+// none is left or deadline passes (always one pass at least). A read the
+// shop's rate limit refused is made again after a second (the least
+// Retry-After), however long that takes: the limit paces the check, it
+// does not end it. limited counts those refusals.
+func checkTickets(ctx context.Context, c *client, targets []string, tickets []string, deadline time.Time) (ends []ticketEnd, limited int64) {
+	var refusals atomic.Int64
+	ends = make([]ticketEnd, len(tickets))
 	todo := make([]int, len(tickets))
 	for i := range todo {
 		todo[i] = i
@@ -193,6 +207,11 @@ func checkTickets(ctx context.Context, c *client, targets []string, tickets []st
 				defer wg.Done()
 				for i := range jobs {
 					ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
+					for ends[i].state == stateLimited && ctx.Err() == nil {
+						refusals.Add(1)
+						sleepCtx(ctx, time.Second)
+						ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
+					}
 				}
 			}()
 		}
@@ -214,7 +233,7 @@ func checkTickets(ctx context.Context, c *client, targets []string, tickets []st
 			time.Sleep(recheckPeriod)
 		}
 	}
-	return ends
+	return ends, refusals.Load()
 }
 
 // ticketState is GET target/api/orders/{ticket}.
@@ -238,6 +257,8 @@ func ticketState(ctx context.Context, c *client, target, ticket string) ticketEn
 		return ticketEnd{state: body.State, reason: body.Reason}
 	case errors.As(err, &se) && se.status == http.StatusNotFound:
 		return ticketEnd{state: stateLost}
+	case errors.As(err, &se) && se.status == http.StatusTooManyRequests:
+		return ticketEnd{state: stateLimited}
 	}
 	return ticketEnd{state: stateUnreadable}
 }

@@ -32,6 +32,11 @@ type asyncShop struct {
 	views    int
 	asked    map[string]int // GET /api/orders/{ticket} per ticket
 	noTicket bool           // 202s without an order_ticket
+	// limitReads answers a ticket's first read 429 rate_limited unless it
+	// carries the admin token tok, as the shop's per-IP limit does;
+	// limited counts those answers.
+	limitReads bool
+	limited    int
 }
 
 func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +89,10 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.asked[ticket]++
 		n, ok := f.tickets[ticket]
 		switch {
+		case f.limitReads && f.asked[ticket] == 1 && r.Header.Get("Authorization") != "Bearer tok":
+			f.limited++
+			w.Header().Set("Retry-After", "1")
+			reply(http.StatusTooManyRequests, "", apiErrorBody{Error: "rate_limited"})
 		case !ok || f.lost[n]:
 			reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found", Field: "ref"})
 		case f.stuck[n]:
@@ -192,6 +201,38 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 			}
 			if tc.line != "" && (!strings.Contains(stderr, tc.line) || !strings.Contains(stdout, tc.line)) {
 				t.Errorf("no line %q in stderr and the table\nstdout:\n%s\nstderr:\n%s", tc.line, stdout, stderr)
+			}
+		})
+	}
+}
+
+// The shop limits the order routes per client IP: the ticket checks wait
+// out a 429 and read the ticket again, and say the limit paced them; with
+// the admin token they are not limited.
+func TestTicketChecksWaitOutTheOrderLimit(t *testing.T) {
+	for _, token := range []string{"", "tok"} {
+		t.Run("token "+token, func(t *testing.T) {
+			t.Parallel()
+			f := &asyncShop{limitReads: true, stock: 10, drainAfter: 1, tickets: map[string]int{}, asked: map[string]int{}}
+			srv := httptest.NewServer(f)
+			t.Cleanup(srv.Close)
+			path := filepath.Join(t.TempDir(), "out.json")
+			code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "redis-lua-stock", "--order-mode", "async",
+				"--stock", "10", "--buyers", "10", "--concurrency", "4", "--drain-timeout", "1s", "--json", path, "--admin-token", token)
+			if code != exitOK {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, stdout, stderr)
+			}
+			q := decodeReport(t, mustRead(t, path)).Results[0].Queue
+			if q == nil || q.Confirmed != 10 || q.Unsettled != 0 {
+				t.Fatalf("queue %+v: want the 10 tickets confirmed", q)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			switch said := strings.Contains(stderr, "rate limited"); {
+			case token == "" && (f.limited != 10 || !said):
+				t.Fatalf("%d reads limited, want 10, and stderr to say so:\n%s", f.limited, stderr)
+			case token != "" && (f.limited != 0 || said):
+				t.Fatalf("with the admin token %d reads were limited:\n%s", f.limited, stderr)
 			}
 		})
 	}

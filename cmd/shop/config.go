@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/httpapi"
 )
 
 // Environment variables of the shop beyond the backends' and the admin
@@ -36,6 +38,9 @@ type serveConfig struct {
 	ReplicaID      string        // default hostname:port
 	LockWait       time.Duration // default 10s
 	LogLevel       slog.Level
+	// OrderRateIP: requests per second per client IP on the order routes
+	// (reading and paying an order); 0 for no limit.
+	OrderRateIP int
 	// AdminToken comes from SECKILL_ADMIN_TOKEN only: a flag would show the
 	// secret in ps and in shell history.
 	AdminToken string
@@ -49,6 +54,10 @@ func flagSet(name, summary string, cfg *serveConfig, stderr io.Writer) (*flag.Fl
 	lockWait, err := time.ParseDuration(config.Get(envLockWait, "10s"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", envLockWait, err)
+	}
+	orderRate, err := strconv.Atoi(config.Get(config.EnvOrderRateIP, strconv.Itoa(httpapi.DefaultOrderRateIP)))
+	if err != nil || orderRate < 0 {
+		return nil, fmt.Errorf("%s: want requests per second, 0 or more, not %q", config.EnvOrderRateIP, config.Get(config.EnvOrderRateIP, ""))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(config.Get(envLogLevel, "info"))); err != nil {
@@ -74,6 +83,16 @@ func flagSet(name, summary string, cfg *serveConfig, stderr io.Writer) (*flag.Fl
 		"`name` written on every order (at most 64 chars); default hostname:port (env "+envReplicaID+")")
 	fs.DurationVar(&cfg.LockWait, "lock-wait", lockWait,
 		"how long a buyer waits for the lock before 503 lock_timeout (env "+envLockWait+")")
+	fs.Func("order-rate-ip", fmt.Sprintf("`requests` per second each client IP may send to GET /api/orders/{ref} and its /pay, together; 0 for no limit (default %d; env %s)", orderRate, config.EnvOrderRateIP),
+		func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want requests per second, 0 or more")
+			}
+			cfg.OrderRateIP = n
+			return nil
+		})
+	cfg.OrderRateIP = orderRate
 	fs.TextVar(&cfg.LogLevel, "log-level", level, "log `level`: debug, info, warn or error (env "+envLogLevel+")")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: shop %s [flags]\n\n%s\n\nFlags (each defaults to its environment variable, then to the local default):\n", name, summary)

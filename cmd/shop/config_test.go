@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/httpapi"
 )
 
 func TestLoopbackOnly(t *testing.T) {
@@ -46,7 +47,7 @@ func setEnv(t *testing.T, kv map[string]string) {
 func TestFlagDefaults(t *testing.T) {
 	all := []string{config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr, config.EnvRedlockAddrs,
 		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvSentinelAddrs, config.EnvSentinelMaster, config.EnvAdminToken,
-		envReplicaID, envLockWait, envLogLevel}
+		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP}
 	t.Run("local defaults", func(t *testing.T) {
 		for _, k := range all {
 			t.Setenv(k, "")
@@ -59,7 +60,7 @@ func TestFlagDefaults(t *testing.T) {
 			RedisAddr: config.DefaultRedisAddr, RedlockAddrs: config.DefaultRedlockAddrs,
 			ZKServers: config.DefaultZKServers, EtcdEndpoints: config.DefaultEtcdEndpoints,
 			SentinelAddrs: config.DefaultSentinelAddrs, SentinelMaster: config.DefaultSentinelMaster,
-			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo}
+			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo, OrderRateIP: httpapi.DefaultOrderRateIP}
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)
 		}
@@ -70,6 +71,7 @@ func TestFlagDefaults(t *testing.T) {
 			config.EnvRedisAddr: "r:1", config.EnvRedlockAddrs: "a:1,b:2,c:3", config.EnvZKServers: "z:2181",
 			config.EnvEtcdEndpoints: "e:2379", config.EnvSentinelAddrs: "s:1,s:2", config.EnvSentinelMaster: "m",
 			config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
+			config.EnvOrderRateIP: "0",
 		})
 		cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
 		if err != nil {
@@ -78,24 +80,25 @@ func TestFlagDefaults(t *testing.T) {
 		want := serveConfig{HTTPAddr: "127.0.0.1:9999", MySQLDSN: "u@tcp(db:3306)/x", RedisAddr: "r:1",
 			RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", SentinelAddrs: "s:1,s:2", SentinelMaster: "m",
 			ReplicaID: "r1", LockWait: 250 * time.Millisecond,
-			LogLevel: slog.LevelDebug, AdminToken: "tok"}
+			LogLevel: slog.LevelDebug, AdminToken: "tok", OrderRateIP: 0}
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)
 		}
 		// Flags win over the environment.
 		cfg, err = parseServe("serve", "", []string{"-http-addr", "[::1]:7000", "-redis-addr", "", "-lock-wait", "3s",
-			"-log-level", "error", "-replica-id", "r2"}, &bytes.Buffer{})
+			"-log-level", "error", "-replica-id", "r2", "-order-rate-ip", "7"}, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if cfg.HTTPAddr != "[::1]:7000" || cfg.RedisAddr != "" || cfg.LockWait != 3*time.Second ||
-			cfg.LogLevel != slog.LevelError || cfg.ReplicaID != "r2" || cfg.MySQLDSN != "u@tcp(db:3306)/x" {
+			cfg.LogLevel != slog.LevelError || cfg.ReplicaID != "r2" || cfg.MySQLDSN != "u@tcp(db:3306)/x" || cfg.OrderRateIP != 7 {
 			t.Fatalf("flags did not override: %+v", cfg)
 		}
 	})
 	t.Run("bad values", func(t *testing.T) {
 		for _, args := range [][]string{{"-http-addr", "nope"}, {"-lock-wait", "soon"}, {"-log-level", "loud"},
-			{"-replica-id", strings.Repeat("r", 65)}, {"extra"}, {"-admin-token", "x"}} {
+			{"-replica-id", strings.Repeat("r", 65)}, {"extra"}, {"-admin-token", "x"}, {"-order-rate-ip", "-1"},
+			{"-order-rate-ip", "many"}} {
 			if _, err := parseServe("serve", "", args, &bytes.Buffer{}); err == nil {
 				t.Errorf("%v accepted", args)
 			}
@@ -103,6 +106,11 @@ func TestFlagDefaults(t *testing.T) {
 		t.Setenv(envLockWait, "soon")
 		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), envLockWait) {
 			t.Errorf("bad %s: %v", envLockWait, err)
+		}
+		t.Setenv(envLockWait, "")
+		t.Setenv(config.EnvOrderRateIP, "lots")
+		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), config.EnvOrderRateIP) {
+			t.Errorf("bad %s: %v", config.EnvOrderRateIP, err)
 		}
 	})
 }
@@ -130,7 +138,7 @@ func TestUsage(t *testing.T) {
 	var stderr bytes.Buffer
 	run(context.Background(), []string{"serve", "-h"}, &bytes.Buffer{}, &stderr)
 	for _, want := range []string{"-http-addr", "-mysql-dsn", "-redis-addr", "-redlock-addrs", "-zk-servers", "-etcd-endpoints",
-		"-replica-id", "-lock-wait", "-log-level", config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr,
+		"-replica-id", "-lock-wait", "-log-level", "-order-rate-ip", config.EnvOrderRateIP, config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr,
 		config.EnvRedlockAddrs, config.EnvZKServers, config.EnvAdminToken, envReplicaID, envLockWait, envLogLevel} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("serve -h does not mention %s", want)

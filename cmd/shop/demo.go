@@ -170,7 +170,7 @@ func startReplicas(sup *supervisor, cfg demoConfig, addrs []string, exe string) 
 		name := fmt.Sprintf("shop-%d", i+1)
 		args := []string{"serve", "-http-addr", addr, "-replica-id", name, "-redis-addr", cfg.RedisAddr,
 			"-redlock-addrs", cfg.RedlockAddrs, "-zk-servers", cfg.ZKServers, "-etcd-endpoints", cfg.EtcdEndpoints,
-			"-lock-wait", cfg.LockWait.String(), "-log-level", cfg.LogLevel.String()}
+			"-lock-wait", cfg.LockWait.String(), "-log-level", cfg.LogLevel.String(), "-order-rate-ip", strconv.Itoa(cfg.OrderRateIP)}
 		// The DSN (it may hold a password) and the admin token travel in the
 		// environment, not on the command line where ps shows them.
 		env := withEnv(os.Environ(), config.EnvMySQLDSN+"="+cfg.MySQLDSN, config.EnvFaults+"=on")

@@ -116,20 +116,29 @@ func (r *replica) openStrategies(ctx context.Context) {
 	r.lockers = lockstrategy.NewInstances(r.backends)
 }
 
-// openGuards builds the flash sale's guards in front of the order flow:
-// tickets signed with the cluster's secret, rate limits and the sold-out
-// cache over the strategies' Redis (when there is one).
-func (r *replica) openGuards(ctx context.Context) (*guard.Gate, error) {
+// guards are the flash sale's guards in front of the order flow, and what
+// the order routes check.
+type guards struct {
+	gate        *guard.Gate
+	limits      *guard.Limiter     // the sales' limits and the order routes'
+	orderTokens *guard.OrderTokens // keyed from the tickets' secret
+}
+
+// openGuards builds the guards: tickets and order tokens signed with the
+// cluster's secret, rate limits and the sold-out cache over the
+// strategies' Redis (when there is one).
+func (r *replica) openGuards(ctx context.Context) (guards, error) {
 	secret, err := guard.LoadSecret(ctx, r.db, config.Get(config.EnvTicketSecret, ""))
 	if err != nil {
-		return nil, err
+		return guards{}, err
 	}
 	tickets := guard.NewTickets(secret)
 	keyspace := r.db.Migrator().CurrentDatabase()
 	r.soldOut = guard.NewSoldOutCache(r.db, r.backends.Redis, keyspace, r.log)
 	r.soldOutLoop = startLoop(context.WithoutCancel(ctx), r.soldOut.Run)
 	limits := guard.NewLimiter(r.backends.Redis, keyspace)
-	return guard.NewGate(r.orders, tickets, limits, r.soldOut, r.live), nil
+	return guards{gate: guard.NewGate(r.orders, tickets, limits, r.soldOut, r.live), limits: limits,
+		orderTokens: guard.NewOrderTokens(secret)}, nil
 }
 
 // openServices builds the services the API serves from.
@@ -157,7 +166,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		DBLink:         r.dbLink,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
-	gate, err := r.openGuards(ctx)
+	g, err := r.openGuards(ctx)
 	if err != nil {
 		return err
 	}
@@ -165,7 +174,8 @@ func (r *replica) openServices(ctx context.Context) error {
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
 		AdminToken: r.cfg.AdminToken, Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
-		Gate: gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis})
+		Gate: g.gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis,
+		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}

@@ -138,7 +138,12 @@ test('an async sale with reservations: pending, confirmed, paid; an unpaid order
   const orderId = paidText.match(/^Paid! Order (\d+) is yours\.$/)?.[1];
   assert.ok(orderId, paidText);
   await first.page.waitForSelector('#order[data-state=paid]', { state: 'attached', ...WAIT });
-  assert.equal((await api('GET', `/api/orders/${orderId}`)).body.order.status, 'paid');
+  // The API is asked by the ticket the page showed: an order id alone is no proof.
+  const ticketOf = (answers) => answers[0][1].match(/ticket (ot_\d+_[0-9a-f]{32})/)[1];
+  assert.equal((await api('GET', `/api/orders/${orderId}`)).status, 403, 'an order id without its token is refused');
+  const paid = (await api('GET', `/api/orders/${ticketOf(first.answers)}`)).body.order;
+  assert.equal(String(paid.order_id), orderId);
+  assert.equal(paid.status, 'paid');
 
   // The second person left the order unpaid: the page says it expired and the unit went back.
   assert.equal(second.answers.at(-1)[0], 'confirmed', `answers: ${JSON.stringify(second.answers)}`);
@@ -146,7 +151,9 @@ test('an async sale with reservations: pending, confirmed, paid; an unpaid order
   await second.page.waitForSelector('#order[data-state=expired]', { state: 'attached', timeout: PAY_WITHIN_MS + 30_000 });
   assert.match(await answerOfKind(second.page, 'expired'), /^The reservation expired: .*unit went back to the sale\.$/);
   assert.equal(await second.page.locator('#pay').isHidden(), true);
-  assert.equal((await api('GET', `/api/orders/${secondId}`)).body.order.status, 'expired');
+  const expired = (await api('GET', `/api/orders/${ticketOf(second.answers)}`)).body.order;
+  assert.equal(String(expired.order_id), secondId);
+  assert.equal(expired.status, 'expired');
   await second.page.screenshot({ path: path.join(SHOTS, 'queue-expired.png'), fullPage: true });
   await first.page.close();
   await second.page.close();

@@ -3,8 +3,8 @@
 // purchase intent's key and every answer of the order endpoint in words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Intent, POLL, ServerClock, answerOf, countdownText, openingState, payAnswerOf, pollDelay, reservationOf, retryAfter,
-  saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from '../../web/static/assets/shop-model.js';
+import { Intent, POLL, ServerClock, answerOf, countdownText, openingState, orderPath, payAnswerOf, payBody, pollDelay, reservationOf,
+  retryAfter, saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from '../../web/static/assets/shop-model.js';
 
 const res = (status, body, headers = {}) => ({ status, body, header: (n) => headers[n] ?? null });
 
@@ -198,6 +198,9 @@ test('every answer of the pay endpoint has its words', () => {
     [res(409, { error: 'order_failed' }), 'refused', /this order failed/, false],
     [res(403, { error: 'not_your_order', field: 'user_id' }), 'refused', /Not your order/, false],
     [res(404, { error: 'not_found' }), 'refused', /No such order/, false],
+    [res(403, { error: 'order_token_required', field: 'order_token' }), 'refused', /cannot prove .*order is yours/, false],
+    [res(403, { error: 'bad_order_token', field: 'order_token' }), 'refused', /cannot prove .*order is yours/, false],
+    [res(429, { error: 'rate_limited', retryable: true }), 'retry', /Too many requests .*try again/i, true],
     [res(400, { error: 'invalid_field', field: 'user_id', message: 'user_id is required' }), 'refused', /Refused: user_id is required/, false],
     [res(503, { error: 'backend_unavailable', retryable: true }), 'retry', /Try again/, true],
     [{ network: 'Failed to fetch' }, 'retry', /Try again: no answer/, true],
@@ -210,4 +213,12 @@ test('every answer of the pay endpoint has its words', () => {
     assert.equal(a.bad, kind !== 'paid');
   }
   assert.equal(payAnswerOf(res(200, { order_id: 4, status: 'paid' })).order.status, 'paid');
+});
+
+test('an order is read and paid with its token, never with a user id', () => {
+  const o = { order_id: 12, user_id: 'ann', order_token: 'v1.a-b_c+/=', status: 'reserved' };
+  assert.equal(orderPath(o), '/api/orders/12?order_token=v1.a-b_c%2B%2F%3D');
+  assert.deepEqual(payBody(o), { order_token: 'v1.a-b_c+/=' });
+  assert.equal(orderPath({ order_id: 3 }), '/api/orders/3', 'an order without a token (an older server) is asked for as before');
+  assert.deepEqual(payBody({ order_id: 3, user_id: 'ann' }), { user_id: 'ann' }, 'an older server takes the buyer');
 });

@@ -20,6 +20,10 @@ const (
 	// EnvTicketSecret signs purchase tickets; unset, the replicas share
 	// one kept in the database.
 	EnvTicketSecret = "SECKILL_TICKET_SECRET"
+	// EnvOrderRateIP is the requests per second each client IP may send to
+	// the order routes (GET /api/orders/{ref} and its /pay together); 0 for
+	// no limit. Unset: the shop's default (httpapi.DefaultOrderRateIP).
+	EnvOrderRateIP = "SECKILL_ORDER_RATE_IP"
 	// EnvRedisPersistence is the persistence the default Redis (the stock
 	// and the order queue) starts with: none, everysec or always. Read by
 	// scripts/services.sh and docker-compose.yml, not by the shop, which

@@ -53,6 +53,13 @@ var (
 	ErrBadTicket      = errors.New("guard: the purchase ticket is not valid")
 )
 
+// Order token refusals: an order named by its numeric id without its
+// token, or with a token that is not its own.
+var (
+	ErrOrderTokenRequired = errors.New("guard: the order needs its order token")
+	ErrBadOrderToken      = errors.New("guard: the order token is not this order's")
+)
+
 func ceilSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }

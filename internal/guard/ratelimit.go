@@ -82,6 +82,17 @@ func (l *Limiter) Check(ctx context.Context, sale inventory.Sale, userID, client
 	return nil
 }
 
+// CheckClient applies a shop-wide limit of perSecond requests per client IP
+// (0: none) to one request of the routes scope names: nil, or a
+// *RateLimitedError (limit "ip"). Each scope has budgets of its own, apart
+// from the sales' limits.
+func (l *Limiter) CheckClient(ctx context.Context, scope string, perSecond int, clientIP string) error {
+	if l == nil || perSecond <= 0 {
+		return nil
+	}
+	return l.allow(ctx, scope+":ip:"+clientIP, perSecond, "ip")
+}
+
 func (l *Limiter) allow(ctx context.Context, key string, perSecond int, kind string) error {
 	if l.redis != nil && time.Now().UnixNano() >= l.downUntil.Load() {
 		rctx, cancel := context.WithTimeout(ctx, redisLimitTimeout)

@@ -98,3 +98,43 @@ func TestRateLimitFallsBackWhenRedisIsDown(t *testing.T) {
 		t.Fatalf("%d checks counted as answered locally, want 10", l.Fallbacks())
 	}
 }
+
+// A shop-wide limit per client IP (the order routes' limit) is
+// cluster-wide too, has a budget per scope and per IP, and shares nothing
+// with a sale's own IP limit; 0 per second is no limit.
+func TestClientLimit(t *testing.T) {
+	rdb := testenv.Redis(t)
+	keyspace := fmt.Sprintf("guard_test_%d", time.Now().UnixNano())
+	a, b := NewLimiter(rdb, keyspace), NewLimiter(rdb, keyspace)
+	ctx := context.Background()
+	var refused *RateLimitedError
+	allowed, start := 0, time.Now()
+	for i := 0; refused == nil && i < 1000; i++ {
+		switch err := []*Limiter{a, b}[i%2].CheckClient(ctx, "orders", 2, "10.0.0.1"); {
+		case err == nil:
+			allowed++
+		case !errors.As(err, &refused) || refused.Limit != "ip":
+			t.Fatalf("request %d: %v, want the ip limit", i, err)
+		}
+	}
+	if most := 2 + int(time.Since(start)/(500*time.Millisecond)); refused == nil || allowed < 2 || allowed > most {
+		t.Fatalf("one IP at 2/s over two replicas: %d allowed before a refusal (%v), want 2 to %d", allowed, refused, most)
+	}
+	if refused.RetryAfter <= 0 || !errors.Is(refused, ErrRateLimited) {
+		t.Fatalf("refusal %+v: want a wait", refused)
+	}
+	for name, check := range map[string]func() error{
+		"another IP":            func() error { return a.CheckClient(ctx, "orders", 2, "10.0.0.2") },
+		"another scope":         func() error { return a.CheckClient(ctx, "other", 2, "10.0.0.1") },
+		"no limit":              func() error { return a.CheckClient(ctx, "orders", 0, "10.0.0.1") },
+		"a sale's own IP limit": func() error { return a.Check(ctx, inventory.Sale{ID: 1, RateLimitIP: 2}, "u", "10.0.0.1") },
+	} {
+		if err := check(); err != nil {
+			t.Errorf("%s shares the exhausted budget: %v", name, err)
+		}
+	}
+	var none *Limiter
+	if err := none.CheckClient(ctx, "orders", 2, "10.0.0.1"); err != nil {
+		t.Fatalf("no limiter: %v", err)
+	}
+}

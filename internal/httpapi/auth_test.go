@@ -22,7 +22,7 @@ func TestEveryWriteNeedsTheToken(t *testing.T) {
 		}
 		if r.Method == http.MethodPost && (r.Path == "/api/sales/:id/orders" || r.Path == "/api/sales/:id/ticket" ||
 			r.Path == "/api/orders/:ref/pay") {
-			continue // buyers need no token (a ticket is signed, not stored: it writes nothing; paying is the buyer's own order)
+			continue // buyers need no token (a ticket is signed, not stored: it writes nothing; paying is the order's holder's own write, proven by its ticket or order_token)
 		}
 		path := r.Path
 		for _, p := range []string{":id", ":step", ":share", ":name", ":ref"} {

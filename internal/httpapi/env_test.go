@@ -51,7 +51,15 @@ type envConfig struct {
 	db       *gorm.DB
 	guards   bool // the gate with Redis rate limits and a running sold-out cache
 	queue    bool // every backend, the order queue and a running consumer
+	// streamsPerClient and streams cap GET /api/events (0: the defaults).
+	streamsPerClient, streams int
+	// orderRate limits the order routes per client IP (0: no limit),
+	// through the guards' Redis limiter with withGuards.
+	orderRate int
 }
+
+// withOrderRate limits the order routes to n requests per second per IP.
+func withOrderRate(n int) func(*envConfig) { return func(c *envConfig) { c.orderRate = n } }
 
 // withQueue builds the lockers over every real backend and turns the async
 // order mode on, with one consumer running, as cmd/shop does.
@@ -82,7 +90,8 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	t.Cleanup(func() { e.lockers.Close() })
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
-		Ping: cfg.ping, AdminToken: cfg.token, Log: log}
+		Ping: cfg.ping, AdminToken: cfg.token, Log: log, OrderRateIP: cfg.orderRate,
+		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams}
 	if cfg.queue {
 		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
 		orders.UseQueue(q)
@@ -97,7 +106,8 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 		rdb := testenv.Redis(t)
 		keyspace := fmt.Sprintf("httpapi_test_%d", time.Now().UnixNano()) // no other run's limits or messages
 		d.SoldOut = guard.NewSoldOutCache(db, rdb, keyspace, log)
-		d.Gate = guard.NewGate(orders, guard.NewTickets([]byte("test secret")), guard.NewLimiter(rdb, keyspace), d.SoldOut, e.metrics)
+		d.Limits = guard.NewLimiter(rdb, keyspace)
+		d.Gate = guard.NewGate(orders, guard.NewTickets([]byte("test secret")), d.Limits, d.SoldOut, e.metrics)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); d.SoldOut.Run(ctx) }()

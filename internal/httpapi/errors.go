@@ -137,6 +137,8 @@ var domainErrors = []mapping{
 	{err: order.ErrOrderFailed, status: http.StatusConflict, code: "order_failed", message: "the ticket's order could not be made (GET /api/orders/{ticket} says why); there is nothing to pay"},
 	{err: order.ErrReservationExpired, status: http.StatusConflict, code: "reservation_expired", message: "the reservation was not paid before its pay_by; its unit went back to the sale"},
 	{err: order.ErrNotYourOrder, status: http.StatusForbidden, code: "not_your_order", field: "user_id", message: "this order belongs to another user"},
+	{err: guard.ErrOrderTokenRequired, status: http.StatusForbidden, code: "order_token_required", field: "order_token", message: "an order named by its id needs its order_token, which every answer showing the order carries: ?order_token= to read it, \"order_token\" in the body to pay it (or name it by its order ticket)"},
+	{err: guard.ErrBadOrderToken, status: http.StatusForbidden, code: "bad_order_token", field: "order_token", message: "this order_token does not open this order id (or there is no such order)"},
 	{err: orderqueue.ErrNoConfigFile, status: http.StatusConflict, code: "no_config_file", message: "the stream's Redis runs without a config file, so a mode set now would not survive its restart; start it with scripts/services.sh", field: "mode"},
 	{err: errDurability, status: http.StatusServiceUnavailable, code: "durability_failed", fill: ownText, hints: warn},
 	// A sale made on a replica that has the strategy's backend, ordered on one

@@ -21,9 +21,18 @@ var eventInterval = time.Second
 // events is GET /api/events, a Server-Sent Events stream: every second an
 // `event: runs` with the views of the running runs (plus the last finished
 // one, so a dashboard shows a result once its run ends) and an
-// `event: replicas` with discovery's list. It ends when the client goes
-// away (its request ctx is canceled), so a closed tab frees its goroutine.
+// `event: replicas` with discovery's list. The replica computes them once
+// for all its streams (eventHub); a client over its cap is refused before
+// the stream starts (429, or 503 when the replica is full). A stream ends
+// when the client goes away (its request ctx is canceled), so a closed tab
+// frees its goroutine and its place.
 func (s *Server) events(c *gin.Context) {
+	st, err := s.eventHub.join(c.RemoteIP(), eventInterval)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	defer s.eventHub.leave(st)
 	w := c.Writer
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -35,18 +44,19 @@ func (s *Server) events(c *gin.Context) {
 
 	ctx := c.Request.Context()
 	stopping := shutdownSignal(c.Request)
-	tick := time.NewTicker(eventInterval)
-	defer tick.Stop()
 	for {
-		if err := s.sendSnapshot(ctx, w); err != nil {
-			return // the client is gone (or cannot be written to): stop
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-stopping:
 			return // the replica is shutting down: let Shutdown finish
-		case <-tick.C:
+		case snap := <-st.next:
+			for _, ev := range snap.events {
+				if _, err := w.Write(ev); err != nil {
+					return // the client is gone (or cannot be written to): stop
+				}
+				w.Flush() // each event leaves now rather than when a buffer fills
+			}
 		}
 	}
 }
@@ -74,37 +84,25 @@ func shutdownSignal(r *http.Request) <-chan struct{} {
 	return got.(chan struct{})
 }
 
-// sendSnapshot writes one `runs` and one `replicas` event. A failed query
-// is sent as an `event: error` rather than ending the stream: the database
-// hiccups, the dashboard keeps its connection and shows the problem.
-func (s *Server) sendSnapshot(ctx context.Context, w gin.ResponseWriter) error {
+// snapshotEvents computes one snapshot: a `runs` and a `replicas` event.
+// A failed query is sent as an `event: error` in its place rather than
+// ending the streams: the database hiccups, the dashboards keep their
+// connection and show the problem.
+func (s *Server) snapshotEvents(ctx context.Context) [][]byte {
 	qctx, cancel := context.WithTimeout(ctx, replicasTimeout)
 	defer cancel()
-	views, err := s.liveRuns(qctx)
-	if err == nil {
-		err = writeEvent(w, "runs", views)
-	} else if ctx.Err() == nil {
-		err = writeEvent(w, "error", errorBody{Error: "db_unavailable", Message: "runs: the database does not answer"})
+	var events [][]byte
+	if views, err := s.liveRuns(qctx); err == nil {
+		events = append(events, encodeEvent("runs", views))
+	} else {
+		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "runs: the database does not answer"}))
 	}
-	if err != nil || ctx.Err() != nil {
-		return firstErr(err, ctx.Err())
+	if replicas, err := s.replicaViews(qctx); err == nil {
+		events = append(events, encodeEvent("replicas", replicas))
+	} else {
+		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "replicas: the database does not answer"}))
 	}
-	replicas, err := s.replicaViews(qctx)
-	if err == nil {
-		err = writeEvent(w, "replicas", replicas)
-	} else if ctx.Err() == nil {
-		err = writeEvent(w, "error", errorBody{Error: "db_unavailable", Message: "replicas: the database does not answer"})
-	}
-	return firstErr(err, ctx.Err())
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return events
 }
 
 // liveRuns: every running (or queued) run, then the newest finished one.
@@ -120,20 +118,16 @@ func (s *Server) liveRuns(ctx context.Context) ([]runs.RunView, error) {
 	return append(live, last...), nil
 }
 
-// writeEvent writes one SSE event (`event: name`, one `data:` line of JSON,
-// a blank line) and flushes it, so it leaves now rather than when a buffer
-// fills.
-func writeEvent(w gin.ResponseWriter, name string, v any) error {
+// encodeEvent is one SSE event: `event: name`, one `data:` line of JSON,
+// a blank line.
+func encodeEvent(name string, v any) []byte {
 	data, err := json.Marshal(v)
-	if err != nil {
-		return err
+	if err != nil { // the views are plain structs: it cannot fail
+		data, _ = json.Marshal(errorBody{Error: "internal", Message: "the event could not be encoded"})
+		name = "error"
 	}
 	// json.Marshal never emits a raw newline, so one data line is enough.
-	if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data); err != nil {
-		return err
-	}
-	w.Flush()
-	return nil
+	return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", name, data)
 }
 
 // replicaViews is what GET /api/replicas shows, for the stream.

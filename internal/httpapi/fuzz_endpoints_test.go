@@ -377,19 +377,22 @@ func FuzzPayOrder(f *testing.F) {
 		f.Fatalf("order: %d %s", rec.Code, rec.Body)
 	}
 	var o struct {
-		ID uint64 `json:"id"`
+		ID    uint64 `json:"id"`
+		Token string `json:"order_token"`
 	}
 	mustJSON(f, rec, &o)
-	ref := fmt.Sprint(o.ID)
+	ref, token := fmt.Sprint(o.ID), quote(o.Token)
 	for _, s := range [][2]string{
-		{ref, `{"user_id":"someone"}`}, {ref, `{"user_id":""}`}, {ref, `{"user_id":null}`}, {ref, `{}`},
-		{ref, `{"user_id":["payer"]}`}, {ref, `{"user_id":"payer","extra":1}`}, {ref, `{"user_id":` + quote(strings.Repeat("p", 65)) + `}`},
-		{ref, `{"user_id":"payer"}`}, {ref, `{"user_id":"payer"}`}, // paying twice answers the paid order
-		{"0", `{"user_id":"payer"}`}, {"-1", `{"user_id":"payer"}`}, {"18446744073709551616", `{"user_id":"payer"}`},
-		{"99999999999999999999999", `{"user_id":"payer"}`}, {"ot_1_" + strings.Repeat("0", 32), `{"user_id":"payer"}`},
-		{"ot_", `{"user_id":"payer"}`}, {"not-a-ticket", `{"user_id":"payer"}`}, {"", `{"user_id":"payer"}`},
-		{"../../sales", `{"user_id":"payer"}`}, {"1 2", `{"user_id":"payer"}`}, {"\x00", `{"user_id":"payer"}`},
-		{"🛒", `{"user_id":"payer"}`}, {ref, ""}, {ref, "{"},
+		{ref, `{"user_id":"payer"}`}, {ref, `{"order_token":""}`}, {ref, `{"order_token":"x"}`},
+		{ref, `{"order_token":` + quote(strings.Repeat("t", 70000)) + `}`}, {ref, `{"order_token":5}`},
+		{ref, `{"order_token":` + token + `,"user_id":"someone"}`}, {ref, `{"order_token":` + token + `,"user_id":""}`},
+		{ref, `{"order_token":` + token + `,"user_id":` + quote(strings.Repeat("p", 65)) + `}`},
+		{ref, `{"order_token":` + token + `,"user_id":["payer"]}`}, {ref, `{"order_token":` + token + `,"extra":1}`},
+		{ref, `{"order_token":` + token + `}`}, {ref, `{"order_token":` + token + `,"user_id":"payer"}`}, // paid, then paid again
+		{"0", `{"order_token":` + token + `}`}, {"-1", `{"order_token":` + token + `}`},
+		{"18446744073709551616", `{"order_token":` + token + `}`}, {"99999999999999999999999", `{"order_token":` + token + `}`},
+		{"ot_1_" + strings.Repeat("0", 32), `{}`}, {"ot_", `{}`}, {"not-a-ticket", `{}`}, {"", `{}`},
+		{"../../sales", `{}`}, {"1 2", `{}`}, {"\x00", `{}`}, {"🛒", `{}`}, {ref, ""}, {ref, "{"},
 	} {
 		f.Add(s[0], s[1])
 	}

@@ -29,8 +29,9 @@ const (
 )
 
 // placeOrder is POST /api/sales/:id/orders {"user_id", "ticket"}: the hot
-// path, through the guards (guard.Gate) to the order flow. It logs nothing
-// unless something unexpected fails.
+// path, through the guards (guard.Gate) to the order flow; a 201's order
+// carries its order_token. It logs nothing unless something unexpected
+// fails.
 func (s *Server) placeOrder(c *gin.Context) {
 	req, err := s.orderRequest(c)
 	if err != nil {
@@ -50,7 +51,7 @@ func (s *Server) placeOrder(c *gin.Context) {
 		accepted(c, a.Order)
 		return
 	}
-	c.JSON(http.StatusCreated, a.Order)
+	c.JSON(http.StatusCreated, s.viewOrder(a.Order))
 }
 
 // orderRequest reads an order: the sale id, the body and the headers.
@@ -115,8 +116,7 @@ func (s *Server) issueTicket(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"ticket": ticket, "sale_id": id, "user_id": userID, "expires_at": exp.UTC()})
 }
 
-// userIDBody reads a body that is only {"user_id"}: a ticket request, a
-// payment.
+// userIDBody reads a body that is only {"user_id"}: a ticket request.
 func userIDBody(c *gin.Context) (string, error) {
 	var raw json.RawMessage
 	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
@@ -45,7 +46,9 @@ func orderRef(c *gin.Context) (string, error) {
 	return ref, nil
 }
 
-// getOrder is GET /api/orders/:ref: what became of an order or ticket.
+// getOrder is GET /api/orders/:ref: what became of an order ticket, or of
+// an order named by its id with ?order_token= (or the admin token): see
+// provenOrder. A confirmed order carries its order_token.
 func (s *Server) getOrder(c *gin.Context) {
 	ref, err := orderRef(c)
 	if err != nil {
@@ -53,7 +56,8 @@ func (s *Server) getOrder(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	if q := s.orders.Queue(); q != nil && orderqueue.ValidTicket(ref) {
+	byTicket := orderqueue.ValidTicket(ref)
+	if q := s.orders.Queue(); q != nil && byTicket {
 		st, found, err := q.Lookup(ctx, s.store.DB(), s.orders.LockKey, ref)
 		switch {
 		case err != nil:
@@ -61,38 +65,53 @@ func (s *Server) getOrder(c *gin.Context) {
 		case !found:
 			writeError(c, s.log, order.ErrOrderNotFound)
 		default:
-			c.JSON(http.StatusOK, st)
+			c.JSON(http.StatusOK, s.viewTicket(st))
 		}
 		return
 	}
-	o, err := s.orders.Resolve(ctx, ref)
+	var o inventory.Order
+	if byTicket {
+		o, err = s.orders.Resolve(ctx, ref) // no queue here: the database's orders only
+	} else {
+		o, err = s.provenOrder(ctx, ref, c.Query("order_token"), s.adminPresented(c))
+	}
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	c.JSON(http.StatusOK, orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID, UserID: o.UserID,
-		State: orderqueue.StateConfirmed, Order: &o})
+	c.JSON(http.StatusOK, s.viewTicket(orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID,
+		UserID: o.UserID, State: orderqueue.StateConfirmed, Order: &o}))
 }
 
-// payOrder is POST /api/orders/:ref/pay {"user_id"}: the buyer pays a
-// reservation. A buyer's own order write: no admin token.
+// payOrder is POST /api/orders/:ref/pay {"order_token", "user_id"}: the
+// holder of a reservation pays it, named by its ticket, or by its id with
+// its order_token (payProof). The holder's own order write: no admin
+// token, and the admin token pays nothing.
 func (s *Server) payOrder(c *gin.Context) {
 	ref, err := orderRef(c)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	userID, err := userIDBody(c)
+	p, err := paymentBody(c)
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	o, err := s.orders.Pay(c.Request.Context(), ref, userID)
+	byTicket := orderqueue.ValidTicket(ref)
+	if !byTicket && p.token == "" {
+		writeError(c, s.log, guard.ErrOrderTokenRequired)
+		return
+	}
+	o, err := s.orders.PayProven(c.Request.Context(), ref, s.payProof(ref, p))
+	if errors.Is(err, order.ErrOrderNotFound) && !byTicket {
+		err = guard.ErrBadOrderToken // as for a read: which ids exist is nobody's business
+	}
 	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	c.JSON(http.StatusOK, o)
+	c.JSON(http.StatusOK, s.viewOrder(o))
 }
 
 // reconcileStore is the sale's strategy's store, if it keeps a stock.

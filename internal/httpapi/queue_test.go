@@ -12,9 +12,11 @@ import (
 )
 
 // An async sale over HTTP: 202 with a ticket and where to poll, the same
-// ticket for a retried key, the ticket confirmed behind the queue, the
-// reservation paid by its buyer only, and the sale's view with its queue,
-// reservations, reconciliation and verdict.
+// ticket for a retried key, the ticket confirmed behind the queue with its
+// order's token, the reservation paid by the ticket's holder (a user id,
+// when given, must be the buyer's), the order read by its id with that
+// token only, and the sale's view with its queue, reservations,
+// reconciliation and verdict.
 func TestQueuedOrderOverHTTP(t *testing.T) {
 	e := newEnv(t, withQueue)
 	wantError(t, e.post("/api/sales", `{"strategy":"mutex","stock":1,"order_mode":"async"}`), 400, "invalid_field", "order_mode")
@@ -47,28 +49,34 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 	}
 	wantError(t, e.order(v.ID, `{"user_id":"alice"}`), 409, "limit_reached", "")
 
-	var st orderqueue.TicketState
+	var st struct {
+		orderqueue.TicketState
+		Order *tokenedOrder `json:"order"`
+	}
 	testenv.WaitFor(t, guardWait, "the ticket to be confirmed", func() bool {
 		r := e.get(acc.Poll)
-		st = orderqueue.TicketState{}
+		st.TicketState, st.Order = orderqueue.TicketState{}, nil
 		mustJSON(t, r, &st)
 		return r.Code == http.StatusOK && st.State == orderqueue.StateConfirmed
 	})
-	if st.Order == nil || st.Order.Status != inventory.StatusReserved || st.Order.PayBy == nil || st.UserID != "alice" {
+	if st.Order == nil || st.Order.Status != inventory.StatusReserved || st.Order.PayBy == nil || st.UserID != "alice" ||
+		st.Order.OrderToken == "" {
 		t.Fatalf("confirmed ticket %+v", st)
 	}
 	pay := acc.Poll + "/pay"
 	wantError(t, e.post(pay, `{"user_id":"bob"}`), 403, "not_your_order", "user_id")
-	wantError(t, e.post(pay, `{}`), 400, "invalid_field", "user_id")
-	for range 2 { // paying again answers the paid order
-		r := e.post(pay, `{"user_id":"alice"}`)
-		var o inventory.Order
+	wantError(t, e.post(pay, `{"user_id":""}`), 400, "invalid_field", "user_id")
+	for _, body := range []string{`{}`, `{"user_id":"alice"}`} { // the ticket is proof; paying again answers the paid order
+		r := e.post(pay, body)
+		var o tokenedOrder
 		mustJSON(t, r, &o)
-		if r.Code != http.StatusOK || o.Status != inventory.StatusPaid || o.ID != st.Order.ID {
-			t.Fatalf("pay: %d %s", r.Code, r.Body)
+		if r.Code != http.StatusOK || o.Status != inventory.StatusPaid || o.ID != st.Order.ID || o.OrderToken != st.Order.OrderToken {
+			t.Fatalf("pay %s: %d %s", body, r.Code, r.Body)
 		}
 	}
-	if r := e.get(fmt.Sprintf("/api/orders/%d", st.Order.ID)); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"confirmed"`) {
+	byID := fmt.Sprintf("/api/orders/%d", st.Order.ID)
+	wantError(t, e.get(byID), 403, "order_token_required", "order_token")
+	if r := e.get(byID + "?order_token=" + st.Order.OrderToken); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"confirmed"`) {
 		t.Fatalf("the order by its id: %d %s", r.Code, r.Body)
 	}
 	wantError(t, e.get("/api/orders/not-a-ticket"), 400, "invalid_field", "ref")

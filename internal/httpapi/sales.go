@@ -13,9 +13,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
-// listLimit: GET /api/sales shows the newest 100.
-const listLimit = 100
-
 // saleMembers are the members of POST /api/sales, decoded into spec.
 func saleMembers(spec *sale.Spec) map[string]any {
 	return map[string]any{
@@ -40,31 +37,11 @@ func (s *Server) createSale(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
+	s.salesList.forget() // its creator lists it at once
 	// A new sale has no orders: its stats are zero by construction.
 	v := inventory.SaleView{Sale: created}
 	s.enrich(c.Request.Context(), &v)
 	c.JSON(http.StatusCreated, v)
-}
-
-// listSales is GET /api/sales: the newest sales first, with their stats.
-func (s *Server) listSales(c *gin.Context) {
-	ctx := c.Request.Context()
-	sales, err := s.store.ListSales(ctx, listLimit)
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	views := make([]inventory.SaleView, 0, len(sales))
-	for _, one := range sales {
-		v, err := s.store.View(ctx, one)
-		if err != nil {
-			writeError(c, s.log, err)
-			return
-		}
-		judgeListed(&v)
-		views = append(views, v)
-	}
-	c.JSON(http.StatusOK, views)
 }
 
 // getSale is GET /api/sales/:id.

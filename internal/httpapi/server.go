@@ -70,6 +70,23 @@ type Deps struct {
 	// QueueRedis is the order queue's Redis (the default one), whose
 	// durability /api/queue/durability reads and sets; nil for none.
 	QueueRedis *redis.Client
+	// EventStreamsPerClient and EventStreams cap the open GET /api/events
+	// streams per client address and in all; 0 means
+	// DefaultEventStreamsPerClient and DefaultEventStreams.
+	EventStreamsPerClient int
+	EventStreams          int
+	// OrderTokens signs the order_token of every order answer and checks
+	// the one presented to read or pay an order by its numeric id; nil:
+	// signed with a secret of this replica's own (fine for one replica;
+	// replicas must share one, as for the tickets).
+	OrderTokens *guard.OrderTokens
+	// Limits holds the per-client-IP budget of the order routes (GET
+	// /api/orders/{ref}, POST /api/orders/{ref}/pay); nil: a limiter of this
+	// replica's own.
+	Limits *guard.Limiter
+	// OrderRateIP is that budget in requests per second per client IP; 0:
+	// no limit. From SECKILL_ORDER_RATE_IP.
+	OrderRateIP int
 }
 
 // Server is the API as an http.Handler.
@@ -90,6 +107,12 @@ type Server struct {
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
 	queueRedis *redis.Client // the order queue's Redis (queue.go)
+	salesList  salesList     // GET /api/sales's shared answer (sales_list.go)
+	eventHub   *eventHub     // GET /api/events's snapshots and caps (eventhub.go)
+	// Who may read and pay an order, and how often (orderaccess.go).
+	orderTokens *guard.OrderTokens
+	orderLimits *guard.Limiter
+	orderRateIP int
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -99,7 +122,14 @@ var _ http.Handler = (*Server)(nil)
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
 		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
-		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis}
+		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis,
+		orderTokens: d.OrderTokens, orderLimits: d.Limits, orderRateIP: d.OrderRateIP}
+	if s.orderTokens == nil {
+		s.orderTokens = guard.NewOrderTokens([]byte(rand.Text()))
+	}
+	if s.orderLimits == nil {
+		s.orderLimits = guard.NewLimiter(nil, "")
+	}
 	if s.gate == nil {
 		s.gate = guard.NewGate(d.Orders, guard.NewTickets([]byte(rand.Text())), nil, nil, nil)
 	}
@@ -116,6 +146,7 @@ func New(d Deps) *Server {
 		h := sha256.Sum256([]byte(d.AdminToken))
 		s.adminHash = h[:]
 	}
+	s.eventHub = newEventHub(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
 	return s
 }
@@ -148,9 +179,10 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing
 	api.POST("/sales/:id/restock", s.requireAdmin, s.restock) // restock.go
-	// The order queue, reservations and reconciliation: queue.go.
-	api.GET("/orders/:ref", s.getOrder)
-	api.POST("/orders/:ref/pay", s.payOrder) // the buyer's own order: no admin token
+	// The order queue, reservations and reconciliation: queue.go; who may
+	// read and pay an order, and how often: orderaccess.go.
+	api.GET("/orders/:ref", s.limitOrderRoutes, s.getOrder)
+	api.POST("/orders/:ref/pay", s.limitOrderRoutes, s.payOrder) // the holder's own order: no admin token
 	api.GET("/sales/:id/reconcile", s.getReconcile)
 	api.POST("/sales/:id/reconcile", s.requireAdmin, s.postReconcile)
 	api.GET("/queue", s.queueFigures)

@@ -180,13 +180,17 @@ type ReservationFigures struct {
 // (minus those already persisted) plus the expired units not yet back in
 // Redis. Drift is the difference; 0 is consistent.
 type Reconciliation struct {
-	DBStock           int64     `json:"db_stock"`
-	StoreStock        int64     `json:"store_stock"` // -1: lost (rebuilt by the next order, or a repair)
-	InFlight          int64     `json:"in_flight"`
-	PersistedInFlight int64     `json:"persisted_in_flight"` // in flight in Redis, already an order
-	ExpiredUnreturned int64     `json:"expired_unreturned"`
-	LostReturns       int64     `json:"lost_returns"`    // returned says the database, not in Redis's returned set: Redis lost them
-	PersistedAfter    int64     `json:"persisted_after"` // accepted after the snapshot, already an order
-	Drift             int64     `json:"drift"`
-	CheckedAt         time.Time `json:"checked_at"`
+	DBStock           int64 `json:"db_stock"`
+	StoreStock        int64 `json:"store_stock"` // -1: lost (rebuilt by the next order, or a repair)
+	InFlight          int64 `json:"in_flight"`
+	PersistedInFlight int64 `json:"persisted_in_flight"` // in flight in Redis, already an order
+	ExpiredUnreturned int64 `json:"expired_unreturned"`
+	LostReturns       int64 `json:"lost_returns"`    // returned says the database, not in Redis's returned set: Redis lost them
+	PersistedAfter    int64 `json:"persisted_after"` // accepted after the snapshot, already an order
+	// Stuck: units in flight past lockstrategy.ReservationStale that are no
+	// order: their replica died before settling them. Drift, until a
+	// reconciliation reclaims them (gives them back).
+	Stuck     int64     `json:"stuck"`
+	Drift     int64     `json:"drift"`
+	CheckedAt time.Time `json:"checked_at"`
 }

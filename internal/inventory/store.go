@@ -54,27 +54,34 @@ func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
 }
 
 func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
-	var st Stats
+	var sold, dups int64
 	db := s.db.WithContext(ctx)
 	// An expired reservation gave its unit back: it is not sold.
-	if err := db.Model(&Order{}).Where("sale_id = ? AND status <> ?", sale.ID, StatusExpired).Count(&st.Sold).Error; err != nil {
-		return st, err
+	if err := db.Model(&Order{}).Where("sale_id = ? AND status <> ?", sale.ID, StatusExpired).Count(&sold).Error; err != nil {
+		return Stats{}, err
 	}
+	if sale.PerUserLimit > 0 {
+		err := db.Raw(`SELECT COUNT(*) FROM (SELECT user_id FROM orders WHERE sale_id = ?
+			GROUP BY user_id HAVING COUNT(*) > ?) d`, sale.ID, sale.PerUserLimit).Scan(&dups).Error
+		if err != nil {
+			return Stats{}, err
+		}
+	}
+	c, err := sectionlog.LoadCycle(ctx, s.db, sale.ID)
+	return statsOf(sale, sold, dups, c), err
+}
+
+// statsOf derives a sale's stats from what the database counted: its
+// orders sold (not expired), the users over its per-user limit, and its
+// recorded sections.
+func statsOf(sale Sale, sold, duplicates int64, c sectionlog.Cycle) Stats {
+	st := Stats{Sold: sold, Duplicates: duplicates, LockCycle: c, Violations: c.Overlaps}
 	st.Oversold = max(0, st.Sold-sale.InitialStock)
 	// Every order must have taken exactly one unit off the stock.
 	if d := st.Sold - (sale.InitialStock - sale.Stock); d != 0 {
 		st.LostUpdates = max(d, -d)
 	}
-	if sale.PerUserLimit > 0 {
-		err := db.Raw(`SELECT COUNT(*) FROM (SELECT user_id FROM orders WHERE sale_id = ?
-			GROUP BY user_id HAVING COUNT(*) > ?) d`, sale.ID, sale.PerUserLimit).Scan(&st.Duplicates).Error
-		if err != nil {
-			return st, err
-		}
-	}
-	c, err := sectionlog.LoadCycle(ctx, s.db, sale.ID)
-	st.LockCycle, st.Violations = c, c.Overlaps
-	return st, err
+	return st
 }
 
 // StockRow is what the critical section reads of a sale.

@@ -46,6 +46,17 @@ var (
 // stock read counts every such order, and none is counted twice.
 const StockReloadSettle = 3 * time.Second
 
+// PersistBound bounds the database half of a reserved order (its work
+// included): a unit taken from the store is an order within it, or its
+// persist gives up and the unit goes back.
+const PersistBound = StockReloadSettle * 2 / 3
+
+// ReservationStale is how old (by the store's clock) a unit taken for a
+// synchronous order may be and still be in flight: past it, its replica
+// died or lost touch between the taking and the settling, and a
+// reconciliation reclaims it (the unit is an order, or goes back).
+const ReservationStale = 2 * PersistBound
+
 // Instance is what a strategy builds: a Locker, or one of the interfaces of
 // the strategies that take no lock (LockFree, Reserver). The order service
 // switches on it once per order; Instances.Get refuses anything else.

@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 )
 
@@ -21,24 +22,31 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkSale -benchtime 1x ./internal/order/
 func BenchmarkSale(b *testing.B) {
-	store, _, svc := newService(b, "bench")
+	store, lockers, svc := newService(b, "bench")
 	for _, workMS := range []int{0, 5} {
-		for _, name := range []string{"db-optimistic", "db-pessimistic", "db-conditional", "db-lock-table"} {
+		for _, name := range []string{"db-optimistic", "db-pessimistic", "db-conditional", "db-lock-table", "redis-lua-stock"} {
 			b.Run(fmt.Sprintf("%s/work_ms=%d", name, workMS), func(b *testing.B) {
 				for range b.N {
-					benchSale(b, store, svc, name, workMS)
+					benchSale(b, store, lockers, svc, name, workMS)
 				}
 			})
 		}
 	}
 }
 
-func benchSale(b *testing.B, store *inventory.Store, svc *order.Service, strategy string, workMS int) {
+func benchSale(b *testing.B, store *inventory.Store, lockers *lockstrategy.Instances, svc *order.Service, strategy string, workMS int) {
 	const stock, buyers = 1000, 64
 	ctx := context.Background()
 	sale := inventory.Sale{Name: "bench", Strategy: strategy, InitialStock: stock, WorkMS: workMS, TTLMS: 10000}
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		b.Fatal(err)
+	}
+	if inst, err := lockers.Get(strategy, lockstrategy.Options{}); err == nil {
+		if rs, ok := inst.(lockstrategy.Reserver); ok { // the stock lives in Redis: load it, as a sale's creation does
+			if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 	hist := hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 3)
 	var mu sync.Mutex

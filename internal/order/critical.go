@@ -136,6 +136,13 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 			return inventory.Order{}, err
 		}
 	}
+	if cs.kind == writeReserved {
+		// Past its bound the unit may have been reclaimed (given back) by a
+		// reconciliation that took this process for dead: then no order.
+		if err := inventory.CheckNotReclaimed(ctx, tx, cs.reserved.Ticket); err != nil {
+			return inventory.Order{}, fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+		}
+	}
 	return o, nil
 }
 

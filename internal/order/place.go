@@ -233,7 +233,7 @@ func placeLockFree(ctx context.Context, cs criticalSection, lf lockstrategy.Lock
 // reservePersistTimeout bounds the database half of a reserved order, so
 // that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
 // reads a database that counts every unit taken from the lost stock.
-const reservePersistTimeout = lockstrategy.StockReloadSettle * 2 / 3
+const reservePersistTimeout = lockstrategy.PersistBound
 
 // placeReserved takes the unit from the strategy's own stock first (atomic
 // in Redis), then persists it with a conditional DB decrement; if that fails

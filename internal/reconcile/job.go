@@ -3,6 +3,8 @@ package reconcile
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,8 +16,12 @@ import (
 
 // Job re-checks the newest sales whose strategy keeps a stock in Redis,
 // every Interval, on one replica at a time (a lease in Redis): it records
-// each result on the sale (the sales list shows it) and reports drift. It
-// never repairs: a repair is asked for (POST /api/sales/{id}/reconcile).
+// each result on the sale (the sales list shows it) and reports drift.
+// Before that it reclaims the units dead replicas left in flight, in every
+// sale that has one (Reclaim): a unit taken is sold or back on sale within
+// about lockstrategy.ReservationStale + Interval of its taking, whatever
+// process died. It never repairs a drift: a repair is asked for (POST
+// /api/sales/{id}/reconcile).
 type Job struct {
 	DB       *gorm.DB
 	Redis    *redis.Client // the lease; the stores come from Stores
@@ -52,7 +58,49 @@ func (j Job) Run(ctx context.Context) {
 			}
 			j.Redis.PExpire(ctx, lease, 2*j.Interval)
 		}
+		j.reclaimAll(ctx, lease)
 		j.checkAll(ctx)
+	}
+}
+
+// inFlightIndex is a store that lists the sales with synchronous units in
+// flight (redislock.LuaStock).
+type inFlightIndex interface {
+	Store
+	SalesInFlight(ctx context.Context, keyspace string) ([]string, error)
+}
+
+// reclaimAll reclaims the stale units of every sale in the store's index
+// of sales with units in flight.
+func (j Job) reclaimAll(ctx context.Context, lease string) {
+	for _, name := range lockstrategy.Queueing() {
+		inst, err := j.Lockers.Get(name, lockstrategy.Options{})
+		if err != nil {
+			continue
+		}
+		idx, ok := inst.(inFlightIndex)
+		if !ok {
+			continue
+		}
+		keyspace := strings.TrimSuffix(lease, ":reconciler")
+		keys, err := idx.SalesInFlight(ctx, keyspace)
+		if err != nil {
+			j.Log.Warn("reclaim: listing the sales with units in flight", "err", err)
+			continue
+		}
+		for _, key := range keys {
+			saleID, err := strconv.ParseUint(key[strings.LastIndex(key, ":")+1:], 10, 64)
+			if err != nil {
+				continue
+			}
+			n, err := Reclaim(ctx, j.DB, idx, key, saleID)
+			if err != nil {
+				j.Log.Warn("reclaim: settling units left in flight", "sale", saleID, "err", err)
+			}
+			if n > 0 {
+				j.Log.Warn("reclaimed units a replica left in flight", "sale", saleID, "units", n)
+			}
+		}
 	}
 }
 

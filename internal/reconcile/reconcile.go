@@ -2,7 +2,10 @@
 // order modes) against the database, the truth: per sale, Redis's stock +
 // the units in flight (queued or being persisted) + expired units not yet
 // given back must equal the database's stock. It reports the difference
-// (drift) and, on request, repairs Redis's stock by it.
+// (drift) and, on request, repairs Redis's stock by it (Check, Repair).
+// It also reclaims the units a dead replica left in flight: each becomes
+// sold (its order is a row) or goes back on sale (Reclaim); Job does both
+// for the recent sales, on one replica at a time.
 package reconcile
 
 import (
@@ -13,12 +16,15 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 )
 
 // Store is the Redis side: redislock.LuaStock.
 type Store interface {
 	Snapshot(ctx context.Context, key string) (redislock.StockSnapshot, error)
+	Settled(ctx context.Context, key string, r lockstrategy.Reservation) error
+	Unreserve(ctx context.Context, key string, r lockstrategy.Reservation) error
 	Adjust(ctx context.Context, key string, units int64) (bool, error)
 	ReturnedAmong(ctx context.Context, key string, ids []uint64) ([]bool, error)
 	RestoreStock(ctx context.Context, key string, stock int64, returned []uint64) error
@@ -52,6 +58,13 @@ func Check(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64
 		}
 		r.PersistedInFlight += n
 	}
+	if len(snap.Stale) > 0 {
+		var n int64
+		if err := d.Raw("SELECT COUNT(*) FROM orders WHERE order_ticket IN ?", snap.Stale).Scan(&n).Error; err != nil {
+			return r, err
+		}
+		r.Stuck = int64(len(snap.Stale)) - n
+	}
 	var expired int64
 	if err := d.Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = ?", saleID, inventory.StatusExpired).
 		Scan(&expired).Error; err != nil {
@@ -68,7 +81,9 @@ func Check(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64
 	if r.StoreStock < 0 {
 		return r, nil // lost: nothing to compare until it is rebuilt
 	}
-	redisSide := r.StoreStock + r.InFlight - r.PersistedInFlight + r.ExpiredUnreturned
+	// A stuck unit is not counted in flight: it is not coming back by
+	// itself, so it shows as drift until it is reclaimed.
+	redisSide := r.StoreStock + r.InFlight - r.Stuck - r.PersistedInFlight + r.ExpiredUnreturned
 	r.Drift = r.DBStock + r.PersistedAfter - redisSide
 	return r, nil
 }
@@ -104,10 +119,22 @@ func lostReturns(ctx context.Context, db *gorm.DB, st Store, key string, saleID 
 // Repair checks sale and, if Redis's stock drifted, moves it by the drift
 // (a delta, so that orders taken meanwhile stay counted); a lost stock is
 // rebuilt from the database. It returns the check before and after.
+// Stuck units are reclaimed first (Reclaim): they go back once, never by
+// the drift as well.
 func Repair(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64) (before, after inventory.Reconciliation, repaired bool, err error) {
 	before, err = Check(ctx, db, st, key, saleID)
 	if err != nil {
 		return before, after, false, err
+	}
+	if before.Stuck > 0 {
+		n, err := Reclaim(ctx, db, st, key, saleID)
+		if err != nil {
+			return before, after, false, err
+		}
+		repaired = n > 0
+		if before, err = Check(ctx, db, st, key, saleID); err != nil {
+			return before, after, repaired, err
+		}
 	}
 	switch {
 	case before.StoreStock < 0:
@@ -116,15 +143,15 @@ func Repair(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint6
 			return before, after, false, err
 		}
 		if err := st.RestoreStock(ctx, key, stock, returned); err != nil {
-			return before, after, false, err
+			return before, after, repaired, err
 		}
 		repaired = true
 	case before.Drift != 0:
 		ok, err := st.Adjust(ctx, key, before.Drift)
 		if err != nil {
-			return before, after, false, err
+			return before, after, repaired, err
 		}
-		repaired = ok
+		repaired = repaired || ok
 	}
 	after, err = Check(ctx, db, st, key, saleID)
 	if err != nil {

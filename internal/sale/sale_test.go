@@ -29,6 +29,11 @@ func init() {
 		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
 			return nopLocker{}, nil
 		}})
+	// A stock kept in Redis, as redis-lua-stock's (which needs Redis).
+	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-queues", Description: "test", Queues: true,
+		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+			return reserved, nil
+		}})
 }
 
 // keys names lock keys as the order service would, under a test prefix.
@@ -92,6 +97,9 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"name too long", ok(func(s *Spec) { s.Name = str(strings.Repeat("é", MaxNameLen+1)) }), "name", "name must be at most 100 characters"},
 		{"order_mode unknown", ok(func(s *Spec) { s.OrderMode = str("later") }), "order_mode", `order_mode must be "sync" or "async", not "later"`},
 		{"order_mode async on a lock", ok(func(s *Spec) { s.OrderMode = str("async") }), "order_mode", "order_mode async needs a strategy that keeps the stock in Redis"},
+		{"work_ms past the persist bound of a synchronous redis-lua-stock", ok(func(s *Spec) { s.Strategy, s.WorkMS = str("sale-test-queues"), num(int64(MaxReservedWorkMS)+1) }),
+			"work_ms", "work_ms must be at most 1500 for sale-test-queues in order_mode sync"},
+		{"work_ms of 2 s on a synchronous redis-lua-stock", ok(func(s *Spec) { s.Strategy, s.WorkMS = str("sale-test-queues"), num(2000) }), "work_ms", "use order_mode async"},
 		{"pay_within_ms negative", ok(func(s *Spec) { s.PayWithinMS = num(-1) }), "pay_within_ms", "pay_within_ms must be between 0 and 86400000"},
 		{"pay_within_ms below the expiry's granularity", ok(func(s *Spec) { s.PayWithinMS = num(MinPayWithinMS - 1) }), "pay_within_ms", "pay_within_ms must be 0 (no reservation) or between 500"},
 	}

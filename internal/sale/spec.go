@@ -14,8 +14,12 @@ import (
 // tying a replica up for long (work_ms is slept inside the lock, by every
 // buyer) and keep values inside the INT columns of migrations/.
 const (
-	MaxStock            = 1_000_000
-	MaxWorkMS           = 60_000
+	MaxStock  = 1_000_000
+	MaxWorkMS = 60_000
+	// MaxReservedWorkMS bounds work_ms where the stock lives in Redis and
+	// the order is saved synchronously: the save, work included, must end
+	// within lockstrategy.PersistBound (2 s), with room for the database.
+	MaxReservedWorkMS   = int(lockstrategy.PersistBound/time.Millisecond) * 3 / 4
 	MaxTTLMS            = 600_000
 	DefaultTTLMS        = 2000 // also the column default in migrations/
 	DefaultPerUserLimit = 1
@@ -104,6 +108,10 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	}
 	if sale.OrderMode, err = orderMode(st, spec.OrderMode); err != nil {
 		return sale, err
+	}
+	if st.Queues && sale.OrderMode == inventory.OrderSync && sale.WorkMS > MaxReservedWorkMS {
+		return sale, FieldErrorf("work_ms", "work_ms must be at most %d for %s in order_mode %s: the unit it takes is given back unless its order, work included, is saved within %v; use order_mode %s or less work",
+			MaxReservedWorkMS, st.Name, inventory.OrderSync, lockstrategy.PersistBound, inventory.OrderAsync)
 	}
 	if sale.PayWithinMS, err = IntIn("pay_within_ms", spec.PayWithinMS, 0, 0, MaxPayWithinMS); err != nil {
 		return sale, err

@@ -109,26 +109,48 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // quadratic in the sections (tens of seconds for 20,000), while reading
 // them is milliseconds.
 func LoadCycle(ctx context.Context, db *gorm.DB, saleID uint64) (Cycle, error) {
-	rows, err := db.WithContext(ctx).Raw(`SELECT wait_at, enter_at, exit_at FROM critical_sections
-		WHERE sale_id = ? ORDER BY enter_at, id`, saleID).Rows()
+	cycles, err := LoadCycles(ctx, db, []uint64{saleID})
+	return cycles[saleID], err
+}
+
+// LoadCycles is LoadCycle for many sales in one query: their sections are
+// read sale by sale, each sale's in entry order, and summarised as they
+// stream by (one sale's sections in memory at a time). A sale without
+// sections has no entry: its Cycle is the zero one.
+func LoadCycles(ctx context.Context, db *gorm.DB, saleIDs []uint64) (map[uint64]Cycle, error) {
+	out := make(map[uint64]Cycle, len(saleIDs))
+	if len(saleIDs) == 0 {
+		return out, nil
+	}
+	rows, err := db.WithContext(ctx).Raw(`SELECT sale_id, wait_at, enter_at, exit_at FROM critical_sections
+		WHERE sale_id IN ? ORDER BY sale_id, enter_at, id`, saleIDs).Rows()
 	if err != nil {
-		return Cycle{}, err
+		return nil, err
 	}
 	defer rows.Close()
 	var sections []Section
+	var sale uint64
 	for rows.Next() {
 		var s Section
 		var wait sql.NullTime
-		if err := rows.Scan(&wait, &s.EnterAt, &s.ExitAt); err != nil {
-			return Cycle{}, err
+		if err := rows.Scan(&s.SaleID, &wait, &s.EnterAt, &s.ExitAt); err != nil {
+			return nil, err
 		}
+		if s.SaleID != sale && len(sections) > 0 {
+			out[sale] = CycleOf(sections)
+			sections = sections[:0]
+		}
+		sale = s.SaleID
 		if wait.Valid {
 			s.WaitAt = &wait.Time
 		}
 		sections = append(sections, s)
 	}
 	if err := rows.Err(); err != nil {
-		return Cycle{}, err
+		return nil, err
 	}
-	return CycleOf(sections), nil
+	if len(sections) > 0 {
+		out[sale] = CycleOf(sections)
+	}
+	return out, nil
 }

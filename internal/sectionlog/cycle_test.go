@@ -2,6 +2,7 @@ package sectionlog_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -103,6 +104,42 @@ func TestLoadCycleMatchesCycleOf(t *testing.T) {
 	}
 	if empty, err := sectionlog.LoadCycle(ctx, db, sale.ID+1000); err != nil || empty != (sectionlog.Cycle{}) {
 		t.Fatalf("no sections: %+v, %v", empty, err)
+	}
+}
+
+// TestLoadCyclesMatchesLoadCycle: many sales read in one query summarise
+// as each read alone, sections interleaved in time or not; a sale without
+// sections has no entry.
+func TestLoadCyclesMatchesLoadCycle(t *testing.T) {
+	db := testenv.DB(t, "sectionlog")
+	ctx := context.Background()
+	store := inventory.NewStore(db)
+	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var ids []uint64
+	for i, secs := range [][]sectionlog.Section{mixed, mixed[1:3], nil, {section(-1, 500, 20000), section(0, 600, 700)}} {
+		sale := inventory.Sale{Name: "cycles", Strategy: "redis", InitialStock: 1}
+		if err := store.CreateSale(ctx, &sale); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sale.ID)
+		for _, s := range secs {
+			s.SaleID, s.ReplicaID = sale.ID, fmt.Sprint("r", i)
+			log.Record(s)
+		}
+	}
+	log.Close()
+	got, err := sectionlog.LoadCycles(ctx, db, append(ids, ids[len(ids)-1]+1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d cycles for 3 sales with sections: %+v", len(got), got)
+	}
+	for _, id := range ids {
+		one, err := sectionlog.LoadCycle(ctx, db, id)
+		if err != nil || got[id] != one {
+			t.Fatalf("sale %d: LoadCycles %+v, LoadCycle %+v (%v)", id, got[id], one, err)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -53,24 +54,39 @@ type SaleKeys struct {
 	Stock     string // the units left
 	Epoch     string // a random id of the stock's last load
 	Reloading string // the rebuild marker
-	// InFlight: ticket -> where it is (a queue entry id, or "s" for an order
-	// being persisted synchronously), from the unit's taking to its settling.
+	// InFlight: ticket -> where it is (a queue entry id, or "s:" and the
+	// store's clock in ms when it was taken, for an order being persisted
+	// synchronously), from the unit's taking to its settling.
 	InFlight string
 	// Returned: the ids of orders whose unit went back (expired
 	// reservations), so that a unit goes back once.
 	Returned string
+	// SyncIndex: the in-flight keys of every sale of the keyspace that has
+	// (or had) a synchronous unit in flight, for the reclaim of the units a
+	// dead replica left (SalesInFlight).
+	SyncIndex string
 }
 
-// KeysOf returns the keys of the sale whose key is key.
+// KeysOf returns the keys of the sale whose key is key. A sale's key is
+// "<keyspace>:sale:<id>" (order.Service.LockKey); its keyspace's index is
+// SyncIndexOf(keyspace).
 func KeysOf(key string) SaleKeys {
+	keyspace := key
+	if i := strings.LastIndex(key, ":sale:"); i >= 0 {
+		keyspace = key[:i]
+	}
 	return SaleKeys{Stock: key + ":stock", Epoch: key + ":stock:epoch", Reloading: key + ":stock:reloading",
-		InFlight: key + ":inflight", Returned: key + ":returned"}
+		InFlight: key + ":inflight", Returned: key + ":returned", SyncIndex: SyncIndexOf(keyspace)}
 }
+
+// SyncIndexOf is the key of keyspace's index of sales with synchronous
+// units in flight.
+func SyncIndexOf(keyspace string) string { return keyspace + ":sync-inflight" }
 
 // stockKeys are KeysOf(key) in the scripts' order.
 func stockKeys(key string) []string {
 	k := KeysOf(key)
-	return []string{k.Stock, k.Epoch, k.Reloading, k.InFlight, k.Returned}
+	return []string{k.Stock, k.Epoch, k.Reloading, k.InFlight, k.Returned, k.SyncIndex}
 }
 
 // reloadMarkerTTL bounds a rebuild whose replica died before finishing it:
@@ -94,10 +110,11 @@ return 1
 `)
 
 // reserveScript: check and decrement in one step, the atomicity a GET
-// followed by DECR would not have, and note the unit in flight. ARGV =
-// marker ttl ms, ticket. Returns {result, seconds, microseconds} (the
-// store's clock): 1 taken, 0 sold out, -2 being rebuilt, -3 lost and this
-// caller claims the rebuild.
+// followed by DECR would not have, and note the unit in flight with the
+// time it was taken, and the sale in the keyspace's index. ARGV = marker
+// ttl ms, ticket. Returns {result, seconds, microseconds} (the store's
+// clock): 1 taken, 0 sold out, -2 being rebuilt, -3 lost and this caller
+// claims the rebuild.
 var reserveScript = redis.NewScript(`
 local s = redis.call('GET', KEYS[1])
 if not s then
@@ -106,8 +123,10 @@ if not s then
 end
 if tonumber(s) <= 0 then return {0, '0', '0'} end
 redis.call('DECR', KEYS[1])
-redis.call('HSET', KEYS[4], ARGV[2], 's')
 local t = redis.call('TIME')
+local ms = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+redis.call('HSET', KEYS[4], ARGV[2], 's:' .. ms)
+redis.call('ZADD', KEYS[6], ms, KEYS[4])
 return {1, t[1], t[2]}
 `)
 
@@ -137,10 +156,11 @@ return 1
 `)
 
 // snapshotScript reads, in one step, what a reconciliation compares with the
-// database: {stock or ”, in-flight tickets, returned count, seconds, µs}.
+// database: {stock or ”, in-flight tickets and where each is (HGETALL),
+// returned count, seconds, µs}.
 var snapshotScript = redis.NewScript(`
 local t = redis.call('TIME')
-return {redis.call('GET', KEYS[1]) or '', redis.call('HKEYS', KEYS[4]), redis.call('SCARD', KEYS[5]), t[1], t[2]}
+return {redis.call('GET', KEYS[1]) or '', redis.call('HGETALL', KEYS[4]), redis.call('SCARD', KEYS[5]), t[1], t[2]}
 `)
 
 // restockScript: ARGV = units (signed). Adds to a stock that is there; a
@@ -269,8 +289,12 @@ func (l *LuaStock) Adjust(ctx context.Context, key string, units int64) (ok bool
 
 // StockSnapshot is what the store holds of a sale at one instant.
 type StockSnapshot struct {
-	Stock    int64     // -1: missing (lost, being rebuilt)
-	InFlight []string  // tickets taken and not settled
+	Stock    int64    // -1: missing (lost, being rebuilt)
+	InFlight []string // tickets taken and not settled
+	// Stale are the tickets of InFlight taken for a synchronous order more
+	// than lockstrategy.ReservationStale ago: their replica died or lost
+	// touch before settling them (reclaimed by Reclaimable's caller).
+	Stale    []string
 	Returned int64     // expired orders whose unit went back
 	At       time.Time // the store's clock at the snapshot
 }
@@ -288,14 +312,64 @@ func (l *LuaStock) Snapshot(ctx context.Context, key string) (StockSnapshot, err
 			return snap, fmt.Errorf("redislock: snapshot %s: stock %q: %w", key, s, err)
 		}
 	}
-	tickets, _ := v[1].([]any)
-	for _, t := range tickets {
-		if s, ok := t.(string); ok {
-			snap.InFlight = append(snap.InFlight, s)
+	pairs, _ := v[1].([]any)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ticket, _ := pairs[i].(string)
+		where, _ := pairs[i+1].(string)
+		snap.InFlight = append(snap.InFlight, ticket)
+		if taken, sync := syncTakenAt(where); sync && snap.At.Sub(taken) > lockstrategy.ReservationStale {
+			snap.Stale = append(snap.Stale, ticket)
 		}
 	}
 	snap.Returned, _ = v[2].(int64)
 	return snap, nil
+}
+
+// syncTakenAt reads an in-flight value: sync is true for a unit taken for
+// a synchronous order, taken is when (the zero time for the bare "s" of
+// earlier versions, which kept no time: stale at once).
+func syncTakenAt(where string) (taken time.Time, sync bool) {
+	if where == "s" {
+		return time.Time{}, true
+	}
+	ms, ok := strings.CutPrefix(where, "s:")
+	if !ok {
+		return time.Time{}, false // a queue entry: the consumers reclaim it
+	}
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil {
+		return time.Time{}, true
+	}
+	return time.UnixMilli(n).UTC(), true
+}
+
+// forgetScript drops a sale from the index once nothing is in flight.
+// KEYS: in flight, index.
+var forgetScript = redis.NewScript(`
+if redis.call('HLEN', KEYS[1]) == 0 then return redis.call('ZREM', KEYS[2], KEYS[1]) end
+return 0
+`)
+
+// SalesInFlight lists the sale keys of keyspace that had a synchronous unit
+// in flight (the index); sales whose units are all settled leave it.
+func (l *LuaStock) SalesInFlight(ctx context.Context, keyspace string) ([]string, error) {
+	index := SyncIndexOf(keyspace)
+	members, err := l.rdb.ZRange(ctx, index, 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislock: sales in flight of %s: %w", keyspace, err)
+	}
+	var keys []string
+	for _, inflight := range members {
+		key, ok := strings.CutSuffix(inflight, ":inflight")
+		if !ok {
+			continue
+		}
+		if n, err := forgetScript.Run(ctx, l.rdb, []string{inflight, index}).Int64(); err == nil && n == 1 {
+			continue // settled: left the index
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
 }
 
 // NewTicket is a new random ticket naming a unit in flight: "ot_" +

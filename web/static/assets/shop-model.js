@@ -236,6 +236,23 @@ export function reservationOf(order, serverNow) {
   return { state: 'reserved', text: `Pay within ${countdownText(msLeft)} (by ${clockTime(order.pay_by)}).`, canPay: true, msLeft };
 }
 
+/**
+ * orderPath is where the page reads order o again: by its id with its
+ * order_token, which every answer showing the order carries and which
+ * proves the order is this page's (an order id alone is refused: ids are
+ * sequential). An order without a token (an older server) is asked for
+ * by its id alone, as before.
+ */
+export function orderPath(o) {
+  const path = `/api/orders/${encodeURIComponent(o.order_id)}`;
+  return o.order_token ? `${path}?order_token=${encodeURIComponent(o.order_token)}` : path;
+}
+
+/** payBody is the body that pays order o: its order_token, the proof; a user id proves nothing (an older server takes it). */
+export function payBody(o) {
+  return o.order_token ? { order_token: o.order_token } : { user_id: o.user_id };
+}
+
 /** payAnswerOf turns one answer of POST /api/orders/:id/pay into words: {kind, text, bad, order, retry}. */
 export function payAnswerOf(res) {
   const r = (kind, text, bad, extra = {}) => ({ kind, text, bad, order: null, retry: false, ...extra });
@@ -251,6 +268,9 @@ export function payAnswerOf(res) {
     case 'order_failed': return r('refused', 'Nothing to pay: this order failed and bought nothing.', true);
     case 'not_your_order': return r('refused', 'Not your order: it belongs to another user id.', true);
     case 'not_found': return r('refused', 'No such order.', true);
+    case 'order_token_required':
+    case 'bad_order_token': return r('refused', 'Not paid: this page cannot prove the order is yours (its order token is missing or wrong).', true);
+    case 'rate_limited': return r('retry', 'Too many requests from this address: wait a moment and try again. Paying twice is harmless.', true, { retry: true });
     default: break;
   }
   if (status >= 500 || body?.retryable) return r('retry', 'Try again: the shop could not take the payment this time.', true, { retry: true });

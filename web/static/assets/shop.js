@@ -5,8 +5,8 @@
 // with a Pay button.
 // shop-model.js decides (clock, wording, the click's Idempotency-Key);
 // this module talks to the API and writes the page.
-import { Intent, ServerClock, answerOf, openingState, payAnswerOf, pollDelay, randomHex, reservationOf, saleIdFromPath,
-  ticketAnswerOf, ticketUsable, unitsText } from './shop-model.js';
+import { Intent, ServerClock, answerOf, openingState, orderPath, payAnswerOf, payBody, pollDelay, randomHex, reservationOf,
+  saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from './shop-model.js';
 
 const $ = (sel) => document.querySelector(sel);
 const USER_KEY = 'seckill.shopUser';
@@ -209,7 +209,7 @@ function renderOrder() {
 async function awaitExpiry(gen) {
   const id = order.order_id;
   for (let n = 0; gen === following && order?.order_id === id && order.status === 'reserved'; n++) {
-    const r = await call(`/api/orders/${id}`);
+    const r = await call(orderPath(order));
     if (gen !== following || order?.order_id !== id) return;
     if (r.status === 200 && r.body?.order) order = r.body.order;
     if (order.status !== 'reserved') break;
@@ -225,7 +225,7 @@ async function payOrder() {
   renderOrder();
   const o = order;
   try {
-    const r = await call(`/api/orders/${o.order_id}/pay`, { method: 'POST', body: { user_id: o.user_id }, timeoutMs: ORDER_TIMEOUT_MS });
+    const r = await call(`/api/orders/${o.order_id}/pay`, { method: 'POST', body: payBody(o), timeoutMs: ORDER_TIMEOUT_MS });
     const a = payAnswerOf(r);
     if (order === o) {
       if (a.order) order = a.order;
