@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -185,14 +184,7 @@ func (r *replica) openServices(ctx context.Context) error {
 
 // serve starts the HTTP server on the listener.
 func (r *replica) serve() {
-	r.server = &http.Server{
-		Handler:           r.handler,
-		ReadHeaderTimeout: 10 * time.Second, // slow-header clients do not pin connections
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// No WriteTimeout: an order may legitimately wait lock-wait + work_ms.
-		ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelWarn),
-	}
+	r.server = httpapi.HTTPServer(r.handler, r.log)
 	r.served = make(chan error, 1)
 	go func() { r.served <- r.server.Serve(r.listener) }()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 
@@ -23,11 +25,12 @@ func (s *Server) agentHeartbeat(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	if id == nil || *id == "" {
-		writeError(c, s.log, badField("agent_id", "agent_id is required"))
+	agent, err := agentID(id)
+	if err != nil {
+		writeError(c, s.log, err)
 		return
 	}
-	m := discovery.Member{ID: *id, Kind: discovery.KindAgent}
+	m := discovery.Member{ID: agent, Kind: discovery.KindAgent}
 	if pid != nil {
 		if *pid < 0 || *pid > math.MaxInt32 {
 			writeError(c, s.log, badField("pid", "pid must be a process id"))
@@ -36,7 +39,6 @@ func (s *Server) agentHeartbeat(c *gin.Context) {
 		m.PID = int(*pid)
 	}
 	ctx := c.Request.Context()
-	var err error
 	if gone != nil && *gone {
 		err = discovery.Remove(ctx, s.store.DB(), m)
 	} else {
@@ -73,19 +75,19 @@ func (s *Server) claimShare(c *gin.Context) {
 // with done true at the end).
 func (s *Server) reportShare(c *gin.Context) {
 	var r runwire.Report
-	var agentID *string
-	if err := decodeObject(c.Request.Body, map[string]any{
-		"agent_id": &agentID, "requests": &r.Requests, "orders": &r.Orders, "sold_out": &r.SoldOut,
+	var agent *string
+	err := decodeObject(c.Request.Body, map[string]any{
+		"agent_id": &agent, "requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
 		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done, "layers": &r.Layers,
-	}); err != nil {
+	})
+	if err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	if agentID == nil || *agentID == "" {
-		writeError(c, s.log, badField("agent_id", "agent_id is required"))
+	if r.AgentID, err = agentID(agent); err != nil {
+		writeError(c, s.log, err)
 		return
 	}
-	r.AgentID = *agentID
 	for _, p := range []struct {
 		name string
 		into *int
@@ -118,9 +120,31 @@ func (s *Server) claimBody(c *gin.Context) (string, bool) {
 		writeError(c, s.log, err)
 		return "", false
 	}
-	if id == nil || *id == "" || len(*id) > 64 {
-		writeError(c, s.log, badField("agent_id", "agent_id is required (1-64 characters)"))
+	agent, err := agentID(id)
+	if err != nil {
+		writeError(c, s.log, err)
 		return "", false
 	}
-	return *id, true
+	return agent, true
+}
+
+// MaxAgentIDLen bounds an agent id in bytes: replicas.id,
+// run_shares.agent_id and lesson_runs.agent_id are VARCHAR(64), and a
+// character is at least a byte.
+const MaxAgentIDLen = 64
+
+// agentID checks an agent's id before anything is written or looked up
+// with it: 1 to MaxAgentIDLen bytes, no control characters (an id is
+// logged and shown on the dashboard).
+func agentID(id *string) (string, error) {
+	if id == nil || *id == "" {
+		return "", badField("agent_id", "agent_id is required (1-%d bytes)", MaxAgentIDLen)
+	}
+	if len(*id) > MaxAgentIDLen {
+		return "", badField("agent_id", "agent_id must be at most %d bytes, not %d", MaxAgentIDLen, len(*id))
+	}
+	if strings.IndexFunc(*id, unicode.IsControl) >= 0 {
+		return "", badField("agent_id", "agent_id must not contain control characters")
+	}
+	return *id, nil
 }

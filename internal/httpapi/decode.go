@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"reflect"
 
 	"github.com/seckill-lab/seckill/internal/clip"
@@ -67,21 +69,20 @@ func decodeObject(r io.Reader, members map[string]any) error {
 	// Anything but end of input after the object is garbage: a second
 	// object, a stray bracket, or text.
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return err
+		if failed := readFailure(err); failed != nil {
+			return failed
 		}
 		return badRequest("invalid_json", "unexpected data after the JSON object")
 	}
 	return nil
 }
 
-// syntaxError renders a read or syntax error; a body over MaxBodyBytes
-// keeps its *http.MaxBytesError so that it maps to 413.
+// syntaxError renders an error of reading the body or of its JSON: a read
+// that failed for the body's size or speed is readFailure's; the rest is
+// malformed JSON (400).
 func syntaxError(err error) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return err
+	if failed := readFailure(err); failed != nil {
+		return failed
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return badRequest("invalid_json", "the JSON body ends too early")
@@ -91,6 +92,23 @@ func syntaxError(err error) error {
 		return badRequest("invalid_json", "malformed JSON at byte %d: %s", se.Offset, clip.Input(se.Error()))
 	}
 	return badRequest("invalid_json", "unreadable request body")
+}
+
+// readFailure classifies a read of the body that failed for the client's
+// sending rather than for what it sent: a body over MaxBodyBytes keeps its
+// *http.MaxBytesError (413), one still arriving when the server's read
+// bound (ReadTimeout) ends is a 408 body_timeout. Nil for anything else.
+func readFailure(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	var netErr net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
+		return &apiError{status: http.StatusRequestTimeout, body: errorBody{Error: "body_timeout",
+			Message: fmt.Sprintf("the request body did not arrive in time: a replica reads a whole request within %s; send the body with the request", ReadTimeout)}}
+	}
+	return nil
 }
 
 // kindName says in words what a member's Go type accepts.

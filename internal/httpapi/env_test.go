@@ -84,6 +84,7 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	backends := lockstrategy.Backends{DB: db}
 	if cfg.queue {
 		backends = testenv.Backends(t, "httpapi")
+		backends.DB = db // the env's own database, when it has one
 	}
 	e.lockers = lockstrategy.NewInstances(backends)
 	t.Cleanup(func() { e.lockers.Close() })

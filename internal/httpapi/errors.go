@@ -222,9 +222,14 @@ func fieldError(err error, b *errorBody) {
 }
 
 // reportText says what is wrong with an agent's report: the error's own
-// text, which the runs package writes for its reader.
+// text, which the runs package writes for its reader, and the member at
+// fault when it names one.
 func reportText(err error, b *errorBody) {
 	b.Message = clip.Input(strings.TrimPrefix(err.Error(), "runs: "))
+	var re *runs.ReportError
+	if errors.As(err, &re) {
+		b.Field = re.Field
+	}
 }
 
 // ownText is the error's own text: which node did not come back, at which

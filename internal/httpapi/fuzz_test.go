@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
@@ -44,6 +45,18 @@ func FuzzCreateSale(f *testing.F) {
 		`{"strategy":"mutex","stock":{"$gt":0}}`,
 		`{"strategy":"mutex","stock":10} trailing`,
 		`{"strategy":"test-needs-zk","stock":10}`,
+		// Times the opens_at column (DATETIME, years 1000-9999) cannot hold.
+		`{"strategy":"mutex","stock":10,"opens_at":"0000-01-01T00:00:00Z"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"0999-12-31T23:59:59.999999Z"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"1000-01-01T00:30:00+01:00"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"1000-01-01T00:00:00Z"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"9999-12-31T23:59:59Z"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"2026-02-30T00:00:00Z"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":"2026-01-01T00:00:00+24:00"}`,
+		`{"strategy":"mutex","stock":10,"opens_at":""}`,
+		`{"strategy":"mutex","stock":10,"opens_in_ms":9223372036854775807}`,
+		`{"strategy":"mutex","stock":10,"opens_in_ms":-9223372036854775808}`,
+		`{"strategy":"mutex","stock":10,"opens_in_ms":3600000,"pay_within_ms":86400001}`,
 	}, fuzzGarbage...) {
 		f.Add(s)
 	}
@@ -135,9 +148,11 @@ func (e *env) rowsSince(t *testing.T, table string, id uint64, where string, arg
 	return n
 }
 
-// checkFuzzResponse: never a 5xx, and every 4xx is the JSON error shape.
+// checkFuzzResponse: never a 5xx, every 4xx is the JSON error shape, and
+// one that blames a member names it.
 func checkFuzzResponse(t *testing.T, status int, body []byte, input string) {
 	t.Helper()
+	input = clip.Input(input) // a failure quotes the start of a 64 KiB input
 	if status >= 500 {
 		t.Fatalf("%d for %q: %s", status, input, body)
 	}
@@ -145,6 +160,10 @@ func checkFuzzResponse(t *testing.T, status int, body []byte, input string) {
 		var b errorBody
 		if err := json.Unmarshal(body, &b); err != nil || b.Error == "" || b.Message == "" {
 			t.Fatalf("%d for %q without a JSON error body: %s", status, input, body)
+		}
+		// (An unknown member named "" is named so in the message only.)
+		if (b.Error == "invalid_field" || b.Error == "unknown_field" && b.Message != `unknown field ""`) && b.Field == "" {
+			t.Fatalf("%d %s for %q names no field: %s", status, b.Error, input, body)
 		}
 	}
 }

@@ -146,22 +146,22 @@ func (s *Server) lessonResult(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	var agentID, verdict, observed, output *string
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentID, "verdict": &verdict,
+	var agentArg, verdict, observed, output *string
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "verdict": &verdict,
 		"observed": &observed, "output": &output}); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
-	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"agent_id", agentID}, {"verdict", verdict}} {
-		if f.v == nil || *f.v == "" {
-			writeError(c, s.log, badField(f.name, "%s is required", f.name))
-			return
-		}
+	agent, err := agentID(agentArg)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
 	}
-	if err := s.lessons.Finish(c.Request.Context(), uint64(id), *agentID, *verdict, deref(observed), deref(output)); err != nil {
+	if verdict == nil || *verdict == "" {
+		writeError(c, s.log, badField("verdict", "verdict is required"))
+		return
+	}
+	if err := s.lessons.Finish(c.Request.Context(), uint64(id), agent, *verdict, deref(observed), deref(output)); err != nil {
 		writeError(c, s.log, orDBUnavailable(err))
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
@@ -138,4 +139,32 @@ func TestLessonRunProtocol(t *testing.T) {
 		t.Errorf("all queued %d runs, want %d", len(all.Runs), len(lessons.Catalogue)-1)
 	}
 	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
+}
+
+// An observation past what the store keeps is clipped on a character
+// boundary: the TEXT column refuses half a character, and the agent's
+// result must not turn into a 503 for it.
+func TestLessonResultClipsOnACharacter(t *testing.T) {
+	e := lessonsEnv(t)
+	tag := fmt.Sprintf("%08x", rand.Uint32())
+	agent := "t-agent-clip-" + tag
+	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: "http://127.0.0.1:1", PID: 1})
+	register(t, e, discovery.Member{ID: agent, Kind: discovery.KindAgent, PID: 2})
+	var run lessons.Run
+	mustJSON(t, e.post("/api/lessons/del-without-owner/runs", ``), &run)
+	t.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
+	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent)); rec.Code != http.StatusOK {
+		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
+	}
+	observed := "a" + strings.Repeat("é", 30000) // 60001 bytes: the store's 60000 end inside an é
+	rec := e.post(fmt.Sprintf("/api/lesson-runs/%d/result", run.ID),
+		fmt.Sprintf(`{"agent_id":%q,"verdict":"PASS","observed":%q}`, agent, observed))
+	if rec.Code != http.StatusNoContent {
+		t.Fatalf("result: %d %s", rec.Code, rec.Body)
+	}
+	var got lessons.Run
+	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)), &got)
+	if got.Verdict != lessons.VerdictPass || !strings.HasPrefix(observed, got.Observed) || len(got.Observed) != 59999 {
+		t.Fatalf("stored %d bytes of observation (verdict %q), want the 59999 of whole characters", len(got.Observed), got.Verdict)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -29,7 +30,7 @@ func runsEnv(t *testing.T, opts ...func(*envConfig)) *env {
 }
 
 // register adds a live discovery member, removed at cleanup.
-func register(t *testing.T, e *env, m discovery.Member) {
+func register(t testing.TB, e *env, m discovery.Member) {
 	t.Helper()
 	if err := discovery.Register(context.Background(), e.db, m); err != nil {
 		t.Fatal(err)
@@ -167,5 +168,78 @@ func TestRunWatchdog(t *testing.T) {
 	named := "redis"
 	if cfg, err = runs.Validate(runs.Spec{Sale: sale.Spec{Strategy: &named, Stock: &stock}, Buyers: &buyers}, e.srv.sales); err != nil || !cfg.Watchdog {
 		t.Fatalf("redis run without the member: %+v, %v; want watchdog on", cfg, err)
+	}
+}
+
+// claimedShare starts a run of one db-pessimistic step and claims its
+// share as a fresh agent: the report path and the agent's id.
+func claimedShare(t testing.TB, e *env) (path, agent string) {
+	t.Helper()
+	tag := fmt.Sprintf("%08x", rand.Uint32())
+	agent = "t-agent-" + tag
+	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: "http://127.0.0.1:1", PID: 1})
+	register(t, e, discovery.Member{ID: agent, Kind: discovery.KindAgent, PID: 42})
+	rec := e.post("/api/runs", `{"strategy":"db-pessimistic","stock":3,"buyers":10,"concurrency":2,"replicas":1}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create run: %d %s", rec.Code, rec.Body)
+	}
+	var v runs.RunView
+	mustJSON(t, rec, &v)
+	t.Cleanup(func() { e.db.Exec("UPDATE runs SET status = 'failed' WHERE id = ?", v.ID) })
+	var a runwire.Assignment
+	for a.RunID != v.ID { // skip shares of leftover runs
+		rec = e.post("/api/agents/claim", fmt.Sprintf(`{"agent_id":%q}`, agent))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("claim: %d %s", rec.Code, rec.Body)
+		}
+		mustJSON(t, rec, &a)
+	}
+	return fmt.Sprintf("/api/runs/%d/steps/0/shares/%d/report", v.ID, a.Share), agent
+}
+
+// A report whose error kinds, stored as JSON in a TEXT column, would not
+// fit there (or whose figures cannot be counts) is a 400 invalid_report,
+// not a failed write; the share keeps its last figures.
+func TestReportErrorKindsBounded(t *testing.T) {
+	e := runsEnv(t)
+	path, agent := claimedShare(t, e)
+	if rec := e.post(path, fmt.Sprintf(`{"agent_id":%q,"requests":1,"errors":{"lock_timeout":1}}`, agent)); rec.Code != http.StatusOK {
+		t.Fatalf("report: %d %s", rec.Code, rec.Body)
+	}
+	kinds := make([]string, 32)
+	for i := range kinds {
+		// Each '<' is one byte here and six (\u003c) in the stored JSON.
+		kinds[i] = fmt.Sprintf(`"%02d%s":1`, i, strings.Repeat("<", 1900))
+	}
+	for name, errs := range map[string]string{
+		"stored JSON past the column": "{" + strings.Join(kinds, ",") + "}",
+		"a long kind":                 `{"` + strings.Repeat("k", 65) + `":1}`,
+		"an empty kind":               `{"":1}`,
+		"a negative count":            `{"lock_timeout":-1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := fmt.Sprintf(`{"agent_id":%q,"requests":2,"errors":%s}`, agent, errs)
+			wantError(t, e.post(path, body), http.StatusBadRequest, "invalid_report", "errors")
+		})
+	}
+	var stored struct {
+		Requests int64
+		Errors   string
+	}
+	if err := e.db.Raw("SELECT requests, errors FROM run_shares WHERE agent_id = ?", agent).Scan(&stored).Error; err != nil {
+		t.Fatal(err)
+	}
+	if stored.Requests != 1 || stored.Errors != `{"lock_timeout":1}` {
+		t.Fatalf("a refused report changed the share: %+v", stored)
+	}
+}
+
+// An agent of an async sale's run reports its 202s as "accepted" (counted
+// with the orders too): the shop takes the member the agent sends.
+func TestReportTakesAccepted(t *testing.T) {
+	e := runsEnv(t)
+	path, agent := claimedShare(t, e)
+	if rec := e.post(path, fmt.Sprintf(`{"agent_id":%q,"requests":4,"orders":3,"accepted":3,"errors":{}}`, agent)); rec.Code != http.StatusOK {
+		t.Fatalf("report with accepted: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -256,3 +256,33 @@ func TestCreateSaleWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// Times the sales.opens_at column (DATETIME: years 1000 to 9999) cannot
+// hold are a 400 naming the member, not a failed write; its first instant
+// is accepted and kept.
+func TestCreateSaleOpeningInTheColumnsRange(t *testing.T) {
+	e := newEnv(t)
+	for _, body := range []string{
+		`{"strategy":"mutex","stock":5,"opens_at":"0000-01-01T00:00:00Z"}`,
+		`{"strategy":"mutex","stock":5,"opens_at":"0001-01-01T00:00:00Z"}`,
+		`{"strategy":"mutex","stock":5,"opens_at":"0999-12-31T23:59:59.999999Z"}`,
+		`{"strategy":"mutex","stock":5,"opens_at":"1000-01-01T00:30:00+01:00"}`, // 0999-12-31T23:30 in UTC
+		`{"strategy":"mutex","stock":5,"opens_at":"9999-12-31T23:59:59Z"}`,
+		`{"strategy":"mutex","stock":5,"opens_in_ms":9223372036854775807}`,
+		`{"strategy":"mutex","stock":5,"opens_in_ms":-9223372036854775808}`,
+	} {
+		before := e.countSales(t)
+		field := "opens_at"
+		if strings.Contains(body, "opens_in_ms") {
+			field = "opens_in_ms"
+		}
+		wantError(t, e.post("/api/sales", body), http.StatusBadRequest, "invalid_field", field)
+		if e.countSales(t) != before {
+			t.Fatalf("%s: a refused sale was written", body)
+		}
+	}
+	v := e.createSale(t, `{"strategy":"mutex","stock":5,"opens_at":"1000-01-01T00:00:00Z"}`)
+	if want := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC); !v.OpensAt.Equal(want) {
+		t.Fatalf("opens_at %v, want %v", v.OpensAt, want)
+	}
+}

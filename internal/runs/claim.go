@@ -106,10 +106,6 @@ func (s *Service) assignment(ctx context.Context, runID uint64, step, share int)
 	return a, nil
 }
 
-// maxErrorKinds bounds the error map of one report: kinds are short codes,
-// and a broken agent must not fill a TEXT column with junk.
-const maxErrorKinds = 32
-
 // Report stores r (cumulative figures replace the previous ones) if r's
 // agent holds the share, extends the step's deadline if r shows progress,
 // advances the runs that are due, and answers the step's deadline.
@@ -137,13 +133,8 @@ WHERE sh.run_id = ? AND sh.step = ? AND sh.share = ? AND sh.agent_id = ? AND sh.
   AND st.status = 'running' AND st.deadline > UTC_TIMESTAMP(6)`
 
 func (s *Service) report(ctx context.Context, r runwire.Report) error {
-	if r.Requests < 0 || r.Orders < 0 || r.SoldOut < 0 || r.ElapsedMS < 0 || len(r.Errors) > maxErrorKinds {
-		return fmt.Errorf("%w: negative counts or too many error kinds", ErrInvalid)
-	}
-	if r.Histogram != "" {
-		if _, err := decodeHist(r.Histogram); err != nil {
-			return fmt.Errorf("%w: histogram: %v", ErrInvalid, err)
-		}
+	if err := checkReport(r); err != nil {
+		return err
 	}
 	if r.Errors == nil {
 		r.Errors = map[string]int64{}
@@ -180,16 +171,12 @@ WHERE run_id = ? AND step = ? AND share = ? AND agent_id = ?`,
 	return nil
 }
 
-// maxHistLen bounds an encoded histogram (base64 text): a compressed one of
-// a share is a few KB; the request body limit is 64 KiB anyway.
-const maxHistLen = 60 << 10
-
 // decodeHist decodes an agent's histogram. hdrhistogram-go v1.2.0's Decode
 // panics on short or corrupt input (it slices the decoded bytes without
 // checking their length), so a garbled report must not reach it unguarded.
 func decodeHist(enc string) (h *hdrhistogram.Histogram, err error) {
 	if len(enc) > maxHistLen {
-		return nil, errors.New("histogram too large")
+		return nil, errHistTooLarge
 	}
 	defer func() {
 		if v := recover(); v != nil {

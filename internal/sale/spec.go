@@ -32,6 +32,11 @@ const (
 	MaxPayWithinMS      = 86_400_000
 )
 
+// MinOpensAt is the earliest opens_at: the first instant the column
+// (DATETIME, years 1000 to 9999) can hold. An opening in the past opens
+// the sale at once, however far back it is.
+var MinOpensAt = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // Spec is what a new sale asks for. Pointers tell an absent member from a
 // zero one: ttl_ms 0 and per_user_limit 0 differ from their absence.
 type Spec struct {
@@ -181,6 +186,9 @@ func opening(at *string, inMS *int64, now time.Time) (time.Time, error) {
 		}
 		if t.After(now.Add(MaxOpensAhead)) {
 			return now, FieldErrorf("opens_at", "opens_at must be at most %s ahead", MaxOpensAhead)
+		}
+		if t.Before(MinOpensAt) {
+			return now, FieldErrorf("opens_at", "opens_at must be %s or later, not %q", MinOpensAt.Format(time.RFC3339), clip.Input(*at))
 		}
 		return t.UTC().Truncate(time.Microsecond), nil
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -177,11 +178,16 @@ WHERE status = 'running' AND deadline < UTC_TIMESTAMP(6)`).Error
 	return nil
 }
 
+// clipText is s cut to at most n bytes, on a character boundary: the
+// column refuses a string that ends inside a character.
 func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // utc gives the row's times the UTC location: DATETIME carries none, and
