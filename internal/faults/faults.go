@@ -237,7 +237,7 @@ func (s *Service) ExpireZKSession(ctx context.Context) (int64, error) {
 	if !s.cfg.Enabled {
 		return 0, ErrDisabled
 	}
-	l, err := s.lockers.Get("zookeeper", lockstrategy.Options{})
+	l, err := s.lockers.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		return 0, err
 	}

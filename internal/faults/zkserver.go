@@ -89,7 +89,7 @@ func (s *Service) KillZKServer(ctx context.Context, d time.Duration) (ZKKill, er
 	if err := s.check(d); err != nil {
 		return ZKKill{}, err
 	}
-	l, err := s.lockers.Get("zookeeper", lockstrategy.Options{})
+	l, err := s.lockers.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		return ZKKill{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"
@@ -120,7 +121,7 @@ func (s *Server) reconcileStore(sl inventory.Sale) (reconcile.Store, bool) {
 	if err != nil {
 		return nil, false
 	}
-	st, ok := inst.(reconcile.Store)
+	st, ok := lockstrategy.As[reconcile.Store](inst)
 	return st, ok
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
@@ -89,7 +90,7 @@ func (s *Server) storeStock(ctx context.Context, sl inventory.Sale) *int64 {
 	if err != nil {
 		return nil
 	}
-	r, ok := l.(stockReporter)
+	r, ok := lockstrategy.As[stockReporter](l)
 	if !ok {
 		return nil
 	}

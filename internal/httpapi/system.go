@@ -35,6 +35,9 @@ type strategyView struct {
 	Description string   `json:"description"`
 	Needs       []string `json:"needs"`
 	Safe        bool     `json:"safe"`
+	// Kind: lock (a critical section under the lock), lock-free (a safe
+	// stock write, no lock) or reserve (units taken from a stock of its own).
+	Kind string `json:"kind"`
 	// Renews says the lease renews itself, so a sale may turn its watchdog off.
 	Renews bool `json:"renews"`
 	// Tokens says the lease carries a fencing token, so a sale may fence.
@@ -63,7 +66,7 @@ func (s *Server) strategies(c *gin.Context) {
 			states[string(n)] = backends.State(n).State
 		}
 		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
-			Safe: st.Safe, Renews: st.Renews, Tokens: st.Tokens, Expiry: string(st.Expiry), Available: st.Available(backends) == nil, Backends: states})
+			Kind: string(st.Kind()), Safe: st.Safe, Renews: st.Renews, Tokens: st.Tokens, Expiry: string(st.Expiry), Available: st.Available(backends) == nil, Backends: states})
 	}
 	c.JSON(http.StatusOK, out)
 }

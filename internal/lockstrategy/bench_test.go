@@ -90,15 +90,14 @@ func benchLockers(b *testing.B, be lockstrategy.Backends) []benchLocker {
 	b.Helper()
 	var out []benchLocker
 	for _, s := range lockstrategy.All() {
-		inst, err := s.New(be, lockstrategy.Options{})
+		if s.Kind() != lockstrategy.KindLock {
+			continue
+		}
+		l, err := s.NewLocker(be, lockstrategy.Options{})
 		if err != nil {
 			b.Fatalf("%s: build: %v", s.Name, err)
 		}
-		b.Cleanup(func() { closeLocker(inst) })
-		l, ok := inst.(lockstrategy.Locker)
-		if !ok {
-			continue
-		}
+		b.Cleanup(func() { closeLocker(l) })
 		out = append(out, benchLocker{locktest.Named{Name: s.Name, Locker: l}, s.Safe})
 	}
 	for _, p := range locktest.Peers(be.Redis) {

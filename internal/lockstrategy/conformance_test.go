@@ -56,14 +56,14 @@ func TestConformance(t *testing.T) {
 	b := testenv.Backends(t, "lockstrategy")
 	b.ZKSessionTimeout = zkSessionTimeout
 	for _, s := range lockstrategy.All() {
-		inst, err := s.New(b, lockstrategy.Options{})
+		if s.Kind() != lockstrategy.KindLock { // a LockFree or a Reserver takes no lock
+			continue
+		}
+		l, err := s.NewLocker(b, lockstrategy.Options{})
 		if err != nil {
 			t.Fatalf("%s: build: %v", s.Name, err)
 		}
-		closeLocker(inst)
-		if !isLock(inst) {
-			continue
-		}
+		closeLocker(l)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel() // strategies mostly wait on I/O: overlap them
 			for _, c := range checks {
@@ -103,14 +103,7 @@ func TestExpectedFailuresNameRealThings(t *testing.T) {
 	}
 }
 
-// isLock says the strategy built a lock: a Locker, not a LockFree or a
-// Reserver (which take none).
-func isLock(inst lockstrategy.Instance) bool {
-	_, ok := inst.(lockstrategy.Locker)
-	return ok
-}
-
-func closeLocker(l lockstrategy.Instance) {
+func closeLocker(l any) {
 	if c, ok := l.(io.Closer); ok {
 		c.Close()
 	}
@@ -129,16 +122,10 @@ func build(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backends, o loc
 
 // newLocker builds s with o, which must be a lock.
 func newLocker(s lockstrategy.Strategy, b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
-	inst, err := s.New(b, o)
-	if err != nil {
-		return nil, err
+	if s.Kind() != lockstrategy.KindLock {
+		return nil, fmt.Errorf("%s builds a %s, not a lock", s.Name, s.Kind())
 	}
-	l, ok := inst.(lockstrategy.Locker)
-	if !ok {
-		closeLocker(inst)
-		return nil, fmt.Errorf("%s built %T, not a Locker", s.Name, inst)
-	}
-	return l, nil
+	return s.NewLocker(b, o)
 }
 
 // uniqueKey returns a key no earlier run used, so leftovers cannot interfere.

@@ -33,12 +33,12 @@ func NewInstances(b Backends) *Instances {
 func (in *Instances) Backends() Backends { return in.backends }
 
 // Get returns the strategy name built with o, building it on first use: a
-// Locker, a LockFree or a Reserver. Options the strategy ignores
+// Locker, a LockFree or a Reserver, as the strategy's Kind says. Options the strategy ignores
 // (Strategy.Normalize) do not build a second instance.
 func (in *Instances) Get(name string, o Options) (Instance, error) {
 	s, err := Lookup(name)
 	if err != nil {
-		return nil, err
+		return Instance{}, err
 	}
 	k := instanceKey{name, s.Normalized(o)}
 	in.mu.Lock()
@@ -47,17 +47,11 @@ func (in *Instances) Get(name string, o Options) (Instance, error) {
 		return l, nil
 	}
 	if err := s.Configured(in.backends); err != nil {
-		return nil, err
+		return Instance{}, err
 	}
-	l, err := s.New(in.backends, k.opts)
+	l, err := s.build(in.backends, k.opts)
 	if err != nil {
-		return nil, err
-	}
-	switch l.(type) {
-	case Locker, LockFree, Reserver:
-	default:
-		closeInstance(l)
-		return nil, fmt.Errorf("lockstrategy: %s built %T, which is neither a Locker, a LockFree nor a Reserver", name, l)
+		return Instance{}, err
 	}
 	in.built[k] = l
 	return l, nil
@@ -70,11 +64,10 @@ func (in *Instances) Locker(name string, o Options) (Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ok := inst.(Locker)
-	if !ok {
+	if inst.Locker == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotALock, name)
 	}
-	return l, nil
+	return inst.Locker, nil
 }
 
 // Close closes every built strategy that holds resources (io.Closer).
@@ -91,7 +84,7 @@ func (in *Instances) Close() error {
 
 // closeInstance closes l if it holds resources (io.Closer).
 func closeInstance(l Instance) error {
-	if c, ok := l.(io.Closer); ok {
+	if c, ok := As[io.Closer](l); ok {
 		return c.Close()
 	}
 	return nil

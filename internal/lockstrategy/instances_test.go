@@ -73,3 +73,53 @@ func TestInstancesLockerRefusesLockFree(t *testing.T) {
 		t.Errorf("Locker(mutex): %v", err)
 	}
 }
+
+// Every strategy builds the kind it declares: exactly one of the three is
+// set, the one Strategy.Kind names (the order service takes its path from
+// it).
+func TestEveryStrategyBuildsItsKind(t *testing.T) {
+	in := lockstrategy.NewInstances(testenv.Backends(t, "lockstrategy"))
+	t.Cleanup(func() { in.Close() })
+	kinds := map[lockstrategy.Kind]int{}
+	for _, s := range lockstrategy.All() {
+		if s.Available(in.Backends()) != nil {
+			continue
+		}
+		inst, err := in.Get(s.Name, lockstrategy.Options{TTL: time.Second})
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		set := 0
+		for _, isSet := range []bool{inst.Locker != nil, inst.LockFree != nil, inst.Reserver != nil} {
+			if isSet {
+				set++
+			}
+		}
+		if set != 1 || inst.Kind() != s.Kind() {
+			t.Errorf("%s declares %s, built %+v (kind %s)", s.Name, s.Kind(), inst, inst.Kind())
+		}
+		kinds[s.Kind()]++
+	}
+	if kinds[lockstrategy.KindLock] == 0 || kinds[lockstrategy.KindLockFree] == 0 || kinds[lockstrategy.KindReserve] == 0 {
+		t.Errorf("strategies by kind %v: every kind should have one", kinds)
+	}
+}
+
+// A registration that builds no kind, or two, is refused at once.
+func TestRegisterNeedsExactlyOneKind(t *testing.T) {
+	lock := func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) { return nil, nil }
+	free := func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.LockFree, error) { return nil, nil }
+	for _, s := range []lockstrategy.Strategy{
+		{Name: "test-no-kind"},
+		{Name: "test-two-kinds", NewLocker: lock, NewLockFree: free},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%s) did not panic", s.Name)
+				}
+			}()
+			lockstrategy.Register(s)
+		}()
+	}
+}

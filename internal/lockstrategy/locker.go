@@ -57,10 +57,56 @@ const PersistBound = StockReloadSettle * 2 / 3
 // reconciliation reclaims it (the unit is an order, or goes back).
 const ReservationStale = 2 * PersistBound
 
-// Instance is what a strategy builds: a Locker, or one of the interfaces of
-// the strategies that take no lock (LockFree, Reserver). The order service
-// switches on it once per order; Instances.Get refuses anything else.
-type Instance any
+// Kind is how a strategy keeps a sale's stock safe: under a lock, with a
+// safe write and no lock, or by taking units from a stock of its own.
+type Kind string
+
+// The three kinds.
+const (
+	KindLock     Kind = "lock"      // a Locker: the critical section runs under the lock
+	KindLockFree Kind = "lock-free" // a LockFree: no lock, a safe stock write
+	KindReserve  Kind = "reserve"   // a Reserver: a unit taken from its own stock, then persisted
+)
+
+// Instance is what a strategy builds: exactly one of a Locker, a LockFree
+// and a Reserver is set, the one its Strategy declares (Strategy.Kind).
+// The order service takes the sale's path from it once per order.
+type Instance struct {
+	Locker   Locker
+	LockFree LockFree
+	Reserver Reserver
+}
+
+// Kind says which of the three is set.
+func (i Instance) Kind() Kind {
+	switch {
+	case i.Locker != nil:
+		return KindLock
+	case i.LockFree != nil:
+		return KindLockFree
+	}
+	return KindReserve
+}
+
+// impl is the one value set, for the capabilities some strategies add
+// (io.Closer, a stock to report or reconcile).
+func (i Instance) impl() any {
+	switch i.Kind() {
+	case KindLock:
+		return i.Locker
+	case KindLockFree:
+		return i.LockFree
+	}
+	return i.Reserver
+}
+
+// As returns the instance's value as a T, if it is one: a capability a
+// strategy adds beyond its kind (reconcile.Store on a Reserver, a session
+// on the zookeeper Locker).
+func As[T any](i Instance) (T, bool) {
+	t, ok := i.impl().(T)
+	return t, ok
+}
 
 // Locker takes a named lock.
 type Locker interface {

@@ -108,9 +108,41 @@ type Strategy struct {
 	// in options it ignores share one instance: one ZooKeeper session, one
 	// mutex table. Nil keeps every option (a TTL and a watchdog to turn off).
 	Normalize func(o Options) Options
-	// New builds the strategy over b with o: a Locker, a LockFree or a
-	// Reserver. Instances calls it once per process and normalised Options.
-	New func(b Backends, o Options) (Instance, error)
+	// Exactly one of these builds the strategy over b with o, and says its
+	// Kind: a lock, a safe write without a lock, or a stock of its own.
+	// Instances calls it once per process and normalised Options.
+	NewLocker   func(b Backends, o Options) (Locker, error)
+	NewLockFree func(b Backends, o Options) (LockFree, error)
+	NewReserver func(b Backends, o Options) (Reserver, error)
+}
+
+// Kind is the kind the strategy builds (which New* it sets).
+func (s Strategy) Kind() Kind {
+	switch {
+	case s.NewLocker != nil:
+		return KindLock
+	case s.NewLockFree != nil:
+		return KindLockFree
+	}
+	return KindReserve
+}
+
+// build builds the strategy over b with o.
+func (s Strategy) build(b Backends, o Options) (Instance, error) {
+	var i Instance
+	var err error
+	switch s.Kind() {
+	case KindLock:
+		i.Locker, err = s.NewLocker(b, o)
+	case KindLockFree:
+		i.LockFree, err = s.NewLockFree(b, o)
+	default:
+		i.Reserver, err = s.NewReserver(b, o)
+	}
+	if err == nil && i.impl() == nil {
+		err = fmt.Errorf("lockstrategy: %s built nothing", s.Name)
+	}
+	return i, err
 }
 
 // NoOptions is the Normalize of a strategy that uses no option: no TTL, no
@@ -139,8 +171,14 @@ var (
 func Register(s Strategy) {
 	mu.Lock()
 	defer mu.Unlock()
-	if s.Name == "" || s.New == nil {
-		panic("lockstrategy: Register with empty name or nil New")
+	builders := 0
+	for _, set := range []bool{s.NewLocker != nil, s.NewLockFree != nil, s.NewReserver != nil} {
+		if set {
+			builders++
+		}
+	}
+	if s.Name == "" || builders != 1 {
+		panic("lockstrategy: Register needs a name and exactly one of NewLocker, NewLockFree, NewReserver")
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic("lockstrategy: Register called twice for " + s.Name)

@@ -101,16 +101,16 @@ var cutNextCommit atomic.Pointer[faults.DBLink]
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{Name: "order-test-commit-cut", Description: "test", Safe: true,
 		Needs: []lockstrategy.Need{lockstrategy.NeedDB}, Expiry: lockstrategy.ExpiryConnection,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			s, err := lockstrategy.Lookup("db-pessimistic")
 			if err != nil {
 				return nil, err
 			}
-			inner, err := s.New(b, o)
+			inner, err := s.NewLocker(b, o)
 			if err != nil {
 				return nil, err
 			}
-			return commitCutLocker{inner.(lockstrategy.Locker)}, nil
+			return commitCutLocker{inner}, nil
 		}})
 }
 

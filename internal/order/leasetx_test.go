@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -135,7 +134,7 @@ func TestReservedPersistTimeoutIsRetryable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := inst.(lockstrategy.Reserver)
+	rs := inst.Reserver
 	if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), 5); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +144,7 @@ func TestReservedPersistTimeoutIsRetryable(t *testing.T) {
 	if !errors.Is(err, order.ErrPersistTimeout) || order.OutcomeOf(err) != order.OutcomePersistTimeout {
 		t.Fatalf("Place whose persist ran out of time: %v (outcome %s), want ErrPersistTimeout", err, order.OutcomeOf(err))
 	}
-	left, err := inst.(interface {
+	left, err := inst.Reserver.(interface {
 		StockLeft(context.Context, string) (int64, error)
 	}).StockLeft(ctx, svc.LockKey(sale.ID))
 	if err != nil || left != 5 {

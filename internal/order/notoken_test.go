@@ -28,7 +28,7 @@ func (zeroLease) Token() uint64 { return 0 }
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{Name: "test-zero-token", Description: "test only", Safe: false,
 		Tokens: true, Expiry: lockstrategy.ExpiryProcess, Normalize: lockstrategy.NoOptions,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return zeroToken{memlock.New()}, nil
 		}})
 }

@@ -71,8 +71,8 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 		return inventory.Order{}, figures{layer: LayerLock}, err
 	}
 	if sale.OrderMode == inventory.OrderAsync {
-		if rs, ok := inst.(lockstrategy.Reserver); ok && s.queue != nil {
-			return s.placeQueued(ctx, sale, p, rs)
+		if inst.Reserver != nil && s.queue != nil {
+			return s.placeQueued(ctx, sale, p, inst.Reserver)
 		}
 		return inventory.Order{}, figures{layer: LayerQueue}, fmt.Errorf("%w: strategy %s on this replica", ErrNoQueue, sale.Strategy)
 	}
@@ -80,18 +80,16 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 	if p.IdempotencyKey != "" {
 		cs.idemKey = &p.IdempotencyKey
 	}
-	switch inst := inst.(type) {
-	case lockstrategy.LockFree:
-		o, f, err := placeLockFree(ctx, cs, inst)
+	switch inst.Kind() {
+	case lockstrategy.KindLockFree:
+		o, f, err := placeLockFree(ctx, cs, inst.LockFree)
 		f.layer = LayerDatabase
 		return o, f, err
-	case lockstrategy.Reserver:
-		o, layer, err := s.placeReserved(ctx, cs, inst)
+	case lockstrategy.KindReserve:
+		o, layer, err := s.placeReserved(ctx, cs, inst.Reserver)
 		return o, figures{layer: layer}, err
-	case lockstrategy.Locker:
-		return s.placeLocked(ctx, cs, inst)
 	}
-	return inventory.Order{}, figures{layer: LayerLock}, fmt.Errorf("order: strategy %s built %T, which takes no known path", sale.Strategy, inst)
+	return s.placeLocked(ctx, cs, inst.Locker)
 }
 
 // placeLocked is the critical section under the sale's lock: lock, claim

@@ -44,7 +44,7 @@ func TestLuaStockSurvivesRedisRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.(lockstrategy.Reserver).LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
+	if err := l.Reserver.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
 		t.Fatal(err)
 	}
 	// buy places an order for user, retrying what the shop calls retryable

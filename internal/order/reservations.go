@@ -139,7 +139,7 @@ func (s *Service) expire(ctx context.Context, id, saleID uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, returner := inst.(UnitReturner)
+	_, returner := lockstrategy.As[UnitReturner](inst)
 	expired := false
 	err = s.saleWrite(ctx, sale, inst, func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE orders SET status = ?, expired_at = NOW(6), unit_returned = ?
@@ -170,7 +170,7 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 	if err != nil {
 		return
 	}
-	ur, ok := inst.(UnitReturner)
+	ur, ok := lockstrategy.As[UnitReturner](inst)
 	if !ok {
 		return
 	}
@@ -198,7 +198,7 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 // section like any other.
 func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst lockstrategy.Instance, fn func(tx *gorm.DB) error) error {
 	db := s.store.DB()
-	if locker, ok := inst.(lockstrategy.Locker); ok {
+	if locker := inst.Locker; locker != nil {
 		waitStart := time.Now()
 		lease, err := s.lock(ctx, locker, s.LockKey(sale.ID))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // Restocker is a Reserver whose own stock can take more units.
@@ -36,7 +37,7 @@ func (s *Service) Restock(ctx context.Context, saleID uint64, units int64) error
 	}); err != nil {
 		return err
 	}
-	if rs, ok := inst.(Restocker); ok {
+	if rs, ok := lockstrategy.As[Restocker](inst); ok {
 		if err := rs.Restock(ctx, key, units); err != nil {
 			return fmt.Errorf("order: restock: the database has the units, the strategy's store does not: %w", err)
 		}

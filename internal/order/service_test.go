@@ -65,7 +65,7 @@ func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instanc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs, ok := l.(lockstrategy.Reserver); ok {
+	if rs := l.Reserver; rs != nil {
 		if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), saleStock); err != nil {
 			t.Fatal(err)
 		}

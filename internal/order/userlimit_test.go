@@ -46,7 +46,7 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rs, ok := l.(lockstrategy.Reserver); ok {
+			if rs := l.Reserver; rs != nil {
 				if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
 					t.Fatal(err)
 				}
@@ -134,9 +134,9 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 				t.Errorf("%d users over the limit, lost updates %d, oversold %d, violations %d, %d orders answered for %d sold",
 					v.Duplicates, v.LostUpdates, v.Oversold, v.Violations, sum, v.Sold)
 			}
-			if rep, ok := l.(interface {
+			if rep, ok := lockstrategy.As[interface {
 				StockLeft(ctx context.Context, key string) (int64, error)
-			}); ok {
+			}](l); ok {
 				n, err := rep.StockLeft(ctx, svc.LockKey(sale.ID))
 				if err != nil || n != v.Stock {
 					t.Errorf("store stock %d (%v), database stock %d: a refused order kept its unit", n, err, v.Stock)

@@ -60,7 +60,7 @@ func TestDurabilityAcrossARedisCrash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := inst.(reconcile.Store)
+			st, _ := lockstrategy.As[reconcile.Store](inst)
 			before, after, repaired, err := reconcile.Repair(ctx, l.b.DB, st, l.orders.LockKey(s.ID), s.ID)
 			if err != nil || !repaired || before.StoreStock != -1 || after.StoreStock != 20 || after.Drift != 0 {
 				t.Fatalf("repair: before %+v after %+v repaired %v %v; want the lost stock rebuilt to 20", before, after, repaired, err)
@@ -88,7 +88,7 @@ func TestReconcileReportsAndRepairsDrift(t *testing.T) {
 	key := l.orders.LockKey(s.ID)
 	l.b.Redis.IncrBy(ctx, redislock.KeysOf(key).Stock, 2) // Redis now admits 2 units the database does not have
 	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})
-	st := inst.(reconcile.Store)
+	st, _ := lockstrategy.As[reconcile.Store](inst)
 	r, err := reconcile.Check(ctx, l.b.DB, st, key, s.ID)
 	if err != nil || r.Drift != -2 || r.InFlight != 2 {
 		t.Fatalf("check: %+v %v, want drift -2 with 2 in flight", r, err)
@@ -133,7 +133,7 @@ func TestReconcileSeesALostReturn(t *testing.T) {
 	l.b.Redis.SRem(ctx, keys.Returned, refs[0]) // what the lost write had done
 	l.b.Redis.Decr(ctx, keys.Stock)
 	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})
-	st := inst.(reconcile.Store)
+	st, _ := lockstrategy.As[reconcile.Store](inst)
 	r, err := reconcile.Check(ctx, l.b.DB, st, key, s.ID)
 	if err != nil || r.Drift != 1 || r.LostReturns != 1 || r.StoreStock != 2 || r.DBStock != 3 {
 		t.Fatalf("check: %+v %v, want drift 1 from one lost return (Redis 2, database 3)", r, err)

@@ -176,7 +176,7 @@ func (l *lab) checkTruthAnyMode(s inventory.Sale) inventory.SaleView {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	r, err := reconcile.Check(ctx, l.b.DB, inst.(reconcile.Store), l.orders.LockKey(s.ID), s.ID)
+	r, err := reconcile.Check(ctx, l.b.DB, inst.Reserver.(reconcile.Store), l.orders.LockKey(s.ID), s.ID)
 	if err != nil {
 		l.t.Fatal(err)
 	}

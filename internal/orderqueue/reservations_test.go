@@ -154,7 +154,7 @@ func TestReturnWithoutAStockWaitsForTheRebuild(t *testing.T) {
 		t.Fatalf("%+v: the unit is noted back though no Redis stock took it", r)
 	}
 	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})
-	if _, _, _, err := reconcile.Repair(ctx, l.b.DB, inst.(reconcile.Store), key, s.ID); err != nil {
+	if _, _, _, err := reconcile.Repair(ctx, l.b.DB, inst.Reserver.(reconcile.Store), key, s.ID); err != nil {
 		t.Fatal(err)
 	}
 	testenv.WaitFor(t, 30*time.Second, "the due return to complete after the rebuild", func() bool {

@@ -78,7 +78,7 @@ func (j Job) reclaimAll(ctx context.Context, lease string) {
 		if err != nil {
 			continue
 		}
-		idx, ok := inst.(inFlightIndex)
+		idx, ok := lockstrategy.As[inFlightIndex](inst)
 		if !ok {
 			continue
 		}
@@ -116,7 +116,7 @@ func (j Job) checkAll(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		st, ok := inst.(Store)
+		st, ok := lockstrategy.As[Store](inst)
 		if !ok {
 			continue
 		}

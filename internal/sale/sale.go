@@ -62,7 +62,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (inventory.Sale, error)
 		if err := inventory.NewStore(tx).CreateSale(ctx, &sale); err != nil {
 			return err
 		}
-		if r, ok := inst.(lockstrategy.Reserver); ok {
+		if r := inst.Reserver; r != nil {
 			if err := r.LoadStock(ctx, s.keys.LockKey(sale.ID), sale.InitialStock); err != nil {
 				return fmt.Errorf("%w: %s: load stock: %w", ErrStrategyUnavailable, sale.Strategy, err)
 			}

@@ -26,12 +26,12 @@ var reserved = locktest.RegisterFakes("sale-test-")
 
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-renews", Description: "test", Renews: true,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return nopLocker{}, nil
 		}})
 	// A stock kept in Redis, as redis-lua-stock's (which needs Redis).
 	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-queues", Description: "test", Queues: true,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewReserver: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Reserver, error) {
 			return reserved, nil
 		}})
 }

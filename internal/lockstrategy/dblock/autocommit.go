@@ -33,7 +33,7 @@ func init() {
 		Safe:      false,
 		Expiry:    lockstrategy.ExpiryNone,
 		Normalize: lockstrategy.NoOptions,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &Autocommit{db: b.DB}, nil
 		},
 	})

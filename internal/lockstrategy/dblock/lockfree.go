@@ -25,7 +25,7 @@ func init() {
 		Safe:      true,
 		Expiry:    lockstrategy.ExpiryNone,
 		Normalize: lockstrategy.NoOptions,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLockFree: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.LockFree, error) {
 			return &LockFree{kind: lockstrategy.WriteCAS, maxRetries: DefaultCASRetries}, nil
 		},
 	})
@@ -36,7 +36,7 @@ func init() {
 		Safe:        true,
 		Expiry:      lockstrategy.ExpiryNone,
 		Normalize:   lockstrategy.NoOptions,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLockFree: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.LockFree, error) {
 			return &LockFree{kind: lockstrategy.WriteConditional}, nil
 		},
 	})

@@ -54,7 +54,7 @@ func init() {
 		Tokens:      true,
 		Expiry:      lockstrategy.ExpiryTTL,
 		Normalize:   lockstrategy.TTLOnly,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			sqlDB, err := b.DB.DB()
 			if err != nil {
 				return nil, err

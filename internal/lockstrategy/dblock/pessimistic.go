@@ -43,7 +43,7 @@ func init() {
 		Safe:        true,
 		Expiry:      lockstrategy.ExpiryConnection,
 		Normalize:   lockstrategy.NoOptions,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &Pessimistic{db: b.DB}, nil
 		},
 	})

@@ -65,7 +65,7 @@ func init() {
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(b.Etcd, o)
 		},
 	})

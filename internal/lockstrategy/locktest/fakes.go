@@ -28,15 +28,15 @@ func RegisterFakes(prefix string) *FakeReserver {
 	broken := NewFakeReserver(errors.New("dial tcp 10.0.0.1:6379: connection refused"))
 	lockstrategy.Register(lockstrategy.Strategy{Name: prefix + "needs-zk", Description: "test",
 		Needs: []lockstrategy.Need{lockstrategy.NeedZooKeeper},
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return nil, errors.New("unreachable: not available")
 		}})
 	lockstrategy.Register(lockstrategy.Strategy{Name: prefix + "reserver", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return reserver, nil }})
+		NewReserver: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Reserver, error) { return reserver, nil }})
 	lockstrategy.Register(lockstrategy.Strategy{Name: prefix + "reserver-broken", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) { return broken, nil }})
+		NewReserver: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Reserver, error) { return broken, nil }})
 	lockstrategy.Register(lockstrategy.Strategy{Name: prefix + "broken-new", Description: "test",
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return nil, errors.New("zk: could not connect to 10.0.0.2:2181")
 		}})
 	return reserver

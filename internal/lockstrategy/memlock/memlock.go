@@ -25,7 +25,7 @@ func init() {
 		Safe:        false,
 		Expiry:      lockstrategy.ExpiryProcess,
 		Normalize:   lockstrategy.NoOptions,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(), nil
 		},
 	})

@@ -21,7 +21,7 @@ func init() {
 		Safe:        false,
 		Expiry:      lockstrategy.ExpiryNone,
 		Normalize:   lockstrategy.NoOptions,
-		New: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Locker, error) {
 			return &Locker{}, nil
 		},
 	})

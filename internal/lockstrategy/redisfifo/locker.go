@@ -124,7 +124,7 @@ func init() {
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := New(b.Redis, o)
 			l.crash = b.Crash
 			return l, nil

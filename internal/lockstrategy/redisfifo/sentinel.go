@@ -23,7 +23,7 @@ func init() {
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			if b.Sentinel == nil {
 				return nil, fmt.Errorf("redis-sentinel: %w (no Sentinels)", lockstrategy.ErrMissingBackend)
 			}

@@ -48,7 +48,7 @@ func init() {
 		Safe:      false,
 		Expiry:    lockstrategy.ExpiryTTL,
 		Normalize: lockstrategy.TTLOnly,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := NewGetSet(b.Redis, o.TTL)
 			l.crash = b.Crash
 			return l, nil

@@ -39,7 +39,7 @@ func init() {
 		Expiry:    lockstrategy.ExpiryNone,
 		Queues:    true,
 		Normalize: lockstrategy.NoOptions,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewReserver: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Reserver, error) {
 			return NewLuaStock(b.Redis), nil
 		},
 	})

@@ -31,7 +31,7 @@ func init() {
 		Safe:      false,
 		Expiry:    lockstrategy.ExpiryTTL,
 		Normalize: lockstrategy.TTLOnly,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			return NewNoOwner(b.Redis, o.TTL), nil
 		},
 	})

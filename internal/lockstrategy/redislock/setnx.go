@@ -34,7 +34,7 @@ func init() {
 		Safe:      false,
 		Expiry:    lockstrategy.ExpiryTTL, // normally; ExpiryNever after a crash at the crash point
 		Normalize: lockstrategy.TTLOnly,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := NewSetNXExpire(b.Redis, o.TTL)
 			l.crash = b.Crash
 			return l, nil

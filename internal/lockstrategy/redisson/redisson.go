@@ -60,7 +60,7 @@ func init() {
 		Expiry:    lockstrategy.ExpiryTTL,
 		Renews:    true,
 		Reentrant: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			if b.Redis == nil {
 				return nil, fmt.Errorf("redisson: %w (no Redis)", lockstrategy.ErrMissingBackend)
 			}

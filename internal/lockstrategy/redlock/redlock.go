@@ -82,7 +82,7 @@ func init() {
 		Tokens:      false,
 		Expiry:      lockstrategy.ExpiryTTL,
 		Renews:      true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(b.Redlock, o)
 		},
 	})

@@ -58,7 +58,7 @@ func init() {
 		Tokens: true,
 		Expiry: lockstrategy.ExpiryTTL,
 		Renews: true,
-		New: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			if b.Redis == nil {
 				return nil, fmt.Errorf("redis-2level: %w (no Redis)", lockstrategy.ErrMissingBackend)
 			}

@@ -68,7 +68,7 @@ func init() {
 		// Options do not apply: the session timeout, not a TTL, frees a dead
 		// holder, and the session heart-beats by itself (no renewal to turn off).
 		Normalize: lockstrategy.NoOptions,
-		New: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Instance, error) {
+		NewLocker: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
 			return New(b.ZKServers, b.ZKSessionTimeout)
 		},
 	})
