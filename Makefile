@@ -7,7 +7,7 @@ BIN := bin
 .PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue chaos e2e clean
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 demo: services-up build ## start the shop and print the dashboard URL
 	$(BIN)/shop demo

@@ -19,8 +19,8 @@ func TestRunsAcrossReplicasAndAgents(t *testing.T) {
 	// The teaching variants (unsafe, and neither none nor mutex, whose
 	// overselling is asserted here) assert nothing about the sale in this
 	// test and take the same runs path as the others: they are left out,
-	// which keeps make test within its 10 minutes on 2 cores as issue 14
-	// adds strategies. Their locks are checked across processes by the
+	// which keeps make test within its 10 minutes on 2 cores as strategies
+	// are added. Their locks are checked across processes by the
 	// conformance suite and their pitfalls by the lessons.
 	var names []string
 	for _, s := range lockstrategy.All() {

@@ -1,4 +1,4 @@
--- Replica discovery (DESIGN.md §6: replicas find each other through the shared
+-- Replica discovery (replicas find each other through the shared
 -- store, never through hard-coded lists). Every shop replica and load-test
 -- agent upserts its row once a second; a row whose last_seen is older than the
 -- expiry (5 s) belongs to a dead process. Both times come from the database's

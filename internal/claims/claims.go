@@ -29,7 +29,8 @@ const (
 // DBLocks are the strategies that lock in the database.
 var DBLocks = []string{"db-pessimistic", "db-lock-table"}
 
-// Judge judges seed 000's ranking and seed 004's ceiling on perSecond
+// Judge judges two claims, Redis > ZooKeeper >= the database in speed and
+// every DB lock under 1,000/s, on perSecond
 // (strategy -> figure per second; absent or 0: not measured), measured
 // under conditions (said in every Measured).
 func Judge(perSecond map[string]float64, conditions string) []Claim {

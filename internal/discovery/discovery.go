@@ -72,7 +72,7 @@ type Options struct {
 	// Interval between heartbeats; default 1 s.
 	Interval time.Duration
 	// Expiry: a member whose last heartbeat is older is dead; default 5 s
-	// (the bound for a killed replica to drop out). It must exceed
+	// (how soon a killed replica must drop out of the lists). It must exceed
 	// Interval by a margin for a slow beat or two.
 	Expiry time.Duration
 	// Gone: Recent also returns members dead for less than this, with

@@ -13,7 +13,7 @@ import (
 // testdata/seeds holds the five seed articles as they were given. A quote
 // may elide with "…"; each piece must then appear, in order. Whitespace
 // does not count, nor the Java string concatenation (" + ") that splits
-// the Redisson script seed 003 quotes.
+// Redisson's lock script, which one article quotes from Java.
 func TestSeedQuotesAreVerbatim(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "seeds", "*.txt"))
 	if err != nil || len(files) != 5 {

@@ -27,7 +27,7 @@ import (
 // in 1,600). The chaos run (loadtest chaos) now looks for such bugs too,
 // under faults, and make chaos runs it for 10 minutes.
 //
-// Issue 14 added five strategies to the suite, and the polling locks alone
+// With eighteen strategies in the suite, the polling locks alone
 // (db-lock-table, redlock, zookeeper at 6-9 sections/s with 32 contenders)
 // took 3-4 minutes of make test's 10. So the budget of 1,600 sections is
 // soft for slow locks: past exclusionSoftBound, a check that has done at

@@ -15,8 +15,8 @@ import (
 // reports: the command ran on the server, its reply never came.
 var ErrReplyDropped = errors.New("reply dropped by the drop_reply fault")
 
-// ReplyDropper is a go-redis hook for the drop_reply fault (seed 002's
-// "the acquire timed out, but did it succeed?"): armed with a key, it lets
+// ReplyDropper is a go-redis hook for the drop_reply fault ("the acquire
+// timed out, but did it succeed?"): armed with a key, it lets
 // the next script (EVAL, EVALSHA) on that key run on the server, then
 // reports a lost reply to its caller, as a connection that died between the
 // server's write and our read would. Nothing else is touched.

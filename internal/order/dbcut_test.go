@@ -137,8 +137,8 @@ func (l commitCutLease) Unlock(ctx context.Context) error {
 // transaction (db-pessimistic), the order is made by the lease's COMMIT. A
 // commit that fails (the replica cut off its database after the section's
 // insert) is an order that failed, 503 db_unavailable, never a 201 for a
-// row the server rolled back. The chaos run found one such 201 (seed
-// 443055658, 40 s, db-pessimistic: "201 without order 1").
+// row the server rolled back. The chaos run found one such 201 (chaos
+// seed 443055658, 40 s, db-pessimistic: "201 without order 1").
 func TestPessimisticCommitLostIsNoOrder(t *testing.T) {
 	link, store, svc := cutService(t, "cut-commit", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()

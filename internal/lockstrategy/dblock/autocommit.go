@@ -15,8 +15,8 @@ import (
 // lock is released as the SELECT returns: Lock waits for a holder's commit
 // if there is one, and then holds nothing. Buyers after it read and write
 // the stock at once: lost updates and oversell, on one replica or many.
-// Seed 000, on its select ... for update lock: 「这里需要注意一下哈,必须要加事务
-// 哈。」 (and 「@Transcational //一定要加事务」 in its code).
+// A FOR UPDATE lock must run inside a transaction: 「这里需要注意一下哈,必须要加事务
+// 哈。」 (and 「@Transcational //一定要加事务」 in the article's code).
 type Autocommit struct {
 	db    *gorm.DB
 	known sync.Map

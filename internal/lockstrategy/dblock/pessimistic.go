@@ -16,9 +16,9 @@ import (
 // resource-lock table). The order's stock write and insert run in that same
 // transaction (lockstrategy.TxLease), and commit is the unlock: FOR UPDATE
 // locks only inside a transaction (in autocommit it is released as the
-// statement ends). Holding FOR UPDATE through the work is seed 004's
-// variant; seed 000's t_resource_lock is a status row taken with a short
-// FOR UPDATE, closer to db-lock-table. A holder whose process dies has its
+// statement ends). This holds FOR UPDATE through the work; a status row
+// (t_resource_lock) taken with a short FOR UPDATE and released by an UPDATE
+// is the other way, closer to db-lock-table. A holder whose process dies has its
 // connection closed by its kernel: the database rolls back and frees the
 // row at once. A host crash or a partition keeps the row locked until the
 // database notices the dead connection (wait_timeout, TCP keep-alive), and

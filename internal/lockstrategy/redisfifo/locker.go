@@ -161,7 +161,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	start := time.Now() // before the SET: the local expiry errs early, the safe side
 	r, err := l.runQueue(ctx, acquireScript, kw.k, w.id)
 	if err != nil && lockstrategy.IsTransport(err) && ctx.Err() == nil {
-		// Seed 002's retry: the reply was lost, not necessarily the
+		// A retry that checks first: the reply was lost, not necessarily the
 		// acquire. Look for our own id before anything else (requeueScript:
 		// the lock if it is ours, else the queue, joined once): trying again
 		// blindly would wait a TTL for our own lock, or queue us twice.

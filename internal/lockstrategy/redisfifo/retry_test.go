@@ -53,7 +53,7 @@ func TestAcquireNotResentAfterLostReply(t *testing.T) {
 	<-w
 }
 
-// TestAcquireWhoseReplyWasLostChecksItsOwnToken: seed 002's retry. The
+// TestAcquireWhoseReplyWasLostChecksItsOwnToken: a retry that checks first. The
 // acquire ran on a free lock, its reply was lost with the connection; the
 // client must look for its own token before trying again, or it waits for
 // its own lock until the TTL (30 s here). It holds the lock at once, the

@@ -8,10 +8,10 @@ import (
 
 // redis-sentinel is the `redis` strategy, unchanged, over a replicated Redis
 // (one master, one replica, three Sentinels) through go-redis's failover
-// client. It exists to show what the seeds say of a single-master Redis
+// client. It exists to show the flaw of a single-master Redis
 // lock: replication is asynchronous, so a master that dies after granting a
 // lock and before the replica has it hands the lock to nobody; the
-// promoted replica grants it again (seed 001's RedLock motivation). Not
+// promoted replica grants it again (the flaw RedLock was designed for). Not
 // Safe: the failover breaks mutual exclusion by design.
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{

@@ -12,12 +12,12 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// GetSet is redis-getset, seed 000's "setnx + value值是过期时间": the
+// GetSet is redis-getset, the "setnx + value值是过期时间" lock: the
 // value is the expiry time, written by the client's own clock; SETNX takes
 // a free lock; a contender that reads an expiry in the past takes the lock
 // over with GETSET, and wins only if GETSET hands back the expiry it read.
-// The release is the seed's two steps: GET, compare with our value, DEL.
-// Its pitfalls, which the seed lists and the tests measure:
+// The release is two steps: GET, compare with our value, DEL.
+// Its pitfalls, which the tests measure:
 //   - 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步」: a
 //     client whose clock runs ahead reads a live lock as expired and takes it;
 //   - 「该客户端锁的过期时间,可能被别的客户端覆盖」: a loser's GETSET has

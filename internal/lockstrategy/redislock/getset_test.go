@@ -11,7 +11,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// TestGetSetClientClocksMustAgree: seed 000's first pitfall, measured. A
+// TestGetSetClientClocksMustAgree: clients' clocks must agree, measured. A
 // holds with a 10 s lease written by its own clock; B's clock runs 11 s
 // ahead, reads A's expiry as past, takes the lock over with GETSET: two
 // holders at once. With agreeing clocks B waits.
@@ -42,7 +42,7 @@ func TestGetSetClientClocksMustAgree(t *testing.T) {
 	t.Log("A and B both hold the lock: B's clock is 11 s ahead of A's")
 }
 
-// TestGetSetLoserOverwritesTheExpiry: seed 000's third pitfall. A's lock
+// TestGetSetLoserOverwritesTheExpiry: the loser's GETSET still writes. A's lock
 // expired; B and C both read the old expiry; B's GETSET wins; C's GETSET
 // loses but has written C's expiry over B's. B then cannot even release
 // its own lock (its GET finds C's value), which stays until C's expiry.

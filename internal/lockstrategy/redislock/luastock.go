@@ -16,11 +16,11 @@ import (
 )
 
 // LuaStock is redis-lua-stock, the lock-free baseline: the stock lives in
-// Redis (seed 003) and one Lua script checks and decrements it,
+// Redis (Redis pre-deduction) and one Lua script checks and decrements it,
 // so no lock is needed to keep it from going below zero. The order service
 // then persists the order with a conditional DB decrement and gives the unit
-// back (Unreserve) if that fails. It is a Reserver, not a Locker. (Seed
-// 002's "去分布式锁", doing without a distributed lock, names other ways:
+// back (Unreserve) if that fails. It is a Reserver, not a Locker. ("去分布式锁",
+// doing without a distributed lock, also names other ways:
 // an optimistic database update, and consistent hashing that sends a key's
 // requests to one process.)
 type LuaStock struct {

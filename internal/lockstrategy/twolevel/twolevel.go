@@ -1,13 +1,14 @@
-// Package twolevel is the redis-2level strategy: seed 002's local hand-off.
+// Package twolevel is the redis-2level strategy: a local hand-off in front
+// of a distributed lock.
 // Each process queues its own contenders for a key in memory (FIFO), and
 // only one of them at a time competes for the distributed lock (the `redis`
-// strategy's, package redisfifo): seed 002's Singleflight. The process that
+// strategy's, package redisfifo): a singleflight per process. The process that
 // gets the distributed lock passes it from one local waiter to the next,
 // without a round trip to Redis, up to MaxHandOffs times; then it releases it
 // to the other processes even if local waiters remain, so that a busy
 // process cannot starve the others (the fairness bound).
 //
-// Seed 002: 「在实例拿到了分布式锁之后,释放锁之前先看看本地有没有别的线程也需要同一把分布式锁。
+// The article it comes from: 「在实例拿到了分布式锁之后,释放锁之前先看看本地有没有别的线程也需要同一把分布式锁。
 // 如果有,就直接转交给本地的线程,进一步减少加锁和释放锁的开销。」
 //
 // Safety is the distributed lock's: local holders are strictly one after
