@@ -9,9 +9,9 @@
 // The table (Kinds, Find) declares each kind once: its parameters and their
 // validation (Param, Kind.Parse), its texts in English and Chinese, its
 // prerequisites (Needs), whether the chaos run may draw it (ChaosKinds) and
-// its run function over the Service. POST and GET /api/faults, the
-// dashboard's Faults page and `loadtest` read it; adding a fault is one
-// entry in table.go and its run function in run.go.
+// its run function over the Service. POST and GET /api/faults and the
+// dashboard's Faults page read it. Adding a fault is one entry in table.go
+// and its run function in run.go.
 package faults
 
 import (
