@@ -6,10 +6,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 )
 
-// KindKillConsumer: the next batch this replica's queue consumer persists
-// SIGKILLs the replica at a point of its transaction.
-const KindKillConsumer = "kill_consumer"
-
 // ErrNoConsumer: this replica runs no queue consumer (no default Redis).
 var ErrNoConsumer = errors.New("faults: this replica runs no order-queue consumer")
 

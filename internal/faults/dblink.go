@@ -12,9 +12,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// KindCutDB cuts the replica off its database for ms.
-const KindCutDB = "cut_db"
-
 // ErrDBCut is the dial error of a link that is cut: the database is
 // unreachable from this replica (a *net.OpError wraps it, as a refused
 // connection would be).

@@ -12,12 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Kinds of the replicated Redis (redis-sentinel).
-const (
-	KindHoldReplication = "hold_replication"
-	KindKillRedisMaster = "kill_redis_master"
-)
-
 // FailoverTimeout bounds the wait for the Sentinels to promote a replica
 // after the master went down (their down-after is 1 s; the election and the
 // promotion a few seconds more on a loaded machine).

@@ -12,7 +12,7 @@ import (
 
 // SlowDB takes the sale's row lock in a transaction of its own and holds it
 // for d, then rolls back: a slow batch job or a long report holding the row,
-// the seeds' "the database becomes the bottleneck" case. Every stock write on
+// the database as the bottleneck. Every stock write on
 // the sale (UPDATE sales ...) and every db-pessimistic SELECT ... FOR UPDATE
 // queues behind it, so orders show lock waits, timeouts and retries.
 //

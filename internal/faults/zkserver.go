@@ -12,9 +12,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
-// KindKillZKServer kills one server of the ZooKeeper ensemble for ms.
-const KindKillZKServer = "kill_zk_server"
-
 // ZK ensemble bounds: the kill lock is polled this long before the fault
 // gives up (another test is killing a server; retry later); a killed
 // server must serve again, with the other two, within zkWholeTimeout of its

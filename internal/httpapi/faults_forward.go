@@ -36,7 +36,7 @@ var forwardClient = &http.Client{
 // forward sends the fault, minus replica, to the live shop replica id with
 // the caller's Authorization, and relays its status and body: the dashboard,
 // served by one replica, can so fault any of them.
-func (f *faultsAPI) forward(c *gin.Context, id string, r faultRequest) {
+func (f *faultsAPI) forward(c *gin.Context, id string, r *faultRequest) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), replicasTimeout)
 	members, err := discovery.List(ctx, f.s.store.DB())
 	cancel()
@@ -54,8 +54,7 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r faultRequest) {
 		writeError(c, f.s.log, errReplicaNotFound(id))
 		return
 	}
-	r.Replica = nil // the target runs it itself
-	body, err := json.Marshal(r)
+	body, err := json.Marshal(r) // without the replica: the target runs it itself
 	if err != nil {
 		writeError(c, f.s.log, err)
 		return

@@ -55,10 +55,15 @@ func inputLimits() limitsView {
 			"rate":        {Min: num(0), MinExclusive: true, Max: runs.MaxRate},
 			"replicas":    {Min: num(0), Max: runs.MaxReplicas, Default: num(0)},
 		},
-		Faults: map[string]bound{
-			"duration_ms": {Min: num(1), Max: float64(faults.MaxDuration.Milliseconds())},
-		},
+		Faults: map[string]bound{"duration_ms": faultDuration()},
 	}
+}
+
+// faultDuration is the bounds of every duration parameter of the fault
+// table (GET /api/faults lists them per kind, too).
+func faultDuration() bound {
+	lo, hi := faults.DurationBounds()
+	return bound{Min: num(float64(lo)), Max: float64(hi)}
 }
 
 // limits is GET /api/limits: public and read-only, like the strategies.

@@ -1,47 +1,40 @@
-// The Faults section: one small form per fault kind that GET /api/faults
-// lists, with inputs for the parameters the kind takes, and a replica
-// picker. POST /api/faults goes to the replica that served the page, which
-// forwards it to the chosen one. The page does not second-guess the
+// The Faults section: one small form per fault kind of the table that GET
+// /api/faults serves (its title, description, parameters with their bounds
+// and choices: faults-model.js), and a replica picker. POST /api/faults
+// goes to the replica that served the page, which forwards it to the chosen
+// one. The page does not second-guess the
 // inputs: the API checks them and its refusal names the field.
 import { ApiError, getJSON, postJSON } from './api.js';
 import { el } from './dom.js';
-import { applyLabels } from './i18n.js';
+import { addLabels, applyLabels } from './i18n.js';
+import { faultLabels, paramControl } from './faults-model.js';
 import { applyFaultLimits } from './limits.js';
 
 const $ = (sel) => document.querySelector(sel);
-// The Redis nodes restart_redis takes when the API does not list its own.
-let redisNodes = ['redis', 'redlock-1', 'redlock-2', 'redlock-3'];
-// A default per kind that shows the effect against the run form's defaults
-// (lock TTL 2000 ms): a pause or stop past the TTL, a kill soon after. The
-// bounds of the duration come from GET /api/limits (limits.js).
-const DEFAULT_MS = { pause_holder: 3000, stop_process: 3000, kill_process: 500, slow_db: 3000, nested_lock: 1500, clock_skew: 5000, slow_work: 3000,
-  hold_replication: 20000, kill_redis_master: 3000, cut_db: 3000, kill_zk_server: 8000, getset_release_gap: 4800,
-  getset_takeover_gap: 8000 };
 
 /** param builds the label and input for one parameter of a kind. */
-function param(kind, name) {
-  const id = `fault-${kind}-${name}`;
+function param(kind, p) {
+  const id = `fault-${kind}-${p.name}`;
+  const c = paramControl(p);
   let input;
-  if (name === 'node') {
-    input = el('select', { id, name }, ...redisNodes.map((n) => el('option', { value: n, text: n })));
-  } else if (name === 'point') {
-    // kill_consumer: where in the batch the replica dies.
-    input = el('select', { id, name }, ...['before_commit', 'after_commit'].map((n) => el('option', { value: n, text: n })));
-  } else if (name === 'ms' || name === 'sale_id') {
-    input = el('input', { id, name, type: 'number', inputmode: 'numeric', min: '1' });
-    if (name === 'ms') input.value = input.defaultValue = String(DEFAULT_MS[kind] || 1000);
+  if (c.tag === 'select') {
+    input = el('select', { id, name: p.name }, ...c.options.map((n) => el('option', { value: n, text: n })));
+  } else if (c.type === 'number') {
+    input = el('input', { id, name: p.name, type: 'number', inputmode: 'numeric', min: c.min });
+    if (c.max) input.max = c.max;
+    if (c.value) input.value = input.defaultValue = c.value;
   } else {
-    input = el('input', { id, name, type: 'text' });
+    input = el('input', { id, name: p.name, type: 'text' });
   }
   input.addEventListener('input', () => { input.dataset.touched = '1'; });
-  return el('label', { for: id }, el('span', { 'data-l': `p${name}`, text: name }), input);
+  return el('label', { for: id }, el('span', { 'data-l': `p${p.name}`, text: p.name }), input);
 }
 
 /**
  * initFaults builds the section. opts.zh() says whether Chinese labels are
  * on; opts.needToken(err) handles a 401 (403 forbidden for faults). Returns setReplicas(list) (the
  * replicas events keep the picker current) and setSaleId(id) (the live
- * run's sale, a default for slow_db).
+ * run's sale, the default of every sale_id input).
  */
 export function initFaults({ zh, needToken }) {
   let own = ''; // this page's replica id
@@ -74,10 +67,10 @@ export function initFaults({ zh, needToken }) {
     out.className = 'msg';
     for (const i of form.querySelectorAll('[aria-invalid]')) i.removeAttribute('aria-invalid');
     const body = { kind };
-    for (const name of params) {
-      const v = form.elements[name].value.trim();
+    for (const p of params) {
+      const v = form.elements[p.name].value.trim();
       if (v === '') continue; // left out: the API says it is required
-      body[name] = name === 'ms' || name === 'sale_id' ? Number(v) : v;
+      body[p.name] = p.type === 'duration_ms' || p.type === 'id' ? Number(v) : v;
     }
     const target = picker.value;
     // The replica serving the page runs it itself; any other is forwarded.
@@ -108,7 +101,7 @@ export function initFaults({ zh, needToken }) {
 
   function kindForm(k) {
     const id = `fault-${k.kind}`;
-    const params = k.params || [];
+    const params = k.parameters || [];
     const btn = el('button', { type: 'submit', class: 'inject' }, el('span', { 'data-l': 'inject', text: 'Inject' }),
       el('span', { class: 'sr-only', text: ` ${k.kind}` }));
     btn.disabled = !enabled;
@@ -132,10 +125,10 @@ export function initFaults({ zh, needToken }) {
       return;
     }
     enabled = !!info.enabled;
-    if (info.redis_nodes?.length) redisNodes = info.redis_nodes;
     if (info.replica) { own = info.replica; picker.dataset.sig = ''; fillPicker(); }
     $('#faults-off').hidden = enabled;
     picker.disabled = !enabled;
+    addLabels(faultLabels(info.kinds));
     box.replaceChildren(...(info.kinds || []).map(kindForm));
     applyFaultLimits(box);
     applyLabels(box, zh());

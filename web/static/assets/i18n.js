@@ -1,7 +1,8 @@
 // Labels in English with their Chinese equivalents (the seeds' audience),
-// and the explanation of every strategy in the project's own words. The
-// "中文 labels" toggle adds the Chinese label beside the English one; the
-// explanations stay in English.
+// and the explanation of every strategy in the project's own words; the
+// fault kinds' labels come with the fault table (GET /api/faults,
+// addLabels). The "中文 labels" toggle adds the Chinese label beside the
+// English one; the explanations stay in English.
 
 /** @type {Record<string, [string, string]>} key -> [English, 中文] */
 export const LABELS = {
@@ -61,28 +62,6 @@ export const LABELS = {
   faults: ['Faults', '故障注入'],
   faultReplica: ['Inject into replica', '注入到实例'],
   inject: ['Inject', '注入'],
-  fpause_holder: ['Pause the lock holder', '暂停持锁者'],
-  fexpire_zk_session: ['Expire the ZooKeeper session', '让 ZooKeeper 会话过期'],
-  fslow_db: ['Slow database row lock', '数据库行锁变慢'],
-  fcrash_after_setnx: ['Crash right after SETNX', 'SETNX 后崩溃'],
-  fstop_process: ['Stop the process (SIGSTOP)', '暂停进程'],
-  fkill_process: ['Kill the process (SIGKILL)', '杀死进程'],
-  frestart_redis: ['Restart a Redis node', '重启 Redis 节点'],
-  fdrop_reply: ['Lose the reply of the next lock script', '丢失下一个加锁脚本的响应'],
-  fslow_work: ['Slow business step before the lock check', '锁检查前的慢业务步骤'],
-  fclock_skew: ['Run this replica\'s clock ahead (redis-getset)', '本实例时钟调快（redis-getset）'],
-  fgetset_release_gap: ['Hold redis-getset\'s release between GET and DEL', '在 GET 与 DEL 之间暂停 redis-getset 的释放'],
-  fgetset_takeover_gap: ['Hold redis-getset\'s takeover between GET and GETSET', '在 GET 与 GETSET 之间暂停 redis-getset 的抢占'],
-  fnested_lock: ['Take the held lock again (nested)', '重复加锁（嵌套）'],
-  fhold_replication: ['Hold back replication (Sentinel master)', '暂停主从复制（哨兵主节点）'],
-  fkill_redis_master: ['Kill the Sentinel master (failover)', '杀死哨兵主节点（主从切换）'],
-  fkill_consumer: ['Kill the queue consumer', '杀死队列消费者'],
-  fcut_db: ['Cut this replica off the database', '切断本实例与数据库的连接'],
-  fkill_zk_server: ['Kill a ZooKeeper server (ensemble of three)', '杀死一台 ZooKeeper 服务器（三节点集群）'],
-  pms: ['Duration (ms)', '时长（毫秒）'],
-  psale_id: ['Sale id', '秒杀活动 ID'],
-  pnode: ['Redis node', 'Redis 节点'],
-  ppoint: ['Kill point in the batch', '批次中的终止点'],
   claimsH: ['The seeds\' performance claims, checked on this machine', '种子文章的性能论断（本机实测）'],
   claimsNote: ['Judged on the newest finished run that measured redis, zookeeper and a database lock one step after the other with the same load (orders per second of each step); make bench judges them on the lock alone.', '依据最近一次同时测过 redis、zookeeper 和数据库锁（同一负载、逐个步骤）的已完成压测（各步骤每秒订单数）判定；make bench 只测锁本身。'],
   claimSeed: ['The seed says', '种子原文'],
@@ -239,6 +218,14 @@ export const EXPLAIN = {
     lesson: 'Raft makes the lock itself consistent (no failover loses a key), and the revision is a fencing token for free; the lease still cannot stop a paused holder, the token can.',
   },
 };
+
+/**
+ * addLabels adds labels that come from the API (the fault table's titles
+ * and parameters, keyed f<kind> and p<name>).
+ */
+export function addLabels(entries) {
+  Object.assign(LABELS, entries);
+}
 
 /** label returns the text for key in the current mode. */
 export function label(key, zh) {

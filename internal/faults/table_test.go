@@ -1,0 +1,197 @@
+package faults_test
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// kindConstants are the string constants named Kind* that the package
+// declares in any of its files: the kinds the service knows.
+func kindConstants(t *testing.T) map[string]string {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range pkgs["faults"].Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for i, name := range spec.Names {
+				if !strings.HasPrefix(name.Name, "Kind") || i >= len(spec.Values) {
+					continue
+				}
+				if lit, ok := spec.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					v, _ := strconv.Unquote(lit.Value)
+					out[name.Name] = v
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// The table covers every kind the package declares, each once, with a run
+// function, its texts in both languages, parameters the API can validate
+// and prerequisites naming real strategies.
+func TestTableCoversEveryKind(t *testing.T) {
+	consts := kindConstants(t)
+	if len(consts) < 18 {
+		t.Fatalf("found %d Kind constants: %v", len(consts), consts)
+	}
+	names := faults.Names()
+	for c, v := range consts {
+		if !slices.Contains(names, v) {
+			t.Errorf("%s = %q is not in the table", c, v)
+		}
+	}
+	if len(names) != len(consts) {
+		t.Errorf("the table has %d kinds, the package declares %d", len(names), len(consts))
+	}
+	strategies := lockstrategy.Names()
+	minMS, maxMS := faults.DurationBounds()
+	seen := map[string]bool{}
+	for _, k := range faults.Kinds() {
+		if seen[k.Name] {
+			t.Errorf("%s twice in the table", k.Name)
+		}
+		seen[k.Name] = true
+		if k.Run == nil {
+			t.Errorf("%s has no run function", k.Name)
+		}
+		for what, txt := range map[string]faults.Text{"title": k.Title, "description": k.Description} {
+			if txt.En == "" || txt.Zh == "" || txt.En == txt.Zh {
+				t.Errorf("%s: %s %+v is not in both languages", k.Name, what, txt)
+			}
+		}
+		for _, s := range k.Needs.Strategies {
+			if !slices.Contains(strategies, s) {
+				t.Errorf("%s needs strategy %q, which is not registered", k.Name, s)
+			}
+		}
+		for _, p := range k.Params {
+			if p.Label.En == "" || p.Label.Zh == "" || !p.Required {
+				t.Errorf("%s: parameter %+v has no label in both languages or is not required", k.Name, p)
+			}
+			if !strings.Contains(k.Description.En, p.Name) && p.Type == faults.TypeMillis {
+				t.Errorf("%s: the description does not say what %s is", k.Name, p.Name)
+			}
+			switch p.Type {
+			case faults.TypeMillis:
+				if p.Min != minMS || p.Max != maxMS || p.Suggested < p.Min || p.Suggested > p.Max {
+					t.Errorf("%s: %+v: bounds other than [%d, %d] or a suggestion outside them", k.Name, p, minMS, maxMS)
+				}
+			case faults.TypeID, faults.TypeChoice:
+			default:
+				t.Errorf("%s: parameter %s of unknown type %q", k.Name, p.Name, p.Type)
+			}
+		}
+	}
+}
+
+// The chaos run draws every kind but those that act on redis-getset alone,
+// which is not safe and never runs in a chaos run; those it may draw only on
+// replicas it started are the ones that kill the replica.
+func TestChaosKinds(t *testing.T) {
+	drawn := faults.ChaosKinds()
+	for _, k := range faults.Kinds() {
+		getsetOnly := slices.Equal(k.Needs.Strategies, []string{"redis-getset"})
+		if slices.Contains(drawn, k.Name) == getsetOnly {
+			t.Errorf("%s: drawn %v, acts on redis-getset alone %v", k.Name, k.Chaos.Draw, getsetOnly)
+		}
+		kills := strings.Contains(k.Description.En, "SIGKILLs the replica") || strings.HasPrefix(k.Description.En, "SIGKILL this replica")
+		if k.Chaos.OwnedOnly != kills {
+			t.Errorf("%s: owned only %v, kills its replica %v", k.Name, k.Chaos.OwnedOnly, kills)
+		}
+	}
+	if want := []string{faults.KindPauseHolder, faults.KindNestedLock}; !slices.Equal(drawn[:2], want) {
+		t.Errorf("chaos kinds %v: not in table order", drawn)
+	}
+}
+
+// Parse refuses a parameter the kind does not take (the first in table
+// order), a missing or out-of-range one, and a choice this replica does not
+// have; it returns the arguments typed.
+func TestParse(t *testing.T) {
+	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1"}, nil, nil, nil)
+	kind := func(name string) faults.Kind {
+		k, ok := faults.Find(name)
+		if !ok {
+			t.Fatalf("%s not in the table", name)
+		}
+		return k
+	}
+	cases := []struct {
+		kind   string
+		values map[string]any
+		param  string // "" when valid
+	}{
+		{faults.KindPauseHolder, map[string]any{"ms": int64(5)}, ""},
+		{faults.KindPauseHolder, map[string]any{}, "ms"},
+		{faults.KindPauseHolder, map[string]any{"ms": int64(0)}, "ms"},
+		{faults.KindPauseHolder, map[string]any{"ms": faults.MaxDuration.Milliseconds() + 1}, "ms"},
+		{faults.KindPauseHolder, map[string]any{"ms": int64(5), "sale_id": uint64(1)}, "sale_id"},
+		{faults.KindExpireZKSession, map[string]any{"point": "x", "ms": int64(5)}, "ms"},
+		{faults.KindSlowDB, map[string]any{"ms": int64(5)}, "sale_id"},
+		{faults.KindSlowDB, map[string]any{"sale_id": uint64(0)}, "ms"},
+		{faults.KindSlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(0)}, "sale_id"},
+		{faults.KindSlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(3)}, ""},
+		{faults.KindRestartRedis, map[string]any{"node": "redis"}, ""},
+		{faults.KindRestartRedis, map[string]any{"node": "redlock-1"}, "node"},
+		{faults.KindRestartRedis, map[string]any{}, "node"},
+		{faults.KindKillConsumer, map[string]any{"point": "after_commit"}, ""},
+		{faults.KindKillConsumer, map[string]any{"point": "later"}, "point"},
+	}
+	for _, c := range cases {
+		args, err := kind(c.kind).Parse(s, c.values)
+		var pe *faults.ParamError
+		switch {
+		case c.param == "" && err != nil:
+			t.Errorf("%s %v: %v", c.kind, c.values, err)
+		case c.param != "" && (!errors.As(err, &pe) || pe.Param != c.param):
+			t.Errorf("%s %v: %v, want a ParamError on %s", c.kind, c.values, err, c.param)
+		}
+		if c.param == "" && c.kind == faults.KindSlowDB && (args.Duration("ms") != 5*time.Millisecond || args.ID("sale_id") != 3) {
+			t.Errorf("slow_db args %v", args)
+		}
+	}
+	// The node's choices are this replica's.
+	for _, p := range kind(faults.KindRestartRedis).On(s).Params {
+		if !slices.Equal(p.Choices, []string{"redis"}) {
+			t.Errorf("restart_redis choices here %v, want [redis]", p.Choices)
+		}
+	}
+}
+
+// Slots decode into the types Parse expects, and Values gives back only
+// what was filled.
+func TestSlots(t *testing.T) {
+	s := faults.NewSlots()
+	for _, name := range []string{"ms", "sale_id", "node", "point"} {
+		if _, ok := s[name]; !ok {
+			t.Fatalf("no slot for %s: %v", name, s)
+		}
+	}
+	ms := int64(7)
+	*(s["ms"].(**int64)) = &ms
+	if v := s.Values(); len(v) != 1 || v["ms"] != int64(7) {
+		t.Errorf("values %v", v)
+	}
+}
