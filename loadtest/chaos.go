@@ -469,16 +469,16 @@ func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f c
 		case ack == ackTicket && c.PayWithinMS > 0 && r.IntN(2) == 0:
 			c.payLater(ctx, cl, target, ticket, user) // half the buyers pay, the others let it expire
 		case ack == ackTicket:
-			sleepCtx(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
+			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
 		case kind == kindSoldOut:
 			c.create.Lock() // one new sale, not one per buyer
 			err := c.openSale(ctx, cl, targets, f, sale)
 			c.create.Unlock()
 			if err != nil {
-				sleepCtx(ctx, 200*time.Millisecond) // a fault is on: try again later
+				sleep(ctx, 200*time.Millisecond) // a fault is on: try again later
 			}
 		case ack != ackOrder:
-			sleepCtx(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a refusal or a fault: do not spin
+			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a refusal or a fault: do not spin
 		}
 	}
 }

@@ -333,7 +333,7 @@ func (np *netProxy) cut(ctx context.Context, d time.Duration) {
 		np.p.Stop()
 	}
 	np.mu.Unlock()
-	sleepCtx(ctx, d)
+	sleep(ctx, d)
 	np.mu.Lock()
 	np.cuts--
 	if np.cuts == 0 {
@@ -358,21 +358,11 @@ func (np *netProxy) toxic(ctx context.Context, name, kind string, attrs string, 
 		}
 		added = append(added, name+"-"+stream)
 	}
-	sleepCtx(ctx, d)
+	sleep(ctx, d)
 	for _, n := range added {
 		_ = np.p.Toxics.RemoveToxic(context.Background(), n)
 	}
 	return nil
-}
-
-// sleepCtx sleeps d, or less if ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // freeAddr is a loopback address with a port nobody listens on now.

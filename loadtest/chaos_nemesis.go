@@ -63,7 +63,7 @@ func (n *nemesis) withCounts() *nemesis {
 // fault has ended.
 func (n *nemesis) run(ctx context.Context, plan []faultEvent) {
 	for _, e := range plan {
-		sleepCtx(ctx, time.Until(n.start.Add(e.At)))
+		sleep(ctx, time.Until(n.start.Add(e.At)))
 		if ctx.Err() != nil {
 			break
 		}
@@ -135,7 +135,7 @@ func (n *nemesis) attempt(ctx context.Context, e faultEvent) {
 		if last {
 			return
 		}
-		sleepCtx(ctx, retryPause)
+		sleep(ctx, retryPause)
 		e.Replica = (e.Replica + 1) % len(n.targets)
 	}
 }

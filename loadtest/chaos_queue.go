@@ -81,7 +81,7 @@ func (c *chaosConfig) payLater(ctx context.Context, cl *client, target, ticket, 
 		default:
 			count("poll_no_state")
 		}
-		sleepCtx(ctx, 100*time.Millisecond)
+		sleep(ctx, 100*time.Millisecond)
 	}
 }
 

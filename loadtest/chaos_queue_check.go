@@ -246,7 +246,7 @@ func settledReconcile(ctx context.Context, cl *client, store *inventory.Store, t
 			}
 			return rec, lastErr
 		}
-		sleepCtx(ctx, 200*time.Millisecond)
+		sleep(ctx, 200*time.Millisecond)
 	}
 }
 
@@ -277,7 +277,7 @@ func settleStates(ctx context.Context, cl *client, targets []string, tickets []s
 		if pending == 0 && round > 0 && maps.Equal(before, states) || time.Now().After(deadline) {
 			return states, nil
 		}
-		if err := wait(ctx, time.Second); err != nil {
+		if err := sleep(ctx, time.Second); err != nil {
 			return nil, err
 		}
 	}

@@ -233,6 +233,11 @@ func (c *client) settledSale(ctx context.Context, targets []string, id uint64) (
 	return v, raw, nil
 }
 
+// ordersURL is the order endpoint of sale id on target.
+func ordersURL(target string, id uint64) string {
+	return target + "/api/sales/" + strconv.FormatUint(id, 10) + "/orders"
+}
+
 // order is one POST to ordersURL (a target's /api/sales/{id}/orders) for
 // userID; it returns the outcome kind and never retries: a retryable refusal
 // is an answer worth counting, and retrying would change the offered load.

@@ -209,7 +209,7 @@ func checkTickets(ctx context.Context, c *client, targets []string, tickets []st
 					ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
 					for ends[i].state == stateLimited && ctx.Err() == nil {
 						refusals.Add(1)
-						sleepCtx(ctx, time.Second)
+						sleep(ctx, time.Second)
 						ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
 					}
 				}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -253,10 +252,6 @@ func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 	return *out.PausedHolders, nil
 }
 
-func ordersURL(target string, id uint64) string {
-	return target + "/api/sales/" + strconv.FormatUint(id, 10) + "/orders"
-}
-
 // settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
 func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error) {
@@ -271,7 +266,7 @@ func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error)
 func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (saleView, error) {
 	prev, err := sc.settled(ctx, id)
 	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
-		if err := wait(ctx, time.Second); err != nil {
+		if err := sleep(ctx, time.Second); err != nil {
 			return prev, err
 		}
 		var v saleView

@@ -170,7 +170,7 @@ func (sc *scenarioRun) probeOutage(ctx context.Context, id uint64, during map[st
 			return late, err
 		}
 		during[k]++
-		if err := wait(ctx, 50*time.Millisecond); err != nil {
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return late, err
 		}
 	}
@@ -208,7 +208,7 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 		if !anyCut {
 			break
 		}
-		if err := wait(ctx, 20*time.Millisecond); err != nil {
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}
@@ -221,7 +221,7 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("no order within a minute of the database's return (last answer %s)", k)
 		}
-		if err := wait(ctx, 50*time.Millisecond); err != nil {
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}

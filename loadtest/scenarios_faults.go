@@ -21,16 +21,6 @@ func (sc *scenarioRun) orderAsync(ctx context.Context, target string, id uint64,
 // where the "other" buyer goes.
 func (sc *scenarioRun) last() string { return sc.targets[len(sc.targets)-1] }
 
-// wait sleeps d unless ctx ends first.
-func wait(ctx context.Context, d time.Duration) error {
-	select {
-	case <-time.After(d):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // warm places one order on each target so that every replica has built the
 // sale's strategy (connections, ZooKeeper session) before the timed part.
 func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
@@ -61,7 +51,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 			return "", false, err
 		}
 		a := sc.c.order(ctx, ordersURL(target, v.ID), "A")
-		if err := wait(ctx, 3*ttl); err != nil {
+		if err := sleep(ctx, 3*ttl); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
@@ -188,7 +178,7 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		aStalled = len(a) == 0
 		b = <-bc
 	} else {
-		if err := wait(ctx, time.Second); err != nil { // the key has (about) expired by now
+		if err := sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
 		b = sc.c.order(ctx, ordersURL(t2, v.ID), "B")

@@ -58,7 +58,7 @@ func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 // herd waits for the opening, then runs h against sale id; it returns
 // every answer.
 func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h herdSpec) []herdAnswer {
-	if err := wait(ctx, time.Until(opensAt)); err != nil {
+	if err := sleep(ctx, time.Until(opensAt)); err != nil {
 		return nil
 	}
 	var (
@@ -173,7 +173,7 @@ func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herd
 		if n >= int64(answered) || time.Now().After(deadline) {
 			return t, nil
 		}
-		if err := wait(ctx, 250*time.Millisecond); err != nil {
+		if err := sleep(ctx, 250*time.Millisecond); err != nil {
 			return t, err
 		}
 	}

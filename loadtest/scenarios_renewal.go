@@ -40,7 +40,7 @@ func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		if (b != "backend_down" && b != kindTransport) || time.Now().After(deadline) {
 			break
 		}
-		if err := wait(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return "", false, err
 		}
 	}

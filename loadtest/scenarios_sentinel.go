@@ -105,7 +105,7 @@ func (sc *scenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 		if (b != "backend_down" && b != kindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		if err := wait(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return "", false, "", err
 		}
 	}

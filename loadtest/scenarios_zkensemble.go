@@ -144,7 +144,7 @@ func (sc *scenarioRun) waitZKWhole(ctx context.Context, target string, killedAt 
 		case time.Now().After(deadline):
 			return 0, errors.New("the killed ZooKeeper server is not back in a whole ensemble within 2 minutes")
 		}
-		if err := wait(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}
