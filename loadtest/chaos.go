@@ -458,7 +458,7 @@ func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f c
 		// not turn an answer in flight into an unknown one.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		target := targets[r.IntN(len(targets))]
-		ack, id, ticket, kind := cl.chaosOrder(rctx, ordersURL(target, sale), user)
+		ack, id, ticket, kind := cl.orderAck(rctx, ordersURL(target, sale), user)
 		cancel()
 		if ack == ackTicket {
 			c.recordTicket(sale, user, ticket, t0, time.Since(t0))

@@ -315,7 +315,7 @@ func TestChaosOrderDBUnavailableIsUnknown(t *testing.T) {
 			fmt.Fprintf(w, `{"error":%q,"message":"m"}`, c.code)
 		}))
 		cl := newClient(1, 5*time.Second, "")
-		ack, _, _, kind := cl.chaosOrder(context.Background(), srv.URL, "u")
+		ack, _, _, kind := cl.orderAck(context.Background(), srv.URL, "u")
 		cl.close()
 		srv.Close()
 		if ack != c.want || kind != c.code {

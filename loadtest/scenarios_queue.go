@@ -153,7 +153,7 @@ func (sc *scenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ack, _, ticket, kind := sc.c.chaosOrder(ctx, ordersURL(target, id), fmt.Sprintf("q%d", i))
+			ack, _, ticket, kind := sc.c.orderAck(ctx, ordersURL(target, id), fmt.Sprintf("q%d", i))
 			mu.Lock()
 			defer mu.Unlock()
 			if ack == ackTicket {
