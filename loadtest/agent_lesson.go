@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // lessonClaim is the answer of POST /api/agents/lesson-claim.
@@ -37,7 +38,7 @@ func claimLesson(ctx context.Context, ctl *control, id string, stdout, stderr io
 	if status != http.StatusOK {
 		return false
 	}
-	verdict, observed, output := runLesson(ctx, cl, ctl.c.token, stdout)
+	verdict, observed, output := runLesson(ctx, cl, ctl.c.Token, stdout)
 	fmt.Fprintf(stdout, "agent %s: lesson %s (run %d): %s\n", id, cl.Run.Lesson, cl.Run.ID, verdict)
 	body := map[string]string{"agent_id": id, "verdict": verdict, "observed": observed, "output": output}
 	path := "/api/lesson-runs/" + strconv.FormatUint(cl.Run.ID, 10) + "/result"
@@ -64,8 +65,8 @@ func runLesson(ctx context.Context, cl lessonClaim, token string, stdout io.Writ
 	}
 	ctx, cancel := context.WithTimeout(ctx, lessonTimeout)
 	defer cancel()
-	c := newClient(64, 30*time.Second, token)
-	defer c.close()
+	c := shopapi.NewClient(64, 30*time.Second, token)
+	defer c.Close()
 	targets := answering(ctx, c, cl.Targets)
 	if len(targets) == 0 {
 		return lessons.VerdictError, fmt.Sprintf("none of the %d replicas listed alive answers GET /healthz", len(cl.Targets)), ""
@@ -78,12 +79,12 @@ func runLesson(ctx context.Context, cl lessonClaim, token string, stdout io.Writ
 // answering keeps the targets that answer GET /healthz now. Discovery lists
 // a replica killed without a goodbye (some lessons kill one) as alive until
 // its heartbeat expires; a lesson must not pick it.
-func answering(ctx context.Context, c *client, targets []string) []string {
+func answering(ctx context.Context, c *shopapi.Client, targets []string) []string {
 	var live []string
 	for _, t := range targets {
 		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		var health map[string]any
-		_, err := c.callJSON(hctx, http.MethodGet, t+"/healthz", nil, http.StatusOK, &health)
+		_, err := c.CallJSON(hctx, http.MethodGet, t+"/healthz", nil, http.StatusOK, &health)
 		cancel()
 		if err == nil {
 			live = append(live, t)

@@ -11,6 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // deadFor: a target that failed at the transport level is skipped for this
@@ -66,17 +67,17 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 	if a.Rate > 0 {
 		p.rate, p.workers = a.Rate, agentOpenWorkers
 	}
-	sender, err := newOrderSender(ts.urls, p.workers, agentOrderTO)
+	sender, err := shopapi.NewOrderSender(ts.urls, p.workers, agentOrderTO)
 	if err != nil { // the shop gave the targets; a bad one is its bug, reported like a dead target
 		fmt.Fprintf(stderr, "agent %s: share targets: %v\n", agentID, err)
 		return runwire.Report{AgentID: agentID, Errors: map[string]int64{}, Done: true}
 	}
-	defer sender.close()
+	defer sender.Close()
 	b := newBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, a.TicketRequired)
-	do := func(_ context.Context, i int) answer {
+	do := func(_ context.Context, i int) shopapi.Answer {
 		j := ts.pick(i)
 		ans := b.attempt(j, i)
-		if ans.kind == kindTransport {
+		if ans.Kind == shopapi.KindTransport {
 			ts.failed(j)
 		}
 		return ans
@@ -136,15 +137,15 @@ func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done b
 	for k, n := range kinds {
 		r.Requests += n
 		switch k {
-		case kindOrder:
+		case shopapi.KindOrder:
 			r.Orders += n
-		case kindAccepted:
+		case shopapi.KindAccepted:
 			// A 202 of an async sale: the unit is the buyer's, its order is
 			// made behind the queue (the sale's queue figures say how many
 			// were). The run counts it with the orders, and apart.
 			r.Orders += n
 			r.Accepted = n
-		case kindSoldOut:
+		case shopapi.KindSoldOut:
 			r.SoldOut = n
 		default:
 			r.Errors[k] = n

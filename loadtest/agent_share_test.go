@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"testing"
 	"time"
 )
@@ -10,8 +11,8 @@ import (
 func TestReportCountsAcceptedWithOrders(t *testing.T) {
 	rec := newRecorder()
 	now := time.Now()
-	for i, a := range []answer{{kind: kindOrder, layer: "database"}, {kind: kindAccepted, layer: "queue", ticket: "ot_1_x"},
-		{kind: kindAccepted, layer: "queue", ticket: "ot_1_y"}, {kind: kindSoldOut, layer: "store"}} {
+	for i, a := range []shopapi.Answer{{Kind: shopapi.KindOrder, Layer: "database"}, {Kind: shopapi.KindAccepted, Layer: "queue", Ticket: "ot_1_x"},
+		{Kind: shopapi.KindAccepted, Layer: "queue", Ticket: "ot_1_y"}, {Kind: shopapi.KindSoldOut, Layer: "store"}} {
 		rec.record(i, a, time.Millisecond, now, now)
 	}
 	r := snapshotReport("a1", rec, time.Second, true)

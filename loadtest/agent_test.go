@@ -15,6 +15,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 func TestAgentFlags(t *testing.T) {
@@ -94,7 +95,7 @@ func TestControlFailover(t *testing.T) {
 	fc := &fakeControl{}
 	live := httptest.NewServer(fc)
 	defer live.Close()
-	ctl := &control{c: newClient(2, time.Second, ""), shops: []string{deadURL(t), live.URL}}
+	ctl := &control{c: shopapi.NewClient(2, time.Second, ""), shops: []string{deadURL(t), live.URL}}
 	for range 2 {
 		if status, err := ctl.call(context.Background(), http.MethodPost, "/api/agents/claim", map[string]string{"agent_id": "a"}, nil); err != nil || status != http.StatusNoContent {
 			t.Fatalf("call: %d %v", status, err)
@@ -119,13 +120,13 @@ func TestExecuteShare(t *testing.T) {
 	fc := &fakeControl{}
 	ctlSrv := httptest.NewServer(fc)
 	defer ctlSrv.Close()
-	ctl := &control{c: newClient(2, time.Second, ""), shops: []string{ctlSrv.URL}}
+	ctl := &control{c: shopapi.NewClient(2, time.Second, ""), shops: []string{ctlSrv.URL}}
 	a := runwire.Assignment{RunID: 3, Step: 1, Share: 0, SaleID: 1, Targets: []string{deadURL(t), shopURL},
 		Buyers: 40, UserPrefix: "p-", Concurrency: 4, Deadline: time.Now().Add(time.Minute)}
 
 	final := execute(context.Background(), ctl, "agent-x", a, io.Discard)
 	_, users := shop.counts()
-	transport := final.Errors[kindTransport]
+	transport := final.Errors[shopapi.KindTransport]
 	if !final.Done || final.Requests != 40 || final.Orders != 5 || final.SoldOut+transport != 35 || transport > 4 {
 		t.Fatalf("final: %+v", final)
 	}
@@ -146,7 +147,7 @@ func TestExecuteShare(t *testing.T) {
 		t.Fatalf("last report: %+v", last)
 	}
 	// The fake names no layer: every answer, and every transport error, is "unknown".
-	if len(last.Layers) != 1 || last.Layers[layerUnknown] != 40 {
+	if len(last.Layers) != 1 || last.Layers[shopapi.LayerUnknown] != 40 {
 		t.Errorf("reported layers %v, want unknown 40", last.Layers)
 	}
 	h, err := hdrhistogram.Decode([]byte(last.Histogram))

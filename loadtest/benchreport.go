@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"net/http"
 	"os"
@@ -50,8 +51,8 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *outJSON == "" {
 		*outJSON = *runPath
 	}
-	c := newClient(4, setupTimeout, "")
-	defer c.close()
+	c := shopapi.NewClient(4, setupTimeout, "")
+	defer c.Close()
 	var reps [2]*Report
 	for i, p := range []string{*calibPath, *runPath} {
 		if p == "" {
@@ -131,7 +132,7 @@ const liveWait = 5 * time.Second
 
 // fillServer reads each result's /live into Server, waiting until it has
 // counted as many requests as the client sent (or liveWait passed).
-func fillServer(ctx context.Context, c *client, rep *Report) error {
+func fillServer(ctx context.Context, c *shopapi.Client, rep *Report) error {
 	if len(rep.Config.Targets) == 0 {
 		return errors.New("no targets in the report")
 	}
@@ -144,7 +145,7 @@ func fillServer(ctx context.Context, c *client, rep *Report) error {
 		deadline := time.Now().Add(liveWait)
 		for {
 			var l serverLive
-			raw, err := c.callJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l)
+			raw, err := c.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -71,7 +72,7 @@ func TestBenchReportCommand(t *testing.T) {
 	write := func(name string, ids [2]int) string {
 		rep := newReport(runConfig{targets: []string{srv.URL}, strategy: "all", stock: 1, buyers: 5, concurrency: 1}, time.Unix(0, 0))
 		for i, st := range []string{"redis", "db-optimistic"} {
-			r := newResult(strategyInfo{Name: st, Safe: true}, "closed")
+			r := newResult(shopapi.StrategyInfo{Name: st, Safe: true}, "closed")
 			r.Requests, r.DurationS, r.Verdict = 5, 2, verdictOK
 			r.Sale = saleJSON(ids[i], int64(1-i)*1000, 1.5, 0.5, 1999.5) // redis ran sections, db-optimistic none
 			rep.Results = append(rep.Results, r)

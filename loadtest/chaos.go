@@ -19,6 +19,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // `loadtest chaos`: a Jepsen-style run. Buyers order on every safe strategy
@@ -72,7 +73,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 func (run *chaosRun) probeQueue(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	mode, err := run.c.durability(ctx, run.targets[0])
+	mode, err := run.c.Durability(ctx, run.targets[0])
 	run.queued, run.foundDurability = err == nil, mode
 }
 
@@ -85,7 +86,7 @@ func (run *chaosRun) restoreDurability(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	for _, t := range run.targets {
-		if err := run.c.setDurability(ctx, t, run.foundDurability); err == nil {
+		if err := run.c.SetDurability(ctx, t, run.foundDurability); err == nil {
 			return
 		}
 	}
@@ -100,7 +101,7 @@ type chaosRun struct {
 
 	closeDB  func() error // the checker's database
 	store    *inventory.Store
-	c        *client
+	c        *shopapi.Client
 	cl       *cluster // nil with -targets
 	targets  []string
 	backends backendAddrs
@@ -121,7 +122,7 @@ func (run *chaosRun) open(ctx context.Context) error {
 		return fmt.Errorf("the checker needs the database: %w", err)
 	}
 	run.closeDB, run.store = func() error { return inventory.Close(db) }, inventory.NewStore(db)
-	run.c = newClient(64, 30*time.Second, f.adminToken)
+	run.c = shopapi.NewClient(64, 30*time.Second, f.adminToken)
 	run.targets, _ = parseTargets(f.targets) // checked by parseChaosFlags
 	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: config.List(f.zk), Etcd: f.etcd,
 		Sentinels: config.List(f.sentinels), SentinelMaster: f.sentMaster, ZKEnsemble: f.zkEnsemble}
@@ -168,7 +169,7 @@ func (run *chaosRun) close() {
 		run.cl.stop()
 	}
 	if run.c != nil {
-		run.c.close()
+		run.c.Close()
 	}
 	if run.closeDB != nil {
 		run.closeDB()
@@ -287,14 +288,14 @@ var errBadStrategy = errors.New("-strategy")
 // strategy, fenced and unfenced when its leases carry tokens.
 // queued: the replicas have the queue, and redis-lua-stock gets its async
 // configurations too. fencedOnly: a strategy with tokens runs fenced only.
-func chooseConfigs(ctx context.Context, c *client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
+func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	all, err := c.strategies(ctx, target)
+	all, err := c.Strategies(ctx, target)
 	if err != nil {
 		return nil, err
 	}
-	var chosen []strategyInfo
+	var chosen []shopapi.StrategyInfo
 	if names == "all" {
 		for _, s := range all {
 			// A lock that is not safe but gives fencing tokens (redis-sentinel:
@@ -305,7 +306,7 @@ func chooseConfigs(ctx context.Context, c *client, target, names string, queued,
 		}
 	} else {
 		for _, n := range config.List(names) {
-			i := slices.IndexFunc(all, func(s strategyInfo) bool { return s.Name == n })
+			i := slices.IndexFunc(all, func(s shopapi.StrategyInfo) bool { return s.Name == n })
 			if i < 0 {
 				return nil, fmt.Errorf("%w: unknown strategy %q", errBadStrategy, n)
 			}
@@ -388,14 +389,14 @@ func usableKinds(kinds []string, configs []*chaosConfig, owned bool, b backendAd
 
 // openSale creates the configuration's next sale, unless another buyer
 // already replaced sold (0: the first one).
-func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string, f chaosFlags, sold uint64) error {
+func (c *chaosConfig) openSale(ctx context.Context, cl *shopapi.Client, targets []string, f chaosFlags, sold uint64) error {
 	c.mu.Lock()
 	if c.current != sold {
 		c.mu.Unlock()
 		return nil
 	}
 	c.mu.Unlock()
-	req := saleRequest{Name: "chaos " + c.name() + " seed " + strconv.FormatUint(f.seed, 10), Strategy: c.Strategy,
+	req := shopapi.SaleRequest{Name: "chaos " + c.name() + " seed " + strconv.FormatUint(f.seed, 10), Strategy: c.Strategy,
 		Stock: f.stock, WorkMS: f.workMS, TTLMS: f.ttlMS, Fencing: c.Fencing, PerUserLimit: 1}
 	if c.StoreStock {
 		req.WorkMS = max(req.WorkMS, chaosPersistWorkMS)
@@ -406,13 +407,13 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *client, targets []string
 		var id uint64
 		var err error
 		if c.Async {
-			var v saleView
+			var v shopapi.SaleView
 			req.OrderMode, req.PayWithinMS = "async", c.PayWithinMS
-			v, _, err = cl.createSale(cctx, t, req)
+			v, _, err = cl.CreateSale(cctx, t, req)
 			id = v.ID
 		} else {
-			var v saleView
-			v, _, err = cl.createSale(cctx, t, req)
+			var v shopapi.SaleView
+			v, _, err = cl.CreateSale(cctx, t, req)
 			id = v.ID
 		}
 		cancel()
@@ -449,7 +450,7 @@ func (c *chaosConfig) currentSale() uint64 {
 // buy orders until ctx ends: a random user of the sale's pool (users come
 // back, and per_user_limit 1 must hold), on a random replica. A sold-out
 // sale is replaced by a new one.
-func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f chaosFlags, r *rand.Rand) {
+func (c *chaosConfig) buy(ctx context.Context, cl *shopapi.Client, targets []string, f chaosFlags, r *rand.Rand) {
 	for ctx.Err() == nil {
 		sale := c.currentSale()
 		user := "u" + strconv.Itoa(r.IntN(int(c.userPool(f.stock))))
@@ -458,26 +459,26 @@ func (c *chaosConfig) buy(ctx context.Context, cl *client, targets []string, f c
 		// not turn an answer in flight into an unknown one.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		target := targets[r.IntN(len(targets))]
-		ack, id, ticket, kind := cl.orderAck(rctx, ordersURL(target, sale), user)
+		ack, id, ticket, kind := cl.OrderAck(rctx, shopapi.OrdersURL(target, sale), user)
 		cancel()
-		if ack == ackTicket {
+		if ack == shopapi.AckTicket {
 			c.recordTicket(sale, user, ticket, t0, time.Since(t0))
 		} else {
 			c.record(sale, user, ack, id, kind, time.Since(t0))
 		}
 		switch {
-		case ack == ackTicket && c.PayWithinMS > 0 && r.IntN(2) == 0:
+		case ack == shopapi.AckTicket && c.PayWithinMS > 0 && r.IntN(2) == 0:
 			c.payLater(ctx, cl, target, ticket, user) // half the buyers pay, the others let it expire
-		case ack == ackTicket:
+		case ack == shopapi.AckTicket:
 			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
-		case kind == kindSoldOut:
+		case kind == shopapi.KindSoldOut:
 			c.create.Lock() // one new sale, not one per buyer
 			err := c.openSale(ctx, cl, targets, f, sale)
 			c.create.Unlock()
 			if err != nil {
 				sleep(ctx, 200*time.Millisecond) // a fault is on: try again later
 			}
-		case ack != ackOrder:
+		case ack != shopapi.AckOrder:
 			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a refusal or a fault: do not spin
 		}
 	}
@@ -498,7 +499,7 @@ func chaosProgress(ctx context.Context, out io.Writer, mu *sync.Mutex, start tim
 			c.mu.Lock()
 			for k, v := range c.kinds {
 				answers += v
-				if k == kindOrder {
+				if k == shopapi.KindOrder {
 					orders += v
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // chaosConfig is one strategy with or without fencing, and its sales.
@@ -72,9 +73,9 @@ func (c *chaosConfig) record(sale uint64, user string, ack int, orderID uint64, 
 		c.ledger[sale][user] = u
 	}
 	switch ack {
-	case ackOrder:
+	case shopapi.AckOrder:
 		u.acked[orderID] = true
-	case ackUnknown:
+	case shopapi.AckUnknown:
 		u.unknown++
 	}
 	c.kinds[kind]++
@@ -177,13 +178,13 @@ func (c *chaosConfig) check(ctx context.Context, store *inventory.Store) (chaosV
 
 // storeDrift sums |store stock - database stock| over c's sales, as the
 // replicas report it (redis-lua-stock keeps its stock in Redis).
-func (c *chaosConfig) storeDrift(ctx context.Context, cl *client, targets []string) (int64, error) {
+func (c *chaosConfig) storeDrift(ctx context.Context, cl *shopapi.Client, targets []string) (int64, error) {
 	c.mu.Lock()
 	sales := append([]uint64(nil), c.sales...)
 	c.mu.Unlock()
 	var drift int64
 	for _, id := range sales {
-		v, _, err := cl.settledSale(ctx, targets, id)
+		v, _, err := cl.SettledSale(ctx, targets, id)
 		if err != nil {
 			return 0, err
 		}

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/zkensemble"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // nemesis injects a planned schedule of faults into the run's replicas.
 type nemesis struct {
-	c        *client
+	c        *shopapi.Client
 	targets  []string
 	cluster  *cluster // nil when the run attacks replicas it did not start
 	saleOf   func(config int) uint64
@@ -161,12 +162,12 @@ func faultOutcome(err error) int {
 	if err == nil {
 		return faultInjected
 	}
-	var h *httpStatusError
+	var h *shopapi.HTTPStatusError
 	if errors.As(err, &h) {
-		if h.code == "no_failover" { // the master crashed: the fault acted, its aftermath is the Sentinels'
+		if h.Code == "no_failover" { // the master crashed: the fault acted, its aftermath is the Sentinels'
 			return faultInjected
 		}
-		if h.status == http.StatusServiceUnavailable || h.status == http.StatusConflict {
+		if h.Status == http.StatusServiceUnavailable || h.Status == http.StatusConflict {
 			return faultRefused
 		}
 		return faultDefect
@@ -259,7 +260,7 @@ func (n *nemesis) faultWithin(ctx context.Context, target string, body map[strin
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	var out map[string]any
-	_, err := n.c.callJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	_, err := n.c.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
 	return err
 }
 
@@ -275,7 +276,7 @@ func (n *nemesis) sentinelFault(ctx context.Context, replica int, kind string, m
 	for i := range n.targets {
 		target := n.targets[(replica+i)%len(n.targets)]
 		err = n.faultWithin(ctx, target, map[string]any{"kind": kind, "ms": ms}, time.Minute)
-		var answered *httpStatusError
+		var answered *shopapi.HTTPStatusError
 		if err == nil || errors.As(err, &answered) || ctx.Err() != nil {
 			return err
 		}
@@ -295,7 +296,7 @@ func (n *nemesis) restartRedis(ctx context.Context, target, mode string) error {
 	n.redisMu.Lock()
 	defer n.redisMu.Unlock()
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err := n.c.setDurability(sctx, target, mode)
+	err := n.c.SetDurability(sctx, target, mode)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("setting durability %s: %w", mode, err)

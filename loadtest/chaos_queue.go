@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -45,7 +46,7 @@ func (c *chaosConfig) recordTicket(sale uint64, user, ticket string, sent time.T
 		c.tickets[sale] = map[string]ticketRecord{}
 	}
 	c.tickets[sale][ticket] = ticketRecord{user: user, sent: sent}
-	c.kinds[kindAccepted]++
+	c.kinds[shopapi.KindAccepted]++
 	_ = c.hist.RecordValue(max(took.Microseconds(), 1))
 }
 
@@ -55,7 +56,7 @@ func (c *chaosConfig) recordTicket(sale uint64, user, ticket string, sent time.T
 // says lost (404) or no state before the ticket settles is counted too
 // (poll_404, poll_no_state): the shop told a waiting buyer something
 // wrong, which the table shows rather than hides.
-func (c *chaosConfig) payLater(ctx context.Context, cl *client, target, ticket, user string) {
+func (c *chaosConfig) payLater(ctx context.Context, cl *shopapi.Client, target, ticket, user string) {
 	deadline := time.Now().Add(3 * time.Second)
 	count := func(kind string) {
 		c.mu.Lock()
@@ -64,19 +65,19 @@ func (c *chaosConfig) payLater(ctx context.Context, cl *client, target, ticket, 
 	}
 	for ctx.Err() == nil && time.Now().Before(deadline) {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		v, err := cl.ticket(rctx, target, ticket)
+		v, err := cl.Ticket(rctx, target, ticket)
 		cancel()
 		switch {
-		case err != nil || v.State == ticketPending:
-		case v.State == ticketConfirmed:
+		case err != nil || v.State == shopapi.TicketPending:
+		case v.State == shopapi.TicketConfirmed:
 			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			count(cl.pay(pctx, target, ticket, user))
+			count(cl.Pay(pctx, target, ticket, user))
 			cancel()
 			return
-		case v.State == ticketFailed:
+		case v.State == shopapi.TicketFailed:
 			count("pay_skipped_failed")
 			return
-		case v.State == ticketLost:
+		case v.State == shopapi.TicketLost:
 			count("poll_404")
 		default:
 			count("poll_no_state")
@@ -97,7 +98,7 @@ type redisRestartRecord struct {
 // ok is false when none did: a lost ticket is then a broken promise.
 func lossExcuse(sent time.Time, restarts []redisRestartRecord) (mode string, ok bool) {
 	for _, r := range restarts {
-		if r.Mode != durabilityAlways && !r.End.Before(sent) {
+		if r.Mode != shopapi.DurabilityAlways && !r.End.Before(sent) {
 			return r.Mode, true
 		}
 	}
@@ -144,7 +145,9 @@ func (l *restartLog) list() []redisRestartRecord {
 }
 
 // drawDurability is the persistence a restart_redis of the plan runs with.
-func drawDurability(r *rand.Rand) string { return durabilityModes[r.IntN(len(durabilityModes))] }
+func drawDurability(r *rand.Rand) string {
+	return shopapi.DurabilityModes[r.IntN(len(shopapi.DurabilityModes))]
+}
 
 // drawKillPoint is where a kill_consumer of the plan kills the replica.
 func drawKillPoint(r *rand.Rand) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // ticketVerdict is what the checker found about a configuration's tickets,
@@ -58,11 +59,11 @@ func judgeTickets(tickets map[string]ticketRecord, states map[string]string, res
 	for tk, rec := range tickets {
 		q.Accepted++
 		switch states[tk] {
-		case ticketConfirmed:
+		case shopapi.TicketConfirmed:
 			q.Confirmed++
-		case ticketFailed:
+		case shopapi.TicketFailed:
 			q.Failed++
-		case ticketLost:
+		case shopapi.TicketLost:
 			if mode, ok := lossExcuse(rec.sent, restarts); ok {
 				q.Lost++
 				q.LostBy[mode]++
@@ -119,7 +120,7 @@ func judgeOrders(rows []orderTicketRow, tickets map[string]ticketRecord, users m
 // checkQueue judges an async configuration: the database's figures as for
 // every configuration, every ticket's end, the orders' tickets and the
 // reconciliation's drift once the queue has drained.
-func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl *client, targets []string, restarts []redisRestartRecord) (chaosVerdict, error) {
+func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl *shopapi.Client, targets []string, restarts []redisRestartRecord) (chaosVerdict, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var v chaosVerdict
@@ -168,7 +169,7 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 		if (rec.Drift != 0 || stockApart(rec) > 0 || rec.StoreStock < 0) && anyLossy(restarts) {
 			// Redis may have lost its last writes: the drift is a measured
 			// loss. The repair must make the stocks agree.
-			ans, err := cl.repair(ctx, targets[0], id)
+			ans, err := cl.Repair(ctx, targets[0], id)
 			if err != nil {
 				return v, fmt.Errorf("sale %d repair: %w", id, err)
 			}
@@ -208,7 +209,7 @@ func anyLossy(restarts []redisRestartRecord) bool {
 // stock: once nothing is in flight they must be equal, whatever the
 // reconciliation's sum says (0 when Redis lost its stock: nothing to
 // compare).
-func stockApart(rec reconcileView) int64 {
+func stockApart(rec shopapi.ReconcileView) int64 {
 	if rec.StoreStock < 0 || rec.InFlight != 0 {
 		return 0
 	}
@@ -223,7 +224,7 @@ func stockApart(rec reconcileView) int64 {
 // the drift is judged then. (expired_unreturned is no such condition: it
 // is the database's expired count against a Redis counter that a restart
 // without persistence resets, part of the drift's sum, not a wait.)
-func settledReconcile(ctx context.Context, cl *client, store *inventory.Store, targets []string, id uint64) (reconcileView, error) {
+func settledReconcile(ctx context.Context, cl *shopapi.Client, store *inventory.Store, targets []string, id uint64) (shopapi.ReconcileView, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	var lastErr error
 	for i := 0; ; i++ {
@@ -231,9 +232,9 @@ func settledReconcile(ctx context.Context, cl *client, store *inventory.Store, t
 		err := store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND (status = 'reserved' "+
 			"AND pay_by < NOW(6) - INTERVAL 1 SECOND OR status = 'expired' AND NOT unit_returned)", id).Scan(&due).Error
 		if err != nil {
-			return reconcileView{}, err
+			return shopapi.ReconcileView{}, err
 		}
-		rec, err := cl.reconcile(ctx, targets[i%len(targets)], id)
+		rec, err := cl.Reconcile(ctx, targets[i%len(targets)], id)
 		if err == nil && rec.InFlight == 0 && due == 0 {
 			return rec, nil
 		}
@@ -254,13 +255,13 @@ func settledReconcile(ctx context.Context, cl *client, store *inventory.Store, t
 // pending and the same states on two reads a second apart (a 404 may still
 // become an order a consumer is persisting), 90 s at most. Eight reads run
 // at once, spread over the targets.
-func settleStates(ctx context.Context, cl *client, targets []string, tickets []string) (map[string]string, error) {
+func settleStates(ctx context.Context, cl *shopapi.Client, targets []string, tickets []string) (map[string]string, error) {
 	states := map[string]string{}
 	deadline := time.Now().Add(90 * time.Second)
 	for round := 0; ; round++ {
 		var todo []string
 		for _, tk := range tickets {
-			if s := states[tk]; s == "" || s == ticketPending || s == ticketLost {
+			if s := states[tk]; s == "" || s == shopapi.TicketPending || s == shopapi.TicketLost {
 				todo = append(todo, tk)
 			}
 		}
@@ -270,7 +271,7 @@ func settleStates(ctx context.Context, cl *client, targets []string, tickets []s
 		}
 		pending := 0
 		for _, s := range states {
-			if s == ticketPending {
+			if s == shopapi.TicketPending {
 				pending++
 			}
 		}
@@ -284,7 +285,7 @@ func settleStates(ctx context.Context, cl *client, targets []string, tickets []s
 }
 
 // readStates reads the tickets' states into states, eight at a time.
-func readStates(ctx context.Context, cl *client, targets, tickets []string, states map[string]string) error {
+func readStates(ctx context.Context, cl *shopapi.Client, targets, tickets []string, states map[string]string) error {
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
@@ -318,16 +319,16 @@ func readStates(ctx context.Context, cl *client, targets, tickets []string, stat
 
 // readTicket reads one ticket from a target, trying the others when one
 // does not answer.
-func readTicket(ctx context.Context, cl *client, targets []string, i int, ticket string) (ticketView, error) {
+func readTicket(ctx context.Context, cl *shopapi.Client, targets []string, i int, ticket string) (shopapi.TicketView, error) {
 	var lastErr error
 	for k := range targets {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		v, err := cl.ticket(rctx, targets[(i+k)%len(targets)], ticket)
+		v, err := cl.Ticket(rctx, targets[(i+k)%len(targets)], ticket)
 		cancel()
 		if err == nil {
 			return v, nil
 		}
 		lastErr = err
 	}
-	return ticketView{}, lastErr
+	return shopapi.TicketView{}, lastErr
 }

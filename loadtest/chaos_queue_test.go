@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"slices"
 	"strings"
 	"testing"
@@ -18,22 +19,22 @@ func at(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 // its request was sent.
 func TestLossExcuse(t *testing.T) {
 	restarts := []redisRestartRecord{
-		{Mode: durabilityNone, Start: at(10), End: at(11)},
-		{Mode: durabilityAlways, Start: at(20), End: at(21)},
-		{Mode: durabilityEverysec, Start: at(30), End: at(31)},
-		{Mode: durabilityAlways, Start: at(40), End: at(41)},
+		{Mode: shopapi.DurabilityNone, Start: at(10), End: at(11)},
+		{Mode: shopapi.DurabilityAlways, Start: at(20), End: at(21)},
+		{Mode: shopapi.DurabilityEverysec, Start: at(30), End: at(31)},
+		{Mode: shopapi.DurabilityAlways, Start: at(40), End: at(41)},
 	}
 	for _, tc := range []struct {
 		sent int
 		mode string
 		ok   bool
 	}{
-		{5, durabilityNone, true},
-		{11, durabilityNone, true},     // sent as the restart ended: it may have taken it
-		{15, durabilityEverysec, true}, // the always restart kept it, the everysec one may not have
-		{35, "", false},                // only an always restart came after
-		{50, "", false},                // no restart after it at all
-		{31, durabilityEverysec, true}, // the boundary is inclusive
+		{5, shopapi.DurabilityNone, true},
+		{11, shopapi.DurabilityNone, true},     // sent as the restart ended: it may have taken it
+		{15, shopapi.DurabilityEverysec, true}, // the always restart kept it, the everysec one may not have
+		{35, "", false},                        // only an always restart came after
+		{50, "", false},                        // no restart after it at all
+		{31, shopapi.DurabilityEverysec, true}, // the boundary is inclusive
 		{32, "", false},
 	} {
 		mode, ok := lossExcuse(at(tc.sent), restarts)
@@ -52,15 +53,15 @@ func TestJudgeTickets(t *testing.T) {
 		"ot_lost_none": {user: "u3", sent: at(1)}, "ot_lost_always": {user: "u4", sent: at(25)},
 		"ot_pending": {user: "u5", sent: at(1)}, "ot_unread": {user: "u6", sent: at(1)},
 	}
-	states := map[string]string{"ot_c": ticketConfirmed, "ot_f": ticketFailed, "ot_lost_none": ticketLost,
-		"ot_lost_always": ticketLost, "ot_pending": ticketPending}
-	restarts := []redisRestartRecord{{Mode: durabilityNone, End: at(10)}, {Mode: durabilityAlways, End: at(30)}}
+	states := map[string]string{"ot_c": shopapi.TicketConfirmed, "ot_f": shopapi.TicketFailed, "ot_lost_none": shopapi.TicketLost,
+		"ot_lost_always": shopapi.TicketLost, "ot_pending": shopapi.TicketPending}
+	restarts := []redisRestartRecord{{Mode: shopapi.DurabilityNone, End: at(10)}, {Mode: shopapi.DurabilityAlways, End: at(30)}}
 	var q ticketVerdict
 	judgeTickets(tickets, states, restarts, &q)
 	if q.Accepted != 6 || q.Confirmed != 1 || q.Failed != 1 || q.Lost != 1 || q.LostDurable != 1 || q.Pending != 2 {
 		t.Errorf("verdict %+v", q)
 	}
-	if q.LostBy[durabilityNone] != 1 || len(q.LostBy) != 1 || lostModes(q.LostBy) != "none:1" {
+	if q.LostBy[shopapi.DurabilityNone] != 1 || len(q.LostBy) != 1 || lostModes(q.LostBy) != "none:1" {
 		t.Errorf("lost by mode %v", q.LostBy)
 	}
 	want := []string{"202 lost with always 1", "202 never settled 2"}
@@ -91,11 +92,11 @@ func TestJudgeOrders(t *testing.T) {
 	if got != "order without ticket 1, ticket with two orders 1, paid after expiry 1, drift -2" {
 		t.Errorf("broken: %s", got)
 	}
-	q = ticketVerdict{StockApart: stockApart(reconcileView{DBStock: 5, StoreStock: 3})}
+	q = ticketVerdict{StockApart: stockApart(shopapi.ReconcileView{DBStock: 5, StoreStock: 3})}
 	if got := strings.Join(q.broken(), ", "); got != "Redis and database stocks apart by 2" {
 		t.Errorf("stocks apart: %s", got)
 	}
-	if stockApart(reconcileView{DBStock: 5, StoreStock: -1}) != 0 || stockApart(reconcileView{DBStock: 5, StoreStock: 3, InFlight: 2}) != 0 {
+	if stockApart(shopapi.ReconcileView{DBStock: 5, StoreStock: -1}) != 0 || stockApart(shopapi.ReconcileView{DBStock: 5, StoreStock: 3, InFlight: 2}) != 0 {
 		t.Error("a lost stock or one with tickets in flight was compared")
 	}
 	var clean ticketVerdict
@@ -125,9 +126,9 @@ func TestChaosVerdictCarriesTheQueue(t *testing.T) {
 // nothing stayed pending and the repair left no drift.
 func TestJudgeDurability(t *testing.T) {
 	good := []durabilityRound{
-		{Mode: durabilityNone, Accepted: 30, Confirmed: 4, Lost: 26, DriftBefore: 3},
-		{Mode: durabilityEverysec, Accepted: 30, Confirmed: 30},
-		{Mode: durabilityAlways, Accepted: 30, Confirmed: 30},
+		{Mode: shopapi.DurabilityNone, Accepted: 30, Confirmed: 4, Lost: 26, DriftBefore: 3},
+		{Mode: shopapi.DurabilityEverysec, Accepted: 30, Confirmed: 30},
+		{Mode: shopapi.DurabilityAlways, Accepted: 30, Confirmed: 30},
 	}
 	if p := judgeDurability(good); len(p) != 0 {
 		t.Errorf("good rounds: %v", p)
@@ -147,7 +148,7 @@ func TestJudgeDurability(t *testing.T) {
 	if p := judgeDurability(bad); len(p) != 2 {
 		t.Errorf("pending and drift: %v", p)
 	}
-	if p := judgeDurability([]durabilityRound{{Mode: durabilityAlways}}); len(p) != 1 {
+	if p := judgeDurability([]durabilityRound{{Mode: shopapi.DurabilityAlways}}); len(p) != 1 {
 		t.Errorf("no 202: %v", p)
 	}
 }
@@ -181,7 +182,7 @@ func TestQueueFaultsInThePlan(t *testing.T) {
 			points[e.Point]++
 		}
 	}
-	if len(modes) != 3 || modes[durabilityNone] == 0 || modes[durabilityAlways] == 0 || modes[durabilityEverysec] == 0 {
+	if len(modes) != 3 || modes[shopapi.DurabilityNone] == 0 || modes[shopapi.DurabilityAlways] == 0 || modes[shopapi.DurabilityEverysec] == 0 {
 		t.Errorf("durabilities drawn: %v", modes)
 	}
 	if len(points) != 2 || points["before_commit"] == 0 || points["after_commit"] == 0 {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // printChaos prints the tables and the replay line; it returns the exit code.
@@ -46,7 +47,7 @@ func printVerdicts(out io.Writer, configs []*chaosConfig, vs []chaosVerdict) (fa
 	for i, c := range configs {
 		v := vs[i]
 		c.mu.Lock()
-		orders, p99 := c.kinds[kindOrder]+c.kinds[kindAccepted], float64(c.hist.ValueAtQuantile(99))/1000
+		orders, p99 := c.kinds[shopapi.KindOrder]+c.kinds[shopapi.KindAccepted], float64(c.hist.ValueAtQuantile(99))/1000
 		c.mu.Unlock()
 		verdict, fail := c.verdict(v)
 		failed = failed || fail

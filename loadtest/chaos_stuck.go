@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // chaosPersistWorkMS is the least work of a synchronous order on a stock
@@ -19,7 +20,7 @@ const chaosPersistWorkMS = 200
 // the Redis stock where the strategy keeps one, else the database's. A
 // non-durable restart of Redis may lose its last writes (a give-back):
 // that drift is repaired first, as the queue's check does, and reported.
-func (c *chaosConfig) checkStuck(ctx context.Context, cl *client, store *inventory.Store, targets []string,
+func (c *chaosConfig) checkStuck(ctx context.Context, cl *shopapi.Client, store *inventory.Store, targets []string,
 	restarts []redisRestartRecord, v *chaosVerdict) error {
 	c.mu.Lock()
 	sales := append([]uint64(nil), c.sales...)
@@ -41,7 +42,7 @@ func (c *chaosConfig) checkStuck(ctx context.Context, cl *client, store *invento
 				return fmt.Errorf("sale %d reconcile: %w", id, err)
 			}
 			if (rec.Drift != 0 || rec.StoreStock < 0) && anyLossy(restarts) {
-				ans, err := cl.repair(ctx, targets[0], id)
+				ans, err := cl.Repair(ctx, targets[0], id)
 				if err != nil {
 					return fmt.Errorf("sale %d repair: %w", id, err)
 				}

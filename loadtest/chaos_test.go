@@ -21,6 +21,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The plan is a pure function of the seed and the run's shape: the replay
@@ -154,10 +155,10 @@ func TestChaosCheckerFindsEveryBreak(t *testing.T) {
 	}
 	c := &chaosConfig{Strategy: "none", MustHold: true, current: sale.ID, sales: []uint64{sale.ID},
 		ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{}, hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)}
-	c.record(sale.ID, "u1", ackOrder, ids[0], kindOrder, time.Millisecond)
-	c.record(sale.ID, "u1", ackUnknown, 0, kindTimeout, time.Millisecond) // may explain ids[1]
-	c.record(sale.ID, "u2", ackRefused, 0, "lock_timeout", time.Millisecond)
-	c.record(sale.ID, "u3", ackOrder, 999_999_999, kindOrder, time.Millisecond) // a 201 whose row is missing
+	c.record(sale.ID, "u1", shopapi.AckOrder, ids[0], shopapi.KindOrder, time.Millisecond)
+	c.record(sale.ID, "u1", shopapi.AckUnknown, 0, shopapi.KindTimeout, time.Millisecond) // may explain ids[1]
+	c.record(sale.ID, "u2", shopapi.AckRefused, 0, "lock_timeout", time.Millisecond)
+	c.record(sale.ID, "u3", shopapi.AckOrder, 999_999_999, shopapi.KindOrder, time.Millisecond) // a 201 whose row is missing
 	v, err := c.check(ctx, store)
 	if err != nil {
 		t.Fatal(err)
@@ -308,15 +309,15 @@ func TestChaosOrderDBUnavailableIsUnknown(t *testing.T) {
 	for _, c := range []struct {
 		code string
 		want int
-	}{{"db_unavailable", ackUnknown}, {"backend_down", ackRefused}, {"lock_timeout", ackRefused}} {
+	}{{"db_unavailable", shopapi.AckUnknown}, {"backend_down", shopapi.AckRefused}, {"lock_timeout", shopapi.AckRefused}} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, `{"error":%q,"message":"m"}`, c.code)
 		}))
-		cl := newClient(1, 5*time.Second, "")
-		ack, _, _, kind := cl.orderAck(context.Background(), srv.URL, "u")
-		cl.close()
+		cl := shopapi.NewClient(1, 5*time.Second, "")
+		ack, _, _, kind := cl.OrderAck(context.Background(), srv.URL, "u")
+		cl.Close()
 		srv.Close()
 		if ack != c.want || kind != c.code {
 			t.Errorf("503 %s: ack %d kind %s, want ack %d", c.code, ack, kind, c.want)
@@ -378,8 +379,8 @@ func TestNemesisRetriesRefusals(t *testing.T) {
 	defer ok.Close()
 	broken := httptest.NewServer(answer(http.StatusInternalServerError, "internal"))
 	defer broken.Close()
-	cl := newClient(4, 5*time.Second, "")
-	defer cl.close()
+	cl := shopapi.NewClient(4, 5*time.Second, "")
+	defer cl.Close()
 	newNemesis := func(targets ...string) *nemesis {
 		n := &nemesis{c: cl, targets: targets, out: io.Discard, outMu: &sync.Mutex{}, start: time.Now(),
 			retryUntil: time.Now().Add(time.Minute)}

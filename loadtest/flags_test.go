@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"testing"
 )
@@ -115,12 +116,12 @@ func TestRateTimesDuration(t *testing.T) {
 // the sale request carries no "watchdog" member at all (older shops refuse
 // members they do not know).
 func TestNoWatchdogFlag(t *testing.T) {
-	renewing := strategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
-	plain := strategyInfo{Name: "db-pessimistic", Safe: true, Available: true}
+	renewing := shopapi.StrategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
+	plain := shopapi.StrategyInfo{Name: "db-pessimistic", Safe: true, Available: true}
 	tests := []struct {
 		name    string
 		args    []string
-		st      strategyInfo
+		st      shopapi.StrategyInfo
 		wantOff bool // watchdog:false sent; else no member
 	}{
 		{"default, renewing", nil, renewing, false},

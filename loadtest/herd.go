@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // before answeredAt+opensIn. The shop set the opening from its own clock
 // at creation, which comes before the answer; firing a create round trip
 // late is harmless, firing early meets not_open.
-func openingOf(v saleView, answeredAt time.Time, opensIn time.Duration) time.Time {
+func openingOf(v shopapi.SaleView, answeredAt time.Time, opensIn time.Duration) time.Time {
 	opening := answeredAt.Add(opensIn)
 	if t, err := time.Parse(time.RFC3339Nano, v.OpensAt); err == nil && t.After(opening) {
 		opening = t
@@ -25,13 +26,13 @@ func openingOf(v saleView, answeredAt time.Time, opensIn time.Duration) time.Tim
 // purchase ticket when the sale needs one. The ticket's refusal (not_open,
 // rate_limited, ...) is then the buyer's answer.
 type buyer struct {
-	s          *orderSender
+	s          *shopapi.OrderSender
 	prefix     string   // user_id = prefix + (i+1)
 	ticketURIs []string // per target; nil: the sale needs no ticket
 	bases      []string // target base URLs, for the warm-up
 }
 
-func newBuyer(s *orderSender, bases []string, saleID uint64, prefix string, tickets bool) *buyer {
+func newBuyer(s *shopapi.OrderSender, bases []string, saleID uint64, prefix string, tickets bool) *buyer {
 	b := &buyer{s: s, prefix: prefix, bases: bases}
 	if tickets {
 		for _, t := range bases {
@@ -42,27 +43,27 @@ func newBuyer(s *orderSender, bases []string, saleID uint64, prefix string, tick
 }
 
 // attempt is buyer i's attempt on target j.
-func (b *buyer) attempt(j, i int) answer {
+func (b *buyer) attempt(j, i int) shopapi.Answer {
 	ticket := ""
 	if b.ticketURIs != nil {
-		var refused answer
+		var refused shopapi.Answer
 		if ticket, refused = b.ticket(j, i); ticket == "" {
 			return refused
 		}
 	}
-	return b.s.order(j, b.prefix, i+1, ticket)
+	return b.s.Order(j, b.prefix, i+1, ticket)
 }
 
 // ticket asks target j for buyer i's purchase ticket; "" and the answer
 // that refused it when there is none.
-func (b *buyer) ticket(j, i int) (string, answer) {
+func (b *buyer) ticket(j, i int) (string, shopapi.Answer) {
 	body := `{"user_id":"` + b.prefix + strconv.Itoa(i+1) + `"}`
-	status, layer, raw, err := b.s.post(j, b.ticketURIs[j], []byte(body))
+	status, layer, raw, err := b.s.Post(j, b.ticketURIs[j], []byte(body))
 	if err != nil {
-		return "", answer{kind: fastTransportKind(err), layer: layerUnknown}
+		return "", shopapi.Answer{Kind: shopapi.FastTransportKind(err), Layer: shopapi.LayerUnknown}
 	}
 	if status != http.StatusOK {
-		return "", answer{kind: classify(status, raw), layer: layer}
+		return "", shopapi.Answer{Kind: shopapi.Classify(status, raw), Layer: layer}
 	}
 	var t struct {
 		Ticket string `json:"ticket"`
@@ -70,9 +71,9 @@ func (b *buyer) ticket(j, i int) (string, answer) {
 	// The ticket goes back verbatim into a JSON string: one that would need
 	// escaping is not the shop's.
 	if json.Unmarshal(raw, &t) != nil || t.Ticket == "" || strings.ContainsAny(t.Ticket, "\"\\\n\r\t") {
-		return "", answer{kind: kindHTTP + strconv.Itoa(status), layer: layer}
+		return "", shopapi.Answer{Kind: shopapi.KindHTTP + strconv.Itoa(status), Layer: layer}
 	}
-	return t.Ticket, answer{}
+	return t.Ticket, shopapi.Answer{}
 }
 
 // warm opens worker w's connection before the opening: one GET /api/limits
@@ -80,5 +81,5 @@ func (b *buyer) ticket(j, i int) (string, answer) {
 // target w mod n. The connection goes back to that target's pool.
 func (b *buyer) warm(w int) {
 	j := w % len(b.bases)
-	_ = b.s.get(j, b.bases[j]+"/api/limits")
+	_ = b.s.Get(j, b.bases[j]+"/api/limits")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,7 +31,7 @@ type plan struct {
 func (p plan) open() bool { return p.rate > 0 || p.herd }
 
 // attempt sends request i (0-based) and returns its answer.
-type attempt func(ctx context.Context, i int) answer
+type attempt func(ctx context.Context, i int) shopapi.Answer
 
 // drive runs the load phase of p, calling do once per request, and returns
 // the wall time from the start (a herd's opening) to the last answer.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"sync"
 	"testing"
 	"time"
@@ -28,11 +29,11 @@ func countAtLeast(rec *recorder, d time.Duration) int64 {
 func TestOpenModelCountsQueueing(t *testing.T) {
 	const stall = 200 * time.Millisecond
 	var once sync.Once
-	do := func(ctx context.Context, i int) answer {
+	do := func(ctx context.Context, i int) shopapi.Answer {
 		if i == 5 {
 			once.Do(func() { time.Sleep(stall) })
 		}
-		return answer{kind: kindOrder}
+		return shopapi.Answer{Kind: shopapi.KindOrder}
 	}
 	rec := newRecorder()
 	drive(context.Background(), plan{requests: 30, workers: 1, rate: 100}, do, rec)
@@ -41,7 +42,7 @@ func TestOpenModelCountsQueueing(t *testing.T) {
 	if n := countAtLeast(rec, 100*time.Millisecond); n < 10 {
 		t.Errorf("%d requests took >= 100 ms, want >= 10: the requests queued behind the stall must include its wait", n)
 	}
-	if _, kinds := rec.snapshot(); kinds[kindOrder] != 30 {
+	if _, kinds := rec.snapshot(); kinds[shopapi.KindOrder] != 30 {
 		t.Errorf("recorded %v, want 30 orders", kinds)
 	}
 
@@ -65,11 +66,11 @@ func TestEnginesSendEachRequestOnce(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		seen := map[int]int{}
-		do := func(ctx context.Context, i int) answer {
+		do := func(ctx context.Context, i int) shopapi.Answer {
 			mu.Lock()
 			seen[i]++
 			mu.Unlock()
-			return answer{kind: kindSoldOut}
+			return shopapi.Answer{Kind: shopapi.KindSoldOut}
 		}
 		rec := newRecorder()
 		drive(context.Background(), p, do, rec)
@@ -86,7 +87,7 @@ func TestEnginesSendEachRequestOnce(t *testing.T) {
 	// 1000 requests/s for 50 ms: exactly the 50 requests due before 50 ms.
 	rec := newRecorder()
 	p := plan{requests: 1000, workers: 4, rate: 1000, duration: 50 * time.Millisecond}
-	drive(context.Background(), p, func(context.Context, int) answer { return answer{kind: kindOrder} }, rec)
+	drive(context.Background(), p, func(context.Context, int) shopapi.Answer { return shopapi.Answer{Kind: shopapi.KindOrder} }, rec)
 	if got := rec.done.Load(); got != 50 || expectedRequests(p) != 50 {
 		t.Errorf("sent %d (expected %d), want 50", got, expectedRequests(p))
 	}
@@ -98,7 +99,7 @@ func TestDriveStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	sent := 0
-	do := func(rctx context.Context, i int) answer {
+	do := func(rctx context.Context, i int) shopapi.Answer {
 		mu.Lock()
 		sent++
 		if sent == 10 {
@@ -106,14 +107,14 @@ func TestDriveStopsOnCancel(t *testing.T) {
 		}
 		mu.Unlock()
 		if rctx.Err() != nil {
-			return answer{kind: kindTransport}
+			return shopapi.Answer{Kind: shopapi.KindTransport}
 		}
-		return answer{kind: kindOrder}
+		return shopapi.Answer{Kind: shopapi.KindOrder}
 	}
 	rec := newRecorder()
 	drive(ctx, plan{requests: 1000, workers: 2}, do, rec)
 	_, kinds := rec.snapshot()
-	if rec.done.Load() > 12 || kinds[kindTransport] != 0 {
+	if rec.done.Load() > 12 || kinds[shopapi.KindTransport] != 0 {
 		t.Errorf("after cancel: %d requests recorded (%v); want at most 12 and none canceled", rec.done.Load(), kinds)
 	}
 }

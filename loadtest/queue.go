@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Queue is what an async sale's run adds: every 202's ticket followed to
@@ -60,7 +61,7 @@ const (
 // followQueue is the async sale's end of the run: it waits for the queue
 // to drain, checks every ticket, reads the reconciliation, and fills
 // res.Queue. start is when the load began (a herd's opening).
-func followQueue(ctx context.Context, c *client, cfg runConfig, res *Result, id uint64, f figures, start time.Time, stderr io.Writer) {
+func followQueue(ctx context.Context, c *shopapi.Client, cfg runConfig, res *Result, id uint64, f figures, start time.Time, stderr io.Writer) {
 	q := &Queue{FailedReasons: map[string]int64{}}
 	res.Queue = q
 	if !f.lastAccepted.IsZero() {
@@ -77,8 +78,8 @@ func followQueue(ctx context.Context, c *client, cfg runConfig, res *Result, id 
 	q.DrainS = round3(time.Since(loadEnd).Seconds())
 
 	fmt.Fprintf(stderr, "%s: checking %d order tickets\n", res.Strategy, len(tickets))
-	checker := newClient(ticketCheckers, cfg.timeout, cfg.adminToken)
-	defer checker.close()
+	checker := shopapi.NewClient(ticketCheckers, cfg.timeout, cfg.adminToken)
+	defer checker.Close()
 	ends, limited := checkTickets(ctx, checker, cfg.targets, tickets, time.Now().Add(min(settleGrace, cfg.drainTimeout)))
 	if limited > 0 {
 		fmt.Fprintf(stderr, "%s: %d ticket reads were rate limited (429) and read again after the wait: the shop's limit per "+
@@ -111,7 +112,7 @@ func followQueue(ctx context.Context, c *client, cfg runConfig, res *Result, id 
 }
 
 // fillQueueView copies the shop's queue figures of the final view.
-func (q *Queue) fillQueueView(v saleView) {
+func (q *Queue) fillQueueView(v shopapi.SaleView) {
 	if v.Queue == nil {
 		return
 	}
@@ -121,7 +122,7 @@ func (q *Queue) fillQueueView(v saleView) {
 
 // confirmedPerS is the queue's confirmed orders over the time from the
 // first 202 to the last confirmation: the rate orders reached the database.
-func confirmedPerS(v queueView) float64 {
+func confirmedPerS(v shopapi.QueueView) float64 {
 	if v.FirstAcceptedAt == nil || v.LastConfirmedAt == nil || v.Confirmed == 0 {
 		return 0
 	}
@@ -135,12 +136,12 @@ func confirmedPerS(v queueView) float64 {
 // waitDrain polls the sale view until its queue has nothing in flight or
 // deadline passes, showing the queue on stderr once a second; it reports
 // whether the queue drained. A target that fails is skipped for the next.
-func waitDrain(ctx context.Context, c *client, targets []string, id uint64, deadline time.Time, name string, stderr io.Writer) bool {
+func waitDrain(ctx context.Context, c *shopapi.Client, targets []string, id uint64, deadline time.Time, name string, stderr io.Writer) bool {
 	began := time.Now()
 	lastShown := began
 	for i := 0; ; i++ {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
-		v, _, err := c.sale(rctx, targets[i%len(targets)], id)
+		v, _, err := c.Sale(rctx, targets[i%len(targets)], id)
 		cancel()
 		switch {
 		case err != nil:
@@ -191,7 +192,7 @@ type ticketEnd struct {
 // shop's rate limit refused is made again after a second (the least
 // Retry-After), however long that takes: the limit paces the check, it
 // does not end it. limited counts those refusals.
-func checkTickets(ctx context.Context, c *client, targets []string, tickets []string, deadline time.Time) (ends []ticketEnd, limited int64) {
+func checkTickets(ctx context.Context, c *shopapi.Client, targets []string, tickets []string, deadline time.Time) (ends []ticketEnd, limited int64) {
 	var refusals atomic.Int64
 	ends = make([]ticketEnd, len(tickets))
 	todo := make([]int, len(tickets))
@@ -237,7 +238,7 @@ func checkTickets(ctx context.Context, c *client, targets []string, tickets []st
 }
 
 // ticketState is GET target/api/orders/{ticket}.
-func ticketState(ctx context.Context, c *client, target, ticket string) ticketEnd {
+func ticketState(ctx context.Context, c *shopapi.Client, target, ticket string) ticketEnd {
 	var body struct {
 		State  string `json:"state"`
 		Reason string `json:"reason"`
@@ -246,8 +247,8 @@ func ticketState(ctx context.Context, c *client, target, ticket string) ticketEn
 			Ticket string `json:"order_ticket"`
 		} `json:"order"`
 	}
-	_, err := c.callJSON(ctx, http.MethodGet, target+"/api/orders/"+ticket, nil, http.StatusOK, &body)
-	var se *httpStatusError
+	_, err := c.CallJSON(ctx, http.MethodGet, target+"/api/orders/"+ticket, nil, http.StatusOK, &body)
+	var se *shopapi.HTTPStatusError
 	switch {
 	case err == nil && body.State == "confirmed" && (body.Order == nil || body.Order.Ticket != ticket):
 		return ticketEnd{state: stateMismatched}
@@ -255,9 +256,9 @@ func ticketState(ctx context.Context, c *client, target, ticket string) ticketEn
 		return ticketEnd{state: body.State, orderID: body.Order.ID}
 	case err == nil && (body.State == "failed" || body.State == "pending"):
 		return ticketEnd{state: body.State, reason: body.Reason}
-	case errors.As(err, &se) && se.status == http.StatusNotFound:
+	case errors.As(err, &se) && se.Status == http.StatusNotFound:
 		return ticketEnd{state: stateLost}
-	case errors.As(err, &se) && se.status == http.StatusTooManyRequests:
+	case errors.As(err, &se) && se.Status == http.StatusTooManyRequests:
 		return ticketEnd{state: stateLimited}
 	}
 	return ticketEnd{state: stateUnreadable}
@@ -267,12 +268,12 @@ func ticketState(ctx context.Context, c *client, target, ticket string) ticketEn
 // /api/sales/{id}/reconcile); a nonzero drift is read again a few times,
 // since an expiry in progress moves the two stocks one after the other.
 // nil when the shop does not answer it.
-func driftNow(ctx context.Context, c *client, target string, id uint64) *int64 {
+func driftNow(ctx context.Context, c *shopapi.Client, target string, id uint64) *int64 {
 	var drift *int64
 	for range driftChecks {
-		var rv reconcileView
+		var rv shopapi.ReconcileView
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
-		_, err := c.callJSON(rctx, http.MethodGet, target+"/api/sales/"+strconv.FormatUint(id, 10)+"/reconcile", nil, http.StatusOK, &rv)
+		_, err := c.CallJSON(rctx, http.MethodGet, target+"/api/sales/"+strconv.FormatUint(id, 10)+"/reconcile", nil, http.StatusOK, &rv)
 		cancel()
 		if err != nil {
 			return drift
@@ -287,13 +288,13 @@ func driftNow(ctx context.Context, c *client, target string, id uint64) *int64 {
 }
 
 // durabilityOf is the stream Redis's persistence mode, "" when unknown.
-func durabilityOf(ctx context.Context, c *client, target string) string {
+func durabilityOf(ctx context.Context, c *shopapi.Client, target string) string {
 	var d struct {
 		Mode string `json:"mode"`
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	defer cancel()
-	if _, err := c.callJSON(rctx, http.MethodGet, target+"/api/queue/durability", nil, http.StatusOK, &d); err != nil || !validCode(d.Mode) {
+	if _, err := c.CallJSON(rctx, http.MethodGet, target+"/api/queue/durability", nil, http.StatusOK, &d); err != nil || !shopapi.ValidCode(d.Mode) {
 		return ""
 	}
 	return d.Mode

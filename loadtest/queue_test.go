@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -27,7 +28,7 @@ type asyncShop struct {
 	drift      int64
 
 	mu       sync.Mutex
-	created  saleRequest
+	created  shopapi.SaleRequest
 	tickets  map[string]int // ticket -> its number
 	views    int
 	asked    map[string]int // GET /api/orders/{ticket} per ticket
@@ -43,7 +44,7 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reply := func(status int, layer string, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		if layer != "" {
-			w.Header().Set(layerHeader, layer)
+			w.Header().Set(shopapi.LayerHeader, layer)
 		}
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(v)
@@ -53,13 +54,13 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	settled := func() int64 { return int64(len(f.tickets) - len(f.stuck)) }
 	switch p := r.URL.Path; {
 	case r.Method == http.MethodGet && p == "/api/strategies":
-		reply(http.StatusOK, "", []strategyInfo{{Name: "redis-lua-stock", Safe: true, Available: true}})
+		reply(http.StatusOK, "", []shopapi.StrategyInfo{{Name: "redis-lua-stock", Safe: true, Available: true}})
 	case r.Method == http.MethodPost && p == "/api/sales":
 		_ = json.NewDecoder(r.Body).Decode(&f.created)
-		reply(http.StatusCreated, "", saleView{ID: 7, InitialStock: int64(f.stock), Stock: int64(f.stock)})
+		reply(http.StatusCreated, "", shopapi.SaleView{ID: 7, InitialStock: int64(f.stock), Stock: int64(f.stock)})
 	case r.Method == http.MethodPost && p == "/api/sales/7/orders":
 		if len(f.tickets) >= f.stock {
-			reply(http.StatusConflict, "store", apiErrorBody{Error: kindSoldOut})
+			reply(http.StatusConflict, "store", shopapi.APIErrorBody{Error: shopapi.KindSoldOut})
 			return
 		}
 		n := len(f.tickets) + 1
@@ -77,11 +78,11 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			inFlight = int64(len(f.stuck))
 		}
 		first, last := time.Unix(100, 0).UTC(), time.Unix(102, 0).UTC()
-		reply(http.StatusOK, "", saleView{ID: 7, InitialStock: int64(f.stock), Sold: settled(), Stock: int64(f.stock) - settled(),
-			Queue: &queueView{Accepted: int64(len(f.tickets)), InFlight: inFlight, Confirmed: settled(),
+		reply(http.StatusOK, "", shopapi.SaleView{ID: 7, InitialStock: int64(f.stock), Sold: settled(), Stock: int64(f.stock) - settled(),
+			Queue: &shopapi.QueueView{Accepted: int64(len(f.tickets)), InFlight: inFlight, Confirmed: settled(),
 				ConfirmP50MS: 12, ConfirmP99MS: 34, FirstAcceptedAt: &first, LastConfirmedAt: &last}})
 	case r.Method == http.MethodGet && p == "/api/sales/7/reconcile":
-		reply(http.StatusOK, "", reconcileView{Drift: f.drift})
+		reply(http.StatusOK, "", shopapi.ReconcileView{Drift: f.drift})
 	case r.Method == http.MethodGet && p == "/api/queue/durability":
 		reply(http.StatusOK, "", map[string]string{"mode": "always", "addr": "x"})
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/api/orders/"):
@@ -92,9 +93,9 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case f.limitReads && f.asked[ticket] == 1 && r.Header.Get("Authorization") != "Bearer tok":
 			f.limited++
 			w.Header().Set("Retry-After", "1")
-			reply(http.StatusTooManyRequests, "", apiErrorBody{Error: "rate_limited"})
+			reply(http.StatusTooManyRequests, "", shopapi.APIErrorBody{Error: "rate_limited"})
 		case !ok || f.lost[n]:
-			reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found", Field: "ref"})
+			reply(http.StatusNotFound, "", shopapi.APIErrorBody{Error: "not_found", Field: "ref"})
 		case f.stuck[n]:
 			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "pending"})
 		default:
@@ -108,7 +109,7 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "confirmed", "order": order})
 		}
 	default:
-		reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found"})
+		reply(http.StatusNotFound, "", shopapi.APIErrorBody{Error: "not_found"})
 	}
 }
 
@@ -281,14 +282,14 @@ func TestTicketOf(t *testing.T) {
 		`not json`:                                            "",
 		`{"order_ticket":"` + strings.Repeat("a", 101) + `"}`: "",
 	} {
-		if got := ticketOf([]byte(body)); got != want {
+		if got := shopapi.TicketOf([]byte(body)); got != want {
 			t.Errorf("ticketOf(%s) = %q, want %q", body, got, want)
 		}
 	}
-	if got := classify(http.StatusAccepted, []byte(`{"order_ticket":"ot_1_ab"}`)); got != kindAccepted || isHardError(got) {
-		t.Errorf("classify(202) = %q, want %q, not a hard error", got, kindAccepted)
+	if got := shopapi.Classify(http.StatusAccepted, []byte(`{"order_ticket":"ot_1_ab"}`)); got != shopapi.KindAccepted || shopapi.IsHardError(got) {
+		t.Errorf("classify(202) = %q, want %q, not a hard error", got, shopapi.KindAccepted)
 	}
-	if got := layerOf([]byte("queue")); got != "queue" {
+	if got := shopapi.LayerOf([]byte("queue")); got != "queue" {
 		t.Errorf("layerOf(queue) = %q", got)
 	}
 }
@@ -304,16 +305,16 @@ func TestRecorderKeepsTickets(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				a := answer{kind: kindAccepted, layer: "queue", ticket: fmt.Sprintf("ot_1_%d_%d", w, i)}
+				a := shopapi.Answer{Kind: shopapi.KindAccepted, Layer: "queue", Ticket: fmt.Sprintf("ot_1_%d_%d", w, i)}
 				rec.record(w, a, time.Millisecond, at, at.Add(time.Duration(w*50+i)*time.Millisecond))
 			}
 		}()
 	}
 	wg.Wait()
-	rec.record(0, answer{kind: kindSoldOut, layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
+	rec.record(0, shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
 	f := rec.figures()
-	if len(f.tickets) != 800 || f.all.kinds[kindAccepted] != 800 || rec.orders.Load() != 800 {
-		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.tickets), f.all.kinds[kindAccepted], rec.orders.Load())
+	if len(f.tickets) != 800 || f.all.kinds[shopapi.KindAccepted] != 800 || rec.orders.Load() != 800 {
+		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.tickets), f.all.kinds[shopapi.KindAccepted], rec.orders.Load())
 	}
 	if want := at.Add(799 * time.Millisecond); !f.lastAccepted.Equal(want) {
 		t.Errorf("last 202 at %v, want %v (a sold_out later does not count)", f.lastAccepted, want)

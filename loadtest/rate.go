@@ -11,11 +11,12 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // rate is `loadtest rate --url URL [--duration 10s] [--concurrency 64]`: the
 // load tool's own ceiling. Closed-model workers GET one URL as fast as it
-// answers through the engine the order load uses (orderSender's kept-alive
+// answers through the engine the order load uses (shopapi.OrderSender's kept-alive
 // connections), so the figure is comparable with wrk's against the same URL
 // (scripts/bench.sh runs both): if the shop can answer faster than this,
 // loadtest, not the shop, is what a run measures.
@@ -36,12 +37,12 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	s, err := newOrderSender([]string{*url}, *workers, 10*time.Second)
+	s, err := shopapi.NewOrderSender([]string{*url}, *workers, 10*time.Second)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadtest rate: --url: %v\n", err)
 		return exitUsage
 	}
-	defer s.close()
+	defer s.Close()
 	ctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 
@@ -57,7 +58,7 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			local := hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				if s.get(0, *url) {
+				if s.Get(0, *url) {
 					ok.Add(1)
 					_ = local.RecordValue(min(max(time.Since(t0).Microseconds(), histMinUS), histMaxUS))
 				} else if ctx.Err() == nil {

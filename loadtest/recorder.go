@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Latency histogram bounds, in microseconds: 1 µs to 10 min at 3 significant
@@ -60,10 +61,10 @@ func newTally() tally {
 	return tally{hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), kinds: map[string]int64{}, layers: map[string]int64{}}
 }
 
-func (t *tally) add(us int64, a answer) {
+func (t *tally) add(us int64, a shopapi.Answer) {
 	_ = t.hist.RecordValue(us)
-	t.kinds[a.kind]++
-	t.layers[a.layer]++
+	t.kinds[a.Kind]++
+	t.layers[a.Layer]++
 }
 
 // merge adds o into t.
@@ -103,9 +104,9 @@ func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), histMinUS
 // (as the model measures it), when it was sent and when answered. In the
 // first second after a herd's opening, the latency kept apart is the one
 // from the send: how long the shop took under the herd.
-func (r *recorder) record(w int, a answer, latency time.Duration, sent, answered time.Time) {
-	if a.layer == "" {
-		a.layer = layerUnknown
+func (r *recorder) record(w int, a shopapi.Answer, latency time.Duration, sent, answered time.Time) {
+	if a.Layer == "" {
+		a.Layer = shopapi.LayerUnknown
 	}
 	s := &r.shards[w%recShards]
 	s.mu.Lock()
@@ -113,12 +114,12 @@ func (r *recorder) record(w int, a answer, latency time.Duration, sent, answered
 	if !r.opening.IsZero() && !answered.Before(r.opening) && answered.Sub(r.opening) < firstSecond {
 		s.first.add(clampUS(answered.Sub(sent)), a)
 	}
-	if a.kind == kindOrder && answered.After(s.lastOrder) {
+	if a.Kind == shopapi.KindOrder && answered.After(s.lastOrder) {
 		s.lastOrder = answered
 	}
-	if a.kind == kindAccepted {
-		if a.ticket != "" {
-			s.tickets = append(s.tickets, a.ticket)
+	if a.Kind == shopapi.KindAccepted {
+		if a.Ticket != "" {
+			s.tickets = append(s.tickets, a.Ticket)
 		}
 		if answered.After(s.lastAccepted) {
 			s.lastAccepted = answered
@@ -126,7 +127,7 @@ func (r *recorder) record(w int, a answer, latency time.Duration, sent, answered
 	}
 	s.mu.Unlock()
 	r.done.Add(1)
-	if a.kind == kindOrder || a.kind == kindAccepted {
+	if a.Kind == shopapi.KindOrder || a.Kind == shopapi.KindAccepted {
 		r.orders.Add(1)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"os"
 	"sort"
@@ -31,7 +32,7 @@ func modelNote(model string) string {
 }
 
 // printHeader says what is about to run.
-func printHeader(w io.Writer, cfg runConfig, chosen []strategyInfo) {
+func printHeader(w io.Writer, cfg runConfig, chosen []shopapi.StrategyInfo) {
 	names := make([]string, len(chosen))
 	for i, st := range chosen {
 		names[i] = st.Name
@@ -82,7 +83,7 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	var refusals, hard []string
 	for _, k := range r.errorKinds() {
 		s := fmt.Sprintf("%s %d", k, r.Errors[k])
-		if isHardError(k) {
+		if shopapi.IsHardError(k) {
 			hard = append(hard, s)
 		} else {
 			refusals = append(refusals, s)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Report is the document --json writes. Its json tags ARE the schema;
@@ -92,7 +93,7 @@ type Result struct {
 	Verdict string `json:"verdict"`           // one of the verdict* constants
 	Failure string `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 
-	view saleView // typed part of Sale, for the tables
+	view shopapi.SaleView // typed part of Sale, for the tables
 }
 
 // Herd is what a herd's report adds: the opening and the second after it.
@@ -145,7 +146,7 @@ func passes(v string) bool { return v == verdictOK || v == verdictExpected }
 // verdict judges one sale. A safe strategy must leave no trace of broken
 // exclusion; an unsafe one may (that is the lesson), but is still OK when it
 // happened to hold this time. Hard errors beyond maxErrorRate fail either.
-func verdict(safe bool, v saleView, hardErrors, requests int64, maxErrorRate float64) string {
+func verdict(safe bool, v shopapi.SaleView, hardErrors, requests int64, maxErrorRate float64) string {
 	broken := v.Oversold > 0 || v.LostUpdates > 0 || v.Violations > 0 || v.Duplicates > 0
 	switch {
 	case safe && v.Oversold > 0:
@@ -192,7 +193,7 @@ func newReport(cfg runConfig, started time.Time) *Report {
 	}
 }
 
-func newResult(st strategyInfo, model string) Result {
+func newResult(st shopapi.StrategyInfo, model string) Result {
 	return Result{Strategy: st.Name, Safe: st.Safe, Model: model, Errors: map[string]int64{}, Layers: map[string]int64{},
 		Sale: json.RawMessage("null")}
 }
@@ -211,15 +212,15 @@ func (r *Result) measure(hist *hdrhistogram.Histogram, kinds map[string]int64, e
 	for k, n := range kinds {
 		r.Requests += n
 		switch {
-		case k == kindOrder:
+		case k == shopapi.KindOrder:
 			r.Orders = n
-		case k == kindAccepted:
+		case k == shopapi.KindAccepted:
 			r.Accepted = n
-		case k == kindSoldOut:
+		case k == shopapi.KindSoldOut:
 			r.SoldOut = n
 		default:
 			r.Errors[k] = n
-			if isHardError(k) {
+			if shopapi.IsHardError(k) {
 				r.HardErrors += n
 			}
 		}
@@ -251,7 +252,7 @@ func (r *Result) measureLayers(f figures) {
 	if r.Herd == nil || f.first == nil {
 		return
 	}
-	fs := FirstSecond{Orders: f.first.kinds[kindOrder], Accepted: f.first.kinds[kindAccepted], SoldOut: f.first.kinds[kindSoldOut],
+	fs := FirstSecond{Orders: f.first.kinds[shopapi.KindOrder], Accepted: f.first.kinds[shopapi.KindAccepted], SoldOut: f.first.kinds[shopapi.KindSoldOut],
 		LatencyMS: latencyOf(f.first.hist), Layers: map[string]int64{}}
 	for k, n := range f.first.layers {
 		fs.Layers[k] = n
@@ -262,7 +263,7 @@ func (r *Result) measureLayers(f figures) {
 	if f.lastAccepted.After(last) {
 		last = f.lastAccepted // an async sale sells out at its last 202
 	}
-	if f.all.kinds[kindSoldOut] > 0 && !last.IsZero() {
+	if f.all.kinds[shopapi.KindSoldOut] > 0 && !last.IsZero() {
 		s := round3(max(last.Sub(r.Herd.OpensAt), 0).Seconds())
 		r.Herd.SellOutS = &s
 	}
@@ -276,7 +277,7 @@ func (r Result) errorKinds() []string {
 		kinds = append(kinds, k)
 	}
 	sort.Slice(kinds, func(i, j int) bool {
-		if hi, hj := isHardError(kinds[i]), isHardError(kinds[j]); hi != hj {
+		if hi, hj := shopapi.IsHardError(kinds[i]), shopapi.IsHardError(kinds[j]); hi != hj {
 			return hj
 		}
 		return kinds[i] < kinds[j]

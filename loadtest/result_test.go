@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // keyPaths lists every member path of a JSON value, objects only
@@ -39,16 +40,16 @@ func keyPaths(prefix string, v any, out *[]string) {
 func TestReportSchema(t *testing.T) {
 	rep := newReport(runConfig{targets: []string{"http://a"}, strategy: "all", stock: 1, buyers: 2, concurrency: 3,
 		ttlMS: 2000, maxErrorRate: 0.01, timeout: time.Second}, time.Unix(0, 0))
-	r := newResult(strategyInfo{Name: "x", Safe: true}, "closed")
-	r.measure(hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), map[string]int64{kindOrder: 1, "conflict": 1}, time.Second)
+	r := newResult(shopapi.StrategyInfo{Name: "x", Safe: true}, "closed")
+	r.measure(hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), map[string]int64{shopapi.KindOrder: 1, "conflict": 1}, time.Second)
 	r.Sale = json.RawMessage(`{"id":1}`)
 	r.Verdict = verdictOK
 	rep.Results = append(rep.Results, r)
-	h := newResult(strategyInfo{Name: "herd"}, "herd")
+	h := newResult(shopapi.StrategyInfo{Name: "herd"}, "herd")
 	h.Herd = &Herd{OpensAt: time.Unix(0, 0)}
 	h.measureLayers(newHerdRecorder(time.Unix(0, 0)).figures())
 	rep.Results = append(rep.Results, h)
-	a := newResult(strategyInfo{Name: "async"}, "closed")
+	a := newResult(shopapi.StrategyInfo{Name: "async"}, "closed")
 	a.Queue = &Queue{FailedReasons: map[string]int64{}}
 	rep.Results = append(rep.Results, a)
 	b, err := json.Marshal(rep)
@@ -101,23 +102,23 @@ func TestReportSchema(t *testing.T) {
 func TestVerdict(t *testing.T) {
 	tests := []struct {
 		safe     bool
-		v        saleView
+		v        shopapi.SaleView
 		hard     int64
 		requests int64
 		want     string
 	}{
-		{true, saleView{}, 0, 100, verdictOK},
-		{true, saleView{Oversold: 1, Violations: 3}, 0, 100, verdictOversold},
-		{true, saleView{LostUpdates: 1}, 0, 100, verdictViolations},
-		{true, saleView{Violations: 1}, 0, 100, verdictViolations},
-		{true, saleView{Duplicates: 1}, 0, 100, verdictViolations},
-		{true, saleView{Oversold: 1}, 50, 100, verdictOversold},
-		{true, saleView{}, 1, 100, verdictOK},     // 1% is not above 1%
-		{true, saleView{}, 2, 100, verdictErrors}, // 2% is
-		{false, saleView{Oversold: 5}, 0, 100, verdictExpected},
-		{false, saleView{}, 0, 100, verdictOK},
-		{false, saleView{Oversold: 5}, 10, 100, verdictErrors},
-		{true, saleView{}, 0, 0, verdictOK},
+		{true, shopapi.SaleView{}, 0, 100, verdictOK},
+		{true, shopapi.SaleView{Oversold: 1, Violations: 3}, 0, 100, verdictOversold},
+		{true, shopapi.SaleView{LostUpdates: 1}, 0, 100, verdictViolations},
+		{true, shopapi.SaleView{Violations: 1}, 0, 100, verdictViolations},
+		{true, shopapi.SaleView{Duplicates: 1}, 0, 100, verdictViolations},
+		{true, shopapi.SaleView{Oversold: 1}, 50, 100, verdictOversold},
+		{true, shopapi.SaleView{}, 1, 100, verdictOK},     // 1% is not above 1%
+		{true, shopapi.SaleView{}, 2, 100, verdictErrors}, // 2% is
+		{false, shopapi.SaleView{Oversold: 5}, 0, 100, verdictExpected},
+		{false, shopapi.SaleView{}, 0, 100, verdictOK},
+		{false, shopapi.SaleView{Oversold: 5}, 10, 100, verdictErrors},
+		{true, shopapi.SaleView{}, 0, 0, verdictOK},
 	}
 	for _, tc := range tests {
 		if got := verdict(tc.safe, tc.v, tc.hard, tc.requests, 0.01); got != tc.want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"math"
 	"slices"
@@ -28,9 +29,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	// The setup calls' client; the orders go through an orderSender per sale.
-	c := newClient(len(cfg.targets), cfg.timeout, cfg.adminToken)
-	defer c.close()
+	// The setup calls' client; the orders go through a shopapi.OrderSender per sale.
+	c := shopapi.NewClient(len(cfg.targets), cfg.timeout, cfg.adminToken)
+	defer c.Close()
 
 	chosen, code := chooseStrategies(ctx, c, cfg, stderr)
 	if code != exitOK {
@@ -69,12 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // the ones --strategy names. A strategy the targets do not know is a usage
 // error (exit 2); one they know but cannot run, or a target that does not
 // answer, fails the run (exit 1).
-func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.Writer) ([]strategyInfo, int) {
-	var known []strategyInfo // from the first target: the sale is created there
+func chooseStrategies(ctx context.Context, c *shopapi.Client, cfg runConfig, stderr io.Writer) ([]shopapi.StrategyInfo, int) {
+	var known []shopapi.StrategyInfo // from the first target: the sale is created there
 	availableOn := map[string]int{}
 	for i, t := range cfg.targets {
 		cctx, cancel := context.WithTimeout(ctx, setupTimeout)
-		list, err := c.strategies(cctx, t)
+		list, err := c.Strategies(cctx, t)
 		cancel()
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest run: target %s does not answer: %v\n", t, err)
@@ -98,7 +99,7 @@ func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.W
 	}
 
 	if strings.TrimSpace(cfg.strategy) == "all" {
-		var out, skipped []strategyInfo
+		var out, skipped []shopapi.StrategyInfo
 		for _, st := range known {
 			if everywhere(st.Name) {
 				out = append(out, st)
@@ -115,7 +116,7 @@ func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.W
 		}
 		return out, exitOK
 	}
-	var out []strategyInfo
+	var out []shopapi.StrategyInfo
 	for _, name := range strings.Split(cfg.strategy, ",") {
 		name = strings.TrimSpace(name)
 		i := slices.Index(names, name)
@@ -135,7 +136,7 @@ func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.W
 
 // runStrategy creates the strategy's sale, sends the load, waits for the
 // background writes to settle and reads the sale's final view.
-func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo, stderr io.Writer) Result {
+func runStrategy(ctx context.Context, c *shopapi.Client, cfg runConfig, st shopapi.StrategyInfo, stderr io.Writer) Result {
 	req := saleRequestFor(cfg, st)
 	if req.Watchdog != nil {
 		// Its lease now ends at the TTL whatever the holder is doing: a broken
@@ -144,7 +145,7 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	}
 	res := newResult(st, cfg.model())
 	setup, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
-	created, _, err := c.createSale(setup, cfg.targets[0], req)
+	created, _, err := c.CreateSale(setup, cfg.targets[0], req)
 	createdAt := time.Now()
 	cancel()
 	if err != nil {
@@ -156,15 +157,15 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	}
 	p := cfg.plan()
 	// Every request that can be in flight may go to one target.
-	sender, err := newOrderSender(urls, p.workers, cfg.timeout)
+	sender, err := shopapi.NewOrderSender(urls, p.workers, cfg.timeout)
 	if err != nil {
 		return res.failed(fmt.Sprintf("order URL: %v", err))
 	}
-	defer sender.close()
+	defer sender.Close()
 	b := newBuyer(sender, cfg.targets, created.ID, "lt-", cfg.guards.ticketRequired)
 	// Round robin by buyer index: buyer i goes to target i mod n, whichever
 	// worker sends it, so every target gets its share in all models.
-	do := func(_ context.Context, i int) answer { return b.attempt(i%len(urls), i) }
+	do := func(_ context.Context, i int) shopapi.Answer { return b.attempt(i%len(urls), i) }
 
 	rec := newRecorder()
 	start := time.Now()
@@ -187,7 +188,7 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 	}
 	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
 	defer cancelRead()
-	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
+	final, raw, err := c.SettledSale(readCtx, cfg.targets, created.ID)
 	if err != nil {
 		res.view.ID = created.ID // for the table's title; the view itself is unknown
 		return res.failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
@@ -207,9 +208,9 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 // saleRequestFor is the sale of st's phase. --no-watchdog reaches only the
 // strategies that renew their lease; the others have no watchdog, and an
 // older shop (no "renews") is sent nothing new.
-func saleRequestFor(cfg runConfig, st strategyInfo) saleRequest {
+func saleRequestFor(cfg runConfig, st shopapi.StrategyInfo) shopapi.SaleRequest {
 	g := cfg.guards
-	req := saleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
+	req := shopapi.SaleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
 		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit,
 		OpensInMS: int(g.opensIn / time.Millisecond), RateLimitUser: g.rateLimitUser, RateLimitIP: g.rateLimitIP,
 		TicketRequired: g.ticketRequired, PayWithinMS: cfg.payWithinMS}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // A scenario replays one seed pitfall (internal/lessons has the catalogue:
@@ -33,7 +34,7 @@ type scenarioFunc func(ctx context.Context, sc *scenarioRun) (observed string, p
 
 // scenarioRun is what a scenario runs against.
 type scenarioRun struct {
-	c       *client
+	c       *shopapi.Client
 	targets []string
 }
 
@@ -113,8 +114,8 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "loadtest scenario: --targets is empty")
 		return exitUsage
 	}
-	c := newClient(64, *timeout, *token)
-	defer c.close()
+	c := shopapi.NewClient(64, *timeout, *token)
+	defer c.Close()
 	return runScenarios(ctx, &scenarioRun{c: c, targets: urls}, chosen, stdout)
 }
 
@@ -210,7 +211,7 @@ func runOne(ctx context.Context, sc *scenarioRun, s scenario, out io.Writer) (ve
 // fault is POST target/api/faults.
 func (sc *scenarioRun) fault(ctx context.Context, target string, body map[string]any) error {
 	var out map[string]any
-	_, err := sc.c.callJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	_, err := sc.c.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
 	return err
 }
 
@@ -243,7 +244,7 @@ func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 	var out struct {
 		PausedHolders *int64 `json:"paused_holders"`
 	}
-	if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return 0, err
 	}
 	if out.PausedHolders == nil {
@@ -254,8 +255,8 @@ func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 
 // settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
-func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error) {
-	v, _, err := sc.c.settledSale(ctx, sc.targets, id)
+func (sc *scenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	v, _, err := sc.c.SettledSale(ctx, sc.targets, id)
 	return v, err
 }
 
@@ -263,13 +264,13 @@ func (sc *scenarioRun) settled(ctx context.Context, id uint64) (saleView, error)
 // stock (60 s at most): buyers whose requests timed out on the client side
 // may still be inside the shop, and a read between an order's commit and the
 // count would show a lost update that is not there.
-func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (saleView, error) {
+func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
 	prev, err := sc.settled(ctx, id)
 	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
 		if err := sleep(ctx, time.Second); err != nil {
 			return prev, err
 		}
-		var v saleView
+		var v shopapi.SaleView
 		if v, err = sc.settled(ctx, id); err == nil && v.Sold == prev.Sold && v.Stock == prev.Stock {
 			return v, nil
 		}
@@ -278,7 +279,7 @@ func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (saleView, erro
 	return prev, err
 }
 
-func describe(v saleView) string {
+func describe(v shopapi.SaleView) string {
 	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d",
 		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites)
 }
@@ -300,7 +301,7 @@ func (sc *scenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 		go func() {
 			defer wg.Done()
 			for i := 0; i < orders; i++ {
-				sc.c.order(ctx, ordersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
+				sc.c.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
 			}
 		}()
 	}
@@ -314,7 +315,7 @@ func (sc *scenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix str
 	var parts []string
 	pass := true
 	for _, strategy := range []string{broken, fix} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
 		if err != nil {
 			return "", false, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // skipped is a lesson that cannot run on these replicas (a backend it
@@ -40,12 +41,12 @@ var backendEnv = map[string]string{
 // ERROR, never why.
 func (sc *scenarioRun) preflight(ctx context.Context, s scenario) error {
 	for _, t := range sc.targets {
-		all, err := sc.c.strategies(ctx, t)
+		all, err := sc.c.Strategies(ctx, t)
 		if err != nil {
 			return err
 		}
 		for _, name := range s.Strategies {
-			i := slices.IndexFunc(all, func(st strategyInfo) bool { return st.Name == name })
+			i := slices.IndexFunc(all, func(st shopapi.StrategyInfo) bool { return st.Name == name })
 			if i < 0 {
 				return &skipped{missing: fmt.Sprintf("%s has no strategy %s (an older shop?)", t, name),
 					enable: "rebuild and restart the replicas (make demo)"}
@@ -60,7 +61,7 @@ func (sc *scenarioRun) preflight(ctx context.Context, s scenario) error {
 
 // unavailable says which backends of st are not up on target and how to
 // bring them.
-func unavailable(target string, st strategyInfo) *skipped {
+func unavailable(target string, st shopapi.StrategyInfo) *skipped {
 	var bad []string
 	enable := startServices
 	for _, need := range st.Needs {
@@ -87,11 +88,11 @@ func skipOf(err error) (*skipped, bool) {
 	if errors.As(err, &s) {
 		return s, true
 	}
-	var h *httpStatusError
+	var h *shopapi.HTTPStatusError
 	if !errors.As(err, &h) {
 		return nil, false
 	}
-	switch h.code {
+	switch h.Code {
 	case "not_ensemble":
 		return &skipped{missing: "the replica's ZooKeeper is not the three-server ensemble (" + err.Error() + ")",
 			enable: "bash scripts/services.sh up (it starts the ensemble unless --no-zk-ensemble) and the replicas' " +

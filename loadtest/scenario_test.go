@@ -17,6 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // faultyShops is the environment of the scenario shops: faults on, a lock
@@ -166,12 +167,12 @@ func TestLessonThroughAgent(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
-	c := newClient(4, 10*time.Second, testToken)
-	defer c.close()
+	c := shopapi.NewClient(4, 10*time.Second, testToken)
+	defer c.Close()
 	var run lessons.Run
 	deadline := time.Now().Add(10 * time.Second)
 	for { // the agent needs a heartbeat or two to be listed
-		_, err := c.callJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
+		_, err := c.CallJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
 		if err == nil {
 			break
 		}
@@ -186,7 +187,7 @@ func TestLessonThroughAgent(t *testing.T) {
 			t.Fatalf("lesson run %d not done within 90 s: %+v\nagent:\n%s", run.ID, run, agentOut.String())
 		}
 		time.Sleep(300 * time.Millisecond)
-		if _, err := c.callJSON(ctx, http.MethodGet, fmt.Sprintf("%s/api/lesson-runs/%d", shop, run.ID), nil, http.StatusOK, &run); err != nil {
+		if _, err := c.CallJSON(ctx, http.MethodGet, fmt.Sprintf("%s/api/lesson-runs/%d", shop, run.ID), nil, http.StatusOK, &run); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -234,7 +235,7 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 		{"down", "bash scripts/services.sh up"},
 		{"not configured", config.EnvZKServers},
 	} {
-		shop := &fakeShop{strategies: []strategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
+		shop := &fakeShop{strategies: []shopapi.StrategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
 			Backends: map[string]string{"zookeeper": c.state}}}}
 		srv := httptest.NewServer(shop)
 		code, stdout, _ := runScenario(t, "--targets", srv.URL+","+srv.URL, "zk-session-expiry")
@@ -250,11 +251,11 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 	}
 	// The replica's ZooKeeper is not the ensemble: the shop's 409
 	// not_ensemble is a skip naming the ensemble; another 409 is not.
-	notEnsemble := &httpStatusError{status: http.StatusConflict, code: "not_ensemble", err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
+	notEnsemble := &shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "not_ensemble", Err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
 	if s, ok := skipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
 		t.Errorf("not_ensemble: skip %v %v, want one naming %s", s, ok, config.DefaultZKEnsembleServers)
 	}
-	if _, ok := skipOf(&httpStatusError{status: http.StatusConflict, code: "sold_out", err: errors.New("sold out")}); ok {
+	if _, ok := skipOf(&shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "sold_out", Err: errors.New("sold out")}); ok {
 		t.Error("a sold_out answer was taken for a skip")
 	}
 }

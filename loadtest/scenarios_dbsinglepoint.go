@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"sort"
 	"strings"
@@ -53,7 +54,7 @@ type outageRound struct {
 	resumed  time.Duration  // from the database's return (as the replicas report it) to the first order
 	after    map[string]int // the burst once orders resumed
 	orders   int64          // 201s the buyers got, warm-up included
-	view     saleView
+	view     shopapi.SaleView
 }
 
 // ok: nothing sold during the outage, every answer then a clean 503, A's
@@ -69,8 +70,8 @@ func (r outageRound) ok() bool {
 		}
 		n += c
 	}
-	aClean := r.aKind == "db_unavailable" || (!r.aInside && r.aKind == kindOrder)
-	return n > 0 && aClean && r.after[kindOrder] == 8 &&
+	aClean := r.aKind == "db_unavailable" || (!r.aInside && r.aKind == shopapi.KindOrder)
+	return n > 0 && aClean && r.after[shopapi.KindOrder] == 8 &&
 		r.view.Oversold == 0 && r.view.LostUpdates == 0 && r.view.Sold == r.orders
 }
 
@@ -85,7 +86,7 @@ func (r outageRound) String() string {
 	}
 	return fmt.Sprintf("%s: during the outage %s%s (A, %s: %s); first order %.1f s after the database came back, "+
 		"then %d of 8; %s (the database counts %d orders, the buyers got %d)",
-		r.strategy, kindList(r.during), late, inside, r.aKind, r.resumed.Seconds(), r.after[kindOrder], describe(r.view), r.view.Sold, r.orders)
+		r.strategy, kindList(r.during), late, inside, r.aKind, r.resumed.Seconds(), r.after[shopapi.KindOrder], describe(r.view), r.view.Sold, r.orders)
 }
 
 // kindList is "3 db_unavailable, 1 order", sorted.
@@ -105,7 +106,7 @@ func kindList(kinds map[string]int) string {
 func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outageRound, error) {
 	r := outageRound{strategy: strategy, during: map[string]int{}}
 	t1 := sc.targets[0]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario db-lock-single-point", Strategy: strategy,
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario db-lock-single-point", Strategy: strategy,
 		Stock: 20, TTLMS: int(dbLockRowTTL.Milliseconds())})
 	if err != nil {
 		return r, err
@@ -137,7 +138,7 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 	}
 	r.orders += int64(late)
 	r.late = late
-	if r.aKind = <-a; r.aKind == kindOrder {
+	if r.aKind = <-a; r.aKind == shopapi.KindOrder {
 		r.orders++
 	}
 	if r.resumed, err = sc.firstOrderAfterOutage(ctx, v.ID); err != nil {
@@ -145,7 +146,7 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 	}
 	r.orders++
 	r.after, _ = sc.burst(ctx, v.ID, 8, "after")
-	r.orders += int64(r.after[kindOrder])
+	r.orders += int64(r.after[shopapi.KindOrder])
 	r.view, err = sc.settled(ctx, v.ID) // every order was answered: none is still inside a shop
 	return r, err
 }
@@ -162,9 +163,9 @@ func (sc *scenarioRun) probeOutage(ctx context.Context, id uint64, during map[st
 		if err != nil || !all {
 			return late, err
 		}
-		k := sc.c.order(ctx, ordersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("during%d", i))
+		k := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("during%d", i))
 		if all, _, err = sc.cutState(ctx); err != nil || !all {
-			if k == kindOrder {
+			if k == shopapi.KindOrder {
 				late++
 			}
 			return late, err
@@ -184,7 +185,7 @@ func (sc *scenarioRun) cutState(ctx context.Context) (all, any bool, err error) 
 		var out struct {
 			Left *int64 `json:"db_cut_ms_left"`
 		}
-		if _, err := sc.c.callJSON(ctx, http.MethodGet, t+"/api/faults", nil, http.StatusOK, &out); err != nil {
+		if _, err := sc.c.CallJSON(ctx, http.MethodGet, t+"/api/faults", nil, http.StatusOK, &out); err != nil {
 			return false, false, err
 		}
 		if out.Left == nil {
@@ -214,8 +215,8 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 	}
 	back := time.Now()
 	for i := 0; ; i++ {
-		k := sc.c.order(ctx, ordersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("back%d", i))
-		if k == kindOrder {
+		k := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("back%d", i))
+		if k == shopapi.KindOrder {
 			return time.Since(back), nil
 		}
 		if time.Now().After(deadline) {

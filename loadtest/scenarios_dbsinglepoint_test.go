@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -36,8 +37,8 @@ func TestProbeOutageCountsAnOrderAnsweredAfterTheCut(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	sc := &scenarioRun{c: newClient(4, 5*time.Second, ""), targets: []string{srv.URL}}
-	defer sc.c.close()
+	sc := &scenarioRun{c: shopapi.NewClient(4, 5*time.Second, ""), targets: []string{srv.URL}}
+	defer sc.c.Close()
 	during := map[string]int{}
 	late, err := sc.probeOutage(context.Background(), 1, during)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -13,7 +14,7 @@ import (
 // orderAsync places an order in the background; the channel gets its kind.
 func (sc *scenarioRun) orderAsync(ctx context.Context, target string, id uint64, user string) <-chan string {
 	ch := make(chan string, 1)
-	go func() { ch <- sc.c.order(ctx, ordersURL(target, id), user) }()
+	go func() { ch <- sc.c.Order(ctx, shopapi.OrdersURL(target, id), user) }()
 	return ch
 }
 
@@ -25,7 +26,7 @@ func (sc *scenarioRun) last() string { return sc.targets[len(sc.targets)-1] }
 // sale's strategy (connections, ZooKeeper session) before the timed part.
 func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
 	for i, t := range targets {
-		if k := sc.c.order(ctx, ordersURL(t, id), fmt.Sprintf("warm%d", i)); k != kindOrder {
+		if k := sc.c.Order(ctx, shopapi.OrdersURL(t, id), fmt.Sprintf("warm%d", i)); k != shopapi.KindOrder {
 			return fmt.Errorf("warm-up order on %s: %s", t, k)
 		}
 	}
@@ -42,7 +43,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-setnx-expire", "redis"} {
-		v, _, err := sc.c.createSale(ctx, target, saleRequest{Name: "scenario setnx-expire-crash",
+		v, _, err := sc.c.CreateSale(ctx, target, shopapi.SaleRequest{Name: "scenario setnx-expire-crash",
 			Strategy: strategy, Stock: 5, TTLMS: int(ttl.Milliseconds())})
 		if err != nil {
 			return "", false, err
@@ -50,12 +51,12 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err := sc.fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 			return "", false, err
 		}
-		a := sc.c.order(ctx, ordersURL(target, v.ID), "A")
+		a := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
 		if err := sleep(ctx, 3*ttl); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
-		b := sc.c.order(ctx, ordersURL(target, v.ID), "B")
+		b := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), "B")
 		took := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -64,7 +65,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if strategy == "redis-setnx-expire" {
 			pass = pass && a == "holder_crashed" && b == "lock_timeout" && got.Sold == 0
 		} else {
-			pass = pass && a == "holder_crashed" && b == kindOrder && got.Sold == 1 && got.Oversold == 0
+			pass = pass && a == "holder_crashed" && b == shopapi.KindOrder && got.Sold == 1 && got.Oversold == 0
 		}
 		parts = append(parts, fmt.Sprintf("%s: A %s; B %s after %d ms (%v after the crash); %s",
 			strategy, a, b, took.Milliseconds(), 3*ttl, describe(got)))
@@ -82,7 +83,7 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 	var parts []string
 	pass := true
 	for _, watchdog := range []bool{false, true} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario ttl-shorter-than-work",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
 			Strategy: "redis", Stock: 20, WorkMS: 1200, TTLMS: 450, Watchdog: &watchdog})
 		if err != nil {
 			return "", false, err
@@ -93,12 +94,12 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 			return "", false, err
 		}
 		if watchdog {
-			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[kindOrder] == 4
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == 4
 		} else {
 			pass = pass && got.Violations > 0
 		}
 		parts = append(parts, fmt.Sprintf("watchdog=%v: %d ordered, %d lock_lost; %s",
-			watchdog, kinds[kindOrder], kinds["lock_lost"], describe(got)))
+			watchdog, kinds[shopapi.KindOrder], kinds["lock_lost"], describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
@@ -143,7 +144,7 @@ type pauseCase struct {
 
 func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
 	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
 		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err
@@ -181,7 +182,7 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		if err := sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
-		b = sc.c.order(ctx, ordersURL(t2, v.ID), "B")
+		b = sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
 		aStalled = len(a) == 0
 	}
 	aKind := <-a
@@ -191,9 +192,9 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	}
 	var pass bool
 	if fencing {
-		pass = aStalled && b == kindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+		pass = aStalled && b == shopapi.KindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
 	} else {
-		pass = aStalled && b == kindOrder && aKind == kindOrder && got.LostUpdates >= 1
+		pass = aStalled && b == shopapi.KindOrder && aKind == shopapi.KindOrder && got.LostUpdates >= 1
 	}
 	what := "B commits while A is stopped"
 	if bStalls {
@@ -240,7 +241,7 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	pass := true
 	for _, strategy := range []string{"redis", "redlock"} {
 		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redis-restart",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario redis-restart",
 			Strategy: strategy, Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
@@ -257,9 +258,9 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 			return "", false, err
 		}
 		if strategy == "redis" {
-			pass = pass && b == kindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
 		} else {
-			pass = pass && b == kindOrder && aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+			pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 		}
 		parts = append(parts, fmt.Sprintf("%s, %s restarted: B sent while A held: %v, B %s; A %s; %s",
 			strategy, node, aHeld, b, aKind, describe(got)))
@@ -274,7 +275,7 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	var parts []string
 	pass := true
 	for _, nodes := range [][]string{{"redlock-1"}, {"redlock-1", "redlock-2"}} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario redlock-minority",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario redlock-minority",
 			Strategy: "redlock", Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
@@ -291,9 +292,9 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 			return "", false, err
 		}
 		if len(nodes) == 1 {
-			pass = pass && b == kindOrder && aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 		} else {
-			pass = pass && b == kindOrder && aHeld && got.Violations >= 1
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1
 		}
 		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B sent while A held: %v, B %s; A %s; %s",
 			len(nodes), aHeld, b, aKind, describe(got)))
@@ -308,7 +309,7 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 // within the session timeout. A wrote nothing, so nothing is oversold.
 func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
 	if err != nil {
 		return "", false, err
 	}
@@ -322,15 +323,15 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
-	b := sc.c.order(ctx, ordersURL(t2, v.ID), "B") // waits the replica's whole lock wait
+	b := sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B") // waits the replica's whole lock wait
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
 		return "", false, err
 	}
 	aKind := <-a
 	killed := time.Now()
 	c := ""
-	for i := 0; c != kindOrder && time.Since(killed) < 30*time.Second; i++ {
-		if c = sc.c.order(ctx, ordersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != kindOrder && c != "lock_timeout" {
+	for i := 0; c != shopapi.KindOrder && time.Since(killed) < 30*time.Second; i++ {
+		if c = sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
 			break
 		}
 	}
@@ -340,7 +341,7 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	pass := b == "lock_timeout" && isHardError(aKind) && c == kindOrder &&
+	pass := b == "lock_timeout" && shopapi.IsHardError(aKind) && c == shopapi.KindOrder &&
 		got.Sold == 3 && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
 	return fmt.Sprintf("while A lived B got %s; A's replica killed, A's answer %s; C %s %d ms after the kill; %s",
 		b, aKind, c, served.Milliseconds(), describe(got)), pass, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -20,7 +21,7 @@ func getsetExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-getset", "redis"} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario getset-expiry",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario getset-expiry",
 			Strategy: strategy, Stock: 10, TTLMS: 3000})
 		if err != nil {
 			return "", false, err
@@ -40,9 +41,9 @@ func getsetExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 			return "", false, err
 		}
 		if strategy == "redis-getset" {
-			pass = pass && b == kindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
 		} else {
-			pass = pass && b == kindOrder && aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0
+			pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0
 		}
 		parts = append(parts, fmt.Sprintf("%s, B's clock 5 s ahead: B sent while A held: %v, B %s; A %s; %s",
 			strategy, aHeld, b, aKind, describe(got)))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ func (sc *scenarioRun) getsetGaps(ctx context.Context, target string) (getsetGap
 	var out struct {
 		GetSet *getsetGaps `json:"getset"`
 	}
-	if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return getsetGaps{}, err
 	}
 	if out.GetSet == nil {
@@ -76,7 +77,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-getset", "redis"} {
-		v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario getset-release-race", Strategy: strategy,
+		v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-release-race", Strategy: strategy,
 			Stock: 10, TTLMS: int(getsetRaceTTL.Milliseconds())})
 		if err != nil {
 			return "", false, err
@@ -117,7 +118,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 		if err != nil {
 			return "", false, err
 		}
-		c := sc.c.order(ctx, ordersURL(t1, v.ID), "C")
+		c := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "C")
 		aKind, bKind := <-a, <-b
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -128,7 +129,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 			return "", false, err
 		}
 		freed := after.FreedOthers - before.FreedOthers
-		orders := aKind == kindOrder && bKind == kindOrder && c == kindOrder
+		orders := aKind == shopapi.KindOrder && bKind == shopapi.KindOrder && c == shopapi.KindOrder
 		if getset {
 			pass = pass && orders && bHeld > 0 && freed >= 1 && got.Violations >= 1
 			parts = append(parts, fmt.Sprintf("redis-getset: A's DEL deleted B's lock %d time(s) (B inside its section when C "+
@@ -156,7 +157,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	// before it waited, comes after B is done; only a slow one brings it early.
 	const ttl, bStall = 4 * time.Second, 1500 * time.Millisecond
 	t1, t2 := sc.targets[0], sc.last()
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
 		Stock: 10, TTLMS: int(ttl.Milliseconds())})
 	if err != nil {
 		return "", false, err
@@ -175,7 +176,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 		return "", false, err
 	}
-	aKind := sc.c.order(ctx, ordersURL(t1, v.ID), "A")
+	aKind := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A")
 	if err := sc.fault(ctx, t2, map[string]any{"kind": "getset_takeover_gap", "ms": (4 * ttl).Milliseconds()}); err != nil {
 		return "", false, err
 	}
@@ -198,7 +199,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	}
 	bKind := <-b
 	start := time.Now()
-	dKind := sc.c.order(ctx, ordersURL(t1, v.ID), "D")
+	dKind := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "D")
 	dWait := time.Since(start)
 	cKind := <-c
 	got, err := sc.settled(ctx, v.ID)
@@ -214,7 +215,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 		return "", false, err
 	}
 	overwrites, refused := a2.Overwrites-b2.Overwrites, a1.RefusedReleases-b1.RefusedReleases
-	pass := aKind == "holder_crashed" && bKind == kindOrder && overwrites >= 1 && refused >= 1 && got.Oversold == 0
+	pass := aKind == "holder_crashed" && bKind == shopapi.KindOrder && overwrites >= 1 && refused >= 1 && got.Oversold == 0
 	way := "C's expiry came after B was done: the lock was held by nobody until then"
 	if got.Violations > 0 {
 		way = "C's expiry came while B still worked: another buyer took the lock beside B"

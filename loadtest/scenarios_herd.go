@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"net/http"
 	"sort"
@@ -46,7 +47,7 @@ func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 		ID      uint64    `json:"id"`
 		OpensAt time.Time `json:"opens_at"`
 	}
-	if _, err := sc.c.callJSON(ctx, http.MethodPost, sc.targets[0]+"/api/sales", body, http.StatusCreated, &v); err != nil {
+	if _, err := sc.c.CallJSON(ctx, http.MethodPost, sc.targets[0]+"/api/sales", body, http.StatusCreated, &v); err != nil {
 		return 0, time.Time{}, err
 	}
 	if v.OpensAt.IsZero() {
@@ -71,7 +72,7 @@ func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			url := ordersURL(sc.targets[w%len(sc.targets)], id) // one buyer, one replica: a browser's connection
+			url := shopapi.OrdersURL(sc.targets[w%len(sc.targets)], id) // one buyer, one replica: a browser's connection
 			for b := range next {
 				got := sc.clicks(ctx, url, h.prefix+strconv.Itoa(b), h.clicks)
 				mu.Lock()
@@ -113,14 +114,14 @@ func (sc *scenarioRun) herdOrder(ctx context.Context, url, user string) (a herdA
 		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := sc.c.http.Do(req)
+	resp, err := sc.c.Http.Do(req)
 	if err != nil {
 		return a
 	}
 	defer resp.Body.Close()
 	a.status, a.layer, a.retryAfter = resp.StatusCode, resp.Header.Get("Seckill-Layer"), resp.Header.Get("Retry-After") != ""
-	var e apiErrorBody
-	if resp.StatusCode != http.StatusCreated && json.NewDecoder(io.LimitReader(resp.Body, maxErrorBody)).Decode(&e) == nil && validCode(e.Error) {
+	var e shopapi.APIErrorBody
+	if resp.StatusCode != http.StatusCreated && json.NewDecoder(io.LimitReader(resp.Body, shopapi.MaxErrorBody)).Decode(&e) == nil && shopapi.ValidCode(e.Error) {
 		a.code = e.Error
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -129,7 +130,7 @@ func (sc *scenarioRun) herdOrder(ctx context.Context, url, user string) (a herdA
 
 // herdTruth is what the database and the live figures say of a herd's sale.
 type herdTruth struct {
-	view     saleView
+	view     shopapi.SaleView
 	sections int64            // critical sections run under the lock
 	layers   map[string]int64 // answers per layer, all replicas
 	lockWait struct{ mean, p99 float64 }
@@ -140,7 +141,7 @@ type herdTruth struct {
 // second; 15 s at most, then what is there).
 func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herdTruth, error) {
 	var t herdTruth
-	v, raw, err := sc.c.settledSale(ctx, sc.targets, id)
+	v, raw, err := sc.c.SettledSale(ctx, sc.targets, id)
 	if err != nil {
 		return t, err
 	}
@@ -162,7 +163,7 @@ func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herd
 				P99  float64 `json:"p99"`
 			} `json:"lock_wait_ms"`
 		}
-		if _, err := sc.c.callJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l); err != nil {
+		if _, err := sc.c.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l); err != nil {
 			return t, err
 		}
 		t.layers, t.lockWait.mean, t.lockWait.p99 = l.Layers, l.LockWait.Mean, l.LockWait.P99
@@ -218,7 +219,7 @@ func answered(all []herdAnswer) int {
 func afterSellOut(all []herdAnswer) (after []herdAnswer, perS float64) {
 	var first, last time.Time
 	for _, a := range all {
-		if a.code == kindSoldOut && (first.IsZero() || a.done.Before(first)) {
+		if a.code == shopapi.KindSoldOut && (first.IsZero() || a.done.Before(first)) {
 			first = a.done
 		}
 		if a.done.After(last) {
@@ -336,6 +337,6 @@ func p99ms(d []time.Duration) float64 {
 	return float64(d[(len(d)*99-1)/100]) / float64(time.Millisecond)
 }
 
-func describeHerd(v saleView) string {
+func describeHerd(v shopapi.SaleView) string {
 	return fmt.Sprintf("sold %d/%d oversold %d duplicates %d", v.Sold, v.InitialStock, v.Oversold, v.Duplicates)
 }

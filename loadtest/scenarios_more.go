@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func (sc *scenarioRun) burst(ctx context.Context, id uint64, n int, prefix strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			k := sc.c.order(ctx, ordersURL(target, id), fmt.Sprintf("%s%d", prefix, i))
+			k := sc.c.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("%s%d", prefix, i))
 			mu.Lock()
 			kinds[k]++
 			mu.Unlock()
@@ -45,7 +46,7 @@ func (sc *scenarioRun) casRetries(ctx context.Context, strategy string) (int64, 
 		if err != nil {
 			return 0, err
 		}
-		resp, err := sc.c.http.Do(req)
+		resp, err := sc.c.Http.Do(req)
 		if err != nil {
 			return 0, err
 		}
@@ -81,7 +82,7 @@ func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-no-owner", "redis"} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario del-without-owner",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario del-without-owner",
 			Strategy: strategy, Stock: 20, WorkMS: 900, TTLMS: 450})
 		if err != nil {
 			return "", false, err
@@ -94,14 +95,14 @@ func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		if strategy == "redis-no-owner" {
 			pass = pass && got.Violations > 0
 		} else {
-			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[kindOrder] > 0
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] > 0
 		}
 		note := ""
 		if strategy == "redis-no-owner" {
 			note = " (expired holders abort before writing; the detector still sees the overlap)"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d ordered, %d lock_lost%s; %s",
-			strategy, kinds[kindOrder], kinds["lock_lost"], note, describe(got)))
+			strategy, kinds[shopapi.KindOrder], kinds["lock_lost"], note, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
@@ -120,7 +121,7 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 		if err != nil {
 			return "", false, err
 		}
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario optimistic-vs-pessimistic",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario optimistic-vs-pessimistic",
 			Strategy: strategy, Stock: 50, WorkMS: 2})
 		if err != nil {
 			return "", false, err
@@ -140,15 +141,15 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 		// retrying past the client's timeout, which is the lesson's point,
 		// not a break.
 		held := got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0 &&
-			got.Sold >= int64(kinds[kindOrder]) && got.Sold > 0
+			got.Sold >= int64(kinds[shopapi.KindOrder]) && got.Sold > 0
 		if strategy == "db-optimistic" {
 			pass = pass && held && retries+int64(kinds["conflict"]) > 0
 		} else {
 			pass = pass && held && retries == 0 && kinds["conflict"] == 0
 		}
-		rate := float64(kinds[kindOrder]) / took.Seconds()
+		rate := float64(kinds[shopapi.KindOrder]) / took.Seconds()
 		parts = append(parts, fmt.Sprintf("%s: %d ordered in %d ms (%.0f orders/s), %d CAS retries, %d conflict answers, %d timed out; %s",
-			strategy, kinds[kindOrder], took.Milliseconds(), rate, retries, kinds["conflict"], kinds[kindTimeout], describe(got)))
+			strategy, kinds[shopapi.KindOrder], took.Milliseconds(), rate, retries, kinds["conflict"], kinds[shopapi.KindTimeout], describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
 }
@@ -161,20 +162,20 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 // Lost() check): fencing by the node's czxid rejects its stale write.
 func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario zk-session-expiry",
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-session-expiry",
 		Strategy: "zookeeper", Stock: 10, Fencing: true})
 	if err != nil {
 		return "", false, err
 	}
 	// Warm target 1's session up so that A's Lock does not wait for it.
-	if k := sc.c.order(ctx, ordersURL(t1, v.ID), "warm"); k != kindOrder {
+	if k := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "warm"); k != shopapi.KindOrder {
 		return "", false, fmt.Errorf("warm-up order on %s: %s", t1, k)
 	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 4000}); err != nil {
 		return "", false, err
 	}
 	a := make(chan string, 1)
-	go func() { a <- sc.c.order(ctx, ordersURL(t1, v.ID), "A") }()
+	go func() { a <- sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A") }()
 	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock and stalls
 		return "", false, err
 	}
@@ -182,7 +183,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		return "", false, err
 	}
 	bStart := time.Now()
-	b := sc.c.order(ctx, ordersURL(t2, v.ID), "B")
+	b := sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
 	bTook := time.Since(bStart)
 	aStalled := len(a) == 0 // A has not answered yet
 	aKind := <-a
@@ -190,7 +191,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	if err != nil {
 		return "", false, err
 	}
-	pass := b == kindOrder && aStalled && (aKind == "fenced" || aKind == "lock_lost") &&
+	pass := b == shopapi.KindOrder && aStalled && (aKind == "fenced" || aKind == "lock_lost") &&
 		got.Violations >= 1 && got.Oversold == 0 && got.LostUpdates == 0 &&
 		(aKind != "fenced" || got.FencedWrites == 1)
 	return fmt.Sprintf("B (target 2) %s after %d ms while A still stalled: %v; A (target 1) %s; %s",
@@ -206,7 +207,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	const stock, before = 40, 10
 	t1 := sc.targets[0]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario cache-db-drift", Strategy: "redis-lua-stock", Stock: stock})
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario cache-db-drift", Strategy: "redis-lua-stock", Stock: stock})
 	if err != nil {
 		return "", false, err
 	}
@@ -215,7 +216,7 @@ func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		target := sc.targets[i%len(sc.targets)]
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			k := sc.c.order(ctx, ordersURL(target, v.ID), user)
+			k := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), user)
 			if k != "stock_reloading" || time.Now().After(deadline) || ctx.Err() != nil {
 				return k
 			}
@@ -224,7 +225,7 @@ func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		}
 	}
 	for i := range before {
-		if k := buy(fmt.Sprintf("b%d", i), i); k != kindOrder {
+		if k := buy(fmt.Sprintf("b%d", i), i); k != shopapi.KindOrder {
 			return "", false, fmt.Errorf("order %d before the restart: %s", i, k)
 		}
 	}
@@ -234,7 +235,7 @@ func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	for i := 0; i < 2*stock; i++ {
 		k := buy(fmt.Sprintf("a%d", i), i)
 		kinds[k]++
-		if k != kindOrder {
+		if k != shopapi.KindOrder {
 			break // sold out, or a failure the verdict shows
 		}
 	}
@@ -246,7 +247,7 @@ func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if got.StoreStock != nil {
 		storeStock = fmt.Sprint(*got.StoreStock)
 	}
-	pass := kinds[kindSoldOut] == 1 && kinds[kindOrder] == stock-before && len(kinds) <= 3 &&
+	pass := kinds[shopapi.KindSoldOut] == 1 && kinds[shopapi.KindOrder] == stock-before && len(kinds) <= 3 &&
 		got.Sold == stock && got.Stock == 0 && got.Oversold == 0 && got.StoreStock != nil && *got.StoreStock == 0
 	return fmt.Sprintf("after the restart: %v; redis stock %s, %s", kinds, storeStock, describe(got)), pass, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"sync"
 	"time"
@@ -18,7 +19,7 @@ type durabilityRound struct {
 	Accepted                         int // 202 answers
 	Confirmed, Failed, Lost, Pending int // the tickets' ends (pending: still, at the deadline)
 	UndeliveredAtRestart             int64
-	Before, After                    reconcileView // the repair's
+	Before, After                    shopapi.ReconcileView // the repair's
 	DriftBefore, DriftAfter          int64
 }
 
@@ -45,11 +46,11 @@ func judgeDurability(rounds []durabilityRound) (problems []string) {
 			problems = append(problems, fmt.Sprintf("%s: drift %d after the repair", r.Mode, r.DriftAfter))
 		}
 		switch r.Mode {
-		case durabilityAlways:
+		case shopapi.DurabilityAlways:
 			if r.Lost > 0 {
 				problems = append(problems, fmt.Sprintf("LOST %d ACCEPTED ORDERS WITH appendfsync always", r.Lost))
 			}
-		case durabilityNone:
+		case shopapi.DurabilityNone:
 			if r.Lost == 0 {
 				problems = append(problems, "none lost nothing: the restart proved nothing")
 			}
@@ -66,18 +67,18 @@ const durabilityHold = 3 * time.Second
 // queueDurability runs a round per mode, then puts back the mode it found.
 func queueDurability(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t := sc.targets[0]
-	found, err := sc.c.durability(ctx, t)
+	found, err := sc.c.Durability(ctx, t)
 	if err != nil {
 		return "", false, fmt.Errorf("reading the durability: %w", err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = sc.c.setDurability(rctx, t, found)
+		_ = sc.c.SetDurability(rctx, t, found)
 	}()
 	var rounds []durabilityRound
 	var parts []string
-	for _, mode := range durabilityModes {
+	for _, mode := range shopapi.DurabilityModes {
 		r, err := sc.durabilityRound(ctx, mode)
 		if err != nil {
 			return "", false, fmt.Errorf("%s: %w", mode, err)
@@ -101,10 +102,10 @@ func queueDurability(ctx context.Context, sc *scenarioRun) (string, bool, error)
 func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabilityRound, error) {
 	r := durabilityRound{Mode: mode}
 	t := sc.targets[0]
-	if err := sc.c.setDurability(ctx, t, mode); err != nil {
+	if err := sc.c.SetDurability(ctx, t, mode); err != nil {
 		return r, err
 	}
-	v, _, err := sc.c.createSale(ctx, t, saleRequest{Name: "scenario queue-durability " + mode,
+	v, _, err := sc.c.CreateSale(ctx, t, shopapi.SaleRequest{Name: "scenario queue-durability " + mode,
 		Strategy: "redis-lua-stock", Stock: 100, PerUserLimit: 1, OrderMode: "async"})
 	if err != nil {
 		return r, err
@@ -128,8 +129,8 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabi
 	if err != nil {
 		return r, err
 	}
-	r.Confirmed, r.Failed, r.Lost, r.Pending = states[ticketConfirmed], states[ticketFailed], states[ticketLost], states[ticketPending]
-	rep, err := sc.c.repair(ctx, t, v.ID)
+	r.Confirmed, r.Failed, r.Lost, r.Pending = states[shopapi.TicketConfirmed], states[shopapi.TicketFailed], states[shopapi.TicketLost], states[shopapi.TicketPending]
+	rep, err := sc.c.Repair(ctx, t, v.ID)
 	if err != nil {
 		return r, err
 	}
@@ -153,10 +154,10 @@ func (sc *scenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ack, _, ticket, kind := sc.c.orderAck(ctx, ordersURL(target, id), fmt.Sprintf("q%d", i))
+			ack, _, ticket, kind := sc.c.OrderAck(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("q%d", i))
 			mu.Lock()
 			defer mu.Unlock()
-			if ack == ackTicket {
+			if ack == shopapi.AckTicket {
 				tickets = append(tickets, ticket)
 			} else {
 				other[kind]++
@@ -176,7 +177,7 @@ func (sc *scenarioRun) waitUndelivered(ctx context.Context, target string, holdE
 	ctx, cancel := context.WithDeadline(ctx, holdEnds)
 	defer cancel()
 	for {
-		q, err := sc.c.queueInfo(ctx, target)
+		q, err := sc.c.QueueInfo(ctx, target)
 		if err == nil && q.Lag > 0 {
 			return q.Lag, nil
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -18,7 +19,7 @@ func reentrancy(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis", "redisson"} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario reentrancy", Strategy: strategy, Stock: 10})
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario reentrancy", Strategy: strategy, Stock: 10})
 		if err != nil {
 			return "", false, err
 		}
@@ -26,17 +27,17 @@ func reentrancy(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 			return "", false, err
 		}
 		start := time.Now()
-		a := sc.c.order(ctx, ordersURL(sc.targets[0], v.ID), "A")
+		a := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[0], v.ID), "A")
 		took := time.Since(start)
-		b := sc.c.order(ctx, ordersURL(sc.last(), v.ID), "B")
+		b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
 		if strategy == "redis" {
-			pass = pass && a == "nested_lock_timeout" && b == kindOrder && got.Sold == 1
+			pass = pass && a == "nested_lock_timeout" && b == shopapi.KindOrder && got.Sold == 1
 		} else {
-			pass = pass && a == kindOrder && b == kindOrder && got.Sold == 2
+			pass = pass && a == shopapi.KindOrder && b == shopapi.KindOrder && got.Sold == 2
 		}
 		pass = pass && got.Oversold == 0 && got.Violations == 0
 		parts = append(parts, fmt.Sprintf("%s: nested lock: A %s after %d ms; then B %s; %s",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"time"
 )
 
@@ -16,7 +17,7 @@ import (
 // shows the same loss with a holder past its check: a lost update.
 func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t1 := sc.targets[0]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario renewal-fails", Strategy: "redis", Stock: 10, TTLMS: 1500})
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario renewal-fails", Strategy: "redis", Stock: 10, TTLMS: 1500})
 	if err != nil {
 		return "", false, err
 	}
@@ -36,8 +37,8 @@ func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	var b string
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b = sc.c.order(ctx, ordersURL(sc.last(), v.ID), "B")
-		if (b != "backend_down" && b != kindTransport) || time.Now().After(deadline) {
+		b = sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) {
 			break
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
@@ -49,6 +50,6 @@ func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	pass := aKind == "lock_lost" && b == kindOrder && got.LostUpdates == 0 && got.Oversold == 0
+	pass := aKind == "lock_lost" && b == shopapi.KindOrder && got.LostUpdates == 0 && got.Oversold == 0
 	return fmt.Sprintf("redis restarted under A's slow work: A %s, B %s; %s", aKind, b, describe(got)), pass, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -17,7 +18,7 @@ func acquireReplyLost(ctx context.Context, sc *scenarioRun) (string, bool, error
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redisson", "redis"} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario acquire-reply-lost",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario acquire-reply-lost",
 			Strategy: strategy, Stock: 10, TTLMS: 3000})
 		if err != nil {
 			return "", false, err
@@ -28,18 +29,18 @@ func acquireReplyLost(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err := sc.fault(ctx, sc.targets[0], map[string]any{"kind": "drop_reply", "sale_id": v.ID}); err != nil {
 			return "", false, err
 		}
-		a := sc.c.order(ctx, ordersURL(sc.targets[0], v.ID), "A")
+		a := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[0], v.ID), "A")
 		start := time.Now()
-		b := sc.c.order(ctx, ordersURL(sc.last(), v.ID), "B")
+		b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 		bTook := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
 		if strategy == "redis" {
-			pass = pass && a == kindOrder && b == kindOrder
+			pass = pass && a == shopapi.KindOrder && b == shopapi.KindOrder
 		} else {
-			pass = pass && a != kindOrder && b == kindOrder
+			pass = pass && a != shopapi.KindOrder && b == shopapi.KindOrder
 		}
 		pass = pass && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
 		parts = append(parts, fmt.Sprintf("%s, A's acquire reply lost: A %s; B %s after %d ms; %s",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -24,7 +25,7 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 	var parts []string
 	pass := true
 	for _, fencing := range []bool{false, true} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario sentinel-failover",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover",
 			Strategy: "redis-sentinel", Stock: 10, TTLMS: 15000, Fencing: fencing})
 		if err != nil {
 			return "", false, err
@@ -45,14 +46,14 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 			return "", false, err
 		}
 		if fencing {
-			pass = pass && b == kindOrder && aHeld && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+			pass = pass && b == shopapi.KindOrder && aHeld && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
 		} else {
-			pass = pass && b == kindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
 		}
 		parts = append(parts, fmt.Sprintf("redis-sentinel, fencing=%v, master killed before replicating: B sent while A held: %v, B %s; A %s; %s",
 			fencing, aHeld, b, aKind, describe(got)))
 	}
-	v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
+	v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
 	if err != nil {
 		return "", false, err
 	}
@@ -67,7 +68,7 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 	if err != nil {
 		return "", false, err
 	}
-	pass = pass && b == kindOrder && aHeld && aKind == kindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+	pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 	parts = append(parts, fmt.Sprintf("redlock, 1 of 3 independent masters restarted: B sent while A held: %v, B %s; A %s; %s",
 		aHeld, b, aKind, describe(got)))
 	return strings.Join(parts, " | "), pass, nil
@@ -101,8 +102,8 @@ func (sc *scenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 	aHeld = n > 0
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b = sc.c.order(ctx, ordersURL(sc.last(), id), "B")
-		if (b != "backend_down" && b != kindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
+		b = sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), id), "B")
+		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {

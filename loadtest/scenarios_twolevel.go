@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
 )
@@ -18,7 +19,7 @@ func twoLevelHandoff(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis", "redis-2level"} {
-		v, _, err := sc.c.createSale(ctx, sc.targets[0], saleRequest{Name: "scenario two-level-handoff",
+		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario two-level-handoff",
 			Strategy: strategy, Stock: 96, WorkMS: 1, Fencing: true})
 		if err != nil {
 			return "", false, err

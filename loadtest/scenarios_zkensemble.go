@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"time"
 )
@@ -26,7 +27,7 @@ const (
 // back: the lesson ends only once the ensemble is whole again.
 func zkEnsembleServerKilled(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	t1 := sc.targets[0]
-	v, _, err := sc.c.createSale(ctx, t1, saleRequest{Name: "scenario zk-ensemble-server-killed", Strategy: "zookeeper", Stock: 60})
+	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-ensemble-server-killed", Strategy: "zookeeper", Stock: 60})
 	if err != nil {
 		return "", false, err
 	}
@@ -43,7 +44,7 @@ func zkEnsembleServerKilled(ctx context.Context, sc *scenarioRun) (string, bool,
 		return "", false, err
 	}
 	bWhileDown := down > 0
-	b := sc.c.order(ctx, ordersURL(sc.last(), v.ID), "B")
+	b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 	aKind := <-a
 	burst, _ := sc.burst(ctx, v.ID, 16, "c")
 	down, _, err = sc.zkServersDown(ctx, t1)
@@ -63,11 +64,11 @@ func zkEnsembleServerKilled(ctx context.Context, sc *scenarioRun) (string, bool,
 	if !kill.SessionWasOn {
 		session = fmt.Sprintf("A's session was on the leader %s and stayed", kill.SessionOn)
 	}
-	pass := aHeld && aKind == kindOrder && bWhileDown && b == kindOrder && burst[kindOrder] == 16 &&
+	pass := aHeld && aKind == shopapi.KindOrder && bWhileDown && b == shopapi.KindOrder && burst[shopapi.KindOrder] == 16 &&
 		got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
 	return fmt.Sprintf("killed follower %s while A held the lock (%s); A %s, B (sent with 2 of 3 servers) %s, "+
 		"burst %d of 16 orders (server still down after it: %v); the ensemble whole again %.1f s after the kill; %s",
-		kill.Killed, session, aKind, b, burst[kindOrder], burstWhileDown, back.Seconds(), describe(got)), pass, nil
+		kill.Killed, session, aKind, b, burst[shopapi.KindOrder], burstWhileDown, back.Seconds(), describe(got)), pass, nil
 }
 
 // zkKill is the 202 of kill_zk_server.
@@ -92,10 +93,10 @@ func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 		if err := sc.waitPaused(ctx, t1); err != nil {
 			return nil, false, kill, err
 		}
-		_, err = sc.c.callJSON(ctx, http.MethodPost, t1+"/api/faults",
+		_, err = sc.c.CallJSON(ctx, http.MethodPost, t1+"/api/faults",
 			map[string]any{"kind": "kill_zk_server", "ms": zkServerDown.Milliseconds()}, http.StatusAccepted, &kill)
-		var se *httpStatusError
-		if err != nil && errors.As(err, &se) && se.status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+		var se *shopapi.HTTPStatusError
+		if err != nil && errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
 			<-a // another test has a server down: let A finish, try again
 			continue
 		}
@@ -118,7 +119,7 @@ func (sc *scenarioRun) zkServersDown(ctx context.Context, target string) (int, s
 		Down  *int   `json:"zk_servers_down"`
 		Error string `json:"zk_restart_error"`
 	}
-	if _, err := sc.c.callJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return 0, "", err
 	}
 	if out.Down == nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // testToken is the admin token of the test replica: creating sales through
@@ -124,9 +125,9 @@ func decodeReport(t *testing.T, raw []byte) Report {
 }
 
 // saleOf decodes a result's sale view.
-func saleOf(t *testing.T, r Result) saleView {
+func saleOf(t *testing.T, r Result) shopapi.SaleView {
 	t.Helper()
-	var v saleView
+	var v shopapi.SaleView
 	if err := json.Unmarshal(r.Sale, &v); err != nil || v.ID == 0 {
 		t.Fatalf("result has no sale view (%v): %s", err, r.Sale)
 	}

@@ -34,12 +34,12 @@ const (
 	KindHTTP      = "http_"     // prefix: any status that is not 201/202 nor a shop 403/409/429/503 refusal, e.g. http_500
 )
 
-// isHardError reports whether an outcome kind is a hard error.
+// IsHardError reports whether an outcome kind is a hard error.
 func IsHardError(kind string) bool {
 	return kind == KindTransport || kind == KindTimeout || strings.HasPrefix(kind, KindHTTP)
 }
 
-// strategyInfo is one entry of GET /api/strategies.
+// StrategyInfo is one entry of GET /api/strategies.
 type StrategyInfo struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
@@ -54,7 +54,7 @@ type StrategyInfo struct {
 	Backends map[string]string `json:"backends"`
 }
 
-// saleRequest is the body of POST /api/sales.
+// SaleRequest is the body of POST /api/sales.
 type SaleRequest struct {
 	Name         string `json:"name"`
 	Strategy     string `json:"strategy"`
@@ -79,7 +79,7 @@ type SaleRequest struct {
 	PayWithinMS int    `json:"pay_within_ms,omitempty"`
 }
 
-// saleView is the part of the API's sale view the verdict reads; the whole
+// SaleView is the part of the API's sale view the verdict reads; the whole
 // view goes to the JSON report untouched.
 type SaleView struct {
 	ID           uint64 `json:"id"`
@@ -101,7 +101,7 @@ type SaleView struct {
 	Reservations *reservationsView `json:"reservations"`
 }
 
-// queueView is the sale view's "queue": the async sale's tickets as the
+// QueueView is the sale view's "queue": the async sale's tickets as the
 // shop counts them (accepted in Redis, settled in the database).
 type QueueView struct {
 	Accepted         int64      `json:"accepted"`
@@ -115,7 +115,7 @@ type QueueView struct {
 	LastConfirmedAt  *time.Time `json:"last_confirmed_at"`
 }
 
-// reconcileView compares a sale's Redis stock (plus what is in flight)
+// ReconcileView compares a sale's Redis stock (plus what is in flight)
 // with the database; drift 0 is consistent.
 type ReconcileView struct {
 	DBStock           int64 `json:"db_stock"`
@@ -135,17 +135,17 @@ type reservationsView struct {
 }
 
 // apiErrorBody is the shop's one error shape.
-type ApiErrorBody struct {
+type APIErrorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
 	Field   string `json:"field"`
 }
 
-// maxErrorBody bounds how much of an error answer is read: the shop's are
+// MaxErrorBody bounds how much of an error answer is read: the shop's are
 // tiny, a proxy's HTML page need not be read whole.
 const MaxErrorBody = 4 << 10
 
-// client calls the shop API. One client serves every worker: http.Client and
+// Client calls the shop API. One client serves every worker: http.Client and
 // its Transport are safe for concurrent use, and sharing the Transport is
 // what lets connections be reused across requests.
 type Client struct {
@@ -163,7 +163,7 @@ func (c *Client) authorize(req *http.Request) {
 	}
 }
 
-// newClient returns a client whose Transport keeps up to maxConns idle
+// NewClient returns a client whose Transport keeps up to maxConns idle
 // connections per target, so that every worker of a closed-model run (or
 // every in-flight request of an open-model run) reuses a kept-alive
 // connection instead of dialing: dialing per request would measure the
@@ -182,31 +182,31 @@ func NewClient(maxConns int, timeout time.Duration, token string) *Client {
 	return &Client{Http: &http.Client{Transport: tr, Timeout: timeout}, Token: token}
 }
 
-// close drops the kept-alive connections.
+// Close drops the kept-alive connections.
 func (c *Client) Close() { c.Http.CloseIdleConnections() }
 
-// strategies is GET target/api/strategies.
+// Strategies is GET target/api/strategies.
 func (c *Client) Strategies(ctx context.Context, target string) ([]StrategyInfo, error) {
 	var out []StrategyInfo
 	_, err := c.CallJSON(ctx, http.MethodGet, target+"/api/strategies", nil, http.StatusOK, &out)
 	return out, err
 }
 
-// createSale is POST target/api/sales; it returns the typed view and the raw one.
+// CreateSale is POST target/api/sales; it returns the typed view and the raw one.
 func (c *Client) CreateSale(ctx context.Context, target string, req SaleRequest) (SaleView, json.RawMessage, error) {
 	var v SaleView
 	raw, err := c.CallJSON(ctx, http.MethodPost, target+"/api/sales", req, http.StatusCreated, &v)
 	return v, raw, err
 }
 
-// sale is GET target/api/sales/{id}: the database's truth about the sale.
+// Sale is GET target/api/sales/{id}: the database's truth about the sale.
 func (c *Client) Sale(ctx context.Context, target string, id uint64) (SaleView, json.RawMessage, error) {
 	var v SaleView
 	raw, err := c.CallJSON(ctx, http.MethodGet, target+"/api/sales/"+strconv.FormatUint(id, 10), nil, http.StatusOK, &v)
 	return v, raw, err
 }
 
-// settledSale reads the sale from every target in turn and returns the last
+// SettledSale reads the sale from every target in turn and returns the last
 // answer. Replicas write their critical-section records (the violation
 // evidence) in batches, and a GET makes the answering replica write its
 // queued ones first: once every target has answered, the last read holds
@@ -233,16 +233,16 @@ func (c *Client) SettledSale(ctx context.Context, targets []string, id uint64) (
 	return v, raw, nil
 }
 
-// ordersURL is the order endpoint of sale id on target.
+// OrdersURL is the order endpoint of sale id on target.
 func OrdersURL(target string, id uint64) string {
 	return target + "/api/sales/" + strconv.FormatUint(id, 10) + "/orders"
 }
 
-// order is one POST to ordersURL (a target's /api/sales/{id}/orders) for
+// Order is one POST to OrdersURL (a target's /api/sales/{id}/orders) for
 // userID; it returns the outcome kind and never retries: a retryable refusal
 // is an answer worth counting, and retrying would change the offered load.
 func (c *Client) Order(ctx context.Context, ordersURL, userID string) string {
-	body := `{"user_id":"` + userID + `"}` // userID is ours and plain ASCII: no escaping needed
+	body := `{"user_id":"` + userID + `"}` // UserID is ours and plain ASCII: no escaping needed
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, strings.NewReader(body))
 	if err != nil {
 		return KindTransport
@@ -250,7 +250,7 @@ func (c *Client) Order(ctx context.Context, ordersURL, userID string) string {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Http.Do(req)
 	if err != nil {
-		return TransportKind(err)
+		return transportKind(err)
 	}
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
@@ -259,7 +259,7 @@ func (c *Client) Order(ctx context.Context, ordersURL, userID string) string {
 	return Classify(resp.StatusCode, answer)
 }
 
-// validCode accepts a shop error code (snake_case, short), so that a
+// ValidCode accepts a shop error code (snake_case, short), so that a
 // strange body cannot invent unbounded map keys in the report.
 func ValidCode(code string) bool {
 	if code == "" || len(code) > 32 {
@@ -274,7 +274,7 @@ func ValidCode(code string) bool {
 }
 
 // transportKind tells a timeout from other transport failures.
-func TransportKind(err error) string {
+func transportKind(err error) string {
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return KindTimeout
@@ -282,7 +282,7 @@ func TransportKind(err error) string {
 	return KindTransport
 }
 
-// callJSON sends body (JSON, if not nil), expects status want and decodes the
+// CallJSON sends body (JSON, if not nil), expects status want and decodes the
 // answer into out; it returns the raw answer too. Any other status becomes an
 // error carrying the shop's code and message.
 func (c *Client) CallJSON(ctx context.Context, method, url string, body any, want int, out any) (json.RawMessage, error) {
@@ -320,28 +320,28 @@ func (c *Client) CallJSON(ctx context.Context, method, url string, body any, wan
 	return raw, nil
 }
 
-// statusError renders an unexpected answer: the shop's code and message when
+// StatusError renders an unexpected answer: the shop's code and message when
 // it sent them, with a hint for the one a user can fix here. The status
 // stays readable (httpStatusError).
 func StatusError(method, url string, status int, raw []byte) error {
-	var e ApiErrorBody
+	var e APIErrorBody
 	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
-		return &HttpStatusError{Status: status, Err: fmt.Errorf("%s %s: HTTP %d", method, url, status)}
+		return &HTTPStatusError{Status: status, Err: fmt.Errorf("%s %s: HTTP %d", method, url, status)}
 	}
 	err := fmt.Errorf("%s %s: HTTP %d %s: %s", method, url, status, e.Error, e.Message)
 	if status == http.StatusUnauthorized {
 		err = fmt.Errorf("%w (pass --admin-token or set SECKILL_ADMIN_TOKEN)", err)
 	}
-	return &HttpStatusError{Status: status, Code: e.Error, Err: err}
+	return &HTTPStatusError{Status: status, Code: e.Error, Err: err}
 }
 
 // httpStatusError is an answer with a status other than the one expected,
 // with the shop's error code when it sent one ("" otherwise).
-type HttpStatusError struct {
+type HTTPStatusError struct {
 	Status int    `json:"-"`
 	Code   string `json:"-"`
 	Err    error  `json:"-"`
 }
 
-func (e *HttpStatusError) Error() string { return e.Err.Error() }
-func (e *HttpStatusError) Unwrap() error { return e.Err }
+func (e *HTTPStatusError) Error() string { return e.Err.Error() }
+func (e *HTTPStatusError) Unwrap() error { return e.Err }

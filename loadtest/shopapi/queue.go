@@ -1,4 +1,4 @@
-package main
+package shopapi
 
 import (
 	"bytes"
@@ -17,30 +17,31 @@ import (
 
 // Durability modes of the stream's Redis, weakest first.
 const (
-	durabilityNone     = "none"
-	durabilityEverysec = "everysec"
-	durabilityAlways   = "always"
+	DurabilityNone     = "none"
+	DurabilityEverysec = "everysec"
+	DurabilityAlways   = "always"
 )
 
-var durabilityModes = []string{durabilityNone, durabilityEverysec, durabilityAlways}
+// DurabilityModes are the durability modes, weakest first.
+var DurabilityModes = []string{DurabilityNone, DurabilityEverysec, DurabilityAlways}
 
 // Ticket states of GET /api/orders/:ticket; lost is ours: the shop answered
 // 404, the ticket is known nowhere (Redis restarted without it).
 const (
-	ticketPending   = "pending"
-	ticketConfirmed = "confirmed"
-	ticketFailed    = "failed"
-	ticketLost      = "lost"
+	TicketPending   = "pending"
+	TicketConfirmed = "confirmed"
+	TicketFailed    = "failed"
+	TicketLost      = "lost"
 )
 
 // repairAnswer is POST /api/sales/:id/reconcile's answer.
 type repairAnswer struct {
-	Before   reconcileView `json:"before"`
+	Before   ReconcileView `json:"before"`
 	Repaired bool          `json:"repaired"`
-	After    reconcileView `json:"after"`
+	After    ReconcileView `json:"after"`
 }
 
-// queueInfo is GET /api/queue.
+// QueueInfo is GET /api/queue.
 type queueInfo struct {
 	Length     int64  `json:"length"`
 	Lag        int64  `json:"lag"`
@@ -48,8 +49,8 @@ type queueInfo struct {
 	Durability string `json:"durability"`
 }
 
-// ticketView is GET /api/orders/:ticket, State lost for a 404.
-type ticketView struct {
+// TicketView is GET /api/orders/:ticket, State lost for a 404.
+type TicketView struct {
 	Ticket string `json:"order_ticket"`
 	SaleID uint64 `json:"sale_id"`
 	UserID string `json:"user_id"`
@@ -66,39 +67,39 @@ func saleURL(target string, id uint64) string {
 	return target + "/api/sales/" + strconv.FormatUint(id, 10)
 }
 
-// reconcile is GET /api/sales/:id/reconcile: the drift computed now.
-func (c *client) reconcile(ctx context.Context, target string, id uint64) (reconcileView, error) {
-	var v reconcileView
-	_, err := c.callJSON(ctx, http.MethodGet, saleURL(target, id)+"/reconcile", nil, http.StatusOK, &v)
+// Reconcile is GET /api/sales/:id/reconcile: the drift computed now.
+func (c *Client) Reconcile(ctx context.Context, target string, id uint64) (ReconcileView, error) {
+	var v ReconcileView
+	_, err := c.CallJSON(ctx, http.MethodGet, saleURL(target, id)+"/reconcile", nil, http.StatusOK, &v)
 	return v, err
 }
 
-// repair is POST /api/sales/:id/reconcile {"repair": true}.
-func (c *client) repair(ctx context.Context, target string, id uint64) (repairAnswer, error) {
+// Repair is POST /api/sales/:id/reconcile {"repair": true}.
+func (c *Client) Repair(ctx context.Context, target string, id uint64) (repairAnswer, error) {
 	var v repairAnswer
-	_, err := c.callJSON(ctx, http.MethodPost, saleURL(target, id)+"/reconcile", map[string]bool{"repair": true}, http.StatusOK, &v)
+	_, err := c.CallJSON(ctx, http.MethodPost, saleURL(target, id)+"/reconcile", map[string]bool{"repair": true}, http.StatusOK, &v)
 	return v, err
 }
 
-// queueInfo is GET /api/queue.
-func (c *client) queueInfo(ctx context.Context, target string) (queueInfo, error) {
+// QueueInfo is GET /api/queue.
+func (c *Client) QueueInfo(ctx context.Context, target string) (queueInfo, error) {
 	var v queueInfo
-	_, err := c.callJSON(ctx, http.MethodGet, target+"/api/queue", nil, http.StatusOK, &v)
+	_, err := c.CallJSON(ctx, http.MethodGet, target+"/api/queue", nil, http.StatusOK, &v)
 	return v, err
 }
 
-// durability is GET /api/queue/durability's mode.
-func (c *client) durability(ctx context.Context, target string) (string, error) {
+// Durability is GET /api/queue/durability's mode.
+func (c *Client) Durability(ctx context.Context, target string) (string, error) {
 	var v struct {
 		Mode string `json:"mode"`
 	}
-	_, err := c.callJSON(ctx, http.MethodGet, target+"/api/queue/durability", nil, http.StatusOK, &v)
+	_, err := c.CallJSON(ctx, http.MethodGet, target+"/api/queue/durability", nil, http.StatusOK, &v)
 	return v.Mode, err
 }
 
-// setDurability is PUT /api/queue/durability (admin): it answers once the
+// SetDurability is PUT /api/queue/durability (admin): it answers once the
 // AOF rewrite is done and the mode is written to the config file.
-func (c *client) setDurability(ctx context.Context, target, mode string) error {
+func (c *Client) SetDurability(ctx context.Context, target, mode string) error {
 	var v struct {
 		Mode string `json:"mode"`
 	}
@@ -112,26 +113,26 @@ func (c *client) setDurability(ctx context.Context, target, mode string) error {
 }
 
 // ticket is GET /api/orders/:ticket; a 404 is the state lost.
-func (c *client) ticket(ctx context.Context, target, ticket string) (ticketView, error) {
-	var v ticketView
+func (c *Client) Ticket(ctx context.Context, target, ticket string) (TicketView, error) {
+	var v TicketView
 	err := c.queueCall(ctx, http.MethodGet, target+"/api/orders/"+ticket, nil, &v)
 	var se *queueCallError
 	if errors.As(err, &se) && se.status == http.StatusNotFound && se.code == "not_found" {
-		return ticketView{Ticket: ticket, State: ticketLost}, nil
+		return TicketView{Ticket: ticket, State: TicketLost}, nil
 	}
 	return v, err
 }
 
-// pay is POST /api/orders/:ref/pay for user; it returns the outcome kind
+// Pay is POST /api/orders/:ref/pay for user; it returns the outcome kind
 // ("paid" or the shop's code).
-func (c *client) pay(ctx context.Context, target, ref, user string) string {
+func (c *Client) Pay(ctx context.Context, target, ref, user string) string {
 	var v map[string]any
 	err := c.queueCall(ctx, http.MethodPost, target+"/api/orders/"+ref+"/pay", map[string]string{"user_id": user}, &v)
 	var se *queueCallError
 	switch {
 	case err == nil:
 		return "paid"
-	case errors.As(err, &se) && validCode(se.code):
+	case errors.As(err, &se) && ValidCode(se.code):
 		return "pay_" + se.code
 	}
 	return "pay_" + transportKind(err)
@@ -147,10 +148,10 @@ type queueCallError struct {
 
 func (e *queueCallError) Error() string { return e.err.Error() }
 
-// queueCall is callJSON for any method, with the admin token on writes and
+// queueCall is CallJSON for any method, with the admin token on writes and
 // order reads,
 // expecting a 200; another status is an *queueCallError (its code read).
-func (c *client) queueCall(ctx context.Context, method, url string, body, out any) error {
+func (c *Client) queueCall(ctx context.Context, method, url string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -167,7 +168,7 @@ func (c *client) queueCall(ctx context.Context, method, url string, body, out an
 		req.Header.Set("Content-Type", "application/json")
 	}
 	c.authorize(req)
-	resp, err := c.http.Do(req)
+	resp, err := c.Http.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, url, err)
 	}
@@ -177,9 +178,9 @@ func (c *client) queueCall(ctx context.Context, method, url string, body, out an
 		return fmt.Errorf("%s %s: reading the answer: %w", method, url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e apiErrorBody
+		var e APIErrorBody
 		_ = json.Unmarshal(raw, &e)
-		return &queueCallError{status: resp.StatusCode, code: e.Error, err: statusError(method, url, resp.StatusCode, raw)}
+		return &queueCallError{status: resp.StatusCode, code: e.Error, err: StatusError(method, url, resp.StatusCode, raw)}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s %s: not the JSON expected: %w", method, url, err)

@@ -1,4 +1,4 @@
-package main
+package shopapi
 
 import (
 	"bytes"
@@ -11,37 +11,37 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// answer is one order request's outcome: its kind (see client.go), the
+// Answer is one order request's outcome: its kind (see client.go), the
 // shop layer that gave it, from the Seckill-Layer header, and the order
-// ticket of a 202 (kindAccepted; "" otherwise).
-type answer struct {
-	kind   string
-	layer  string
-	ticket string
+// ticket of a 202 (KindAccepted; "" otherwise).
+type Answer struct {
+	Kind   string
+	Layer  string
+	Ticket string
 }
 
-// layerUnknown counts answers without a Seckill-Layer header (an older shop,
+// LayerUnknown counts answers without a Seckill-Layer header (an older shop,
 // a proxy, a transport error).
-const layerUnknown = "unknown"
+const LayerUnknown = "unknown"
 
-// orderSender sends the load phase's order requests. It is built on
+// OrderSender sends the load phase's order requests. It is built on
 // fasthttp's HostClient rather than net/http: the request is written and the
 // answer read on the calling goroutine over a kept-alive connection, with
 // pooled request and response objects, where net/http hands each request to
 // two goroutines per connection and allocates its headers, body reader and
 // response anew. On two cores the generator shares with the shop, that cost
 // was half of what wrk could reach. One sender serves every worker.
-type orderSender struct {
+type OrderSender struct {
 	hosts   []*fasthttp.HostClient // one per target
 	uris    []string               // full order URL per target
 	timeout time.Duration
 }
 
-// newOrderSender sends to urls (a target's /api/sales/{id}/orders each),
+// NewOrderSender sends to urls (a target's /api/sales/{id}/orders each),
 // with up to conns connections per target (enough for every request that can
 // be in flight, so none waits for a connection) and timeout per request.
-func newOrderSender(urls []string, conns int, timeout time.Duration) (*orderSender, error) {
-	s := &orderSender{uris: urls, timeout: timeout}
+func NewOrderSender(urls []string, conns int, timeout time.Duration) (*OrderSender, error) {
+	s := &OrderSender{uris: urls, timeout: timeout}
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -71,17 +71,17 @@ func newHostClient(u *url.URL, conns int, timeout time.Duration) *fasthttp.HostC
 	}
 }
 
-// close drops the kept-alive connections.
-func (s *orderSender) close() {
+// Close drops the kept-alive connections.
+func (s *OrderSender) Close() {
 	for _, h := range s.hosts {
 		h.CloseIdleConnections()
 	}
 }
 
-// order POSTs {"user_id": prefix+n, "ticket": ticket} (no ticket member
+// Order POSTs {"user_id": prefix+n, "ticket": ticket} (no ticket member
 // when empty) to target j and classifies the answer like client.order.
 // prefix and ticket are ours: plain ASCII, no escaping needed.
-func (s *orderSender) order(j int, prefix string, n int, ticket string) answer {
+func (s *OrderSender) Order(j int, prefix string, n int, ticket string) Answer {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -100,19 +100,19 @@ func (s *orderSender) order(j int, prefix string, n int, ticket string) answer {
 	req.AppendBodyString(`"}`)
 	req.SetTimeout(s.timeout)
 	if err := s.hosts[j].Do(req, resp); err != nil {
-		return answer{kind: fastTransportKind(err), layer: layerUnknown}
+		return Answer{Kind: FastTransportKind(err), Layer: LayerUnknown}
 	}
-	a := answer{kind: classify(resp.StatusCode(), resp.Body()), layer: layerOf(resp.Header.Peek(layerHeader))}
-	if a.kind == kindAccepted {
-		a.ticket = ticketOf(resp.Body())
+	a := Answer{Kind: Classify(resp.StatusCode(), resp.Body()), Layer: LayerOf(resp.Header.Peek(LayerHeader))}
+	if a.Kind == KindAccepted {
+		a.Ticket = TicketOf(resp.Body())
 	}
 	return a
 }
 
-// post sends body to path of target j and returns the status, the answer's
+// Post sends body to path of target j and returns the status, the answer's
 // layer and a copy of its body: for the ticket a buyer asks for before
 // ordering, which is not on the hot path of every run.
-func (s *orderSender) post(j int, uri string, body []byte) (int, string, []byte, error) {
+func (s *OrderSender) Post(j int, uri string, body []byte) (int, string, []byte, error) {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -123,13 +123,13 @@ func (s *orderSender) post(j int, uri string, body []byte) (int, string, []byte,
 	req.SetBodyRaw(body)
 	req.SetTimeout(s.timeout)
 	if err := s.hosts[j].Do(req, resp); err != nil {
-		return 0, layerUnknown, nil, err
+		return 0, LayerUnknown, nil, err
 	}
-	return resp.StatusCode(), layerOf(resp.Header.Peek(layerHeader)), bytes.Clone(resp.Body()), nil
+	return resp.StatusCode(), LayerOf(resp.Header.Peek(LayerHeader)), bytes.Clone(resp.Body()), nil
 }
 
-// get is one GET of uri on target j; true on a 2xx answer.
-func (s *orderSender) get(j int, uri string) bool {
+// Get is one GET of uri on target j; true on a 2xx answer.
+func (s *OrderSender) Get(j int, uri string) bool {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -139,26 +139,26 @@ func (s *orderSender) get(j int, uri string) bool {
 	return s.hosts[j].Do(req, resp) == nil && resp.StatusCode()/100 == 2
 }
 
-// fastTransportKind tells a timeout from other transport failures.
-func fastTransportKind(err error) string {
+// FastTransportKind tells a timeout from other transport failures.
+func FastTransportKind(err error) string {
 	var t interface{ Timeout() bool }
 	if errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, fasthttp.ErrDialTimeout) || (errors.As(err, &t) && t.Timeout()) {
-		return kindTimeout
+		return KindTimeout
 	}
-	return kindTransport
+	return KindTransport
 }
 
-// layerHeader names the shop layer that answered an order.
-const layerHeader = "Seckill-Layer"
+// LayerHeader names the shop layer that answered an order.
+const LayerHeader = "Seckill-Layer"
 
-// layerOf is the layer named by a Seckill-Layer value. The known names
+// LayerOf is the layer named by a Seckill-Layer value. The known names
 // come back as constants (no allocation per request); an odd value is kept
 // only when it looks like a layer name, so a strange header cannot invent
 // unbounded report keys.
-func layerOf(v []byte) string {
+func LayerOf(v []byte) string {
 	switch string(v) {
 	case "":
-		return layerUnknown
+		return LayerUnknown
 	case "opening":
 		return "opening"
 	case "ticket":
@@ -178,29 +178,29 @@ func layerOf(v []byte) string {
 	case "queue":
 		return "queue"
 	}
-	if s := string(v); validCode(s) {
+	if s := string(v); ValidCode(s) {
 		return s
 	}
 	return "other"
 }
 
-// classify is the outcome kind of an order answer: status and body (the
-// first maxErrorBody bytes are enough).
-func classify(status int, body []byte) string {
+// Classify is the outcome kind of an order answer: status and body (the
+// first MaxErrorBody bytes are enough).
+func Classify(status int, body []byte) string {
 	switch status {
 	case fasthttp.StatusCreated:
-		return kindOrder
+		return KindOrder
 	case fasthttp.StatusAccepted:
-		return kindAccepted
+		return KindAccepted
 	}
 	code := errorCode(body)
 	// Only the shop's own refusals count as such; anything else (a proxy's
 	// 503 without a JSON code, a 5xx) is a hard error.
 	if (status == fasthttp.StatusConflict || status == fasthttp.StatusServiceUnavailable ||
-		status == fasthttp.StatusTooManyRequests || status == fasthttp.StatusForbidden) && validCode(code) {
+		status == fasthttp.StatusTooManyRequests || status == fasthttp.StatusForbidden) && ValidCode(code) {
 		return code
 	}
-	return kindHTTP + strconv.Itoa(status)
+	return KindHTTP + strconv.Itoa(status)
 }
 
 // errorPrefix starts every error body of the shop: {"error":"<code>",...}.
@@ -210,11 +210,11 @@ var errorPrefix = []byte(`{"error":"`)
 // shop's bodies start with the code, which is read in place; the codes
 // the load meets most come back as constants.
 func errorCode(body []byte) string {
-	if len(body) > maxErrorBody {
-		body = body[:maxErrorBody]
+	if len(body) > MaxErrorBody {
+		body = body[:MaxErrorBody]
 	}
 	if !bytes.HasPrefix(body, errorPrefix) {
-		var e apiErrorBody
+		var e APIErrorBody
 		if json.Unmarshal(body, &e) != nil {
 			return ""
 		}
@@ -226,8 +226,8 @@ func errorCode(body []byte) string {
 		return ""
 	}
 	switch code := rest[:end]; string(code) {
-	case kindSoldOut:
-		return kindSoldOut
+	case KindSoldOut:
+		return KindSoldOut
 	case "not_open":
 		return "not_open"
 	case "rate_limited":
@@ -244,11 +244,11 @@ func errorCode(body []byte) string {
 // ticketMember starts the order ticket in a 202's body.
 var ticketMember = []byte(`"order_ticket":"`)
 
-// ticketOf is the order ticket of a 202's body, read in place (the shop
+// TicketOf is the order ticket of a 202's body, read in place (the shop
 // writes the member unspaced); "" when there is none or it is not a
 // plausible ticket (letters, digits, '_' and '-', at most 100), so that a
 // strange body cannot make the run poll a made-up path.
-func ticketOf(body []byte) string {
+func TicketOf(body []byte) string {
 	var t []byte
 	if i := bytes.Index(body, ticketMember); i >= 0 {
 		rest := body[i+len(ticketMember):]
