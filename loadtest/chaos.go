@@ -19,6 +19,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -71,7 +72,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // probeQueue asks the first replica for the durability of the stream's
 // Redis: an answer means the replicas have the queue.
 func (run *chaosRun) probeQueue(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	ctx, cancel := context.WithTimeout(ctx, load.SetupTimeout)
 	defer cancel()
 	mode, err := run.c.Durability(ctx, run.targets[0])
 	run.queued, run.foundDurability = err == nil, mode
@@ -289,7 +290,7 @@ var errBadStrategy = errors.New("-strategy")
 // queued: the replicas have the queue, and redis-lua-stock gets its async
 // configurations too. fencedOnly: a strategy with tokens runs fenced only.
 func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	ctx, cancel := context.WithTimeout(ctx, load.SetupTimeout)
 	defer cancel()
 	all, err := c.Strategies(ctx, target)
 	if err != nil {
@@ -321,7 +322,7 @@ func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string,
 	}
 	newConfig := func(strategy string) *chaosConfig {
 		return &chaosConfig{Strategy: strategy, ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{},
-			hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)}
+			hist: hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs)}
 	}
 	var out []*chaosConfig
 	for _, s := range chosen {
@@ -470,16 +471,16 @@ func (c *chaosConfig) buy(ctx context.Context, cl *shopapi.Client, targets []str
 		case ack == shopapi.AckTicket && c.PayWithinMS > 0 && r.IntN(2) == 0:
 			c.payLater(ctx, cl, target, ticket, user) // half the buyers pay, the others let it expire
 		case ack == shopapi.AckTicket:
-			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
+			load.Sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a 202 is instant: do not flood the stream
 		case kind == shopapi.KindSoldOut:
 			c.create.Lock() // one new sale, not one per buyer
 			err := c.openSale(ctx, cl, targets, f, sale)
 			c.create.Unlock()
 			if err != nil {
-				sleep(ctx, 200*time.Millisecond) // a fault is on: try again later
+				load.Sleep(ctx, 200*time.Millisecond) // a fault is on: try again later
 			}
 		case ack != shopapi.AckOrder:
-			sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a refusal or a fault: do not spin
+			load.Sleep(ctx, time.Duration(r.IntN(20))*time.Millisecond) // a refusal or a fault: do not spin
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 // cluster is the chaos run's own replicas: `shop serve` processes whose
@@ -333,7 +334,7 @@ func (np *netProxy) cut(ctx context.Context, d time.Duration) {
 		np.p.Stop()
 	}
 	np.mu.Unlock()
-	sleep(ctx, d)
+	load.Sleep(ctx, d)
 	np.mu.Lock()
 	np.cuts--
 	if np.cuts == 0 {
@@ -358,7 +359,7 @@ func (np *netProxy) toxic(ctx context.Context, name, kind string, attrs string, 
 		}
 		added = append(added, name+"-"+stream)
 	}
-	sleep(ctx, d)
+	load.Sleep(ctx, d)
 	for _, n := range added {
 		_ = np.p.Toxics.RemoveToxic(context.Background(), n)
 	}

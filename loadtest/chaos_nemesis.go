@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/zkensemble"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -64,7 +65,7 @@ func (n *nemesis) withCounts() *nemesis {
 // fault has ended.
 func (n *nemesis) run(ctx context.Context, plan []faultEvent) {
 	for _, e := range plan {
-		sleep(ctx, time.Until(n.start.Add(e.At)))
+		load.Sleep(ctx, time.Until(n.start.Add(e.At)))
 		if ctx.Err() != nil {
 			break
 		}
@@ -136,7 +137,7 @@ func (n *nemesis) attempt(ctx context.Context, e faultEvent) {
 		if last {
 			return
 		}
-		sleep(ctx, retryPause)
+		load.Sleep(ctx, retryPause)
 		e.Replica = (e.Replica + 1) % len(n.targets)
 	}
 }

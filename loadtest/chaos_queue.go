@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"math/rand/v2"
 	"sort"
@@ -82,7 +83,7 @@ func (c *chaosConfig) payLater(ctx context.Context, cl *shopapi.Client, target, 
 		default:
 			count("poll_no_state")
 		}
-		sleep(ctx, 100*time.Millisecond)
+		load.Sleep(ctx, 100*time.Millisecond)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -247,7 +248,7 @@ func settledReconcile(ctx context.Context, cl *shopapi.Client, store *inventory.
 			}
 			return rec, lastErr
 		}
-		sleep(ctx, 200*time.Millisecond)
+		load.Sleep(ctx, 200*time.Millisecond)
 	}
 }
 
@@ -278,7 +279,7 @@ func settleStates(ctx context.Context, cl *shopapi.Client, targets []string, tic
 		if pending == 0 && round > 0 && maps.Equal(before, states) || time.Now().After(deadline) {
 			return states, nil
 		}
-		if err := sleep(ctx, time.Second); err != nil {
+		if err := load.Sleep(ctx, time.Second); err != nil {
 			return nil, err
 		}
 	}

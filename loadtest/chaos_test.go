@@ -21,6 +21,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -154,7 +155,7 @@ func TestChaosCheckerFindsEveryBreak(t *testing.T) {
 		ids = append(ids, o.ID)
 	}
 	c := &chaosConfig{Strategy: "none", MustHold: true, current: sale.ID, sales: []uint64{sale.ID},
-		ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{}, hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)}
+		ledger: map[uint64]map[string]*userLedger{}, kinds: map[string]int64{}, hist: hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs)}
 	c.record(sale.ID, "u1", shopapi.AckOrder, ids[0], shopapi.KindOrder, time.Millisecond)
 	c.record(sale.ID, "u1", shopapi.AckUnknown, 0, shopapi.KindTimeout, time.Millisecond) // may explain ids[1]
 	c.record(sale.ID, "u2", shopapi.AckRefused, 0, "lock_timeout", time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/zkensemble"
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 // zkKillLockWait bounds the wait for the ensemble's kill lock: another
@@ -60,7 +61,7 @@ func (n *nemesis) killZKServer(ctx context.Context, e faultEvent) error {
 		role = "leader"
 	}
 	n.say("  [%6.1fs] kill_zk_server: %s (%s) killed\n", time.Since(n.start).Seconds(), addr, role)
-	sleep(ctx, e.For) // the load's end cuts the outage short: the check needs every server
+	load.Sleep(ctx, e.For) // the load's end cuts the outage short: the check needs every server
 	if err := k.Restart(); err != nil {
 		n.unhealed(fmt.Sprintf("kill_zk_server: %s killed and not started again: %v", addr, err))
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net"
 	"strconv"
@@ -91,14 +92,14 @@ func BenchmarkOrderEngine(b *testing.B) {
 	})
 }
 
-func benchDrive(b *testing.B, do attempt) {
-	rec := newRecorder()
+func benchDrive(b *testing.B, do load.Attempt) {
+	rec := load.NewRecorder()
 	b.ReportAllocs()
 	b.ResetTimer()
-	drive(context.Background(), plan{requests: b.N, workers: 8}, do, rec)
+	load.Drive(context.Background(), load.Plan{Requests: b.N, Workers: 8}, do, rec)
 	b.StopTimer()
-	f := rec.figures()
-	if f.all.kinds[shopapi.KindSoldOut] != int64(b.N) || f.all.layers["sold_out_cache"] != int64(b.N) {
-		b.Fatalf("answers %v by layer %v, want %d sold_out from sold_out_cache", f.all.kinds, f.all.layers, b.N)
+	f := rec.Figures()
+	if f.All.Kinds[shopapi.KindSoldOut] != int64(b.N) || f.All.Layers["sold_out_cache"] != int64(b.N) {
+		b.Fatalf("answers %v by layer %v, want %d sold_out from sold_out_cache", f.All.Kinds, f.All.Layers, b.N)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
@@ -123,16 +124,16 @@ func TestExitCodeFromVerdicts(t *testing.T) {
 		code     int
 		verdict  string
 	}{
-		{"safe and clean", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10}, nil, exitOK, verdictOK},
-		{"safe oversold", "fake-safe", soldAfter(13), shopapi.SaleView{Sold: 13, Oversold: 3}, nil, exitFail, verdictOversold},
-		{"safe with violations", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, Violations: 2}, nil, exitFail, verdictViolations},
-		{"safe with lost updates", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, LostUpdates: 1}, nil, exitFail, verdictViolations},
-		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), shopapi.SaleView{Sold: 30, Oversold: 20}, nil, exitOK, verdictExpected},
-		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), shopapi.SaleView{Sold: 10}, nil, exitOK, verdictOK},
-		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10}, nil, exitFail, verdictErrors},
+		{"safe and clean", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10}, nil, exitOK, load.VerdictOK},
+		{"safe oversold", "fake-safe", soldAfter(13), shopapi.SaleView{Sold: 13, Oversold: 3}, nil, exitFail, load.VerdictOversold},
+		{"safe with violations", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, Violations: 2}, nil, exitFail, load.VerdictViolations},
+		{"safe with lost updates", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, LostUpdates: 1}, nil, exitFail, load.VerdictViolations},
+		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), shopapi.SaleView{Sold: 30, Oversold: 20}, nil, exitOK, load.VerdictExpected},
+		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), shopapi.SaleView{Sold: 10}, nil, exitOK, load.VerdictOK},
+		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10}, nil, exitFail, load.VerdictErrors},
 		{"5xx under a raised limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10},
-			[]string{"--max-error-rate", "20%"}, exitOK, verdictOK},
-		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), shopapi.SaleView{Sold: 10}, nil, exitFail, verdictErrors},
+			[]string{"--max-error-rate", "20%"}, exitOK, load.VerdictOK},
+		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), shopapi.SaleView{Sold: 10}, nil, exitFail, load.VerdictErrors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +199,7 @@ func TestCreateSaleRefused(t *testing.T) {
 	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(10), final: shopapi.SaleView{Sold: 10}, token: "s3cret"}
 	target := startFake(t, f)
 	code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20")
-	if code != exitFail || !strings.Contains(stdout, verdictFailed) || !strings.Contains(stdout, "--admin-token") {
+	if code != exitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "--admin-token") {
 		t.Fatalf("without the token: exit %d, want 1 with FAILED and a hint\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if f.orders.Load() != 0 {

@@ -106,8 +106,8 @@ func TestRateTimesDuration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	if c.buyers != 500 || c.model() != "open" || c.plan().workers != c.maxInFlight {
-		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.buyers, c.model(), c.plan().workers)
+	if c.Buyers != 500 || c.Model() != "open" || c.Plan().Workers != c.MaxInFlight {
+		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.Buyers, c.Model(), c.Plan().Workers)
 	}
 }
 

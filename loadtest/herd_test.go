@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
@@ -149,22 +150,22 @@ func sum(m map[string]int64) int64 {
 // the time to sell out runs from the opening to the last order.
 func TestFirstSecondSplit(t *testing.T) {
 	opening := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	rec := newHerdRecorder(opening)
+	rec := load.NewHerdRecorder(opening)
 	at := func(d time.Duration) time.Time { return opening.Add(d) }
 	sold := shopapi.Answer{Kind: shopapi.KindOrder, Layer: "database"}
 	out := shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "sold_out_cache"}
-	rec.record(0, shopapi.Answer{Kind: "not_open", Layer: "opening"}, time.Millisecond, at(-2*time.Millisecond), at(-time.Millisecond))
-	rec.record(1, sold, 10*time.Millisecond, at(0), at(10*time.Millisecond))
-	rec.record(2, sold, 250*time.Millisecond, at(200*time.Millisecond), at(250*time.Millisecond))
-	rec.record(3, out, 999*time.Millisecond, at(997*time.Millisecond), at(999*time.Millisecond))
-	rec.record(4, out, time.Second, at(999*time.Millisecond), at(time.Second))
-	rec.record(5, shopapi.Answer{Kind: shopapi.KindSoldOut}, 5*time.Second, at(4*time.Second), at(5*time.Second))
+	rec.Record(0, shopapi.Answer{Kind: "not_open", Layer: "opening"}, time.Millisecond, at(-2*time.Millisecond), at(-time.Millisecond))
+	rec.Record(1, sold, 10*time.Millisecond, at(0), at(10*time.Millisecond))
+	rec.Record(2, sold, 250*time.Millisecond, at(200*time.Millisecond), at(250*time.Millisecond))
+	rec.Record(3, out, 999*time.Millisecond, at(997*time.Millisecond), at(999*time.Millisecond))
+	rec.Record(4, out, time.Second, at(999*time.Millisecond), at(time.Second))
+	rec.Record(5, shopapi.Answer{Kind: shopapi.KindSoldOut}, 5*time.Second, at(4*time.Second), at(5*time.Second))
 
-	r := newResult(shopapi.StrategyInfo{Name: "x"}, "herd")
-	r.Herd = &Herd{OpensAt: opening}
-	f := rec.figures()
-	r.measure(f.all.hist, f.all.kinds, 5*time.Second)
-	r.measureLayers(f)
+	r := load.NewResult(shopapi.StrategyInfo{Name: "x"}, "herd")
+	r.Herd = &load.Herd{OpensAt: opening}
+	f := rec.Figures()
+	r.Measure(f.All.Hist, f.All.Kinds, 5*time.Second)
+	r.MeasureLayers(f)
 	fs := r.Herd.FirstSecond
 	if fs.Requests != 3 || fs.Orders != 2 || fs.SoldOut != 1 {
 		t.Errorf("first second: %+v; want the 3 answers in [opening, opening+1s): 2 orders, 1 sold_out", fs)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
@@ -125,14 +126,14 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 		verdict string
 		line    string // in stderr and the table
 	}{
-		{"all confirmed", &asyncShop{}, exitOK, verdictOK, ""},
-		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, exitFail, verdictLost, "1 accepted tickets are unknown to the shop (404)"},
-		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, exitFail, verdictUnsettled, "1 of 10 accepted orders did not settle"},
-		{"no ticket in the 202", &asyncShop{noTicket: true}, exitFail, verdictUnsettled, "10 of 10 accepted orders did not settle"},
-		{"drift", &asyncShop{drift: -2}, exitFail, verdictDrift, "drifted from the database by -2"},
-		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, exitFail, verdictMismatch,
+		{"all confirmed", &asyncShop{}, exitOK, load.VerdictOK, ""},
+		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, exitFail, load.VerdictLost, "1 accepted tickets are unknown to the shop (404)"},
+		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, exitFail, load.VerdictUnsettled, "1 of 10 accepted orders did not settle"},
+		{"no ticket in the 202", &asyncShop{noTicket: true}, exitFail, load.VerdictUnsettled, "10 of 10 accepted orders did not settle"},
+		{"drift", &asyncShop{drift: -2}, exitFail, load.VerdictDrift, "drifted from the database by -2"},
+		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, exitFail, load.VerdictMismatch,
 			"1 confirmed tickets do not name an order of their own"},
-		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, exitFail, verdictMismatch,
+		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, exitFail, load.VerdictMismatch,
 			"2 confirmed tickets do not name an order of their own"},
 	}
 	for _, tc := range tests {
@@ -150,7 +151,7 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 			}
 			f.mu.Lock()
 			defer f.mu.Unlock()
-			if f.created.OrderMode != orderModeAsync || f.created.PayWithinMS != 60000 {
+			if f.created.OrderMode != load.OrderModeAsync || f.created.PayWithinMS != 60000 {
 				t.Errorf("sale created with order_mode %q pay_within_ms %d, want async 60000", f.created.OrderMode, f.created.PayWithinMS)
 			}
 			rep := decodeReport(t, mustRead(t, path))
@@ -158,7 +159,7 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 			if r.Verdict != tc.verdict {
 				t.Errorf("verdict %q, want %q\n%s", r.Verdict, tc.verdict, stdout)
 			}
-			if rep.Config.OrderMode != orderModeAsync || rep.Config.PayWithinMS != 60000 {
+			if rep.Config.OrderMode != load.OrderModeAsync || rep.Config.PayWithinMS != 60000 {
 				t.Errorf("config %+v does not record the order mode and the window", rep.Config)
 			}
 			if r.Accepted != 10 || r.SoldOut != 20 || r.Orders != 0 || r.HardErrors != 0 || len(r.Errors) != 0 || r.Layers["queue"] != 10 {
@@ -245,26 +246,26 @@ func TestQueueVerdict(t *testing.T) {
 	zero, two := int64(0), int64(2)
 	for _, tc := range []struct {
 		in   string
-		q    *Queue
+		q    *load.Queue
 		want string
 	}{
-		{verdictOK, nil, verdictOK},
-		{verdictOK, &Queue{Drift: &zero}, verdictOK},
-		{verdictOK, &Queue{}, verdictOK}, // drift unknown: shown, not judged
-		{verdictOK, &Queue{Drift: &two}, verdictDrift},
-		{verdictErrors, &Queue{Lost: 1, Drift: &two}, verdictLost},
-		{verdictOK, &Queue{Unsettled: 1, Lost: 1}, verdictUnsettled},
-		{verdictOK, &Queue{Mismatched: 1, Unsettled: 1}, verdictMismatch},
-		{verdictOversold, &Queue{Unsettled: 1}, verdictOversold},
-		{verdictViolations, &Queue{Lost: 1}, verdictViolations},
-		{verdictFailed, &Queue{Unsettled: 1}, verdictFailed},
+		{load.VerdictOK, nil, load.VerdictOK},
+		{load.VerdictOK, &load.Queue{Drift: &zero}, load.VerdictOK},
+		{load.VerdictOK, &load.Queue{}, load.VerdictOK}, // drift unknown: shown, not judged
+		{load.VerdictOK, &load.Queue{Drift: &two}, load.VerdictDrift},
+		{load.VerdictErrors, &load.Queue{Lost: 1, Drift: &two}, load.VerdictLost},
+		{load.VerdictOK, &load.Queue{Unsettled: 1, Lost: 1}, load.VerdictUnsettled},
+		{load.VerdictOK, &load.Queue{Mismatched: 1, Unsettled: 1}, load.VerdictMismatch},
+		{load.VerdictOversold, &load.Queue{Unsettled: 1}, load.VerdictOversold},
+		{load.VerdictViolations, &load.Queue{Lost: 1}, load.VerdictViolations},
+		{load.VerdictFailed, &load.Queue{Unsettled: 1}, load.VerdictFailed},
 	} {
-		if got := queueVerdict(tc.in, tc.q); got != tc.want {
+		if got := load.QueueVerdict(tc.in, tc.q); got != tc.want {
 			t.Errorf("queueVerdict(%s, %+v) = %s, want %s", tc.in, tc.q, got, tc.want)
 		}
 	}
-	for _, v := range []string{verdictDrift, verdictLost, verdictUnsettled, verdictMismatch} {
-		if passes(v) {
+	for _, v := range []string{load.VerdictDrift, load.VerdictLost, load.VerdictUnsettled, load.VerdictMismatch} {
+		if load.Passes(v) {
 			t.Errorf("%s passes", v)
 		}
 	}
@@ -297,7 +298,7 @@ func TestTicketOf(t *testing.T) {
 // TestRecorderKeepsTickets: every 202's ticket is kept whichever worker
 // recorded it, with the latest 202, and counts in the live progress.
 func TestRecorderKeepsTickets(t *testing.T) {
-	rec := newRecorder()
+	rec := load.NewRecorder()
 	at := time.Unix(1000, 0)
 	var wg sync.WaitGroup
 	for w := range 16 {
@@ -306,17 +307,17 @@ func TestRecorderKeepsTickets(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				a := shopapi.Answer{Kind: shopapi.KindAccepted, Layer: "queue", Ticket: fmt.Sprintf("ot_1_%d_%d", w, i)}
-				rec.record(w, a, time.Millisecond, at, at.Add(time.Duration(w*50+i)*time.Millisecond))
+				rec.Record(w, a, time.Millisecond, at, at.Add(time.Duration(w*50+i)*time.Millisecond))
 			}
 		}()
 	}
 	wg.Wait()
-	rec.record(0, shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
-	f := rec.figures()
-	if len(f.tickets) != 800 || f.all.kinds[shopapi.KindAccepted] != 800 || rec.orders.Load() != 800 {
-		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.tickets), f.all.kinds[shopapi.KindAccepted], rec.orders.Load())
+	rec.Record(0, shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
+	f := rec.Figures()
+	if len(f.Tickets) != 800 || f.All.Kinds[shopapi.KindAccepted] != 800 || rec.Orders.Load() != 800 {
+		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.Tickets), f.All.Kinds[shopapi.KindAccepted], rec.Orders.Load())
 	}
-	if want := at.Add(799 * time.Millisecond); !f.lastAccepted.Equal(want) {
-		t.Errorf("last 202 at %v, want %v (a sold_out later does not count)", f.lastAccepted, want)
+	if want := at.Add(799 * time.Millisecond); !f.LastAccepted.Equal(want) {
+		t.Errorf("last 202 at %v, want %v (a sold_out later does not count)", f.LastAccepted, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -48,19 +49,19 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var ok, bad atomic.Int64
 	var mu sync.Mutex
-	hist := hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)
+	hist := hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range *workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := hdrhistogram.New(histMinUS, histMaxUS, histSigFigs)
+			local := hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs)
 			for ctx.Err() == nil {
 				t0 := time.Now()
 				if s.Get(0, *url) {
 					ok.Add(1)
-					_ = local.RecordValue(min(max(time.Since(t0).Microseconds(), histMinUS), histMaxUS))
+					_ = local.RecordValue(min(max(time.Since(t0).Microseconds(), load.HistMinUS), load.HistMaxUS))
 				} else if ctx.Err() == nil {
 					bad.Add(1)
 				}

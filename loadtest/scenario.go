@@ -14,6 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -267,7 +268,7 @@ func (sc *scenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView
 func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
 	prev, err := sc.settled(ctx, id)
 	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
-		if err := sleep(ctx, time.Second); err != nil {
+		if err := load.Sleep(ctx, time.Second); err != nil {
 			return prev, err
 		}
 		var v shopapi.SaleView

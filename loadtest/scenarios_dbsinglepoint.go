@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"sort"
@@ -171,7 +172,7 @@ func (sc *scenarioRun) probeOutage(ctx context.Context, id uint64, during map[st
 			return late, err
 		}
 		during[k]++
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return late, err
 		}
 	}
@@ -209,7 +210,7 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 		if !anyCut {
 			break
 		}
-		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 20*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}
@@ -222,7 +223,7 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("no order within a minute of the database's return (last answer %s)", k)
 		}
-		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}

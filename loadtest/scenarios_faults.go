@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 			return "", false, err
 		}
 		a := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
-		if err := sleep(ctx, 3*ttl); err != nil {
+		if err := load.Sleep(ctx, 3*ttl); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
@@ -179,7 +180,7 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		aStalled = len(a) == 0
 		b = <-bc
 	} else {
-		if err := sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
+		if err := load.Sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
 		b = sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")

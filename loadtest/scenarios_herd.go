@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"net/http"
@@ -59,7 +60,7 @@ func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 // herd waits for the opening, then runs h against sale id; it returns
 // every answer.
 func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h herdSpec) []herdAnswer {
-	if err := sleep(ctx, time.Until(opensAt)); err != nil {
+	if err := load.Sleep(ctx, time.Until(opensAt)); err != nil {
 		return nil
 	}
 	var (
@@ -174,7 +175,7 @@ func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herd
 		if n >= int64(answered) || time.Now().After(deadline) {
 			return t, nil
 		}
-		if err := sleep(ctx, 250*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 250*time.Millisecond); err != nil {
 			return t, err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"sync"
@@ -193,7 +194,7 @@ func (sc *scenarioRun) waitUndelivered(ctx context.Context, target string, holdE
 // a batch it read before the restart, which a Redis without persistence no
 // longer shows), until no ticket is pending and two reads agree.
 func (sc *scenarioRun) settleTickets(ctx context.Context, tickets []string, holdEnds time.Time) (map[string]int, error) {
-	if err := sleep(ctx, time.Until(holdEnds)); err != nil {
+	if err := load.Sleep(ctx, time.Until(holdEnds)); err != nil {
 		return nil, err
 	}
 	states, err := settleStates(ctx, sc.c, sc.targets, tickets)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"time"
 )
@@ -41,7 +42,7 @@ func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) {
 			break
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return "", false, err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (sc *scenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return "", false, "", err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"time"
@@ -145,7 +146,7 @@ func (sc *scenarioRun) waitZKWhole(ctx context.Context, target string, killedAt 
 		case time.Now().After(deadline):
 			return 0, errors.New("the killed ZooKeeper server is not back in a whole ensemble within 2 minutes")
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := load.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}

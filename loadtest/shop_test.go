@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -38,7 +39,7 @@ func TestRunAgainstShop(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
-		if !strings.Contains(stdout, closedNote) {
+		if !strings.Contains(stdout, load.ClosedNote) {
 			t.Errorf("closed-model output does not say that coordinated omission is not corrected:\n%s", stdout)
 		}
 		raw, err := os.ReadFile(path)
@@ -52,7 +53,7 @@ func TestRunAgainstShop(t *testing.T) {
 		}
 		r := rep.Results[0]
 		v := saleOf(t, r)
-		if r.Strategy != "db-conditional" || !r.Safe || r.Model != "closed" || r.Verdict != verdictOK {
+		if r.Strategy != "db-conditional" || !r.Safe || r.Model != "closed" || r.Verdict != load.VerdictOK {
 			t.Errorf("result %+v, want db-conditional, safe, closed, OK", r)
 		}
 		if r.Requests != 60 || r.Orders != 20 || r.SoldOut != 40 || r.HardErrors != 0 {
@@ -81,9 +82,9 @@ func TestRunAgainstShop(t *testing.T) {
 		}
 		r := decodeReport(t, mustRead(t, path)).Results[0]
 		v := saleOf(t, r)
-		if r.Safe || v.Oversold == 0 || r.Verdict != verdictExpected {
+		if r.Safe || v.Oversold == 0 || r.Verdict != load.VerdictExpected {
 			t.Fatalf("none: safe %v, oversold %d, verdict %q; want unsafe, oversold > 0, %q\n%s",
-				r.Safe, v.Oversold, r.Verdict, verdictExpected, stdout)
+				r.Safe, v.Oversold, r.Verdict, load.VerdictExpected, stdout)
 		}
 		if v.Sold != r.Orders {
 			t.Errorf("the API counts %d orders, the tool %d 201s", v.Sold, r.Orders)
@@ -113,9 +114,9 @@ func mustRead(t *testing.T, path string) []byte {
 
 // decodeReport decodes a --json file strictly: a member the schema does not
 // declare is an error.
-func decodeReport(t *testing.T, raw []byte) Report {
+func decodeReport(t *testing.T, raw []byte) load.Report {
 	t.Helper()
-	var rep Report
+	var rep load.Report
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -125,7 +126,7 @@ func decodeReport(t *testing.T, raw []byte) Report {
 }
 
 // saleOf decodes a result's sale view.
-func saleOf(t *testing.T, r Result) shopapi.SaleView {
+func saleOf(t *testing.T, r load.Result) shopapi.SaleView {
 	t.Helper()
 	var v shopapi.SaleView
 	if err := json.Unmarshal(r.Sale, &v); err != nil || v.ID == 0 {

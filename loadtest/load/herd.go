@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"encoding/json"
@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// openingOf is when a sale created with opensIn opens, from the create
+// OpeningOf is when a sale created with OpensIn opens, from the create
 // answer received at answeredAt: the shop's opens_at when it says so, never
-// before answeredAt+opensIn. The shop set the opening from its own clock
+// before answeredAt+OpensIn. The shop set the opening from its own clock
 // at creation, which comes before the answer; firing a create round trip
 // late is harmless, firing early meets not_open.
-func openingOf(v shopapi.SaleView, answeredAt time.Time, opensIn time.Duration) time.Time {
+func OpeningOf(v shopapi.SaleView, answeredAt time.Time, opensIn time.Duration) time.Time {
 	opening := answeredAt.Add(opensIn)
 	if t, err := time.Parse(time.RFC3339Nano, v.OpensAt); err == nil && t.After(opening) {
 		opening = t
@@ -22,18 +22,18 @@ func openingOf(v shopapi.SaleView, answeredAt time.Time, opensIn time.Duration) 
 	return opening
 }
 
-// buyer makes buyer i's attempt on a target: an order, after asking for a
+// Buyer makes buyer i's attempt on a target: an order, after asking for a
 // purchase ticket when the sale needs one. The ticket's refusal (not_open,
 // rate_limited, ...) is then the buyer's answer.
-type buyer struct {
+type Buyer struct {
 	s          *shopapi.OrderSender
 	prefix     string   // user_id = prefix + (i+1)
 	ticketURIs []string // per target; nil: the sale needs no ticket
 	bases      []string // target base URLs, for the warm-up
 }
 
-func newBuyer(s *shopapi.OrderSender, bases []string, saleID uint64, prefix string, tickets bool) *buyer {
-	b := &buyer{s: s, prefix: prefix, bases: bases}
+func NewBuyer(s *shopapi.OrderSender, bases []string, saleID uint64, prefix string, tickets bool) *Buyer {
+	b := &Buyer{s: s, prefix: prefix, bases: bases}
 	if tickets {
 		for _, t := range bases {
 			b.ticketURIs = append(b.ticketURIs, t+"/api/sales/"+strconv.FormatUint(saleID, 10)+"/ticket")
@@ -42,8 +42,8 @@ func newBuyer(s *shopapi.OrderSender, bases []string, saleID uint64, prefix stri
 	return b
 }
 
-// attempt is buyer i's attempt on target j.
-func (b *buyer) attempt(j, i int) shopapi.Answer {
+// Attempt is buyer i's attempt on target j.
+func (b *Buyer) Attempt(j, i int) shopapi.Answer {
 	ticket := ""
 	if b.ticketURIs != nil {
 		var refused shopapi.Answer
@@ -56,7 +56,7 @@ func (b *buyer) attempt(j, i int) shopapi.Answer {
 
 // ticket asks target j for buyer i's purchase ticket; "" and the answer
 // that refused it when there is none.
-func (b *buyer) ticket(j, i int) (string, shopapi.Answer) {
+func (b *Buyer) ticket(j, i int) (string, shopapi.Answer) {
 	body := `{"user_id":"` + b.prefix + strconv.Itoa(i+1) + `"}`
 	status, layer, raw, err := b.s.Post(j, b.ticketURIs[j], []byte(body))
 	if err != nil {
@@ -76,10 +76,10 @@ func (b *buyer) ticket(j, i int) (string, shopapi.Answer) {
 	return t.Ticket, shopapi.Answer{}
 }
 
-// warm opens worker w's connection before the opening: one GET /api/limits
+// Warm opens worker w's connection before the opening: one GET /api/limits
 // (constants: no database ping a thousand times just before the herd) on
 // target w mod n. The connection goes back to that target's pool.
-func (b *buyer) warm(w int) {
+func (b *Buyer) Warm(w int) {
 	j := w % len(b.bases)
 	_ = b.s.Get(j, b.bases[j]+"/api/limits")
 }

@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"context"
@@ -8,54 +8,54 @@ import (
 	"time"
 )
 
-// plan is the shape of one load phase.
-type plan struct {
-	requests int           // order attempts to make (one per buyer)
-	workers  int           // closed model: the concurrency; open model: the most requests in flight
-	rate     float64       // requests per second; 0 means the closed model (unless herd)
-	duration time.Duration // stop issuing new requests after this; 0: no limit
+// Plan is the shape of one load phase.
+type Plan struct {
+	Requests int           // order attempts to make (one per buyer)
+	Workers  int           // closed model: the concurrency; open model: the most requests in flight
+	Rate     float64       // requests per second; 0 means the closed model (unless herd)
+	Duration time.Duration // stop issuing new requests after this; 0: no limit
 	// herd: every request is due at start, the sale's opening: the buyers
 	// are all there when it opens and fire as fast as the workers are
 	// answered (the open model at an unbounded rate).
 	herd bool
-	// start is when the load begins (a herd's opening); zero: at once.
+	// Start is when the load begins (a herd's opening); zero: at once.
 	// Workers sleep until then.
-	start time.Time
-	// warm, when set, is called once by each worker (0..workers-1) before it
+	Start time.Time
+	// Warm, when set, is called once by each worker (0..workers-1) before it
 	// waits for start: a herd's connections are made before the opening, so
 	// that the first second measures the shop, not the dialing.
-	warm func(w int)
+	Warm func(w int)
 }
 
-// open reports whether p is the open model.
-func (p plan) open() bool { return p.rate > 0 || p.herd }
+// Open reports whether p is the open model.
+func (p Plan) Open() bool { return p.Rate > 0 || p.herd }
 
-// attempt sends request i (0-based) and returns its answer.
-type attempt func(ctx context.Context, i int) shopapi.Answer
+// Attempt sends request i (0-based) and returns its answer.
+type Attempt func(ctx context.Context, i int) shopapi.Answer
 
-// drive runs the load phase of p, calling do once per request, and returns
+// Drive runs the load phase of p, calling do once per request, and returns
 // the wall time from the start (a herd's opening) to the last answer.
 // Canceling ctx stops new requests; those in flight finish (their own
 // timeout bounds them) so that every request sent is counted with its real
 // outcome.
-func drive(ctx context.Context, p plan, do attempt, rec *recorder) time.Duration {
+func Drive(ctx context.Context, p Plan, do Attempt, rec *Recorder) time.Duration {
 	reqCtx := context.WithoutCancel(ctx)
 	var next atomic.Int64 // the next request index to claim
-	start := p.start
+	start := p.Start
 	if start.IsZero() {
 		start = time.Now()
 	}
 	worker := closedWorker
-	if p.open() {
+	if p.Open() {
 		worker = openWorker
 	}
 	var wg sync.WaitGroup
-	for w := range p.workers {
+	for w := range p.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if p.warm != nil {
-				p.warm(w)
+			if p.Warm != nil {
+				p.Warm(w)
 			}
 			if !sleepUntil(ctx, start) {
 				return
@@ -71,19 +71,19 @@ func drive(ctx context.Context, p plan, do attempt, rec *recorder) time.Duration
 // answer, send the next. Latency runs from the actual send, so a slow answer
 // delays the requests behind it without showing in their latency: the
 // coordinated omission the output warns about.
-func closedWorker(ctx, reqCtx context.Context, p plan, w int, start time.Time, next *atomic.Int64, do attempt, rec *recorder) {
+func closedWorker(ctx, reqCtx context.Context, p Plan, w int, start time.Time, next *atomic.Int64, do Attempt, rec *Recorder) {
 	for ctx.Err() == nil {
-		if p.duration > 0 && time.Since(start) >= p.duration {
+		if p.Duration > 0 && time.Since(start) >= p.Duration {
 			return
 		}
 		i := int(next.Add(1) - 1)
-		if i >= p.requests {
+		if i >= p.Requests {
 			return
 		}
 		sent := time.Now()
 		a := do(reqCtx, i)
 		answered := time.Now()
-		rec.record(w, a, answered.Sub(sent), sent, answered)
+		rec.Record(w, a, answered.Sub(sent), sent, answered)
 	}
 }
 
@@ -93,17 +93,17 @@ func closedWorker(ctx, reqCtx context.Context, p plan, w int, start time.Time, n
 // stalls), the time a request waited for a sender is part of its latency.
 // That is the correction for coordinated omission: a stall costs every
 // request it delays, not only the one that met it.
-func openWorker(ctx, reqCtx context.Context, p plan, w int, start time.Time, next *atomic.Int64, do attempt, rec *recorder) {
+func openWorker(ctx, reqCtx context.Context, p Plan, w int, start time.Time, next *atomic.Int64, do Attempt, rec *Recorder) {
 	for ctx.Err() == nil {
 		i := int(next.Add(1) - 1)
-		if i >= p.requests {
+		if i >= p.Requests {
 			return
 		}
 		var offset time.Duration
 		if !p.herd {
-			offset = time.Duration(float64(i) * float64(time.Second) / p.rate)
+			offset = time.Duration(float64(i) * float64(time.Second) / p.Rate)
 		}
-		if p.duration > 0 && (offset >= p.duration || (p.herd && time.Since(start) >= p.duration)) {
+		if p.Duration > 0 && (offset >= p.Duration || (p.herd && time.Since(start) >= p.Duration)) {
 			return
 		}
 		intended := start.Add(offset)
@@ -113,7 +113,7 @@ func openWorker(ctx, reqCtx context.Context, p plan, w int, start time.Time, nex
 		sent := time.Now()
 		a := do(reqCtx, i)
 		answered := time.Now()
-		rec.record(w, a, answered.Sub(intended), sent, answered)
+		rec.Record(w, a, answered.Sub(intended), sent, answered)
 	}
 }
 

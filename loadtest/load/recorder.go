@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"sync"
@@ -12,9 +12,9 @@ import (
 // Latency histogram bounds, in microseconds: 1 µs to 10 min at 3 significant
 // digits (0.1% error), well past any --timeout.
 const (
-	histMinUS   = 1
-	histMaxUS   = int64(10 * time.Minute / time.Microsecond)
-	histSigFigs = 3
+	HistMinUS   = 1
+	HistMaxUS   = int64(10 * time.Minute / time.Microsecond)
+	HistSigFigs = 3
 )
 
 // recShards is how many parts a recorder is split into: worker w records
@@ -27,15 +27,15 @@ const recShards = 8
 // report singles out: the herd arrives in it.
 const firstSecond = time.Second
 
-// recorder collects the outcome, layer and latency of every request.
-type recorder struct {
+// Recorder collects the outcome, layer and latency of every request.
+type Recorder struct {
 	shards [recShards]recShard
 	// opening, when set (a herd), makes the recorder keep the figures of
 	// the answers received in the first second after it apart.
 	opening time.Time
-	// done and orders (201s and 202s) are read live by the progress display.
-	done   atomic.Int64
-	orders atomic.Int64
+	// Done and orders (201s and 202s) are read live by the progress display.
+	Done   atomic.Int64
+	Orders atomic.Int64
 }
 
 // recShard is one part of a recorder, under its own lock.
@@ -52,43 +52,43 @@ type recShard struct {
 
 // tally is the figures of a set of answers.
 type tally struct {
-	hist   *hdrhistogram.Histogram // microseconds
-	kinds  map[string]int64
-	layers map[string]int64
+	Hist   *hdrhistogram.Histogram // microseconds
+	Kinds  map[string]int64
+	Layers map[string]int64
 }
 
 func newTally() tally {
-	return tally{hist: hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), kinds: map[string]int64{}, layers: map[string]int64{}}
+	return tally{Hist: hdrhistogram.New(HistMinUS, HistMaxUS, HistSigFigs), Kinds: map[string]int64{}, Layers: map[string]int64{}}
 }
 
 func (t *tally) add(us int64, a shopapi.Answer) {
-	_ = t.hist.RecordValue(us)
-	t.kinds[a.Kind]++
-	t.layers[a.Layer]++
+	_ = t.Hist.RecordValue(us)
+	t.Kinds[a.Kind]++
+	t.Layers[a.Layer]++
 }
 
 // merge adds o into t.
 func (t *tally) merge(o tally) {
-	t.hist.Merge(o.hist)
-	for k, n := range o.kinds {
-		t.kinds[k] += n
+	t.Hist.Merge(o.Hist)
+	for k, n := range o.Kinds {
+		t.Kinds[k] += n
 	}
-	for k, n := range o.layers {
-		t.layers[k] += n
+	for k, n := range o.Layers {
+		t.Layers[k] += n
 	}
 }
 
-func newRecorder() *recorder {
-	r := &recorder{}
+func NewRecorder() *Recorder {
+	r := &Recorder{}
 	for i := range r.shards {
 		r.shards[i].all = newTally()
 	}
 	return r
 }
 
-// newHerdRecorder is a recorder that keeps the first second after opening apart.
-func newHerdRecorder(opening time.Time) *recorder {
-	r := newRecorder()
+// NewHerdRecorder is a recorder that keeps the first second after opening apart.
+func NewHerdRecorder(opening time.Time) *Recorder {
+	r := NewRecorder()
 	r.opening = opening
 	for i := range r.shards {
 		r.shards[i].first = newTally()
@@ -98,13 +98,13 @@ func newHerdRecorder(opening time.Time) *recorder {
 
 // clampUS is d in whole microseconds within the histogram's range:
 // RecordValue refuses values out of range, and a request must not be lost.
-func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), histMinUS), histMaxUS) }
+func clampUS(d time.Duration) int64 { return min(max(d.Microseconds(), HistMinUS), HistMaxUS) }
 
-// record counts one finished request of worker w: its answer, its latency
+// Record counts one finished request of worker w: its answer, its latency
 // (as the model measures it), when it was sent and when answered. In the
 // first second after a herd's opening, the latency kept apart is the one
 // from the send: how long the shop took under the herd.
-func (r *recorder) record(w int, a shopapi.Answer, latency time.Duration, sent, answered time.Time) {
+func (r *Recorder) Record(w int, a shopapi.Answer, latency time.Duration, sent, answered time.Time) {
 	if a.Layer == "" {
 		a.Layer = shopapi.LayerUnknown
 	}
@@ -126,24 +126,24 @@ func (r *recorder) record(w int, a shopapi.Answer, latency time.Duration, sent, 
 		}
 	}
 	s.mu.Unlock()
-	r.done.Add(1)
+	r.Done.Add(1)
 	if a.Kind == shopapi.KindOrder || a.Kind == shopapi.KindAccepted {
-		r.orders.Add(1)
+		r.Orders.Add(1)
 	}
 }
 
 // figures is a recorder's state merged across its shards.
 type figures struct {
-	all          tally
+	All          tally
 	first        *tally // nil unless a herd
 	lastOrder    time.Time
-	tickets      []string // of every 202, in no particular order
-	lastAccepted time.Time
+	Tickets      []string // of every 202, in no particular order
+	LastAccepted time.Time
 }
 
 // figures merges the shards into new tallies.
-func (r *recorder) figures() figures {
-	f := figures{all: newTally()}
+func (r *Recorder) Figures() figures {
+	f := figures{All: newTally()}
 	if !r.opening.IsZero() {
 		first := newTally()
 		f.first = &first
@@ -151,24 +151,24 @@ func (r *recorder) figures() figures {
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		f.all.merge(s.all)
+		f.All.merge(s.all)
 		if f.first != nil {
 			f.first.merge(s.first)
 		}
 		if s.lastOrder.After(f.lastOrder) {
 			f.lastOrder = s.lastOrder
 		}
-		f.tickets = append(f.tickets, s.tickets...)
-		if s.lastAccepted.After(f.lastAccepted) {
-			f.lastAccepted = s.lastAccepted
+		f.Tickets = append(f.Tickets, s.tickets...)
+		if s.lastAccepted.After(f.LastAccepted) {
+			f.LastAccepted = s.lastAccepted
 		}
 		s.mu.Unlock()
 	}
 	return f
 }
 
-// snapshot returns a copy of the histogram and the counts by kind.
-func (r *recorder) snapshot() (*hdrhistogram.Histogram, map[string]int64) {
-	f := r.figures()
-	return f.all.hist, f.all.kinds
+// Snapshot returns a copy of the histogram and the counts by kind.
+func (r *Recorder) Snapshot() (*hdrhistogram.Histogram, map[string]int64) {
+	f := r.Figures()
+	return f.All.Hist, f.All.Kinds
 }

@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"encoding/json"
@@ -93,7 +93,7 @@ type Result struct {
 	Verdict string `json:"verdict"`           // one of the verdict* constants
 	Failure string `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 
-	view shopapi.SaleView // typed part of Sale, for the tables
+	View shopapi.SaleView `json:"-"` // typed part of Sale, for the tables
 }
 
 // Herd is what a herd's report adds: the opening and the second after it.
@@ -127,63 +127,63 @@ type Latency struct {
 
 // Verdicts. Only OK and expected-unsafe pass.
 const (
-	verdictOK         = "OK"
-	verdictOversold   = "OVERSOLD"        // a safe strategy sold more than the stock
-	verdictViolations = "VIOLATIONS"      // a safe strategy lost updates, overlapped critical sections or duplicated a buyer
-	verdictExpected   = "expected-unsafe" // an unsafe strategy broke the sale, as it is meant to show
-	verdictErrors     = "ERRORS"          // hard errors above --max-error-rate
-	verdictFailed     = "FAILED"          // the run could not be made or read back
+	VerdictOK         = "OK"
+	VerdictOversold   = "OVERSOLD"        // a safe strategy sold more than the stock
+	VerdictViolations = "VIOLATIONS"      // a safe strategy lost updates, overlapped critical sections or duplicated a buyer
+	VerdictExpected   = "expected-unsafe" // an unsafe strategy broke the sale, as it is meant to show
+	VerdictErrors     = "ERRORS"          // hard errors above --max-error-rate
+	VerdictFailed     = "FAILED"          // the run could not be made or read back
 	// An async sale's tickets, followed after the load (queue.go).
-	verdictMismatch  = "MISMATCH"  // a confirmed ticket whose order is not its own
-	verdictUnsettled = "UNSETTLED" // a 202 ticket still pending (or unreadable) when the wait ended
-	verdictLost      = "LOST"      // a 202 ticket the shop does not know (404)
-	verdictDrift     = "DRIFT"     // Redis stock + in flight disagrees with the database after the queue drained
+	VerdictMismatch  = "MISMATCH"  // a confirmed ticket whose order is not its own
+	VerdictUnsettled = "UNSETTLED" // a 202 ticket still pending (or unreadable) when the wait ended
+	VerdictLost      = "LOST"      // a 202 ticket the shop does not know (404)
+	VerdictDrift     = "DRIFT"     // Redis stock + in flight disagrees with the database after the queue drained
 )
 
-// passes reports whether a verdict lets the run exit 0.
-func passes(v string) bool { return v == verdictOK || v == verdictExpected }
+// Passes reports whether a verdict lets the run exit 0.
+func Passes(v string) bool { return v == VerdictOK || v == VerdictExpected }
 
-// verdict judges one sale. A safe strategy must leave no trace of broken
+// Verdict judges one sale. A safe strategy must leave no trace of broken
 // exclusion; an unsafe one may (that is the lesson), but is still OK when it
-// happened to hold this time. Hard errors beyond maxErrorRate fail either.
-func verdict(safe bool, v shopapi.SaleView, hardErrors, requests int64, maxErrorRate float64) string {
+// happened to hold this time. Hard errors beyond MaxErrorRate fail either.
+func Verdict(safe bool, v shopapi.SaleView, hardErrors, requests int64, maxErrorRate float64) string {
 	broken := v.Oversold > 0 || v.LostUpdates > 0 || v.Violations > 0 || v.Duplicates > 0
 	switch {
 	case safe && v.Oversold > 0:
-		return verdictOversold
+		return VerdictOversold
 	case safe && broken:
-		return verdictViolations
+		return VerdictViolations
 	case requests > 0 && float64(hardErrors)/float64(requests) > maxErrorRate:
-		return verdictErrors
+		return VerdictErrors
 	case broken:
-		return verdictExpected
+		return VerdictExpected
 	}
-	return verdictOK
+	return VerdictOK
 }
 
-// exitCode is 1 when any result failed.
-func exitCode(results []Result) int {
+// AllPassed reports whether every result passed.
+func AllPassed(results []Result) bool {
 	for _, r := range results {
-		if !passes(r.Verdict) {
-			return exitFail
+		if !Passes(r.Verdict) {
+			return false
 		}
 	}
-	return exitOK
+	return true
 }
 
-func newReport(cfg runConfig, started time.Time) *Report {
+func NewReport(cfg RunConfig, started time.Time) *Report {
 	c := Config{
-		Targets: cfg.targets, Strategy: cfg.strategy, Stock: cfg.stock, Buyers: cfg.buyers, Model: cfg.model(),
-		DurationS: cfg.duration.Seconds(), WorkMS: cfg.workMS, TTLMS: cfg.ttlMS, Fencing: cfg.fencing,
-		PerUserLimit: cfg.perUserLimit, MaxErrorRate: cfg.maxErrorRate, TimeoutS: cfg.timeout.Seconds(),
-		OpensInMS: cfg.guards.opensIn.Milliseconds(), SoldOutCache: cfg.guards.soldOutCache,
-		RateLimitUser: cfg.guards.rateLimitUser, RateLimitIP: cfg.guards.rateLimitIP, TicketRequired: cfg.guards.ticketRequired,
-		OrderMode: cfg.orderMode, PayWithinMS: cfg.payWithinMS,
+		Targets: cfg.Targets, Strategy: cfg.Strategy, Stock: cfg.Stock, Buyers: cfg.Buyers, Model: cfg.Model(),
+		DurationS: cfg.Duration.Seconds(), WorkMS: cfg.WorkMS, TTLMS: cfg.TtlMS, Fencing: cfg.Fencing,
+		PerUserLimit: cfg.PerUserLimit, MaxErrorRate: cfg.MaxErrorRate, TimeoutS: cfg.Timeout.Seconds(),
+		OpensInMS: cfg.Guards.OpensIn.Milliseconds(), SoldOutCache: cfg.Guards.SoldOutCache,
+		RateLimitUser: cfg.Guards.RateLimitUser, RateLimitIP: cfg.Guards.RateLimitIP, TicketRequired: cfg.Guards.TicketRequired,
+		OrderMode: cfg.OrderMode, PayWithinMS: cfg.PayWithinMS,
 	}
-	if cfg.rate > 0 || cfg.herd() {
-		c.Rate, c.MaxInFlight = cfg.rate, cfg.maxInFlight
+	if cfg.Rate > 0 || cfg.herd() {
+		c.Rate, c.MaxInFlight = cfg.Rate, cfg.MaxInFlight
 	} else {
-		c.Concurrency = cfg.concurrency
+		c.Concurrency = cfg.Concurrency
 	}
 	return &Report{
 		StartedAt: started.UTC().Truncate(time.Millisecond),
@@ -193,22 +193,22 @@ func newReport(cfg runConfig, started time.Time) *Report {
 	}
 }
 
-func newResult(st shopapi.StrategyInfo, model string) Result {
+func NewResult(st shopapi.StrategyInfo, model string) Result {
 	return Result{Strategy: st.Name, Safe: st.Safe, Model: model, Errors: map[string]int64{}, Layers: map[string]int64{},
 		Sale: json.RawMessage("null")}
 }
 
-// hasView reports whether the sale's final view was read.
-func (r Result) hasView() bool { return len(r.Sale) > 0 && string(r.Sale) != "null" }
+// HasView reports whether the sale's final view was read.
+func (r Result) HasView() bool { return len(r.Sale) > 0 && string(r.Sale) != "null" }
 
-// failed marks the result FAILED with why.
-func (r Result) failed(why string) Result {
-	r.Verdict, r.Failure = verdictFailed, why
+// Failed marks the result FAILED with why.
+func (r Result) Failed(why string) Result {
+	r.Verdict, r.Failure = VerdictFailed, why
 	return r
 }
 
-// measure fills the client-side figures from the load phase.
-func (r *Result) measure(hist *hdrhistogram.Histogram, kinds map[string]int64, elapsed time.Duration) {
+// Measure fills the client-side figures from the load phase.
+func (r *Result) Measure(hist *hdrhistogram.Histogram, kinds map[string]int64, elapsed time.Duration) {
 	for k, n := range kinds {
 		r.Requests += n
 		switch {
@@ -243,27 +243,27 @@ func latencyOf(hist *hdrhistogram.Histogram) Latency {
 		P99: ms(hist.ValueAtQuantile(99)), Max: ms(hist.Max())}
 }
 
-// measureLayers fills the answers per layer and, for a herd (r.Herd set
+// MeasureLayers fills the answers per layer and, for a herd (r.Herd set
 // with its opening), the first second and the time to sell out.
-func (r *Result) measureLayers(f figures) {
-	for k, n := range f.all.layers {
+func (r *Result) MeasureLayers(f figures) {
+	for k, n := range f.All.Layers {
 		r.Layers[k] = n
 	}
 	if r.Herd == nil || f.first == nil {
 		return
 	}
-	fs := FirstSecond{Orders: f.first.kinds[shopapi.KindOrder], Accepted: f.first.kinds[shopapi.KindAccepted], SoldOut: f.first.kinds[shopapi.KindSoldOut],
-		LatencyMS: latencyOf(f.first.hist), Layers: map[string]int64{}}
-	for k, n := range f.first.layers {
+	fs := FirstSecond{Orders: f.first.Kinds[shopapi.KindOrder], Accepted: f.first.Kinds[shopapi.KindAccepted], SoldOut: f.first.Kinds[shopapi.KindSoldOut],
+		LatencyMS: latencyOf(f.first.Hist), Layers: map[string]int64{}}
+	for k, n := range f.first.Layers {
 		fs.Layers[k] = n
 		fs.Requests += n
 	}
 	r.Herd.FirstSecond = fs
 	last := f.lastOrder
-	if f.lastAccepted.After(last) {
-		last = f.lastAccepted // an async sale sells out at its last 202
+	if f.LastAccepted.After(last) {
+		last = f.LastAccepted // an async sale sells out at its last 202
 	}
-	if f.all.kinds[shopapi.KindSoldOut] > 0 && !last.IsZero() {
+	if f.All.Kinds[shopapi.KindSoldOut] > 0 && !last.IsZero() {
 		s := round3(max(last.Sub(r.Herd.OpensAt), 0).Seconds())
 		r.Herd.SellOutS = &s
 	}

@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"context"
@@ -58,29 +58,29 @@ const (
 	driftChecks = 5
 )
 
-// followQueue is the async sale's end of the run: it waits for the queue
+// FollowQueue is the async sale's end of the run: it waits for the queue
 // to drain, checks every ticket, reads the reconciliation, and fills
 // res.Queue. start is when the load began (a herd's opening).
-func followQueue(ctx context.Context, c *shopapi.Client, cfg runConfig, res *Result, id uint64, f figures, start time.Time, stderr io.Writer) {
+func FollowQueue(ctx context.Context, c *shopapi.Client, cfg RunConfig, res *Result, id uint64, f figures, start time.Time, stderr io.Writer) {
 	q := &Queue{FailedReasons: map[string]int64{}}
 	res.Queue = q
-	if !f.lastAccepted.IsZero() {
-		if s := f.lastAccepted.Sub(start).Seconds(); s > 0 {
+	if !f.LastAccepted.IsZero() {
+		if s := f.LastAccepted.Sub(start).Seconds(); s > 0 {
 			q.AcceptedPerS = round3(float64(res.Accepted) / s)
 		}
 	}
-	tickets := slices.Compact(slices.Sorted(slices.Values(f.tickets)))
+	tickets := slices.Compact(slices.Sorted(slices.Values(f.Tickets)))
 	q.Tickets = int64(len(tickets))
-	q.Unsettled = res.Accepted - int64(len(f.tickets)) // 202s whose ticket could not be read
+	q.Unsettled = res.Accepted - int64(len(f.Tickets)) // 202s whose ticket could not be read
 
 	loadEnd := time.Now()
-	q.Drained = waitDrain(ctx, c, cfg.targets, id, loadEnd.Add(cfg.drainTimeout), res.Strategy, stderr)
+	q.Drained = waitDrain(ctx, c, cfg.Targets, id, loadEnd.Add(cfg.DrainTimeout), res.Strategy, stderr)
 	q.DrainS = round3(time.Since(loadEnd).Seconds())
 
 	fmt.Fprintf(stderr, "%s: checking %d order tickets\n", res.Strategy, len(tickets))
-	checker := shopapi.NewClient(ticketCheckers, cfg.timeout, cfg.adminToken)
+	checker := shopapi.NewClient(ticketCheckers, cfg.Timeout, cfg.AdminToken)
 	defer checker.Close()
-	ends, limited := checkTickets(ctx, checker, cfg.targets, tickets, time.Now().Add(min(settleGrace, cfg.drainTimeout)))
+	ends, limited := checkTickets(ctx, checker, cfg.Targets, tickets, time.Now().Add(min(settleGrace, cfg.DrainTimeout)))
 	if limited > 0 {
 		fmt.Fprintf(stderr, "%s: %d ticket reads were rate limited (429) and read again after the wait: the shop's limit per "+
 			"client IP on the order routes paced the check (--admin-token is not limited; %s=0 on the shop lifts it)\n",
@@ -107,12 +107,12 @@ func followQueue(ctx context.Context, c *shopapi.Client, cfg runConfig, res *Res
 			q.Unsettled++
 		}
 	}
-	q.Drift = driftNow(ctx, c, cfg.targets[0], id)
-	q.Durability = durabilityOf(ctx, c, cfg.targets[0])
+	q.Drift = driftNow(ctx, c, cfg.Targets[0], id)
+	q.Durability = durabilityOf(ctx, c, cfg.Targets[0])
 }
 
-// fillQueueView copies the shop's queue figures of the final view.
-func (q *Queue) fillQueueView(v shopapi.SaleView) {
+// FillQueueView copies the shop's queue figures of the final view.
+func (q *Queue) FillQueueView(v shopapi.SaleView) {
 	if v.Queue == nil {
 		return
 	}
@@ -140,7 +140,7 @@ func waitDrain(ctx context.Context, c *shopapi.Client, targets []string, id uint
 	began := time.Now()
 	lastShown := began
 	for i := 0; ; i++ {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SetupTimeout)
 		v, _, err := c.Sale(rctx, targets[i%len(targets)], id)
 		cancel()
 		switch {
@@ -210,7 +210,7 @@ func checkTickets(ctx context.Context, c *shopapi.Client, targets []string, tick
 					ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
 					for ends[i].state == stateLimited && ctx.Err() == nil {
 						refusals.Add(1)
-						sleep(ctx, time.Second)
+						Sleep(ctx, time.Second)
 						ends[i] = ticketState(ctx, c, targets[(i+round)%len(targets)], tickets[i])
 					}
 				}
@@ -272,7 +272,7 @@ func driftNow(ctx context.Context, c *shopapi.Client, target string, id uint64) 
 	var drift *int64
 	for range driftChecks {
 		var rv shopapi.ReconcileView
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SetupTimeout)
 		_, err := c.CallJSON(rctx, http.MethodGet, target+"/api/sales/"+strconv.FormatUint(id, 10)+"/reconcile", nil, http.StatusOK, &rv)
 		cancel()
 		if err != nil {
@@ -292,7 +292,7 @@ func durabilityOf(ctx context.Context, c *shopapi.Client, target string) string 
 	var d struct {
 		Mode string `json:"mode"`
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SetupTimeout)
 	defer cancel()
 	if _, err := c.CallJSON(rctx, http.MethodGet, target+"/api/queue/durability", nil, http.StatusOK, &d); err != nil || !shopapi.ValidCode(d.Mode) {
 		return ""
@@ -300,42 +300,42 @@ func durabilityOf(ctx context.Context, c *shopapi.Client, target string) string 
 	return d.Mode
 }
 
-// queueVerdict judges an async sale's tickets after the regular verdict:
+// QueueVerdict judges an async sale's tickets after the regular verdict:
 // a broken sale or a failed run stays so; otherwise a ticket confirmed
 // with an order not its own, a ticket that did not settle, a lost ticket,
 // or a drift fails the run, before hard errors.
-func queueVerdict(v string, q *Queue) string {
-	if q == nil || v == verdictOversold || v == verdictViolations || v == verdictFailed {
+func QueueVerdict(v string, q *Queue) string {
+	if q == nil || v == VerdictOversold || v == VerdictViolations || v == VerdictFailed {
 		return v
 	}
 	switch {
 	case q.Mismatched > 0:
-		return verdictMismatch
+		return VerdictMismatch
 	case q.Unsettled > 0:
-		return verdictUnsettled
+		return VerdictUnsettled
 	case q.Lost > 0:
-		return verdictLost
+		return VerdictLost
 	case q.Drift != nil && *q.Drift != 0:
-		return verdictDrift
+		return VerdictDrift
 	}
 	return v
 }
 
-// queueProblem is the one line that says why an async sale failed its
+// QueueProblem is the one line that says why an async sale failed its
 // tickets, "" when it did not.
-func queueProblem(r Result) string {
+func QueueProblem(r Result) string {
 	q := r.Queue
 	if q == nil {
 		return ""
 	}
 	switch r.Verdict {
-	case verdictMismatch:
+	case VerdictMismatch:
 		return fmt.Sprintf("%d confirmed tickets do not name an order of their own (the order carries another ticket, or two tickets one order)", q.Mismatched)
-	case verdictUnsettled:
+	case VerdictUnsettled:
 		return fmt.Sprintf("%d of %d accepted orders did not settle (still pending, unreadable, or no ticket in the 202) within --drain-timeout", q.Unsettled, r.Accepted)
-	case verdictLost:
+	case VerdictLost:
 		return fmt.Sprintf("%d accepted tickets are unknown to the shop (404): orders lost after their 202 (durability %s)", q.Lost, orUnknown(q.Durability))
-	case verdictDrift:
+	case VerdictDrift:
 		return fmt.Sprintf("the Redis stock drifted from the database by %d after the queue drained", *q.Drift)
 	}
 	return ""

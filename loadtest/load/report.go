@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // open-model p99 are different measurements and must not be compared as if
 // they were the same.
 const (
-	closedNote = "closed model: latency excludes queueing (coordinated omission not corrected)"
+	ClosedNote = "closed model: latency excludes queueing (coordinated omission not corrected)"
 	openNote   = "open model: latency from the intended send time (coordinated omission corrected)"
 	herdNote   = "herd: every buyer due at the opening; latency from the opening (coordinated omission corrected)"
 )
@@ -28,45 +28,45 @@ func modelNote(model string) string {
 	case "herd":
 		return herdNote
 	}
-	return closedNote
+	return ClosedNote
 }
 
-// printHeader says what is about to run.
-func printHeader(w io.Writer, cfg runConfig, chosen []shopapi.StrategyInfo) {
+// PrintHeader says what is about to run.
+func PrintHeader(w io.Writer, cfg RunConfig, chosen []shopapi.StrategyInfo) {
 	names := make([]string, len(chosen))
 	for i, st := range chosen {
 		names[i] = st.Name
 	}
-	load := fmt.Sprintf("closed model, %d workers", cfg.concurrency)
+	load := fmt.Sprintf("closed model, %d workers", cfg.Concurrency)
 	switch {
 	case cfg.herd():
-		load = fmt.Sprintf("herd at the opening, %v after the sale is made (at most %d in flight)", cfg.guards.opensIn, cfg.maxInFlight)
-	case cfg.rate > 0:
-		load = fmt.Sprintf("open model, %g req/s (at most %d in flight)", cfg.rate, cfg.maxInFlight)
+		load = fmt.Sprintf("herd at the opening, %v after the sale is made (at most %d in flight)", cfg.Guards.OpensIn, cfg.MaxInFlight)
+	case cfg.Rate > 0:
+		load = fmt.Sprintf("open model, %g req/s (at most %d in flight)", cfg.Rate, cfg.MaxInFlight)
 	}
-	if cfg.guards.opensIn > 0 && !cfg.herd() {
-		load += fmt.Sprintf(", from the opening %v after the sale is made", cfg.guards.opensIn)
+	if cfg.Guards.OpensIn > 0 && !cfg.herd() {
+		load += fmt.Sprintf(", from the opening %v after the sale is made", cfg.Guards.OpensIn)
 	}
-	if cfg.duration > 0 {
-		load += fmt.Sprintf(", for at most %v", cfg.duration)
+	if cfg.Duration > 0 {
+		load += fmt.Sprintf(", for at most %v", cfg.Duration)
 	}
 	fmt.Fprintf(w, "loadtest: %d buyers (one attempt each) for %d units per strategy, %s, over %d target(s): %s\n",
-		cfg.buyers, cfg.stock, load, len(cfg.targets), strings.Join(cfg.targets, ", "))
-	g := cfg.guards
+		cfg.Buyers, cfg.Stock, load, len(cfg.Targets), strings.Join(cfg.Targets, ", "))
+	g := cfg.Guards
 	fmt.Fprintf(w, "sale: work_ms=%d ttl_ms=%d fencing=%t per_user_limit=%d sold_out_cache=%t rate_limit_user=%d rate_limit_ip=%d ticket_required=%t order_mode=%s pay_within_ms=%d; strategies: %s\n\n",
-		cfg.workMS, cfg.ttlMS, cfg.fencing, cfg.perUserLimit, g.soldOutCache, g.rateLimitUser, g.rateLimitIP, g.ticketRequired,
-		cfg.orderMode, cfg.payWithinMS, strings.Join(names, ", "))
+		cfg.WorkMS, cfg.TtlMS, cfg.Fencing, cfg.PerUserLimit, g.SoldOutCache, g.RateLimitUser, g.RateLimitIP, g.TicketRequired,
+		cfg.OrderMode, cfg.PayWithinMS, strings.Join(names, ", "))
 }
 
-// printResult prints one strategy's table.
-func printResult(w io.Writer, cfg runConfig, r Result) {
+// PrintResult prints one strategy's table.
+func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 	safety := "unsafe by design"
 	if r.Safe {
 		safety = "safe"
 	}
 	fmt.Fprintf(w, "== %s (%s)", r.Strategy, safety)
-	if r.view.ID != 0 {
-		fmt.Fprintf(w, ", sale %d", r.view.ID)
+	if r.View.ID != 0 {
+		fmt.Fprintf(w, ", sale %d", r.View.ID)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -92,7 +92,7 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	fmt.Fprintf(tw, "  refusals (403/409/429/503)\t%s\n", listOrNone(refusals))
 	errLine := listOrNone(hard)
 	if r.Requests > 0 {
-		errLine += fmt.Sprintf("  (%.2f%% of requests; limit %.2f%%)", 100*float64(r.HardErrors)/float64(r.Requests), 100*cfg.maxErrorRate)
+		errLine += fmt.Sprintf("  (%.2f%% of requests; limit %.2f%%)", 100*float64(r.HardErrors)/float64(r.Requests), 100*cfg.MaxErrorRate)
 	}
 	fmt.Fprintf(tw, "  errors (5xx, transport)\t%s\n", errLine)
 	l := r.LatencyMS
@@ -109,8 +109,8 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 	if q := r.Queue; q != nil {
 		printQueue(tw, r, q)
 	}
-	if r.hasView() {
-		v := r.view
+	if r.HasView() {
+		v := r.View
 		fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
 			v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Duplicates, v.Violations, v.FencedWrites)
 		if rv := v.Reservations; rv != nil && rv.Reserved+rv.Paid+rv.Expired > 0 {
@@ -124,19 +124,19 @@ func printResult(w io.Writer, cfg runConfig, r Result) {
 // explain is the verdict with its reason, for people.
 func explain(r Result) string {
 	switch r.Verdict {
-	case verdictExpected:
-		return verdictExpected + ": the strategy is not safe and broke the sale, as expected (not a failure)"
-	case verdictOversold:
-		return verdictOversold + ": a strategy meant to be safe sold more than the stock"
-	case verdictViolations:
-		return verdictViolations + ": a strategy meant to be safe lost updates, overlapped critical sections or duplicated a buyer"
-	case verdictErrors:
-		return verdictErrors + ": hard errors above --max-error-rate"
-	case verdictMismatch, verdictUnsettled, verdictLost, verdictDrift:
-		return r.Verdict + ": " + queueProblem(r)
-	case verdictOK:
+	case VerdictExpected:
+		return VerdictExpected + ": the strategy is not safe and broke the sale, as expected (not a failure)"
+	case VerdictOversold:
+		return VerdictOversold + ": a strategy meant to be safe sold more than the stock"
+	case VerdictViolations:
+		return VerdictViolations + ": a strategy meant to be safe lost updates, overlapped critical sections or duplicated a buyer"
+	case VerdictErrors:
+		return VerdictErrors + ": hard errors above --max-error-rate"
+	case VerdictMismatch, VerdictUnsettled, VerdictLost, VerdictDrift:
+		return r.Verdict + ": " + QueueProblem(r)
+	case VerdictOK:
 		if !r.Safe {
-			return verdictOK + " (unsafe strategy; it happened to hold this time)"
+			return VerdictOK + " (unsafe strategy; it happened to hold this time)"
 		}
 	}
 	return r.Verdict
@@ -189,8 +189,8 @@ func listOrNone(items []string) string {
 	return strings.Join(items, ", ")
 }
 
-// printComparison prints one row per strategy.
-func printComparison(w io.Writer, results []Result) {
+// PrintComparison prints one row per strategy.
+func PrintComparison(w io.Writer, results []Result) {
 	fmt.Fprintln(w, "== comparison")
 	// Numbers align right; the names are padded by hand to stay left-aligned.
 	width := len("strategy")
@@ -209,7 +209,7 @@ func printComparison(w io.Writer, results []Result) {
 		if r.Safe {
 			safe = "yes"
 		}
-		v := r.view
+		v := r.View
 		fmt.Fprintf(tw, "%-*s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t", width, r.Strategy, safe, r.RequestsPerS, r.OrdersPerS,
 			r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, r.HardErrors, r.Verdict)
 		if h := r.Herd; herd && h != nil {
@@ -227,8 +227,8 @@ func printComparison(w io.Writer, results []Result) {
 	}
 }
 
-// writeJSON writes rep to path, indented, ending with a newline.
-func writeJSON(path string, rep *Report) error {
+// WriteJSON writes rep to path, indented, ending with a newline.
+func WriteJSON(path string, rep *Report) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err

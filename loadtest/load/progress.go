@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"golang.org/x/term"
 )
 
-// progress shows a load phase moving on stderr: a bar on a terminal, and a
+// Progress shows a load phase moving on stderr: a bar on a terminal, and a
 // plain line every second otherwise (a bar's carriage returns make a CI log
 // or a redirected file unreadable).
-type progress struct {
+type Progress struct {
 	stop chan struct{}
 	done sync.WaitGroup
 }
@@ -32,10 +32,10 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// startProgress starts showing rec's progress towards total requests of
+// StartProgress starts showing rec's progress towards total requests of
 // strategy on w until the returned progress is ended.
-func startProgress(w io.Writer, strategy string, total int, rec *recorder) *progress {
-	p := &progress{stop: make(chan struct{})}
+func StartProgress(w io.Writer, strategy string, total int, rec *Recorder) *Progress {
+	p := &Progress{stop: make(chan struct{})}
 	p.done.Add(1)
 	if isTerminal(w) {
 		go p.bar(w, strategy, total, rec)
@@ -45,14 +45,14 @@ func startProgress(w io.Writer, strategy string, total int, rec *recorder) *prog
 	return p
 }
 
-// end stops the display and waits until its last output is written, so
+// End stops the display and waits until its last output is written, so
 // that the report printed next does not interleave with it.
-func (p *progress) end() {
+func (p *Progress) End() {
 	close(p.stop)
 	p.done.Wait()
 }
 
-func (p *progress) bar(w io.Writer, strategy string, total int, rec *recorder) {
+func (p *Progress) bar(w io.Writer, strategy string, total int, rec *Recorder) {
 	defer p.done.Done()
 	bar := progressbar.NewOptions64(int64(total),
 		progressbar.OptionSetWriter(w),
@@ -69,9 +69,9 @@ func (p *progress) bar(w io.Writer, strategy string, total int, rec *recorder) {
 	for {
 		select {
 		case <-tick.C:
-			_ = bar.Set64(rec.done.Load())
+			_ = bar.Set64(rec.Done.Load())
 		case <-p.stop:
-			_ = bar.Set64(rec.done.Load())
+			_ = bar.Set64(rec.Done.Load())
 			_ = bar.Exit()
 			fmt.Fprintln(w)
 			return
@@ -79,7 +79,7 @@ func (p *progress) bar(w io.Writer, strategy string, total int, rec *recorder) {
 	}
 }
 
-func (p *progress) lines(w io.Writer, strategy string, total int, rec *recorder) {
+func (p *Progress) lines(w io.Writer, strategy string, total int, rec *Recorder) {
 	defer p.done.Done()
 	start := time.Now()
 	tick := time.NewTicker(linePeriod)
@@ -87,10 +87,10 @@ func (p *progress) lines(w io.Writer, strategy string, total int, rec *recorder)
 	for {
 		select {
 		case <-tick.C:
-			done := rec.done.Load()
+			done := rec.Done.Load()
 			secs := time.Since(start).Seconds()
 			fmt.Fprintf(w, "%s: %d/%d requests (%.0f%%), %d orders, %.0f req/s, %.0f s\n",
-				strategy, done, total, 100*float64(done)/float64(max(total, 1)), rec.orders.Load(), float64(done)/secs, secs)
+				strategy, done, total, 100*float64(done)/float64(max(total, 1)), rec.Orders.Load(), float64(done)/secs, secs)
 		case <-p.stop:
 			return
 		}

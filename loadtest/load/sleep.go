@@ -1,12 +1,12 @@
-package main
+package load
 
 import (
 	"context"
 	"time"
 )
 
-// sleep waits d, or less if ctx ends first; then it returns ctx's error.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or less if ctx ends first; then it returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
