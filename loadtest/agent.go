@@ -15,6 +15,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -78,11 +79,11 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseAgentFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitUsage
+		return load.ExitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loadtest agent: %v\n", err)
-		return exitUsage
+		return load.ExitUsage
 	}
 	ctl := &control{c: shopapi.NewClient(4, agentCallTimeout, cfg.token), shops: cfg.shops}
 	defer ctl.c.Close()
@@ -118,7 +119,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	<-beatDone
-	return exitOK
+	return load.ExitOK
 }
 
 // heartbeat announces the agent every second through the shop (discovery

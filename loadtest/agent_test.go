@@ -15,17 +15,18 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 func TestAgentFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := dispatch(context.Background(), []string{"agent"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := dispatch(context.Background(), []string{"agent"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("no -shop: exit %d, %q", code, errb.String())
 	}
 	errb.Reset()
 	// shop demo's probe: `loadtest agent -h` must document -shop.
-	if code := dispatch(context.Background(), []string{"agent", "-h"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := dispatch(context.Background(), []string{"agent", "-h"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("-h: exit %d, %q", code, errb.String())
 	}
 	if _, err := parseAgentFlags([]string{"-shop", "http://a:1,http://b:2/", "-id", "x"}, io.Discard); err != nil {

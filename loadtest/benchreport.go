@@ -41,13 +41,13 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	outMD := fs.String("out-md", "", "Markdown output (required)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return load.ExitOK
 		}
-		return exitUsage
+		return load.ExitUsage
 	}
 	if *runPath == "" || *outMD == "" {
 		fmt.Fprintln(stderr, "loadtest bench-report: --run and --out-md are required")
-		return exitUsage
+		return load.ExitUsage
 	}
 	if *outJSON == "" {
 		*outJSON = *runPath
@@ -65,7 +65,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: %s: %v\n", p, err)
-			return exitFail
+			return load.ExitFail
 		}
 		reps[i] = rep
 	}
@@ -74,26 +74,26 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		var err error
 		if facts, err = os.ReadFile(*factsPath); err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: --facts: %v\n", err)
-			return exitFail
+			return load.ExitFail
 		}
 	}
 	md := benchMarkdown(reps[1], string(facts))
 	if reps[0] != nil { // on record with its server figures too
 		if err := load.WriteJSON(*calibPath, reps[0]); err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-			return exitFail
+			return load.ExitFail
 		}
 	}
 	if err := load.WriteJSON(*outJSON, reps[1]); err != nil {
 		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-		return exitFail
+		return load.ExitFail
 	}
 	if err := os.WriteFile(*outMD, []byte(md), 0o644); err != nil {
 		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-		return exitFail
+		return load.ExitFail
 	}
 	fmt.Fprint(stdout, md)
-	return exitOK
+	return load.ExitOK
 }
 
 func readReport(path string) (*load.Report, error) {

@@ -87,7 +87,7 @@ func TestBenchReportCommand(t *testing.T) {
 	calib, run := write("calib.json", [2]int{1, 2}), write("run.json", [2]int{3, 4})
 	md := filepath.Join(dir, "out.md")
 	var out, errb bytes.Buffer
-	if code := benchReport(context.Background(), []string{"--calib", calib, "--run", run, "--out-md", md}, &out, &errb); code != exitOK {
+	if code := benchReport(context.Background(), []string{"--calib", calib, "--run", run, "--out-md", md}, &out, &errb); code != load.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	b, err := os.ReadFile(md)
@@ -108,11 +108,11 @@ func TestBenchReportCommand(t *testing.T) {
 	if l, ok := live(readOrFail(t, calib).Results[0]); !ok || l.Requests != 5 {
 		t.Errorf("the calibration on record got no server figures")
 	}
-	if code := benchReport(context.Background(), []string{"--run", run, "--out-md", md}, &out, &errb); code != exitOK {
+	if code := benchReport(context.Background(), []string{"--run", run, "--out-md", md}, &out, &errb); code != load.ExitOK {
 		t.Errorf("without --calib: exit %d: %s", code, errb.String())
 	}
-	if code := benchReport(context.Background(), []string{"--run", run}, &out, &errb); code != exitUsage {
-		t.Errorf("missing flags: exit %d, want %d", code, exitUsage)
+	if code := benchReport(context.Background(), []string{"--run", run}, &out, &errb); code != load.ExitUsage {
+		t.Errorf("missing flags: exit %d, want %d", code, load.ExitUsage)
 	}
 }
 
@@ -132,13 +132,13 @@ func TestRateCommand(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errb bytes.Buffer
-	if code := rate(context.Background(), []string{"--url", srv.URL, "--duration", "200ms", "--concurrency", "4"}, &out, &errb); code != exitOK {
+	if code := rate(context.Background(), []string{"--url", srv.URL, "--duration", "200ms", "--concurrency", "4"}, &out, &errb); code != load.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), " ok, 0 errors") || strings.HasPrefix(out.String(), "loadtest rate: 0 ok") {
 		t.Errorf("output %q", out.String())
 	}
-	if code := rate(context.Background(), []string{"--duration", "1s"}, &out, &errb); code != exitUsage {
-		t.Errorf("no --url: exit %d, want %d", code, exitUsage)
+	if code := rate(context.Background(), []string{"--duration", "1s"}, &out, &errb); code != load.ExitUsage {
+		t.Errorf("no --url: exit %d, want %d", code, load.ExitUsage)
 	}
 }

@@ -32,10 +32,10 @@ import (
 func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseChaosFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return load.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return load.ExitUsage
 	}
 	run := &chaosRun{f: f, stdout: stdout, stderr: stderr}
 	defer run.close()
@@ -47,7 +47,7 @@ func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued, f.fencedOnly)
 	if errors.Is(err, errBadStrategy) {
 		fmt.Fprintf(stderr, "loadtest chaos: %v\n", err)
-		return exitUsage
+		return load.ExitUsage
 	}
 	if err != nil {
 		return run.fail("%v", err)
@@ -181,7 +181,7 @@ func (run *chaosRun) close() {
 func (run *chaosRun) fail(format string, a ...any) int {
 	fmt.Fprintf(run.stderr, "loadtest chaos: "+format+"\n", a...)
 	fmt.Fprintf(run.stderr, "replay: %s\n", run.f.replay())
-	return exitFail
+	return load.ExitFail
 }
 
 // plan draws the fault schedule for the configurations and prints its

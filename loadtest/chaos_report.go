@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -32,10 +33,10 @@ func printChaos(out io.Writer, f chaosFlags, configs []*chaosConfig, vs []chaosV
 	if broke || noFault || len(n.harm) > 0 || len(n.defects) > 0 {
 		fmt.Fprintln(out, "chaos: FAIL: an asserted configuration broke or sold nothing, no fault took effect, one did not heal, "+
 			"or the fault API answered an error that is not a refusal (see above)")
-		return exitFail
+		return load.ExitFail
 	}
 	fmt.Fprintln(out, "chaos: every asserted invariant held")
-	return exitOK
+	return load.ExitOK
 }
 
 // printVerdicts prints one row per configuration; it reports whether an

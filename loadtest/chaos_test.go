@@ -98,8 +98,8 @@ func TestChaosUsageErrors(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := dispatch(context.Background(), append([]string{"chaos"}, strings.Fields(tc.args)...), &stdout, &stderr)
 		first, _, _ := strings.Cut(stderr.String(), "\n")
-		if code != exitUsage || !strings.Contains(first, tc.names) {
-			t.Errorf("chaos %s: exit %d, first line %q; want exit %d naming %s", tc.args, code, first, exitUsage, tc.names)
+		if code != load.ExitUsage || !strings.Contains(first, tc.names) {
+			t.Errorf("chaos %s: exit %d, first line %q; want exit %d naming %s", tc.args, code, first, load.ExitUsage, tc.names)
 		}
 	}
 }
@@ -215,7 +215,7 @@ func TestChaos(t *testing.T) {
 		"--admin-token", testToken, "--log-dir", t.TempDir()}, &stdout, &stderr)
 	out := stdout.String()
 	t.Logf("\n%s\nstderr:\n%s", out, stderr.String())
-	if code != exitOK {
+	if code != load.ExitOK {
 		t.Fatalf("exit %d, want 0 (an invariant broke, or the run failed: see above); replay: SECKILL_CHAOS_SEED=%d", code, seed)
 	}
 	for _, name := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "db-lock-table+fencing",

@@ -124,16 +124,16 @@ func TestExitCodeFromVerdicts(t *testing.T) {
 		code     int
 		verdict  string
 	}{
-		{"safe and clean", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10}, nil, exitOK, load.VerdictOK},
-		{"safe oversold", "fake-safe", soldAfter(13), shopapi.SaleView{Sold: 13, Oversold: 3}, nil, exitFail, load.VerdictOversold},
-		{"safe with violations", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, Violations: 2}, nil, exitFail, load.VerdictViolations},
-		{"safe with lost updates", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, LostUpdates: 1}, nil, exitFail, load.VerdictViolations},
-		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), shopapi.SaleView{Sold: 30, Oversold: 20}, nil, exitOK, load.VerdictExpected},
-		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), shopapi.SaleView{Sold: 10}, nil, exitOK, load.VerdictOK},
-		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10}, nil, exitFail, load.VerdictErrors},
+		{"safe and clean", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10}, nil, load.ExitOK, load.VerdictOK},
+		{"safe oversold", "fake-safe", soldAfter(13), shopapi.SaleView{Sold: 13, Oversold: 3}, nil, load.ExitFail, load.VerdictOversold},
+		{"safe with violations", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, Violations: 2}, nil, load.ExitFail, load.VerdictViolations},
+		{"safe with lost updates", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, LostUpdates: 1}, nil, load.ExitFail, load.VerdictViolations},
+		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), shopapi.SaleView{Sold: 30, Oversold: 20}, nil, load.ExitOK, load.VerdictExpected},
+		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), shopapi.SaleView{Sold: 10}, nil, load.ExitOK, load.VerdictOK},
+		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10}, nil, load.ExitFail, load.VerdictErrors},
 		{"5xx under a raised limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10},
-			[]string{"--max-error-rate", "20%"}, exitOK, load.VerdictOK},
-		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), shopapi.SaleView{Sold: 10}, nil, exitFail, load.VerdictErrors},
+			[]string{"--max-error-rate", "20%"}, load.ExitOK, load.VerdictOK},
+		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), shopapi.SaleView{Sold: 10}, nil, load.ExitFail, load.VerdictErrors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestRoundRobinAndAll(t *testing.T) {
 	b := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1000)}
 	code, stdout, stderr := runTool(t, "--targets", startFake(t, a)+","+startFake(t, b), "--strategy", "all",
 		"--stock", "30", "--buyers", "30", "--concurrency", "3")
-	if code != exitOK {
+	if code != load.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	// Two strategies (fake-unavailable is skipped), 15 buyers each per target.
@@ -199,14 +199,14 @@ func TestCreateSaleRefused(t *testing.T) {
 	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(10), final: shopapi.SaleView{Sold: 10}, token: "s3cret"}
 	target := startFake(t, f)
 	code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20")
-	if code != exitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "--admin-token") {
+	if code != load.ExitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "--admin-token") {
 		t.Fatalf("without the token: exit %d, want 1 with FAILED and a hint\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if f.orders.Load() != 0 {
 		t.Errorf("%d orders sent for a sale that was never created", f.orders.Load())
 	}
 	t.Setenv("SECKILL_ADMIN_TOKEN", "s3cret")
-	if code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20"); code != exitOK {
+	if code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20"); code != load.ExitOK {
 		t.Fatalf("with the token from the environment: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"testing"
@@ -45,8 +46,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runTool(t, tc.args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+			if code != load.ExitUsage {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, load.ExitUsage, stdout, stderr)
 			}
 			first, _, _ := strings.Cut(stderr, "\n")
 			if !strings.Contains(first, tc.names) {
@@ -68,11 +69,11 @@ func TestDispatch(t *testing.T) {
 		args []string
 		code int
 	}{
-		{nil, exitUsage},
-		{[]string{"bogus"}, exitUsage},
-		{[]string{"help"}, exitOK},
-		{[]string{"run", "-h"}, exitOK},
-		{[]string{"run"}, exitUsage}, // no --targets
+		{nil, load.ExitUsage},
+		{[]string{"bogus"}, load.ExitUsage},
+		{[]string{"help"}, load.ExitOK},
+		{[]string{"run", "-h"}, load.ExitOK},
+		{[]string{"run"}, load.ExitUsage}, // no --targets
 	}
 	for _, tc := range tests {
 		var stdout, stderr bytes.Buffer

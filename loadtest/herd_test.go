@@ -99,7 +99,7 @@ func TestHerdWaitsForTheOpening(t *testing.T) {
 	code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "fake-safe", "--stock", "10", "--buyers", "60",
 		"--opens-in", "300ms", "--max-in-flight", "20", "--sold-out-cache=false", "--rate-limit-user", "5",
 		"--rate-limit-ip", "7", "--ticket-required", "--json", path)
-	if code != exitOK {
+	if code != load.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	f.mu.Lock()

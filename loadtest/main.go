@@ -19,18 +19,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
-)
-
-// Exit codes of every subcommand. Scripts and CI branch on them, so they
-// mean the same thing everywhere.
-const (
-	exitOK    = 0 // done, nothing meant to be safe broke
-	exitFail  = 1 // a safe strategy broke, too many errors, or the run failed
-	exitUsage = 2 // bad flags or arguments; nothing was sent
 )
 
 const usage = `usage: loadtest <command> [flags]
@@ -78,18 +71,18 @@ func main() {
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return load.ExitUsage
 	}
 	name, rest := args[0], args[1:]
 	switch name {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
-		return exitOK
+		return load.ExitOK
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "loadtest: unknown command %q\n\n%s", name, usage)
-		return exitUsage
+		return load.ExitUsage
 	}
 	return cmd(ctx, rest, stdout, stderr)
 }

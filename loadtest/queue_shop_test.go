@@ -21,7 +21,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "redis-lua-stock", "--order-mode", "async",
 			"--pay-within-ms", "60000", "--stock", "20", "--buyers", "60", "--concurrency", "8",
 			"--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		checkSchema(t, mustRead(t, path))
@@ -52,7 +52,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 	t.Run("a lock strategy cannot queue orders: FAILED with the reason", func(t *testing.T) {
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "db-conditional", "--order-mode", "async",
 			"--stock", "5", "--buyers", "5", "--admin-token", testToken)
-		if code != exitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "order_mode") {
+		if code != load.ExitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "order_mode") {
 			t.Errorf("exit %d, want 1 and FAILED naming order_mode\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 	})

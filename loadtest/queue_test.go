@@ -126,14 +126,14 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 		verdict string
 		line    string // in stderr and the table
 	}{
-		{"all confirmed", &asyncShop{}, exitOK, load.VerdictOK, ""},
-		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, exitFail, load.VerdictLost, "1 accepted tickets are unknown to the shop (404)"},
-		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, exitFail, load.VerdictUnsettled, "1 of 10 accepted orders did not settle"},
-		{"no ticket in the 202", &asyncShop{noTicket: true}, exitFail, load.VerdictUnsettled, "10 of 10 accepted orders did not settle"},
-		{"drift", &asyncShop{drift: -2}, exitFail, load.VerdictDrift, "drifted from the database by -2"},
-		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, exitFail, load.VerdictMismatch,
+		{"all confirmed", &asyncShop{}, load.ExitOK, load.VerdictOK, ""},
+		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, load.ExitFail, load.VerdictLost, "1 accepted tickets are unknown to the shop (404)"},
+		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, load.ExitFail, load.VerdictUnsettled, "1 of 10 accepted orders did not settle"},
+		{"no ticket in the 202", &asyncShop{noTicket: true}, load.ExitFail, load.VerdictUnsettled, "10 of 10 accepted orders did not settle"},
+		{"drift", &asyncShop{drift: -2}, load.ExitFail, load.VerdictDrift, "drifted from the database by -2"},
+		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, load.ExitFail, load.VerdictMismatch,
 			"1 confirmed tickets do not name an order of their own"},
-		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, exitFail, load.VerdictMismatch,
+		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, load.ExitFail, load.VerdictMismatch,
 			"2 confirmed tickets do not name an order of their own"},
 	}
 	for _, tc := range tests {
@@ -221,8 +221,8 @@ func TestTicketChecksWaitOutTheOrderLimit(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "out.json")
 			code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "redis-lua-stock", "--order-mode", "async",
 				"--stock", "10", "--buyers", "10", "--concurrency", "4", "--drain-timeout", "1s", "--json", path, "--admin-token", token)
-			if code != exitOK {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, stdout, stderr)
+			if code != load.ExitOK {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, load.ExitOK, stdout, stderr)
 			}
 			q := decodeReport(t, mustRead(t, path)).Results[0].Queue
 			if q == nil || q.Confirmed != 10 || q.Unsettled != 0 {

@@ -29,19 +29,19 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("concurrency", 64, "closed model: workers sending at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return load.ExitOK
 		}
-		return exitUsage
+		return load.ExitUsage
 	}
 	if *url == "" || *duration <= 0 || *workers < 1 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "loadtest rate: --url is required; --duration and --concurrency must be positive")
 		fs.Usage()
-		return exitUsage
+		return load.ExitUsage
 	}
 	s, err := shopapi.NewOrderSender([]string{*url}, *workers, 10*time.Second)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadtest rate: --url: %v\n", err)
-		return exitUsage
+		return load.ExitUsage
 	}
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(ctx, *duration)
@@ -78,7 +78,7 @@ func rate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ok.Load(), bad.Load(), elapsed, *workers, float64(ok.Load())/elapsed,
 		ms(hist.ValueAtQuantile(50)), ms(hist.ValueAtQuantile(99)), ms(hist.Max()))
 	if ok.Load() == 0 {
-		return exitFail
+		return load.ExitFail
 	}
-	return exitOK
+	return load.ExitOK
 }

@@ -20,17 +20,17 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseRunFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return load.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return load.ExitUsage
 	}
 	// The setup calls' client; the orders go through a shopapi.OrderSender per sale.
 	c := shopapi.NewClient(len(cfg.Targets), cfg.Timeout, cfg.AdminToken)
 	defer c.Close()
 
 	chosen, code := chooseStrategies(ctx, c, cfg, stderr)
-	if code != exitOK {
+	if code != load.ExitOK {
 		return code
 	}
 	rep := load.NewReport(cfg, time.Now())
@@ -46,18 +46,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(rep.Results) > 1 {
 		load.PrintComparison(stdout, rep.Results)
 	}
-	code = exitOK
+	code = load.ExitOK
 	if !load.AllPassed(rep.Results) {
-		code = exitFail
+		code = load.ExitFail
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "loadtest run: interrupted after %d of %d strategies\n", len(rep.Results), len(chosen))
-		code = exitFail
+		code = load.ExitFail
 	}
 	if cfg.JsonPath != "" {
 		if err := load.WriteJSON(cfg.JsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "loadtest run: --json: %v\n", err)
-			code = exitFail
+			code = load.ExitFail
 		} else {
 			fmt.Fprintf(stderr, "results written to %s\n", cfg.JsonPath)
 		}
@@ -78,7 +78,7 @@ func chooseStrategies(ctx context.Context, c *shopapi.Client, cfg load.RunConfig
 		cancel()
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest run: target %s does not answer: %v\n", t, err)
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
 		if i == 0 {
 			known = list
@@ -111,9 +111,9 @@ func chooseStrategies(ctx context.Context, c *shopapi.Client, cfg load.RunConfig
 		}
 		if len(out) == 0 {
 			fmt.Fprintln(stderr, "loadtest run: no strategy is available on every target")
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
-		return out, exitOK
+		return out, load.ExitOK
 	}
 	var out []shopapi.StrategyInfo
 	for _, name := range strings.Split(cfg.Strategy, ",") {
@@ -121,16 +121,16 @@ func chooseStrategies(ctx context.Context, c *shopapi.Client, cfg load.RunConfig
 		i := slices.Index(names, name)
 		if i < 0 {
 			fmt.Fprintf(stderr, "loadtest run: --strategy: unknown strategy %q; known: all, %s\n", name, strings.Join(names, ", "))
-			return nil, exitUsage
+			return nil, load.ExitUsage
 		}
 		if !everywhere(name) {
 			fmt.Fprintf(stderr, "loadtest run: --strategy: %s is not available on every target (needs %s)\n",
 				name, strings.Join(known[i].Needs, ", "))
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
 		out = append(out, known[i])
 	}
-	return out, exitOK
+	return out, load.ExitOK
 }
 
 // runStrategy creates the strategy's sale, sends the load, waits for the

@@ -91,29 +91,29 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Usage = func() { scenarioUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return load.ExitOK
 		}
-		return exitUsage
+		return load.ExitUsage
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return exitUsage
+		return load.ExitUsage
 	}
 	if fs.Arg(0) == "list" {
 		for _, s := range scenarios {
 			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
 		}
-		return exitOK
+		return load.ExitOK
 	}
 	chosen, ok := chooseScenarios(fs.Arg(0))
 	if !ok {
 		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario in %q (try list)\n", fs.Arg(0))
-		return exitUsage
+		return load.ExitUsage
 	}
 	urls := splitURLs(*targets)
 	if len(urls) == 0 {
 		fmt.Fprintln(stderr, "loadtest scenario: --targets is empty")
-		return exitUsage
+		return load.ExitUsage
 	}
 	c := shopapi.NewClient(64, *timeout, *token)
 	defer c.Close()
@@ -165,13 +165,13 @@ func splitURLs(list string) []string {
 // runScenarios runs each chosen scenario, then prints the table of
 // verdicts; it returns exit 1 when one failed or could not run.
 func runScenarios(ctx context.Context, sc *scenarioRun, chosen []scenario, stdout io.Writer) int {
-	code := exitOK
+	code := load.ExitOK
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")
 	for _, s := range chosen {
 		verdict, observed := runOne(ctx, sc, s, stdout)
 		if verdict == lessons.VerdictFail || verdict == lessons.VerdictError {
-			code = exitFail
+			code = load.ExitFail
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, verdict, observed)
 	}

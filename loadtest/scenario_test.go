@@ -17,6 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -87,7 +88,7 @@ func TestScenarios(t *testing.T) {
 			a, b := startShop(t, env, allowKill), startShop(t, env)
 			code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, strings.Join(names, ","))
 			t.Logf("\n%s", stdout)
-			if code != exitOK {
+			if code != load.ExitOK {
 				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 			for _, name := range names {
@@ -103,7 +104,7 @@ func TestScenarios(t *testing.T) {
 			}
 			// One replica: a two-replica scenario is skipped, not failed.
 			code, stdout, _ = runScenario(t, "--targets", b, "--admin-token", testToken, "mutex-across-replicas")
-			if code != exitOK || !strings.Contains(stdout, "SKIP") {
+			if code != load.ExitOK || !strings.Contains(stdout, "SKIP") {
 				t.Errorf("one target: exit %d, output:\n%s", code, stdout)
 			}
 		})
@@ -206,14 +207,14 @@ func TestCatalogueHasRunners(t *testing.T) {
 }
 
 func TestScenarioUsage(t *testing.T) {
-	if code, _, _ := runScenario(t, "nope"); code != exitUsage {
-		t.Errorf("unknown scenario: exit %d, want %d", code, exitUsage)
+	if code, _, _ := runScenario(t, "nope"); code != load.ExitUsage {
+		t.Errorf("unknown scenario: exit %d, want %d", code, load.ExitUsage)
 	}
-	if code, _, _ := runScenario(t); code != exitUsage {
-		t.Errorf("no scenario: exit %d, want %d", code, exitUsage)
+	if code, _, _ := runScenario(t); code != load.ExitUsage {
+		t.Errorf("no scenario: exit %d, want %d", code, load.ExitUsage)
 	}
 	code, stdout, _ := runScenario(t, "list")
-	if code != exitOK || !strings.Contains(stdout, "pause-past-ttl") {
+	if code != load.ExitOK || !strings.Contains(stdout, "pause-past-ttl") {
 		t.Errorf("list: exit %d, output %q", code, stdout)
 	}
 }
@@ -241,7 +242,7 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 		code, stdout, _ := runScenario(t, "--targets", srv.URL+","+srv.URL, "zk-session-expiry")
 		srv.Close()
 		t.Logf("zookeeper %s:\n%s", c.state, stdout)
-		if code != exitOK || !strings.Contains(stdout, "SKIP") || !strings.Contains(stdout, "zookeeper "+c.state) ||
+		if code != load.ExitOK || !strings.Contains(stdout, "SKIP") || !strings.Contains(stdout, "zookeeper "+c.state) ||
 			!strings.Contains(stdout, c.enable) {
 			t.Errorf("zookeeper %s: exit %d, want 0 and SKIP naming %q and %q:\n%s", c.state, code, "zookeeper "+c.state, c.enable, stdout)
 		}

@@ -36,7 +36,7 @@ func TestRunAgainstShop(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "out.json")
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "db-conditional", "--stock", "20",
 			"--buyers", "60", "--concurrency", "8", "--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		if !strings.Contains(stdout, load.ClosedNote) {
@@ -77,7 +77,7 @@ func TestRunAgainstShop(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "out.json")
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "none", "--stock", "5",
 			"--buyers", "40", "--concurrency", "20", "--work-ms", "50", "--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0: an unsafe strategy overselling is expected\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		r := decodeReport(t, mustRead(t, path)).Results[0]
