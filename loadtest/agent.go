@@ -56,7 +56,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 	if fs.NArg() > 0 {
 		return agentConfig{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	shops, err := parseTargets(*shop)
+	shops, err := load.ParseTargets(*shop)
 	if err != nil {
 		return agentConfig{}, fmt.Errorf("-shop: %w", err)
 	}

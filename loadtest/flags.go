@@ -7,7 +7,6 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -136,7 +135,7 @@ func completeRunConfig(c *load.RunConfig, targets string, args []string, set map
 		return fmt.Errorf("unexpected argument %q (flags only)", args[0])
 	}
 	var err error
-	if c.Targets, err = parseTargets(targets); err != nil {
+	if c.Targets, err = load.ParseTargets(targets); err != nil {
 		return fmt.Errorf("--targets: %v", err)
 	}
 	if err := checkRunConfig(c, set); err != nil {
@@ -201,29 +200,6 @@ func checkRunConfig(c *load.RunConfig, set map[string]bool) error {
 		return fmt.Errorf("--drain-timeout must be positive, not %v", c.DrainTimeout)
 	}
 	return nil
-}
-
-// parseTargets splits and checks --targets.
-func parseTargets(s string) ([]string, error) {
-	var out []string
-	for _, t := range strings.Split(s, ",") {
-		t = strings.TrimRight(strings.TrimSpace(t), "/")
-		if t == "" {
-			continue
-		}
-		u, err := url.Parse(t)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%q is not an http(s) base URL like http://127.0.0.1:8080", t)
-		}
-		if u.Path != "" || u.RawQuery != "" {
-			return nil, fmt.Errorf("%q: give the base URL only, without a path or query", t)
-		}
-		out = append(out, t)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("at least one shop URL is required, e.g. --targets http://127.0.0.1:8080")
-	}
-	return out, nil
 }
 
 // ratioFlag is a fraction given as "0.01" or "1%".

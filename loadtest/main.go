@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/chaos"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"os"
@@ -50,10 +51,10 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 var commands = map[string]command{
 	"run":          run,
 	"agent":        agent,
-	"bench-report": benchReport, // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
-	"rate":         rate,        // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
-	"scenario":     scenarioCmd, // the seeds' pitfalls, predicted vs observed (scenario.go)
-	"chaos":        chaosCmd,    // seeded random faults, then the database checked (chaos*.go)
+	"bench-report": benchReport,   // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
+	"rate":         rate,          // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
+	"scenario":     scenarioCmd,   // the seeds' pitfalls, predicted vs observed (scenario.go)
+	"chaos":        chaos.Command, // seeded random faults, then the database checked (package chaos)
 }
 
 func main() {

@@ -197,7 +197,7 @@ func (sc *scenarioRun) settleTickets(ctx context.Context, tickets []string, hold
 	if err := load.Sleep(ctx, time.Until(holdEnds)); err != nil {
 		return nil, err
 	}
-	states, err := settleStates(ctx, sc.c, sc.targets, tickets)
+	states, err := load.SettleStates(ctx, sc.c, sc.targets, tickets)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package chaos
 
 import (
 	"fmt"
@@ -34,11 +34,11 @@ const (
 	chaosKillZKServer = "kill_zk_server"    // one server of the ZooKeeper ensemble SIGKILLed, restarted later
 )
 
-// chaosKinds lists every kind, in the order the tables print them.
+// Kinds lists every kind, in the order the tables print them.
 // clock_skew and the getset gaps (getset_release_gap, getset_takeover_gap)
 // are not among them: they act on redis-getset only, which is not safe and
 // never runs here.
-var chaosKinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
+var Kinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
 	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer,
 	chaosNestedLock, chaosDropReply, chaosSlowWork, chaosCutDB, chaosCrashSetNX, chaosHoldRepl, chaosKillMaster, chaosKillZKServer}
 

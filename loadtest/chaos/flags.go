@@ -1,4 +1,4 @@
-package main
+package chaos
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 // chaosFlags are the flags of `loadtest chaos`.
@@ -85,7 +86,7 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.Int64Var(&f.stock, "stock", 20, "units per sale; a sold-out sale is followed by a new one")
 	fs.IntVar(&f.ttlMS, "ttl-ms", 500, "the locks' TTL in ms: stalls are drawn from 1.5 TTL up")
 	fs.IntVar(&f.workMS, "work-ms", 2, "simulated work inside the critical section, ms")
-	fs.StringVar(&f.faults, "faults", "all", "fault `kinds`, comma-separated, or all: "+strings.Join(chaosKinds, ", "))
+	fs.StringVar(&f.faults, "faults", "all", "fault `kinds`, comma-separated, or all: "+strings.Join(Kinds, ", "))
 	fs.DurationVar(&f.meanGap, "mean-gap", 1500*time.Millisecond, "mean time between two faults")
 	fs.StringVar(&f.dsn, "mysql-dsn", config.Get(config.EnvMySQLDSN, config.DefaultMySQLDSN), "the database the checker reads (and the run's shops use) (env "+config.EnvMySQLDSN+")")
 	fs.StringVar(&f.redis, "redis-addr", config.Get(config.EnvRedisAddr, config.DefaultRedisAddr), "Redis of the run's shops (env "+config.EnvRedisAddr+")")
@@ -147,7 +148,7 @@ func (f chaosFlags) check(args []string) error {
 		return fmt.Errorf("-zk-ensemble: -zk-servers lists %d servers, an ensemble of services.sh has 3", n)
 	}
 	if f.targets != "" {
-		if _, err := parseTargets(f.targets); err != nil {
+		if _, err := load.ParseTargets(f.targets); err != nil {
 			return fmt.Errorf("-targets: %v", err)
 		}
 	}
@@ -157,12 +158,12 @@ func (f chaosFlags) check(args []string) error {
 // kinds are the fault kinds -faults names.
 func (f chaosFlags) kinds() ([]string, error) {
 	if f.faults == "all" {
-		return chaosKinds, nil
+		return Kinds, nil
 	}
 	var out []string
 	for _, k := range config.List(f.faults) {
-		if !slices.Contains(chaosKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (known: %s)", k, strings.Join(chaosKinds, ", "))
+		if !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("unknown fault kind %q (known: %s)", k, strings.Join(Kinds, ", "))
 		}
 		out = append(out, k)
 	}

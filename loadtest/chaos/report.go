@@ -1,4 +1,4 @@
-package main
+package chaos
 
 import (
 	"cmp"
@@ -155,13 +155,13 @@ func printFaults(out io.Writer, n *nemesis, cl *cluster) {
 		"REFUSED TRIES (target down, backend not ready)\tOF THEM, BUSY (another process's fault under way)")
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, k := range chaosKinds {
+	for _, k := range Kinds {
 		if n.injected[k]+n.lost[k]+n.missed[k] > 0 {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", k, n.injected[k], n.lost[k], n.missed[k], n.refused[k], n.busy[k])
 		}
 	}
 	tw.Flush()
-	for _, k := range chaosKinds {
+	for _, k := range Kinds {
 		if n.injected[k] == 0 && n.missed[k] > 0 && n.reasons[k] != "" {
 			fmt.Fprintf(out, "%s never took effect in this run; its last refusal: %s\n", k, n.reasons[k])
 		}

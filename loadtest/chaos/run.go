@@ -1,4 +1,4 @@
-package main
+package chaos
 
 import (
 	"context"
@@ -28,8 +28,8 @@ import (
 // seeded, random schedule of the lab's faults and of network faults; then
 // the database is checked against what every buyer was told.
 
-// chaosCmd is `loadtest chaos`.
-func chaosCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Command is `loadtest chaos`.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseChaosFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return load.ExitOK
@@ -124,7 +124,7 @@ func (run *chaosRun) open(ctx context.Context) error {
 	}
 	run.closeDB, run.store = func() error { return inventory.Close(db) }, inventory.NewStore(db)
 	run.c = shopapi.NewClient(64, 30*time.Second, f.adminToken)
-	run.targets, _ = parseTargets(f.targets) // checked by parseChaosFlags
+	run.targets, _ = load.ParseTargets(f.targets) // checked by parseChaosFlags
 	run.backends = backendAddrs{Redis: f.redis, Redlock: config.List(f.redlock), ZK: config.List(f.zk), Etcd: f.etcd,
 		Sentinels: config.List(f.sentinels), SentinelMaster: f.sentMaster, ZKEnsemble: f.zkEnsemble}
 	if f.zkEnsemble {
