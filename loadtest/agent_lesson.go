@@ -9,19 +9,20 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/lessons"
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // lessonClaim is the answer of POST /api/agents/lesson-claim.
 type lessonClaim struct {
-	Run     lessons.Run `json:"run"`
-	Targets []string    `json:"targets"`
+	Run     catalogue.Run `json:"run"`
+	Targets []string      `json:"targets"`
 }
 
 // lessonTimeout bounds one lesson on the agent's side, under the shop's
-// lessons.RunTimeout so that the verdict still counts.
-const lessonTimeout = lessons.RunTimeout - 15*time.Second
+// catalogue.RunTimeout so that the verdict still counts.
+const lessonTimeout = catalogue.RunTimeout - 15*time.Second
 
 // claimLesson asks for a lesson run the dashboard queued and, when there is
 // one, runs its scenario against the live replicas and reports the verdict.
@@ -54,14 +55,14 @@ func claimLesson(ctx context.Context, ctl *control, id string, stdout, stderr io
 // runLesson runs the claimed lesson's scenario with the agent's admin token
 // (lessons create sales and inject faults).
 func runLesson(ctx context.Context, cl lessonClaim, token string, stdout io.Writer) (verdict, observed, output string) {
-	var s *scenario
-	for i := range scenarios {
-		if scenarios[i].Name == cl.Run.Lesson {
-			s = &scenarios[i]
+	var s *lessons.Scenario
+	for i := range lessons.Scenarios {
+		if lessons.Scenarios[i].Name == cl.Run.Lesson {
+			s = &lessons.Scenarios[i]
 		}
 	}
 	if s == nil {
-		return lessons.VerdictError, "this agent has no scenario " + cl.Run.Lesson + " (an older build?)", ""
+		return catalogue.VerdictError, "this agent has no scenario " + cl.Run.Lesson + " (an older build?)", ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, lessonTimeout)
 	defer cancel()
@@ -69,10 +70,10 @@ func runLesson(ctx context.Context, cl lessonClaim, token string, stdout io.Writ
 	defer c.Close()
 	targets := answering(ctx, c, cl.Targets)
 	if len(targets) == 0 {
-		return lessons.VerdictError, fmt.Sprintf("none of the %d replicas listed alive answers GET /healthz", len(cl.Targets)), ""
+		return catalogue.VerdictError, fmt.Sprintf("none of the %d replicas listed alive answers GET /healthz", len(cl.Targets)), ""
 	}
 	var out bytes.Buffer
-	verdict, observed = runOne(ctx, &scenarioRun{c: c, targets: targets}, *s, io.MultiWriter(&out, stdout))
+	verdict, observed = lessons.RunOne(ctx, &lessons.ScenarioRun{C: c, Targets: targets}, *s, io.MultiWriter(&out, stdout))
 	return verdict, observed, out.String()
 }
 

@@ -8,9 +8,9 @@
 //	                through the API, and runs the lessons the dashboard queues
 //	                (agent.go, agent_lesson.go)
 //	loadtest scenario  replay a seed pitfall with faults: predicted vs
-//	                observed, PASS when they agree (scenario*.go)
+//	                observed, PASS when they agree (package lessons)
 //	loadtest chaos  a Jepsen-style run: random seeded faults, then the
-//	                database checked against every answer (chaos*.go)
+//	                database checked against every answer (package chaos)
 //
 // This file only dispatches subcommands; each one parses its own flags with
 // its own flag.FlagSet.
@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/seckill-lab/seckill/loadtest/chaos"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"os"
@@ -51,10 +52,10 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 var commands = map[string]command{
 	"run":          run,
 	"agent":        agent,
-	"bench-report": benchReport,   // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
-	"rate":         rate,          // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
-	"scenario":     scenarioCmd,   // the seeds' pitfalls, predicted vs observed (scenario.go)
-	"chaos":        chaos.Command, // seeded random faults, then the database checked (package chaos)
+	"bench-report": benchReport,     // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
+	"rate":         rate,            // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
+	"scenario":     lessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons)
+	"chaos":        chaos.Command,   // seeded random faults, then the database checked (package chaos)
 }
 
 func main() {

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/lessons"
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -62,7 +63,7 @@ const scenarioShards = 2
 // shards, each in the catalogue's order, so a scenario that kills its
 // shard's first replica (zk-dead-holder, last in the catalogue) stays last
 // in its shard.
-func shardScenarios(all []scenario, n int) [][]string {
+func shardScenarios(all []lessons.Scenario, n int) [][]string {
 	shards := make([][]string, n)
 	for i, s := range all {
 		shards[i%n] = append(shards[i%n], s.Name)
@@ -77,7 +78,7 @@ func shardScenarios(all []scenario, n int) [][]string {
 // the invariant, the fix held it) from the database.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
-	for i, names := range shardScenarios(scenarios, scenarioShards) {
+	for i, names := range shardScenarios(lessons.Scenarios, scenarioShards) {
 		t.Run(fmt.Sprintf("shard%d", i), func(t *testing.T) {
 			t.Parallel()
 			// Their own Redis: their own database; a Sentinel set for the shard
@@ -115,10 +116,10 @@ func TestScenarios(t *testing.T) {
 // in the catalogue's order, and the catalogue's last (the one that kills a
 // replica) is last in its shard.
 func TestShardScenariosKeepsOrder(t *testing.T) {
-	shards := shardScenarios(scenarios, scenarioShards)
+	shards := shardScenarios(lessons.Scenarios, scenarioShards)
 	seen := map[string]int{}
 	pos := map[string]int{}
-	for i, s := range scenarios {
+	for i, s := range lessons.Scenarios {
 		pos[s.Name] = i
 	}
 	for _, sh := range shards {
@@ -129,12 +130,12 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range scenarios {
+	for _, s := range lessons.Scenarios {
 		if seen[s.Name] != 1 {
 			t.Errorf("scenario %s is in %d shards, want 1", s.Name, seen[s.Name])
 		}
 	}
-	last := scenarios[len(scenarios)-1].Name
+	last := lessons.Scenarios[len(lessons.Scenarios)-1].Name
 	if last != "zk-dead-holder" {
 		t.Errorf("the catalogue's last lesson is %s: zk-dead-holder kills its shard's first replica and must come last", last)
 	}
@@ -170,7 +171,7 @@ func TestLessonThroughAgent(t *testing.T) {
 
 	c := shopapi.NewClient(4, 10*time.Second, testToken)
 	defer c.Close()
-	var run lessons.Run
+	var run catalogue.Run
 	deadline := time.Now().Add(10 * time.Second)
 	for { // the agent needs a heartbeat or two to be listed
 		_, err := c.CallJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
@@ -183,7 +184,7 @@ func TestLessonThroughAgent(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	deadline = time.Now().Add(90 * time.Second)
-	for run.Status != lessons.StatusDone {
+	for run.Status != catalogue.StatusDone {
 		if time.Now().After(deadline) {
 			t.Fatalf("lesson run %d not done within 90 s: %+v\nagent:\n%s", run.ID, run, agentOut.String())
 		}
@@ -192,7 +193,7 @@ func TestLessonThroughAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if run.Verdict != lessons.VerdictPass || !strings.Contains(run.Output, "seed predicts") || !strings.Contains(run.Observed, "db-pessimistic") {
+	if run.Verdict != catalogue.VerdictPass || !strings.Contains(run.Output, "seed predicts") || !strings.Contains(run.Observed, "db-pessimistic") {
 		raw, _ := json.MarshalIndent(run, "", "  ")
 		t.Fatalf("lesson run: %s", raw)
 	}
@@ -201,8 +202,8 @@ func TestLessonThroughAgent(t *testing.T) {
 // Every lesson of the catalogue has a scenario and every scenario a lesson:
 // the dashboard lists the catalogue, the agents run the scenarios.
 func TestCatalogueHasRunners(t *testing.T) {
-	if len(scenarios) != len(lessons.Catalogue) || len(runners) != len(lessons.Catalogue) {
-		t.Fatalf("%d lessons, %d scenarios, %d runners", len(lessons.Catalogue), len(scenarios), len(runners))
+	if len(lessons.Scenarios) != len(catalogue.Catalogue) || len(lessons.Runners) != len(catalogue.Catalogue) {
+		t.Fatalf("%d lessons, %d scenarios, %d runners", len(catalogue.Catalogue), len(lessons.Scenarios), len(lessons.Runners))
 	}
 }
 
@@ -253,10 +254,10 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 	// The replica's ZooKeeper is not the ensemble: the shop's 409
 	// not_ensemble is a skip naming the ensemble; another 409 is not.
 	notEnsemble := &shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "not_ensemble", Err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
-	if s, ok := skipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
+	if s, ok := lessons.SkipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
 		t.Errorf("not_ensemble: skip %v %v, want one naming %s", s, ok, config.DefaultZKEnsembleServers)
 	}
-	if _, ok := skipOf(&shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "sold_out", Err: errors.New("sold out")}); ok {
+	if _, ok := lessons.SkipOf(&shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "sold_out", Err: errors.New("sold out")}); ok {
 		t.Error("a sold_out answer was taken for a skip")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 // order flow's check before the write is what stops A (lock_lost, nothing
 // written), while B on the second replica buys. The redis-restart lesson
 // shows the same loss with a holder past its check: a lost update.
-func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1 := sc.targets[0]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario renewal-fails", Strategy: "redis", Stock: 10, TTLMS: 1500})
+func renewalFails(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1 := sc.Targets[0]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario renewal-fails", Strategy: "redis", Stock: 10, TTLMS: 1500})
 	if err != nil {
 		return "", false, err
 	}
@@ -38,7 +38,7 @@ func renewalFails(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	var b string
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b = sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) {
 			break
 		}

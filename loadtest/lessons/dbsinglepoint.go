@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -31,7 +31,7 @@ const (
 // the database is back, orders resume (db-lock-table only after the TTL of
 // the lock row A could not delete) and the database's count is exactly the
 // orders the buyers were told they had.
-func dbLockSinglePoint(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func dbLockSinglePoint(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"db-lock-table", "db-pessimistic", "redis"} {
@@ -104,10 +104,10 @@ func kindList(kinds map[string]int) string {
 }
 
 // dbOutageRound runs one strategy's round.
-func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outageRound, error) {
+func (sc *ScenarioRun) dbOutageRound(ctx context.Context, strategy string) (outageRound, error) {
 	r := outageRound{strategy: strategy, during: map[string]int{}}
-	t1 := sc.targets[0]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario db-lock-single-point", Strategy: strategy,
+	t1 := sc.Targets[0]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario db-lock-single-point", Strategy: strategy,
 		Stock: 20, TTLMS: int(dbLockRowTTL.Milliseconds())})
 	if err != nil {
 		return r, err
@@ -123,7 +123,7 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return r, err
 	}
-	for _, t := range sc.targets {
+	for _, t := range sc.Targets {
 		if err := sc.fault(ctx, t, map[string]any{"kind": "cut_db", "ms": dbCutFor.Milliseconds()}); err != nil {
 			return r, err
 		}
@@ -158,13 +158,13 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 // last one may be answered after a cut ended, and on a loaded machine with
 // a 201 (the shop dialled again once the database was back): such an order
 // is not of the outage, but the buyer has it; late says how many.
-func (sc *scenarioRun) probeOutage(ctx context.Context, id uint64, during map[string]int) (late int, err error) {
+func (sc *ScenarioRun) probeOutage(ctx context.Context, id uint64, during map[string]int) (late int, err error) {
 	for i := 0; ; i++ {
 		all, _, err := sc.cutState(ctx)
 		if err != nil || !all {
 			return late, err
 		}
-		k := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("during%d", i))
+		k := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[i%len(sc.Targets)], id), fmt.Sprintf("during%d", i))
 		if all, _, err = sc.cutState(ctx); err != nil || !all {
 			if k == shopapi.KindOrder {
 				late++
@@ -180,13 +180,13 @@ func (sc *scenarioRun) probeOutage(ctx context.Context, id uint64, during map[st
 
 // cutState says whether every replica, and whether any, is cut off the
 // database now.
-func (sc *scenarioRun) cutState(ctx context.Context) (all, any bool, err error) {
+func (sc *ScenarioRun) cutState(ctx context.Context) (all, any bool, err error) {
 	all = true
-	for _, t := range sc.targets {
+	for _, t := range sc.Targets {
 		var out struct {
 			Left *int64 `json:"db_cut_ms_left"`
 		}
-		if _, err := sc.c.CallJSON(ctx, http.MethodGet, t+"/api/faults", nil, http.StatusOK, &out); err != nil {
+		if _, err := sc.C.CallJSON(ctx, http.MethodGet, t+"/api/faults", nil, http.StatusOK, &out); err != nil {
 			return false, false, err
 		}
 		if out.Left == nil {
@@ -200,7 +200,7 @@ func (sc *scenarioRun) cutState(ctx context.Context) (all, any bool, err error) 
 // firstOrderAfterOutage waits until no replica is cut, then buys,
 // alternating between them, until an order lands (a minute at most), and
 // says how long after the database's return that was.
-func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (time.Duration, error) {
+func (sc *ScenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (time.Duration, error) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		_, anyCut, err := sc.cutState(ctx)
@@ -216,7 +216,7 @@ func (sc *scenarioRun) firstOrderAfterOutage(ctx context.Context, id uint64) (ti
 	}
 	back := time.Now()
 	for i := 0; ; i++ {
-		k := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[i%len(sc.targets)], id), fmt.Sprintf("back%d", i))
+		k := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[i%len(sc.Targets)], id), fmt.Sprintf("back%d", i))
 		if k == shopapi.KindOrder {
 			return time.Since(back), nil
 		}

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -15,21 +15,21 @@ import (
 // written nothing, and the lock is freed with the outer holding. On
 // redisson, a hash of holder -> hold count, the same order takes it again
 // at once, buys, and frees it on its last unlock: the next buyer is served.
-func reentrancy(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func reentrancy(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis", "redisson"} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario reentrancy", Strategy: strategy, Stock: 10})
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario reentrancy", Strategy: strategy, Stock: 10})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, sc.targets[0], map[string]any{"kind": "nested_lock", "ms": 1500}); err != nil {
+		if err := sc.fault(ctx, sc.Targets[0], map[string]any{"kind": "nested_lock", "ms": 1500}); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
-		a := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[0], v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "A")
 		took := time.Since(start)
-		b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -22,19 +22,19 @@ const holdDuringFailover = 10 * time.Second
 // write is a lost update. The same with fencing: B's token (the new master's
 // clock in µs) is above A's, and A's write is refused. Then redlock, whose
 // masters are independent, under one of its three restarted: B waits.
-func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func sentinelFailover(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, fencing := range []bool{false, true} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover",
 			Strategy: "redis-sentinel", Stock: 10, TTLMS: 15000, Fencing: fencing})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, sc.targets[0], map[string]any{"kind": "hold_replication", "ms": 20000}); err != nil {
+		if err := sc.fault(ctx, sc.Targets[0], map[string]any{"kind": "hold_replication", "ms": 20000}); err != nil {
 			return "", false, err
 		}
 		b, aHeld, aKind, err := sc.holdAndFault(ctx, v.ID, holdDuringFailover,
@@ -54,11 +54,11 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 		parts = append(parts, fmt.Sprintf("redis-sentinel, fencing=%v, master killed before replicating: B sent while A held: %v, B %s; A %s; %s",
 			fencing, aHeld, b, aKind, describe(got)))
 	}
-	v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
+	v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
 	if err != nil {
 		return "", false, err
 	}
-	if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+	if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 		return "", false, err
 	}
 	b, aHeld, aKind, err := sc.holdAndFault(ctx, v.ID, holdDuringRestart, map[string]any{"kind": "restart_redis", "node": "redlock-1"})
@@ -82,8 +82,8 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 // answer. B is sent again while its replica answers that the backend is
 // down or unreachable (the replica's client reconnecting to a new master):
 // such an answer placed no order.
-func (sc *scenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Duration, faults ...map[string]any) (b string, aHeld bool, aKind string, err error) {
-	t1 := sc.targets[0]
+func (sc *ScenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Duration, faults ...map[string]any) (b string, aHeld bool, aKind string, err error) {
+	t1 := sc.Targets[0]
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
 		return "", false, "", err
 	}
@@ -103,7 +103,7 @@ func (sc *scenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 	aHeld = n > 0
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b = sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), id), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), id), "B")
 		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}

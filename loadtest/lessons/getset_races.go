@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -23,11 +23,11 @@ type getsetGaps struct {
 	FreedOthers     int64 `json:"freed_others"`
 }
 
-func (sc *scenarioRun) getsetGaps(ctx context.Context, target string) (getsetGaps, error) {
+func (sc *ScenarioRun) getsetGaps(ctx context.Context, target string) (getsetGaps, error) {
 	var out struct {
 		GetSet *getsetGaps `json:"getset"`
 	}
-	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.C.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return getsetGaps{}, err
 	}
 	if out.GetSet == nil {
@@ -37,7 +37,7 @@ func (sc *scenarioRun) getsetGaps(ctx context.Context, target string) (getsetGap
 }
 
 // waitGaps waits (30 s at most) until target's getset counts satisfy ok.
-func (sc *scenarioRun) waitGaps(ctx context.Context, target, what string, ok func(getsetGaps) bool) error {
+func (sc *ScenarioRun) waitGaps(ctx context.Context, target, what string, ok func(getsetGaps) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
@@ -72,12 +72,12 @@ const (
 // stays inside its section; A's DEL deletes B's lock; C walks in with SETNX
 // beside B: two holders. redis releases with one compare-and-delete script:
 // B waits for A, C for B.
-func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1, t2 := sc.targets[0], sc.last()
+func getsetReleaseRace(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.last()
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-getset", "redis"} {
-		v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-release-race", Strategy: strategy,
+		v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-release-race", Strategy: strategy,
 			Stock: 10, TTLMS: int(getsetRaceTTL.Milliseconds())})
 		if err != nil {
 			return "", false, err
@@ -118,7 +118,7 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 		if err != nil {
 			return "", false, err
 		}
-		c := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "C")
+		c := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "C")
 		aKind, bKind := <-a, <-b
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -152,12 +152,12 @@ func getsetReleaseRace(ctx context.Context, sc *scenarioRun) (string, bool, erro
 // waits) or, on a slow machine, while B still works (C or D takes it beside
 // B: an overlap). Either way B's own expiry is gone; the lesson asserts the
 // overwrite and the refused release, and reports which way it went.
-func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func getsetLoserOverwrites(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	// B's stall is short beside the TTL: on a quiet machine C's expiry, from
 	// before it waited, comes after B is done; only a slow one brings it early.
 	const ttl, bStall = 4 * time.Second, 1500 * time.Millisecond
-	t1, t2 := sc.targets[0], sc.last()
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
+	t1, t2 := sc.Targets[0], sc.last()
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario getset-loser-overwrites", Strategy: "redis-getset",
 		Stock: 10, TTLMS: int(ttl.Milliseconds())})
 	if err != nil {
 		return "", false, err
@@ -176,7 +176,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 		return "", false, err
 	}
-	aKind := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A")
+	aKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A")
 	if err := sc.fault(ctx, t2, map[string]any{"kind": "getset_takeover_gap", "ms": (4 * ttl).Milliseconds()}); err != nil {
 		return "", false, err
 	}
@@ -199,7 +199,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	}
 	bKind := <-b
 	start := time.Now()
-	dKind := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "D")
+	dKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "D")
 	dWait := time.Since(start)
 	cKind := <-c
 	got, err := sc.settled(ctx, v.ID)

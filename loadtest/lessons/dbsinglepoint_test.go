@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -37,8 +37,8 @@ func TestProbeOutageCountsAnOrderAnsweredAfterTheCut(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	sc := &scenarioRun{c: shopapi.NewClient(4, 5*time.Second, ""), targets: []string{srv.URL}}
-	defer sc.c.Close()
+	sc := &ScenarioRun{C: shopapi.NewClient(4, 5*time.Second, ""), Targets: []string{srv.URL}}
+	defer sc.C.Close()
 	during := map[string]int{}
 	late, err := sc.probeOutage(context.Background(), 1, during)
 	if err != nil {

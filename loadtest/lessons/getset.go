@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -17,16 +17,16 @@ import (
 // stock: a lost update. The same with redis, whose TTL the server keeps: B
 // waits for A. (The loser's GETSET overwriting the winner's expiry and the
 // GET-then-DEL release are lessons of their own: scenarios_getset_races.go.)
-func getsetExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func getsetExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-getset", "redis"} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario getset-expiry",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario getset-expiry",
 			Strategy: strategy, Stock: 10, TTLMS: 3000})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
 		if err := sc.fault(ctx, sc.last(), map[string]any{"kind": "clock_skew", "ms": 5000}); err != nil {

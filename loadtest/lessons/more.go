@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 
 // burst sends n orders at once, spread round-robin over the targets, and
 // counts the outcome kinds; it also returns how long the burst took.
-func (sc *scenarioRun) burst(ctx context.Context, id uint64, n int, prefix string) (map[string]int, time.Duration) {
+func (sc *ScenarioRun) burst(ctx context.Context, id uint64, n int, prefix string) (map[string]int, time.Duration) {
 	var (
 		mu    sync.Mutex
 		kinds = map[string]int{}
@@ -22,11 +22,11 @@ func (sc *scenarioRun) burst(ctx context.Context, id uint64, n int, prefix strin
 	)
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		target := sc.targets[i%len(sc.targets)]
+		target := sc.Targets[i%len(sc.Targets)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			k := sc.c.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("%s%d", prefix, i))
+			k := sc.C.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("%s%d", prefix, i))
 			mu.Lock()
 			kinds[k]++
 			mu.Unlock()
@@ -38,15 +38,15 @@ func (sc *scenarioRun) burst(ctx context.Context, id uint64, n int, prefix strin
 
 // casRetries sums seckill_cas_retries_total{strategy} over the targets'
 // /metrics: the CAS rounds db-optimistic lost, which the API does not show.
-func (sc *scenarioRun) casRetries(ctx context.Context, strategy string) (int64, error) {
+func (sc *ScenarioRun) casRetries(ctx context.Context, strategy string) (int64, error) {
 	var total int64
 	want := `seckill_cas_retries_total{strategy="` + strategy + `"} `
-	for _, target := range sc.targets {
+	for _, target := range sc.Targets {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target+"/metrics", nil)
 		if err != nil {
 			return 0, err
 		}
-		resp, err := sc.c.Http.Do(req)
+		resp, err := sc.C.Http.Do(req)
 		if err != nil {
 			return 0, err
 		}
@@ -78,11 +78,11 @@ func (sc *scenarioRun) casRetries(ctx context.Context, strategy string) (int64, 
 // so the expired holder answers lock_lost instead of writing, but the
 // section log still shows the overlap. On redis (owner-checked release and
 // a watchdog renewing the key) the sections never overlap.
-func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-no-owner", "redis"} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario del-without-owner",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario del-without-owner",
 			Strategy: strategy, Stock: 20, WorkMS: 900, TTLMS: 450})
 		if err != nil {
 			return "", false, err
@@ -113,7 +113,7 @@ func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error)
 // from the read). With 50 units a buyer cannot lose its 64 allowed rounds
 // (at most 50 versions exist), so 409 conflict answers are rare here: the
 // retries come from the replicas' seckill_cas_retries_total.
-func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func optimisticVsPessimistic(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"db-optimistic", "db-pessimistic"} {
@@ -121,7 +121,7 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 		if err != nil {
 			return "", false, err
 		}
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario optimistic-vs-pessimistic",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario optimistic-vs-pessimistic",
 			Strategy: strategy, Stock: 50, WorkMS: 2})
 		if err != nil {
 			return "", false, err
@@ -160,22 +160,22 @@ func optimisticVsPessimistic(ctx context.Context, sc *scenarioRun) (string, bool
 // node, so buyer B on target 2 gets the lock at once while A still stalls.
 // A believes it holds the lock when it wakes (the pause came after its
 // Lost() check): fencing by the node's czxid rejects its stale write.
-func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-session-expiry",
+func zkSessionExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.Targets[1]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-session-expiry",
 		Strategy: "zookeeper", Stock: 10, Fencing: true})
 	if err != nil {
 		return "", false, err
 	}
 	// Warm target 1's session up so that A's Lock does not wait for it.
-	if k := sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "warm"); k != shopapi.KindOrder {
+	if k := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "warm"); k != shopapi.KindOrder {
 		return "", false, fmt.Errorf("warm-up order on %s: %s", t1, k)
 	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 4000}); err != nil {
 		return "", false, err
 	}
 	a := make(chan string, 1)
-	go func() { a <- sc.c.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A") }()
+	go func() { a <- sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A") }()
 	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock and stalls
 		return "", false, err
 	}
@@ -183,7 +183,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		return "", false, err
 	}
 	bStart := time.Now()
-	b := sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
+	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
 	bTook := time.Since(bStart)
 	aStalled := len(a) == 0 // A has not answered yet
 	aKind := <-a
@@ -204,19 +204,19 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 // retryable refusal for up to 30 s. The replicas rebuild the stock from the
 // database: a few 503 stock_reloading, then the rest sells; nothing is
 // oversold and the Redis stock (store_stock) ends equal to the database's.
-func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func cacheDBDrift(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	const stock, before = 40, 10
-	t1 := sc.targets[0]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario cache-db-drift", Strategy: "redis-lua-stock", Stock: stock})
+	t1 := sc.Targets[0]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario cache-db-drift", Strategy: "redis-lua-stock", Stock: stock})
 	if err != nil {
 		return "", false, err
 	}
 	kinds := map[string]int{}
 	buy := func(user string, i int) string {
-		target := sc.targets[i%len(sc.targets)]
+		target := sc.Targets[i%len(sc.Targets)]
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			k := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), user)
+			k := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), user)
 			if k != "stock_reloading" || time.Now().After(deadline) || ctx.Err() != nil {
 				return k
 			}

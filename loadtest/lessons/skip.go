@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
-// skipped is a lesson that cannot run on these replicas (a backend it
+// Skipped is a lesson that cannot run on these replicas (a backend it
 // needs is down or not configured): what is missing, and the command that
-// makes it run. runOne reports it as SKIP, which fails nothing.
-type skipped struct {
+// makes it run. RunOne reports it as SKIP, which fails nothing.
+type Skipped struct {
 	missing string
 	enable  string
 }
 
-func (s *skipped) Error() string {
+func (s *Skipped) Error() string {
 	return fmt.Sprintf("SKIPPED: %s; to run it: %s", s.missing, s.enable)
 }
 
@@ -39,16 +39,16 @@ var backendEnv = map[string]string{
 // last or all of them), that each of its strategies is available (GET
 // /api/strategies): a lesson on a backend that is down would only say
 // ERROR, never why.
-func (sc *scenarioRun) preflight(ctx context.Context, s scenario) error {
-	for _, t := range sc.targets {
-		all, err := sc.c.Strategies(ctx, t)
+func (sc *ScenarioRun) preflight(ctx context.Context, s Scenario) error {
+	for _, t := range sc.Targets {
+		all, err := sc.C.Strategies(ctx, t)
 		if err != nil {
 			return err
 		}
 		for _, name := range s.Strategies {
 			i := slices.IndexFunc(all, func(st shopapi.StrategyInfo) bool { return st.Name == name })
 			if i < 0 {
-				return &skipped{missing: fmt.Sprintf("%s has no strategy %s (an older shop?)", t, name),
+				return &Skipped{missing: fmt.Sprintf("%s has no strategy %s (an older shop?)", t, name),
 					enable: "rebuild and restart the replicas (make demo)"}
 			}
 			if !all[i].Available {
@@ -61,7 +61,7 @@ func (sc *scenarioRun) preflight(ctx context.Context, s scenario) error {
 
 // unavailable says which backends of st are not up on target and how to
 // bring them.
-func unavailable(target string, st shopapi.StrategyInfo) *skipped {
+func unavailable(target string, st shopapi.StrategyInfo) *Skipped {
 	var bad []string
 	enable := startServices
 	for _, need := range st.Needs {
@@ -75,16 +75,16 @@ func unavailable(target string, st shopapi.StrategyInfo) *skipped {
 		}
 	}
 	sort.Strings(bad)
-	return &skipped{missing: fmt.Sprintf("strategy %s is not available on %s (%s)", st.Name, target, strings.Join(bad, ", ")),
+	return &Skipped{missing: fmt.Sprintf("strategy %s is not available on %s (%s)", st.Name, target, strings.Join(bad, ", ")),
 		enable: enable}
 }
 
-// skipOf turns the shop's answers that mean "this replica lacks what the
+// SkipOf turns the shop's answers that mean "this replica lacks what the
 // lesson needs" into a skip: a ZooKeeper that is not the ensemble
 // (not_ensemble), a strategy whose backend went away since the preflight
 // (strategy_unavailable).
-func skipOf(err error) (*skipped, bool) {
-	var s *skipped
+func SkipOf(err error) (*Skipped, bool) {
+	var s *Skipped
 	if errors.As(err, &s) {
 		return s, true
 	}
@@ -94,11 +94,11 @@ func skipOf(err error) (*skipped, bool) {
 	}
 	switch h.Code {
 	case "not_ensemble":
-		return &skipped{missing: "the replica's ZooKeeper is not the three-server ensemble (" + err.Error() + ")",
+		return &Skipped{missing: "the replica's ZooKeeper is not the three-server ensemble (" + err.Error() + ")",
 			enable: "bash scripts/services.sh up (it starts the ensemble unless --no-zk-ensemble) and the replicas' " +
 				config.EnvZKServers + " on it (" + config.DefaultZKEnsembleServers + ", the default)"}, true
 	case "strategy_unavailable":
-		return &skipped{missing: err.Error(), enable: startServices}, true
+		return &Skipped{missing: err.Error(), enable: startServices}, true
 	}
 	return nil, false
 }

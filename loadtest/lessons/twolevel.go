@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 // tokens stay monotonic across hand-offs). How many orders per second each
 // served is shown, not judged: on a shared machine the HTTP path dominates;
 // the lock's own gain is BenchmarkContentionProcesses's figure.
-func twoLevelHandoff(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func twoLevelHandoff(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis", "redis-2level"} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario two-level-handoff",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario two-level-handoff",
 			Strategy: strategy, Stock: 96, WorkMS: 1, Fencing: true})
 		if err != nil {
 			return "", false, err

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -26,9 +26,9 @@ const (
 // three. A keeps its lock (its session moves), B and the burst are served,
 // nothing is oversold or lost, no sections overlap, and the server comes
 // back: the lesson ends only once the ensemble is whole again.
-func zkEnsembleServerKilled(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1 := sc.targets[0]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-ensemble-server-killed", Strategy: "zookeeper", Stock: 60})
+func zkEnsembleServerKilled(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1 := sc.Targets[0]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-ensemble-server-killed", Strategy: "zookeeper", Stock: 60})
 	if err != nil {
 		return "", false, err
 	}
@@ -45,7 +45,7 @@ func zkEnsembleServerKilled(ctx context.Context, sc *scenarioRun) (string, bool,
 		return "", false, err
 	}
 	bWhileDown := down > 0
-	b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+	b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 	aKind := <-a
 	burst, _ := sc.burst(ctx, v.ID, 16, "c")
 	down, _, err = sc.zkServersDown(ctx, t1)
@@ -83,8 +83,8 @@ type zkKill struct {
 // lock, then kills a server of the ensemble. The ensemble's kill lock may
 // be held by another test's kill (503 zk_ensemble_busy): A then finishes
 // and the round starts again with a new A, for up to two minutes.
-func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-chan string, aHeld bool, kill zkKill, err error) {
-	t1 := sc.targets[0]
+func (sc *ScenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-chan string, aHeld bool, kill zkKill, err error) {
+	t1 := sc.Targets[0]
 	deadline := time.Now().Add(2 * time.Minute)
 	for round := 0; ; round++ {
 		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": zkEnsembleHold.Milliseconds()}); err != nil {
@@ -94,7 +94,7 @@ func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 		if err := sc.waitPaused(ctx, t1); err != nil {
 			return nil, false, kill, err
 		}
-		_, err = sc.c.CallJSON(ctx, http.MethodPost, t1+"/api/faults",
+		_, err = sc.C.CallJSON(ctx, http.MethodPost, t1+"/api/faults",
 			map[string]any{"kind": "kill_zk_server", "ms": zkServerDown.Milliseconds()}, http.StatusAccepted, &kill)
 		var se *shopapi.HTTPStatusError
 		if err != nil && errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
@@ -115,12 +115,12 @@ func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 
 // zkServersDown is target's count of ensemble servers it killed that are
 // not yet back in a whole ensemble, and its last restart's failure.
-func (sc *scenarioRun) zkServersDown(ctx context.Context, target string) (int, string, error) {
+func (sc *ScenarioRun) zkServersDown(ctx context.Context, target string) (int, string, error) {
 	var out struct {
 		Down  *int   `json:"zk_servers_down"`
 		Error string `json:"zk_restart_error"`
 	}
-	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.C.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return 0, "", err
 	}
 	if out.Down == nil {
@@ -132,7 +132,7 @@ func (sc *scenarioRun) zkServersDown(ctx context.Context, target string) (int, s
 // waitZKWhole waits until the server target killed serves again in a whole
 // ensemble (two minutes at most: a JVM's start on a loaded machine), and
 // says how long after the kill that was.
-func (sc *scenarioRun) waitZKWhole(ctx context.Context, target string, killedAt time.Time) (time.Duration, error) {
+func (sc *ScenarioRun) waitZKWhole(ctx context.Context, target string, killedAt time.Time) (time.Duration, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		down, failed, err := sc.zkServersDown(ctx, target)

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"github.com/seckill-lab/seckill/loadtest/shopapi"

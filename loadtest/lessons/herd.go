@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type herdSpec struct {
 
 // herdSale is a redis sale opening openIn after its creation, with the
 // guards given (JSON members of POST /api/sales).
-func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, guards map[string]any) (uint64, time.Time, error) {
+func (sc *ScenarioRun) herdSale(ctx context.Context, name string, stock int64, guards map[string]any) (uint64, time.Time, error) {
 	body := map[string]any{"name": name, "strategy": "redis", "stock": stock, "work_ms": 1, "opens_in_ms": 300}
 	for k, v := range guards {
 		body[k] = v
@@ -48,7 +48,7 @@ func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 		ID      uint64    `json:"id"`
 		OpensAt time.Time `json:"opens_at"`
 	}
-	if _, err := sc.c.CallJSON(ctx, http.MethodPost, sc.targets[0]+"/api/sales", body, http.StatusCreated, &v); err != nil {
+	if _, err := sc.C.CallJSON(ctx, http.MethodPost, sc.Targets[0]+"/api/sales", body, http.StatusCreated, &v); err != nil {
 		return 0, time.Time{}, err
 	}
 	if v.OpensAt.IsZero() {
@@ -59,7 +59,7 @@ func (sc *scenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 
 // herd waits for the opening, then runs h against sale id; it returns
 // every answer.
-func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h herdSpec) []herdAnswer {
+func (sc *ScenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h herdSpec) []herdAnswer {
 	if err := load.Sleep(ctx, time.Until(opensAt)); err != nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			url := shopapi.OrdersURL(sc.targets[w%len(sc.targets)], id) // one buyer, one replica: a browser's connection
+			url := shopapi.OrdersURL(sc.Targets[w%len(sc.Targets)], id) // one buyer, one replica: a browser's connection
 			for b := range next {
 				got := sc.clicks(ctx, url, h.prefix+strconv.Itoa(b), h.clicks)
 				mu.Lock()
@@ -91,7 +91,7 @@ func (sc *scenarioRun) herd(ctx context.Context, id uint64, opensAt time.Time, h
 }
 
 // clicks sends n orders for user at once.
-func (sc *scenarioRun) clicks(ctx context.Context, url, user string, n int) []herdAnswer {
+func (sc *ScenarioRun) clicks(ctx context.Context, url, user string, n int) []herdAnswer {
 	out := make([]herdAnswer, n)
 	var wg sync.WaitGroup
 	for i := range out {
@@ -107,7 +107,7 @@ func (sc *scenarioRun) clicks(ctx context.Context, url, user string, n int) []he
 
 // herdOrder is one POST of an order, read down to its status, error code,
 // layer and Retry-After.
-func (sc *scenarioRun) herdOrder(ctx context.Context, url, user string) (a herdAnswer) {
+func (sc *ScenarioRun) herdOrder(ctx context.Context, url, user string) (a herdAnswer) {
 	a.sent = time.Now()
 	defer func() { a.done = time.Now() }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"user_id":"`+user+`"}`))
@@ -115,7 +115,7 @@ func (sc *scenarioRun) herdOrder(ctx context.Context, url, user string) (a herdA
 		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := sc.c.Http.Do(req)
+	resp, err := sc.C.Http.Do(req)
 	if err != nil {
 		return a
 	}
@@ -140,9 +140,9 @@ type herdTruth struct {
 // truth reads sale id once every replica has written its sections and
 // published figures for at least answered requests (they publish every
 // second; 15 s at most, then what is there).
-func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herdTruth, error) {
+func (sc *ScenarioRun) truth(ctx context.Context, id uint64, answered int) (herdTruth, error) {
 	var t herdTruth
-	v, raw, err := sc.c.SettledSale(ctx, sc.targets, id)
+	v, raw, err := sc.C.SettledSale(ctx, sc.Targets, id)
 	if err != nil {
 		return t, err
 	}
@@ -155,7 +155,7 @@ func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herd
 		return t, err
 	}
 	t.view, t.sections = v, cycle.LockCycle.Sections
-	url := sc.targets[0] + "/api/sales/" + strconv.FormatUint(id, 10) + "/live"
+	url := sc.Targets[0] + "/api/sales/" + strconv.FormatUint(id, 10) + "/live"
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		var l struct {
 			Layers   map[string]int64 `json:"layers"`
@@ -164,7 +164,7 @@ func (sc *scenarioRun) truth(ctx context.Context, id uint64, answered int) (herd
 				P99  float64 `json:"p99"`
 			} `json:"lock_wait_ms"`
 		}
-		if _, err := sc.c.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l); err != nil {
+		if _, err := sc.C.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l); err != nil {
 			return t, err
 		}
 		t.layers, t.lockWait.mean, t.lockWait.p99 = l.Layers, l.LockWait.Mean, l.LockWait.P99
@@ -255,7 +255,7 @@ func countLayer(all []herdAnswer, layer string) int {
 // opening of a redis sale, with the sold-out cache off, then on. Without
 // it every sold-out answer queues for the lock to read stock 0; with it,
 // once the stock of record reads 0, the replicas answer from memory.
-func herdSoldOutCache(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func herdSoldOutCache(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	var sections [2]int64
@@ -293,7 +293,7 @@ func herdSoldOutCache(ctx context.Context, sc *scenarioRun) (string, bool, error
 // click that passes the guards reaches the lock), without a rate limit and
 // then with rate_limit_user 1/s: the second and third clicks get 429
 // rate_limited before the lock, and the stock still sells exactly.
-func herdRateLimit(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func herdRateLimit(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, limit := range []int{0, 1} {

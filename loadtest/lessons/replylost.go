@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -14,24 +14,24 @@ import (
 // fails, and its orphaned lock keeps B waiting until the TTL (3 s). redis
 // asks Redis again whether the lock is its own before anything else
 // (requeue: its id holds it), so A buys, and B after it.
-func acquireReplyLost(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func acquireReplyLost(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redisson", "redis"} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario acquire-reply-lost",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario acquire-reply-lost",
 			Strategy: strategy, Stock: 10, TTLMS: 3000})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, sc.targets[0], map[string]any{"kind": "drop_reply", "sale_id": v.ID}); err != nil {
+		if err := sc.fault(ctx, sc.Targets[0], map[string]any{"kind": "drop_reply", "sale_id": v.ID}); err != nil {
 			return "", false, err
 		}
-		a := sc.c.Order(ctx, shopapi.OrdersURL(sc.targets[0], v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "A")
 		start := time.Now()
-		b := sc.c.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
 		bTook := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {

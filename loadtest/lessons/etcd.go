@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // update; with the create revision as the fencing token, A's write is
 // refused. Raft keeps the lock consistent; only the token stops a paused
 // holder.
-func etcdLeaseExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func etcdLeaseExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, fencing := range []bool{false, true} {

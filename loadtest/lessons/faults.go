@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -13,21 +13,21 @@ import (
 // replica while a buyer holds a lock, then reads the database's verdict.
 
 // orderAsync places an order in the background; the channel gets its kind.
-func (sc *scenarioRun) orderAsync(ctx context.Context, target string, id uint64, user string) <-chan string {
+func (sc *ScenarioRun) orderAsync(ctx context.Context, target string, id uint64, user string) <-chan string {
 	ch := make(chan string, 1)
-	go func() { ch <- sc.c.Order(ctx, shopapi.OrdersURL(target, id), user) }()
+	go func() { ch <- sc.C.Order(ctx, shopapi.OrdersURL(target, id), user) }()
 	return ch
 }
 
 // last is the second replica when there are two or more, else the first:
 // where the "other" buyer goes.
-func (sc *scenarioRun) last() string { return sc.targets[len(sc.targets)-1] }
+func (sc *ScenarioRun) last() string { return sc.Targets[len(sc.Targets)-1] }
 
 // warm places one order on each target so that every replica has built the
 // sale's strategy (connections, ZooKeeper session) before the timed part.
-func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
+func (sc *ScenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
 	for i, t := range targets {
-		if k := sc.c.Order(ctx, shopapi.OrdersURL(t, id), fmt.Sprintf("warm%d", i)); k != shopapi.KindOrder {
+		if k := sc.C.Order(ctx, shopapi.OrdersURL(t, id), fmt.Sprintf("warm%d", i)); k != shopapi.KindOrder {
 			return fmt.Errorf("warm-up order on %s: %s", t, k)
 		}
 	}
@@ -38,13 +38,13 @@ func (sc *scenarioRun) warm(ctx context.Context, id uint64, targets ...string) e
 // lock (crash_after_setnx). redis-setnx-expire has not set the TTL yet: the
 // key stays forever and a buyer 3 TTLs later times out. redis took lock and
 // TTL in one SET NX PX, so the same crash costs one TTL.
-func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	const ttl = 500 * time.Millisecond
-	target := sc.targets[0]
+	target := sc.Targets[0]
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis-setnx-expire", "redis"} {
-		v, _, err := sc.c.CreateSale(ctx, target, shopapi.SaleRequest{Name: "scenario setnx-expire-crash",
+		v, _, err := sc.C.CreateSale(ctx, target, shopapi.SaleRequest{Name: "scenario setnx-expire-crash",
 			Strategy: strategy, Stock: 5, TTLMS: int(ttl.Milliseconds())})
 		if err != nil {
 			return "", false, err
@@ -52,12 +52,12 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err := sc.fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 			return "", false, err
 		}
-		a := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
 		if err := load.Sleep(ctx, 3*ttl); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
-		b := sc.c.Order(ctx, shopapi.OrdersURL(target, v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "B")
 		took := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -80,11 +80,11 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 // its write (lock_lost), but the sections overlapped. With it nothing does.
 // The TTL leaves the watchdog (a renewal every ttl/3) 300 ms of slack: a
 // shorter one lost leases to a loaded machine's scheduling stalls.
-func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, watchdog := range []bool{false, true} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
 			Strategy: "redis", Stock: 20, WorkMS: 1200, TTLMS: 450, Watchdog: &watchdog})
 		if err != nil {
 			return "", false, err
@@ -119,7 +119,7 @@ func ttlShorterThanWork(ctx context.Context, sc *scenarioRun) (string, bool, err
 //     that only checked the token at the write let both land; the fence claimed before the read refuses A's write.
 //
 // B may come before the key has expired; it then queues until it does.
-func pausePastTTL(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func pausePastTTL(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, bStalls := range []bool{false, true} {
@@ -143,9 +143,9 @@ type pauseCase struct {
 	ttlMS, stopMS int
 }
 
-func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
-	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.Targets[1]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
 		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err
@@ -183,7 +183,7 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		if err := load.Sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
-		b = sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
 		aStalled = len(a) == 0
 	}
 	aKind := <-a
@@ -224,7 +224,7 @@ const holdDuringRestart = 6 * time.Second
 // for hold (pause_holder after its Lost() check), restarts the Redis nodes
 // while A holds it, then sends buyer B to the last target. It returns B's
 // answer, whether A was still holding when B was sent, and A's answer.
-func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
+func (sc *ScenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
 	var restarts []map[string]any
 	for _, node := range nodes {
 		restarts = append(restarts, map[string]any{"kind": "restart_redis", "node": node})
@@ -237,17 +237,17 @@ func (sc *scenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.
 // persistence: the key is gone and B gets the lock while A holds it; A then
 // writes its stale stock. redlock with one master of three restarted still
 // has A's key on two: B waits for A's release.
-func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func redisRestart(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{"redis", "redlock"} {
 		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario redis-restart",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario redis-restart",
 			Strategy: strategy, Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
 		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, node)
@@ -272,16 +272,16 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 // redlockMinority: as redisRestart on redlock, restarting one
 // master of three (A keeps 2 of 3: B waits) and then two (B gets a quorum
 // on the two empty masters while A holds the third: two holders).
-func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func redlockMinority(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, nodes := range [][]string{{"redlock-1"}, {"redlock-1", "redlock-2"}} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: "scenario redlock-minority",
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario redlock-minority",
 			Strategy: "redlock", Stock: 10, TTLMS: 15000})
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, sc.targets[0], sc.last()); err != nil {
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
 			return "", false, err
 		}
 		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, nodes...)
@@ -308,9 +308,9 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 // holds. Then target 1 is killed (SIGKILL): nobody deletes A's node, but
 // its ephemeral node goes with the session, and C on target 2 is served
 // within the session timeout. A wrote nothing, so nothing is oversold.
-func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t1, t2 := sc.targets[0], sc.targets[1]
-	v, _, err := sc.c.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
+func zkDeadHolder(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.Targets[1]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
 	if err != nil {
 		return "", false, err
 	}
@@ -324,7 +324,7 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
-	b := sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B") // waits the replica's whole lock wait
+	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B") // waits the replica's whole lock wait
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
 		return "", false, err
 	}
@@ -332,12 +332,12 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	killed := time.Now()
 	c := ""
 	for i := 0; c != shopapi.KindOrder && time.Since(killed) < 30*time.Second; i++ {
-		if c = sc.c.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
+		if c = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
 			break
 		}
 	}
 	served := time.Since(killed)
-	alive := &scenarioRun{c: sc.c, targets: sc.targets[1:]} // target 1 is dead: read the sale elsewhere
+	alive := &ScenarioRun{C: sc.C, Targets: sc.Targets[1:]} // target 1 is dead: read the sale elsewhere
 	got, err := alive.settled(ctx, v.ID)
 	if err != nil {
 		return "", false, err

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -66,16 +66,16 @@ func judgeDurability(rounds []durabilityRound) (problems []string) {
 const durabilityHold = 3 * time.Second
 
 // queueDurability runs a round per mode, then puts back the mode it found.
-func queueDurability(ctx context.Context, sc *scenarioRun) (string, bool, error) {
-	t := sc.targets[0]
-	found, err := sc.c.Durability(ctx, t)
+func queueDurability(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t := sc.Targets[0]
+	found, err := sc.C.Durability(ctx, t)
 	if err != nil {
 		return "", false, fmt.Errorf("reading the durability: %w", err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = sc.c.SetDurability(rctx, t, found)
+		_ = sc.C.SetDurability(rctx, t, found)
 	}()
 	var rounds []durabilityRound
 	var parts []string
@@ -100,13 +100,13 @@ func queueDurability(ctx context.Context, sc *scenarioRun) (string, bool, error)
 // undelivered entries are seen in the stream, the default Redis restarts
 // (with the round's mode); when the hold is over and the queue drained,
 // each ticket is read: 404 is a lost order.
-func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabilityRound, error) {
+func (sc *ScenarioRun) durabilityRound(ctx context.Context, mode string) (durabilityRound, error) {
 	r := durabilityRound{Mode: mode}
-	t := sc.targets[0]
-	if err := sc.c.SetDurability(ctx, t, mode); err != nil {
+	t := sc.Targets[0]
+	if err := sc.C.SetDurability(ctx, t, mode); err != nil {
 		return r, err
 	}
-	v, _, err := sc.c.CreateSale(ctx, t, shopapi.SaleRequest{Name: "scenario queue-durability " + mode,
+	v, _, err := sc.C.CreateSale(ctx, t, shopapi.SaleRequest{Name: "scenario queue-durability " + mode,
 		Strategy: "redis-lua-stock", Stock: 100, PerUserLimit: 1, OrderMode: "async"})
 	if err != nil {
 		return r, err
@@ -131,7 +131,7 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabi
 		return r, err
 	}
 	r.Confirmed, r.Failed, r.Lost, r.Pending = states[shopapi.TicketConfirmed], states[shopapi.TicketFailed], states[shopapi.TicketLost], states[shopapi.TicketPending]
-	rep, err := sc.c.Repair(ctx, t, v.ID)
+	rep, err := sc.C.Repair(ctx, t, v.ID)
 	if err != nil {
 		return r, err
 	}
@@ -143,7 +143,7 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string) (durabi
 // fireTickets sends n orders at once over the targets and returns the
 // tickets of the 202s; any other answer but a 202 is an error here (the
 // sale has stock for all).
-func (sc *scenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]string, error) {
+func (sc *ScenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]string, error) {
 	var (
 		mu      sync.Mutex
 		tickets []string
@@ -151,11 +151,11 @@ func (sc *scenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]str
 		wg      sync.WaitGroup
 	)
 	for i := 0; i < n; i++ {
-		target := sc.targets[i%len(sc.targets)]
+		target := sc.Targets[i%len(sc.Targets)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ack, _, ticket, kind := sc.c.OrderAck(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("q%d", i))
+			ack, _, ticket, kind := sc.C.OrderAck(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("q%d", i))
 			mu.Lock()
 			defer mu.Unlock()
 			if ack == shopapi.AckTicket {
@@ -174,11 +174,11 @@ func (sc *scenarioRun) fireTickets(ctx context.Context, id uint64, n int) ([]str
 
 // waitUndelivered waits until the stream has entries no consumer has read
 // (GET /api/queue lag): those are what a Redis without persistence loses.
-func (sc *scenarioRun) waitUndelivered(ctx context.Context, target string, holdEnds time.Time) (int64, error) {
+func (sc *ScenarioRun) waitUndelivered(ctx context.Context, target string, holdEnds time.Time) (int64, error) {
 	ctx, cancel := context.WithDeadline(ctx, holdEnds)
 	defer cancel()
 	for {
-		q, err := sc.c.QueueInfo(ctx, target)
+		q, err := sc.C.QueueInfo(ctx, target)
 		if err == nil && q.Lag > 0 {
 			return q.Lag, nil
 		}
@@ -193,11 +193,11 @@ func (sc *scenarioRun) waitUndelivered(ctx context.Context, target string, holdE
 // after slow_db's hold (its own stated end: until then a consumer may hold
 // a batch it read before the restart, which a Redis without persistence no
 // longer shows), until no ticket is pending and two reads agree.
-func (sc *scenarioRun) settleTickets(ctx context.Context, tickets []string, holdEnds time.Time) (map[string]int, error) {
+func (sc *ScenarioRun) settleTickets(ctx context.Context, tickets []string, holdEnds time.Time) (map[string]int, error) {
 	if err := load.Sleep(ctx, time.Until(holdEnds)); err != nil {
 		return nil, err
 	}
-	states, err := load.SettleStates(ctx, sc.c, sc.targets, tickets)
+	states, err := load.SettleStates(ctx, sc.C, sc.Targets, tickets)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package lessons
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/lessons"
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -25,22 +25,22 @@ import (
 // violations, fenced writes) and says PASS when that agrees with the
 // prediction. Each one runs the unsafe setup AND its fix, so a PASS means
 // both directions held.
-type scenario struct {
-	lessons.Lesson
-	run scenarioFunc
+type Scenario struct {
+	catalogue.Lesson
+	run ScenarioFunc
 }
 
-// scenarioFunc runs one scenario and describes what it observed.
-type scenarioFunc func(ctx context.Context, sc *scenarioRun) (observed string, pass bool, err error)
+// ScenarioFunc runs one scenario and describes what it observed.
+type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, pass bool, err error)
 
-// scenarioRun is what a scenario runs against.
-type scenarioRun struct {
-	c       *shopapi.Client
-	targets []string
+// ScenarioRun is what a scenario runs against.
+type ScenarioRun struct {
+	C       *shopapi.Client `json:"-"`
+	Targets []string        `json:"-"`
 }
 
-// runners maps each lesson of the catalogue to its scenario.
-var runners = map[string]scenarioFunc{
+// Runners maps each lesson of the catalogue to its scenario.
+var Runners = map[string]ScenarioFunc{
 	"mutex-across-replicas":     mutexAcrossReplicas,
 	"setnx-expire-crash":        setnxExpireCrash,
 	"del-without-owner":         delWithoutOwner,
@@ -69,20 +69,20 @@ var runners = map[string]scenarioFunc{
 	"zk-dead-holder":            zkDeadHolder,
 }
 
-// scenarios is the catalogue with its runners, in the order `all` runs
+// Scenarios is the catalogue with its runners, in the order `all` runs
 // them (a lesson without a runner is a bug: TestCatalogueHasRunners).
-var scenarios = func() []scenario {
-	var out []scenario
-	for _, l := range lessons.Catalogue {
-		if run, ok := runners[l.Name]; ok {
-			out = append(out, scenario{Lesson: l, run: run})
+var Scenarios = func() []Scenario {
+	var out []Scenario
+	for _, l := range catalogue.Catalogue {
+		if run, ok := Runners[l.Name]; ok {
+			out = append(out, Scenario{Lesson: l, run: run})
 		}
 	}
 	return out
 }()
 
-// scenarioCmd is `loadtest scenario [flags] NAME[,NAME...]|all|list`.
-func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Command is `loadtest scenario [flags] NAME[,NAME...]|all|list`.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
@@ -100,7 +100,7 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return load.ExitUsage
 	}
 	if fs.Arg(0) == "list" {
-		for _, s := range scenarios {
+		for _, s := range Scenarios {
 			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
 		}
 		return load.ExitOK
@@ -117,13 +117,13 @@ func scenarioCmd(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	c := shopapi.NewClient(64, *timeout, *token)
 	defer c.Close()
-	return runScenarios(ctx, &scenarioRun{c: c, targets: urls}, chosen, stdout)
+	return runScenarios(ctx, &ScenarioRun{C: c, Targets: urls}, chosen, stdout)
 }
 
 // scenarioUsage prints the usage with the catalogue's scenarios.
 func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME[,NAME...]|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
-	for _, s := range scenarios {
+	for _, s := range Scenarios {
 		fmt.Fprintf(w, "  %-26s %s\n", s.Name, s.Title)
 	}
 	fs.PrintDefaults()
@@ -131,9 +131,9 @@ func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
 
 // chooseScenarios is every scenario for "all", else the ones named
 // (comma-separated), in the catalogue's order; false when a name is unknown.
-func chooseScenarios(names string) ([]scenario, bool) {
+func chooseScenarios(names string) ([]Scenario, bool) {
 	if names == "all" {
-		return scenarios, true
+		return Scenarios, true
 	}
 	want := map[string]bool{}
 	for _, n := range strings.Split(names, ",") {
@@ -141,8 +141,8 @@ func chooseScenarios(names string) ([]scenario, bool) {
 			want[n] = true
 		}
 	}
-	var chosen []scenario
-	for _, s := range scenarios {
+	var chosen []Scenario
+	for _, s := range Scenarios {
 		if want[s.Name] {
 			chosen = append(chosen, s)
 			delete(want, s.Name)
@@ -164,13 +164,13 @@ func splitURLs(list string) []string {
 
 // runScenarios runs each chosen scenario, then prints the table of
 // verdicts; it returns exit 1 when one failed or could not run.
-func runScenarios(ctx context.Context, sc *scenarioRun, chosen []scenario, stdout io.Writer) int {
+func runScenarios(ctx context.Context, sc *ScenarioRun, chosen []Scenario, stdout io.Writer) int {
 	code := load.ExitOK
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")
 	for _, s := range chosen {
-		verdict, observed := runOne(ctx, sc, s, stdout)
-		if verdict == lessons.VerdictFail || verdict == lessons.VerdictError {
+		verdict, observed := RunOne(ctx, sc, s, stdout)
+		if verdict == catalogue.VerdictFail || verdict == catalogue.VerdictError {
 			code = load.ExitFail
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, verdict, observed)
@@ -180,14 +180,14 @@ func runScenarios(ctx context.Context, sc *scenarioRun, chosen []scenario, stdou
 	return code
 }
 
-// runOne runs s, printing its prediction and outcome to out, and returns
+// RunOne runs s, printing its prediction and outcome to out, and returns
 // its verdict (PASS, FAIL, ERROR or SKIP) and what it observed.
-func runOne(ctx context.Context, sc *scenarioRun, s scenario, out io.Writer) (verdict, observed string) {
+func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (verdict, observed string) {
 	fmt.Fprintf(out, "== %s\n   seed predicts: %s\n", s.Name, s.Predict)
-	if len(sc.targets) < s.MinReplicas {
-		observed = fmt.Sprintf("needs %d replicas, got %d", s.MinReplicas, len(sc.targets))
-		fmt.Fprintf(out, "   %s: %s\n", lessons.VerdictSkip, observed)
-		return lessons.VerdictSkip, observed
+	if len(sc.Targets) < s.MinReplicas {
+		observed = fmt.Sprintf("needs %d replicas, got %d", s.MinReplicas, len(sc.Targets))
+		fmt.Fprintf(out, "   %s: %s\n", catalogue.VerdictSkip, observed)
+		return catalogue.VerdictSkip, observed
 	}
 	start := time.Now()
 	err := sc.preflight(ctx, s)
@@ -195,31 +195,31 @@ func runOne(ctx context.Context, sc *scenarioRun, s scenario, out io.Writer) (ve
 	if err == nil {
 		observed, pass, err = s.run(ctx, sc)
 	}
-	verdict = lessons.VerdictPass
-	skip, isSkip := skipOf(err)
+	verdict = catalogue.VerdictPass
+	skip, isSkip := SkipOf(err)
 	switch {
 	case isSkip:
-		verdict, observed = lessons.VerdictSkip, skip.Error()
+		verdict, observed = catalogue.VerdictSkip, skip.Error()
 	case err != nil:
-		verdict, observed = lessons.VerdictError, err.Error()
+		verdict, observed = catalogue.VerdictError, err.Error()
 	case !pass:
-		verdict = lessons.VerdictFail
+		verdict = catalogue.VerdictFail
 	}
 	fmt.Fprintf(out, "   observed:      %s\n   %s (%.1f s)\n", observed, verdict, time.Since(start).Seconds())
 	return verdict, observed
 }
 
 // fault is POST target/api/faults.
-func (sc *scenarioRun) fault(ctx context.Context, target string, body map[string]any) error {
+func (sc *ScenarioRun) fault(ctx context.Context, target string, body map[string]any) error {
 	var out map[string]any
-	_, err := sc.c.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	_, err := sc.C.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
 	return err
 }
 
 // waitPaused waits until a holder on target is stalled by pause_holder
 // (GET /api/faults reports it): the buyer is inside its section and holds
 // the lock, however long the machine took to get it there.
-func (sc *scenarioRun) waitPaused(ctx context.Context, target string) error {
+func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
@@ -241,11 +241,11 @@ func (sc *scenarioRun) waitPaused(ctx context.Context, target string) error {
 var errNoPausedHolders = errors.New("GET /api/faults has no paused_holders (an older shop?)")
 
 // pausedHolders is target's count of holders stalled by pause_holder now.
-func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64, error) {
+func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64, error) {
 	var out struct {
 		PausedHolders *int64 `json:"paused_holders"`
 	}
-	if _, err := sc.c.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+	if _, err := sc.C.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
 		return 0, err
 	}
 	if out.PausedHolders == nil {
@@ -256,8 +256,8 @@ func (sc *scenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 
 // settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
-func (sc *scenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
-	v, _, err := sc.c.SettledSale(ctx, sc.targets, id)
+func (sc *ScenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	v, _, err := sc.C.SettledSale(ctx, sc.Targets, id)
 	return v, err
 }
 
@@ -265,7 +265,7 @@ func (sc *scenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView
 // stock (60 s at most): buyers whose requests timed out on the client side
 // may still be inside the shop, and a read between an order's commit and the
 // count would show a lost update that is not there.
-func (sc *scenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+func (sc *ScenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
 	prev, err := sc.settled(ctx, id)
 	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
 		if err := load.Sleep(ctx, time.Second); err != nil {
@@ -288,21 +288,21 @@ func describe(v shopapi.SaleView) string {
 // mutexAcrossReplicas: the same load (60 buyers, 8 at a time per replica,
 // alternating between two replicas, 20 ms of work inside the section) on a
 // `mutex` sale and on a `db-pessimistic` one.
-func mutexAcrossReplicas(ctx context.Context, sc *scenarioRun) (string, bool, error) {
+func mutexAcrossReplicas(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	return sc.brokenThenHeld(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic")
 }
 
 // contend has buyers buyers, spread over the targets, place orders
 // orders each on sale id, one after the other, and waits for them all.
-func (sc *scenarioRun) contend(ctx context.Context, id uint64, buyers, orders int) {
+func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders int) {
 	var wg sync.WaitGroup
 	for w := 0; w < buyers; w++ {
-		target := sc.targets[w%len(sc.targets)]
+		target := sc.Targets[w%len(sc.Targets)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < orders; i++ {
-				sc.c.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
+				sc.C.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
 			}
 		}()
 	}
@@ -312,11 +312,11 @@ func (sc *scenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 // brokenThenHeld runs the same contended sale (16 buyers over the targets,
 // 4 orders each, 20 ms of work) on a broken strategy, which must break an
 // invariant, and on its fix, which must hold them all.
-func (sc *scenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
+func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
 	var parts []string
 	pass := true
 	for _, strategy := range []string{broken, fix} {
-		v, _, err := sc.c.CreateSale(ctx, sc.targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
 		if err != nil {
 			return "", false, err
 		}
