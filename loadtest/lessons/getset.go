@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// getsetExpiry: seed 000's SETNX + GETSET lock, whose value is an expiry
+// getsetExpiry: the SETNX + GETSET lock, whose value is an expiry
 // written by the client's own clock. The second replica's clock runs 5 s
 // ahead (clock_skew); A on the first holds redis-getset (TTL 3 s) and
 // stalls 2 s inside its section, well within its TTL by the real clock. B on

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// acquireReplyLost: seed 002's retry. The first replica's next lock script
+// acquireReplyLost: a lock acquire retried after its reply was lost. The first replica's next lock script
 // on the sale runs on Redis but its reply is lost (drop_reply): the lock is
 // taken, and the buyer does not know. redisson gives up on the error: A
 // fails, and its orphaned lock keeps B waiting until the TTL (3 s). redis

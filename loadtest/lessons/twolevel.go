@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// twoLevelHandoff: seed 002's local hand-off on a real sale. The same
+// twoLevelHandoff: the two-level lock's local hand-off (one lock per replica in front of Redis) on a real sale. The same
 // contended load (16 buyers over the targets, 6 orders each, 1 ms of work,
 // fencing on) on redis and on redis-2level: both must sell exactly what
 // the database counts (no oversell, no lost update, no overlap, no fenced write: the
