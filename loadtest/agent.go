@@ -15,6 +15,8 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Timings of `loadtest agent`.
@@ -54,7 +56,7 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 	if fs.NArg() > 0 {
 		return agentConfig{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	shops, err := parseTargets(*shop)
+	shops, err := load.ParseTargets(*shop)
 	if err != nil {
 		return agentConfig{}, fmt.Errorf("-shop: %w", err)
 	}
@@ -77,14 +79,14 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseAgentFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitUsage
+		return load.ExitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loadtest agent: %v\n", err)
-		return exitUsage
+		return load.ExitUsage
 	}
-	ctl := &control{c: newClient(4, agentCallTimeout, cfg.token), shops: cfg.shops}
-	defer ctl.c.close()
+	ctl := &control{c: shopapi.NewClient(4, agentCallTimeout, cfg.token), shops: cfg.shops}
+	defer ctl.c.Close()
 	fmt.Fprintf(stdout, "agent %s: control via %v\n", cfg.id, cfg.shops)
 
 	beatDone := make(chan struct{})
@@ -117,7 +119,7 @@ func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	<-beatDone
-	return exitOK
+	return load.ExitOK
 }
 
 // heartbeat announces the agent every second through the shop (discovery
@@ -145,7 +147,7 @@ func heartbeat(ctx context.Context, ctl *control, id string) {
 // starting with the last one that did: a dead replica costs one failed dial,
 // then the agent stays on the next one.
 type control struct {
-	c     *client
+	c     *shopapi.Client
 	shops []string
 	cur   atomic.Int64
 }
@@ -185,7 +187,7 @@ func (ctl *control) call(ctx context.Context, method, path string, body, out any
 		case http.StatusNoContent:
 			return status, nil
 		}
-		return status, statusError(method, ctl.shops[i]+path, status, raw)
+		return status, shopapi.StatusError(method, ctl.shops[i]+path, status, raw)
 	}
 	return 0, fmt.Errorf("no shop answers (%d tried): %w", len(ctl.shops), lastErr)
 }
@@ -196,10 +198,10 @@ func (ctl *control) once(ctx context.Context, method, url string, body []byte) (
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if ctl.c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+ctl.c.token)
+	if ctl.c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+ctl.c.Token)
 	}
-	resp, err := ctl.c.http.Do(req)
+	resp, err := ctl.c.Http.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}

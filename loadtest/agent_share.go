@@ -11,6 +11,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // deadFor: a target that failed at the transport level is skipped for this
@@ -62,31 +64,31 @@ func (t *targets) failed(j int) {
 // the share makes progress.
 func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assignment, stderr io.Writer) runwire.Report {
 	ts := newTargets(a.Targets, a.SaleID)
-	p := plan{requests: a.Buyers, workers: max(a.Concurrency, 1)}
+	p := load.Plan{Requests: a.Buyers, Workers: max(a.Concurrency, 1)}
 	if a.Rate > 0 {
-		p.rate, p.workers = a.Rate, agentOpenWorkers
+		p.Rate, p.Workers = a.Rate, agentOpenWorkers
 	}
-	sender, err := newOrderSender(ts.urls, p.workers, agentOrderTO)
+	sender, err := shopapi.NewOrderSender(ts.urls, p.Workers, agentOrderTO)
 	if err != nil { // the shop gave the targets; a bad one is its bug, reported like a dead target
 		fmt.Fprintf(stderr, "agent %s: share targets: %v\n", agentID, err)
 		return runwire.Report{AgentID: agentID, Errors: map[string]int64{}, Done: true}
 	}
-	defer sender.close()
-	b := newBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, a.TicketRequired)
-	do := func(_ context.Context, i int) answer {
+	defer sender.Close()
+	b := load.NewBuyer(sender, a.Targets, a.SaleID, a.UserPrefix, a.TicketRequired)
+	do := func(_ context.Context, i int) shopapi.Answer {
 		j := ts.pick(i)
-		ans := b.attempt(j, i)
-		if ans.kind == kindTransport {
+		ans := b.Attempt(j, i)
+		if ans.Kind == shopapi.KindTransport {
 			ts.failed(j)
 		}
 		return ans
 	}
 	if !a.OpensAt.IsZero() {
-		p.start, p.warm = a.OpensAt, b.warm
+		p.Start, p.Warm = a.OpensAt, b.Warm
 	}
 	loadCtx, dl := withMovingDeadline(ctx, a.Deadline)
 	defer dl.stop()
-	rec := newRecorder()
+	rec := load.NewRecorder()
 	start := time.Now()
 	path := fmt.Sprintf("/api/runs/%d/steps/%d/shares/%d/report", a.RunID, a.Step, a.Share)
 	send := func(ctx context.Context, r runwire.Report) {
@@ -115,7 +117,7 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 			}
 		}
 	}()
-	elapsed := drive(loadCtx, p, do, rec)
+	elapsed := load.Drive(loadCtx, p, do, rec)
 	close(stop)
 	<-reported
 	// The final report goes out even when the agent is being stopped: the
@@ -128,23 +130,23 @@ func execute(ctx context.Context, ctl *control, agentID string, a runwire.Assign
 }
 
 // snapshotReport is the recorder's figures as a report.
-func snapshotReport(agentID string, rec *recorder, elapsed time.Duration, done bool) runwire.Report {
-	f := rec.figures()
-	hist, kinds := f.all.hist, f.all.kinds
+func snapshotReport(agentID string, rec *load.Recorder, elapsed time.Duration, done bool) runwire.Report {
+	f := rec.Figures()
+	hist, kinds := f.All.Hist, f.All.Kinds
 	r := runwire.Report{AgentID: agentID, Errors: map[string]int64{}, ElapsedMS: elapsed.Milliseconds(), Done: done,
-		Layers: f.all.layers}
+		Layers: f.All.Layers}
 	for k, n := range kinds {
 		r.Requests += n
 		switch k {
-		case kindOrder:
+		case shopapi.KindOrder:
 			r.Orders += n
-		case kindAccepted:
+		case shopapi.KindAccepted:
 			// A 202 of an async sale: the unit is the buyer's, its order is
 			// made behind the queue (the sale's queue figures say how many
 			// were). The run counts it with the orders, and apart.
 			r.Orders += n
 			r.Accepted = n
-		case kindSoldOut:
+		case shopapi.KindSoldOut:
 			r.SoldOut = n
 		default:
 			r.Errors[k] = n

@@ -15,16 +15,18 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 func TestAgentFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := dispatch(context.Background(), []string{"agent"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := dispatch(context.Background(), []string{"agent"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("no -shop: exit %d, %q", code, errb.String())
 	}
 	errb.Reset()
 	// shop demo's probe: `loadtest agent -h` must document -shop.
-	if code := dispatch(context.Background(), []string{"agent", "-h"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := dispatch(context.Background(), []string{"agent", "-h"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("-h: exit %d, %q", code, errb.String())
 	}
 	if _, err := parseAgentFlags([]string{"-shop", "http://a:1,http://b:2/", "-id", "x"}, io.Discard); err != nil {
@@ -94,7 +96,7 @@ func TestControlFailover(t *testing.T) {
 	fc := &fakeControl{}
 	live := httptest.NewServer(fc)
 	defer live.Close()
-	ctl := &control{c: newClient(2, time.Second, ""), shops: []string{deadURL(t), live.URL}}
+	ctl := &control{c: shopapi.NewClient(2, time.Second, ""), shops: []string{deadURL(t), live.URL}}
 	for range 2 {
 		if status, err := ctl.call(context.Background(), http.MethodPost, "/api/agents/claim", map[string]string{"agent_id": "a"}, nil); err != nil || status != http.StatusNoContent {
 			t.Fatalf("call: %d %v", status, err)
@@ -119,13 +121,13 @@ func TestExecuteShare(t *testing.T) {
 	fc := &fakeControl{}
 	ctlSrv := httptest.NewServer(fc)
 	defer ctlSrv.Close()
-	ctl := &control{c: newClient(2, time.Second, ""), shops: []string{ctlSrv.URL}}
+	ctl := &control{c: shopapi.NewClient(2, time.Second, ""), shops: []string{ctlSrv.URL}}
 	a := runwire.Assignment{RunID: 3, Step: 1, Share: 0, SaleID: 1, Targets: []string{deadURL(t), shopURL},
 		Buyers: 40, UserPrefix: "p-", Concurrency: 4, Deadline: time.Now().Add(time.Minute)}
 
 	final := execute(context.Background(), ctl, "agent-x", a, io.Discard)
 	_, users := shop.counts()
-	transport := final.Errors[kindTransport]
+	transport := final.Errors[shopapi.KindTransport]
 	if !final.Done || final.Requests != 40 || final.Orders != 5 || final.SoldOut+transport != 35 || transport > 4 {
 		t.Fatalf("final: %+v", final)
 	}
@@ -146,7 +148,7 @@ func TestExecuteShare(t *testing.T) {
 		t.Fatalf("last report: %+v", last)
 	}
 	// The fake names no layer: every answer, and every transport error, is "unknown".
-	if len(last.Layers) != 1 || last.Layers[layerUnknown] != 40 {
+	if len(last.Layers) != 1 || last.Layers[shopapi.LayerUnknown] != 40 {
 		t.Errorf("reported layers %v, want unknown 40", last.Layers)
 	}
 	h, err := hdrhistogram.Decode([]byte(last.Histogram))

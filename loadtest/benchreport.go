@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"net/http"
 	"os"
@@ -39,20 +41,20 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	outMD := fs.String("out-md", "", "Markdown output (required)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return load.ExitOK
 		}
-		return exitUsage
+		return load.ExitUsage
 	}
 	if *runPath == "" || *outMD == "" {
 		fmt.Fprintln(stderr, "loadtest bench-report: --run and --out-md are required")
-		return exitUsage
+		return load.ExitUsage
 	}
 	if *outJSON == "" {
 		*outJSON = *runPath
 	}
-	c := newClient(4, setupTimeout, "")
-	defer c.close()
-	var reps [2]*Report
+	c := shopapi.NewClient(4, load.SetupTimeout, "")
+	defer c.Close()
+	var reps [2]*load.Report
 	for i, p := range []string{*calibPath, *runPath} {
 		if p == "" {
 			continue
@@ -63,7 +65,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: %s: %v\n", p, err)
-			return exitFail
+			return load.ExitFail
 		}
 		reps[i] = rep
 	}
@@ -72,39 +74,39 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		var err error
 		if facts, err = os.ReadFile(*factsPath); err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: --facts: %v\n", err)
-			return exitFail
+			return load.ExitFail
 		}
 	}
 	md := benchMarkdown(reps[1], string(facts))
 	if reps[0] != nil { // on record with its server figures too
-		if err := writeJSON(*calibPath, reps[0]); err != nil {
+		if err := load.WriteJSON(*calibPath, reps[0]); err != nil {
 			fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-			return exitFail
+			return load.ExitFail
 		}
 	}
-	if err := writeJSON(*outJSON, reps[1]); err != nil {
+	if err := load.WriteJSON(*outJSON, reps[1]); err != nil {
 		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-		return exitFail
+		return load.ExitFail
 	}
 	if err := os.WriteFile(*outMD, []byte(md), 0o644); err != nil {
 		fmt.Fprintf(stderr, "loadtest bench-report: %v\n", err)
-		return exitFail
+		return load.ExitFail
 	}
 	fmt.Fprint(stdout, md)
-	return exitOK
+	return load.ExitOK
 }
 
-func readReport(path string) (*Report, error) {
+func readReport(path string) (*load.Report, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var rep Report
+	var rep load.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, err
 	}
 	for i := range rep.Results {
-		_ = json.Unmarshal(rep.Results[i].Sale, &rep.Results[i].view) // null leaves the zero view
+		_ = json.Unmarshal(rep.Results[i].Sale, &rep.Results[i].View) // null leaves the zero view
 	}
 	return &rep, nil
 }
@@ -131,20 +133,20 @@ const liveWait = 5 * time.Second
 
 // fillServer reads each result's /live into Server, waiting until it has
 // counted as many requests as the client sent (or liveWait passed).
-func fillServer(ctx context.Context, c *client, rep *Report) error {
+func fillServer(ctx context.Context, c *shopapi.Client, rep *load.Report) error {
 	if len(rep.Config.Targets) == 0 {
 		return errors.New("no targets in the report")
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		if r.view.ID == 0 {
+		if r.View.ID == 0 {
 			continue
 		}
-		url := rep.Config.Targets[0] + "/api/sales/" + strconv.FormatUint(r.view.ID, 10) + "/live"
+		url := rep.Config.Targets[0] + "/api/sales/" + strconv.FormatUint(r.View.ID, 10) + "/live"
 		deadline := time.Now().Add(liveWait)
 		for {
 			var l serverLive
-			raw, err := c.callJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l)
+			raw, err := c.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &l)
 			if err != nil {
 				return err
 			}
@@ -158,7 +160,7 @@ func fillServer(ctx context.Context, c *client, rep *Report) error {
 	return nil
 }
 
-func live(r Result) (serverLive, bool) {
+func live(r load.Result) (serverLive, bool) {
 	var l serverLive
 	return l, len(r.Server) > 0 && json.Unmarshal(r.Server, &l) == nil
 }
@@ -193,12 +195,12 @@ type limitRow struct {
 //
 // A sale with no recorded section took no lock (lock-free CAS/conditional
 // writes, Redis Lua stock), and "none" excludes nothing: n/a.
-func limitOf(run Result) limitRow {
+func limitOf(run load.Result) limitRow {
 	var row limitRow
 	var v struct {
 		LockCycle lockCycle `json:"lock_cycle"`
 	}
-	if !run.hasView() || json.Unmarshal(run.Sale, &v) != nil {
+	if !run.HasView() || json.Unmarshal(run.Sale, &v) != nil {
 		return row
 	}
 	c := v.LockCycle
@@ -220,7 +222,7 @@ func limitOf(run Result) limitRow {
 }
 
 // benchMarkdown renders the report.
-func benchMarkdown(run *Report, facts string) string {
+func benchMarkdown(run *load.Report, facts string) string {
 	var b strings.Builder
 	cfg := run.Config
 	fmt.Fprintf(&b, "# make bench: %s\n\n", run.StartedAt.Format(time.RFC3339))
@@ -236,7 +238,7 @@ func benchMarkdown(run *Report, facts string) string {
 		if r.Safe {
 			safe = "yes"
 		}
-		v := r.view
+		v := r.View
 		fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %.1f | %.2f | %.2f | %d | %d | %d | %d | %d | ", r.Strategy, safe, r.Verdict,
 			r.RequestsPerS, r.OrdersPerS, r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, r.HardErrors)
 		row := limitOf(r)

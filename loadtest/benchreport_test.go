@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -37,18 +39,18 @@ func TestLimitOf(t *testing.T) {
 	// 1000 sections of 1.5 ms with 0.5 ms hand-overs: limit 500/s. Over
 	// 1999.5 + 0.5 ms the lock never idled (ratio 1); over 3999.5 it did.
 	for span, want := range map[float64]float64{1999.5: 1, 3999.5: 0.5} {
-		row := limitOf(Result{Strategy: "redis", Sale: saleJSON(1, 1000, 1.5, 0.5, span)})
+		row := limitOf(load.Result{Strategy: "redis", Sale: saleJSON(1, 1000, 1.5, 0.5, span)})
 		if !row.okay || row.lockFree || math.Abs(row.limit-500) > 1e-9 || math.Abs(row.ratio-want) > 1e-9 {
 			t.Errorf("span %v: row %+v, want limit 500, ratio %v", span, row, want)
 		}
 	}
-	if free := limitOf(Result{Strategy: "db-optimistic", Sale: saleJSON(2, 0, 0, 0, 0)}); !free.lockFree {
+	if free := limitOf(load.Result{Strategy: "db-optimistic", Sale: saleJSON(2, 0, 0, 0, 0)}); !free.lockFree {
 		t.Errorf("no sections: want n/a, got %+v", free)
 	}
-	if none := limitOf(Result{Strategy: "none", Sale: saleJSON(3, 10, 1, 0, 10)}); !none.lockFree {
+	if none := limitOf(load.Result{Strategy: "none", Sale: saleJSON(3, 10, 1, 0, 10)}); !none.lockFree {
 		t.Errorf("none: want n/a, got %+v", none)
 	}
-	if missing := limitOf(Result{Strategy: "redis"}); missing.okay || missing.lockFree {
+	if missing := limitOf(load.Result{Strategy: "redis"}); missing.okay || missing.lockFree {
 		t.Errorf("no sale view: %+v", missing)
 	}
 }
@@ -69,15 +71,15 @@ func TestBenchReportCommand(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	write := func(name string, ids [2]int) string {
-		rep := newReport(runConfig{targets: []string{srv.URL}, strategy: "all", stock: 1, buyers: 5, concurrency: 1}, time.Unix(0, 0))
+		rep := load.NewReport(load.RunConfig{Targets: []string{srv.URL}, Strategy: "all", Stock: 1, Buyers: 5, Concurrency: 1}, time.Unix(0, 0))
 		for i, st := range []string{"redis", "db-optimistic"} {
-			r := newResult(strategyInfo{Name: st, Safe: true}, "closed")
-			r.Requests, r.DurationS, r.Verdict = 5, 2, verdictOK
+			r := load.NewResult(shopapi.StrategyInfo{Name: st, Safe: true}, "closed")
+			r.Requests, r.DurationS, r.Verdict = 5, 2, load.VerdictOK
 			r.Sale = saleJSON(ids[i], int64(1-i)*1000, 1.5, 0.5, 1999.5) // redis ran sections, db-optimistic none
 			rep.Results = append(rep.Results, r)
 		}
 		p := filepath.Join(dir, name)
-		if err := writeJSON(p, rep); err != nil {
+		if err := load.WriteJSON(p, rep); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -85,7 +87,7 @@ func TestBenchReportCommand(t *testing.T) {
 	calib, run := write("calib.json", [2]int{1, 2}), write("run.json", [2]int{3, 4})
 	md := filepath.Join(dir, "out.md")
 	var out, errb bytes.Buffer
-	if code := benchReport(context.Background(), []string{"--calib", calib, "--run", run, "--out-md", md}, &out, &errb); code != exitOK {
+	if code := benchReport(context.Background(), []string{"--calib", calib, "--run", run, "--out-md", md}, &out, &errb); code != load.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	b, err := os.ReadFile(md)
@@ -106,15 +108,15 @@ func TestBenchReportCommand(t *testing.T) {
 	if l, ok := live(readOrFail(t, calib).Results[0]); !ok || l.Requests != 5 {
 		t.Errorf("the calibration on record got no server figures")
 	}
-	if code := benchReport(context.Background(), []string{"--run", run, "--out-md", md}, &out, &errb); code != exitOK {
+	if code := benchReport(context.Background(), []string{"--run", run, "--out-md", md}, &out, &errb); code != load.ExitOK {
 		t.Errorf("without --calib: exit %d: %s", code, errb.String())
 	}
-	if code := benchReport(context.Background(), []string{"--run", run}, &out, &errb); code != exitUsage {
-		t.Errorf("missing flags: exit %d, want %d", code, exitUsage)
+	if code := benchReport(context.Background(), []string{"--run", run}, &out, &errb); code != load.ExitUsage {
+		t.Errorf("missing flags: exit %d, want %d", code, load.ExitUsage)
 	}
 }
 
-func readOrFail(t *testing.T, path string) *Report {
+func readOrFail(t *testing.T, path string) *load.Report {
 	t.Helper()
 	rep, err := readReport(path)
 	if err != nil {
@@ -130,13 +132,13 @@ func TestRateCommand(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errb bytes.Buffer
-	if code := rate(context.Background(), []string{"--url", srv.URL, "--duration", "200ms", "--concurrency", "4"}, &out, &errb); code != exitOK {
+	if code := rate(context.Background(), []string{"--url", srv.URL, "--duration", "200ms", "--concurrency", "4"}, &out, &errb); code != load.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), " ok, 0 errors") || strings.HasPrefix(out.String(), "loadtest rate: 0 ok") {
 		t.Errorf("output %q", out.String())
 	}
-	if code := rate(context.Background(), []string{"--duration", "1s"}, &out, &errb); code != exitUsage {
-		t.Errorf("no --url: exit %d, want %d", code, exitUsage)
+	if code := rate(context.Background(), []string{"--duration", "1s"}, &out, &errb); code != load.ExitUsage {
+		t.Errorf("no --url: exit %d, want %d", code, load.ExitUsage)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net"
 	"strconv"
 	"testing"
@@ -74,30 +76,30 @@ func BenchmarkOrderEngine(b *testing.B) {
 	base := startCannedServer(b, cannedSoldOut)
 	url := base + "/api/sales/1/orders"
 	b.Run("fasthttp", func(b *testing.B) {
-		s, err := newOrderSender([]string{url}, 8, 10*time.Second)
+		s, err := shopapi.NewOrderSender([]string{url}, 8, 10*time.Second)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer s.close()
-		benchDrive(b, func(_ context.Context, i int) answer { return s.order(0, "lt-", i+1, "") })
+		defer s.Close()
+		benchDrive(b, func(_ context.Context, i int) shopapi.Answer { return s.Order(0, "lt-", i+1, "") })
 	})
 	b.Run("net-http", func(b *testing.B) {
-		c := newClient(8, 10*time.Second, "")
-		defer c.close()
-		benchDrive(b, func(ctx context.Context, i int) answer {
-			return answer{kind: c.order(ctx, url, "lt-"+strconv.Itoa(i+1)), layer: "sold_out_cache"}
+		c := shopapi.NewClient(8, 10*time.Second, "")
+		defer c.Close()
+		benchDrive(b, func(ctx context.Context, i int) shopapi.Answer {
+			return shopapi.Answer{Kind: c.Order(ctx, url, "lt-"+strconv.Itoa(i+1)), Layer: "sold_out_cache"}
 		})
 	})
 }
 
-func benchDrive(b *testing.B, do attempt) {
-	rec := newRecorder()
+func benchDrive(b *testing.B, do load.Attempt) {
+	rec := load.NewRecorder()
 	b.ReportAllocs()
 	b.ResetTimer()
-	drive(context.Background(), plan{requests: b.N, workers: 8}, do, rec)
+	load.Drive(context.Background(), load.Plan{Requests: b.N, Workers: 8}, do, rec)
 	b.StopTimer()
-	f := rec.figures()
-	if f.all.kinds[kindSoldOut] != int64(b.N) || f.all.layers["sold_out_cache"] != int64(b.N) {
-		b.Fatalf("answers %v by layer %v, want %d sold_out from sold_out_cache", f.all.kinds, f.all.layers, b.N)
+	f := rec.Figures()
+	if f.All.Kinds[shopapi.KindSoldOut] != int64(b.N) || f.All.Layers["sold_out_cache"] != int64(b.N) {
+		b.Fatalf("answers %v by layer %v, want %d sold_out from sold_out_cache", f.All.Kinds, f.All.Layers, b.N)
 	}
 }

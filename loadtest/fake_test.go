@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,11 +17,11 @@ import (
 // counting and exit logic with answers a real shop only gives when it is
 // broken (a safe strategy overselling).
 type fakeShop struct {
-	strategies []strategyInfo
+	strategies []shopapi.StrategyInfo
 	// answer decides the reply to the n-th order (0-based): status and code.
 	answer func(n int64) (int, string)
-	final  saleView // GET /api/sales/1 (id is forced to 1)
-	token  string   // when set, POST /api/sales needs "Bearer <token>"
+	final  shopapi.SaleView // GET /api/sales/1 (id is forced to 1)
+	token  string           // when set, POST /api/sales needs "Bearer <token>"
 
 	orders atomic.Int64 // orders received
 	mu     sync.Mutex
@@ -37,14 +39,14 @@ func (f *fakeShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/strategies":
 		reply(http.StatusOK, f.strategies)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales" && f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token:
-		reply(http.StatusUnauthorized, apiErrorBody{Error: "unauthorized", Message: "fake"})
+		reply(http.StatusUnauthorized, shopapi.APIErrorBody{Error: "unauthorized", Message: "fake"})
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales":
-		var req saleRequest
+		var req shopapi.SaleRequest
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		f.mu.Lock()
 		f.sales++
 		f.mu.Unlock()
-		reply(http.StatusCreated, saleView{ID: 1, InitialStock: req.Stock, Stock: req.Stock})
+		reply(http.StatusCreated, shopapi.SaleView{ID: 1, InitialStock: req.Stock, Stock: req.Stock})
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales/1/orders":
 		var req struct {
 			UserID string `json:"user_id"`
@@ -61,13 +63,13 @@ func (f *fakeShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reply(status, map[string]any{"order_id": 1})
 			return
 		}
-		reply(status, apiErrorBody{Error: code, Message: "fake"})
+		reply(status, shopapi.APIErrorBody{Error: code, Message: "fake"})
 	case r.Method == http.MethodGet && r.URL.Path == "/api/sales/1":
 		v := f.final
 		v.ID = 1
 		reply(http.StatusOK, v)
 	default:
-		reply(http.StatusNotFound, apiErrorBody{Error: "not_found"})
+		reply(http.StatusNotFound, shopapi.APIErrorBody{Error: "not_found"})
 	}
 }
 
@@ -95,7 +97,7 @@ func startFake(t *testing.T, f *fakeShop) string {
 	return srv.URL
 }
 
-var fakeStrategies = []strategyInfo{
+var fakeStrategies = []shopapi.StrategyInfo{
 	{Name: "fake-safe", Safe: true, Available: true},
 	{Name: "fake-unsafe", Safe: false, Available: true},
 	{Name: "fake-unavailable", Safe: true, Available: false, Needs: []string{"zookeeper"}},
@@ -117,21 +119,21 @@ func TestExitCodeFromVerdicts(t *testing.T) {
 		name     string
 		strategy string
 		answer   func(int64) (int, string)
-		final    saleView
+		final    shopapi.SaleView
 		extra    []string
 		code     int
 		verdict  string
 	}{
-		{"safe and clean", "fake-safe", soldAfter(10), saleView{Sold: 10}, nil, exitOK, verdictOK},
-		{"safe oversold", "fake-safe", soldAfter(13), saleView{Sold: 13, Oversold: 3}, nil, exitFail, verdictOversold},
-		{"safe with violations", "fake-safe", soldAfter(10), saleView{Sold: 10, Violations: 2}, nil, exitFail, verdictViolations},
-		{"safe with lost updates", "fake-safe", soldAfter(10), saleView{Sold: 10, LostUpdates: 1}, nil, exitFail, verdictViolations},
-		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), saleView{Sold: 30, Oversold: 20}, nil, exitOK, verdictExpected},
-		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), saleView{Sold: 10}, nil, exitOK, verdictOK},
-		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), saleView{Sold: 10}, nil, exitFail, verdictErrors},
-		{"5xx under a raised limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), saleView{Sold: 10},
-			[]string{"--max-error-rate", "20%"}, exitOK, verdictOK},
-		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), saleView{Sold: 10}, nil, exitFail, verdictErrors},
+		{"safe and clean", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10}, nil, load.ExitOK, load.VerdictOK},
+		{"safe oversold", "fake-safe", soldAfter(13), shopapi.SaleView{Sold: 13, Oversold: 3}, nil, load.ExitFail, load.VerdictOversold},
+		{"safe with violations", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, Violations: 2}, nil, load.ExitFail, load.VerdictViolations},
+		{"safe with lost updates", "fake-safe", soldAfter(10), shopapi.SaleView{Sold: 10, LostUpdates: 1}, nil, load.ExitFail, load.VerdictViolations},
+		{"unsafe oversold is expected", "fake-unsafe", soldAfter(30), shopapi.SaleView{Sold: 30, Oversold: 20}, nil, load.ExitOK, load.VerdictExpected},
+		{"refusals are not errors", "fake-safe", errorsEvery(2, http.StatusServiceUnavailable, "lock_timeout"), shopapi.SaleView{Sold: 10}, nil, load.ExitOK, load.VerdictOK},
+		{"5xx over the limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10}, nil, load.ExitFail, load.VerdictErrors},
+		{"5xx under a raised limit", "fake-safe", errorsEvery(10, http.StatusInternalServerError, "internal"), shopapi.SaleView{Sold: 10},
+			[]string{"--max-error-rate", "20%"}, load.ExitOK, load.VerdictOK},
+		{"503 without a shop code is a hard error", "fake-safe", errorsEvery(10, http.StatusServiceUnavailable, ""), shopapi.SaleView{Sold: 10}, nil, load.ExitFail, load.VerdictErrors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,11 +167,11 @@ func TestExitCodeFromVerdicts(t *testing.T) {
 // TestRoundRobinAndAll: the sale is created on the first target only, buyers
 // are split evenly, and "all" runs every strategy available everywhere.
 func TestRoundRobinAndAll(t *testing.T) {
-	a := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1000), final: saleView{Sold: 30}}
+	a := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1000), final: shopapi.SaleView{Sold: 30}}
 	b := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1000)}
 	code, stdout, stderr := runTool(t, "--targets", startFake(t, a)+","+startFake(t, b), "--strategy", "all",
 		"--stock", "30", "--buyers", "30", "--concurrency", "3")
-	if code != exitOK {
+	if code != load.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	// Two strategies (fake-unavailable is skipped), 15 buyers each per target.
@@ -194,17 +196,17 @@ func TestRoundRobinAndAll(t *testing.T) {
 // exit 1) with the shop's reason and the fix; the token is then accepted.
 func TestCreateSaleRefused(t *testing.T) {
 	t.Setenv("SECKILL_ADMIN_TOKEN", "")
-	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(10), final: saleView{Sold: 10}, token: "s3cret"}
+	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(10), final: shopapi.SaleView{Sold: 10}, token: "s3cret"}
 	target := startFake(t, f)
 	code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20")
-	if code != exitFail || !strings.Contains(stdout, verdictFailed) || !strings.Contains(stdout, "--admin-token") {
+	if code != load.ExitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "--admin-token") {
 		t.Fatalf("without the token: exit %d, want 1 with FAILED and a hint\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if f.orders.Load() != 0 {
 		t.Errorf("%d orders sent for a sale that was never created", f.orders.Load())
 	}
 	t.Setenv("SECKILL_ADMIN_TOKEN", "s3cret")
-	if code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20"); code != exitOK {
+	if code, stdout, stderr := runTool(t, "--targets", target, "--strategy", "fake-safe", "--stock", "10", "--buyers", "20"); code != load.ExitOK {
 		t.Fatalf("with the token from the environment: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

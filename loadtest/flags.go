@@ -4,98 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// Bounds of the sale flags: the shop's own (internal/httpapi), checked here
-// too so that a typo fails before anything is created.
-const (
-	maxStock  = 1_000_000
-	maxWorkMS = 60_000
-	maxTTLMS  = 600_000
-	// maxOpensIn and maxRateLimit: opens_in_ms and rate_limit_* bounds.
-	maxOpensIn   = time.Hour
-	maxRateLimit = 100_000
-	// pay_within_ms: 0 (no reservation) or this range.
-	minPayWithinMS = 500
-	maxPayWithinMS = 86_400_000
-)
-
-// Order modes of a sale: answer 201 with the order, or 202 with a ticket.
-const (
-	orderModeSync  = "sync"
-	orderModeAsync = "async"
-)
-
-// runConfig is `loadtest run` after parsing and validation.
-type runConfig struct {
-	targets      []string // base URLs, no trailing slash
-	strategy     string   // "all" or a comma-separated list of names
-	stock        int64
-	buyers       int
-	concurrency  int     // closed model workers
-	rate         float64 // open model requests/s; 0: closed model
-	maxInFlight  int     // open model: most requests in flight
-	duration     time.Duration
-	workMS       int
-	ttlMS        int
-	fencing      bool
-	noWatchdog   bool // only strategies whose lease renews itself have a watchdog
-	perUserLimit int
-	maxErrorRate float64 // fraction of requests
-	timeout      time.Duration
-	closedSet    bool // --concurrency was given
-	jsonPath     string
-	adminToken   string
-	guards       saleGuards
-	orderMode    string        // orderModeSync or orderModeAsync
-	payWithinMS  int           // reservation window; 0: an order is paid when made
-	drainTimeout time.Duration // async: the most to wait for the queue to drain
-}
-
-// async reports whether the sales take orders through the queue.
-func (c runConfig) async() bool { return c.orderMode == orderModeAsync }
-
-// saleGuards are the sale's options that refuse orders early: the opening,
-// the sold-out cache, the rate limits, the purchase ticket.
-type saleGuards struct {
-	opensIn        time.Duration // the sale opens this long after it is created; 0: at once
-	soldOutCache   bool
-	rateLimitUser  int // requests/s per user; 0: off
-	rateLimitIP    int // requests/s per client IP; 0: off
-	ticketRequired bool
-}
-
-// model names the load model for the output and the JSON.
-func (c runConfig) model() string {
-	switch {
-	case c.herd():
-		return "herd"
-	case c.rate > 0:
-		return "open"
-	}
-	return "closed"
-}
-
-// herd reports whether every buyer fires at the opening: --opens-in
-// without --rate (an open model spread at R/s) or --concurrency (a closed
-// one that starts at the opening).
-func (c runConfig) herd() bool { return c.guards.opensIn > 0 && c.rate == 0 && !c.closedSet }
-
-// plan is the load shape of one strategy's phase.
-func (c runConfig) plan() plan {
-	p := plan{requests: c.buyers, workers: c.concurrency, duration: c.duration}
-	if c.rate > 0 || c.herd() {
-		p.rate, p.workers, p.herd = c.rate, c.maxInFlight, c.herd()
-	}
-	return p
-}
 
 const runSummary = `usage: loadtest run --targets URL[,URL...] [flags]
 
@@ -152,12 +68,12 @@ var errUsage = errors.New("usage error")
 // parseRunFlags parses and validates args. On a problem it prints one line
 // naming the flag, then the usage, and returns errUsage (or flag.ErrHelp
 // after -h).
-func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
-	var c runConfig
+func parseRunFlags(args []string, stderr io.Writer) (load.RunConfig, error) {
+	var c load.RunConfig
 	fs := flag.NewFlagSet("loadtest run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runSummary); fs.PrintDefaults() }
-	targets := c.define(fs)
+	targets := defineRunFlags(&c, fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -166,7 +82,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := c.complete(*targets, fs.Args(), set); err != nil {
+	if err := completeRunConfig(&c, *targets, fs.Args(), set); err != nil {
 		fmt.Fprintf(stderr, "loadtest run: %v\n", err)
 		fs.Usage()
 		return c, errUsage
@@ -174,139 +90,116 @@ func parseRunFlags(args []string, stderr io.Writer) (runConfig, error) {
 	return c, nil
 }
 
-// define declares every flag of `loadtest run` on fs, bound to c; --targets,
+// defineRunFlags declares every flag of `loadtest run` on fs, bound to c; --targets,
 // which needs parsing, comes back as its text.
-func (c *runConfig) define(fs *flag.FlagSet) (targets *string) {
+func defineRunFlags(c *load.RunConfig, fs *flag.FlagSet) (targets *string) {
 	targets = fs.String("targets", "", "comma-separated shop base URLs, e.g. http://127.0.0.1:8080 (required)")
-	fs.StringVar(&c.strategy, "strategy", "all", `strategy name, comma-separated names, or "all": every strategy available on all targets`)
-	fs.Int64Var(&c.stock, "stock", 100, "units for sale per strategy (1.."+strconv.Itoa(maxStock)+")")
-	fs.IntVar(&c.buyers, "buyers", 2000, "order requests per strategy, one per distinct user")
-	fs.IntVar(&c.concurrency, "concurrency", 200, "closed model: workers sending at once")
-	fs.Float64Var(&c.rate, "rate", 0, "open model: requests per second (instead of --concurrency)")
-	fs.IntVar(&c.maxInFlight, "max-in-flight", 1000, "open model: most requests in flight; later ones wait, and the wait counts in their latency")
-	fs.DurationVar(&c.duration, "duration", 0, "stop sending after this long (0: when every buyer has tried); with --rate and no --buyers, buyers = rate x duration")
-	fs.IntVar(&c.workMS, "work-ms", 5, "sale option: milliseconds of work inside the critical section")
-	fs.IntVar(&c.ttlMS, "ttl-ms", 2000, "sale option: lock TTL in milliseconds")
-	fs.BoolVar(&c.fencing, "fencing", false, "sale option: fenced writes (stale lock holders are rejected)")
-	fs.BoolVar(&c.noWatchdog, "no-watchdog", false, "sale option: turn off the lease watchdog of the strategies that have one (redis, redlock): "+
+	fs.StringVar(&c.Strategy, "strategy", "all", `strategy name, comma-separated names, or "all": every strategy available on all targets`)
+	fs.Int64Var(&c.Stock, "stock", 100, "units for sale per strategy (1.."+strconv.Itoa(load.MaxStock)+")")
+	fs.IntVar(&c.Buyers, "buyers", 2000, "order requests per strategy, one per distinct user")
+	fs.IntVar(&c.Concurrency, "concurrency", 200, "closed model: workers sending at once")
+	fs.Float64Var(&c.Rate, "rate", 0, "open model: requests per second (instead of --concurrency)")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", 1000, "open model: most requests in flight; later ones wait, and the wait counts in their latency")
+	fs.DurationVar(&c.Duration, "duration", 0, "stop sending after this long (0: when every buyer has tried); with --rate and no --buyers, buyers = rate x duration")
+	fs.IntVar(&c.WorkMS, "work-ms", 5, "sale option: milliseconds of work inside the critical section")
+	fs.IntVar(&c.TtlMS, "ttl-ms", 2000, "sale option: lock TTL in milliseconds")
+	fs.BoolVar(&c.Fencing, "fencing", false, "sale option: fenced writes (stale lock holders are rejected)")
+	fs.BoolVar(&c.NoWatchdog, "no-watchdog", false, "sale option: turn off the lease watchdog of the strategies that have one (redis, redlock): "+
 		"the lock then expires after --ttl-ms even while held, and they are judged as unsafe")
-	fs.IntVar(&c.perUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
-	c.maxErrorRate = 0.01 // before Var: the flag package records the default then
-	fs.Var((*ratioFlag)(&c.maxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
-	fs.DurationVar(&c.guards.opensIn, "opens-in", 0, "sale option: the sale opens this long after it is created (the herd; at most 1h)")
-	fs.BoolVar(&c.guards.soldOutCache, "sold-out-cache", true, "sale option: once sold out, every replica answers sold_out from memory")
-	fs.IntVar(&c.guards.rateLimitUser, "rate-limit-user", 0, "sale option: requests per second per user (0: off)")
-	fs.IntVar(&c.guards.rateLimitIP, "rate-limit-ip", 0, "sale option: requests per second per client IP (0: off)")
-	fs.BoolVar(&c.guards.ticketRequired, "ticket-required", false, "sale option: orders need a purchase ticket; each buyer asks for one first")
-	fs.StringVar(&c.orderMode, "order-mode", orderModeSync, `sale option: "sync" (201 with the order) or "async" (202 with a ticket, `+
+	fs.IntVar(&c.PerUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
+	c.MaxErrorRate = 0.01 // before Var: the flag package records the default then
+	fs.Var((*ratioFlag)(&c.MaxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
+	fs.DurationVar(&c.Timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
+	fs.DurationVar(&c.Guards.OpensIn, "opens-in", 0, "sale option: the sale opens this long after it is created (the herd; at most 1h)")
+	fs.BoolVar(&c.Guards.SoldOutCache, "sold-out-cache", true, "sale option: once sold out, every replica answers sold_out from memory")
+	fs.IntVar(&c.Guards.RateLimitUser, "rate-limit-user", 0, "sale option: requests per second per user (0: off)")
+	fs.IntVar(&c.Guards.RateLimitIP, "rate-limit-ip", 0, "sale option: requests per second per client IP (0: off)")
+	fs.BoolVar(&c.Guards.TicketRequired, "ticket-required", false, "sale option: orders need a purchase ticket; each buyer asks for one first")
+	fs.StringVar(&c.OrderMode, "order-mode", load.OrderModeSync, `sale option: "sync" (201 with the order) or "async" (202 with a ticket, `+
 		"the order persisted behind a queue; redis-lua-stock): the run then waits for the queue to drain and checks every ticket")
-	fs.IntVar(&c.payWithinMS, "pay-within-ms", 0, "sale option: every order is a reservation to pay within this many ms "+
-		"("+strconv.Itoa(minPayWithinMS)+".."+strconv.Itoa(maxPayWithinMS)+"; 0: paid when made); nobody pays, so they expire")
-	fs.DurationVar(&c.drainTimeout, "drain-timeout", 2*time.Minute, "async: the most to wait, after the load, for the queue to drain and every ticket to settle")
-	fs.StringVar(&c.jsonPath, "json", "", "also write the results as JSON to this file")
+	fs.IntVar(&c.PayWithinMS, "pay-within-ms", 0, "sale option: every order is a reservation to pay within this many ms "+
+		"("+strconv.Itoa(load.MinPayWithinMS)+".."+strconv.Itoa(load.MaxPayWithinMS)+"; 0: paid when made); nobody pays, so they expire")
+	fs.DurationVar(&c.DrainTimeout, "drain-timeout", 2*time.Minute, "async: the most to wait, after the load, for the queue to drain and every ticket to settle")
+	fs.StringVar(&c.JsonPath, "json", "", "also write the results as JSON to this file")
 	// No default shown: the environment's token must not end up in a
 	// terminal scrollback through -h.
-	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token for creating sales and reading order tickets past the shop's per-IP limit (default: $SECKILL_ADMIN_TOKEN)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for creating sales and reading order tickets past the shop's per-IP limit (default: $SECKILL_ADMIN_TOKEN)")
 	return targets
 }
 
-// complete checks the parsed flags (set: the ones given) and fills in
+// completeRunConfig checks the parsed flags (set: the ones given) and fills in
 // what they imply: the targets, the buyers of a timed open run, the admin
 // token from the environment. Its error names the flag.
-func (c *runConfig) complete(targets string, args []string, set map[string]bool) error {
+func completeRunConfig(c *load.RunConfig, targets string, args []string, set map[string]bool) error {
 	if len(args) > 0 {
 		return fmt.Errorf("unexpected argument %q (flags only)", args[0])
 	}
 	var err error
-	if c.targets, err = parseTargets(targets); err != nil {
+	if c.Targets, err = load.ParseTargets(targets); err != nil {
 		return fmt.Errorf("--targets: %v", err)
 	}
-	if err := c.check(set); err != nil {
+	if err := checkRunConfig(c, set); err != nil {
 		return err
 	}
-	c.closedSet = set["concurrency"]
-	if c.rate > 0 && c.duration > 0 && !set["buyers"] {
-		c.buyers = int(math.Ceil(c.rate * c.duration.Seconds()))
+	c.ClosedSet = set["concurrency"]
+	if c.Rate > 0 && c.Duration > 0 && !set["buyers"] {
+		c.Buyers = int(math.Ceil(c.Rate * c.Duration.Seconds()))
 	}
-	if c.buyers < 1 {
-		return fmt.Errorf("--buyers must be at least 1, not %d", c.buyers)
+	if c.Buyers < 1 {
+		return fmt.Errorf("--buyers must be at least 1, not %d", c.Buyers)
 	}
 	if !set["admin-token"] {
-		c.adminToken = os.Getenv("SECKILL_ADMIN_TOKEN")
+		c.AdminToken = os.Getenv("SECKILL_ADMIN_TOKEN")
 	}
 	return nil
 }
 
-// check returns the first value out of its range or combination of flags
+// checkRunConfig returns the first value out of its range or combination of flags
 // (set: the ones given) that excludes itself.
-func (c *runConfig) check(set map[string]bool) error {
+func checkRunConfig(c *load.RunConfig, set map[string]bool) error {
 	switch {
-	case strings.TrimSpace(c.strategy) == "":
+	case strings.TrimSpace(c.Strategy) == "":
 		return errors.New("--strategy must name a strategy or be \"all\"")
-	case c.stock < 1 || c.stock > maxStock:
-		return fmt.Errorf("--stock must be between 1 and %d, not %d", maxStock, c.stock)
+	case c.Stock < 1 || c.Stock > load.MaxStock:
+		return fmt.Errorf("--stock must be between 1 and %d, not %d", load.MaxStock, c.Stock)
 	case set["rate"] && set["concurrency"]:
 		return errors.New("--rate (open model) and --concurrency (closed model) exclude each other: give one")
-	case set["rate"] && (c.rate <= 0 || math.IsInf(c.rate, 0) || math.IsNaN(c.rate)):
-		return fmt.Errorf("--rate must be a positive number of requests per second, not %v", c.rate)
-	case set["max-in-flight"] && !set["rate"] && (c.guards.opensIn <= 0 || set["concurrency"]):
+	case set["rate"] && (c.Rate <= 0 || math.IsInf(c.Rate, 0) || math.IsNaN(c.Rate)):
+		return fmt.Errorf("--rate must be a positive number of requests per second, not %v", c.Rate)
+	case set["max-in-flight"] && !set["rate"] && (c.Guards.OpensIn <= 0 || set["concurrency"]):
 		return errors.New("--max-in-flight applies to the open model and the herd only: add --rate or --opens-in")
-	case c.guards.opensIn < 0 || c.guards.opensIn > maxOpensIn:
-		return fmt.Errorf("--opens-in must be between 0 and %v, not %v", maxOpensIn, c.guards.opensIn)
-	case c.guards.opensIn > 0 && c.guards.opensIn < time.Millisecond:
-		return fmt.Errorf("--opens-in must be at least 1ms, not %v", c.guards.opensIn)
-	case c.guards.rateLimitUser < 0 || c.guards.rateLimitUser > maxRateLimit:
-		return fmt.Errorf("--rate-limit-user must be between 0 and %d, not %d", maxRateLimit, c.guards.rateLimitUser)
-	case c.guards.rateLimitIP < 0 || c.guards.rateLimitIP > maxRateLimit:
-		return fmt.Errorf("--rate-limit-ip must be between 0 and %d, not %d", maxRateLimit, c.guards.rateLimitIP)
-	case c.maxInFlight < 1:
-		return fmt.Errorf("--max-in-flight must be at least 1, not %d", c.maxInFlight)
-	case c.concurrency < 1:
-		return fmt.Errorf("--concurrency must be at least 1, not %d", c.concurrency)
-	case c.duration < 0:
+	case c.Guards.OpensIn < 0 || c.Guards.OpensIn > load.MaxOpensIn:
+		return fmt.Errorf("--opens-in must be between 0 and %v, not %v", load.MaxOpensIn, c.Guards.OpensIn)
+	case c.Guards.OpensIn > 0 && c.Guards.OpensIn < time.Millisecond:
+		return fmt.Errorf("--opens-in must be at least 1ms, not %v", c.Guards.OpensIn)
+	case c.Guards.RateLimitUser < 0 || c.Guards.RateLimitUser > load.MaxRateLimit:
+		return fmt.Errorf("--rate-limit-user must be between 0 and %d, not %d", load.MaxRateLimit, c.Guards.RateLimitUser)
+	case c.Guards.RateLimitIP < 0 || c.Guards.RateLimitIP > load.MaxRateLimit:
+		return fmt.Errorf("--rate-limit-ip must be between 0 and %d, not %d", load.MaxRateLimit, c.Guards.RateLimitIP)
+	case c.MaxInFlight < 1:
+		return fmt.Errorf("--max-in-flight must be at least 1, not %d", c.MaxInFlight)
+	case c.Concurrency < 1:
+		return fmt.Errorf("--concurrency must be at least 1, not %d", c.Concurrency)
+	case c.Duration < 0:
 		return errors.New("--duration must not be negative")
-	case c.workMS < 0 || c.workMS > maxWorkMS:
-		return fmt.Errorf("--work-ms must be between 0 and %d, not %d", maxWorkMS, c.workMS)
-	case c.ttlMS < 1 || c.ttlMS > maxTTLMS:
-		return fmt.Errorf("--ttl-ms must be between 1 and %d, not %d", maxTTLMS, c.ttlMS)
-	case c.perUserLimit < 0:
-		return fmt.Errorf("--per-user-limit must not be negative, not %d", c.perUserLimit)
-	case c.timeout <= 0:
-		return fmt.Errorf("--timeout must be positive, not %v", c.timeout)
-	case c.orderMode != orderModeSync && c.orderMode != orderModeAsync:
-		return fmt.Errorf("--order-mode must be %q or %q, not %q", orderModeSync, orderModeAsync, c.orderMode)
-	case c.async() && strings.TrimSpace(c.strategy) == "all":
+	case c.WorkMS < 0 || c.WorkMS > load.MaxWorkMS:
+		return fmt.Errorf("--work-ms must be between 0 and %d, not %d", load.MaxWorkMS, c.WorkMS)
+	case c.TtlMS < 1 || c.TtlMS > load.MaxTTLMS:
+		return fmt.Errorf("--ttl-ms must be between 1 and %d, not %d", load.MaxTTLMS, c.TtlMS)
+	case c.PerUserLimit < 0:
+		return fmt.Errorf("--per-user-limit must not be negative, not %d", c.PerUserLimit)
+	case c.Timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, not %v", c.Timeout)
+	case c.OrderMode != load.OrderModeSync && c.OrderMode != load.OrderModeAsync:
+		return fmt.Errorf("--order-mode must be %q or %q, not %q", load.OrderModeSync, load.OrderModeAsync, c.OrderMode)
+	case c.Async() && strings.TrimSpace(c.Strategy) == "all":
 		return errors.New(`--order-mode async: name the strategy (e.g. redis-lua-stock); "all" would ask it of strategies that cannot queue orders`)
-	case c.payWithinMS != 0 && (c.payWithinMS < minPayWithinMS || c.payWithinMS > maxPayWithinMS):
-		return fmt.Errorf("--pay-within-ms must be 0 or between %d and %d, not %d", minPayWithinMS, maxPayWithinMS, c.payWithinMS)
-	case c.drainTimeout <= 0:
-		return fmt.Errorf("--drain-timeout must be positive, not %v", c.drainTimeout)
+	case c.PayWithinMS != 0 && (c.PayWithinMS < load.MinPayWithinMS || c.PayWithinMS > load.MaxPayWithinMS):
+		return fmt.Errorf("--pay-within-ms must be 0 or between %d and %d, not %d", load.MinPayWithinMS, load.MaxPayWithinMS, c.PayWithinMS)
+	case c.DrainTimeout <= 0:
+		return fmt.Errorf("--drain-timeout must be positive, not %v", c.DrainTimeout)
 	}
 	return nil
-}
-
-// parseTargets splits and checks --targets.
-func parseTargets(s string) ([]string, error) {
-	var out []string
-	for _, t := range strings.Split(s, ",") {
-		t = strings.TrimRight(strings.TrimSpace(t), "/")
-		if t == "" {
-			continue
-		}
-		u, err := url.Parse(t)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%q is not an http(s) base URL like http://127.0.0.1:8080", t)
-		}
-		if u.Path != "" || u.RawQuery != "" {
-			return nil, fmt.Errorf("%q: give the base URL only, without a path or query", t)
-		}
-		out = append(out, t)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("at least one shop URL is required, e.g. --targets http://127.0.0.1:8080")
-	}
-	return out, nil
 }
 
 // ratioFlag is a fraction given as "0.01" or "1%".

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"testing"
 )
@@ -44,8 +46,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runTool(t, tc.args...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+			if code != load.ExitUsage {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, load.ExitUsage, stdout, stderr)
 			}
 			first, _, _ := strings.Cut(stderr, "\n")
 			if !strings.Contains(first, tc.names) {
@@ -67,11 +69,11 @@ func TestDispatch(t *testing.T) {
 		args []string
 		code int
 	}{
-		{nil, exitUsage},
-		{[]string{"bogus"}, exitUsage},
-		{[]string{"help"}, exitOK},
-		{[]string{"run", "-h"}, exitOK},
-		{[]string{"run"}, exitUsage}, // no --targets
+		{nil, load.ExitUsage},
+		{[]string{"bogus"}, load.ExitUsage},
+		{[]string{"help"}, load.ExitOK},
+		{[]string{"run", "-h"}, load.ExitOK},
+		{[]string{"run"}, load.ExitUsage}, // no --targets
 	}
 	for _, tc := range tests {
 		var stdout, stderr bytes.Buffer
@@ -105,8 +107,8 @@ func TestRateTimesDuration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	if c.buyers != 500 || c.model() != "open" || c.plan().workers != c.maxInFlight {
-		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.buyers, c.model(), c.plan().workers)
+	if c.Buyers != 500 || c.Model() != "open" || c.Plan().Workers != c.MaxInFlight {
+		t.Errorf("buyers %d model %s workers %d; want 500, open, max-in-flight", c.Buyers, c.Model(), c.Plan().Workers)
 	}
 }
 
@@ -115,12 +117,12 @@ func TestRateTimesDuration(t *testing.T) {
 // the sale request carries no "watchdog" member at all (older shops refuse
 // members they do not know).
 func TestNoWatchdogFlag(t *testing.T) {
-	renewing := strategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
-	plain := strategyInfo{Name: "db-pessimistic", Safe: true, Available: true}
+	renewing := shopapi.StrategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
+	plain := shopapi.StrategyInfo{Name: "db-pessimistic", Safe: true, Available: true}
 	tests := []struct {
 		name    string
 		args    []string
-		st      strategyInfo
+		st      shopapi.StrategyInfo
 		wantOff bool // watchdog:false sent; else no member
 	}{
 		{"default, renewing", nil, renewing, false},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -34,7 +36,7 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reply := func(status int, layer string, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		if layer != "" {
-			w.Header().Set(layerHeader, layer)
+			w.Header().Set(shopapi.LayerHeader, layer)
 		}
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(v)
@@ -43,14 +45,14 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/strategies":
-		reply(http.StatusOK, "", []strategyInfo{{Name: "fake-safe", Safe: true, Available: true}})
+		reply(http.StatusOK, "", []shopapi.StrategyInfo{{Name: "fake-safe", Safe: true, Available: true}})
 	case r.Method == http.MethodGet && r.URL.Path == "/api/limits":
 		reply(http.StatusOK, "", map[string]string{"status": "ok"})
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales":
 		_ = json.NewDecoder(r.Body).Decode(&f.created)
 		ms, _ := f.created["opens_in_ms"].(float64)
 		f.opening = now.Add(time.Duration(ms) * time.Millisecond)
-		reply(http.StatusCreated, "", saleView{ID: 1, InitialStock: f.stock, Stock: f.stock, OpensAt: f.opening.UTC().Format(time.RFC3339Nano)})
+		reply(http.StatusCreated, "", shopapi.SaleView{ID: 1, InitialStock: f.stock, Stock: f.stock, OpensAt: f.opening.UTC().Format(time.RFC3339Nano)})
 	case r.Method == http.MethodPost && r.URL.Path == "/api/sales/1/ticket":
 		var req struct {
 			UserID string `json:"user_id"`
@@ -67,20 +69,20 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case now.Before(f.opening):
 			f.early++
-			reply(http.StatusConflict, "opening", apiErrorBody{Error: "not_open"})
+			reply(http.StatusConflict, "opening", shopapi.APIErrorBody{Error: "not_open"})
 		case f.created["ticket_required"] == true && req.Ticket != "t."+req.UserID:
 			f.badTix++
-			reply(http.StatusForbidden, "ticket", apiErrorBody{Error: "bad_ticket"})
+			reply(http.StatusForbidden, "ticket", shopapi.APIErrorBody{Error: "bad_ticket"})
 		case f.sold < f.stock:
 			f.sold++
 			reply(http.StatusCreated, "database", map[string]any{"order_id": f.sold})
 		default:
-			reply(http.StatusConflict, "sold_out_cache", apiErrorBody{Error: "sold_out"})
+			reply(http.StatusConflict, "sold_out_cache", shopapi.APIErrorBody{Error: "sold_out"})
 		}
 	case r.Method == http.MethodGet && r.URL.Path == "/api/sales/1":
-		reply(http.StatusOK, "", saleView{ID: 1, InitialStock: f.stock, Sold: f.sold})
+		reply(http.StatusOK, "", shopapi.SaleView{ID: 1, InitialStock: f.stock, Sold: f.sold})
 	default:
-		reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found"})
+		reply(http.StatusNotFound, "", shopapi.APIErrorBody{Error: "not_found"})
 	}
 }
 
@@ -97,7 +99,7 @@ func TestHerdWaitsForTheOpening(t *testing.T) {
 	code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "fake-safe", "--stock", "10", "--buyers", "60",
 		"--opens-in", "300ms", "--max-in-flight", "20", "--sold-out-cache=false", "--rate-limit-user", "5",
 		"--rate-limit-ip", "7", "--ticket-required", "--json", path)
-	if code != exitOK {
+	if code != load.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	f.mu.Lock()
@@ -148,22 +150,22 @@ func sum(m map[string]int64) int64 {
 // the time to sell out runs from the opening to the last order.
 func TestFirstSecondSplit(t *testing.T) {
 	opening := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
-	rec := newHerdRecorder(opening)
+	rec := load.NewHerdRecorder(opening)
 	at := func(d time.Duration) time.Time { return opening.Add(d) }
-	sold := answer{kind: kindOrder, layer: "database"}
-	out := answer{kind: kindSoldOut, layer: "sold_out_cache"}
-	rec.record(0, answer{kind: "not_open", layer: "opening"}, time.Millisecond, at(-2*time.Millisecond), at(-time.Millisecond))
-	rec.record(1, sold, 10*time.Millisecond, at(0), at(10*time.Millisecond))
-	rec.record(2, sold, 250*time.Millisecond, at(200*time.Millisecond), at(250*time.Millisecond))
-	rec.record(3, out, 999*time.Millisecond, at(997*time.Millisecond), at(999*time.Millisecond))
-	rec.record(4, out, time.Second, at(999*time.Millisecond), at(time.Second))
-	rec.record(5, answer{kind: kindSoldOut}, 5*time.Second, at(4*time.Second), at(5*time.Second))
+	sold := shopapi.Answer{Kind: shopapi.KindOrder, Layer: "database"}
+	out := shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "sold_out_cache"}
+	rec.Record(0, shopapi.Answer{Kind: "not_open", Layer: "opening"}, time.Millisecond, at(-2*time.Millisecond), at(-time.Millisecond))
+	rec.Record(1, sold, 10*time.Millisecond, at(0), at(10*time.Millisecond))
+	rec.Record(2, sold, 250*time.Millisecond, at(200*time.Millisecond), at(250*time.Millisecond))
+	rec.Record(3, out, 999*time.Millisecond, at(997*time.Millisecond), at(999*time.Millisecond))
+	rec.Record(4, out, time.Second, at(999*time.Millisecond), at(time.Second))
+	rec.Record(5, shopapi.Answer{Kind: shopapi.KindSoldOut}, 5*time.Second, at(4*time.Second), at(5*time.Second))
 
-	r := newResult(strategyInfo{Name: "x"}, "herd")
-	r.Herd = &Herd{OpensAt: opening}
-	f := rec.figures()
-	r.measure(f.all.hist, f.all.kinds, 5*time.Second)
-	r.measureLayers(f)
+	r := load.NewResult(shopapi.StrategyInfo{Name: "x"}, "herd")
+	r.Herd = &load.Herd{OpensAt: opening}
+	f := rec.Figures()
+	r.Measure(f.All.Hist, f.All.Kinds, 5*time.Second)
+	r.MeasureLayers(f)
 	fs := r.Herd.FirstSecond
 	if fs.Requests != 3 || fs.Orders != 2 || fs.SoldOut != 1 {
 		t.Errorf("first second: %+v; want the 3 answers in [opening, opening+1s): 2 orders, 1 sold_out", fs)
@@ -176,7 +178,7 @@ func TestFirstSecondSplit(t *testing.T) {
 	if fs.LatencyMS.Max < 49 || fs.LatencyMS.Max > 51 {
 		t.Errorf("first second max latency %v ms, want 50 (from the send)", fs.LatencyMS.Max)
 	}
-	want := map[string]int64{"opening": 1, "database": 2, "sold_out_cache": 2, layerUnknown: 1}
+	want := map[string]int64{"opening": 1, "database": 2, "sold_out_cache": 2, shopapi.LayerUnknown: 1}
 	for k, n := range want {
 		if r.Layers[k] != n {
 			t.Errorf("layers %v, want %v", r.Layers, want)
@@ -191,9 +193,9 @@ func TestFirstSecondSplit(t *testing.T) {
 // TestLayerAndCodeParsing: the layer header and the error code are read
 // without trusting them: known names as they are, odd ones bounded.
 func TestLayerAndCodeParsing(t *testing.T) {
-	for in, want := range map[string]string{"": layerUnknown, "store": "store", "rate_limit": "rate_limit",
+	for in, want := range map[string]string{"": shopapi.LayerUnknown, "store": "store", "rate_limit": "rate_limit",
 		"new_layer": "new_layer", "Bad Layer!": "other", strings.Repeat("a", 40): "other"} {
-		if got := layerOf([]byte(in)); got != want {
+		if got := shopapi.LayerOf([]byte(in)); got != want {
 			t.Errorf("layerOf(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -202,8 +204,8 @@ func TestLayerAndCodeParsing(t *testing.T) {
 		body   string
 		want   string
 	}{
-		{201, `{"order_id":1}`, kindOrder},
-		{409, `{"error":"sold_out","message":"x"}`, kindSoldOut},
+		{201, `{"order_id":1}`, shopapi.KindOrder},
+		{409, `{"error":"sold_out","message":"x"}`, shopapi.KindSoldOut},
 		{409, `{"message":"x","error":"not_open"}`, "not_open"},
 		{429, `{"error":"rate_limited"}`, "rate_limited"},
 		{403, `{"error":"bad_ticket"}`, "bad_ticket"},
@@ -211,7 +213,7 @@ func TestLayerAndCodeParsing(t *testing.T) {
 		{500, `{"error":"internal"}`, "http_500"},
 		{409, `{"error":"NOT A CODE"}`, "http_409"},
 	} {
-		if got := classify(tc.status, []byte(tc.body)); got != tc.want {
+		if got := shopapi.Classify(tc.status, []byte(tc.body)); got != tc.want {
 			t.Errorf("classify(%d, %s) = %q, want %q", tc.status, tc.body, got, tc.want)
 		}
 	}

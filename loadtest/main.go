@@ -8,9 +8,9 @@
 //	                through the API, and runs the lessons the dashboard queues
 //	                (agent.go, agent_lesson.go)
 //	loadtest scenario  replay a seed pitfall with faults: predicted vs
-//	                observed, PASS when they agree (scenario*.go)
+//	                observed, PASS when they agree (package lessons)
 //	loadtest chaos  a Jepsen-style run: random seeded faults, then the
-//	                database checked against every answer (chaos*.go)
+//	                database checked against every answer (package chaos)
 //
 // This file only dispatches subcommands; each one parses its own flags with
 // its own flag.FlagSet.
@@ -19,18 +19,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/chaos"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
-)
-
-// Exit codes of every subcommand. Scripts and CI branch on them, so they
-// mean the same thing everywhere.
-const (
-	exitOK    = 0 // done, nothing meant to be safe broke
-	exitFail  = 1 // a safe strategy broke, too many errors, or the run failed
-	exitUsage = 2 // bad flags or arguments; nothing was sent
 )
 
 const usage = `usage: loadtest <command> [flags]
@@ -57,10 +52,10 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 var commands = map[string]command{
 	"run":          run,
 	"agent":        agent,
-	"bench-report": benchReport, // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
-	"rate":         rate,        // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
-	"scenario":     scenarioCmd, // the seeds' pitfalls, predicted vs observed (scenario.go)
-	"chaos":        chaosCmd,    // seeded random faults, then the database checked (chaos*.go)
+	"bench-report": benchReport,     // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
+	"rate":         rate,            // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
+	"scenario":     lessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons)
+	"chaos":        chaos.Command,   // seeded random faults, then the database checked (package chaos)
 }
 
 func main() {
@@ -78,18 +73,18 @@ func main() {
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return load.ExitUsage
 	}
 	name, rest := args[0], args[1:]
 	switch name {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
-		return exitOK
+		return load.ExitOK
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "loadtest: unknown command %q\n\n%s", name, usage)
-		return exitUsage
+		return load.ExitUsage
 	}
 	return cmd(ctx, rest, stdout, stderr)
 }

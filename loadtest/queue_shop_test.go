@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/seckill-lab/seckill/loadtest/load"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "redis-lua-stock", "--order-mode", "async",
 			"--pay-within-ms", "60000", "--stock", "20", "--buyers", "60", "--concurrency", "8",
 			"--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		checkSchema(t, mustRead(t, path))
@@ -43,7 +44,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 		if rv := v.Reservations; rv == nil || rv.Reserved+rv.Paid+rv.Expired != 20 {
 			t.Errorf("reservations %+v, want the 20 orders reserved for 60 s", rv)
 		}
-		if r.Verdict != verdictOK || !strings.Contains(stdout, "confirmed 20") {
+		if r.Verdict != load.VerdictOK || !strings.Contains(stdout, "confirmed 20") {
 			t.Errorf("verdict %q; table:\n%s", r.Verdict, stdout)
 		}
 	})
@@ -51,7 +52,7 @@ func TestAsyncRunAgainstShop(t *testing.T) {
 	t.Run("a lock strategy cannot queue orders: FAILED with the reason", func(t *testing.T) {
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "db-conditional", "--order-mode", "async",
 			"--stock", "5", "--buyers", "5", "--admin-token", testToken)
-		if code != exitFail || !strings.Contains(stdout, verdictFailed) || !strings.Contains(stdout, "order_mode") {
+		if code != load.ExitFail || !strings.Contains(stdout, load.VerdictFailed) || !strings.Contains(stdout, "order_mode") {
 			t.Errorf("exit %d, want 1 and FAILED naming order_mode\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 	})

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -27,7 +29,7 @@ type asyncShop struct {
 	drift      int64
 
 	mu       sync.Mutex
-	created  saleRequest
+	created  shopapi.SaleRequest
 	tickets  map[string]int // ticket -> its number
 	views    int
 	asked    map[string]int // GET /api/orders/{ticket} per ticket
@@ -43,7 +45,7 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reply := func(status int, layer string, v any) {
 		w.Header().Set("Content-Type", "application/json")
 		if layer != "" {
-			w.Header().Set(layerHeader, layer)
+			w.Header().Set(shopapi.LayerHeader, layer)
 		}
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(v)
@@ -53,13 +55,13 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	settled := func() int64 { return int64(len(f.tickets) - len(f.stuck)) }
 	switch p := r.URL.Path; {
 	case r.Method == http.MethodGet && p == "/api/strategies":
-		reply(http.StatusOK, "", []strategyInfo{{Name: "redis-lua-stock", Safe: true, Available: true}})
+		reply(http.StatusOK, "", []shopapi.StrategyInfo{{Name: "redis-lua-stock", Safe: true, Available: true}})
 	case r.Method == http.MethodPost && p == "/api/sales":
 		_ = json.NewDecoder(r.Body).Decode(&f.created)
-		reply(http.StatusCreated, "", saleView{ID: 7, InitialStock: int64(f.stock), Stock: int64(f.stock)})
+		reply(http.StatusCreated, "", shopapi.SaleView{ID: 7, InitialStock: int64(f.stock), Stock: int64(f.stock)})
 	case r.Method == http.MethodPost && p == "/api/sales/7/orders":
 		if len(f.tickets) >= f.stock {
-			reply(http.StatusConflict, "store", apiErrorBody{Error: kindSoldOut})
+			reply(http.StatusConflict, "store", shopapi.APIErrorBody{Error: shopapi.KindSoldOut})
 			return
 		}
 		n := len(f.tickets) + 1
@@ -77,11 +79,11 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			inFlight = int64(len(f.stuck))
 		}
 		first, last := time.Unix(100, 0).UTC(), time.Unix(102, 0).UTC()
-		reply(http.StatusOK, "", saleView{ID: 7, InitialStock: int64(f.stock), Sold: settled(), Stock: int64(f.stock) - settled(),
-			Queue: &queueView{Accepted: int64(len(f.tickets)), InFlight: inFlight, Confirmed: settled(),
+		reply(http.StatusOK, "", shopapi.SaleView{ID: 7, InitialStock: int64(f.stock), Sold: settled(), Stock: int64(f.stock) - settled(),
+			Queue: &shopapi.QueueView{Accepted: int64(len(f.tickets)), InFlight: inFlight, Confirmed: settled(),
 				ConfirmP50MS: 12, ConfirmP99MS: 34, FirstAcceptedAt: &first, LastConfirmedAt: &last}})
 	case r.Method == http.MethodGet && p == "/api/sales/7/reconcile":
-		reply(http.StatusOK, "", reconcileView{Drift: f.drift})
+		reply(http.StatusOK, "", shopapi.ReconcileView{Drift: f.drift})
 	case r.Method == http.MethodGet && p == "/api/queue/durability":
 		reply(http.StatusOK, "", map[string]string{"mode": "always", "addr": "x"})
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/api/orders/"):
@@ -92,9 +94,9 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case f.limitReads && f.asked[ticket] == 1 && r.Header.Get("Authorization") != "Bearer tok":
 			f.limited++
 			w.Header().Set("Retry-After", "1")
-			reply(http.StatusTooManyRequests, "", apiErrorBody{Error: "rate_limited"})
+			reply(http.StatusTooManyRequests, "", shopapi.APIErrorBody{Error: "rate_limited"})
 		case !ok || f.lost[n]:
-			reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found", Field: "ref"})
+			reply(http.StatusNotFound, "", shopapi.APIErrorBody{Error: "not_found", Field: "ref"})
 		case f.stuck[n]:
 			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "pending"})
 		default:
@@ -108,7 +110,7 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reply(http.StatusOK, "", map[string]any{"order_ticket": ticket, "state": "confirmed", "order": order})
 		}
 	default:
-		reply(http.StatusNotFound, "", apiErrorBody{Error: "not_found"})
+		reply(http.StatusNotFound, "", shopapi.APIErrorBody{Error: "not_found"})
 	}
 }
 
@@ -124,14 +126,14 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 		verdict string
 		line    string // in stderr and the table
 	}{
-		{"all confirmed", &asyncShop{}, exitOK, verdictOK, ""},
-		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, exitFail, verdictLost, "1 accepted tickets are unknown to the shop (404)"},
-		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, exitFail, verdictUnsettled, "1 of 10 accepted orders did not settle"},
-		{"no ticket in the 202", &asyncShop{noTicket: true}, exitFail, verdictUnsettled, "10 of 10 accepted orders did not settle"},
-		{"drift", &asyncShop{drift: -2}, exitFail, verdictDrift, "drifted from the database by -2"},
-		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, exitFail, verdictMismatch,
+		{"all confirmed", &asyncShop{}, load.ExitOK, load.VerdictOK, ""},
+		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, load.ExitFail, load.VerdictLost, "1 accepted tickets are unknown to the shop (404)"},
+		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, load.ExitFail, load.VerdictUnsettled, "1 of 10 accepted orders did not settle"},
+		{"no ticket in the 202", &asyncShop{noTicket: true}, load.ExitFail, load.VerdictUnsettled, "10 of 10 accepted orders did not settle"},
+		{"drift", &asyncShop{drift: -2}, load.ExitFail, load.VerdictDrift, "drifted from the database by -2"},
+		{"an order carrying another ticket", &asyncShop{foreign: map[int]bool{4: true}}, load.ExitFail, load.VerdictMismatch,
 			"1 confirmed tickets do not name an order of their own"},
-		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, exitFail, verdictMismatch,
+		{"two tickets, one order", &asyncShop{shared: map[int]bool{6: true, 7: true}}, load.ExitFail, load.VerdictMismatch,
 			"2 confirmed tickets do not name an order of their own"},
 	}
 	for _, tc := range tests {
@@ -149,7 +151,7 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 			}
 			f.mu.Lock()
 			defer f.mu.Unlock()
-			if f.created.OrderMode != orderModeAsync || f.created.PayWithinMS != 60000 {
+			if f.created.OrderMode != load.OrderModeAsync || f.created.PayWithinMS != 60000 {
 				t.Errorf("sale created with order_mode %q pay_within_ms %d, want async 60000", f.created.OrderMode, f.created.PayWithinMS)
 			}
 			rep := decodeReport(t, mustRead(t, path))
@@ -157,7 +159,7 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 			if r.Verdict != tc.verdict {
 				t.Errorf("verdict %q, want %q\n%s", r.Verdict, tc.verdict, stdout)
 			}
-			if rep.Config.OrderMode != orderModeAsync || rep.Config.PayWithinMS != 60000 {
+			if rep.Config.OrderMode != load.OrderModeAsync || rep.Config.PayWithinMS != 60000 {
 				t.Errorf("config %+v does not record the order mode and the window", rep.Config)
 			}
 			if r.Accepted != 10 || r.SoldOut != 20 || r.Orders != 0 || r.HardErrors != 0 || len(r.Errors) != 0 || r.Layers["queue"] != 10 {
@@ -219,8 +221,8 @@ func TestTicketChecksWaitOutTheOrderLimit(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "out.json")
 			code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "redis-lua-stock", "--order-mode", "async",
 				"--stock", "10", "--buyers", "10", "--concurrency", "4", "--drain-timeout", "1s", "--json", path, "--admin-token", token)
-			if code != exitOK {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, stdout, stderr)
+			if code != load.ExitOK {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, load.ExitOK, stdout, stderr)
 			}
 			q := decodeReport(t, mustRead(t, path)).Results[0].Queue
 			if q == nil || q.Confirmed != 10 || q.Unsettled != 0 {
@@ -244,26 +246,26 @@ func TestQueueVerdict(t *testing.T) {
 	zero, two := int64(0), int64(2)
 	for _, tc := range []struct {
 		in   string
-		q    *Queue
+		q    *load.Queue
 		want string
 	}{
-		{verdictOK, nil, verdictOK},
-		{verdictOK, &Queue{Drift: &zero}, verdictOK},
-		{verdictOK, &Queue{}, verdictOK}, // drift unknown: shown, not judged
-		{verdictOK, &Queue{Drift: &two}, verdictDrift},
-		{verdictErrors, &Queue{Lost: 1, Drift: &two}, verdictLost},
-		{verdictOK, &Queue{Unsettled: 1, Lost: 1}, verdictUnsettled},
-		{verdictOK, &Queue{Mismatched: 1, Unsettled: 1}, verdictMismatch},
-		{verdictOversold, &Queue{Unsettled: 1}, verdictOversold},
-		{verdictViolations, &Queue{Lost: 1}, verdictViolations},
-		{verdictFailed, &Queue{Unsettled: 1}, verdictFailed},
+		{load.VerdictOK, nil, load.VerdictOK},
+		{load.VerdictOK, &load.Queue{Drift: &zero}, load.VerdictOK},
+		{load.VerdictOK, &load.Queue{}, load.VerdictOK}, // drift unknown: shown, not judged
+		{load.VerdictOK, &load.Queue{Drift: &two}, load.VerdictDrift},
+		{load.VerdictErrors, &load.Queue{Lost: 1, Drift: &two}, load.VerdictLost},
+		{load.VerdictOK, &load.Queue{Unsettled: 1, Lost: 1}, load.VerdictUnsettled},
+		{load.VerdictOK, &load.Queue{Mismatched: 1, Unsettled: 1}, load.VerdictMismatch},
+		{load.VerdictOversold, &load.Queue{Unsettled: 1}, load.VerdictOversold},
+		{load.VerdictViolations, &load.Queue{Lost: 1}, load.VerdictViolations},
+		{load.VerdictFailed, &load.Queue{Unsettled: 1}, load.VerdictFailed},
 	} {
-		if got := queueVerdict(tc.in, tc.q); got != tc.want {
+		if got := load.QueueVerdict(tc.in, tc.q); got != tc.want {
 			t.Errorf("queueVerdict(%s, %+v) = %s, want %s", tc.in, tc.q, got, tc.want)
 		}
 	}
-	for _, v := range []string{verdictDrift, verdictLost, verdictUnsettled, verdictMismatch} {
-		if passes(v) {
+	for _, v := range []string{load.VerdictDrift, load.VerdictLost, load.VerdictUnsettled, load.VerdictMismatch} {
+		if load.Passes(v) {
 			t.Errorf("%s passes", v)
 		}
 	}
@@ -281,14 +283,14 @@ func TestTicketOf(t *testing.T) {
 		`not json`:                                            "",
 		`{"order_ticket":"` + strings.Repeat("a", 101) + `"}`: "",
 	} {
-		if got := ticketOf([]byte(body)); got != want {
+		if got := shopapi.TicketOf([]byte(body)); got != want {
 			t.Errorf("ticketOf(%s) = %q, want %q", body, got, want)
 		}
 	}
-	if got := classify(http.StatusAccepted, []byte(`{"order_ticket":"ot_1_ab"}`)); got != kindAccepted || isHardError(got) {
-		t.Errorf("classify(202) = %q, want %q, not a hard error", got, kindAccepted)
+	if got := shopapi.Classify(http.StatusAccepted, []byte(`{"order_ticket":"ot_1_ab"}`)); got != shopapi.KindAccepted || shopapi.IsHardError(got) {
+		t.Errorf("classify(202) = %q, want %q, not a hard error", got, shopapi.KindAccepted)
 	}
-	if got := layerOf([]byte("queue")); got != "queue" {
+	if got := shopapi.LayerOf([]byte("queue")); got != "queue" {
 		t.Errorf("layerOf(queue) = %q", got)
 	}
 }
@@ -296,7 +298,7 @@ func TestTicketOf(t *testing.T) {
 // TestRecorderKeepsTickets: every 202's ticket is kept whichever worker
 // recorded it, with the latest 202, and counts in the live progress.
 func TestRecorderKeepsTickets(t *testing.T) {
-	rec := newRecorder()
+	rec := load.NewRecorder()
 	at := time.Unix(1000, 0)
 	var wg sync.WaitGroup
 	for w := range 16 {
@@ -304,18 +306,18 @@ func TestRecorderKeepsTickets(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				a := answer{kind: kindAccepted, layer: "queue", ticket: fmt.Sprintf("ot_1_%d_%d", w, i)}
-				rec.record(w, a, time.Millisecond, at, at.Add(time.Duration(w*50+i)*time.Millisecond))
+				a := shopapi.Answer{Kind: shopapi.KindAccepted, Layer: "queue", Ticket: fmt.Sprintf("ot_1_%d_%d", w, i)}
+				rec.Record(w, a, time.Millisecond, at, at.Add(time.Duration(w*50+i)*time.Millisecond))
 			}
 		}()
 	}
 	wg.Wait()
-	rec.record(0, answer{kind: kindSoldOut, layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
-	f := rec.figures()
-	if len(f.tickets) != 800 || f.all.kinds[kindAccepted] != 800 || rec.orders.Load() != 800 {
-		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.tickets), f.all.kinds[kindAccepted], rec.orders.Load())
+	rec.Record(0, shopapi.Answer{Kind: shopapi.KindSoldOut, Layer: "store"}, time.Millisecond, at, at.Add(time.Hour))
+	f := rec.Figures()
+	if len(f.Tickets) != 800 || f.All.Kinds[shopapi.KindAccepted] != 800 || rec.Orders.Load() != 800 {
+		t.Errorf("%d tickets, %d accepted, %d in progress; want 800 each", len(f.Tickets), f.All.Kinds[shopapi.KindAccepted], rec.Orders.Load())
 	}
-	if want := at.Add(799 * time.Millisecond); !f.lastAccepted.Equal(want) {
-		t.Errorf("last 202 at %v, want %v (a sold_out later does not count)", f.lastAccepted, want)
+	if want := at.Add(799 * time.Millisecond); !f.LastAccepted.Equal(want) {
+		t.Errorf("last 202 at %v, want %v (a sold_out later does not count)", f.LastAccepted, want)
 	}
 }

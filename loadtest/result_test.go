@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // keyPaths lists every member path of a JSON value, objects only
@@ -37,19 +39,19 @@ func keyPaths(prefix string, v any, out *[]string) {
 // TestReportSchema pins the --json member names: scripts read them, so a
 // renamed tag is a breaking change that must show here.
 func TestReportSchema(t *testing.T) {
-	rep := newReport(runConfig{targets: []string{"http://a"}, strategy: "all", stock: 1, buyers: 2, concurrency: 3,
-		ttlMS: 2000, maxErrorRate: 0.01, timeout: time.Second}, time.Unix(0, 0))
-	r := newResult(strategyInfo{Name: "x", Safe: true}, "closed")
-	r.measure(hdrhistogram.New(histMinUS, histMaxUS, histSigFigs), map[string]int64{kindOrder: 1, "conflict": 1}, time.Second)
+	rep := load.NewReport(load.RunConfig{Targets: []string{"http://a"}, Strategy: "all", Stock: 1, Buyers: 2, Concurrency: 3,
+		TtlMS: 2000, MaxErrorRate: 0.01, Timeout: time.Second}, time.Unix(0, 0))
+	r := load.NewResult(shopapi.StrategyInfo{Name: "x", Safe: true}, "closed")
+	r.Measure(hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs), map[string]int64{shopapi.KindOrder: 1, "conflict": 1}, time.Second)
 	r.Sale = json.RawMessage(`{"id":1}`)
-	r.Verdict = verdictOK
+	r.Verdict = load.VerdictOK
 	rep.Results = append(rep.Results, r)
-	h := newResult(strategyInfo{Name: "herd"}, "herd")
-	h.Herd = &Herd{OpensAt: time.Unix(0, 0)}
-	h.measureLayers(newHerdRecorder(time.Unix(0, 0)).figures())
+	h := load.NewResult(shopapi.StrategyInfo{Name: "herd"}, "herd")
+	h.Herd = &load.Herd{OpensAt: time.Unix(0, 0)}
+	h.MeasureLayers(load.NewHerdRecorder(time.Unix(0, 0)).Figures())
 	rep.Results = append(rep.Results, h)
-	a := newResult(strategyInfo{Name: "async"}, "closed")
-	a.Queue = &Queue{FailedReasons: map[string]int64{}}
+	a := load.NewResult(shopapi.StrategyInfo{Name: "async"}, "closed")
+	a.Queue = &load.Queue{FailedReasons: map[string]int64{}}
 	rep.Results = append(rep.Results, a)
 	b, err := json.Marshal(rep)
 	if err != nil {
@@ -101,31 +103,31 @@ func TestReportSchema(t *testing.T) {
 func TestVerdict(t *testing.T) {
 	tests := []struct {
 		safe     bool
-		v        saleView
+		v        shopapi.SaleView
 		hard     int64
 		requests int64
 		want     string
 	}{
-		{true, saleView{}, 0, 100, verdictOK},
-		{true, saleView{Oversold: 1, Violations: 3}, 0, 100, verdictOversold},
-		{true, saleView{LostUpdates: 1}, 0, 100, verdictViolations},
-		{true, saleView{Violations: 1}, 0, 100, verdictViolations},
-		{true, saleView{Duplicates: 1}, 0, 100, verdictViolations},
-		{true, saleView{Oversold: 1}, 50, 100, verdictOversold},
-		{true, saleView{}, 1, 100, verdictOK},     // 1% is not above 1%
-		{true, saleView{}, 2, 100, verdictErrors}, // 2% is
-		{false, saleView{Oversold: 5}, 0, 100, verdictExpected},
-		{false, saleView{}, 0, 100, verdictOK},
-		{false, saleView{Oversold: 5}, 10, 100, verdictErrors},
-		{true, saleView{}, 0, 0, verdictOK},
+		{true, shopapi.SaleView{}, 0, 100, load.VerdictOK},
+		{true, shopapi.SaleView{Oversold: 1, Violations: 3}, 0, 100, load.VerdictOversold},
+		{true, shopapi.SaleView{LostUpdates: 1}, 0, 100, load.VerdictViolations},
+		{true, shopapi.SaleView{Violations: 1}, 0, 100, load.VerdictViolations},
+		{true, shopapi.SaleView{Duplicates: 1}, 0, 100, load.VerdictViolations},
+		{true, shopapi.SaleView{Oversold: 1}, 50, 100, load.VerdictOversold},
+		{true, shopapi.SaleView{}, 1, 100, load.VerdictOK},     // 1% is not above 1%
+		{true, shopapi.SaleView{}, 2, 100, load.VerdictErrors}, // 2% is
+		{false, shopapi.SaleView{Oversold: 5}, 0, 100, load.VerdictExpected},
+		{false, shopapi.SaleView{}, 0, 100, load.VerdictOK},
+		{false, shopapi.SaleView{Oversold: 5}, 10, 100, load.VerdictErrors},
+		{true, shopapi.SaleView{}, 0, 0, load.VerdictOK},
 	}
 	for _, tc := range tests {
-		if got := verdict(tc.safe, tc.v, tc.hard, tc.requests, 0.01); got != tc.want {
+		if got := load.Verdict(tc.safe, tc.v, tc.hard, tc.requests, 0.01); got != tc.want {
 			t.Errorf("verdict(safe=%v, %+v, %d/%d hard) = %s, want %s", tc.safe, tc.v, tc.hard, tc.requests, got, tc.want)
 		}
 	}
-	if exitCode([]Result{{Verdict: verdictOK}, {Verdict: verdictExpected}}) != exitOK ||
-		exitCode([]Result{{Verdict: verdictOK}, {Verdict: verdictFailed}}) != exitFail {
-		t.Error("exitCode: OK and expected-unsafe pass, anything else fails")
+	if !load.AllPassed([]load.Result{{Verdict: load.VerdictOK}, {Verdict: load.VerdictExpected}}) ||
+		load.AllPassed([]load.Result{{Verdict: load.VerdictOK}, {Verdict: load.VerdictFailed}}) {
+		t.Error("allPassed: OK and expected-unsafe pass, anything else fails")
 	}
 }

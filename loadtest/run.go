@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"math"
 	"slices"
@@ -13,53 +15,51 @@ import (
 	"time"
 )
 
-// setupTimeout bounds each setup call (strategies, create sale, final view).
-// Creating a sale can build a strategy's first connection (ZooKeeper session,
-// RedLock clients), hence not a second.
-const setupTimeout = 30 * time.Second
-
 // run is `loadtest run`: it returns the exit code. Canceling ctx (Ctrl-C)
 // stops sending, reports what ran, and exits 1.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseRunFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return load.ExitOK
 	}
 	if err != nil {
-		return exitUsage
+		return load.ExitUsage
 	}
-	// The setup calls' client; the orders go through an orderSender per sale.
-	c := newClient(len(cfg.targets), cfg.timeout, cfg.adminToken)
-	defer c.close()
+	// The setup calls' client; the orders go through a shopapi.OrderSender per sale.
+	c := shopapi.NewClient(len(cfg.Targets), cfg.Timeout, cfg.AdminToken)
+	defer c.Close()
 
 	chosen, code := chooseStrategies(ctx, c, cfg, stderr)
-	if code != exitOK {
+	if code != load.ExitOK {
 		return code
 	}
-	rep := newReport(cfg, time.Now())
-	printHeader(stdout, cfg, chosen)
+	rep := load.NewReport(cfg, time.Now())
+	load.PrintHeader(stdout, cfg, chosen)
 	for _, st := range chosen {
 		if ctx.Err() != nil {
 			break
 		}
 		res := runStrategy(ctx, c, cfg, st, stderr)
-		printResult(stdout, cfg, res)
+		load.PrintResult(stdout, cfg, res)
 		rep.Results = append(rep.Results, res)
 	}
 	if len(rep.Results) > 1 {
-		printComparison(stdout, rep.Results)
+		load.PrintComparison(stdout, rep.Results)
 	}
-	code = exitCode(rep.Results)
+	code = load.ExitOK
+	if !load.AllPassed(rep.Results) {
+		code = load.ExitFail
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "loadtest run: interrupted after %d of %d strategies\n", len(rep.Results), len(chosen))
-		code = exitFail
+		code = load.ExitFail
 	}
-	if cfg.jsonPath != "" {
-		if err := writeJSON(cfg.jsonPath, rep); err != nil {
+	if cfg.JsonPath != "" {
+		if err := load.WriteJSON(cfg.JsonPath, rep); err != nil {
 			fmt.Fprintf(stderr, "loadtest run: --json: %v\n", err)
-			code = exitFail
+			code = load.ExitFail
 		} else {
-			fmt.Fprintf(stderr, "results written to %s\n", cfg.jsonPath)
+			fmt.Fprintf(stderr, "results written to %s\n", cfg.JsonPath)
 		}
 	}
 	return code
@@ -69,16 +69,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // the ones --strategy names. A strategy the targets do not know is a usage
 // error (exit 2); one they know but cannot run, or a target that does not
 // answer, fails the run (exit 1).
-func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.Writer) ([]strategyInfo, int) {
-	var known []strategyInfo // from the first target: the sale is created there
+func chooseStrategies(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, stderr io.Writer) ([]shopapi.StrategyInfo, int) {
+	var known []shopapi.StrategyInfo // from the first target: the sale is created there
 	availableOn := map[string]int{}
-	for i, t := range cfg.targets {
-		cctx, cancel := context.WithTimeout(ctx, setupTimeout)
-		list, err := c.strategies(cctx, t)
+	for i, t := range cfg.Targets {
+		cctx, cancel := context.WithTimeout(ctx, load.SetupTimeout)
+		list, err := c.Strategies(cctx, t)
 		cancel()
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest run: target %s does not answer: %v\n", t, err)
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
 		if i == 0 {
 			known = list
@@ -91,14 +91,14 @@ func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.W
 	}
 	// Buyers go to every target, so a strategy must run on all of them: on
 	// the others every order would be a 503 strategy_unavailable.
-	everywhere := func(name string) bool { return availableOn[name] == len(cfg.targets) }
+	everywhere := func(name string) bool { return availableOn[name] == len(cfg.Targets) }
 	names := make([]string, len(known))
 	for i, st := range known {
 		names[i] = st.Name
 	}
 
-	if strings.TrimSpace(cfg.strategy) == "all" {
-		var out, skipped []strategyInfo
+	if strings.TrimSpace(cfg.Strategy) == "all" {
+		var out, skipped []shopapi.StrategyInfo
 		for _, st := range known {
 			if everywhere(st.Name) {
 				out = append(out, st)
@@ -111,93 +111,93 @@ func chooseStrategies(ctx context.Context, c *client, cfg runConfig, stderr io.W
 		}
 		if len(out) == 0 {
 			fmt.Fprintln(stderr, "loadtest run: no strategy is available on every target")
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
-		return out, exitOK
+		return out, load.ExitOK
 	}
-	var out []strategyInfo
-	for _, name := range strings.Split(cfg.strategy, ",") {
+	var out []shopapi.StrategyInfo
+	for _, name := range strings.Split(cfg.Strategy, ",") {
 		name = strings.TrimSpace(name)
 		i := slices.Index(names, name)
 		if i < 0 {
 			fmt.Fprintf(stderr, "loadtest run: --strategy: unknown strategy %q; known: all, %s\n", name, strings.Join(names, ", "))
-			return nil, exitUsage
+			return nil, load.ExitUsage
 		}
 		if !everywhere(name) {
 			fmt.Fprintf(stderr, "loadtest run: --strategy: %s is not available on every target (needs %s)\n",
 				name, strings.Join(known[i].Needs, ", "))
-			return nil, exitFail
+			return nil, load.ExitFail
 		}
 		out = append(out, known[i])
 	}
-	return out, exitOK
+	return out, load.ExitOK
 }
 
 // runStrategy creates the strategy's sale, sends the load, waits for the
 // background writes to settle and reads the sale's final view.
-func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo, stderr io.Writer) Result {
+func runStrategy(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, st shopapi.StrategyInfo, stderr io.Writer) load.Result {
 	req := saleRequestFor(cfg, st)
 	if req.Watchdog != nil {
 		// Its lease now ends at the TTL whatever the holder is doing: a broken
 		// sale is the lesson, not a failure.
 		st.Safe = false
 	}
-	res := newResult(st, cfg.model())
-	setup, cancel := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
-	created, _, err := c.createSale(setup, cfg.targets[0], req)
+	res := load.NewResult(st, cfg.Model())
+	setup, cancel := context.WithTimeout(context.WithoutCancel(ctx), load.SetupTimeout)
+	created, _, err := c.CreateSale(setup, cfg.Targets[0], req)
 	createdAt := time.Now()
 	cancel()
 	if err != nil {
-		return res.failed(fmt.Sprintf("create sale: %v", err))
+		return res.Failed(fmt.Sprintf("create sale: %v", err))
 	}
-	urls := make([]string, len(cfg.targets))
-	for i, t := range cfg.targets {
+	urls := make([]string, len(cfg.Targets))
+	for i, t := range cfg.Targets {
 		urls[i] = t + "/api/sales/" + strconv.FormatUint(created.ID, 10) + "/orders"
 	}
-	p := cfg.plan()
+	p := cfg.Plan()
 	// Every request that can be in flight may go to one target.
-	sender, err := newOrderSender(urls, p.workers, cfg.timeout)
+	sender, err := shopapi.NewOrderSender(urls, p.Workers, cfg.Timeout)
 	if err != nil {
-		return res.failed(fmt.Sprintf("order URL: %v", err))
+		return res.Failed(fmt.Sprintf("order URL: %v", err))
 	}
-	defer sender.close()
-	b := newBuyer(sender, cfg.targets, created.ID, "lt-", cfg.guards.ticketRequired)
+	defer sender.Close()
+	b := load.NewBuyer(sender, cfg.Targets, created.ID, "lt-", cfg.Guards.TicketRequired)
 	// Round robin by buyer index: buyer i goes to target i mod n, whichever
 	// worker sends it, so every target gets its share in all models.
-	do := func(_ context.Context, i int) answer { return b.attempt(i%len(urls), i) }
+	do := func(_ context.Context, i int) shopapi.Answer { return b.Attempt(i%len(urls), i) }
 
-	rec := newRecorder()
+	rec := load.NewRecorder()
 	start := time.Now()
-	if cfg.guards.opensIn > 0 {
-		p.start = openingOf(created, createdAt, cfg.guards.opensIn)
-		p.warm = b.warm
-		rec = newHerdRecorder(p.start)
-		res.Herd = &Herd{OpensAt: p.start.UTC()}
-		start = p.start
+	if cfg.Guards.OpensIn > 0 {
+		p.Start = load.OpeningOf(created, createdAt, cfg.Guards.OpensIn)
+		p.Warm = b.Warm
+		rec = load.NewHerdRecorder(p.Start)
+		res.Herd = &load.Herd{OpensAt: p.Start.UTC()}
+		start = p.Start
 	}
-	prog := startProgress(stderr, st.Name, expectedRequests(p), rec)
-	elapsed := drive(ctx, p, do, rec)
-	prog.end()
+	prog := load.StartProgress(stderr, st.Name, expectedRequests(p), rec)
+	elapsed := load.Drive(ctx, p, do, rec)
+	prog.End()
 
-	figs := rec.figures()
-	res.measure(figs.all.hist, figs.all.kinds, elapsed)
-	res.measureLayers(figs)
-	if cfg.async() {
-		followQueue(ctx, c, cfg, &res, created.ID, figs, start, stderr)
+	figs := rec.Figures()
+	res.Measure(figs.All.Hist, figs.All.Kinds, elapsed)
+	res.MeasureLayers(figs)
+	if cfg.Async() {
+		load.FollowQueue(ctx, c, cfg, &res, created.ID, figs, start, stderr)
 	}
-	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), setupTimeout)
+	readCtx, cancelRead := context.WithTimeout(context.WithoutCancel(ctx), load.SetupTimeout)
 	defer cancelRead()
-	final, raw, err := c.settledSale(readCtx, cfg.targets, created.ID)
+	final, raw, err := c.SettledSale(readCtx, cfg.Targets, created.ID)
 	if err != nil {
-		res.view.ID = created.ID // for the table's title; the view itself is unknown
-		return res.failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
+		res.View.ID = created.ID // for the table's title; the view itself is unknown
+		return res.Failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
 	}
-	res.Sale, res.view = raw, final
-	res.Verdict = verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.maxErrorRate)
+	res.Sale, res.View = raw, final
+	res.Verdict = load.Verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.MaxErrorRate)
 	if res.Queue != nil {
-		res.Queue.fillQueueView(final)
-		res.Verdict = queueVerdict(res.Verdict, res.Queue)
-		if why := queueProblem(res); why != "" {
+		res.Queue.FillQueueView(final)
+		res.Verdict = load.QueueVerdict(res.Verdict, res.Queue)
+		if why := load.QueueProblem(res); why != "" {
 			fmt.Fprintf(stderr, "loadtest run: %s, sale %d: %s\n", st.Name, created.ID, why)
 		}
 	}
@@ -207,20 +207,20 @@ func runStrategy(ctx context.Context, c *client, cfg runConfig, st strategyInfo,
 // saleRequestFor is the sale of st's phase. --no-watchdog reaches only the
 // strategies that renew their lease; the others have no watchdog, and an
 // older shop (no "renews") is sent nothing new.
-func saleRequestFor(cfg runConfig, st strategyInfo) saleRequest {
-	g := cfg.guards
-	req := saleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.stock, WorkMS: cfg.workMS,
-		TTLMS: cfg.ttlMS, Fencing: cfg.fencing, PerUserLimit: cfg.perUserLimit,
-		OpensInMS: int(g.opensIn / time.Millisecond), RateLimitUser: g.rateLimitUser, RateLimitIP: g.rateLimitIP,
-		TicketRequired: g.ticketRequired, PayWithinMS: cfg.payWithinMS}
-	if cfg.async() {
-		req.OrderMode = orderModeAsync
+func saleRequestFor(cfg load.RunConfig, st shopapi.StrategyInfo) shopapi.SaleRequest {
+	g := cfg.Guards
+	req := shopapi.SaleRequest{Name: "loadtest " + st.Name, Strategy: st.Name, Stock: cfg.Stock, WorkMS: cfg.WorkMS,
+		TTLMS: cfg.TtlMS, Fencing: cfg.Fencing, PerUserLimit: cfg.PerUserLimit,
+		OpensInMS: int(g.OpensIn / time.Millisecond), RateLimitUser: g.RateLimitUser, RateLimitIP: g.RateLimitIP,
+		TicketRequired: g.TicketRequired, PayWithinMS: cfg.PayWithinMS}
+	if cfg.Async() {
+		req.OrderMode = load.OrderModeAsync
 	}
-	if !g.soldOutCache {
+	if !g.SoldOutCache {
 		off := false
 		req.SoldOutCache = &off
 	}
-	if cfg.noWatchdog && st.Renews {
+	if cfg.NoWatchdog && st.Renews {
 		off := false
 		req.Watchdog = &off
 	}
@@ -228,9 +228,9 @@ func saleRequestFor(cfg runConfig, st strategyInfo) saleRequest {
 }
 
 // expectedRequests is how many requests p will send when not interrupted.
-func expectedRequests(p plan) int {
-	if p.open() && p.duration > 0 {
-		return min(p.requests, int(math.Ceil(p.rate*p.duration.Seconds())))
+func expectedRequests(p load.Plan) int {
+	if p.Open() && p.Duration > 0 {
+		return min(p.Requests, int(math.Ceil(p.Rate*p.Duration.Seconds())))
 	}
-	return p.requests
+	return p.Requests
 }

@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/lessons"
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // faultyShops is the environment of the scenario shops: faults on, a lock
@@ -60,7 +63,7 @@ const scenarioShards = 2
 // shards, each in the catalogue's order, so a scenario that kills its
 // shard's first replica (zk-dead-holder, last in the catalogue) stays last
 // in its shard.
-func shardScenarios(all []scenario, n int) [][]string {
+func shardScenarios(all []lessons.Scenario, n int) [][]string {
 	shards := make([][]string, n)
 	for i, s := range all {
 		shards[i%n] = append(shards[i%n], s.Name)
@@ -75,7 +78,7 @@ func shardScenarios(all []scenario, n int) [][]string {
 // the invariant, the fix held it) from the database.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
-	for i, names := range shardScenarios(scenarios, scenarioShards) {
+	for i, names := range shardScenarios(lessons.Scenarios, scenarioShards) {
 		t.Run(fmt.Sprintf("shard%d", i), func(t *testing.T) {
 			t.Parallel()
 			// Their own Redis: their own database; a Sentinel set for the shard
@@ -86,7 +89,7 @@ func TestScenarios(t *testing.T) {
 			a, b := startShop(t, env, allowKill), startShop(t, env)
 			code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, strings.Join(names, ","))
 			t.Logf("\n%s", stdout)
-			if code != exitOK {
+			if code != load.ExitOK {
 				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 			for _, name := range names {
@@ -102,7 +105,7 @@ func TestScenarios(t *testing.T) {
 			}
 			// One replica: a two-replica scenario is skipped, not failed.
 			code, stdout, _ = runScenario(t, "--targets", b, "--admin-token", testToken, "mutex-across-replicas")
-			if code != exitOK || !strings.Contains(stdout, "SKIP") {
+			if code != load.ExitOK || !strings.Contains(stdout, "SKIP") {
 				t.Errorf("one target: exit %d, output:\n%s", code, stdout)
 			}
 		})
@@ -113,10 +116,10 @@ func TestScenarios(t *testing.T) {
 // in the catalogue's order, and the catalogue's last (the one that kills a
 // replica) is last in its shard.
 func TestShardScenariosKeepsOrder(t *testing.T) {
-	shards := shardScenarios(scenarios, scenarioShards)
+	shards := shardScenarios(lessons.Scenarios, scenarioShards)
 	seen := map[string]int{}
 	pos := map[string]int{}
-	for i, s := range scenarios {
+	for i, s := range lessons.Scenarios {
 		pos[s.Name] = i
 	}
 	for _, sh := range shards {
@@ -127,12 +130,12 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range scenarios {
+	for _, s := range lessons.Scenarios {
 		if seen[s.Name] != 1 {
 			t.Errorf("scenario %s is in %d shards, want 1", s.Name, seen[s.Name])
 		}
 	}
-	last := scenarios[len(scenarios)-1].Name
+	last := lessons.Scenarios[len(lessons.Scenarios)-1].Name
 	if last != "zk-dead-holder" {
 		t.Errorf("the catalogue's last lesson is %s: zk-dead-holder kills its shard's first replica and must come last", last)
 	}
@@ -166,12 +169,12 @@ func TestLessonThroughAgent(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
-	c := newClient(4, 10*time.Second, testToken)
-	defer c.close()
-	var run lessons.Run
+	c := shopapi.NewClient(4, 10*time.Second, testToken)
+	defer c.Close()
+	var run catalogue.Run
 	deadline := time.Now().Add(10 * time.Second)
 	for { // the agent needs a heartbeat or two to be listed
-		_, err := c.callJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
+		_, err := c.CallJSON(ctx, http.MethodPost, shop+"/api/lessons/for-update-needs-tx/runs", nil, http.StatusAccepted, &run)
 		if err == nil {
 			break
 		}
@@ -181,16 +184,16 @@ func TestLessonThroughAgent(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	deadline = time.Now().Add(90 * time.Second)
-	for run.Status != lessons.StatusDone {
+	for run.Status != catalogue.StatusDone {
 		if time.Now().After(deadline) {
 			t.Fatalf("lesson run %d not done within 90 s: %+v\nagent:\n%s", run.ID, run, agentOut.String())
 		}
 		time.Sleep(300 * time.Millisecond)
-		if _, err := c.callJSON(ctx, http.MethodGet, fmt.Sprintf("%s/api/lesson-runs/%d", shop, run.ID), nil, http.StatusOK, &run); err != nil {
+		if _, err := c.CallJSON(ctx, http.MethodGet, fmt.Sprintf("%s/api/lesson-runs/%d", shop, run.ID), nil, http.StatusOK, &run); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if run.Verdict != lessons.VerdictPass || !strings.Contains(run.Output, "seed predicts") || !strings.Contains(run.Observed, "db-pessimistic") {
+	if run.Verdict != catalogue.VerdictPass || !strings.Contains(run.Output, "seed predicts") || !strings.Contains(run.Observed, "db-pessimistic") {
 		raw, _ := json.MarshalIndent(run, "", "  ")
 		t.Fatalf("lesson run: %s", raw)
 	}
@@ -199,20 +202,20 @@ func TestLessonThroughAgent(t *testing.T) {
 // Every lesson of the catalogue has a scenario and every scenario a lesson:
 // the dashboard lists the catalogue, the agents run the scenarios.
 func TestCatalogueHasRunners(t *testing.T) {
-	if len(scenarios) != len(lessons.Catalogue) || len(runners) != len(lessons.Catalogue) {
-		t.Fatalf("%d lessons, %d scenarios, %d runners", len(lessons.Catalogue), len(scenarios), len(runners))
+	if len(lessons.Scenarios) != len(catalogue.Catalogue) || len(lessons.Runners) != len(catalogue.Catalogue) {
+		t.Fatalf("%d lessons, %d scenarios, %d runners", len(catalogue.Catalogue), len(lessons.Scenarios), len(lessons.Runners))
 	}
 }
 
 func TestScenarioUsage(t *testing.T) {
-	if code, _, _ := runScenario(t, "nope"); code != exitUsage {
-		t.Errorf("unknown scenario: exit %d, want %d", code, exitUsage)
+	if code, _, _ := runScenario(t, "nope"); code != load.ExitUsage {
+		t.Errorf("unknown scenario: exit %d, want %d", code, load.ExitUsage)
 	}
-	if code, _, _ := runScenario(t); code != exitUsage {
-		t.Errorf("no scenario: exit %d, want %d", code, exitUsage)
+	if code, _, _ := runScenario(t); code != load.ExitUsage {
+		t.Errorf("no scenario: exit %d, want %d", code, load.ExitUsage)
 	}
 	code, stdout, _ := runScenario(t, "list")
-	if code != exitOK || !strings.Contains(stdout, "pause-past-ttl") {
+	if code != load.ExitOK || !strings.Contains(stdout, "pause-past-ttl") {
 		t.Errorf("list: exit %d, output %q", code, stdout)
 	}
 }
@@ -234,13 +237,13 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 		{"down", "bash scripts/services.sh up"},
 		{"not configured", config.EnvZKServers},
 	} {
-		shop := &fakeShop{strategies: []strategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
+		shop := &fakeShop{strategies: []shopapi.StrategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
 			Backends: map[string]string{"zookeeper": c.state}}}}
 		srv := httptest.NewServer(shop)
 		code, stdout, _ := runScenario(t, "--targets", srv.URL+","+srv.URL, "zk-session-expiry")
 		srv.Close()
 		t.Logf("zookeeper %s:\n%s", c.state, stdout)
-		if code != exitOK || !strings.Contains(stdout, "SKIP") || !strings.Contains(stdout, "zookeeper "+c.state) ||
+		if code != load.ExitOK || !strings.Contains(stdout, "SKIP") || !strings.Contains(stdout, "zookeeper "+c.state) ||
 			!strings.Contains(stdout, c.enable) {
 			t.Errorf("zookeeper %s: exit %d, want 0 and SKIP naming %q and %q:\n%s", c.state, code, "zookeeper "+c.state, c.enable, stdout)
 		}
@@ -250,11 +253,11 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 	}
 	// The replica's ZooKeeper is not the ensemble: the shop's 409
 	// not_ensemble is a skip naming the ensemble; another 409 is not.
-	notEnsemble := &httpStatusError{status: http.StatusConflict, code: "not_ensemble", err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
-	if s, ok := skipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
+	notEnsemble := &shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "not_ensemble", Err: errors.New("POST /api/faults: HTTP 409 not_ensemble")}
+	if s, ok := lessons.SkipOf(fmt.Errorf("kill: %w", notEnsemble)); !ok || !strings.Contains(s.Error(), config.DefaultZKEnsembleServers) {
 		t.Errorf("not_ensemble: skip %v %v, want one naming %s", s, ok, config.DefaultZKEnsembleServers)
 	}
-	if _, ok := skipOf(&httpStatusError{status: http.StatusConflict, code: "sold_out", err: errors.New("sold out")}); ok {
+	if _, ok := lessons.SkipOf(&shopapi.HTTPStatusError{Status: http.StatusConflict, Code: "sold_out", Err: errors.New("sold out")}); ok {
 		t.Error("a sold_out answer was taken for a skip")
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // testToken is the admin token of the test replica: creating sales through
@@ -34,10 +36,10 @@ func TestRunAgainstShop(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "out.json")
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "db-conditional", "--stock", "20",
 			"--buyers", "60", "--concurrency", "8", "--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
-		if !strings.Contains(stdout, closedNote) {
+		if !strings.Contains(stdout, load.ClosedNote) {
 			t.Errorf("closed-model output does not say that coordinated omission is not corrected:\n%s", stdout)
 		}
 		raw, err := os.ReadFile(path)
@@ -51,7 +53,7 @@ func TestRunAgainstShop(t *testing.T) {
 		}
 		r := rep.Results[0]
 		v := saleOf(t, r)
-		if r.Strategy != "db-conditional" || !r.Safe || r.Model != "closed" || r.Verdict != verdictOK {
+		if r.Strategy != "db-conditional" || !r.Safe || r.Model != "closed" || r.Verdict != load.VerdictOK {
 			t.Errorf("result %+v, want db-conditional, safe, closed, OK", r)
 		}
 		if r.Requests != 60 || r.Orders != 20 || r.SoldOut != 40 || r.HardErrors != 0 {
@@ -75,14 +77,14 @@ func TestRunAgainstShop(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "out.json")
 		code, stdout, stderr := runTool(t, "--targets", shop, "--strategy", "none", "--stock", "5",
 			"--buyers", "40", "--concurrency", "20", "--work-ms", "50", "--admin-token", testToken, "--json", path)
-		if code != exitOK {
+		if code != load.ExitOK {
 			t.Fatalf("exit %d, want 0: an unsafe strategy overselling is expected\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 		r := decodeReport(t, mustRead(t, path)).Results[0]
 		v := saleOf(t, r)
-		if r.Safe || v.Oversold == 0 || r.Verdict != verdictExpected {
+		if r.Safe || v.Oversold == 0 || r.Verdict != load.VerdictExpected {
 			t.Fatalf("none: safe %v, oversold %d, verdict %q; want unsafe, oversold > 0, %q\n%s",
-				r.Safe, v.Oversold, r.Verdict, verdictExpected, stdout)
+				r.Safe, v.Oversold, r.Verdict, load.VerdictExpected, stdout)
 		}
 		if v.Sold != r.Orders {
 			t.Errorf("the API counts %d orders, the tool %d 201s", v.Sold, r.Orders)
@@ -112,9 +114,9 @@ func mustRead(t *testing.T, path string) []byte {
 
 // decodeReport decodes a --json file strictly: a member the schema does not
 // declare is an error.
-func decodeReport(t *testing.T, raw []byte) Report {
+func decodeReport(t *testing.T, raw []byte) load.Report {
 	t.Helper()
-	var rep Report
+	var rep load.Report
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -124,9 +126,9 @@ func decodeReport(t *testing.T, raw []byte) Report {
 }
 
 // saleOf decodes a result's sale view.
-func saleOf(t *testing.T, r Result) saleView {
+func saleOf(t *testing.T, r load.Result) shopapi.SaleView {
 	t.Helper()
-	var v saleView
+	var v shopapi.SaleView
 	if err := json.Unmarshal(r.Sale, &v); err != nil || v.ID == 0 {
 		t.Fatalf("result has no sale view (%v): %s", err, r.Sale)
 	}

@@ -1,0 +1,349 @@
+package lessons
+
+import (
+	"context"
+	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
+	"strings"
+	"time"
+)
+
+// The scenarios of the fault issue: each drives POST /api/faults on a
+// replica while a buyer holds a lock, then reads the database's verdict.
+
+// orderAsync places an order in the background; the channel gets its kind.
+func (sc *ScenarioRun) orderAsync(ctx context.Context, target string, id uint64, user string) <-chan string {
+	ch := make(chan string, 1)
+	go func() { ch <- sc.C.Order(ctx, shopapi.OrdersURL(target, id), user) }()
+	return ch
+}
+
+// last is the second replica when there are two or more, else the first:
+// where the "other" buyer goes.
+func (sc *ScenarioRun) last() string { return sc.Targets[len(sc.Targets)-1] }
+
+// warm places one order on each target so that every replica has built the
+// sale's strategy (connections, ZooKeeper session) before the timed part.
+func (sc *ScenarioRun) warm(ctx context.Context, id uint64, targets ...string) error {
+	for i, t := range targets {
+		if k := sc.C.Order(ctx, shopapi.OrdersURL(t, id), fmt.Sprintf("warm%d", i)); k != shopapi.KindOrder {
+			return fmt.Errorf("warm-up order on %s: %s", t, k)
+		}
+	}
+	return nil
+}
+
+// setnxExpireCrash: the holder crashes right after taking the
+// lock (crash_after_setnx). redis-setnx-expire has not set the TTL yet: the
+// key stays forever and a buyer 3 TTLs later times out. redis took lock and
+// TTL in one SET NX PX, so the same crash costs one TTL.
+func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	const ttl = 500 * time.Millisecond
+	target := sc.Targets[0]
+	var parts []string
+	pass := true
+	for _, strategy := range []string{"redis-setnx-expire", "redis"} {
+		v, _, err := sc.C.CreateSale(ctx, target, shopapi.SaleRequest{Name: "scenario setnx-expire-crash",
+			Strategy: strategy, Stock: 5, TTLMS: int(ttl.Milliseconds())})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+			return "", false, err
+		}
+		a := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
+		if err := load.Sleep(ctx, 3*ttl); err != nil {
+			return "", false, err
+		}
+		start := time.Now()
+		b := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "B")
+		took := time.Since(start)
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if strategy == "redis-setnx-expire" {
+			pass = pass && a == "holder_crashed" && b == "lock_timeout" && got.Sold == 0
+		} else {
+			pass = pass && a == "holder_crashed" && b == shopapi.KindOrder && got.Sold == 1 && got.Oversold == 0
+		}
+		parts = append(parts, fmt.Sprintf("%s: A %s; B %s after %d ms (%v after the crash); %s",
+			strategy, a, b, took.Milliseconds(), 3*ttl, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// ttlShorterThanWork: redis, ttl 450 ms, 1200 ms of work, 4 buyers
+// at once, without then with the watchdog. Without it the key expires
+// mid-work and the next buyer enters: the holder's Lost() check then aborts
+// its write (lock_lost), but the sections overlapped. With it nothing does.
+// The TTL leaves the watchdog (a renewal every ttl/3) 300 ms of slack: a
+// shorter one lost leases to a loaded machine's scheduling stalls.
+func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, watchdog := range []bool{false, true} {
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
+			Strategy: "redis", Stock: 20, WorkMS: 1200, TTLMS: 450, Watchdog: &watchdog})
+		if err != nil {
+			return "", false, err
+		}
+		kinds, _ := sc.burst(ctx, v.ID, 4, "w")
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if watchdog {
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == 4
+		} else {
+			pass = pass && got.Violations > 0
+		}
+		parts = append(parts, fmt.Sprintf("watchdog=%v: %d ordered, %d lock_lost; %s",
+			watchdog, kinds[shopapi.KindOrder], kinds["lock_lost"], describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// pausePastTTL: buyer A on target 1 takes a redis lock (ttl
+// 500 ms, watchdog on) and stalls after its Lost() check (pause_holder);
+// once it is observed stalled, the whole replica is stopped (stop_process:
+// SIGSTOP, the watchdog freezes with it). The key expires and buyer B on
+// target 2 takes the lock. Two interleavings, each without then with
+// fencing:
+//
+//   - B commits while A is stopped; A wakes and writes the stock it read
+//     before B's write: a lost update, or with fencing A's write refused.
+//   - B reads, then stalls too (pause_holder on target 2); A wakes and
+//     writes; B wakes and writes the stock it read before A's write. Fencing
+//     that only checked the token at the write let both land; the fence claimed before the read refuses A's write.
+//
+// B may come before the key has expired; it then queues until it does.
+func pausePastTTL(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, bStalls := range []bool{false, true} {
+		for _, fencing := range []bool{false, true} {
+			part, ok, err := sc.pausePastTTLOnce(ctx, pauseCase{strategy: "redis", ttlMS: 500, stopMS: 2000}, fencing, bStalls)
+			if err != nil {
+				return "", false, err
+			}
+			pass = pass && ok
+			parts = append(parts, part)
+		}
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// pauseCase is the lock pause-past-ttl stalls: its strategy, its lease and
+// how long A's replica stops (longer than the lease: B must get the lock
+// and commit while A is stopped).
+type pauseCase struct {
+	strategy      string
+	ttlMS, stopMS int
+}
+
+func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.Targets[1]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+		return "", false, err
+	}
+	stop := pc.stopMS // ms: A's stall and the replica's stop overlap, A writes when both are over
+	if bStalls {
+		stop += 1000 // B must get the lock (key expiry) and read before A wakes
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
+		return "", false, err
+	}
+	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	if err := sc.waitPaused(ctx, t1); err != nil {
+		return "", false, err
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": stop}); err != nil {
+		return "", false, err
+	}
+	var b string
+	aStalled := true
+	if bStalls {
+		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": 2 * stop}); err != nil {
+			return "", false, err
+		}
+		bc := sc.orderAsync(ctx, t2, v.ID, "B")
+		if err := sc.waitPaused(ctx, t2); err != nil { // B holds the lock and has read
+			return "", false, err
+		}
+		aStalled = len(a) == 0
+		b = <-bc
+	} else {
+		if err := load.Sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
+			return "", false, err
+		}
+		b = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
+		aStalled = len(a) == 0
+	}
+	aKind := <-a
+	got, err := sc.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	var pass bool
+	if fencing {
+		pass = aStalled && b == shopapi.KindOrder && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+	} else {
+		pass = aStalled && b == shopapi.KindOrder && aKind == shopapi.KindOrder && got.LostUpdates >= 1
+	}
+	what := "B commits while A is stopped"
+	if bStalls {
+		what = "B reads while A is stopped, writes after A"
+	}
+	return fmt.Sprintf("%s%s, fencing=%v: A still stopped then: %v; A %s, B %s; %s",
+		strategyPrefix(pc.strategy), what, fencing, aStalled, aKind, b, describe(got)), pass, nil
+}
+
+// strategyPrefix names a strategy other than redis in an observation.
+func strategyPrefix(s string) string {
+	if s == "redis" {
+		return ""
+	}
+	return s + ": "
+}
+
+// holdDuringRestart is how long buyer A holds the lock while Redis nodes
+// restart: long enough for the restarts to finish on a loaded machine (a
+// failed master counts as down for 1 s) with A still holding when B is
+// sent, short enough for B to wait A out within the replica's lock wait
+// (10 s by default; the test uses 7 s).
+const holdDuringRestart = 6 * time.Second
+
+// holdAndRestart makes buyer A on the first target hold a lock of sale id
+// for hold (pause_holder after its Lost() check), restarts the Redis nodes
+// while A holds it, then sends buyer B to the last target. It returns B's
+// answer, whether A was still holding when B was sent, and A's answer.
+func (sc *ScenarioRun) holdAndRestart(ctx context.Context, id uint64, hold time.Duration, nodes ...string) (b string, aHeld bool, aKind string, err error) {
+	var restarts []map[string]any
+	for _, node := range nodes {
+		restarts = append(restarts, map[string]any{"kind": "restart_redis", "node": node})
+	}
+	return sc.holdAndFault(ctx, id, hold, restarts...)
+}
+
+// redisRestart: A holds a redis lock (ttl 15 s: no expiry, no
+// renewal within the test) when the Redis node restarts without
+// persistence: the key is gone and B gets the lock while A holds it; A then
+// writes its stale stock. redlock with one master of three restarted still
+// has A's key on two: B waits for A's release.
+func redisRestart(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, strategy := range []string{"redis", "redlock"} {
+		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario redis-restart",
+			Strategy: strategy, Stock: 10, TTLMS: 15000})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
+			return "", false, err
+		}
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, node)
+		if err != nil {
+			return "", false, err
+		}
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if strategy == "redis" {
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+		} else {
+			pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+		}
+		parts = append(parts, fmt.Sprintf("%s, %s restarted: B sent while A held: %v, B %s; A %s; %s",
+			strategy, node, aHeld, b, aKind, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// redlockMinority: as redisRestart on redlock, restarting one
+// master of three (A keeps 2 of 3: B waits) and then two (B gets a quorum
+// on the two empty masters while A holds the third: two holders).
+func redlockMinority(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, nodes := range [][]string{{"redlock-1"}, {"redlock-1", "redlock-2"}} {
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario redlock-minority",
+			Strategy: "redlock", Stock: 10, TTLMS: 15000})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
+			return "", false, err
+		}
+		b, aHeld, aKind, err := sc.holdAndRestart(ctx, v.ID, holdDuringRestart, nodes...)
+		if err != nil {
+			return "", false, err
+		}
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if len(nodes) == 1 {
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+		} else {
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1
+		}
+		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B sent while A held: %v, B %s; A %s; %s",
+			len(nodes), aHeld, b, aKind, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// zkDeadHolder: A on target 1 holds a zookeeper lock and stalls
+// (pause_holder 30 s). While A lives, B on target 2 times out: the lock
+// holds. Then target 1 is killed (SIGKILL): nobody deletes A's node, but
+// its ephemeral node goes with the session, and C on target 2 is served
+// within the session timeout. A wrote nothing, so nothing is oversold.
+func zkDeadHolder(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	t1, t2 := sc.Targets[0], sc.Targets[1]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario zk-dead-holder", Strategy: "zookeeper", Stock: 10})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, t1, t2); err != nil {
+		return "", false, err
+	}
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 30000}); err != nil {
+		return "", false, err
+	}
+	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	if err := sc.waitPaused(ctx, t1); err != nil {
+		return "", false, err
+	}
+	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B") // waits the replica's whole lock wait
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
+		return "", false, err
+	}
+	aKind := <-a
+	killed := time.Now()
+	c := ""
+	for i := 0; c != shopapi.KindOrder && time.Since(killed) < 30*time.Second; i++ {
+		if c = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
+			break
+		}
+	}
+	served := time.Since(killed)
+	alive := &ScenarioRun{C: sc.C, Targets: sc.Targets[1:]} // target 1 is dead: read the sale elsewhere
+	got, err := alive.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	pass := b == "lock_timeout" && shopapi.IsHardError(aKind) && c == shopapi.KindOrder &&
+		got.Sold == 3 && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
+	return fmt.Sprintf("while A lived B got %s; A's replica killed, A's answer %s; C %s %d ms after the kill; %s",
+		b, aKind, c, served.Milliseconds(), describe(got)), pass, nil
+}

@@ -1,0 +1,333 @@
+package lessons
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
+)
+
+// A scenario replays one seed pitfall (internal/lessons has the catalogue:
+// names, predictions, seeds) against running shop replicas: it sets the
+// failure up through the API (sales, orders, POST /api/faults), reads what
+// happened from the database (the sale view: oversold, lost updates,
+// violations, fenced writes) and says PASS when that agrees with the
+// prediction. Each one runs the unsafe setup AND its fix, so a PASS means
+// both directions held.
+type Scenario struct {
+	catalogue.Lesson
+	run ScenarioFunc
+}
+
+// ScenarioFunc runs one scenario and describes what it observed.
+type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, pass bool, err error)
+
+// ScenarioRun is what a scenario runs against.
+type ScenarioRun struct {
+	C       *shopapi.Client `json:"-"`
+	Targets []string        `json:"-"`
+}
+
+// Runners maps each lesson of the catalogue to its scenario.
+var Runners = map[string]ScenarioFunc{
+	"mutex-across-replicas":     mutexAcrossReplicas,
+	"setnx-expire-crash":        setnxExpireCrash,
+	"del-without-owner":         delWithoutOwner,
+	"ttl-shorter-than-work":     ttlShorterThanWork,
+	"pause-past-ttl":            pausePastTTL,
+	"redis-restart":             redisRestart,
+	"redlock-minority":          redlockMinority,
+	"optimistic-vs-pessimistic": optimisticVsPessimistic,
+	"cache-db-drift":            cacheDBDrift,
+	"queue-durability":          queueDurability,
+	"herd-sold-out-cache":       herdSoldOutCache,
+	"herd-rate-limit":           herdRateLimit,
+	"reentrancy":                reentrancy,
+	"getset-expiry":             getsetExpiry,
+	"getset-release-race":       getsetReleaseRace,
+	"getset-loser-overwrites":   getsetLoserOverwrites,
+	"renewal-fails":             renewalFails,
+	"acquire-reply-lost":        acquireReplyLost,
+	"two-level-handoff":         twoLevelHandoff,
+	"for-update-needs-tx":       forUpdateNeedsTx,
+	"etcd-lease-expiry":         etcdLeaseExpiry,
+	"sentinel-failover":         sentinelFailover,
+	"zk-ensemble-server-killed": zkEnsembleServerKilled,
+	"db-lock-single-point":      dbLockSinglePoint,
+	"zk-session-expiry":         zkSessionExpiry,
+	"zk-dead-holder":            zkDeadHolder,
+}
+
+// Scenarios is the catalogue with its runners, in the order `all` runs
+// them (a lesson without a runner is a bug: TestCatalogueHasRunners).
+var Scenarios = func() []Scenario {
+	var out []Scenario
+	for _, l := range catalogue.Catalogue {
+		if run, ok := Runners[l.Name]; ok {
+			out = append(out, Scenario{Lesson: l, run: run})
+		}
+	}
+	return out
+}()
+
+// Command is `loadtest scenario [flags] NAME[,NAME...]|all|list`.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
+	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
+	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
+	fs.Usage = func() { scenarioUsage(stderr, fs) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return load.ExitOK
+		}
+		return load.ExitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return load.ExitUsage
+	}
+	if fs.Arg(0) == "list" {
+		for _, s := range Scenarios {
+			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
+		}
+		return load.ExitOK
+	}
+	chosen, ok := chooseScenarios(fs.Arg(0))
+	if !ok {
+		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario in %q (try list)\n", fs.Arg(0))
+		return load.ExitUsage
+	}
+	urls := splitURLs(*targets)
+	if len(urls) == 0 {
+		fmt.Fprintln(stderr, "loadtest scenario: --targets is empty")
+		return load.ExitUsage
+	}
+	c := shopapi.NewClient(64, *timeout, *token)
+	defer c.Close()
+	return runScenarios(ctx, &ScenarioRun{C: c, Targets: urls}, chosen, stdout)
+}
+
+// scenarioUsage prints the usage with the catalogue's scenarios.
+func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME[,NAME...]|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
+	for _, s := range Scenarios {
+		fmt.Fprintf(w, "  %-26s %s\n", s.Name, s.Title)
+	}
+	fs.PrintDefaults()
+}
+
+// chooseScenarios is every scenario for "all", else the ones named
+// (comma-separated), in the catalogue's order; false when a name is unknown.
+func chooseScenarios(names string) ([]Scenario, bool) {
+	if names == "all" {
+		return Scenarios, true
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(names, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	var chosen []Scenario
+	for _, s := range Scenarios {
+		if want[s.Name] {
+			chosen = append(chosen, s)
+			delete(want, s.Name)
+		}
+	}
+	return chosen, chosen != nil && len(want) == 0
+}
+
+// splitURLs splits comma-separated base URLs, without trailing slashes.
+func splitURLs(list string) []string {
+	var urls []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
+// runScenarios runs each chosen scenario, then prints the table of
+// verdicts; it returns exit 1 when one failed or could not run.
+func runScenarios(ctx context.Context, sc *ScenarioRun, chosen []Scenario, stdout io.Writer) int {
+	code := load.ExitOK
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")
+	for _, s := range chosen {
+		verdict, observed := RunOne(ctx, sc, s, stdout)
+		if verdict == catalogue.VerdictFail || verdict == catalogue.VerdictError {
+			code = load.ExitFail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, verdict, observed)
+	}
+	fmt.Fprintln(stdout)
+	tw.Flush()
+	return code
+}
+
+// RunOne runs s, printing its prediction and outcome to out, and returns
+// its verdict (PASS, FAIL, ERROR or SKIP) and what it observed.
+func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (verdict, observed string) {
+	fmt.Fprintf(out, "== %s\n   seed predicts: %s\n", s.Name, s.Predict)
+	if len(sc.Targets) < s.MinReplicas {
+		observed = fmt.Sprintf("needs %d replicas, got %d", s.MinReplicas, len(sc.Targets))
+		fmt.Fprintf(out, "   %s: %s\n", catalogue.VerdictSkip, observed)
+		return catalogue.VerdictSkip, observed
+	}
+	start := time.Now()
+	err := sc.preflight(ctx, s)
+	var pass bool
+	if err == nil {
+		observed, pass, err = s.run(ctx, sc)
+	}
+	verdict = catalogue.VerdictPass
+	skip, isSkip := SkipOf(err)
+	switch {
+	case isSkip:
+		verdict, observed = catalogue.VerdictSkip, skip.Error()
+	case err != nil:
+		verdict, observed = catalogue.VerdictError, err.Error()
+	case !pass:
+		verdict = catalogue.VerdictFail
+	}
+	fmt.Fprintf(out, "   observed:      %s\n   %s (%.1f s)\n", observed, verdict, time.Since(start).Seconds())
+	return verdict, observed
+}
+
+// fault is POST target/api/faults.
+func (sc *ScenarioRun) fault(ctx context.Context, target string, body map[string]any) error {
+	var out map[string]any
+	_, err := sc.C.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
+	return err
+}
+
+// waitPaused waits until a holder on target is stalled by pause_holder
+// (GET /api/faults reports it): the buyer is inside its section and holds
+// the lock, however long the machine took to get it there.
+func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		n, err := sc.pausedHolders(ctx, target)
+		if errors.Is(err, errNoPausedHolders) {
+			return err
+		}
+		if err == nil && n > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for buyer A to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+var errNoPausedHolders = errors.New("GET /api/faults has no paused_holders (an older shop?)")
+
+// pausedHolders is target's count of holders stalled by pause_holder now.
+func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64, error) {
+	var out struct {
+		PausedHolders *int64 `json:"paused_holders"`
+	}
+	if _, err := sc.C.CallJSON(ctx, http.MethodGet, target+"/api/faults", nil, http.StatusOK, &out); err != nil {
+		return 0, err
+	}
+	if out.PausedHolders == nil {
+		return 0, fmt.Errorf("%s: %w", target, errNoPausedHolders)
+	}
+	return *out.PausedHolders, nil
+}
+
+// settled reads the sale once every live target has written its critical
+// sections (a scenario may have killed one).
+func (sc *ScenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	v, _, err := sc.C.SettledSale(ctx, sc.Targets, id)
+	return v, err
+}
+
+// quiescent reads the sale until two reads a second apart agree on sold and
+// stock (60 s at most): buyers whose requests timed out on the client side
+// may still be inside the shop, and a read between an order's commit and the
+// count would show a lost update that is not there.
+func (sc *ScenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	prev, err := sc.settled(ctx, id)
+	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
+		if err := load.Sleep(ctx, time.Second); err != nil {
+			return prev, err
+		}
+		var v shopapi.SaleView
+		if v, err = sc.settled(ctx, id); err == nil && v.Sold == prev.Sold && v.Stock == prev.Stock {
+			return v, nil
+		}
+		prev = v
+	}
+	return prev, err
+}
+
+func describe(v shopapi.SaleView) string {
+	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d",
+		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites)
+}
+
+// mutexAcrossReplicas: the same load (60 buyers, 8 at a time per replica,
+// alternating between two replicas, 20 ms of work inside the section) on a
+// `mutex` sale and on a `db-pessimistic` one.
+func mutexAcrossReplicas(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	return sc.brokenThenHeld(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic")
+}
+
+// contend has buyers buyers, spread over the targets, place orders
+// orders each on sale id, one after the other, and waits for them all.
+func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders int) {
+	var wg sync.WaitGroup
+	for w := 0; w < buyers; w++ {
+		target := sc.Targets[w%len(sc.Targets)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < orders; i++ {
+				sc.C.Order(ctx, shopapi.OrdersURL(target, id), fmt.Sprintf("u%d-%d", w, i))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// brokenThenHeld runs the same contended sale (16 buyers over the targets,
+// 4 orders each, 20 ms of work) on a broken strategy, which must break an
+// invariant, and on its fix, which must hold them all.
+func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, strategy := range []string{broken, fix} {
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
+		if err != nil {
+			return "", false, err
+		}
+		sc.contend(ctx, v.ID, 16, 4)
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		bad := got.Oversold > 0 || got.LostUpdates > 0 || got.Violations > 0
+		pass = pass && bad == (strategy == broken)
+		parts = append(parts, fmt.Sprintf("%s: %s", strategy, describe(got)))
+	}
+	return strings.Join(parts, " | "), pass, nil
+}

@@ -1,0 +1,115 @@
+package lessons
+
+import (
+	"context"
+	"fmt"
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
+	"strings"
+	"time"
+)
+
+// holdDuringFailover is how long buyer A holds the redis-sentinel lock while
+// its master is killed and the replica promoted (down 3 s, a failover a few
+// seconds more on a loaded machine), with A still holding when B is sent.
+const holdDuringFailover = 10 * time.Second
+
+// sentinelFailover: seeds 000's and 002's case against one master with an asynchronous
+// replica. A takes the redis-sentinel lock on the master while replication
+// is held back (hold_replication: certain rather than lucky); the master is
+// killed and the Sentinels promote the replica, which never saw A's key;
+// B gets the same lock while A still holds it: two holders, and A's late
+// write is a lost update. The same with fencing: B's token (the new master's
+// clock in µs) is above A's, and A's write is refused. Then redlock, whose
+// masters are independent, under one of its three restarted: B waits.
+func sentinelFailover(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
+	var parts []string
+	pass := true
+	for _, fencing := range []bool{false, true} {
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover",
+			Strategy: "redis-sentinel", Stock: 10, TTLMS: 15000, Fencing: fencing})
+		if err != nil {
+			return "", false, err
+		}
+		if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, sc.Targets[0], map[string]any{"kind": "hold_replication", "ms": 20000}); err != nil {
+			return "", false, err
+		}
+		b, aHeld, aKind, err := sc.holdAndFault(ctx, v.ID, holdDuringFailover,
+			map[string]any{"kind": "kill_redis_master", "ms": 3000})
+		if err != nil {
+			return "", false, err
+		}
+		got, err := sc.settled(ctx, v.ID)
+		if err != nil {
+			return "", false, err
+		}
+		if fencing {
+			pass = pass && b == shopapi.KindOrder && aHeld && aKind == "fenced" && got.FencedWrites == 1 && got.LostUpdates == 0 && got.Oversold == 0
+		} else {
+			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
+		}
+		parts = append(parts, fmt.Sprintf("redis-sentinel, fencing=%v, master killed before replicating: B sent while A held: %v, B %s; A %s; %s",
+			fencing, aHeld, b, aKind, describe(got)))
+	}
+	v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
+	if err != nil {
+		return "", false, err
+	}
+	if err := sc.warm(ctx, v.ID, sc.Targets[0], sc.last()); err != nil {
+		return "", false, err
+	}
+	b, aHeld, aKind, err := sc.holdAndFault(ctx, v.ID, holdDuringRestart, map[string]any{"kind": "restart_redis", "node": "redlock-1"})
+	if err != nil {
+		return "", false, err
+	}
+	got, err := sc.settled(ctx, v.ID)
+	if err != nil {
+		return "", false, err
+	}
+	pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
+	parts = append(parts, fmt.Sprintf("redlock, 1 of 3 independent masters restarted: B sent while A held: %v, B %s; A %s; %s",
+		aHeld, b, aKind, describe(got)))
+	return strings.Join(parts, " | "), pass, nil
+}
+
+// holdAndFault makes buyer A on the first target hold a lock of sale id for
+// hold (pause_holder after its Lost() check), injects each fault on the
+// first target while A holds it, then sends buyer B to the last target. It
+// returns B's answer, whether A was still holding when B was sent, and A's
+// answer. B is sent again while its replica answers that the backend is
+// down or unreachable (the replica's client reconnecting to a new master):
+// such an answer placed no order.
+func (sc *ScenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Duration, faults ...map[string]any) (b string, aHeld bool, aKind string, err error) {
+	t1 := sc.Targets[0]
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
+		return "", false, "", err
+	}
+	a := sc.orderAsync(ctx, t1, id, "A")
+	if err := sc.waitPaused(ctx, t1); err != nil {
+		return "", false, "", err
+	}
+	for _, f := range faults {
+		if err := sc.fault(ctx, t1, f); err != nil {
+			return "", false, "", err
+		}
+	}
+	n, err := sc.pausedHolders(ctx, t1)
+	if err != nil {
+		return "", false, "", err
+	}
+	aHeld = n > 0
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), id), "B")
+		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		if err := load.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return "", false, "", err
+		}
+	}
+	return b, aHeld, <-a, nil
+}
