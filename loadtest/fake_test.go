@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // fakeShop mimics the shop's HTTP surface: enough to test the TOOL's

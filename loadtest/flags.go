@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 const runSummary = `usage: loadtest run --targets URL[,URL...] [flags]

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // herdShop is a fake shop with an opening: it opens the sale opens_in_ms

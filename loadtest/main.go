@@ -19,13 +19,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/chaos"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
-	"github.com/seckill-lab/seckill/loadtest/load"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/seckill-lab/seckill/loadtest/chaos"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 const usage = `usage: loadtest <command> [flags]

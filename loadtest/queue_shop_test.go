@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/load"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 // TestAsyncRunAgainstShop runs an async sale through ONE real `shop serve`:

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // asyncShop is a fake shop with an async sale: it answers 202 and a ticket

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -208,31 +209,31 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 	target := n.targets[e.Replica]
 	ms := int(e.For.Milliseconds())
 	switch e.Kind {
-	case chaosPauseHolder:
+	case faults.KindPauseHolder:
 		return n.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms})
-	case chaosStopProcess:
+	case faults.KindStopProcess:
 		return n.fault(ctx, target, map[string]any{"kind": "stop_process", "ms": ms})
-	case chaosKillProcess:
+	case faults.KindKillProcess:
 		return n.fault(ctx, target, map[string]any{"kind": "kill_process", "ms": ms})
-	case chaosRestartRedis:
+	case faults.KindRestartRedis:
 		return n.restartRedis(ctx, target, e.Durability)
-	case chaosKillConsumer:
+	case faults.KindKillConsumer:
 		return n.fault(ctx, target, map[string]any{"kind": "kill_consumer", "point": e.Point})
 	case chaosRestartMstr:
 		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": e.Backend})
-	case chaosExpireZK:
+	case faults.KindExpireZKSession:
 		return n.fault(ctx, target, map[string]any{"kind": "expire_zk_session"})
-	case chaosSlowDB:
+	case faults.KindSlowDB:
 		return n.fault(ctx, target, map[string]any{"kind": "slow_db", "ms": ms, "sale_id": n.saleOf(e.Config)})
-	case chaosDropReply:
+	case faults.KindDropReply:
 		return n.fault(ctx, target, map[string]any{"kind": "drop_reply", "sale_id": n.saleOf(e.Config)})
-	case chaosNestedLock, chaosSlowWork, chaosCutDB:
+	case faults.KindNestedLock, faults.KindSlowWork, faults.KindCutDB:
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind, "ms": ms})
-	case chaosCrashSetNX:
+	case faults.KindCrashAfterSetNX:
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind})
-	case chaosHoldRepl, chaosKillMaster:
+	case faults.KindHoldReplication, faults.KindKillRedisMaster:
 		return n.sentinelFault(ctx, e.Replica, e.Kind, ms)
-	case chaosKillZKServer:
+	case faults.KindKillZKServer:
 		return n.killZKServer(ctx, e)
 	}
 	np := n.cluster.replicas[e.Replica].proxies[e.Backend]

@@ -3,13 +3,14 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The queue in the chaos run: redis-lua-stock sales in order_mode async

@@ -1,11 +1,13 @@
 package chaos
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The queue checker's rules, on made-up tickets and orders: each rule must
@@ -126,28 +128,28 @@ func TestChaosVerdictCarriesTheQueue(t *testing.T) {
 // restart's durability and each kill's point.
 func TestQueueFaultsInThePlan(t *testing.T) {
 	sync := []*chaosConfig{{Strategy: "redis"}}
-	kinds, skipped := usableKinds([]string{chaosKillConsumer, chaosRestartRedis}, sync, true, backendAddrs{Redis: "r"})
-	if slices.Contains(kinds, chaosKillConsumer) || skipped[chaosKillConsumer] == "" {
+	kinds, skipped := usableKinds([]string{faults.KindKillConsumer, faults.KindRestartRedis}, sync, true, backendAddrs{Redis: "r"})
+	if slices.Contains(kinds, faults.KindKillConsumer) || skipped[faults.KindKillConsumer] == "" {
 		t.Errorf("no async configuration: kinds %v, skipped %v", kinds, skipped)
 	}
 	async := append(sync, &chaosConfig{Strategy: "redis-lua-stock", Async: true})
-	if kinds, _ := usableKinds([]string{chaosKillConsumer}, async, true, backendAddrs{}); !slices.Equal(kinds, []string{chaosKillConsumer}) {
+	if kinds, _ := usableKinds([]string{faults.KindKillConsumer}, async, true, backendAddrs{}); !slices.Equal(kinds, []string{faults.KindKillConsumer}) {
 		t.Errorf("with an async configuration: kinds %v", kinds)
 	}
-	if _, skipped := usableKinds([]string{chaosKillConsumer}, async, false, backendAddrs{}); skipped[chaosKillConsumer] == "" {
+	if _, skipped := usableKinds([]string{faults.KindKillConsumer}, async, false, backendAddrs{}); skipped[faults.KindKillConsumer] == "" {
 		t.Error("kill_consumer injected into replicas the run cannot restart")
 	}
-	sh := planShape{Duration: 5 * time.Minute, Replicas: 3, Configs: 4, Kinds: []string{chaosRestartRedis, chaosKillConsumer},
+	sh := planShape{Duration: 5 * time.Minute, Replicas: 3, Configs: 4, Kinds: []string{faults.KindRestartRedis, faults.KindKillConsumer},
 		Backends: []string{"redis"}, TTL: 500 * time.Millisecond, MeanGap: time.Second, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second}
 	modes, points := map[string]int{}, map[string]int{}
 	for _, e := range planFaults(11, sh) {
 		switch e.Kind {
-		case chaosRestartRedis:
+		case faults.KindRestartRedis:
 			modes[e.Durability]++
 			if !strings.Contains(e.String(), "durability "+e.Durability) {
 				t.Errorf("%v: the line does not say the durability", e)
 			}
-		case chaosKillConsumer:
+		case faults.KindKillConsumer:
 			points[e.Point]++
 		}
 	}

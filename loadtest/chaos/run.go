@@ -17,6 +17,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 	"github.com/seckill-lab/seckill/loadtest/load"
@@ -365,21 +366,21 @@ func usableKinds(kinds []string, configs []*chaosConfig, owned bool, b backendAd
 		switch {
 		case ownedOnly[k] && !owned:
 			skipped[k] = "the replicas were not started by this run (-targets)"
-		case k == chaosExpireZK && !has("zookeeper"):
+		case k == faults.KindExpireZKSession && !has("zookeeper"):
 			skipped[k] = "no zookeeper configuration"
 		case k == chaosRestartMstr && (len(b.Redlock) == 0 || !has("redlock")):
 			skipped[k] = "no redlock configuration"
-		case k == chaosRestartRedis && b.Redis == "":
+		case k == faults.KindRestartRedis && b.Redis == "":
 			skipped[k] = "no Redis"
-		case k == chaosKillConsumer && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
+		case k == faults.KindKillConsumer && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
 			skipped[k] = "no queue configuration"
-		case (k == chaosHoldRepl || k == chaosKillMaster) && !has("redis-sentinel"):
+		case (k == faults.KindHoldReplication || k == faults.KindKillRedisMaster) && !has("redis-sentinel"):
 			skipped[k] = "no redis-sentinel configuration (-sentinel-addrs)"
-		case k == chaosKillZKServer && (!b.ZKEnsemble || !has("zookeeper")):
+		case k == faults.KindKillZKServer && (!b.ZKEnsemble || !has("zookeeper")):
 			skipped[k] = "no zookeeper configuration on an ensemble (-zk-ensemble); the standalone ZooKeeper is never killed"
-		case k == chaosDropReply && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.RedisLock }):
+		case k == faults.KindDropReply && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.RedisLock }):
 			skipped[k] = "no configuration whose lock runs scripts on the default Redis"
-		case k == chaosCrashSetNX && !has("redis"):
+		case k == faults.KindCrashAfterSetNX && !has("redis"):
 			skipped[k] = "no redis configuration"
 		default:
 			out = append(out, k)

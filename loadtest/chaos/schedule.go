@@ -7,46 +7,38 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/faults"
 )
 
-// The chaos run's fault kinds. The first ones are the lab's own faults
-// (POST /api/faults on a replica); the net_ ones act on the TCP proxy
-// between one replica and one backend.
+// The kinds the run adds to the lab's own (the fault table's, drawn where
+// faults.ChaosKinds says): the net_ ones act on the run's TCP proxy between
+// one replica and one backend, restart_redlock restarts one RedLock master.
 const (
-	chaosPauseHolder  = "pause_holder"      // a holder stalls after its Lost() check, past the TTL
-	chaosStopProcess  = "stop_process"      // SIGSTOP the whole replica (watchdogs too)
-	chaosKillProcess  = "kill_process"      // SIGKILL the replica; the run restarts it
-	chaosRestartRedis = "restart_redis"     // node redis: every key lost
-	chaosRestartMstr  = "restart_redlock"   // one RedLock master restarted
-	chaosExpireZK     = "expire_zk_session" // the replica's ZooKeeper session expired
-	chaosSlowDB       = "slow_db"           // a transaction holds a sale row
-	chaosNetLatency   = "net_latency"       // replica <-> backend latency
-	chaosNetCut       = "net_cut"           // replica <-> backend connections reset, new ones refused
-	chaosNetBlackhole = "net_blackhole"     // replica <-> backend bytes dropped (a partition that does not say so)
-	chaosKillConsumer = "kill_consumer"     // the replica's queue consumer SIGKILLs it mid-batch
-	chaosNestedLock   = "nested_lock"       // a holder takes its own lock again (reentrant or it times out)
-	chaosDropReply    = "drop_reply"        // a lock script runs on Redis, its reply is lost
-	chaosSlowWork     = "slow_work"         // a holder works longer than the TTL before its lock check
-	chaosCutDB        = "cut_db"            // the replica cut off its database
-	chaosCrashSetNX   = "crash_after_setnx" // the next redis lock is abandoned after its SET NX PX
-	chaosHoldRepl     = "hold_replication"  // the redis-sentinel master feeds no replica for a while
-	chaosKillMaster   = "kill_redis_master" // the redis-sentinel master crashes; a replica is promoted
-	chaosKillZKServer = "kill_zk_server"    // one server of the ZooKeeper ensemble SIGKILLed, restarted later
+	chaosRestartMstr  = "restart_redlock" // one RedLock master restarted
+	chaosNetLatency   = "net_latency"     // replica <-> backend latency
+	chaosNetCut       = "net_cut"         // replica <-> backend connections reset, new ones refused
+	chaosNetBlackhole = "net_blackhole"   // replica <-> backend bytes dropped (a partition that does not say so)
 )
 
-// Kinds lists every kind, in the order the tables print them.
-// clock_skew and the getset gaps (getset_release_gap, getset_takeover_gap)
-// are not among them: they act on redis-getset only, which is not safe and
-// never runs here.
-var Kinds = []string{chaosPauseHolder, chaosStopProcess, chaosKillProcess, chaosRestartRedis,
-	chaosRestartMstr, chaosExpireZK, chaosSlowDB, chaosNetLatency, chaosNetCut, chaosNetBlackhole, chaosKillConsumer,
-	chaosNestedLock, chaosDropReply, chaosSlowWork, chaosCutDB, chaosCrashSetNX, chaosHoldRepl, chaosKillMaster, chaosKillZKServer}
+// Kinds lists every kind the run may draw, in the order the tables print
+// them: the fault table's (faults.ChaosKinds: not clock_skew nor the getset
+// gaps, which act on redis-getset only, which is not safe and never runs
+// here), then the run's own.
+var Kinds = append(faults.ChaosKinds(), chaosRestartMstr, chaosNetLatency, chaosNetCut, chaosNetBlackhole)
 
 // ownedOnly are the kinds that need replicas the run started itself: a
-// killed one must be restarted, and a network fault needs the run's proxy
-// between the replica and its backends.
-var ownedOnly = map[string]bool{chaosKillProcess: true, chaosKillConsumer: true, chaosNetLatency: true, chaosNetCut: true,
-	chaosNetBlackhole: true}
+// killed one must be restarted (the table's OwnedOnly), and a network fault
+// needs the run's proxy between the replica and its backends.
+var ownedOnly = func() map[string]bool {
+	owned := map[string]bool{chaosNetLatency: true, chaosNetCut: true, chaosNetBlackhole: true}
+	for _, k := range faults.Kinds() {
+		if k.Chaos.OwnedOnly {
+			owned[k.Name] = true
+		}
+	}
+	return owned
+}()
 
 // faultEvent is one planned fault. The plan is a pure function of the seed
 // and the run's shape (planFaults), so the same flags replay it exactly.
@@ -71,13 +63,13 @@ func (e faultEvent) String() string {
 		s += fmt.Sprintf(" <-> %s +%v", e.Backend, e.Latency)
 	case strings.HasPrefix(e.Kind, "net_"):
 		s += " <-> " + e.Backend
-	case e.Kind == chaosRestartMstr, e.Kind == chaosKillZKServer:
+	case e.Kind == chaosRestartMstr, e.Kind == faults.KindKillZKServer:
 		s += " " + e.Backend
-	case e.Kind == chaosSlowDB, e.Kind == chaosDropReply:
+	case e.Kind == faults.KindSlowDB, e.Kind == faults.KindDropReply:
 		s += fmt.Sprintf(" config %d", e.Config+1)
-	case e.Kind == chaosRestartRedis:
+	case e.Kind == faults.KindRestartRedis:
 		s += " durability " + e.Durability
-	case e.Kind == chaosKillConsumer:
+	case e.Kind == faults.KindKillConsumer:
 		s += " " + e.Point
 	}
 	if e.For > 0 {
@@ -132,7 +124,7 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 	// old master comes back, is made a replica and syncs, which can take
 	// most of a short run on a loaded machine: the first pass holds
 	// replication before it kills the master.
-	if h, k := slices.Index(first, chaosHoldRepl), slices.Index(first, chaosKillMaster); h >= 0 && k >= 0 && k < h {
+	if h, k := slices.Index(first, faults.KindHoldReplication), slices.Index(first, faults.KindKillRedisMaster); h >= 0 && k >= 0 && k < h {
 		first[h], first[k] = first[k], first[h]
 	}
 	for at, n := sh.QuietStart, 0; ; n++ {
@@ -147,30 +139,30 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 		e := faultEvent{At: at.Round(time.Millisecond), Kind: kind, Replica: r.IntN(sh.Replicas)}
 		stall := between(sh.TTL*3/2, max(sh.TTL*6, 5*time.Second))
 		switch e.Kind {
-		case chaosPauseHolder, chaosStopProcess, chaosSlowWork:
+		case faults.KindPauseHolder, faults.KindStopProcess, faults.KindSlowWork:
 			e.For = stall
-		case chaosNestedLock: // how long the holder waits for itself
+		case faults.KindNestedLock: // how long the holder waits for itself
 			e.For = between(100*time.Millisecond, time.Second)
-		case chaosCutDB, chaosHoldRepl:
+		case faults.KindCutDB, faults.KindHoldReplication:
 			e.For = between(500*time.Millisecond, 5*time.Second)
-		case chaosKillMaster: // down longer than the Sentinels' down-after (1 s)
+		case faults.KindKillRedisMaster: // down longer than the Sentinels' down-after (1 s)
 			e.For = between(1500*time.Millisecond, 5*time.Second)
-		case chaosKillZKServer:
+		case faults.KindKillZKServer:
 			e.Backend = fmt.Sprintf("zookeeper-%d", 1+r.IntN(max(sh.ZKServers, 1)))
 			e.For = between(500*time.Millisecond, 5*time.Second)
-		case chaosDropReply:
+		case faults.KindDropReply:
 			if len(sh.RedisCfgs) > 0 {
 				e.Config = sh.RedisCfgs[r.IntN(len(sh.RedisCfgs))]
 			}
-		case chaosKillProcess:
+		case faults.KindKillProcess:
 			e.For = between(0, time.Second) // when, after the call, the replica dies
 		case chaosRestartMstr:
 			e.Backend = fmt.Sprintf("redlock-%d", 1+r.IntN(max(sh.RedlockN, 1)))
-		case chaosRestartRedis:
+		case faults.KindRestartRedis:
 			e.Durability = drawDurability(r)
-		case chaosKillConsumer:
+		case faults.KindKillConsumer:
 			e.Point = drawKillPoint(r)
-		case chaosSlowDB:
+		case faults.KindSlowDB:
 			e.Config, e.For = r.IntN(max(sh.Configs, 1)), between(500*time.Millisecond, 3*time.Second)
 		case chaosNetLatency, chaosNetCut, chaosNetBlackhole:
 			e.Backend = sh.Backends[r.IntN(len(sh.Backends))]

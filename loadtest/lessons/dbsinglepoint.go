@@ -3,12 +3,13 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The database outage of db-lock-single-point: every replica is cut off

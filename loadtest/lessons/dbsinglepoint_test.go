@@ -3,12 +3,13 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // An order sent while every replica was cut and answered 201 after the

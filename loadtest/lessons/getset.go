@@ -3,9 +3,10 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // getsetExpiry: the SETNX + GETSET lock, whose value is an expiry

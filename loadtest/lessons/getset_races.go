@@ -3,10 +3,11 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The two seed-000 pitfalls of the SETNX + GETSET lock besides the clocks,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"net/http"
 	"sort"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // A herd: many buyers per unit, ready before the opening and all firing at

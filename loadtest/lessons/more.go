@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // burst sends n orders at once, spread round-robin over the targets, and

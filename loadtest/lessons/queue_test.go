@@ -1,10 +1,11 @@
 package lessons
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // The lesson passes only when always lost nothing, none lost something,

@@ -3,9 +3,10 @@ package lessons
 import (
 	"context"
 	"fmt"
+	"time"
+
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
-	"time"
 )
 
 // renewalFails: what a holder must do when its lock's renewal fails. A on

@@ -3,9 +3,10 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // acquireReplyLost: a lock acquire retried after its reply was lost. The first replica's next lock script

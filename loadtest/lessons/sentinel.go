@@ -3,10 +3,11 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // holdDuringFailover is how long buyer A holds the redis-sentinel lock while

@@ -3,9 +3,10 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // twoLevelHandoff: the two-level lock's local hand-off (one lock per replica in front of Redis) on a real sale. The same

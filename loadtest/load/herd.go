@@ -2,11 +2,12 @@ package load
 
 import (
 	"encoding/json"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // OpeningOf is when a sale created with OpensIn opens, from the create

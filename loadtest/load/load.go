@@ -2,10 +2,11 @@ package load
 
 import (
 	"context"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Plan is the shape of one load phase.

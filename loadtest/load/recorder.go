@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -3,13 +3,14 @@ package load
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // Model notes, printed with every latency figure: a closed-model p99 and an
