@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -20,68 +19,30 @@ func loadtestBinary(t *testing.T) string {
 	return testenv.Binary(t, "github.com/seckill-lab/seckill/loadtest")
 }
 
-// shopProc is a `shop serve` this file may SIGKILL: startReplicas' cleanup
-// would report a killed replica as an unclean exit.
-type shopProc struct {
-	URL    string
-	cmd    *exec.Cmd
-	killed bool
-}
-
-// kill SIGKILLs the replica: no graceful stop, its discovery row stays
-// until it expires.
-func (p *shopProc) kill(t *testing.T) {
-	t.Helper()
-	p.killed = true
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = p.cmd.Wait()
-}
-
-// startShops is startReplicas with killable replicas.
-func startShops(t *testing.T, n int, db string) []*shopProc {
+// startShops starts n shops (replica ids db-r1..db-rn) a test may kill.
+func startShops(t *testing.T, n int, db string) []*testenv.Shop {
 	t.Helper()
 	// Runs left open by an interrupted earlier test would take shares of
 	// this test's agents.
 	if err := testenv.DB(t, db).Exec("UPDATE runs SET status = 'failed' WHERE status IN ('queued', 'running')").Error; err != nil {
 		t.Fatal(err)
 	}
-	var out []*shopProc
+	var out []*testenv.Shop
 	for i := range n {
-		out = append(out, startShop(t, db, db, fmt.Sprintf("r%d", i+1)))
+		out = append(out, startShop(t, db, fmt.Sprintf("r%d", i+1)))
 	}
 	return out
 }
 
-// startShop starts one killable `shop serve` over database db, replica id
-// prefix + "-" + name, and waits until it is healthy.
-func startShop(t *testing.T, db, prefix, name string) *shopProc {
+// startShop starts one `shop serve` a test may kill, over database db,
+// replica id db + "-" + name.
+func startShop(t *testing.T, db, name string) *testenv.Shop {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(shopBinary(t), "serve", "-replica-id", prefix+"-"+name)
-	cmd.Env = append(os.Environ(),
-		config.EnvMySQLDSN+"="+testenv.MySQLDSN(t, db), config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"=")
-	logf, _ := os.Create(filepath.Join(t.TempDir(), "shop-"+name+".log"))
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &shopProc{URL: "http://" + addr, cmd: cmd}
-	t.Cleanup(func() {
-		defer logf.Close()
-		if p.killed {
-			return
-		}
-		stopProc(t, cmd, "replica "+addr, logf.Name())
-		showProblems(t, "replica "+addr, logf.Name())
-	})
-	waitHealthy(t, p.URL, logf.Name())
-	return p
+	return testenv.StartShop(t, testenv.ShopOptions{DB: db, ReplicaID: db + "-" + name})
 }
 
 // startAgents starts n `loadtest agent` processes that know every shop.
-func startAgents(t *testing.T, n int, shops []*shopProc, db string) {
+func startAgents(t *testing.T, n int, shops []*testenv.Shop, db string) {
 	t.Helper()
 	bin := loadtestBinary(t)
 	list := ""

@@ -58,7 +58,7 @@ func TestCrashMidPersistLosesNoUnit(t *testing.T) {
 	var sales []uint64
 	var answered []uint64 // order ids of every 201
 	for round := range crashRounds {
-		b := startShop(t, db, db, fmt.Sprintf("b%d", round))
+		b := startShop(t, db, fmt.Sprintf("b%d", round))
 		var created sale
 		if code, err := call(ctx, "POST", a.URL+"/api/sales", map[string]any{
 			"name": fmt.Sprintf("crash %d", round), "strategy": "redis-lua-stock", "stock": crashStock, "work_ms": crashWorkMS,
@@ -69,7 +69,7 @@ func TestCrashMidPersistLosesNoUnit(t *testing.T) {
 		killAfter := time.Duration(rng.Int64N(int64(crashKillWithin)))
 		ids := buyAll(ctx, b.URL, created.ID, crashStock, fmt.Sprintf("r%d-", round), func() {
 			time.Sleep(killAfter)
-			b.kill(t)
+			b.Kill(t)
 		})
 		t.Logf("round %d: sale %d, B killed %v after its %d buyers were sent; %d got 201 before",
 			round, created.ID, killAfter.Round(time.Millisecond), crashStock, len(ids))

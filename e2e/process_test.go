@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // sale is the part of the API's sale view these tests read.
@@ -50,7 +52,7 @@ const stallFor = 60 * time.Second
 
 // runAPISale creates a sale on the first replica, spreads buyers round robin
 // over all of them until each hears sold_out, and returns the final view.
-func runAPISale(t *testing.T, replicas []*replica, strategy string, stock, buyers int) sale {
+func runAPISale(t *testing.T, replicas []*testenv.Shop, strategy string, stock, buyers int) sale {
 	t.Helper()
 	// No fixed budget: a loaded machine sells slowly (an optimistic herd of
 	// 64 took 42 s on one run and more than 90 s on another). The sale fails

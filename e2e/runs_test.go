@@ -119,7 +119,7 @@ func TestRunSurvivesKilledReplica(t *testing.T) {
 	}
 	testenv.WaitFor(t, 60*time.Second, "10 orders of the run in the database", func() bool { return sold() >= 10 })
 	victim := shops[2]
-	victim.kill(t)
+	victim.Kill(t)
 	killed := time.Now()
 	if n := sold(); n >= stock {
 		t.Fatalf("%d of %d units were sold when the kill had landed: at %d ms a section that takes at least %v, so this "+

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
+
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -14,8 +16,8 @@ import (
 // TestUsageErrors: every usage error exits 2 before a sale is created, with
 // one line naming the flag, then the usage.
 func TestUsageErrors(t *testing.T) {
-	f := &fakeShop{strategies: fakeStrategies, answer: soldAfter(1)}
-	target := startFake(t, f)
+	f := &fakeshop.Shop{Strategies: fakeStrategies, Answer: fakeshop.SoldAfter(1)}
+	target := fakeshop.Start(t, f)
 	tests := []struct {
 		name  string
 		args  []string
@@ -59,8 +61,8 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	if sales, _ := f.counts(); sales != 0 || f.orders.Load() != 0 {
-		t.Errorf("a usage error created %d sales and sent %d orders", sales, f.orders.Load())
+	if sales, _ := f.Counts(); sales != 0 || f.Orders() != 0 {
+		t.Errorf("a usage error created %d sales and sent %d orders", sales, f.Orders())
 	}
 }
 

@@ -6,7 +6,7 @@
 //	                when a strategy meant to be safe oversold
 //	loadtest agent  a load-test replica that takes its share of runs created
 //	                through the API, and runs the lessons the dashboard queues
-//	                (agent.go, agent_lesson.go)
+//	                (package agent)
 //	loadtest scenario  replay a seed pitfall with faults: predicted vs
 //	                observed, PASS when they agree (package lessons)
 //	loadtest chaos  a Jepsen-style run: random seeded faults, then the
@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/seckill-lab/seckill/loadtest/agent"
 	"github.com/seckill-lab/seckill/loadtest/chaos"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
@@ -49,10 +50,10 @@ Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run fa
 // command is one subcommand: it parses args itself and returns an exit code.
 type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
-// commands is the dispatch table: run in run.go, agent in agent.go.
+// commands is the dispatch table: run in run.go, agent in package agent.
 var commands = map[string]command{
 	"run":          run,
-	"agent":        agent,
+	"agent":        agent.Main,
 	"bench-report": benchReport,     // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
 	"rate":         rate,            // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
 	"scenario":     lessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons)

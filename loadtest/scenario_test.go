@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
+
 	"github.com/seckill-lab/seckill/internal/config"
 	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -48,7 +50,7 @@ func faultyShops(t *testing.T, db string, sentinel, zkEnsemble bool) shopOpt {
 			config.EnvServicesDir+"="+ens.Dir)
 	}
 	env := withEnv(vars...)
-	return func(o *shopOpts) { env(o); withDB(db)(o) }
+	return func(o *testenv.ShopOptions) { env(o); withDB(db)(o) }
 }
 
 // scenarioShards is how many pairs of shops TestScenarios runs the
@@ -237,7 +239,7 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 		{"down", "bash scripts/services.sh up"},
 		{"not configured", config.EnvZKServers},
 	} {
-		shop := &fakeShop{strategies: []shopapi.StrategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
+		shop := &fakeshop.Shop{Strategies: []shopapi.StrategyInfo{{Name: "zookeeper", Needs: []string{"zookeeper"},
 			Backends: map[string]string{"zookeeper": c.state}}}}
 		srv := httptest.NewServer(shop)
 		code, stdout, _ := runScenario(t, "--targets", srv.URL+","+srv.URL, "zk-session-expiry")
@@ -247,8 +249,8 @@ func TestScenarioSkipsWhatCannotRun(t *testing.T) {
 			!strings.Contains(stdout, c.enable) {
 			t.Errorf("zookeeper %s: exit %d, want 0 and SKIP naming %q and %q:\n%s", c.state, code, "zookeeper "+c.state, c.enable, stdout)
 		}
-		if shop.sales != 0 {
-			t.Errorf("zookeeper %s: %d sales created by a skipped lesson", c.state, shop.sales)
+		if sales, _ := shop.Counts(); sales != 0 {
+			t.Errorf("zookeeper %s: %d sales created by a skipped lesson", c.state, sales)
 		}
 	}
 	// The replica's ZooKeeper is not the ensemble: the shop's 409

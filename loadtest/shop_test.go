@@ -5,17 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -135,94 +130,34 @@ func saleOf(t *testing.T, r load.Result) shopapi.SaleView {
 	return v
 }
 
-// startShop builds cmd/shop into a temp dir, starts one `shop serve` on a
-// free port over seckill_test_loadtest, waits for /healthz and stops it with
-// SIGINT at cleanup. It returns the base URL.
+// startShop starts one `shop serve` over seckill_test_loadtest (or
+// withDB's), with the admin token testToken, healthy before it returns and
+// stopped with SIGINT at cleanup. It returns the base URL.
 func startShop(t *testing.T, opts ...shopOpt) string {
 	t.Helper()
-	var o shopOpts
+	o := testenv.ShopOptions{DB: "loadtest", AdminToken: testToken}
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.db == "" {
-		o.db = "loadtest"
-	}
-	dsn := testenv.MySQLDSN(t, o.db) // skips (or fails in CI) without MariaDB
-	bin := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	logPath := filepath.Join(t.TempDir(), "shop.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(append(os.Environ(), o.env...), config.EnvMySQLDSN+"="+dsn, config.EnvHTTPAddr+"="+addr, config.EnvAdminToken+"="+testToken)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil && !(o.allowKill && killed(cmd)) {
-				t.Errorf("shop did not exit cleanly on SIGINT: %v (log %s)", err, logPath)
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("shop did not stop within 20 s of SIGINT")
-		}
-		logf.Close()
-	})
-	base := "http://" + addr
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("shop at %s not healthy within 30 s; log:\n%s", base, mustRead(t, logPath))
-	return ""
+	return testenv.StartShop(t, o).URL
 }
 
-// shopOpts are startShop's options.
-type shopOpts struct {
-	allowKill bool     // a scenario may SIGKILL this shop (kill_process)
-	env       []string // NAME=value pairs over the test's environment
-	// db is the test database's short name ("loadtest" unless set). Shops
-	// over their own Redis need their own database too: every replica
-	// expires the reservations of every sale in its database, and gives the
-	// units back to its own Redis.
-	db string
-}
+type shopOpt func(*testenv.ShopOptions)
 
-type shopOpt func(*shopOpts)
-
-// allowKill accepts a shop that died of SIGKILL before the cleanup.
-func allowKill(o *shopOpts) { o.allowKill = true }
+// allowKill accepts a shop that died of SIGKILL before the cleanup (a
+// scenario's kill_process).
+func allowKill(o *testenv.ShopOptions) { o.AllowKill = true }
 
 // withEnv adds NAME=value pairs to the shop's environment.
-func withEnv(kv ...string) shopOpt { return func(o *shopOpts) { o.env = append(o.env, kv...) } }
-
-// withDB runs the shop over test database seckill_test_<name>.
-func withDB(name string) shopOpt { return func(o *shopOpts) { o.db = name } }
-
-// killed says whether cmd (waited for) died of SIGKILL.
-func killed(cmd *exec.Cmd) bool {
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+func withEnv(kv ...string) shopOpt {
+	return func(o *testenv.ShopOptions) { o.Env = append(o.Env, kv...) }
 }
+
+// withDB runs the shop over test database seckill_test_<name>. Shops over
+// their own Redis need their own database too: every replica expires the
+// reservations of every sale in its database, and gives the units back to
+// its own Redis.
+func withDB(name string) shopOpt { return func(o *testenv.ShopOptions) { o.DB = name } }
 
 // checkSchema checks raw against the member names the --json document
 // promises, independently of the Go types (a renamed tag must fail here).

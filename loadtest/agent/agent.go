@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"bytes"
@@ -74,9 +74,9 @@ func parseAgentFlags(args []string, stderr io.Writer) (agentConfig, error) {
 	return cfg, nil
 }
 
-// agent is `loadtest agent`: heartbeat, poll for shares, execute them.
+// Main is `loadtest agent`: heartbeat, poll for shares, execute them.
 // It runs until ctx is done (SIGINT/SIGTERM), then deregisters.
-func agent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseAgentFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return load.ExitUsage

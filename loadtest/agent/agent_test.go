@@ -1,4 +1,4 @@
-package main
+package agent
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/runwire"
@@ -22,12 +24,12 @@ import (
 
 func TestAgentFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := dispatch(context.Background(), []string{"agent"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := Main(context.Background(), nil, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("no -shop: exit %d, %q", code, errb.String())
 	}
 	errb.Reset()
 	// shop demo's probe: `loadtest agent -h` must document -shop.
-	if code := dispatch(context.Background(), []string{"agent", "-h"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
+	if code := Main(context.Background(), []string{"-h"}, &out, &errb); code != load.ExitUsage || !strings.Contains(errb.String(), "-shop") {
 		t.Fatalf("-h: exit %d, %q", code, errb.String())
 	}
 	if _, err := parseAgentFlags([]string{"-shop", "http://a:1,http://b:2/", "-id", "x"}, io.Discard); err != nil {
@@ -117,8 +119,8 @@ func TestControlFailover(t *testing.T) {
 // buyers of a dead target to the live one, and ends with a done report
 // whose raw histogram holds every request.
 func TestExecuteShare(t *testing.T) {
-	shop := &fakeShop{answer: soldAfter(5)}
-	shopURL := startFake(t, shop)
+	shop := &fakeshop.Shop{Answer: fakeshop.SoldAfter(5)}
+	shopURL := fakeshop.Start(t, shop)
 	fc := &fakeControl{}
 	ctlSrv := httptest.NewServer(fc)
 	defer ctlSrv.Close()
@@ -127,7 +129,7 @@ func TestExecuteShare(t *testing.T) {
 		Buyers: 40, UserPrefix: "p-", Concurrency: 4, Deadline: time.Now().Add(time.Minute)}
 
 	final := execute(context.Background(), ctl, "agent-x", a, io.Discard)
-	_, users := shop.counts()
+	_, users := shop.Counts()
 	transport := final.Errors[shopapi.KindTransport]
 	if !final.Done || final.Requests != 40 || final.Orders != 5 || final.SoldOut+transport != 35 || transport > 4 {
 		t.Fatalf("final: %+v", final)
@@ -135,13 +137,11 @@ func TestExecuteShare(t *testing.T) {
 	if int64(users) != 40-transport {
 		t.Fatalf("%d distinct buyers reached the live shop, want %d", users, 40-transport)
 	}
-	shop.mu.Lock()
-	for u := range shop.users {
+	for _, u := range shop.Users() {
 		if !strings.HasPrefix(u, "p-") {
 			t.Errorf("user %q without the share's prefix", u)
 		}
 	}
-	shop.mu.Unlock()
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	last := fc.reports[len(fc.reports)-1]
