@@ -10,7 +10,9 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
-// The two seed-000 pitfalls of the SETNX + GETSET lock besides the clocks,
+// The two races of the SETNX + GETSET lock besides the clocks (a release
+// that deletes a lock it no longer owns, a losing GETSET that overwrites
+// the winner's expiry),
 // on a sale: each holds one of the lock's two-step moves open (a fault of
 // the shop, getset_release_gap or getset_takeover_gap) until another buyer
 // has moved, and reads what followed from the database and from the

@@ -15,8 +15,8 @@ import (
 // seconds more on a loaded machine), with A still holding when B is sent.
 const holdDuringFailover = 10 * time.Second
 
-// sentinelFailover: seeds 000's and 002's case against one master with an asynchronous
-// replica. A takes the redis-sentinel lock on the master while replication
+// sentinelFailover: a lock on a master whose replica is fed asynchronously
+// is lost in a failover. A takes the redis-sentinel lock on the master while replication
 // is held back (hold_replication: certain rather than lucky); the master is
 // killed and the Sentinels promote the replica, which never saw A's key;
 // B gets the same lock while A still holds it: two holders, and A's late

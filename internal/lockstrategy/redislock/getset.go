@@ -85,7 +85,7 @@ var processSkew atomic.Int64
 // clock for its lock; the others keep the server's time.
 func SetClockSkew(d time.Duration) { processSkew.Store(int64(d)) }
 
-// Lock polls the seed's tryLock until it succeeds or ctx ends.
+// Lock polls tryLock until it succeeds or ctx ends.
 func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
 	var mine string
 	var start time.Time
@@ -105,7 +105,9 @@ func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	return newTTLLease(start, l.ttl, func(ctx context.Context) error { return l.release(ctx, key, mine) }), nil
 }
 
-// tryLock is the seed's code, step by step; mine is the value written.
+// tryLock is SETNX of an expiry time, then, on a lock found expired,
+// GETSET of a new one, step by step as the lock is usually written; mine is
+// the value written.
 func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string, err error) {
 	mine = strconv.FormatInt(l.now().Add(l.ttl).UnixMilli(), 10)
 	if ok, err := l.rdb.SetNX(ctx, key, mine, 0).Result(); ok || err != nil {
@@ -137,7 +139,7 @@ func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string,
 	return old == cur, mine, nil
 }
 
-// release is the seed's two-step release: GET, compare, DEL.
+// release is the two-step release: GET, compare, DEL (not atomic).
 func (l *GetSet) release(ctx context.Context, key, mine string) error {
 	cur, err := l.rdb.Get(ctx, key).Result()
 	if err == redis.Nil || (err == nil && cur != mine) {

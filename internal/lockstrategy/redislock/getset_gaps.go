@@ -32,7 +32,8 @@ func ArmReleaseGap(max time.Duration) { releaseGap.Store(int64(max)) }
 // writes its expiry over the winner's.
 func ArmTakeoverGap(max time.Duration) { takeoverGap.Store(int64(max)) }
 
-// GapStats is what the seed-000 pitfalls did in this process so far.
+// GapStats is what the two held-open moves (release, takeover) did in this
+// process so far.
 type GapStats struct {
 	Held int64 `json:"held"` // gaps held open now
 	// Overwrites: takeovers whose GETSET lost (another client's won first)

@@ -14,8 +14,8 @@ import (
 )
 
 // lease is one holding of a RedLock. One goroutine per lease watches it: with
-// renewal it extends the keys every ttl/3 (Redisson's watchdog cadence, seed
-// 003) and closes Lost when an extension does not reach a quorum; without
+// renewal it extends the keys every ttl/3 (Redisson's watchdog
+// cadence) and closes Lost when an extension does not reach a quorum; without
 // renewal it closes Lost when the validity redsync computed runs out.
 //
 // A redsync.Mutex is not safe for concurrent use (Extend writes its validity),
