@@ -16,11 +16,14 @@ import { renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initNav } from './nav.js';
 import { ServerClock } from './shop-model.js';
+import { initTimeline } from './timeline.js';
 
 const $ = (sel) => document.querySelector(sel);
 const LANG_KEY = 'seckill.zhLabels';
 
-const nav = initNav({ onRun: (id) => { state.focus = id; } });
+// The timeline is drawn when its section shows (it starts after the nav).
+let timeline = null;
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -46,6 +49,7 @@ function applyLang() {
   b.setAttribute('aria-pressed', String(state.zh));
   b.textContent = state.zh ? 'English labels only' : '中文 labels';
   renderExplanations();
+  timeline?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -274,6 +278,14 @@ syncClock();
 const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
 const faults = initFaults({ zh, needToken });
+timeline = initTimeline({ zh, liveStep: () => state.step });
+if (!$('#timeline').hidden) timeline.show();
+// A click on the band's violation count lists its pairs on the timeline.
+$('#b-viol').addEventListener('click', () => {
+  if (state.step?.sale) timeline.openSale(state.step.sale.id);
+  timeline.showPairs();
+  location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
+});
 initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },

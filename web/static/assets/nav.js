@@ -1,11 +1,11 @@
-// The sections (Run, Compare, Lessons, Faults, Strategies): one shows at a
+// The sections (Run, Timeline, Compare, Lessons, Faults, Strategies): one shows at a
 // time below the live band, chosen by the URL's hash (#/compare), so a
 // section is deep-linkable, a reload keeps it and the back button works.
 // The hash also carries the run the page follows (#/run?run=12): a move to
 // another replica keeps both. The nav is plain links; the arrow keys move
 // between them.
 
-export const SECTIONS = ['run', 'compare', 'lessons', 'faults', 'strategies'];
+export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'faults', 'strategies'];
 
 /** parseHash reads "#/section?run=ID" (and the older "#run=ID"). */
 export function parseHash(hash) {
@@ -19,16 +19,19 @@ export const hashOf = (section, run) => `#/${section}${run ? `?run=${run}` : ''}
 
 /**
  * initNav shows the section the hash names and follows its changes.
- * onRun(id) is called when a new hash names another run to follow. Returns
+ * onRun(id) is called when a new hash names another run to follow, onShow(name)
+ * each time a section is shown. Returns
  * run() (the run the hash names, 0 for none) and followRun(id), which puts
  * the followed run into the URL and the nav links.
  */
-export function initNav({ onRun = () => {} } = {}) {
+export function initNav({ onRun = () => {}, onShow = () => {} } = {}) {
   const links = [...document.querySelectorAll('#nav a[data-section]')];
   let { section, run } = parseHash(location.hash);
 
   function show(moveFocus) {
     for (const name of SECTIONS) document.getElementById(name).hidden = name !== section;
+    document.body.dataset.section = section;
+    onShow(section);
     for (const a of links) {
       a.href = hashOf(a.dataset.section, run);
       if (a.dataset.section === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');

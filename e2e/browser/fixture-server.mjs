@@ -1,0 +1,63 @@
+// A stand-in for a shop replica that serves the dashboard's files from
+// web/static and answers the few API calls the Timeline section makes from
+// fixtures: no database, no demo. For the timeline's browser test and for
+// screenshots (`node fixture-server.mjs 8099` serves until stopped).
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const STATIC = path.resolve(HERE, '../../web/static');
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+/** The fixture's sale as GET /api/sales lists it, and the fault table's one kind the fixture uses. */
+const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 }];
+const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
+
+/** startFixtureServer listens on port (0: any) and returns {url, close}. */
+export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json')) {
+  const api = {
+    '/api/sales': () => SALES,
+    '/api/sales/7': () => SALES[0],
+    '/api/faults': () => FAULTS,
+    '/api/strategies': () => [],
+    '/api/runs': () => [],
+    '/api/replicas': () => [],
+    '/api/lessons': () => [],
+    '/api/limits': () => ({}),
+  };
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const p = url.pathname;
+    const json = (status, body) => { res.writeHead(status, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(body)); };
+    if (p === '/api/events') { // a stream that stays open and says nothing
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+      res.write(': fixture\n\n');
+      return;
+    }
+    if (p === '/api/sales/7/timeline') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(await readFile(timeline)); return; }
+    if (api[p]) return json(200, api[p]());
+    if (p.startsWith('/api/')) return json(404, { error: 'not_found', message: `no fixture for ${p}` });
+    if (p === '/healthz') { res.writeHead(200, { Date: new Date().toUTCString() }); res.end('ok'); return; }
+    const file = path.join(STATIC, p === '/' ? 'index.html' : path.normalize(p));
+    if (!file.startsWith(STATIC)) { res.writeHead(403); res.end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404); res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const s = await startFixtureServer(Number(process.argv[2] || 8099));
+  console.log(`serving the dashboard with fixtures at ${s.url}`);
+}

@@ -1,0 +1,135 @@
+// The Timeline section in Debian's chromium against fixtures
+// (fixture-server.mjs: the dashboard's files and a timeline that follows
+// the JSON contract), no demo: the canvas draws the lanes, the red
+// overlap, the crossed-out fenced write, the fault band; the count lists
+// its pairs and a pair jumps; the replay moves; hover shows a section.
+// Screenshots at 1366x768 (a projector) and 390x844 (a phone) go to
+// e2e/browser/test-results/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startFixtureServer } from './fixture-server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-results');
+const PROJECTOR = { width: 1366, height: 768 };
+const PHONE = { width: 390, height: 844 };
+
+let server, ctx, page, userDir;
+const pageErrors = [];
+
+before(async () => {
+  server = await startFixtureServer();
+  await mkdir(SHOTS, { recursive: true });
+  userDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-chromium-tl-'));
+  ctx = await chromium.launchPersistentContext(userDir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: PROJECTOR });
+  page = ctx.pages()[0] || await ctx.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The fixture server has no history check: its 404 is expected.
+  page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) pageErrors.push(`console: ${m.text()}`); });
+  await page.goto(`${server.url}/#/timeline`, { waitUntil: 'load' });
+  await page.waitForFunction(() => Number(document.querySelector('#tl-canvas').dataset.drawn || 0) > 0);
+}, { timeout: 60_000 });
+
+after(async () => {
+  await ctx?.close();
+  if (userDir) await rm(userDir, { recursive: true, force: true });
+  await server?.close();
+});
+
+/** colourCount counts the canvas pixels near rgb (within tol per channel). */
+const colourCount = (rgb, tol = 40) => page.evaluate(([[r, g, b], t]) => {
+  const c = document.querySelector('#tl-canvas');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) <= t && Math.abs(d[i + 1] - g) <= t && Math.abs(d[i + 2] - b) <= t) n++;
+  return n;
+}, [rgb, tol]);
+
+const RED = [209, 36, 47], BLUE = [31, 111, 235], GREEN = [45, 164, 78], FAULT = [246, 235, 204];
+
+test('it opens on the decisive moment with lanes, the red overlap, the lease and the fault band drawn', async () => {
+  assert.equal(await page.locator('#tl-sale').inputValue(), '7');
+  // The first overlap starts 511.7 ms after the window's start: the view is around it.
+  const shown = await page.locator('#tl-window').innerText();
+  assert.match(shown, /^50\d\.\d{3} ms – 5[23]\d\.\d{3} ms$/, shown);
+  assert.ok(await colourCount(RED, 30) > 200, 'the overlap is red');
+  assert.ok(await colourCount(BLUE, 30) > 200, 'the holds are drawn');
+  assert.ok(await colourCount(GREEN, 30) > 50, 'the lease strip is drawn');
+  assert.ok(await colourCount(FAULT, 12) > 200, 'the fault window is shaded');
+  assert.match(await page.locator('#tl-facts').innerText(), /#7 redis .*Fencing tokens: on .*Watchdog: off .*TTL 500 ms/);
+  assert.equal(await page.locator('#tl-narration li').count(), 6);
+  assert.match(await page.locator('#tl-narration li button.now').innerText(), /replica-1 gets token 42/);
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-decisive.png') });
+});
+
+test('the count says what it counts and lists its pairs; a pair jumps to its window', async () => {
+  assert.equal(await page.locator('#tl-viol-n').innerText(), '5');
+  assert.match(await page.locator('#tl-viol-what').innerText(), /pairs of critical sections/);
+  await page.click('#tl-viol-n');
+  assert.equal(await page.locator('#tl-pairs tbody tr').count(), 5);
+  assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #41.*replica-2 #46.*#55/s);
+  const before = await page.locator('#tl-window').innerText();
+  await page.click('#tl-pairs tbody tr >> nth=4');
+  await page.waitForFunction((b) => document.querySelector('#tl-window').textContent !== b, before);
+  const shown = await page.locator('#tl-window').innerText();
+  assert.ok(/^-\d+\.\d{3} ms – 3\.\d+ s$/.test(shown), `the window shows the pair whole (11.48 ms to 3.019 s): ${shown}`);
+  await page.click('#tl-viol-n');
+});
+
+test('the whole sale shows the crossed-out fenced write and the fault named; hover tells a section', async () => {
+  await page.click('#tl-fit');
+  await page.waitForFunction(() => document.querySelector('#tl-window').textContent.startsWith('0.000 ms'));
+  await page.evaluate(() => document.querySelector('#tl-canvas').scrollIntoView({ block: 'end' }));
+  const box = await page.locator('#tl-canvas').boundingBox();
+  // replica-2's first lane, in the middle of the paused hold.
+  await page.mouse.move(box.x + box.width * 0.5, box.y + 26 + 46 + 25);
+  await page.waitForSelector('#tl-tip:not([hidden])');
+  const tip = await page.locator('#tl-tip').innerText();
+  assert.match(tip, /replica-2/);
+  assert.match(tip, /41/);
+  assert.match(tip, /fenced/);
+  assert.match(tip, /Pause the lock holder/);
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-whole.png') });
+  await page.mouse.move(0, 0);
+});
+
+test('the replay moves at the speed picked, and the scrubber follows', async () => {
+  await page.click('#tl-decisive');
+  await page.check('input[name=tl-speed][value="0.1"]');
+  await page.click('#tl-play');
+  await page.waitForFunction(() => document.querySelector('#tl-now').textContent !== '');
+  const t1 = await page.locator('#tl-now').innerText();
+  await page.waitForFunction((t) => document.querySelector('#tl-now').textContent !== t, t1);
+  await page.click('#tl-play');
+  assert.equal(await page.getAttribute('#tl-play', 'aria-pressed'), 'false');
+  // A scrub to the middle moves the cursor there.
+  await page.locator('#tl-scrub').fill('500');
+  assert.match(await page.locator('#tl-now').innerText(), /^1\.5\d{2} s$/);
+});
+
+test('Chinese labels and narration, and a phone: the lanes scroll sideways, the legend wraps', async () => {
+  await page.click('#lang');
+  assert.match(await page.locator('#tl-narration li').first().innerText(), /replica-2 获得令牌 41/);
+  assert.match(await page.locator('#tl-legend').innerText(), /等锁/);
+  await page.click('#tl-decisive');
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-zh.png') });
+  await page.click('#lang');
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(200);
+  const sizes = await page.evaluate(() => {
+    const s = document.querySelector('.tl-scroll');
+    return { scroll: s.scrollWidth, client: s.clientWidth, body: document.documentElement.scrollWidth };
+  });
+  assert.ok(sizes.scroll > sizes.client, 'the lanes scroll sideways inside their box');
+  assert.ok(sizes.body <= PHONE.width + 1, `the page itself does not: ${sizes.body}`);
+  await page.locator('#tl-legend').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-390-phone.png') });
+  await page.setViewportSize(PROJECTOR);
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,385 @@
+// The Timeline section: a sale's critical sections drawn from
+// GET /api/sales/{id}/timeline (timeline-model.js decides, timeline-draw.js
+// paints). Live while a run goes (the running step's sale, polled every
+// second, the window following the newest second), any finished sale from
+// the picker, opened on the decisive moment. Zoom with the wheel or the
+// buttons, pan by dragging or with the arrow keys, hover for a section's
+// details, replay at 0.1x, 0.25x or 1x with a scrubber, the narration
+// beside it, and the violation count's pairs a click away.
+import { getJSON } from './api.js';
+import { el } from './dom.js';
+import { applyLabels, label } from './i18n.js';
+import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
+import {
+  OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, currentLine, narrationText, pairWindow, panBy,
+  relTime, sectionDetail, sectionEnd, visibleSections, violationPairs, zoomAt,
+} from './timeline-model.js';
+
+const $ = (sel) => document.querySelector(sel);
+
+/**
+ * initTimeline wires the section. zh() says whether Chinese labels are on;
+ * liveStep() is the step the live band shows ({status, sale}) or null.
+ */
+export function initTimeline({ zh, liveStep }) {
+  const canvas = $('#tl-canvas');
+  const ctx = canvas.getContext('2d');
+  const tip = $('#tl-tip');
+  const st = {
+    saleId: 0, model: null, view: null, replay: null, hover: null, following: false, shownFor: 0,
+    dirty: false, lastFrame: 0, liveSale: 0, historyFor: 0,
+  };
+  const bounds = () => ({ from: st.model.from, to: st.model.to });
+  const visible = () => !$('#timeline').hidden;
+
+  // ---- drawing ------------------------------------------------------------
+
+  function width() { return Math.max(canvas.parentElement.clientWidth, 600); }
+
+  function paint() {
+    st.dirty = false;
+    if (!st.model) return;
+    const w = width(), h = canvasHeight(st.model), dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+      canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
+    drawTimeline(ctx, w, st.model, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
+    canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+    $('#tl-window').textContent = `${relTime(st.view.from, st.model.from)} – ${relTime(st.view.to, st.model.from)}`;
+    if (st.replay) {
+      $('#tl-scrub').value = String(Math.round(st.replay.fraction() * 1000));
+      $('#tl-now').textContent = relTime(st.replay.t, st.model.from);
+    }
+    markNarration(replaying ? st.replay.t : (st.view.from + st.view.to) / 2);
+  }
+
+  function redraw() {
+    if (st.dirty) return;
+    st.dirty = true;
+    requestAnimationFrame(frame);
+  }
+
+  function frame(now) {
+    const dt = st.lastFrame ? Math.min(now - st.lastFrame, 100) : 0;
+    st.lastFrame = now;
+    if (st.replay?.tick(dt)) {
+      // The window follows the cursor when it leaves it.
+      if (st.replay.t > st.view.to - (st.view.to - st.view.from) * 0.05) st.view = centreOn(st.view, st.replay.t, bounds());
+      if (!st.replay.playing) setPlaying(false);
+      st.dirty = false;
+      paint();
+      requestAnimationFrame(frame);
+      return;
+    }
+    st.lastFrame = 0;
+    paint();
+  }
+
+  function setView(v) {
+    st.view = clampView(v, bounds());
+    st.following = false;
+    redraw();
+  }
+
+  // ---- loading ----------------------------------------------------------------
+
+  async function load(id, { live = false } = {}) {
+    let data;
+    try {
+      data = await getJSON(`/api/sales/${id}/timeline`, { timeoutMs: 8000 });
+    } catch (err) {
+      $('#tl-msg').textContent = `${label('tlCannot', zh())} ${id}: ${err.message}`;
+      return;
+    }
+    if (id !== st.saleId) return; // another sale was picked meanwhile
+    $('#tl-msg').textContent = '';
+    const first = st.shownFor !== id;
+    const model = buildTimeline(data);
+    const prev = st.model;
+    st.model = model;
+    if (first || !st.view) {
+      st.shownFor = id;
+      st.replay = new Replay(model.from, model.to);
+      st.view = live ? liveWindow(model) : openingWindow(model);
+      st.following = live;
+      renderFacts(); renderNarration(); renderPairs(); links(id, live);
+    } else {
+      st.replay.from = model.from; st.replay.to = model.to;
+      if (st.following) st.view = liveWindow(model);
+      if (!live && prev && st.following) st.view = openingWindow(model); // the run just ended: its decisive moment
+      if (!live) st.following = false;
+      renderFacts();
+      if (model.narration.length !== prev?.narration.length) renderNarration();
+      if (model.overlaps.length !== prev?.overlaps.length) renderPairs();
+      if (!live) links(id, false);
+    }
+    $('#tl-live').hidden = !live;
+    redraw();
+  }
+
+  // The newest 2 s of a running sale (all of it while shorter).
+  const liveWindow = (m) => clampView({ from: Math.max(m.from, m.to - 2000), to: m.to }, { from: m.from, to: m.to });
+  const openingWindow = (m) => clampView(m.decisive ? { from: m.decisive.from, to: m.decisive.to } : { from: m.from, to: m.to }, { from: m.from, to: m.to });
+
+  async function loadSales() {
+    let sales;
+    try { sales = await getJSON('/api/sales'); } catch (err) { $('#tl-msg').textContent = err.message; return; }
+    const pick = $('#tl-sale');
+    const sig = sales.map((s) => s.id).join();
+    if (pick.dataset.sig === sig) return;
+    pick.dataset.sig = sig;
+    pick.replaceChildren(...sales.map((s) => el('option', { value: String(s.id), text: `#${s.id} ${s.strategy}${s.violations ? ` · ${s.violations} ⚠` : ''}` })));
+    if (!st.saleId && sales.length) pickSale(sales[0].id);
+    else pick.value = String(st.saleId);
+  }
+
+  function pickSale(id) {
+    st.saleId = id;
+    $('#tl-sale').value = String(id);
+    const step = liveStep();
+    load(id, { live: step?.sale?.id === id && step.status === 'running' });
+  }
+
+  // ---- panels ---------------------------------------------------------------
+
+  function renderFacts() {
+    const d = st.model.data;
+    const yes = (b) => label(b ? 'tlOn' : 'tlOff', zh());
+    $('#tl-facts').textContent = [`#${d.sale_id} ${d.strategy}`, `${label('fencing', zh())}: ${yes(d.fencing)}`,
+      `${label('watchdog', zh())}: ${yes(d.watchdog)}`, `TTL ${d.ttl_ms} ms`, `${label('workMs', zh())}: ${d.work_ms}`,
+      `${label('stock', zh())}: ${d.initial_stock}`,
+      d.summarised ? label('tlSummarised', zh()).replace('{ms}', String(d.bucket_ms)) : ''].filter(Boolean).join(' · ');
+    const v = d.violations || { count: 0, counts: {} };
+    $('#tl-viol-n').textContent = String(v.count);
+    $('#tl-viol').classList.toggle('bad', v.count > 0);
+    $('#tl-viol-what').textContent = (zh() && v.counts?.zh) ? `${v.counts.zh} (${v.counts.en})` : (v.counts?.en || '');
+  }
+
+  function renderNarration() {
+    const list = $('#tl-narration');
+    list.replaceChildren(...st.model.narration.map((line, i) => {
+      const { main, sub } = narrationText(line, zh());
+      const b = el('button', { type: 'button', 'data-i': String(i) },
+        el('span', { class: 'tl-at', text: relTime(line.at, st.model.from) }), ' ', el('span', { text: main }));
+      if (sub) b.append(el('small', { text: sub }));
+      b.addEventListener('click', () => jumpTo(line.at, line.section));
+      return el('li', {}, b);
+    }));
+    if (!st.model.narration.length) list.append(el('li', { class: 'note', text: label('tlNoNarration', zh()) }));
+  }
+
+  function markNarration(t) {
+    const i = currentLine(st.model.narration, t);
+    for (const li of $('#tl-narration').children) {
+      const b = li.firstElementChild;
+      if (b?.dataset.i !== undefined) b.classList.toggle('now', Number(b.dataset.i) === i);
+    }
+  }
+
+  function renderPairs() {
+    const body = $('#tl-pairs tbody');
+    const rows = violationPairs(st.model).map((p, i) => {
+      const side = (s) => `${s.replica} #${s.token || '–'} ${relTime(s.from, st.model.from)}–${relTime(s.to, st.model.from)}`;
+      const tr = el('tr', { tabindex: '0', 'data-i': String(i) },
+        el('td', { text: String(i + 1) }), el('td', { text: side(p.a) }), el('td', { text: side(p.b) }),
+        el('td', { text: `${relTime(p.from, st.model.from)}–${relTime(p.to, st.model.from)}` }),
+        el('td', { text: p.orders.map((n) => `#${n}`).join(' ') || '–' }));
+      const go = () => { setView(pairWindow(p)); st.hover = p.b.id; redraw(); canvas.focus({ preventScroll: true }); };
+      tr.addEventListener('click', go);
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
+      return tr;
+    });
+    body.replaceChildren(...rows);
+    $('#tl-pairs-n').textContent = String(rows.length);
+  }
+
+  /** links: "open as a file" always; "history" once the history check answers for a finished sale. */
+  async function links(id, live) {
+    $('#tl-file').href = `/api/sales/${id}/timeline.html`;
+    const h = $('#tl-history');
+    if (live || st.historyFor === id) return;
+    st.historyFor = id;
+    h.hidden = true;
+    try {
+      const res = await getJSON(`/api/sales/${id}/history`, { timeoutMs: 10000 });
+      if (id !== st.saleId) return;
+      h.href = `/api/sales/${id}/history.html`;
+      h.hidden = false;
+      $('#tl-verdict').textContent = res.verdict ? `: ${res.verdict}` : '';
+    } catch { /* no history check on this build, or not for this sale */ }
+  }
+
+  function jumpTo(t, section) {
+    st.view = centreOn(st.view, t, bounds());
+    st.following = false;
+    if (st.replay) st.replay.seek(t);
+    st.hover = section ?? null;
+    redraw();
+  }
+
+  // ---- the legend ---------------------------------------------------------------
+
+  function renderLegend() {
+    const item = (colour, key, cls = '') => el('li', {}, el('span', { class: `sw ${cls}`, style: `background:${colour}` }), label(key, zh()));
+    $('#tl-legend').replaceChildren(
+      item(COLOURS.wait, 'tlWait', 'thin'), ...OUTCOMES.map((o) => item(COLOURS[o], `o_${o}`, o === 'fenced' ? 'crossed' : '')),
+      item(COLOURS.lease, 'tlLease', 'thin'), item('rgba(209,36,47,.35)', 'tlOverlap', 'red'), item(COLOURS.fault, 'tlFault'),
+      item(COLOURS.stock, 'tlStockLine', 'thin'));
+  }
+
+  // ---- input: zoom, pan, hover, keys, replay -------------------------------------------
+
+  const timeAt = (clientX) => {
+    const r = canvas.getBoundingClientRect();
+    const plotW = Math.max(10, r.width - LAYOUT.labelW - 8);
+    return st.view.from + ((clientX - r.left - LAYOUT.labelW) / plotW) * (st.view.to - st.view.from);
+  };
+  const zoom = (factor, anchor) => { if (st.model) setView(zoomAt(st.view, factor, anchor ?? (st.view.from + st.view.to) / 2, bounds())); };
+  const pan = (fraction) => { if (st.model) setView(panBy(st.view, (st.view.to - st.view.from) * fraction, bounds())); };
+
+  canvas.addEventListener('wheel', (e) => {
+    if (!st.model) return;
+    e.preventDefault();
+    if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) pan(e.deltaX / 800);
+    else zoom(Math.exp(e.deltaY / 400), timeAt(e.clientX));
+  }, { passive: false });
+
+  let drag = null;
+  canvas.addEventListener('pointerdown', (e) => {
+    if (!st.model || e.pointerType === 'touch') return; // a finger scrolls the page and the lanes
+    drag = { x: e.clientX, view: st.view };
+    canvas.setPointerCapture(e.pointerId);
+    canvas.classList.add('dragging');
+  });
+  canvas.addEventListener('pointerup', () => { drag = null; canvas.classList.remove('dragging'); });
+  canvas.addEventListener('pointermove', (e) => {
+    if (!st.model) return;
+    if (drag) {
+      const r = canvas.getBoundingClientRect();
+      const plotW = Math.max(10, r.width - LAYOUT.labelW - 8);
+      const dt = ((drag.x - e.clientX) / plotW) * (drag.view.to - drag.view.from);
+      st.view = panBy(drag.view, dt, bounds());
+      st.following = false;
+      tip.hidden = true;
+      redraw();
+      return;
+    }
+    hoverAt(e);
+  });
+  canvas.addEventListener('pointerleave', () => { tip.hidden = true; if (st.hover !== null) { st.hover = null; redraw(); } });
+
+  function hoverAt(e) {
+    const r = canvas.getBoundingClientRect();
+    const y = e.clientY - r.top - LAYOUT.axisH;
+    const t = timeAt(e.clientX);
+    const lane = st.model.summarised ? null : st.model.lanes[Math.floor(y / LAYOUT.rowH)];
+    let found = null;
+    if (lane && y >= 0) {
+      const px = (st.view.to - st.view.from) / Math.max(10, r.width - LAYOUT.labelW - 8);
+      const near = visibleSections(lane, t - 3 * px, t + 3 * px, st.model.to);
+      found = near.find((s) => s.enter_at <= t && sectionEnd(s, st.model.to) >= t)
+        || near.find((s) => (s.wait_at ?? s.enter_at) <= t && s.enter_at >= t) || near[0] || null;
+    }
+    const fault = st.model.faults.find((f) => f.from <= t && f.to >= t && (!lane || f.lanes.includes(lane.index)));
+    if (!found && !fault) { tip.hidden = true; if (st.hover !== null) { st.hover = null; redraw(); } return; }
+    const rows = [];
+    if (found) {
+      for (const [k, v] of sectionDetail(found, st.model.from)) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
+      const ov = st.model.overlaps.filter((o) => o.a === found.id || o.b === found.id);
+      if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => o.orders?.map((n) => `#${n}`).join(' ') || '–').join(', ') }));
+    }
+    if (fault) rows.push(el('dt', { text: label('tlFault', zh()) }), el('dd', { text: `${label(`f${fault.kind}`, zh())} ${relTime(fault.from, st.model.from)}–${fault.open ? '…' : relTime(fault.to, st.model.from)}` }));
+    tip.replaceChildren(el('dl', {}, ...rows));
+    tip.hidden = false;
+    const wrap = canvas.parentElement.getBoundingClientRect();
+    const left = Math.min(e.clientX - wrap.left + canvas.parentElement.scrollLeft + 14, canvas.parentElement.scrollWidth - tip.offsetWidth - 4);
+    tip.style.left = `${Math.max(0, left)}px`;
+    tip.style.top = `${e.clientY - wrap.top + 14}px`;
+    const id = found?.id ?? null;
+    if (id !== st.hover) { st.hover = id; redraw(); }
+  }
+
+  canvas.addEventListener('keydown', (e) => {
+    const keys = { ArrowLeft: () => pan(-0.2), ArrowRight: () => pan(0.2), '+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2),
+      Home: () => setView(bounds()), ' ': () => togglePlay() };
+    if (!keys[e.key] || !st.model) return;
+    e.preventDefault();
+    keys[e.key]();
+  });
+  $('#tl-zoom-in').addEventListener('click', () => zoom(0.5));
+  $('#tl-zoom-out').addEventListener('click', () => zoom(2));
+  $('#tl-left').addEventListener('click', () => pan(-0.3));
+  $('#tl-right').addEventListener('click', () => pan(0.3));
+  $('#tl-fit').addEventListener('click', () => { if (st.model) setView(bounds()); });
+  $('#tl-decisive').addEventListener('click', () => { if (st.model) setView(openingWindow(st.model)); });
+
+  function setPlaying(on) {
+    $('#tl-play').textContent = label(on ? 'tlPause' : 'tlPlay', zh());
+    $('#tl-play').setAttribute('aria-pressed', String(on));
+  }
+  function togglePlay() {
+    if (!st.replay) return;
+    if (st.replay.playing) st.replay.pause();
+    else {
+      if (st.replay.t <= st.replay.from) st.replay.seek(st.view.from);
+      st.replay.play();
+      st.view = centreOn(st.view, st.replay.t, bounds());
+      st.following = false;
+    }
+    setPlaying(st.replay.playing);
+    redraw();
+  }
+  $('#tl-play').addEventListener('click', togglePlay);
+  for (const r of document.querySelectorAll('input[name=tl-speed]')) {
+    r.addEventListener('change', () => st.replay?.setSpeed(Number(r.value)));
+  }
+  $('#tl-scrub').addEventListener('input', (e) => {
+    if (!st.replay) return;
+    const t = st.replay.from + (Number(e.target.value) / 1000) * (st.replay.to - st.replay.from);
+    st.replay.seek(t);
+    if (t < st.view.from || t > st.view.to) st.view = centreOn(st.view, t, bounds());
+    st.following = false;
+    redraw();
+  });
+  $('#tl-sale').addEventListener('change', (e) => pickSale(Number(e.target.value)));
+  $('#tl-viol-n').addEventListener('click', () => {
+    const box = $('#tl-pairs-box');
+    box.hidden = !box.hidden;
+    $('#tl-viol-n').setAttribute('aria-expanded', String(!box.hidden));
+  });
+  new ResizeObserver(() => { if (visible()) redraw(); }).observe(canvas.parentElement);
+
+  // ---- live: the running step's sale, every second ------------------------------------
+
+  setInterval(() => {
+    if (!visible()) return;
+    const step = liveStep();
+    const sale = step?.sale?.id;
+    if (step?.status === 'running' && sale) {
+      if (st.liveSale !== sale) { st.liveSale = sale; loadSales(); pickSale(sale); return; }
+      if (st.saleId === sale) load(sale, { live: true });
+    } else if (st.liveSale && st.liveSale === st.saleId) {
+      // The run ended: one last read, then open on its decisive moment.
+      const id = st.liveSale;
+      st.liveSale = 0;
+      load(id);
+    }
+  }, 1000);
+
+  const SPEED_TEXT = SPEEDS.map((s) => `${s}x`).join(', ');
+  $('#tl-speeds').setAttribute('aria-label', SPEED_TEXT);
+
+  return {
+    show() { loadSales(); renderLegend(); redraw(); },
+    relabel() {
+      applyLabels($('#timeline'), zh());
+      renderLegend();
+      if (st.model) { renderFacts(); renderNarration(); setPlaying(!!st.replay?.playing); redraw(); }
+    },
+    openSale(id) { loadSales(); pickSale(id); },
+    showPairs() { $('#tl-pairs-box').hidden = false; $('#tl-viol-n').setAttribute('aria-expanded', 'true'); },
+  };
+}
