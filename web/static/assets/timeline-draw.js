@@ -57,7 +57,9 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   ctx.textBaseline = 'middle';
 
   // The grid and the axis: times since the sale's start.
-  const { step, ticks } = niceTicks(view.from, view.to, Math.max(2, Math.floor(plotW / 110)));
+  // Round times since the sale's start, not round epoch times.
+  const rel = niceTicks(view.from - model.from, view.to - model.from, Math.max(2, Math.floor(plotW / 110)));
+  const step = rel.step, ticks = rel.ticks.map((t) => t + model.from);
   ctx.strokeStyle = COLOURS.grid;
   ctx.lineWidth = 1;
   ctx.fillStyle = COLOURS.muted;
@@ -65,7 +67,7 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   for (const t of ticks) {
     const tx = Math.round(x(t)) + 0.5;
     ctx.beginPath(); ctx.moveTo(tx, axisH - 4); ctx.lineTo(tx, h - LAYOUT.pad); ctx.stroke();
-    ctx.fillText(tickLabel(t, model.from, step), tx, axisH / 2);
+    if (tx > labelW + 24) ctx.fillText(tickLabel(t, model.from, step), tx, axisH / 2); // not under the lane labels
   }
 
   ctx.save();

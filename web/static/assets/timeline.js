@@ -294,10 +294,11 @@ export function initTimeline({ zh, liveStep }) {
     if (fault) rows.push(el('dt', { text: label('tlFault', zh()) }), el('dd', { text: `${label(`f${fault.kind}`, zh())} ${relTime(fault.from, st.model.from)}–${fault.open ? '…' : relTime(fault.to, st.model.from)}` }));
     tip.replaceChildren(el('dl', {}, ...rows));
     tip.hidden = false;
-    const wrap = canvas.parentElement.getBoundingClientRect();
-    const left = Math.min(e.clientX - wrap.left + canvas.parentElement.scrollLeft + 14, canvas.parentElement.scrollWidth - tip.offsetWidth - 4);
+    // Fixed to the window, so that the lanes' scrolling box never clips it.
+    const left = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
+    const top = e.clientY + 14 + tip.offsetHeight > window.innerHeight ? e.clientY - tip.offsetHeight - 10 : e.clientY + 14;
     tip.style.left = `${Math.max(0, left)}px`;
-    tip.style.top = `${e.clientY - wrap.top + 14}px`;
+    tip.style.top = `${Math.max(0, top)}px`;
     const id = found?.id ?? null;
     if (id !== st.hover) { st.hover = id; redraw(); }
   }
