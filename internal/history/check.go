@@ -127,56 +127,57 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// units is what the stock may hold: every count from lo to hi is possible,
+// because an unknown answer may or may not have taken a unit. The set of
+// possible counts stays an interval under every step.
+type units struct{ lo, hi int64 }
+
 // stockModel is the stock as porcupine sees it: the state is the units
-// left. An ok take needs a unit and takes it; a sold_out answer needs
-// none left. An unknown answer takes a unit if any is left: its return is
-// the end of the history (operations), so when it did not happen it can be
-// placed last, where what it does changes nothing.
+// that may be left. An ok take needs a unit and takes it; a sold_out answer
+// needs none left; an unknown answer took a unit (when one was left) or
+// nothing. Whatever an order did, it did between its arrival and the
+// shop's answer (the answer is written after the commit or the rollback),
+// so an unknown keeps its real return: no search over where to put it
+// after everything else.
 func stockModel(initialStock int64) porcupine.Model {
 	return porcupine.Model{
-		Init: func() any { return initialStock },
+		Init: func() any { return units{initialStock, initialStock} },
 		Step: func(state, _, output any) (bool, any) {
-			units := state.(int64)
+			u := state.(units)
 			switch output.(string) {
 			case OK:
-				return units > 0, units - 1
+				return u.hi > 0, units{max(u.lo, 1) - 1, u.hi - 1}
 			case SoldOut:
-				return units == 0, units
+				return u.lo == 0, units{0, 0}
 			}
-			if units > 0 { // Unknown
-				return true, units - 1
-			}
-			return true, units
+			return true, units{max(u.lo-1, 0), u.hi} // Unknown
 		},
-		Hash: func(state any) uint64 { return uint64(state.(int64)) },
+		Hash: func(state any) uint64 { u := state.(units); return uint64(u.lo)<<32 ^ uint64(u.hi) },
 		DescribeOperation: func(_, output any) string {
 			return "take() -> " + output.(string)
 		},
-		DescribeState: func(state any) string { return strconv.FormatInt(state.(int64), 10) + " left" },
+		DescribeState: func(state any) string {
+			u := state.(units)
+			if u.lo == u.hi {
+				return strconv.FormatInt(u.hi, 10) + " left"
+			}
+			return fmt.Sprintf("%d to %d left", u.lo, u.hi)
+		},
 		DescribeOperationMetadata: func(info any) string {
 			return info.(string)
 		},
 	}
 }
 
-// operations turns ops into porcupine's, in microseconds, an unknown
-// answer returning at the end of the history. Each op gets the lowest
+// operations turns ops into porcupine's, in microseconds. Each op gets the lowest
 // client row free at its call, so that the drawing has few rows.
 func operations(ops []Op) []porcupine.Operation {
-	var end int64
-	for _, op := range ops {
-		end = max(end, op.CallAt.UnixMicro(), op.ReturnAt.UnixMicro())
-	}
-	end++
 	sorted := append([]Op(nil), ops...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CallAt.Before(sorted[j].CallAt) })
 	var rowFree []int64 // per client row: when its last op returned
 	out := make([]porcupine.Operation, 0, len(sorted))
 	for _, op := range sorted {
 		call, ret := op.CallAt.UnixMicro(), op.ReturnAt.UnixMicro()
-		if op.Outcome == Unknown {
-			ret = end
-		}
 		row := len(rowFree)
 		for i, free := range rowFree {
 			if free < call {
