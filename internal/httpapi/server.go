@@ -10,12 +10,12 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"github.com/redis/go-redis/v9"
 	"io"
 	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
