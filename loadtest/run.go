@@ -194,6 +194,7 @@ func runStrategy(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, st 
 		return res.Failed(fmt.Sprintf("read final sale %d: %v", created.ID, err))
 	}
 	res.Sale, res.View = raw, final
+	res.History = load.CheckHistory(readCtx, c, cfg.Targets, created.ID)
 	res.Verdict = load.Verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.MaxErrorRate)
 	if res.Queue != nil {
 		res.Queue.FillQueueView(final)

@@ -51,6 +51,14 @@ func TestRunAgainstShop(t *testing.T) {
 		if r.Strategy != "db-conditional" || !r.Safe || r.Model != "closed" || r.Verdict != load.VerdictOK {
 			t.Errorf("result %+v, want db-conditional, safe, closed, OK", r)
 		}
+		// The sold-out cache answers in front of the order flow: only the
+		// answers the order flow gave are in the history.
+		if r.History == nil || r.History.Verdict != "linearizable" || int64(r.History.Operations) != r.Layers["database"] {
+			t.Errorf("history %+v, want linearizable over the %d requests the order flow answered", r.History, r.Layers["database"])
+		}
+		if !strings.Contains(stdout, "linearizable?  ") {
+			t.Errorf("the output shows no history verdict:\n%s", stdout)
+		}
 		if r.Requests != 60 || r.Orders != 20 || r.SoldOut != 40 || r.HardErrors != 0 {
 			t.Errorf("requests %d orders %d sold_out %d hard errors %d (errors %v), want 60/20/40/0",
 				r.Requests, r.Orders, r.SoldOut, r.HardErrors, r.Errors)
@@ -77,6 +85,9 @@ func TestRunAgainstShop(t *testing.T) {
 		}
 		r := decodeReport(t, mustRead(t, path)).Results[0]
 		v := saleOf(t, r)
+		if r.History == nil || r.History.Verdict != "not_linearizable" || len(r.History.Witness) != 6 {
+			t.Errorf("an oversold sale's history %+v, want not_linearizable with a witness of 6 orders", r.History)
+		}
 		if r.Safe || v.Oversold == 0 || r.Verdict != load.VerdictExpected {
 			t.Fatalf("none: safe %v, oversold %d, verdict %q; want unsafe, oversold > 0, %q\n%s",
 				r.Safe, v.Oversold, r.Verdict, load.VerdictExpected, stdout)

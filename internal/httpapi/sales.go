@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -61,7 +62,14 @@ func (s *Server) getSale(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	c.JSON(http.StatusOK, v)
+	c.JSON(http.StatusOK, saleWithHistory{SaleView: v, History: s.saleHistoryVerdict(c.Request.Context(), v.Sale)})
+}
+
+// saleWithHistory is GET /api/sales/:id's answer: the view and its
+// history's linearizability verdict (history.go).
+type saleWithHistory struct {
+	inventory.SaleView
+	History *history.Result `json:"history"`
 }
 
 func (s *Server) view(ctx context.Context, id uint64) (inventory.SaleView, error) {

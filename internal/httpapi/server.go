@@ -10,15 +10,16 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"github.com/redis/go-redis/v9"
 	"io"
 	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -106,9 +107,10 @@ type Server struct {
 	faults     *faults.Service // fault injection (faults.go)
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
-	queueRedis *redis.Client // the order queue's Redis (queue.go)
-	salesList  salesList     // GET /api/sales's shared answer (sales_list.go)
-	eventHub   *eventHub     // GET /api/events's snapshots and caps (eventhub.go)
+	queueRedis *redis.Client    // the order queue's Redis (queue.go)
+	salesList  salesList        // GET /api/sales's shared answer (sales_list.go)
+	eventHub   *eventHub        // GET /api/events's snapshots and caps (eventhub.go)
+	verdicts   history.Verdicts // each sale's last linearizability verdict (history.go)
 	// Who may read and pay an order, and how often (orderaccess.go).
 	orderTokens *guard.OrderTokens
 	orderLimits *guard.Limiter
@@ -176,6 +178,8 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales", s.requireAdmin, s.createSale)
 	api.GET("/sales/:id", s.getSale)
 	api.GET("/sales/:id/live", s.saleLive)
+	api.GET("/sales/:id/history", s.getHistory)          // history.go
+	api.GET("/sales/:id/history.html", s.getHistoryHTML) // porcupine's drawing
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing
 	api.POST("/sales/:id/restock", s.requireAdmin, s.restock) // restock.go

@@ -45,6 +45,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 	}
 	o, f, err := s.place(ctx, sale, p)
 	err = asDBUnavailable(asRowContention(err), sale.Strategy)
+	s.recordHistory(p.SaleID, start, o, err)
 	if s.rec != nil {
 		outcome := OutcomeOf(err)
 		if err == nil && o.Status == inventory.StatusPending {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
@@ -72,6 +73,9 @@ type Service struct {
 	// sections records every critical section, for violation detection that
 	// does not trust the strategy under test.
 	sections *sectionlog.Log
+	// history records every answered order request, for the sale's
+	// linearizability check.
+	history *history.Log
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
@@ -123,7 +127,7 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
 		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
-		sections: sectionlog.New(store.DB(), log)}
+		sections: sectionlog.New(store.DB(), log), history: history.New(store.DB(), log)}
 }
 
 // Close stops stock rebuilds still waiting and writes the critical
@@ -132,6 +136,7 @@ func (s *Service) Close() {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.bg.Wait()
 	s.sections.Close()
+	s.history.Close()
 }
 
 // rebuildStock puts a Reserver's lost stock back from the database: after
@@ -193,9 +198,13 @@ func (s *Service) KeyedOrder(ctx context.Context, saleID uint64, userID, key str
 	return o, ok, asDBUnavailable(err, "")
 }
 
-// Flush returns once the critical sections of finished orders are written,
-// so that a following read of violations sees them.
-func (s *Service) Flush() { s.sections.Flush() }
+// Flush returns once the critical sections and the history of finished
+// orders are written, so that a following read of violations or of the
+// history sees them.
+func (s *Service) Flush() {
+	s.sections.Flush()
+	s.history.Flush()
+}
 
 // asBackendDown marks a failure to reach the lock's backend (refused,
 // reset, timed out) as lockstrategy.ErrBackendDown: the backend went away

@@ -95,6 +95,9 @@ type chaosVerdict struct {
 	Stuck, Reclaimed, Repaired int64
 	StuckSales                 []string
 	Queue                      *ticketVerdict // async configurations only
+	// Histories counts the sales by the shop's linearizability verdict
+	// (history.go); shown, not asserted.
+	Histories map[string]int
 }
 
 // broken lists the invariants that do not hold (empty: all hold).

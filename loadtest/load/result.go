@@ -90,9 +90,12 @@ type Result struct {
 	// Herd is the first second after the opening (--opens-in only).
 	Herd *Herd `json:"herd,omitempty"`
 	// Queue is the 202 tickets followed to their end (async sales only).
-	Queue   *Queue `json:"queue,omitempty"`
-	Verdict string `json:"verdict"`           // one of the verdict* constants
-	Failure string `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
+	Queue *Queue `json:"queue,omitempty"`
+	// History is the shop's linearizability check of the sale's answered
+	// requests (GET /api/sales/{id}/history); nil when it could not be read.
+	History *shopapi.HistoryView `json:"history,omitempty"`
+	Verdict string               `json:"verdict"`           // one of the verdict* constants
+	Failure string               `json:"failure,omitempty"` // why the run could not complete (verdict FAILED)
 
 	View shopapi.SaleView `json:"-"` // typed part of Sale, for the tables
 }

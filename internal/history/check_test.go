@@ -1,0 +1,92 @@
+package history
+
+import (
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2025, 11, 26, 12, 0, 0, 0, time.UTC)
+
+// op is a request called at call ms and answered at ret ms after t0.
+func op(id uint64, call, ret int, outcome string) Op {
+	o := Op{ID: id, SaleID: 1, ReplicaID: "r1", CallAt: t0.Add(time.Duration(call) * time.Millisecond),
+		ReturnAt: t0.Add(time.Duration(ret) * time.Millisecond), Outcome: outcome}
+	if outcome == OK {
+		oid := id + 100
+		o.OrderID = &oid
+	}
+	return o
+}
+
+func TestOversoldHistoryIsNotLinearizableWithAWitness(t *testing.T) {
+	ops := []Op{op(1, 0, 10, OK), op(2, 1, 11, OK), op(3, 2, 12, OK), op(4, 3, 13, Refused)}
+	r := Check(ops, 2, time.Second)
+	if r.Verdict != NotLinearizable || len(r.Witness) != 3 || r.Operations != 4 {
+		t.Fatalf("3 oks from a stock of 2: got %+v", r)
+	}
+}
+
+func TestSoldOutBeforeTheStockRanOutIsNotLinearizable(t *testing.T) {
+	// Request 1 is told sold out and answered before request 2, the only
+	// take, was even asked for.
+	ops := []Op{op(1, 0, 5, SoldOut), op(2, 10, 20, OK)}
+	r := Check(ops, 1, time.Second)
+	if r.Verdict != NotLinearizable || len(r.Witness) != 1 || r.Witness[0].ID != 1 {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestSerialTakesThenSoldOutAreLinearizable(t *testing.T) {
+	ops := []Op{op(1, 0, 10, OK), op(2, 5, 20, OK), op(3, 15, 25, SoldOut), op(4, 30, 31, SoldOut)}
+	if r := Check(ops, 2, time.Second); r.Verdict != Linearizable {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestUnknownAnswerJudgedBothWays(t *testing.T) {
+	// It took the last unit: the later sold_out is explained by it.
+	took := []Op{op(1, 0, 10, OK), op(2, 11, 12, Unknown), op(3, 20, 25, SoldOut)}
+	if r := Check(took, 2, time.Second); r.Verdict != Linearizable {
+		t.Fatalf("an unknown that took the last unit: got %+v", r)
+	}
+	// It did not happen: two later oks still fit a stock of 2.
+	didNot := []Op{op(1, 0, 10, Unknown), op(2, 11, 12, OK), op(3, 20, 25, OK)}
+	if r := Check(didNot, 2, time.Second); r.Verdict != Linearizable {
+		t.Fatalf("an unknown that did not happen: got %+v", r)
+	}
+	// Whatever it did, a sold_out while a unit must remain is wrong: with
+	// a stock of 3, one ok and one unknown cannot empty it.
+	wrong := []Op{op(1, 0, 10, OK), op(2, 11, 12, Unknown), op(3, 20, 25, SoldOut)}
+	if r := Check(wrong, 3, time.Second); r.Verdict != NotLinearizable {
+		t.Fatalf("a sold out with a unit left whatever the unknown did: got %+v", r)
+	}
+}
+
+func TestCheckThatCannotFinishAnswersUnknown(t *testing.T) {
+	// Illegal, but no count shows it: request 1 was told sold out, so an
+	// unknown took the only unit before it answered; then request 2 got a
+	// unit. Sixty unknowns overlapping everything make porcupine try every
+	// subset of them before it can say so: far beyond the bound.
+	ops := []Op{op(1, 0, 100, SoldOut), op(2, 200, 300, OK), op(3, 0, 50, Unknown)}
+	for i := range 60 {
+		ops = append(ops, op(uint64(10+i), i, 400, Unknown))
+	}
+	r := Check(ops, 1, 200*time.Millisecond)
+	if r.Verdict != VerdictUnknown {
+		t.Fatalf("got %s: %s", r.Verdict, r.Message.En)
+	}
+	if small := Check(ops[:3], 1, time.Second); small.Verdict != NotLinearizable {
+		t.Fatalf("without the unknowns: got %s", small.Verdict)
+	}
+}
+
+func TestCappedRecordIsUnknownUnlessTheCountProvesAnOversell(t *testing.T) {
+	ops := []Op{op(1, 0, 10, OK), op(2, 11, 12, Capped)}
+	if r := Check(ops, 2, time.Second); r.Verdict != VerdictUnknown || r.Operations != 1 {
+		t.Fatalf("got %+v", r)
+	}
+	ops = append(ops, op(3, 13, 14, OK), op(4, 15, 16, OK))
+	if r := Check(ops, 2, time.Second); r.Verdict != NotLinearizable {
+		t.Fatalf("got %+v", r)
+	}
+}

@@ -1,0 +1,121 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// countingWitness finds the two small proofs that need no search:
+//   - more ok answers than units: initialStock+1 of them cannot all have
+//     succeeded (the earliest-called ones are listed); sound on a capped
+//     record too;
+//   - a sold_out answer given before the stock could have run out: at its
+//     answer fewer than initialStock takes (ok or unknown) had even been
+//     asked for, so units were left; it is listed with those takes.
+//
+// Both are sound: each take needs a unit, and a take is placed between its
+// call and its return.
+func countingWitness(ops []Op, initialStock int64, capped bool) ([]WitnessItem, Texts, bool) {
+	var takes []Op
+	for _, op := range ops {
+		if op.Outcome == OK {
+			takes = append(takes, op)
+		}
+	}
+	sort.SliceStable(takes, func(i, j int) bool { return takes[i].CallAt.Before(takes[j].CallAt) })
+	if int64(len(takes)) > initialStock {
+		w := make([]WitnessItem, 0, initialStock+1)
+		for _, op := range takes[:initialStock+1] {
+			w = append(w, witnessItem(op))
+		}
+		ids := orderIDs(takes[:initialStock+1])
+		return w, Texts{
+			En: fmt.Sprintf("These %d orders cannot all have succeeded from a stock of %d: %s (%d ok answers in all).",
+				initialStock+1, initialStock, ids, len(takes)),
+			Zh: fmt.Sprintf("库存只有 %d 件，这 %d 个订单不可能全部成功：%s（共 %d 个成功应答）。",
+				initialStock, initialStock+1, ids, len(takes)),
+		}, true
+	}
+	if capped {
+		return nil, Texts{}, false // takes past the cap are missing: only the count above is sound
+	}
+	for _, op := range ops {
+		if op.Outcome == Unknown {
+			takes = append(takes, op)
+		}
+	}
+	sort.SliceStable(takes, func(i, j int) bool { return takes[i].CallAt.Before(takes[j].CallAt) })
+	var soldOut []Op
+	for _, op := range ops {
+		if op.Outcome == SoldOut {
+			soldOut = append(soldOut, op)
+		}
+	}
+	sort.SliceStable(soldOut, func(i, j int) bool { return soldOut[i].ReturnAt.Before(soldOut[j].ReturnAt) })
+	if len(soldOut) == 0 {
+		return nil, Texts{}, false
+	}
+	first := soldOut[0] // the earliest answer has the fewest takes before it
+	before := sort.Search(len(takes), func(i int) bool { return takes[i].CallAt.After(first.ReturnAt) })
+	if int64(before) >= initialStock {
+		return nil, Texts{}, false
+	}
+	w := []WitnessItem{witnessItem(first)}
+	for _, op := range takes[:before] {
+		w = append(w, witnessItem(op))
+	}
+	return w, Texts{
+		En: fmt.Sprintf("Request %d was told sold out, but when it was answered only %d of the %d units could have been taken.",
+			first.ID, before, initialStock),
+		Zh: fmt.Sprintf("请求 %d 被告知已售罄，但应答时 %d 件库存中最多只有 %d 件可能被买走。",
+			first.ID, initialStock, before),
+	}, true
+}
+
+// stuckWitness lists, when porcupine proved the history illegal with no
+// counting proof, the first ops (by call) that its longest partial
+// linearization could not place: where the search got stuck.
+func stuckWitness(ops []Op, info porcupine.LinearizationInfo) []WitnessItem {
+	hist := operations(ops)
+	placed := map[int]bool{}
+	for _, part := range info.PartialLinearizations() {
+		longest := []int{}
+		for _, l := range part {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+		for _, id := range longest {
+			placed[id] = true
+		}
+	}
+	// operations sorted ops by call; the ids are indexes into hist.
+	sorted := append([]Op(nil), ops...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CallAt.Before(sorted[j].CallAt) })
+	var w []WitnessItem
+	for i := range hist {
+		if !placed[i] && len(w) < 5 {
+			w = append(w, witnessItem(sorted[i]))
+		}
+	}
+	return w
+}
+
+// orderIDs lists the ops' order ids, for a sentence.
+func orderIDs(ops []Op) string {
+	parts := make([]string, 0, len(ops))
+	for _, op := range ops {
+		if op.OrderID != nil {
+			parts = append(parts, fmt.Sprintf("#%d", *op.OrderID))
+		} else {
+			parts = append(parts, fmt.Sprintf("request %d", op.ID))
+		}
+	}
+	if len(parts) > 12 {
+		parts = append(parts[:12], "...")
+	}
+	return strings.Join(parts, ", ")
+}

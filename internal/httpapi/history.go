@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/inventory"
+)
+
+// The bounds of the linearizability check: the history route's (a 2,000
+// order sale takes well under it) and the sale view's, which serves the
+// last verdict (history.Verdicts) and must stay quick.
+const (
+	historyBound     = 5 * time.Second
+	saleHistoryBound = 300 * time.Millisecond
+)
+
+// getHistory is GET /api/sales/:id/history: the sale's order history
+// checked for linearizability.
+func (s *Server) getHistory(c *gin.Context) {
+	sl, ops, ok := s.saleHistory(c)
+	if !ok {
+		return
+	}
+	r := history.Check(ops, sl.InitialStock, historyBound)
+	r.Visualization = visualizationPath(sl.ID)
+	c.JSON(http.StatusOK, r)
+}
+
+// getHistoryHTML is GET /api/sales/:id/history.html: porcupine's own
+// drawing of the check (one row per client, hover for the stock before and
+// after each answer).
+func (s *Server) getHistoryHTML(c *gin.Context) {
+	sl, ops, ok := s.saleHistory(c)
+	if !ok {
+		return
+	}
+	var page bytes.Buffer
+	if err := history.Visualize(&page, ops, sl.InitialStock, historyBound); err != nil {
+		writeError(c, s.log, &apiError{status: http.StatusServiceUnavailable, body: errorBody{Error: "check_unfinished",
+			Message: fmt.Sprintf("the check of %d answers did not finish within %v: nothing to draw", len(ops), historyBound)}})
+		return
+	}
+	c.Data(http.StatusOK, "text/html; charset=utf-8", page.Bytes())
+}
+
+// saleHistory reads the sale named by :id and its recorded ops, after
+// writing this replica's queued ones; it renders the error itself.
+func (s *Server) saleHistory(c *gin.Context) (inventory.Sale, []history.Op, bool) {
+	id, err := saleID(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return inventory.Sale{}, nil, false
+	}
+	s.orders.Flush()
+	ctx := c.Request.Context()
+	sl, err := s.store.GetSale(ctx, id)
+	if err != nil {
+		writeError(c, s.log, err)
+		return sl, nil, false
+	}
+	ops, err := history.Load(ctx, s.store.DB(), id)
+	if err != nil {
+		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		return sl, nil, false
+	}
+	return sl, ops, true
+}
+
+// saleHistoryVerdict is the sale view's history member: the last verdict,
+// checked again within a short bound when the record grew. Nil when the
+// database did not answer (the view still serves the rest).
+func (s *Server) saleHistoryVerdict(ctx context.Context, sl inventory.Sale) *history.Result {
+	r, err := s.verdicts.Of(ctx, s.store.DB(), sl.ID, sl.InitialStock, saleHistoryBound)
+	if err != nil {
+		s.log.Warn("the sale's history verdict", "sale", sl.ID, "err", err)
+		return nil
+	}
+	r.Visualization = visualizationPath(sl.ID)
+	return &r
+}
+
+func visualizationPath(saleID uint64) string {
+	return fmt.Sprintf("/api/sales/%d/history.html", saleID)
+}
