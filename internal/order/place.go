@@ -100,6 +100,7 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	// The order is the holder: a reentrant lock (redisson) knows a nested
 	// Lock of the same order by it.
 	ctx = lockstrategy.WithHolder(ctx, lockstrategy.NewOwner())
+	ctx = s.observeLeases(ctx, cs.sale.ID)
 	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
 	f = figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
