@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS fault_events (
 
 -- A lock lease as its client saw it (granted with its TTL, renewed by the
 -- watchdog, lost, expired, released), for the strategies that report them;
--- at most lease_event cap rows per sale (eventlog.MaxLeaseEventsPerSale).
+-- each replica records at most eventlog.MaxLeaseEventsPerSale rows per sale.
 CREATE TABLE IF NOT EXISTS lease_events (
   id         BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
   sale_id    BIGINT UNSIGNED NOT NULL,
