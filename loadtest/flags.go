@@ -122,6 +122,7 @@ func defineRunFlags(c *load.RunConfig, fs *flag.FlagSet) (targets *string) {
 		"("+strconv.Itoa(load.MinPayWithinMS)+".."+strconv.Itoa(load.MaxPayWithinMS)+"; 0: paid when made); nobody pays, so they expire")
 	fs.DurationVar(&c.DrainTimeout, "drain-timeout", 2*time.Minute, "async: the most to wait, after the load, for the queue to drain and every ticket to settle")
 	fs.StringVar(&c.JsonPath, "json", "", "also write the results as JSON to this file")
+	fs.StringVar(&c.TimelinePath, "timeline", "", "save each sale's lock timeline as a self-contained HTML `file` (several sales: file-<sale id>.html)")
 	// No default shown: the environment's token must not end up in a
 	// terminal scrollback through -h.
 	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for creating sales and reading order tickets past the shop's per-IP limit (default: $SECKILL_ADMIN_TOKEN)")

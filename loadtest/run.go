@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,6 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "loadtest run: interrupted after %d of %d strategies\n", len(rep.Results), len(chosen))
+		code = load.ExitFail
+	}
+	if cfg.TimelinePath != "" && saveTimelines(ctx, c, cfg, rep.Results, stderr) != nil {
 		code = load.ExitFail
 	}
 	if cfg.JsonPath != "" {
@@ -235,4 +239,25 @@ func expectedRequests(p load.Plan) int {
 		return min(p.Requests, int(math.Ceil(p.Rate*p.Duration.Seconds())))
 	}
 	return p.Requests
+}
+
+// saveTimelines writes the timelines of the results' sales (--timeline).
+func saveTimelines(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, results []load.Result, stderr io.Writer) error {
+	var ids []uint64
+	for _, r := range results {
+		var sale struct {
+			ID uint64 `json:"id"`
+		}
+		if json.Unmarshal(r.Sale, &sale) == nil && sale.ID != 0 {
+			ids = append(ids, sale.ID)
+		}
+	}
+	files, err := c.SaveTimelines(context.WithoutCancel(ctx), cfg.Targets[0], cfg.TimelinePath, ids)
+	for _, f := range files {
+		fmt.Fprintf(stderr, "timeline written to %s\n", f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest run: %v\n", err)
+	}
+	return err
 }

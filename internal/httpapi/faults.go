@@ -134,7 +134,7 @@ func (f *faultsAPI) run(c *gin.Context, r *faultRequest) (gin.H, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := kind.Run(c.Request.Context(), f.svc, args)
+	res, err := f.svc.Inject(c.Request.Context(), kind, args)
 	return gin.H(res), err
 }
 

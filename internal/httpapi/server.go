@@ -178,8 +178,10 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales", s.requireAdmin, s.createSale)
 	api.GET("/sales/:id", s.getSale)
 	api.GET("/sales/:id/live", s.saleLive)
-	api.GET("/sales/:id/history", s.getHistory)          // history.go
-	api.GET("/sales/:id/history.html", s.getHistoryHTML) // porcupine's drawing
+	api.GET("/sales/:id/history", s.getHistory)            // history.go
+	api.GET("/sales/:id/history.html", s.getHistoryHTML)   // porcupine's drawing
+	api.GET("/sales/:id/timeline", s.getTimeline)          // timeline.go
+	api.GET("/sales/:id/timeline.html", s.getTimelineHTML) // the same, one self-contained file
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing
 	api.POST("/sales/:id/restock", s.requireAdmin, s.restock) // restock.go

@@ -59,3 +59,41 @@ func Holder(ctx context.Context) string {
 	h, _ := ctx.Value(holderKey{}).(string)
 	return h
 }
+
+// Lease events, as a client sees its lease (LeaseObserver).
+const (
+	LeaseGranted  = "granted"  // the lock was had, for LeaseEvent.TTL
+	LeaseRenewed  = "renewed"  // the watchdog extended it by TTL
+	LeaseLost     = "lost"     // a renewal found it gone or another's, or renewals failed past its validity
+	LeaseExpired  = "expired"  // its TTL ran out while held, nothing renewing it (the client's own clock)
+	LeaseReleased = "released" // Unlock released it
+)
+
+// LeaseEvent is one event of a lease as its client saw it.
+type LeaseEvent struct {
+	Token uint64
+	Event string // LeaseGranted, ...
+	At    time.Time
+	TTL   time.Duration // the lease's TTL (granted, renewed); 0 otherwise
+}
+
+// LeaseObserver is told of a lease's events by the strategies that know
+// them (redis, redis-sentinel). It must not block: it is called on the
+// lock's path and from its watchdog.
+type LeaseObserver func(LeaseEvent)
+
+type leaseObserverKey struct{}
+
+// WithLeaseObserver makes the leases taken under ctx report to obs.
+func WithLeaseObserver(ctx context.Context, obs LeaseObserver) context.Context {
+	return context.WithValue(ctx, leaseObserverKey{}, obs)
+}
+
+// LeaseObserverOf is the observer of ctx (WithLeaseObserver); one that
+// does nothing when there is none.
+func LeaseObserverOf(ctx context.Context) LeaseObserver {
+	if obs, ok := ctx.Value(leaseObserverKey{}).(LeaseObserver); ok && obs != nil {
+		return obs
+	}
+	return func(LeaseEvent) {}
+}

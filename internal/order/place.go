@@ -101,22 +101,14 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	// The order is the holder: a reentrant lock (redisson) knows a nested
 	// Lock of the same order by it.
 	ctx = lockstrategy.WithHolder(ctx, lockstrategy.NewOwner())
+	ctx = s.observeLeases(ctx, cs.sale.ID)
 	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
 	f = figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
-	defer func() {
-		uerr := s.leave(ctx, cs.sale, lease, waitStart, f.acquired)
-		if _, inTx := lease.(lockstrategy.TxLease); inTx && uerr != nil && err == nil {
-			// The lease's transaction holds the section's writes
-			// (db-pessimistic): its COMMIT failing is the order failing.
-			// The buyer is told the database did not answer, never 201
-			// for a row the server rolled back.
-			o, err = inventory.Order{}, fmt.Errorf("order: commit: %w", uerr)
-		}
-	}()
+	defer func() { s.leave(ctx, cs.sale, lease, waitStart, f.acquired, &o, &err) }()
 	if d := time.Duration(s.nestNext.Swap(0)); d > 0 {
 		inner, err := s.lockAgain(ctx, locker, s.LockKey(cs.sale.ID), d)
 		if err != nil {
@@ -189,20 +181,56 @@ func (s *Service) unlockQuietly(ctx context.Context, sale inventory.Sale, le loc
 	}
 }
 
-// leave ends a locked section: it records it for violation detection, then
-// unlocks on a fresh bounded ctx (the request's may be gone; the lock must
-// go too) and returns the unlock's error. Deferred, so that the lock goes
-// even if the section panics.
-func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time) error {
-	s.sections.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID,
-		Token: lease.Token(), WaitAt: &wait, EnterAt: enter, ExitAt: time.Now()})
+// leave ends a locked section: it unlocks on a fresh bounded ctx (the
+// request's may be gone; the lock must go too), then records the section,
+// with the order it made and how it ended, for violation detection and the
+// timeline. Deferred, so that the lock goes even if the section panics.
+// A lease that carries the order's transaction (db-pessimistic) commits on
+// unlock: its COMMIT failing is the order failing (*o, *err), and the buyer
+// is told the database did not answer, never 201 for a row rolled back.
+func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time,
+	o *inventory.Order, err *error) {
+	exit := time.Now()
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
-	err := lease.Unlock(uctx)
-	if err != nil {
-		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", err)
+	uerr := lease.Unlock(uctx)
+	if uerr != nil {
+		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", uerr)
 	}
-	return err
+	if _, inTx := lease.(lockstrategy.TxLease); inTx && uerr != nil && *err == nil {
+		*o, *err = inventory.Order{}, fmt.Errorf("order: commit: %w", uerr)
+	}
+	section := sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID, Token: lease.Token(),
+		WaitAt: &wait, EnterAt: enter, ExitAt: exit, Outcome: sectionOutcome(*err)}
+	if *err == nil && o.ID != 0 {
+		id := o.ID
+		section.OrderID = &id
+	}
+	s.sections.Record(section)
+}
+
+// sectionOutcome names how a critical section that ended in err ended.
+func sectionOutcome(err error) string {
+	switch OutcomeOf(err) {
+	case OutcomeOK:
+		return sectionlog.OutcomeCommitted
+	case OutcomeFenced:
+		return sectionlog.OutcomeFenced
+	case OutcomeLockLost:
+		return sectionlog.OutcomeLockLost
+	case OutcomeSoldOut:
+		return sectionlog.OutcomeSoldOut
+	case OutcomeLimitReached:
+		return sectionlog.OutcomeLimitReached
+	case OutcomeCanceled, OutcomeNestedLock:
+		return sectionlog.OutcomeGaveUp
+	case OutcomeConflict, OutcomeDuplicate:
+		return sectionlog.OutcomeRolledBack
+	}
+	if errors.Is(err, ErrNoFenceToken) {
+		return sectionlog.OutcomeRolledBack
+	}
+	return sectionlog.OutcomeError
 }
 
 // placeLockFree runs the section with the strategy's safe write and no

@@ -196,7 +196,7 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 // outside an order: under the sale's lock where the strategy takes one
 // (inside the lock's own transaction for a TxLease), recorded as a critical
 // section like any other.
-func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst lockstrategy.Instance, fn func(tx *gorm.DB) error) error {
+func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst lockstrategy.Instance, fn func(tx *gorm.DB) error) (err error) {
 	db := s.store.DB()
 	if locker := inst.Locker; locker != nil {
 		waitStart := time.Now()
@@ -204,7 +204,8 @@ func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst locks
 		if err != nil {
 			return err
 		}
-		defer s.leave(ctx, sale, lease, waitStart, time.Now())
+		enter := time.Now()
+		defer func() { s.leave(ctx, sale, lease, waitStart, enter, &inventory.Order{}, &err) }()
 		if tl, ok := lease.(lockstrategy.TxLease); ok {
 			db = tl.Tx() // the lock is this transaction: commit is its Unlock
 		}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/eventlog"
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -76,6 +77,9 @@ type Service struct {
 	// history records every answered order request, for the sale's
 	// linearizability check.
 	history *history.Log
+	// events records the leases of the sale's locks and the faults
+	// injected here, for the timeline.
+	events *eventlog.Log
 	// pauseNext is a fault: the next locked critical section on this
 	// replica stalls this long just before its write (nanoseconds; 0 = none).
 	pauseNext atomic.Int64
@@ -127,7 +131,7 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	}
 	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
 		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
-		sections: sectionlog.New(store.DB(), log), history: history.New(store.DB(), log)}
+		sections: sectionlog.New(store.DB(), log), history: history.New(store.DB(), log), events: eventlog.New(store.DB(), log)}
 }
 
 // Close stops stock rebuilds still waiting and writes the critical
@@ -137,6 +141,22 @@ func (s *Service) Close() {
 	s.bg.Wait()
 	s.sections.Close()
 	s.history.Close()
+	s.events.Close()
+}
+
+// Events is the replica's record of lease and fault events (the timeline).
+func (s *Service) Events() *eventlog.Log { return s.events }
+
+// ReplicaID is the replica this service places orders for.
+func (s *Service) ReplicaID() string { return s.cfg.ReplicaID }
+
+// observeLeases makes the leases taken under ctx for sale saleID report
+// to the event log (the strategies that know their leases: redis).
+func (s *Service) observeLeases(ctx context.Context, saleID uint64) context.Context {
+	return lockstrategy.WithLeaseObserver(ctx, func(e lockstrategy.LeaseEvent) {
+		s.events.Lease(eventlog.Lease{SaleID: saleID, ReplicaID: s.cfg.ReplicaID, Token: e.Token, Event: e.Event,
+			At: e.At, TTLMS: e.TTL.Milliseconds()})
+	})
 }
 
 // rebuildStock puts a Reserver's lost stock back from the database: after
@@ -198,12 +218,13 @@ func (s *Service) KeyedOrder(ctx context.Context, saleID uint64, userID, key str
 	return o, ok, asDBUnavailable(err, "")
 }
 
-// Flush returns once the critical sections and the history of finished
-// orders are written, so that a following read of violations or of the
-// history sees them.
+// Flush returns once the critical sections, the history and the timeline's
+// events of finished orders are written, so that a following read of
+// violations, of the history or of the timeline sees them.
 func (s *Service) Flush() {
 	s.sections.Flush()
 	s.history.Flush()
+	s.events.Flush()
 }
 
 // asBackendDown marks a failure to reach the lock's backend (refused,

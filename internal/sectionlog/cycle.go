@@ -75,12 +75,10 @@ func CycleOf(sections []Section) Cycle {
 			firstWait[i] = *w
 		}
 	}
+	c.Overlaps = EachOverlap(s, nil)
 	var lastExit time.Time
 	for i, x := range s {
 		hold += x.ExitAt.Sub(x.EnterAt)
-		if i > 0 && x.EnterAt.Before(lastExit) {
-			c.Overlaps++
-		}
 		if i > 0 && !firstWait[i].IsZero() && !firstWait[i].After(lastExit) {
 			c.Handovers++
 			handover += max(x.EnterAt.Sub(lastExit), 0)
@@ -99,6 +97,29 @@ func CycleOf(sections []Section) Cycle {
 	}
 	c.SpanMS = ms(lastExit.Sub(s[0].EnterAt))
 	return c
+}
+
+// EachOverlap is the violation detector, one pass over sections in entry
+// order with a running maximum of exits: a section that began before an
+// earlier-begun one had ended overlaps it. It counts each such section once
+// and, when fn is not nil, calls fn(held, entered) with the indexes of the
+// overlapping section and of the earlier one still held then whose exit is
+// the latest (the holder it ran beside).
+func EachOverlap(sorted []Section, fn func(held, entered int)) int64 {
+	var n int64
+	latest := -1
+	for i, x := range sorted {
+		if latest >= 0 && x.EnterAt.Before(sorted[latest].ExitAt) {
+			n++
+			if fn != nil {
+				fn(latest, i)
+			}
+		}
+		if latest < 0 || x.ExitAt.After(sorted[latest].ExitAt) {
+			latest = i
+		}
+	}
+	return n
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

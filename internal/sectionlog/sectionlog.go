@@ -25,7 +25,25 @@ type Section struct {
 	WaitAt    *time.Time // when its buyer asked for the lock; nil if unknown
 	EnterAt   time.Time
 	ExitAt    time.Time
+	// OrderID is the order the section made; nil when it made none.
+	OrderID *uint64
+	// Outcome is how the section ended (OutcomeCommitted, ...); "" when
+	// unknown (recorded before outcomes were).
+	Outcome string `gorm:"default:null"`
 }
+
+// How a critical section ended, as the timeline shows it.
+const (
+	OutcomeCommitted    = "committed"     // its order was written
+	OutcomeFenced       = "fenced"        // its write carried a stale token: refused, rolled back
+	OutcomeRolledBack   = "rolled_back"   // its transaction was rolled back (a conflict, a repeated key, no token)
+	OutcomeLockLost     = "lock_lost"     // its lease was known lost before the write: nothing written
+	OutcomeGaveUp       = "gave_up"       // its buyer left, or it waited for its own lock (nested) to its bound
+	OutcomeSoldOut      = "sold_out"      // it read a stock of zero
+	OutcomeLimitReached = "limit_reached" // its buyer already had the sale's per-user limit
+	OutcomeError        = "error"         // anything else (the database did not answer, ...)
+	OutcomeUnknown      = "unknown"       // recorded without an outcome
+)
 
 // TableName is critical_sections.
 func (Section) TableName() string { return "critical_sections" }

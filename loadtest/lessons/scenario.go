@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -37,6 +38,10 @@ type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, p
 type ScenarioRun struct {
 	C       *shopapi.Client `json:"-"`
 	Targets []string        `json:"-"`
+	// mu guards sales: every sale the scenarios read settled, in order
+	// (--timeline saves theirs).
+	mu    sync.Mutex
+	sales []uint64
 }
 
 // Runners maps each lesson of the catalogue to its scenario.
@@ -88,6 +93,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
 	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
+	timeline := fs.String("timeline", "", "save the lock timeline of each sale the scenarios made as a self-contained HTML `file` (several: file-<sale id>.html)")
 	fs.Usage = func() { scenarioUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,7 +123,19 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := shopapi.NewClient(64, *timeout, *token)
 	defer c.Close()
-	return runScenarios(ctx, &ScenarioRun{C: c, Targets: urls}, chosen, stdout)
+	sc := &ScenarioRun{C: c, Targets: urls}
+	code := runScenarios(ctx, sc, chosen, stdout)
+	if *timeline != "" {
+		files, err := c.SaveTimelines(context.WithoutCancel(ctx), urls[0], *timeline, sc.sales)
+		for _, f := range files {
+			fmt.Fprintf(stderr, "timeline written to %s\n", f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "loadtest scenario: %v\n", err)
+			code = load.ExitFail
+		}
+	}
+	return code
 }
 
 // scenarioUsage prints the usage with the catalogue's scenarios.
@@ -257,6 +275,11 @@ func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 // settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
 func (sc *ScenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	sc.mu.Lock()
+	if !slices.Contains(sc.sales, id) {
+		sc.sales = append(sc.sales, id)
+	}
+	sc.mu.Unlock()
 	v, _, err := sc.C.SettledSale(ctx, sc.Targets, id)
 	return v, err
 }

@@ -43,6 +43,8 @@ type RunConfig struct {
 	Timeout      time.Duration
 	ClosedSet    bool // --concurrency was given
 	JsonPath     string
+	// TimelinePath (--timeline) saves each sale's timeline.html there.
+	TimelinePath string
 	AdminToken   string
 	Guards       SaleGuards
 	OrderMode    string        // OrderModeSync or OrderModeAsync

@@ -72,7 +72,7 @@ func TestLeaseExpiredAtCreationIsLost(t *testing.T) {
 	key := locktest.RedisKey(t, rdb)
 	for _, noRenewal := range []bool{false, true} {
 		l := New(rdb, lockstrategy.Options{TTL: time.Second, NoRenewal: noRenewal})
-		le := newLease(l, keysOf(key), holderID(l.proc, l.ttl), 1, time.Now().Add(-2*time.Second))
+		le := newLease(l, keysOf(key), holderID(l.proc, l.ttl), 1, time.Now().Add(-2*time.Second), lockstrategy.LeaseObserverOf(context.Background()))
 		if !locktest.IsClosed(le.Lost()) {
 			t.Errorf("noRenewal=%v: a lease that ran out a second before it was made is not lost", noRenewal)
 		}

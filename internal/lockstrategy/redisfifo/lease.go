@@ -19,6 +19,8 @@ type lease struct {
 	id    string
 	token uint64
 	ttl   time.Duration
+	// observe is told of the lease's events (lockstrategy.LeaseObserver).
+	observe lockstrategy.LeaseObserver
 
 	lost     chan struct{}
 	lostOnce sync.Once
@@ -35,16 +37,18 @@ type lease struct {
 
 // newLease starts the lease's watchdog, or its expiry timer with NoRenewal.
 // start is a local time no later than the SET that granted the lock.
-func newLease(l *Locker, k keys, id string, token uint64, start time.Time) *lease {
-	le := &lease{l: l, k: k, id: id, token: token, ttl: l.ttl, lost: make(chan struct{})}
+func newLease(l *Locker, k keys, id string, token uint64, start time.Time, observe lockstrategy.LeaseObserver) *lease {
+	le := &lease{l: l, k: k, id: id, token: token, ttl: l.ttl, lost: make(chan struct{}), observe: observe}
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	le.validUntil = start.Add(l.ttl - drift(l.ttl))
 	l.setHeld(id, true)
+	// Granted at start: the TTL counts from the SET (or the hand-over).
+	le.observe(lockstrategy.LeaseEvent{Token: token, Event: lockstrategy.LeaseGranted, At: start, TTL: l.ttl})
 	if time.Until(le.validUntil) <= 0 {
 		// Handed over so long ago that it may have expired already: it
 		// cannot be trusted, and renewing it could extend someone else's.
-		le.markLost()
+		le.lose(lockstrategy.LeaseLost)
 		le.timer = time.AfterFunc(time.Hour, func() {})
 		le.timer.Stop()
 		return le
@@ -52,7 +56,7 @@ func newLease(l *Locker, k keys, id string, token uint64, start time.Time) *leas
 	if l.noRenewal {
 		// The pitfall on purpose: the lease expires while held, and the
 		// holder is told so (Lost) when the TTL runs out.
-		le.timer = time.AfterFunc(time.Until(le.validUntil), le.markLost)
+		le.timer = time.AfterFunc(time.Until(le.validUntil), func() { le.lose(lockstrategy.LeaseExpired) })
 	} else {
 		// Renew at ttl/3, or sooner if the lock was handed over a while ago
 		// (a re-delivered hand-over): halfway to the end of its validity.
@@ -70,7 +74,19 @@ func (le *lease) Token() uint64 { return le.token }
 // the TTL passed.
 func (le *lease) Lost() <-chan struct{} { return le.lost }
 
-func (le *lease) markLost() { le.lostOnce.Do(func() { close(le.lost) }) }
+// lose marks the lease lost and tells the observer how (LeaseLost,
+// LeaseExpired), once.
+func (le *lease) lose(how string) {
+	le.lostOnce.Do(func() {
+		close(le.lost)
+		le.event(how, 0)
+	})
+}
+
+// event tells the observer of one of the lease's events.
+func (le *lease) event(name string, ttl time.Duration) {
+	le.observe(lockstrategy.LeaseEvent{Token: le.token, Event: name, At: time.Now(), TTL: ttl})
+}
 
 // renew is the watchdog, run every ttl/3 (Redisson's schedule). A
 // renewal that finds the key gone or owned by someone else ends the lease at
@@ -92,12 +108,13 @@ func (le *lease) renew() {
 	case err == nil && n == 1:
 		le.validUntil = start.Add(le.ttl - drift(le.ttl))
 		le.timer.Reset(every)
+		le.event(lockstrategy.LeaseRenewed, le.ttl)
 	case err == nil:
-		le.markLost() // expired (the process stalled past the TTL) or taken
+		le.lose(lockstrategy.LeaseLost) // expired (the process stalled past the TTL) or taken
 	default:
 		left := time.Until(le.validUntil)
 		if left <= 0 {
-			le.markLost()
+			le.lose(lockstrategy.LeaseLost)
 			return
 		}
 		le.timer.Reset(min(every/3, left))
@@ -125,6 +142,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	case r.result == 0:
 		return lockstrategy.ErrNotHeld
 	}
+	le.event(lockstrategy.LeaseReleased, 0)
 	le.l.deliver(le.k.lock, r.localID, r.handOver(start))
 	return nil
 }

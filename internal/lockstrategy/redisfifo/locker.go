@@ -175,7 +175,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		if l.crash.Fire() {
 			return nil, l.abandon(key, w.id) // held, abandoned: the key expires after its TTL
 		}
-		return newLease(l, kw.k, w.id, uint64(r.result), start), nil
+		return newLease(l, kw.k, w.id, uint64(r.result), start, lockstrategy.LeaseObserverOf(ctx)), nil
 	}
 	l.markEnqueued(kw, w)
 	select {
@@ -183,7 +183,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		if l.crash.Fire() {
 			return nil, l.abandon(key, w.id)
 		}
-		return newLease(l, kw.k, w.id, h.token, h.since), nil
+		return newLease(l, kw.k, w.id, h.token, h.since, lockstrategy.LeaseObserverOf(ctx)), nil
 	case <-ctx.Done():
 		return nil, l.leave(kw, w, ctx.Err())
 	}

@@ -1,0 +1,152 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
+	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/internal/timeline"
+)
+
+// TestTimelineOfAPausePastTTL: a redis sale, watchdog off, fencing on; the
+// pause_holder fault stalls A past its 500 ms TTL while B takes the lock
+// and buys. The timeline shows the overlapping pair (A, B), A's write
+// refused (fenced) with the fault's window over A's section, the tokens
+// growing in entry order, A's lease granted then expired, and a narration
+// that tells the fenced write.
+func TestTimelineOfAPausePastTTL(t *testing.T) {
+	faultsOn(t)
+	e := newEnv(t, withQueue)
+	v := e.createSale(t, `{"name":"timeline","strategy":"redis","stock":10,"ttl_ms":500,"watchdog":false,"fencing":true}`)
+	path := fmt.Sprintf("/api/sales/%d/timeline", v.ID)
+	// A stalls 3 s inside its section; on a loaded machine its 500 ms may
+	// run out before the stall point (lock_lost, nothing written): again.
+	var codeA chan int
+	for attempt := 1; ; attempt++ {
+		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
+			t.Fatalf("pause_holder: %d %s", rec.Code, rec.Body)
+		}
+		codeA = make(chan int, 1)
+		go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
+		stalled := false
+		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section (or back)", func() bool {
+			if e.srv.orders.PausedSections() == 1 {
+				stalled = true
+				return true
+			}
+			return len(codeA) > 0
+		})
+		if stalled {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("A never reached its stall: %d", <-codeA)
+		}
+		<-codeA
+	}
+	var codeB int
+	for range 5 { // B's 500 ms may run out before its write too
+		if codeB = e.post(ordersPath(v.ID), `{"user_id":"B"}`).Code; codeB == http.StatusCreated {
+			break
+		}
+	}
+	if a := <-codeA; codeB != http.StatusCreated || a != http.StatusConflict {
+		t.Fatalf("B answered %d (want 201), A %d (want 409 fenced)", codeB, a)
+	}
+
+	rec := e.get(path)
+	var tl timeline.Timeline
+	mustJSON(t, rec, &tl)
+	t.Logf("narration: %+v", tl.Narration)
+	var fenced *timeline.Section
+	for i, s := range tl.Sections {
+		if s.Outcome == sectionlog.OutcomeFenced {
+			fenced = &tl.Sections[i]
+		}
+		if i > 0 && s.Token <= tl.Sections[i-1].Token {
+			t.Errorf("tokens not growing in entry order: %d after %d", s.Token, tl.Sections[i-1].Token)
+		}
+	}
+	if fenced == nil {
+		t.Fatalf("no fenced section: %+v", tl.Sections)
+	}
+	var b *timeline.Section
+	for i, s := range tl.Sections {
+		if s.Outcome == sectionlog.OutcomeCommitted && s.OrderID != nil && s.Token > fenced.Token {
+			b = &tl.Sections[i]
+		}
+	}
+	if b == nil {
+		t.Fatalf("no committed section after the fenced one: %+v", tl.Sections)
+	}
+	paired := false
+	for _, o := range tl.Overlaps {
+		paired = paired || (o.A == fenced.ID && o.B == b.ID && len(o.Orders) == 1 && o.Orders[0] == *b.OrderID)
+	}
+	if !paired || tl.Violations.Count < 1 || tl.Violations.Counts.En == "" || tl.Violations.Counts.Zh == "" {
+		t.Errorf("the overlap of A (%d) and B (%d) with B's order: %+v, %+v", fenced.ID, b.ID, tl.Overlaps, tl.Violations)
+	}
+	over := false
+	for _, f := range tl.Faults {
+		over = over || (f.Kind == "pause_holder" && f.Replica == "httpapi-test" && f.To != nil &&
+			f.From <= fenced.EnterAt && *f.To >= fenced.EnterAt)
+	}
+	if !over {
+		t.Errorf("no pause_holder window over A's section [%v, %v]: %+v", fenced.EnterAt, fenced.ExitAt, tl.Faults)
+	}
+	var granted, expired bool
+	for _, l := range tl.Leases {
+		granted = granted || (l.Token == fenced.Token && l.Event == "granted" && l.TTLMS == 500)
+		expired = expired || (l.Token == fenced.Token && l.Event == "expired")
+	}
+	if !granted || !expired {
+		t.Errorf("A's lease (token %d) granted with 500 ms and expired: %+v", fenced.Token, tl.Leases)
+	}
+	told := false
+	for _, l := range tl.Narration {
+		told = told || (strings.Contains(l.En, fmt.Sprintf("writes with token %d: refused (fenced)", fenced.Token)) &&
+			strings.Contains(l.Zh, "fenced"))
+	}
+	if !told {
+		t.Errorf("the narration does not tell the fenced write: %+v", tl.Narration)
+	}
+	if tl.Summarised || tl.From > fenced.EnterAt || tl.To < b.ExitAt || len(tl.Stock) < 2 || tl.Stock[len(tl.Stock)-1].Stock != 9 {
+		t.Errorf("window %v..%v, summarised %v, stock %+v", tl.From, tl.To, tl.Summarised, tl.Stock)
+	}
+
+	// A window around B alone still counts the sale's violations.
+	rec = e.get(fmt.Sprintf("%s?from=%.3f&to=%.3f", path, float64(b.EnterAt), float64(b.ExitAt)))
+	var win timeline.Timeline
+	mustJSON(t, rec, &win)
+	if win.Violations.Count != tl.Violations.Count || len(win.Sections) == 0 {
+		t.Errorf("windowed: %d sections, violations %d (whole sale %d)", len(win.Sections), win.Violations.Count, tl.Violations.Count)
+	}
+	html := e.get(path + ".html")
+	if html.Code != http.StatusOK || !strings.HasPrefix(html.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(html.Body.String(), "<canvas") || strings.Contains(html.Body.String(), "src=") ||
+		strings.Contains(html.Body.String(), "://") { // nothing fetched: it opens offline
+		t.Errorf("timeline.html: %d %s", html.Code, html.Header().Get("Content-Type"))
+	}
+}
+
+// TestTimelineRejectsBadWindows: from and to are milliseconds since the
+// epoch, from not after to; the 400 names the field.
+func TestTimelineRejectsBadWindows(t *testing.T) {
+	e := newEnv(t)
+	v := e.createSale(t, `{"name":"timeline bad","strategy":"mutex","stock":1}`)
+	path := fmt.Sprintf("/api/sales/%d/timeline", v.ID)
+	for _, c := range []struct{ query, field string }{
+		{"?from=abc", "from"}, {"?to=1e400", "to"}, {"?from=-5", "from"}, {"?to=", "to"},
+		{"?from=2000&to=1000", "from"}, {".html?from=x", "from"},
+	} {
+		wantError(t, e.get(path+c.query), http.StatusBadRequest, "invalid_field", c.field)
+	}
+	wantError(t, e.get("/api/sales/abc/timeline"), http.StatusBadRequest, "invalid_id", "id")
+	if rec := e.get(path + "?from=1000&to=1000"); rec.Code != http.StatusOK {
+		t.Fatalf("an empty window: %d %s", rec.Code, rec.Body)
+	}
+}

@@ -1,0 +1,131 @@
+package timeline
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
+)
+
+// MaxLines bounds the narration.
+const MaxLines = 20
+
+// Of each kind of decisive event, at most this many lines; a last line
+// says how many more there were.
+const perKind = 4
+
+// narrate tells the decisive moments of t in both languages, in time
+// order: the faults, the leases lost or expired, the first overlap (the
+// holder's grant, then the entry beside it), the fenced writes and the
+// sections that stopped on a lost lock.
+func narrate(t Timeline, sections []sectionlog.Section) []Line {
+	var lines []Line
+	add := func(at Millis, section *uint64, en, zh string) {
+		lines = append(lines, Line{At: at, En: en, Zh: zh, Section: section})
+	}
+	for _, f := range t.Faults {
+		d := ""
+		if f.To != nil && *f.To > f.From {
+			d = " " + duration(float64(*f.To-f.From))
+		}
+		target := ""
+		if f.Target != "" {
+			target = " " + f.Target
+		}
+		if f.Kind == "pause_holder" {
+			add(f.From, nil, fmt.Sprintf("%s pauses its next lock holder%s (pause_holder)", f.Replica, d),
+				fmt.Sprintf("%s 让下一个持锁者暂停%s（pause_holder）", f.Replica, d))
+			continue
+		}
+		add(f.From, nil, fmt.Sprintf("fault %s on %s%s%s", f.Kind, f.Replica, target, d),
+			fmt.Sprintf("故障 %s 作用于 %s%s%s", f.Kind, f.Replica, target, d))
+	}
+	n := 0
+	for _, l := range t.Leases {
+		if l.Event != "lost" && l.Event != "expired" {
+			continue
+		}
+		if n++; n > perKind {
+			continue
+		}
+		en, zh := "expires (its TTL ran out, nothing renewed it)", "到期（TTL 耗尽，无人续期）"
+		if l.Event == "lost" {
+			en, zh = "is lost", "丢失"
+		}
+		add(l.At, nil, fmt.Sprintf("%s's lease on token %d %s", l.Replica, l.Token, en),
+			fmt.Sprintf("%s 持有的令牌 %d 的租约%s", l.Replica, l.Token, zh))
+	}
+	more(&lines, n, t.To, "more leases lost or expired", "个租约丢失或到期")
+	if len(t.Overlaps) > 0 {
+		o := t.Overlaps[0]
+		a, b := find(sections, o.A), find(sections, o.B)
+		add(At(a.EnterAt), &o.A, fmt.Sprintf("%s gets token %d", a.ReplicaID, a.Token),
+			fmt.Sprintf("%s 获得令牌 %d", a.ReplicaID, a.Token))
+		add(o.From, &o.B, fmt.Sprintf("%s gets token %d while %s still holds token %d: the first overlap (%d in all)",
+			b.ReplicaID, b.Token, a.ReplicaID, a.Token, t.Violations.Count),
+			fmt.Sprintf("%s 获得令牌 %d，而 %s 仍持有令牌 %d：第一次重叠（共 %d 次）",
+				b.ReplicaID, b.Token, a.ReplicaID, a.Token, t.Violations.Count))
+	}
+	for _, c := range []struct {
+		outcome, en, zh, moreEn, moreZh string
+	}{
+		{sectionlog.OutcomeFenced, "%s writes with token %d: refused (fenced)", "%s 用令牌 %d 写入：被拒绝（fenced）",
+			"more fenced writes", "次写入被防护令牌拒绝"},
+		{sectionlog.OutcomeLockLost, "%s stops before its write with token %d: lock lost",
+			"%s 在用令牌 %d 写入前停下：锁已丢失", "more sections stopped on a lost lock", "个临界区因锁丢失而停下"},
+	} {
+		n := 0
+		for i := range sections {
+			s := &sections[i]
+			if s.Outcome != c.outcome {
+				continue
+			}
+			if n++; n <= perKind {
+				add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.en, s.ReplicaID, s.Token), fmt.Sprintf(c.zh, s.ReplicaID, s.Token))
+			}
+		}
+		more(&lines, n, t.To, c.moreEn, c.moreZh)
+	}
+	slices.SortStableFunc(lines, func(x, y Line) int {
+		switch {
+		case x.At < y.At:
+			return -1
+		case x.At > y.At:
+			return 1
+		}
+		return 0
+	})
+	if len(lines) > MaxLines {
+		lines = lines[:MaxLines]
+	}
+	if lines == nil {
+		return []Line{}
+	}
+	return lines
+}
+
+// more adds "... and N more" when n passed perKind.
+func more(lines *[]Line, n int, at Millis, en, zh string) {
+	if n > perKind {
+		*lines = append(*lines, Line{At: at, En: fmt.Sprintf("... and %d %s", n-perKind, en),
+			Zh: fmt.Sprintf("……另有 %d %s", n-perKind, zh)})
+	}
+}
+
+func find(sections []sectionlog.Section, id uint64) sectionlog.Section {
+	i := slices.IndexFunc(sections, func(s sectionlog.Section) bool { return s.ID == id })
+	if i < 0 {
+		return sectionlog.Section{ID: id}
+	}
+	return sections[i]
+}
+
+// duration says ms as "3 s", "1.5 s" or "300 ms".
+func duration(ms float64) string {
+	if ms >= 1000 {
+		return strconv.FormatFloat(math.Round(ms/100)/10, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
+}
