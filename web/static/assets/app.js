@@ -265,7 +265,7 @@ function onRuns(list) {
 // Until the API has answered with every finished run's figures (a loaded
 // replica can time out), ask again every 2.5 s, for a minute at most.
 const loadComparison = async (tries = 24) => {
-  const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen);
+  const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen, state.zh);
   loadClaims();
   if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
 };

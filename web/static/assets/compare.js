@@ -2,15 +2,21 @@
 // strategy, read from the database through GET /api/runs, so it survives a
 // reload and a restart.
 import { getJSON } from './api.js';
+import { historyCell, isFinal } from './compare-model.js';
 import { el, fmt, ms, verdictOf } from './dom.js';
+
+/** Each shown sale's final history verdict (sale id -> history): a finished sale's does not change. */
+const verdicts = new Map();
 
 /**
  * loadComparison fills #t-compare. strategies orders the rows (the API's
  * order), safe maps a strategy to its claimed safety; seen collects the ids
- * of the finished runs it has shown. It resolves false when the API did not
- * answer or a finished run came without its figures: ask again later.
+ * of the finished runs it has shown; zh says whether Chinese labels are on.
+ * It resolves false when the API did not answer or a finished run came
+ * without its figures: ask again later. Each row's history verdict is read
+ * after the table is drawn (GET /api/sales/{id}), without holding it up.
  */
-export async function loadComparison(strategies, safeOf, seen) {
+export async function loadComparison(strategies, safeOf, seen, zh = false) {
   let runs;
   try { runs = await getJSON('/api/runs', { timeoutMs: 30000 }); } catch { return false; }
   const newest = new Map(); // strategy -> {run, step}: runs come newest first
@@ -32,7 +38,7 @@ export async function loadComparison(strategies, safeOf, seen) {
   const rows = [...newest.values()].sort((a, b) => order.indexOf(a.step.strategy) - order.indexOf(b.step.strategy));
   const tb = document.querySelector('#t-compare tbody');
   tb.replaceChildren();
-  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '12', text: 'no finished run yet' }))); return complete; }
+  if (!rows.length) { tb.append(el('tr', {}, el('td', { colspan: '13', text: 'no finished run yet' }))); return complete; }
   for (const { run, step } of rows) {
     const s = step.sale, c = step.client, sv = step.server || {};
     const v = verdictOf(s);
@@ -46,6 +52,7 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { class: s.oversold > 0 ? 'bad' : '', text: fmt(s.oversold) }),
       el('td', { class: s.violations > 0 ? 'bad' : '', text: fmt(s.violations) }),
       el('td', { class: s.lost_updates > 0 ? 'bad' : '', text: fmt(s.lost_updates) }),
+      historyTd(s.id, zh),
       el('td', { text: fmt(c.requests_per_s, 1) }),
       el('td', { text: ms(c.latency_ms.p99) }),
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
@@ -54,6 +61,28 @@ export async function loadComparison(strategies, safeOf, seen) {
       el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}${cfg.watchdog === false ? ', no watchdog' : ''}` })));
   }
   return complete;
+}
+
+/**
+ * historyTd is a row's "linearizable?" cell: filled at once from a kept
+ * verdict, otherwise when the sale view answers (a failed read leaves "…").
+ */
+function historyTd(saleID, zh) {
+  const td = el('td', { class: 'history-cell', 'data-sale': String(saleID) });
+  const fill = (h) => {
+    const c = historyCell(h, zh);
+    td.className = `history-cell ${c.cls}`.trim();
+    td.title = c.title;
+    td.dataset.verdict = h?.verdict || '';
+    td.replaceChildren(c.href ? el('a', { href: c.href, target: '_blank', rel: 'noopener', text: c.text }) : c.text);
+  };
+  if (verdicts.has(saleID)) { fill(verdicts.get(saleID)); return td; }
+  fill(null);
+  getJSON(`/api/sales/${saleID}`, { timeoutMs: 30000 }).then((v) => {
+    if (isFinal(v.history)) verdicts.set(saleID, v.history);
+    fill(v.history);
+  }, () => { /* the cell keeps "…"; the next refresh asks again */ });
+  return td;
 }
 
 

@@ -32,6 +32,7 @@ export const LABELS = {
   sold: ['Sold', '已售'],
   oversold: ['Oversold', '超卖'],
   lostUpdates: ['Lost updates', '丢失更新'],
+  linearizable: ['Linearizable?', '可线性化？'],
   violations: ['Exclusion violations', '临界区重叠次数'],
   fenced: ['Fenced writes', '被拦截的写入'],
   reqPerS: ['Requests/s', '每秒请求数'],
