@@ -6,17 +6,30 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answer, generateSale } from './fixtures/generate.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const STATIC = path.resolve(HERE, '../../web/static');
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
 
+/**
+ * Generated sales of 20,000 sections (fixtures/generate.mjs): 8 answers as
+ * the API does (summarised past 5,000 sections in the window asked for), 9
+ * always whole (the drawing's worst case, for scripts/bench-timeline.mjs).
+ */
+const BIG = 20000;
+let big = null;
+const bigSale = () => (big ??= generateSale(BIG));
+const GENERATED = { 8: 5000, 9: Infinity };
+
 /** The fixture's sale as GET /api/sales lists it, and the fault table's one kind the fixture uses. */
-const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 }];
+const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 },
+  ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
 
 /** startFixtureServer listens on port (0: any) and returns {url, close}. */
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json')) {
+  const timelineAsks = [];
   const api = {
     '/api/sales': () => SALES,
     '/api/sales/7': () => SALES[0],
@@ -36,6 +49,13 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
       res.write(': fixture\n\n');
       return;
     }
+    const gen = /^\/api\/sales\/(\d+)\/timeline$/.exec(p);
+    if (gen && GENERATED[gen[1]]) {
+      const sale = { ...bigSale(), saleID: Number(gen[1]) };
+      const num = (k, d) => (url.searchParams.has(k) ? Number(url.searchParams.get(k)) : d);
+      timelineAsks.push(url.search);
+      return json(200, answer(sale, num('from', sale.from), num('to', sale.to), GENERATED[gen[1]]));
+    }
     if (p === '/api/sales/7/timeline') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(await readFile(timeline)); return; }
     if (api[p]) return json(200, api[p]());
     if (p.startsWith('/api/')) return json(404, { error: 'not_found', message: `no fixture for ${p}` });
@@ -53,6 +73,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
+    timelineAsks, // the query of each generated sale's timeline asked for
     close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); },
   };
 }

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  Replay, buildTimeline, centreOn, currentLine, densityStrip, leaseBars, narrationText, niceTicks, panBy,
+  Replay, buildTimeline, centreOn, covers, currentLine, densityStrip, detailModel, detailWindow, sectionsIn, leaseBars, narrationText, niceTicks, panBy,
   relTime, sectionDetail, stockAt, violationPairs, pairWindow, visibleRange, visibleSections, zoomAt,
 } from '../../web/static/assets/timeline-model.js';
 
@@ -177,4 +177,34 @@ test('narration in the dashboard\'s language, the line at a time, the stock at a
   const { step, ticks } = niceTicks(0, 1000, 8);
   assert.equal(step, 200);
   assert.deepEqual(ticks, [0, 200, 400, 600, 800, 1000]);
+});
+
+test('a summarised sale asks for its window again once the view holds few enough sections', () => {
+  // 10 buckets of 100 ms, 1,000 sections each: 10,000 over a second.
+  const buckets = Array.from({ length: 10 }, (_, i) => ({ from: at(i * 100), to: at((i + 1) * 100), sections: 1000, overlaps: 0, fenced: 0 }));
+  const m = { summarised: true, from: at(0), to: at(1000), buckets };
+  assert.equal(sectionsIn(buckets, at(0), at(1000)), 10000);
+  assert.equal(sectionsIn(buckets, at(150), at(250)), 1000); // half of two buckets
+  // The whole sale: too many, keep the buckets.
+  assert.equal(detailWindow(m, { from: at(0), to: at(1000) }, null, 5000), null);
+  // 100 ms in view: widened by half its span each side.
+  assert.deepEqual(detailWindow(m, { from: at(400), to: at(500) }, null, 5000), { from: at(350), to: at(550) });
+  // Widened it would hold too many (3,000 >= 80% of 3,000): the bare view.
+  assert.deepEqual(detailWindow(m, { from: at(400), to: at(600) }, null, 3000), { from: at(400), to: at(600) });
+  // Clamped to the sale.
+  assert.deepEqual(detailWindow(m, { from: at(0), to: at(100) }, null, 5000), { from: at(0), to: at(150) });
+  // A window already fetched that covers the view: nothing to ask.
+  assert.equal(detailWindow(m, { from: at(400), to: at(500) }, { from: at(350), to: at(550) }, 5000), null);
+  assert.equal(covers({ from: at(350), to: at(550) }, { from: at(340), to: at(500) }), false);
+  // A sale that is not summarised never asks.
+  assert.equal(detailWindow({ ...m, summarised: false }, { from: at(400), to: at(500) }, null, 5000), null);
+});
+
+test('a fetched window is drawn in the whole sale\'s times', () => {
+  const whole = buildTimeline(fixture());
+  const win = { ...fixture(), from: at(500), to: at(530) };
+  const d = detailModel(win, whole);
+  assert.equal(d.from, whole.from);
+  assert.equal(d.to, whole.to);
+  assert.equal(d.lanes.length, whole.lanes.length);
 });

@@ -133,3 +133,27 @@ test('Chinese labels and narration, and a phone: the lanes scroll sideways, the 
   await page.setViewportSize(PROJECTOR);
   assert.deepEqual(pageErrors, []);
 });
+
+test('a summarised sale shows its buckets; zoomed in, its window is fetched again and real sections drawn', async () => {
+  const detail = () => page.evaluate(() => document.querySelector('#tl-canvas').dataset.detail || '');
+  const asked = server.timelineAsks.length;
+  await page.selectOption('#tl-sale', '8');
+  await page.waitForFunction(() => /#8 redis/.test(document.querySelector('#tl-facts').textContent));
+  await page.click('#tl-fit');
+  await page.waitForFunction(() => document.querySelector('#tl-window').textContent.startsWith('0.000 ms'));
+  assert.equal(await detail(), '', 'the whole sale is drawn from its buckets');
+  assert.match(await page.locator('#tl-facts').innerText(), /summarised|buckets/i);
+  // Zoom in until the view holds fewer sections than the bound: the view asks for its window.
+  for (let i = 0; i < 4; i++) await page.click('#tl-zoom-in');
+  await page.waitForFunction(() => (document.querySelector('#tl-canvas').dataset.detail || '') !== '', null, { timeout: 10_000 });
+  const windowed = server.timelineAsks.slice(asked).filter((q) => /from=.*&to=/.test(q));
+  assert.ok(windowed.length >= 1, `a ?from=&to= request: ${server.timelineAsks.slice(asked)}`);
+  assert.ok(await colourCount(BLUE, 30) > 200, 'the real holds are drawn');
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-zoomed-summarised.png') });
+  // Back to the whole sale: the buckets again, no new request needed for them.
+  await page.click('#tl-fit');
+  await page.waitForFunction(() => (document.querySelector('#tl-canvas').dataset.detail || '') === '');
+  await page.selectOption('#tl-sale', '7');
+  await page.waitForFunction(() => /#7 redis/.test(document.querySelector('#tl-facts').textContent));
+  assert.deepEqual(pageErrors, []);
+});

@@ -361,3 +361,54 @@ export class Replay {
     return true;
   }
 }
+
+/** DETAIL_BOUND is the API's bound (internal/timeline MaxSections): past it a window comes summarised. */
+export const DETAIL_BOUND = 5000;
+
+/**
+ * sectionsIn estimates from a summarised answer's buckets how many
+ * sections [from, to] holds: whole buckets inside, a share of those it cuts.
+ */
+export function sectionsIn(buckets, from, to) {
+  let n = 0;
+  for (const b of buckets) {
+    const span = b.to - b.from;
+    const cut = Math.min(b.to, to) - Math.max(b.from, from);
+    if (cut <= 0 && span > 0) continue;
+    n += span > 0 ? b.sections * Math.min(1, cut / span) : (b.from >= from && b.from <= to ? b.sections : 0);
+  }
+  return n;
+}
+
+/** covers says whether window w (null: none) holds all of view. */
+export function covers(w, view) {
+  return !!w && w.from <= view.from && w.to >= view.to;
+}
+
+/**
+ * detailWindow is the window to ask the API for (`?from=&to=`) so that a
+ * summarised sale shows its real sections once zoomed in: the view widened
+ * by half its span each side (a small pan stays inside it), or the bare
+ * view when the widened one would hold too many, clamped to the sale. Null
+ * when the sale is not summarised, the view holds the bound or more by the
+ * buckets' estimate, or `have` (the window fetched last) covers the view.
+ */
+export function detailWindow(model, view, have, bound = DETAIL_BOUND) {
+  if (!model.summarised || covers(have, view)) return null;
+  const clamp = (w) => ({ from: Math.max(model.from, w.from), to: Math.min(model.to, w.to) });
+  const pad = (view.to - view.from) / 2;
+  const wide = clamp({ from: view.from - pad, to: view.to + pad });
+  // Within 80% of the bound: the buckets are an estimate.
+  if (sectionsIn(model.buckets, wide.from, wide.to) < bound * 0.8) return wide;
+  const bare = clamp(view);
+  return sectionsIn(model.buckets, bare.from, bare.to) < bound * 0.8 ? bare : null;
+}
+
+/**
+ * detailModel builds the model of a windowed answer drawn inside the
+ * whole sale's: the times stay relative to the sale's start, and open
+ * sections end where the sale's view does.
+ */
+export function detailModel(data, overview) {
+  return buildTimeline({ ...data, from: overview.from, to: overview.to });
+}

@@ -5,14 +5,17 @@
 // the picker, opened on the decisive moment. Zoom with the wheel or the
 // buttons, pan by dragging or with the arrow keys, hover for a section's
 // details, replay at 0.1x, 0.25x or 1x with a scrubber, the narration
-// beside it, and the violation count's pairs a click away.
+// beside it, and the violation count's pairs a click away. A summarised
+// sale (past the API's bound) shows its buckets; zoomed in far enough, the
+// window is fetched again (`?from=&to=`, debounced) and its real sections
+// are drawn while the view stays inside it.
 import { getJSON } from './api.js';
 import { el } from './dom.js';
 import { applyLabels, label } from './i18n.js';
 import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
 import {
-  OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, currentLine, narrationText, pairWindow, panBy,
-  relTime, sectionDetail, sectionEnd, visibleSections, violationPairs, zoomAt,
+  OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
+  narrationText, pairWindow, panBy, relTime, sectionDetail, sectionEnd, visibleSections, violationPairs, zoomAt,
 } from './timeline-model.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -28,6 +31,9 @@ export function initTimeline({ zh, liveStep }) {
   const st = {
     saleId: 0, model: null, view: null, replay: null, hover: null, following: false, shownFor: 0,
     dirty: false, lastFrame: 0, liveSale: 0, historyFor: 0,
+    // A summarised sale's zoomed-in window: {window, model} fetched, the
+    // view it was asked for (a debounce key) and its timer.
+    detail: null, detailKey: '', detailTimer: 0,
   };
   const bounds = () => ({ from: st.model.from, to: st.model.to });
   const visible = () => !$('#timeline').hidden;
@@ -36,18 +42,24 @@ export function initTimeline({ zh, liveStep }) {
 
   function width() { return Math.max(canvas.parentElement.clientWidth, 600); }
 
+  /** shown is the model drawn: the fetched window's while the view is inside it, else the whole sale's. */
+  const shown = () => (st.detail && covers(st.detail.window, st.view) ? st.detail.model : st.model);
+
   function paint() {
     st.dirty = false;
     if (!st.model) return;
-    const w = width(), h = canvasHeight(st.model), dpr = window.devicePixelRatio || 1;
+    wantDetail();
+    const m = shown();
+    const w = width(), h = canvasHeight(m), dpr = window.devicePixelRatio || 1;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
-    drawTimeline(ctx, w, st.model, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
+    drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+    canvas.dataset.detail = m === st.model ? '' : `${m.data.from}-${m.data.to}`;
     $('#tl-window').textContent = `${relTime(st.view.from, st.model.from)} – ${relTime(st.view.to, st.model.from)}`;
     if (st.replay) {
       $('#tl-scrub').value = String(Math.round(st.replay.fraction() * 1000));
@@ -84,6 +96,31 @@ export function initTimeline({ zh, liveStep }) {
     redraw();
   }
 
+  // ---- a summarised sale, zoomed in: its window again, with real sections ------------
+
+  /** wantDetail asks for the view's window once the view has stopped moving for 300 ms. */
+  function wantDetail() {
+    const key = `${st.saleId}:${st.view.from}:${st.view.to}`;
+    if (key === st.detailKey) return;
+    st.detailKey = key;
+    clearTimeout(st.detailTimer);
+    const want = detailWindow(st.model, st.view, st.detail?.window);
+    if (want) st.detailTimer = setTimeout(() => loadDetail(st.saleId, want), 300);
+  }
+
+  async function loadDetail(id, w) {
+    let data;
+    try {
+      data = await getJSON(`/api/sales/${id}/timeline?from=${w.from.toFixed(3)}&to=${w.to.toFixed(3)}`, { timeoutMs: 8000 });
+    } catch (err) {
+      $('#tl-msg').textContent = `${label('tlCannot', zh())} ${id}: ${err.message}`;
+      return;
+    }
+    if (id !== st.saleId || !st.model?.summarised) return; // another sale meanwhile
+    st.detail = { window: { from: data.from, to: data.to }, model: detailModel(data, st.model) };
+    redraw();
+  }
+
   // ---- loading ----------------------------------------------------------------
 
   async function load(id, { live = false } = {}) {
@@ -102,6 +139,7 @@ export function initTimeline({ zh, liveStep }) {
     st.model = model;
     if (first || !st.view) {
       st.shownFor = id;
+      st.detail = null; st.detailKey = '';
       st.replay = new Replay(model.from, model.to);
       st.view = live ? liveWindow(model) : openingWindow(model);
       st.following = live;
@@ -275,20 +313,21 @@ export function initTimeline({ zh, liveStep }) {
     const r = canvas.getBoundingClientRect();
     const y = e.clientY - r.top - LAYOUT.axisH;
     const t = timeAt(e.clientX);
-    const lane = st.model.summarised ? null : st.model.lanes[Math.floor(y / LAYOUT.rowH)];
+    const m = shown();
+    const lane = m.summarised ? null : m.lanes[Math.floor(y / LAYOUT.rowH)];
     let found = null;
     if (lane && y >= 0) {
       const px = (st.view.to - st.view.from) / Math.max(10, r.width - LAYOUT.labelW - 8);
-      const near = visibleSections(lane, t - 3 * px, t + 3 * px, st.model.to);
-      found = near.find((s) => s.enter_at <= t && sectionEnd(s, st.model.to) >= t)
+      const near = visibleSections(lane, t - 3 * px, t + 3 * px, m.to);
+      found = near.find((s) => s.enter_at <= t && sectionEnd(s, m.to) >= t)
         || near.find((s) => (s.wait_at ?? s.enter_at) <= t && s.enter_at >= t) || near[0] || null;
     }
-    const fault = st.model.faults.find((f) => f.from <= t && f.to >= t && (!lane || f.lanes.includes(lane.index)));
+    const fault = m.faults.find((f) => f.from <= t && f.to >= t && (!lane || f.lanes.includes(lane.index)));
     if (!found && !fault) { tip.hidden = true; if (st.hover !== null) { st.hover = null; redraw(); } return; }
     const rows = [];
     if (found) {
       for (const [k, v] of sectionDetail(found, st.model.from)) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
-      const ov = st.model.overlaps.filter((o) => o.a === found.id || o.b === found.id);
+      const ov = m.overlaps.filter((o) => o.a === found.id || o.b === found.id);
       if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => o.orders?.map((n) => `#${n}`).join(' ') || '–').join(', ') }));
     }
     if (fault) rows.push(el('dt', { text: label('tlFault', zh()) }), el('dd', { text: `${label(`f${fault.kind}`, zh())} ${relTime(fault.from, st.model.from)}–${fault.open ? '…' : relTime(fault.to, st.model.from)}` }));
