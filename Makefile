@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue chaos e2e clean
+.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos e2e clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -71,6 +71,13 @@ bench: services-up ## benchmarks (not part of make test)
 
 bench-queue: services-up ## only the queue targets of make bench (accepted/s, confirmed/s, 202->confirmed p99), on a demo of their own
 	bash scripts/bench_queue.sh
+
+# The timeline view's frames per second while panning a generated
+# 20,000-section sale in headless chromium (the issue's target: >= 30), on
+# the browser tests' fixture server: no services, no demo.
+bench-timeline: ## the timeline view's frames/s while panning 20,000 sections (headless chromium, fixtures)
+	bash scripts/browser.sh npm
+	cd e2e/browser && node bench-timeline.mjs
 
 # A Jepsen-style run (loadtest chaos): 3 replicas of its own behind TCP
 # proxies, buyers on every safe strategy, a seeded random schedule of every
