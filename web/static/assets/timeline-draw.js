@@ -134,16 +134,23 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
 function drawLanes(ctx, model, view, x, top, opts) {
   const { rowH } = LAYOUT;
   const open = model.to;
-  // Leases: a strip above the hold, from the grant to the expiry the client believed.
+  // Leases: a strip above the hold, from the grant to the expiry the client
+  // believed; those narrower than a pixel ending in a lane's last pixel
+  // column are merged (thousands of them at a wide zoom).
+  const leaseEnd = new Map(); // lane -> the pixel column its last lease drawn ended in
+  ctx.fillStyle = COLOURS.lease;
   for (const b of model.leases) {
     if (b.lane < 0 || b.to < view.from || b.from > view.to) continue;
     const y = top + b.lane * rowH + 4;
     const x0 = x(b.from), x1 = x(b.to);
-    ctx.fillStyle = COLOURS.lease;
+    const lost = b.ended === 'lost' || b.ended === 'expired';
+    if (!lost && x1 - x0 < 1 && Math.floor(x1) === leaseEnd.get(b.lane)) continue;
+    leaseEnd.set(b.lane, Math.floor(x1));
     ctx.fillRect(x0, y, Math.max(1, x1 - x0), 5);
-    if (b.ended === 'lost' || b.ended === 'expired') {
+    if (lost) {
       ctx.fillStyle = COLOURS.leaseLost;
       ctx.fillRect(x1 - 1, y - 3, 3, 11);
+      ctx.fillStyle = COLOURS.lease;
     }
   }
   // The overlaps' red fill goes under the bars: the bars stay readable, the red shows between them.
@@ -241,8 +248,7 @@ function drawStrip(ctx, model, view, x, top, h) {
 /** drawStock paints the database's stock as a step line, its value at each step where there is room. */
 function drawStock(ctx, model, view, x, top, h, right) {
   if (!model.stock.length) return;
-  const max = Math.max(1, model.data.initial_stock || 0, ...model.stock.map((p) => p.stock));
-  const min = Math.min(0, ...model.stock.map((p) => p.stock));
+  const { min, max } = stockRange(model);
   const y = (v) => top + 8 + (1 - (v - min) / (max - min || 1)) * (h - 18);
   ctx.strokeStyle = COLOURS.grid;
   ctx.beginPath(); ctx.moveTo(LAYOUT.labelW, top + 0.5); ctx.lineTo(right, top + 0.5); ctx.stroke();
@@ -255,11 +261,18 @@ function drawStock(ctx, model, view, x, top, h, right) {
   ctx.beginPath();
   let started = false, prevY = 0, lastLabel = -Infinity;
   const labels = [];
-  for (let i = 0; i < model.stock.length; i++) {
-    const p = model.stock[i];
-    const next = model.stock[i + 1]?.at ?? model.to;
-    if (next < view.from || p.at > view.to) continue;
+  // From the last point before the window (a binary search) to the first
+  // after it; points sharing a pixel column with the next one are skipped
+  // (the step line's vertical runs through them).
+  const stock = model.stock;
+  let lo = 0, hi = stock.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (stock[mid].at < view.from) lo = mid + 1; else hi = mid; }
+  for (let i = Math.max(0, lo - 1); i < stock.length; i++) {
+    const p = stock[i];
+    if (p.at > view.to) break;
     const px = Math.max(LAYOUT.labelW, x(p.at)), py = y(p.stock);
+    const nextAt = stock[i + 1]?.at;
+    if (started && nextAt !== undefined && nextAt <= view.to && Math.floor(x(nextAt)) === Math.floor(px)) continue;
     if (!started) { ctx.moveTo(px, py); started = true; } else { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
     prevY = py;
     if (px - lastLabel > 28) { labels.push([px, py, p.stock]); lastLabel = px; }
@@ -269,4 +282,14 @@ function drawStock(ctx, model, view, x, top, h, right) {
   ctx.textAlign = 'left';
   ctx.font = '11px system-ui, sans-serif';
   for (const [px, py, v] of labels) ctx.fillText(String(v), px + 3, py - 7);
+}
+
+/** stockRange is the stock axis's span (0 and the initial stock included), computed once per model. */
+function stockRange(model) {
+  if (!model.stockRange) {
+    let max = Math.max(1, model.data.initial_stock || 0), min = 0;
+    for (const p of model.stock) { if (p.stock > max) max = p.stock; if (p.stock < min) min = p.stock; }
+    model.stockRange = { min, max };
+  }
+  return model.stockRange;
 }
