@@ -28,6 +28,9 @@ func WriteHTML(w io.Writer, t Timeline) error {
 	return err
 }
 
+// page is the exported file. Its script's top-level names must not be the
+// window's unforgeable ones (top, window, document, location): a global
+// "const top" is a SyntaxError and the page drew nothing.
 var page = template.Must(template.New("timeline").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Sale {{.SaleID}} ({{.Strategy}}): lock timeline</title>
@@ -59,9 +62,9 @@ for (const r of T.replicas) {
   const lanes = Math.max(1, ...T.sections.filter(s => s.replica === r).map(s => s.lane + 1));
   for (let l = 0; l < lanes; l++) { rowOf[r + '/' + l] = rows.length; rows.push(r + (l ? ' #' + (l + 1) : '')); }
 }
-const left = 120, rowH = 28, top = 20, stockH = 80;
+const left = 120, rowH = 28, plotTop = 20, stockH = 80;
 function draw() {
-  cv.width = cv.clientWidth; cv.height = top + rows.length * rowH + stockH + 30;
+  cv.width = cv.clientWidth; cv.height = plotTop + rows.length * rowH + stockH + 30;
   const W = cv.width - left - 10, span = Math.max(1e-3, T.to - T.from);
   const x = t => left + (t - T.from) / span * W;
   cx.clearRect(0, 0, cv.width, cv.height);
@@ -72,9 +75,9 @@ function draw() {
     cx.fillRect(a, 0, Math.max(2, b - a), cv.height);
     cx.fillStyle = '#a60'; cx.fillText(f.kind + ' (' + f.replica + ')', a + 2, 12);
   }
-  rows.forEach((r, i) => { cx.fillStyle = '#222'; cx.fillText(r, 4, top + i * rowH + 17); });
+  rows.forEach((r, i) => { cx.fillStyle = '#222'; cx.fillText(r, 4, plotTop + i * rowH + 17); });
   for (const s of T.sections) {
-    const y = top + rowOf[s.replica + '/' + s.lane] * rowH;
+    const y = plotTop + rowOf[s.replica + '/' + s.lane] * rowH;
     if (s.wait_at != null) { cx.fillStyle = '#ddd'; cx.fillRect(x(s.wait_at), y + 11, x(s.enter_at) - x(s.wait_at), 4); }
     cx.fillStyle = {committed: '#4a7', fenced: '#999', lock_lost: '#c80', sold_out: '#68a'}[s.outcome] || '#789';
     const a = x(s.enter_at), w = Math.max(1, x(s.exit_at) - a);
@@ -86,19 +89,19 @@ function draw() {
     if (w > 24) { cx.fillStyle = '#fff'; cx.fillText(String(s.token), a + 3, y + 17); }
   }
   cx.fillStyle = 'rgba(220,0,0,0.45)';
-  for (const o of T.overlaps) cx.fillRect(x(o.from), top, Math.max(2, x(o.to) - x(o.from)), rows.length * rowH);
+  for (const o of T.overlaps) cx.fillRect(x(o.from), plotTop, Math.max(2, x(o.to) - x(o.from)), rows.length * rowH);
   for (const b of T.buckets) {
     const h = Math.min(rows.length * rowH, b.sections);
-    cx.fillStyle = b.overlaps ? '#d33' : '#4a7'; cx.fillRect(x(b.from), top + rows.length * rowH - h, Math.max(1, x(b.to) - x(b.from) - 1), h);
+    cx.fillStyle = b.overlaps ? '#d33' : '#4a7'; cx.fillRect(x(b.from), plotTop + rows.length * rowH - h, Math.max(1, x(b.to) - x(b.from) - 1), h);
   }
-  const sy = top + rows.length * rowH + 10, max = Math.max(1, T.initial_stock);
+  const sy = plotTop + rows.length * rowH + 10, max = Math.max(1, T.initial_stock);
   cx.strokeStyle = '#36c'; cx.beginPath();
   T.stock.forEach((p, i) => { const y = sy + stockH - Math.max(0, p.stock) / max * stockH; i ? cx.lineTo(x(p.at), y) : cx.moveTo(x(p.at), y); });
   cx.stroke(); cx.fillStyle = '#36c'; cx.fillText('stock', 4, sy + 12);
 }
 cv.addEventListener('mousemove', e => {
   const r = cv.getBoundingClientRect(), px = e.clientX - r.left, py = e.clientY - r.top;
-  const W = cv.width - left - 10, t = T.from + (px - left) / W * (T.to - T.from), row = Math.floor((py - top) / rowH);
+  const W = cv.width - left - 10, t = T.from + (px - left) / W * (T.to - T.from), row = Math.floor((py - plotTop) / rowH);
   const s = T.sections.find(s => rowOf[s.replica + '/' + s.lane] === row && s.enter_at <= t && t <= s.exit_at);
   tip.style.display = s ? 'block' : 'none';
   if (s) {
