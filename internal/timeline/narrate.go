@@ -120,7 +120,7 @@ func enters(s sectionlog.Section) (en, zh string) {
 // stillInside says that s is still inside its section.
 func stillInside(s sectionlog.Section) (en, zh string) {
 	if s.Token == 0 {
-		return s.ReplicaID + " is still inside its own", s.ReplicaID + " 仍在自己的临界区内"
+		return "the section " + s.ReplicaID + " entered earlier is still running", s.ReplicaID + " 先前进入的临界区仍在执行"
 	}
 	return fmt.Sprintf("%s still holds token %d", s.ReplicaID, s.Token), fmt.Sprintf("%s 仍持有令牌 %d", s.ReplicaID, s.Token)
 }

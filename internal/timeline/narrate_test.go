@@ -87,7 +87,7 @@ func TestNarrationWithoutTokens(t *testing.T) {
 	if strings.Contains(en, "token 0") {
 		t.Errorf("narration names token 0:\n%s", en)
 	}
-	if !strings.Contains(en, "r1 enters its critical section (no lock token) while r2 is still inside its own: the first overlap (1 in all)") {
+	if !strings.Contains(en, "r1 enters its critical section (no lock token) while the section r2 entered earlier is still running: the first overlap (1 in all)") {
 		t.Errorf("narration of a tokenless overlap:\n%s", en)
 	}
 }
