@@ -10,6 +10,11 @@ import { answer, generateSale } from './fixtures/generate.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const STATIC = path.resolve(HERE, '../../web/static');
+// The shop's own policy (internal/httpapi/static.go, dashboardCSP): served
+// here too, so that what it forbids (a style attribute, an inline script)
+// fails on the fixture as it does on the shop.
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "connect-src 'self' http: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
 
 /**
@@ -64,7 +69,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     if (!file.startsWith(STATIC)) { res.writeHead(403); res.end(); return; }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Content-Security-Policy': CSP });
       res.end(body);
     } catch {
       res.writeHead(404); res.end();

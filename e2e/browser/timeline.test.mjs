@@ -117,6 +117,9 @@ test('Chinese labels and narration, and a phone: the lanes scroll sideways, the 
   await page.click('#lang');
   assert.match(await page.locator('#tl-narration li').first().innerText(), /replica-2 获得令牌 41/);
   assert.match(await page.locator('#tl-legend').innerText(), /等锁/);
+  // Every swatch has its colour (the CSP drops a style attribute).
+  const blank = await page.$$eval('#tl-legend .sw', (sws) => sws.filter((s) => getComputedStyle(s).backgroundColor === 'rgba(0, 0, 0, 0)').length);
+  assert.equal(blank, 0, `${blank} legend swatches have no colour`);
   await page.click('#tl-decisive');
   await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-zh.png') });
   await page.click('#lang');

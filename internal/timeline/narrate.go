@@ -18,8 +18,9 @@ const perKind = 4
 
 // narrate tells the decisive moments of t in both languages, in time
 // order: the faults, the leases lost or expired, the first overlap (the
-// holder's grant, then the entry beside it), the fenced writes and the
-// sections that stopped on a lost lock.
+// holder's grant, then the entry beside it), the writes accepted after
+// their lease ended, the fenced writes and the sections that stopped on a
+// lost lock.
 func narrate(t Timeline, sections []sectionlog.Section) []Line {
 	var lines []Line
 	add := func(at Millis, section *uint64, en, zh string) {
@@ -61,13 +62,14 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 	if len(t.Overlaps) > 0 {
 		o := t.Overlaps[0]
 		a, b := find(sections, o.A), find(sections, o.B)
-		add(At(a.EnterAt), &o.A, fmt.Sprintf("%s gets token %d", a.ReplicaID, a.Token),
-			fmt.Sprintf("%s 获得令牌 %d", a.ReplicaID, a.Token))
-		add(o.From, &o.B, fmt.Sprintf("%s gets token %d while %s still holds token %d: the first overlap (%d in all)",
-			b.ReplicaID, b.Token, a.ReplicaID, a.Token, t.Violations.Count),
-			fmt.Sprintf("%s 获得令牌 %d，而 %s 仍持有令牌 %d：第一次重叠（共 %d 次）",
-				b.ReplicaID, b.Token, a.ReplicaID, a.Token, t.Violations.Count))
+		en, zh := enters(a)
+		add(At(a.EnterAt), &o.A, en, zh)
+		en, zh = enters(b)
+		stillEn, stillZh := stillInside(a)
+		add(o.From, &o.B, fmt.Sprintf("%s while %s: the first overlap (%d in all)", en, stillEn, t.Violations.Count),
+			fmt.Sprintf("%s，而 %s：第一次重叠（共 %d 次）", zh, stillZh, t.Violations.Count))
 	}
+	staleWrites(t, sections, add)
 	for _, c := range []struct {
 		outcome, en, zh, moreEn, moreZh string
 	}{
@@ -104,6 +106,50 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 		return []Line{}
 	}
 	return lines
+}
+
+// enters says that s took the lock (with its token), or, with no token
+// (a strategy without one, or no lock at all), that it entered.
+func enters(s sectionlog.Section) (en, zh string) {
+	if s.Token == 0 {
+		return s.ReplicaID + " enters its critical section (no lock token)", s.ReplicaID + " 进入临界区（没有锁令牌）"
+	}
+	return fmt.Sprintf("%s gets token %d", s.ReplicaID, s.Token), fmt.Sprintf("%s 获得令牌 %d", s.ReplicaID, s.Token)
+}
+
+// stillInside says that s is still inside its section.
+func stillInside(s sectionlog.Section) (en, zh string) {
+	if s.Token == 0 {
+		return "the section " + s.ReplicaID + " entered earlier is still running", s.ReplicaID + " 先前进入的临界区仍在执行"
+	}
+	return fmt.Sprintf("%s still holds token %d", s.ReplicaID, s.Token), fmt.Sprintf("%s 仍持有令牌 %d", s.ReplicaID, s.Token)
+}
+
+// staleWrites tells the sections that committed after their client saw
+// their lease expire or be lost: writes no fence stopped, the lost updates
+// of an unfenced sale.
+func staleWrites(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64, string, string)) {
+	n := 0
+	for i := range sections {
+		s := &sections[i]
+		if s.Outcome != sectionlog.OutcomeCommitted || s.Token == 0 {
+			continue
+		}
+		exit := At(s.ExitAt)
+		gone := slices.ContainsFunc(t.Leases, func(l LeaseEvent) bool {
+			return l.Replica == s.ReplicaID && l.Token == s.Token && (l.Event == "expired" || l.Event == "lost") && l.At < exit
+		})
+		if !gone {
+			continue
+		}
+		if n++; n <= perKind {
+			add(exit, &s.ID, fmt.Sprintf("%s writes with token %d after its lease ended: accepted, a stale write (no fence stopped it)", s.ReplicaID, s.Token),
+				fmt.Sprintf("%s 在租约结束后用令牌 %d 写入：被接受，这是一次过期写入（没有防护令牌拦住它）", s.ReplicaID, s.Token))
+		}
+	}
+	if n > perKind {
+		add(t.To, nil, fmt.Sprintf("... and %d more stale writes", n-perKind), fmt.Sprintf("……另有 %d 次过期写入", n-perKind))
+	}
 }
 
 // more adds "... and N more" when n passed perKind.

@@ -261,7 +261,13 @@ export function initTimeline({ zh, liveStep }) {
   // ---- the legend ---------------------------------------------------------------
 
   function renderLegend() {
-    const item = (colour, key, cls = '') => el('li', {}, el('span', { class: `sw ${cls}`, style: `background:${colour}` }), label(key, zh()));
+    // The colour through the CSSOM: the page's CSP (style-src 'self') drops
+    // a style attribute, which left every swatch blank.
+    const item = (colour, key, cls = '') => {
+      const sw = el('span', { class: `sw ${cls}` });
+      sw.style.backgroundColor = colour;
+      return el('li', {}, sw, label(key, zh()));
+    };
     $('#tl-legend').replaceChildren(
       item(COLOURS.wait, 'tlWait', 'thin'), ...OUTCOMES.map((o) => item(COLOURS[o], `o_${o}`, o === 'fenced' ? 'crossed' : '')),
       item(COLOURS.lease, 'tlLease', 'thin'), item('rgba(209,36,47,.35)', 'tlOverlap', 'red'), item(COLOURS.fault, 'tlFault'),
