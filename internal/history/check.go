@@ -67,17 +67,24 @@ func Visualize(w io.Writer, ops []Op, initialStock int64, bound time.Duration) e
 }
 
 func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Result, porcupine.LinearizationInfo, bool) {
-	capped := false
+	capped, restocked := false, false
 	var relevant []Op
 	for _, op := range ops {
 		switch op.Outcome {
 		case Capped:
 			capped = true
+		case Restocked:
+			restocked = true
 		case OK, SoldOut, Unknown:
 			relevant = append(relevant, op)
 		}
 	}
-	res := Result{Operations: len(ops) - boolInt(capped), Witness: []WitnessItem{}}
+	if restocked {
+		for i := range relevant {
+			relevant[i].StockLeft = nil
+		}
+	}
+	res := Result{Operations: len(ops) - boolInt(capped) - markers(ops, Restocked), Witness: []WitnessItem{}}
 	if w, msg, found := countingWitness(relevant, initialStock, capped); found {
 		res.Verdict, res.Witness, res.Message = NotLinearizable, w, msg
 		if !always {
@@ -120,11 +127,29 @@ func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Resu
 	return res, info, got != porcupine.Unknown
 }
 
+// markers counts the ops that are the marker outcome, not answers.
+func markers(ops []Op, outcome string) int {
+	n := 0
+	for _, op := range ops {
+		if op.Outcome == outcome {
+			n++
+		}
+	}
+	return n
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
+}
+
+// answer is an operation's output: its outcome and, for an ok whose write
+// is known, the stock it left (-1: not known).
+type answer struct {
+	outcome string
+	left    int64
 }
 
 // units is what the stock may hold: every count from lo to hi is possible,
@@ -144,8 +169,12 @@ func stockModel(initialStock int64) porcupine.Model {
 		Init: func() any { return units{initialStock, initialStock} },
 		Step: func(state, _, output any) (bool, any) {
 			u := state.(units)
-			switch output.(string) {
+			a := output.(answer)
+			switch a.outcome {
 			case OK:
+				if a.left >= 0 { // it wrote left: there were left+1 units before it
+					return u.lo <= a.left+1 && a.left+1 <= u.hi, units{a.left, a.left}
+				}
 				return u.hi > 0, units{max(u.lo, 1) - 1, u.hi - 1}
 			case SoldOut:
 				return u.lo == 0, units{0, 0}
@@ -154,7 +183,11 @@ func stockModel(initialStock int64) porcupine.Model {
 		},
 		Hash: func(state any) uint64 { u := state.(units); return uint64(u.lo)<<32 ^ uint64(u.hi) },
 		DescribeOperation: func(_, output any) string {
-			return "take() -> " + output.(string)
+			a := output.(answer)
+			if a.left >= 0 {
+				return fmt.Sprintf("take() -> %s, wrote %d left", a.outcome, a.left)
+			}
+			return "take() -> " + a.outcome
 		},
 		DescribeState: func(state any) string {
 			u := state.(units)
@@ -189,7 +222,11 @@ func operations(ops []Op) []porcupine.Operation {
 			rowFree = append(rowFree, 0)
 		}
 		rowFree[row] = ret
-		out = append(out, porcupine.Operation{ClientId: row, Call: call, Return: ret, Output: op.Outcome,
+		a := answer{outcome: op.Outcome, left: -1}
+		if op.StockLeft != nil {
+			a.left = *op.StockLeft
+		}
+		out = append(out, porcupine.Operation{ClientId: row, Call: call, Return: ret, Output: a,
 			Metadata: describe(op)})
 	}
 	return out

@@ -26,6 +26,10 @@ const (
 	// Capped is no answer but a marker: a replica reached PerSaleCap for
 	// the sale and recorded no more of it, so the history is incomplete.
 	Capped = "capped"
+	// Restocked is a marker too: units were added to the sale. The stock
+	// an order's write left then no longer follows from the initial stock
+	// alone, so the check ignores StockLeft on such a sale.
+	Restocked = "restocked"
 )
 
 // PerSaleCap bounds the rows one replica records per sale, so that a huge
@@ -42,6 +46,9 @@ type Op struct {
 	ReturnAt  time.Time
 	Outcome   string
 	OrderID   *uint64
+	// StockLeft is the stock an ok order's write left, where the order
+	// flow knows it (a read-modify-write); nil otherwise.
+	StockLeft *int64
 }
 
 // TableName is order_history.

@@ -8,7 +8,31 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// countingWitness finds the two small proofs that need no search:
+// lostUpdateWitness finds two ok orders whose writes left the same stock:
+// each read the same count and wrote it minus one, so one write overwrote
+// the other (a lost update), whatever order they ran in. Sound on a capped
+// record too.
+func lostUpdateWitness(takes []Op) ([]WitnessItem, Texts, bool) {
+	first := map[int64]Op{}
+	for _, op := range takes {
+		if op.StockLeft == nil {
+			continue
+		}
+		if prev, seen := first[*op.StockLeft]; seen {
+			ids := orderIDs([]Op{prev, op})
+			return []WitnessItem{witnessItem(prev), witnessItem(op)}, Texts{
+				En: fmt.Sprintf("Orders %s both left the stock at %d: each read %d and wrote %d, so one write overwrote the other (a lost update); a stock handing out one unit at a time cannot give these answers.",
+					ids, *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
+				Zh: fmt.Sprintf("订单 %s 写入后库存都是 %d：两者都读到 %d、写入 %d，一次写入覆盖了另一次（丢失更新）；一件一件卖出的库存不可能给出这样的应答。",
+					ids, *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
+			}, true
+		}
+		first[*op.StockLeft] = op
+	}
+	return nil, Texts{}, false
+}
+
+// countingWitness finds the small proofs that need no search:
 //   - more ok answers than units: initialStock+1 of them cannot all have
 //     succeeded (the earliest-called ones are listed); sound on a capped
 //     record too;
@@ -39,8 +63,11 @@ func countingWitness(ops []Op, initialStock int64, capped bool) ([]WitnessItem, 
 				initialStock, initialStock+1, ids, len(takes)),
 		}, true
 	}
+	if w, msg, found := lostUpdateWitness(takes); found {
+		return w, msg, true
+	}
 	if capped {
-		return nil, Texts{}, false // takes past the cap are missing: only the count above is sound
+		return nil, Texts{}, false // takes past the cap are missing: only the counts above are sound
 	}
 	for _, op := range ops {
 		if op.Outcome == Unknown {

@@ -124,6 +124,10 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	}
 	o := inventory.NewOrder(cs.sale, cs.userID, cs.replica, time.Now())
 	o.FenceToken, o.IdempotencyKey = cs.token, cs.idemKey
+	if cs.kind != writeConditional && cs.kind != writeReserved {
+		left := row.Stock - 1 // what the write wrote: the read minus one
+		o.StockLeft = &left
+	}
 	if cs.reserved.Ticket != "" {
 		o.OrderTicket, o.AcceptedAt = &cs.reserved.Ticket, &cs.reserved.AcceptedAt
 	}

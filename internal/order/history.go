@@ -15,7 +15,7 @@ func (s *Service) recordHistory(saleID uint64, start time.Time, o inventory.Orde
 		Outcome: historyOutcome(o, err)}
 	if op.Outcome == history.OK {
 		id := o.ID
-		op.OrderID = &id
+		op.OrderID, op.StockLeft = &id, o.StockLeft
 	}
 	s.history.Record(op)
 }

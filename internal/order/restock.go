@@ -3,9 +3,11 @@ package order
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
@@ -37,6 +39,8 @@ func (s *Service) Restock(ctx context.Context, saleID uint64, units int64) error
 	}); err != nil {
 		return err
 	}
+	now := time.Now()
+	s.history.Record(history.Op{SaleID: saleID, ReplicaID: s.cfg.ReplicaID, CallAt: now, ReturnAt: now, Outcome: history.Restocked})
 	if rs, ok := lockstrategy.As[Restocker](inst); ok {
 		if err := rs.Restock(ctx, key, units); err != nil {
 			return fmt.Errorf("order: restock: the database has the units, the strategy's store does not: %w", err)
