@@ -140,7 +140,10 @@ func TestEventsCostDoesNotGrowWithStreams(t *testing.T) {
 	if err := waitTick(watched); err != nil {
 		t.Fatal(err)
 	}
-	one := costs.costs(t, costs.len()-1, k)
+	// The stream may get its first snapshot before the hook has recorded it
+	// (the hub hands a snapshot out, then calls the hook): count from the
+	// first one recorded.
+	one := costs.costs(t, max(costs.len()-1, 0), k)
 
 	var wg sync.WaitGroup
 	for range 199 {
@@ -158,7 +161,7 @@ func TestEventsCostDoesNotGrowWithStreams(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	crowd := costs.costs(t, costs.len()-1, k)
+	crowd := costs.costs(t, max(costs.len()-1, 0), k)
 	t.Logf("statements per snapshot: %v with 1 stream, %v with 200", one, crowd)
 	if slices.Max(crowd) > slices.Max(one) {
 		t.Fatalf("a snapshot cost more with 200 streams than with 1: %v, then %v", one, crowd)

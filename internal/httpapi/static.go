@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -22,6 +23,37 @@ type asset struct {
 	body  []byte
 	ctype string
 	etag  string
+	// gz is body gzipped once at start (text files over 1 KiB), sent to a
+	// client that accepts gzip: the dashboard's scripts are a few hundred
+	// KB of text, a quarter of that compressed.
+	gz []byte
+}
+
+// gzipped compresses body once, at start; nil where it is not worth it.
+func gzipped(ctype string, body []byte) []byte {
+	text := strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "javascript") || strings.Contains(ctype, "json") ||
+		strings.Contains(ctype, "svg")
+	if !text || len(body) < 1024 {
+		return nil
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	if _, err := zw.Write(body); err != nil || zw.Close() != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// acceptsGzip says the request's Accept-Encoding names gzip (not refused
+// with q=0).
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }
 
 // dashboardCSP keeps the page to its own files: no CDN, no inline script.
@@ -47,7 +79,7 @@ func loadAssets(fsys fs.FS) (map[string]asset, error) {
 			ctype = "application/octet-stream"
 		}
 		sum := sha256.Sum256(body)
-		out[p] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		out[p] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:8]) + `"`, gz: gzipped(ctype, body)}
 		return nil
 	})
 	return out, err
@@ -79,9 +111,18 @@ func (s *Server) staticRoutes(e *gin.Engine) {
 			h.Set("Content-Security-Policy", dashboardCSP)
 			h.Set("Referrer-Policy", "no-referrer")
 		}
+		body := a.body
+		if a.gz != nil {
+			h.Set("Vary", "Accept-Encoding")
+			if acceptsGzip(c.Request) && c.GetHeader("Range") == "" {
+				body = a.gz
+				h.Set("Content-Encoding", "gzip")
+				h.Set("ETag", strings.TrimSuffix(a.etag, `"`)+`-gz"`) // another representation, another tag
+			}
+		}
 		// ServeContent answers If-None-Match and Range; a zero time sends
 		// no Last-Modified (embedded files have none).
-		http.ServeContent(c.Writer, c.Request, name, time.Time{}, bytes.NewReader(a.body))
+		http.ServeContent(c.Writer, c.Request, name, time.Time{}, bytes.NewReader(body))
 	}
 	e.GET("/", func(c *gin.Context) { serve(c, "index.html") })
 	e.HEAD("/", func(c *gin.Context) { serve(c, "index.html") })

@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"io/fs"
 	"net/http"
 	"regexp"
@@ -99,5 +102,31 @@ func TestDashboardNotFound(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"/assets/nope.js", "/assets/", "/assets", "/assets/../embed.go", "/assets/%2e%2e/embed.go", "/index.html/x"} {
 		wantError(t, e.get(p), http.StatusNotFound, "not_found", "")
+	}
+}
+
+// A client that accepts gzip gets the dashboard's text files compressed
+// (the same bytes once inflated, their own ETag); one that does not gets
+// them as they are.
+func TestDashboardFilesGzipped(t *testing.T) {
+	e := newEnv(t)
+	plain := e.get("/assets/app.js")
+	zipped := e.do(http.MethodGet, "/assets/app.js", nil, "Accept-Encoding: br, gzip;q=0.8")
+	if plain.Header().Get("Content-Encoding") != "" || zipped.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q without gzip, %q with it", plain.Header().Get("Content-Encoding"), zipped.Header().Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(zipped.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(body, plain.Body.Bytes()) {
+		t.Fatalf("inflated body differs (%v): %d bytes vs %d", err, len(body), plain.Body.Len())
+	}
+	if zipped.Body.Len() >= plain.Body.Len() || zipped.Header().Get("ETag") == plain.Header().Get("ETag") {
+		t.Errorf("gzip %d bytes vs %d, ETags %q and %q", zipped.Body.Len(), plain.Body.Len(), zipped.Header().Get("ETag"), plain.Header().Get("ETag"))
+	}
+	if r := e.do(http.MethodGet, "/assets/app.js", nil, "Accept-Encoding: gzip;q=0"); r.Header().Get("Content-Encoding") != "" {
+		t.Errorf("gzip;q=0 still got %q", r.Header().Get("Content-Encoding"))
 	}
 }

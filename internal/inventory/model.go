@@ -81,7 +81,7 @@ type Order struct {
 	// StockLeft is the stock this order's write left, when the write was
 	// the stock read minus one (a lock, a fence or a CAS); nil otherwise.
 	// Not stored with the order: the history check reads it.
-	StockLeft *int64 `gorm:"-" json:"-"`
+	StockLeft  *int64 `gorm:"-" json:"-"`
 	ID         uint64 `gorm:"primaryKey" json:"order_id"`
 	SaleID     uint64 `json:"sale_id"`
 	UserID     string `json:"user_id"`

@@ -157,6 +157,11 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	stop := pc.stopMS // ms: A's stall and the replica's stop overlap, A writes when both are over
 	if bStalls {
 		stop += 1000 // B must get the lock (key expiry) and read before A wakes
+	} else {
+		// B is sent 1 s into the stop and must have its answer before A
+		// wakes: a loaded make test once took longer than the 1 s that was
+		// left (B answered after A, "A still stopped then: false").
+		stop += 2000
 	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
 		return "", false, err
