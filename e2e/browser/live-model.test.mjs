@@ -152,3 +152,15 @@ test('the stream alone never calls a sale unhealthy: its figures come from the s
   assert.equal(other.verdict.bad, false, 'the view of another sale is not this one\'s');
   assert.equal(other.queue.some((b) => b.key === 'health' || b.key === 'drift'), false);
 });
+
+test('a lock that overlapped but whose stale write was fenced is told apart from a broken one', () => {
+  const fenced = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 42, fenced_writes: 1 }) })], 'done'), null, 0);
+  assert.deepEqual(fenced.verdict, { text: 'redis: FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true });
+  assert.deepEqual(fenced.numbers.viol, { text: '42', bad: false, warn: true });
+  const overlapped = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 1 }) })], 'done'), null, 0);
+  assert.equal(overlapped.verdict.text, 'redis: OVERLAPPED: two holders at once, no write lost this time');
+  assert.equal(overlapped.verdict.bad, false);
+  const broken = liveView(run([step({ status: 'done', sale: sale({ stock: 8, sold: 3, violations: 1, lost_updates: 1 }) })], 'done'), null, 0);
+  assert.deepEqual(broken.verdict, { text: 'redis: BROKEN', bad: true });
+  assert.deepEqual(broken.numbers.viol, { text: '1', bad: true });
+});

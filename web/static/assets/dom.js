@@ -14,11 +14,22 @@ export const fmt = (n, digits = 0) => (n === undefined || n === null || Number.i
   : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 }));
 export const ms = (n) => fmt(n, n < 10 ? 2 : 1);
 
-/** verdictOf says in words what a finished (or running) step did to the sale. */
+/**
+ * verdictOf says in words what a finished (or running) step did to the
+ * sale. Damage (an oversell, a lost update, a buyer over the limit) is
+ * BROKEN; two holders at once without damage is told apart: the lock broke
+ * and fencing refused the stale write (FENCED), or it broke and no write
+ * collided this time (OVERLAPPED). warn marks those two: not safe by the
+ * lock, not damaged.
+ */
 export function verdictOf(sale) {
   if (!sale) return { word: 'waiting', bad: false };
   if (sale.oversold > 0) return { word: 'OVERSOLD', bad: true };
-  if (sale.violations > 0 || sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true };
+  if (sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true };
+  if (sale.violations > 0 && sale.fenced_writes > 0) {
+    return { word: 'FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true };
+  }
+  if (sale.violations > 0) return { word: 'OVERLAPPED: two holders at once, no write lost this time', bad: false, warn: true };
   return { word: 'holds', bad: false };
 }
 

@@ -78,7 +78,9 @@ function verdictText(step) {
   if (!v.bad && step.sale?.healthy === false) v = { word: `NOT HEALTHY (${unhealthyWhy(step.sale)})`, bad: true };
   if (!step.sale) return { text: 'waiting for the step to start', bad: v.bad };
   const soFar = step.status === 'done' ? '' : 'so far, ';
-  return { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
+  const out = { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
+  if (v.warn) out.warn = true;
+  return out;
 }
 
 /** numbers are the big figures: text, and bad when a safety count is above 0. */
@@ -93,7 +95,10 @@ function numbers(step) {
     // The word, not only the colour: "OVERSOLD" beside the number.
     oversold: { ...count(sale?.oversold, true), word: sale?.oversold > 0 ? 'OVERSOLD' : '' },
     lost: count(sale?.lost_updates, true),
-    viol: count(sale?.violations, true),
+    // Overlaps that damaged nothing (fenced, or no write collided) are
+    // amber, not red: the verdict says which.
+    viol: sale && sale.violations > 0 && !verdictOf(sale).bad ? { text: fmt(sale.violations), bad: false, warn: true }
+      : count(sale?.violations, true),
     fenced: count(sale?.fenced_writes),
     rps: { text: reported ? fmt(c.requests_per_s, 1) : '–', bad: false },
     latency: { text: reported ? `${short(c.latency_ms.p50)} / ${short(c.latency_ms.p99)}` : '–', bad: false },

@@ -38,13 +38,16 @@ export function renderLive(view, charts, zh = false) {
     const n = view.numbers[name];
     $(id).textContent = n.text;
     if (n.word) $(id).append(el('span', { class: 'word', text: ` ${n.word}` }));
-    if (box) $(box).classList.toggle('bad', n.bad);
+    if (box) {
+      $(box).classList.toggle('bad', n.bad);
+      $(box).classList.toggle('warn', !!n.warn);
+    }
   }
   // Only on a change: #verdict is a live region, and a screen reader would
   // otherwise repeat it every second.
   const verdict = $('#verdict');
   if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
-  verdict.className = `verdict ${view.verdict.bad ? 'bad' : 'ok'}`;
+  verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
   renderGuards(view);
   renderQueue(view, zh);
   charts.reset(view.key);
