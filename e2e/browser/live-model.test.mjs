@@ -164,3 +164,8 @@ test('a lock that overlapped but whose stale write was fenced is told apart from
   assert.deepEqual(broken.verdict, { text: 'redis: BROKEN', bad: true });
   assert.deepEqual(broken.numbers.viol, { text: '1', bad: true });
 });
+
+test('the band says "Run in progress" only while one is, "Last run" after', () => {
+  assert.equal(liveView(run([step({ sale: sale({}) })]), null, 0).heading, 'live');
+  assert.equal(liveView(run([step({ status: 'done', sale: sale({}) })], 'done'), null, 0).heading, 'liveLast');
+});

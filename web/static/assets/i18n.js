@@ -28,6 +28,8 @@ export const LABELS = {
   token: ['Admin token', '管理令牌'],
   start: ['Start', '开始'],
   live: ['Run in progress', '进行中的压测'],
+  liveLast: ['Last run', '最近一次压测'],
+  liveNone: ['No run yet', '还没有压测'],
   stockLeft: ['Stock left', '剩余库存'],
   sold: ['Sold', '已售'],
   oversold: ['Oversold', '超卖'],

@@ -188,6 +188,8 @@ export function liveView(run, prev, now, serverMs, more = {}) {
     key,
     step,
     title: `run ${run.id}${steps}: ${step.strategy} (${run.status})`,
+    // The band's heading: "Run in progress" only while one is.
+    heading: run.status === 'running' || run.status === 'queued' ? 'live' : 'liveLast',
     data: { run: String(run.id), strategy: step.strategy, status: run.status },
     numbers: numbers(step),
     verdict: verdictText(step),

@@ -33,6 +33,11 @@ function renderQueue(view, zh) {
 /** renderLive writes view (see liveView) into the band; charts gets the point; zh: Chinese labels too. */
 export function renderLive(view, charts, zh = false) {
   $('#live-title').textContent = view.title;
+  const heading = $('#live-h [data-l]');
+  if (heading && view.heading && heading.dataset.l !== view.heading) {
+    heading.dataset.l = view.heading;
+    heading.textContent = label(view.heading, zh);
+  }
   Object.assign($('#live').dataset, view.data);
   for (const [name, [id, box]] of Object.entries(BIG)) {
     const n = view.numbers[name];
