@@ -386,6 +386,9 @@ export function initTimeline({ zh, liveStep }) {
     if (!st.replay) return;
     const t = st.replay.from + (Number(e.target.value) / 1000) * (st.replay.to - st.replay.from);
     st.replay.seek(t);
+    // The time beside the scrubber follows at once, not at the next frame
+    // (a reader of the label right after a scrub met the old time).
+    $('#tl-now').textContent = relTime(st.replay.t, st.model.from);
     if (t < st.view.from || t > st.view.to) st.view = centreOn(st.view, t, bounds());
     st.following = false;
     redraw();
