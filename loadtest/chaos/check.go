@@ -100,6 +100,25 @@ type chaosVerdict struct {
 	Histories map[string]int
 }
 
+// addSale adds sale id's figures, as the database counts them, to v.
+func (v *chaosVerdict) addSale(ctx context.Context, store *inventory.Store, id uint64) (inventory.Sale, error) {
+	sale, err := store.GetSale(ctx, id)
+	if err != nil {
+		return sale, fmt.Errorf("sale %d: %w", id, err)
+	}
+	view, err := store.View(ctx, sale)
+	if err != nil {
+		return sale, fmt.Errorf("sale %d: %w", id, err)
+	}
+	v.Sales++
+	v.Sold += view.Sold
+	v.Oversold += view.Oversold
+	v.LostUpdates += view.LostUpdates
+	v.Duplicates += view.Duplicates
+	v.Violations += view.Violations
+	return sale, nil
+}
+
 // broken lists the invariants that do not hold (empty: all hold).
 func (v chaosVerdict) broken() []string {
 	var out []string
@@ -127,20 +146,10 @@ func (c *chaosConfig) check(ctx context.Context, store *inventory.Store) (chaosV
 	defer c.mu.Unlock()
 	var v chaosVerdict
 	for _, id := range c.sales {
-		sale, err := store.GetSale(ctx, id)
+		sale, err := v.addSale(ctx, store, id)
 		if err != nil {
-			return v, fmt.Errorf("sale %d: %w", id, err)
+			return v, err
 		}
-		view, err := store.View(ctx, sale)
-		if err != nil {
-			return v, fmt.Errorf("sale %d: %w", id, err)
-		}
-		v.Sales++
-		v.Sold += view.Sold
-		v.Oversold += view.Oversold
-		v.LostUpdates += view.LostUpdates
-		v.Duplicates += view.Duplicates
-		v.Violations += view.Violations
 		v.FencedWrites += sale.FencedWrites
 		var rows []inventory.Order
 		if err := store.DB().WithContext(ctx).Where("sale_id = ?", id).Find(&rows).Error; err != nil {

@@ -135,20 +135,9 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 		return v, err
 	}
 	for _, id := range c.sales {
-		sale, err := store.GetSale(ctx, id)
-		if err != nil {
-			return v, fmt.Errorf("sale %d: %w", id, err)
+		if _, err := v.addSale(ctx, store, id); err != nil {
+			return v, err
 		}
-		view, err := store.View(ctx, sale)
-		if err != nil {
-			return v, fmt.Errorf("sale %d: %w", id, err)
-		}
-		v.Sales++
-		v.Sold += view.Sold
-		v.Oversold += view.Oversold
-		v.LostUpdates += view.LostUpdates
-		v.Duplicates += view.Duplicates
-		v.Violations += view.Violations
 		for _, u := range c.ledger[id] {
 			v.Unknown += int64(u.unknown)
 		}
