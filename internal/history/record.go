@@ -30,7 +30,16 @@ const (
 	// an order's write left then no longer follows from the initial stock
 	// alone, so the check ignores StockLeft on such a sale.
 	Restocked = "restocked"
+	// Lost is a marker Load adds, never a row: an order of the sale has no
+	// answer in the record (its replica died before writing the batch that
+	// held it), so the history is incomplete, as a capped one is.
+	Lost = "lost"
 )
+
+// AnswerGrace is how old an order must be before Load calls its missing
+// answer lost: a live replica writes its answers in batches, a moment after
+// the order commits.
+const AnswerGrace = 10 * time.Second
 
 // PerSaleCap bounds the rows one replica records per sale, so that a huge
 // sale does not fill the database.
@@ -208,9 +217,52 @@ func (l *Log) insert(batch []Op) error {
 	return l.db.WithContext(ctx).CreateInBatches(batch, 500).Error
 }
 
-// Load reads sale saleID's recorded ops in call order.
+// Load reads sale saleID's recorded ops in call order, followed by one Lost
+// marker per order whose answer is missing: an order older than
+// AnswerGrace with no ok answer, beyond what the unknown answers (each of
+// which may be one of them: a queued order, a buyer gone) can explain.
 func Load(ctx context.Context, db *gorm.DB, saleID uint64) ([]Op, error) {
 	var ops []Op
 	err := db.WithContext(ctx).Where("sale_id = ?", saleID).Order("call_at, id").Find(&ops).Error
-	return ops, err
+	if err != nil {
+		return nil, err
+	}
+	lost, err := lostAnswers(ctx, db, saleID, ops)
+	return append(ops, lost...), err
+}
+
+// lostAnswers is the Lost markers of Load.
+func lostAnswers(ctx context.Context, db *gorm.DB, saleID uint64, ops []Op) ([]Op, error) {
+	var orders []struct {
+		ID        uint64
+		CreatedAt time.Time
+	}
+	err := db.WithContext(ctx).Raw("SELECT id, created_at FROM orders WHERE sale_id = ? AND created_at < ?",
+		saleID, time.Now().Add(-AnswerGrace)).Scan(&orders).Error
+	if err != nil {
+		return nil, err
+	}
+	answered := map[uint64]bool{}
+	unknown := 0
+	for _, op := range ops {
+		switch {
+		case op.Outcome == OK && op.OrderID != nil:
+			answered[*op.OrderID] = true
+		case op.Outcome == Unknown:
+			unknown++
+		}
+	}
+	var lost []Op
+	for _, o := range orders {
+		if answered[o.ID] {
+			continue
+		}
+		if unknown > 0 {
+			unknown--
+			continue
+		}
+		id := o.ID
+		lost = append(lost, Op{SaleID: saleID, CallAt: o.CreatedAt, ReturnAt: o.CreatedAt, Outcome: Lost, OrderID: &id})
+	}
+	return lost, nil
 }
