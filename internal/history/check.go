@@ -105,8 +105,8 @@ func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Resu
 	if lost > 0 {
 		res.Verdict = VerdictUnknown
 		res.Message = Texts{
-			En: fmt.Sprintf("The record is incomplete: %d orders of this sale have no recorded answer (a replica died before writing them), and no count of the recorded ones proves an oversell.", lost),
-			Zh: fmt.Sprintf("记录不完整：本场有 %d 个订单没有记录应答（某个实例在写入前已终止），已记录的应答不足以证明超卖。", lost),
+			En: fmt.Sprintf("The record is incomplete: %d requests of this sale have no recorded answer (a replica died before writing them, or with a unit the reconciliation gave back), and no count of the recorded ones proves an oversell.", lost),
+			Zh: fmt.Sprintf("记录不完整：本场有 %d 个请求没有记录应答（某个实例在写入前已终止，或其占用的库存已由对账回补），已记录的应答不足以证明超卖。", lost),
 		}
 		return res, porcupine.LinearizationInfo{}, false
 	}

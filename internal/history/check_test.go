@@ -140,7 +140,7 @@ func TestLostAnswerMakesTheRecordUnknown(t *testing.T) {
 		t.Fatalf("without the marker: got %+v", r)
 	}
 	r := Check(append(ops, lost), 2, time.Second)
-	if r.Verdict != VerdictUnknown || r.Operations != 2 || !strings.Contains(r.Message.En, "1 orders") {
+	if r.Verdict != VerdictUnknown || r.Operations != 2 || !strings.Contains(r.Message.En, "1 requests") {
 		t.Fatalf("got %+v", r)
 	}
 	ops = []Op{op(1, 0, 10, OK), op(2, 11, 12, OK), op(4, 13, 14, OK), lost}

@@ -18,7 +18,7 @@ func TestLoadMarksOrdersWithNoAnswerAsLost(t *testing.T) {
 	db := testenv.DB(t, "history_lost")
 	ctx := context.Background()
 	const sale = 4242
-	for _, table := range []string{"orders", "order_history"} {
+	for _, table := range []string{"orders", "order_history", "ticket_failures"} {
 		if err := db.Exec("DELETE FROM "+table+" WHERE sale_id = ?", sale).Error; err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +68,15 @@ func TestLoadMarksOrdersWithNoAnswerAsLost(t *testing.T) {
 	}
 	if n := lost(); n != 0 {
 		t.Fatalf("lost markers with an unknown answer: got %d, want 0", n)
+	}
+	// A unit a dead replica held and the reconciliation gave back: a take
+	// the record never saw.
+	if err := db.Exec("INSERT INTO ticket_failures (order_ticket, sale_id, user_id, reason, failed_at) VALUES ('s:lost-test', ?, 'u9', 'abandoned', ?)",
+		sale, old).Error; err != nil {
+		t.Fatal(err)
+	}
+	if n := lost(); n != 1 {
+		t.Fatalf("lost markers with an abandoned ticket: got %d, want 1", n)
 	}
 }
 

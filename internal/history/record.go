@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // Outcomes of an order request, as the check reads them.
@@ -218,9 +220,11 @@ func (l *Log) insert(batch []Op) error {
 }
 
 // Load reads sale saleID's recorded ops in call order, followed by one Lost
-// marker per order whose answer is missing: an order older than
-// AnswerGrace with no ok answer, beyond what the unknown answers (each of
-// which may be one of them: a queued order, a buyer gone) can explain.
+// marker per answer the record misses: an order older than AnswerGrace with
+// no ok answer, beyond what the unknown answers (each of which may be one
+// of them: a queued order, a buyer gone) can explain; and a unit a dead
+// replica took and the reconciliation gave back (an abandoned ticket: a
+// take that was never answered, undone later).
 func Load(ctx context.Context, db *gorm.DB, saleID uint64) ([]Op, error) {
 	var ops []Op
 	err := db.WithContext(ctx).Where("sale_id = ?", saleID).Order("call_at, id").Find(&ops).Error
@@ -252,7 +256,16 @@ func lostAnswers(ctx context.Context, db *gorm.DB, saleID uint64, ops []Op) ([]O
 			unknown++
 		}
 	}
+	var abandoned []time.Time
+	err = db.WithContext(ctx).Raw("SELECT failed_at FROM ticket_failures WHERE sale_id = ? AND reason = ?",
+		saleID, inventory.ReasonAbandoned).Scan(&abandoned).Error
+	if err != nil {
+		return nil, err
+	}
 	var lost []Op
+	for _, at := range abandoned {
+		lost = append(lost, Op{SaleID: saleID, CallAt: at, ReturnAt: at, Outcome: Lost})
+	}
 	for _, o := range orders {
 		if answered[o.ID] {
 			continue
