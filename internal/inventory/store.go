@@ -50,7 +50,7 @@ func (s *Store) ListSales(ctx context.Context, limit int) ([]Sale, error) {
 // View returns the sale with its stats computed from the database.
 func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
 	st, err := s.stats(ctx, sale)
-	return SaleView{Sale: sale, Stats: st}, err
+	return NewSaleView(sale, st), err
 }
 
 func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
