@@ -163,25 +163,25 @@ function drawCompare(rows, safeOf, zh) {
     }
     const lim = limitCell(step);
     tb.append(el('tr', { 'data-strategy': step.strategy, 'data-pin': key, class: v.bad ? 'bad-row' : '' },
+      el('td', {}, pinButton(key, zh)),
       el('th', { scope: 'row', text: step.strategy }),
-      el('td', { text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
       verdictTd,
-      el('td', { class: s.oversold > 0 ? 'bad' : '', text: fmt(s.oversold) }),
-      el('td', { class: s.violations > 0 ? (v.bad ? 'bad' : 'warn') : '', text: fmt(s.violations) }),
-      el('td', { class: s.lost_updates > 0 ? 'bad' : '', text: fmt(s.lost_updates) }),
+      el('td', { class: 'small differs-cell', text: differ.length ? differ.map((k) => `${label(k, zh)} ${settingValue(row, k)}`).join(', ') : label(rows.length > 1 ? 'cmpSame' : 'cmpNone', zh) }),
+      faultsTd(s.id, zh),
       el('td', { class: 'fenced-cell', text: fmt(s.fenced_writes) }),
-      historyTd(s.id, zh),
       el('td', { class: 'orders-cell', text: fmt(c.orders_per_s, 1) }),
       el('td', { class: 'answers-cell', text: fmt(c.requests_per_s, 1) }),
+      el('td', { class: 'limit-cell', title: label(lim.titleKey, zh), text: lim.key ? label(lim.key, zh) : fmt(lim.ratio, 2) }),
+      el('td', { class: s.oversold > 0 ? 'bad' : '', text: fmt(s.oversold) }),
+      el('td', { class: s.lost_updates > 0 ? 'bad' : '', text: fmt(s.lost_updates) }),
+      el('td', { class: s.violations > 0 ? (v.bad ? 'bad' : 'warn') : '', text: fmt(s.violations) }),
+      historyTd(s.id, zh),
       el('td', { text: ms(c.latency_ms.p50) }),
       el('td', { text: ms(c.latency_ms.p99) }),
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
-      el('td', { class: 'limit-cell', title: label(lim.titleKey, zh), text: lim.key ? label(lim.key, zh) : fmt(lim.ratio, 2) }),
-      faultsTd(s.id, zh),
-      el('td', { class: 'small differs-cell', text: differ.length ? differ.map((k) => `${label(k, zh)} ${settingValue(row, k)}`).join(', ') : label(rows.length > 1 ? 'cmpSame' : 'cmpNone', zh) }),
-      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${summary(run)}` }),
-      el('td', {}, pinButton(key, zh))));
+      el('td', { class: 'safe-cell', text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
+      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${summary(run)}` })));
   }
 }
 
