@@ -102,6 +102,19 @@ test('pinning from the recent runs: mutex orders/s apart from answers/s, the les
   await shoot('compare-pinned-four-1366.png', PROJECTOR);
 });
 
+test('the lesson pointer opens the lesson that breaks the strategy, and back keeps the pins', async () => {
+  await row('10.1').locator('.lesson-pointer a').click();
+  await page.locator('#lesson-del-without-owner').waitFor();
+  assert.equal(await page.locator('#lessons').isVisible(), true);
+  await page.waitForFunction(() => {
+    const r = document.querySelector('#lesson-del-without-owner').getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight + r.height; // scrolled to it
+  });
+  await page.goBack();
+  await row('10.1').waitFor();
+  assert.match(new URL(page.url()).hash, /pins=12\.0,11\.0,10\.0,10\.1$/);
+});
+
 test('the pins survive a reload; a pin is taken back', async () => {
   await page.reload({ waitUntil: 'load' });
   await row('10.1').waitFor({ timeout: 15_000 });

@@ -158,8 +158,7 @@ function drawCompare(rows, safeOf, zh) {
       el('span', { class: 'verdict-word', text: v.kind ? label({ holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' }[v.kind], zh) : v.word }));
     if (v.reason) verdictTd.append(el('span', { class: 'verdict-reason', text: v.reason }));
     if (lesson) {
-      verdictTd.append(el('span', { class: 'lesson-pointer' }, `${label('cmpLessonHolds', zh)} `,
-        el('a', { href: '#/lessons', 'data-lesson': lesson, text: lesson })));
+      verdictTd.append(el('span', { class: 'lesson-pointer' }, `${label('cmpLessonHolds', zh)} `, lessonLink(lesson)));
     }
     const lim = limitCell(step);
     tb.append(el('tr', { 'data-strategy': step.strategy, 'data-pin': key, class: v.bad ? 'bad-row' : '' },
@@ -201,6 +200,18 @@ function drawRecent(rows, zh) {
       el('td', { class: 'small', text: summary(run) }),
       el('td', { class: 'small', text: step.finished_at ? new Date(step.finished_at).toLocaleString('en-GB') : '' })));
   }
+}
+
+/** lessonLink opens the Lessons section on the lesson's card. */
+function lessonLink(name) {
+  const a = el('a', { href: '#/lessons', 'data-lesson': name, text: name });
+  a.addEventListener('click', () => {
+    // After the section is shown (nav scrolls to its top on the hash change).
+    window.addEventListener('hashchange', () => requestAnimationFrame(() => {
+      document.getElementById(`lesson-${name}`)?.scrollIntoView({ block: 'center' });
+    }), { once: true });
+  });
+  return a;
 }
 
 /** pinButton pins or unpins one step; aria-pressed says which. */
