@@ -52,6 +52,10 @@ addLabels({
   cmpOpens: ['opens in', '开售延迟'],
   cmpTicket: ['ticket', '下单令牌'],
   cmpPay: ['pay within', '支付时限'],
+  cmpOn: ['on', '开'],
+  cmpOff: ['off', '关'],
+  cmpConc: ['concurrency', '并发'],
+  cmpNoWatchdog: ['no watchdog', '无看门狗'],
 });
 
 const PINS_KEY = 'seckill.comparePins';
@@ -165,7 +169,7 @@ function drawCompare(rows, safeOf, zh) {
       el('td', {}, pinButton(key, zh)),
       el('th', { scope: 'row', text: step.strategy }),
       verdictTd,
-      el('td', { class: 'small differs-cell', text: differ.length ? differ.map((k) => `${label(k, zh)} ${settingValue(row, k)}`).join(', ') : label(rows.length > 1 ? 'cmpSame' : 'cmpNone', zh) }),
+      el('td', { class: 'small differs-cell', text: differ.length ? differ.map((k) => `${label(k, zh)} ${settingText(settingValue(row, k), zh)}`).join(', ') : label(rows.length > 1 ? 'cmpSame' : 'cmpNone', zh) }),
       faultsTd(s.id, zh),
       el('td', { class: 'fenced-cell', text: fmt(s.fenced_writes) }),
       el('td', { class: 'orders-cell', text: fmt(c.orders_per_s, 1) }),
@@ -180,7 +184,7 @@ function drawCompare(rows, safeOf, zh) {
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
       el('td', { class: 'safe-cell', text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
-      el('td', { class: 'small', text: `#${run.id}: ${fmt(s.sold)}/${fmt(s.initial_stock)} sold, ${summary(run)}` })));
+      el('td', { class: 'small', text: `#${run.id}: ${label('sold', zh)} ${fmt(s.sold)}/${fmt(s.initial_stock)}, ${summary(run, zh)}` })));
   }
 }
 
@@ -197,7 +201,7 @@ function drawRecent(rows, zh) {
       el('td', {}, pinButton(key, zh)),
       el('th', { scope: 'row', text: `#${run.id} · ${step.strategy}` }),
       el('td', { class: v.bad ? 'bad' : v.warn ? 'warn' : 'ok', text: v.kind ? label({ holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' }[v.kind], zh) : v.word }),
-      el('td', { class: 'small', text: summary(run) }),
+      el('td', { class: 'small', text: summary(run, zh) }),
       el('td', { class: 'small', text: step.finished_at ? new Date(step.finished_at).toLocaleString('en-GB') : '' })));
   }
 }
@@ -223,11 +227,17 @@ function pinButton(key, zh) {
 }
 
 /** summary is a run's settings in one line. */
-function summary(run) {
+function summary(run, zh) {
   const cfg = run.config;
-  const load = cfg.rate ? `${fmt(cfg.rate)} req/s` : `${cfg.concurrency} conc.`;
-  return `${fmt(cfg.buyers)} buyers, ${load}, work ${cfg.work_ms} ms, ttl ${cfg.ttl_ms} ms, ${run.targets.length} repl.${cfg.fencing ? ', fencing' : ''}${cfg.watchdog === false ? ', no watchdog' : ''}${cfg.sold_out_cache ? ', cache' : ''}`;
+  const l = (k) => label(k, zh);
+  const load = cfg.rate ? `${fmt(cfg.rate)} req/s` : `${l('cmpConc')} ${cfg.concurrency}`;
+  return [`${l('cmpBuyers')} ${fmt(cfg.buyers)}`, load, `${l('cmpWork')} ${cfg.work_ms} ms`, `${l('cmpTTL')} ${cfg.ttl_ms} ms`,
+    `${l('cmpReplicas')} ${run.targets.length}`, cfg.fencing ? l('cmpFencing') : '', cfg.watchdog === false ? l('cmpNoWatchdog') : '',
+    cfg.sold_out_cache ? l('cmpCache') : ''].filter(Boolean).join(', ');
 }
+
+/** settingText is a setting's value for people: on and off in the language. */
+const settingText = (v, zh) => (v === 'on' ? label('cmpOn', zh) : v === 'off' ? label('cmpOff', zh) : v);
 
 /** faultsTd is a row's faults cell: read from the sale's timeline (its `faults`) once, "…" until then. */
 function faultsTd(saleID, zh) {
