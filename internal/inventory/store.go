@@ -6,8 +6,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Store reads and writes sales and orders.
