@@ -192,7 +192,8 @@ test('a none run oversells and the page says so in red and in words', async () =
   assert.match(await page.locator('#n-oversold').innerText(), /OVERSOLD/);
   assert.match(await page.getAttribute('#b-oversold', 'class'), /\bbad\b/);
   assert.equal(await number('#n-sold'), 20 + oversold);
-  assert.match(await page.locator('#verdict').innerText(), /OVERSOLD/);
+  // The server's verdict with its reason.
+  assert.match(await page.locator('#verdict').innerText(), new RegExp(`BROKEN: .*oversold ${oversold}\\b`));
   // The tables: both replicas served, both agents took a share.
   assert.equal(await page.locator('#t-replicas tbody tr').count(), 2);
   assert.ok(await page.locator('#t-agents tbody tr').count() >= 2);
@@ -217,10 +218,12 @@ async function checkComparison() {
   // Generous: on a loaded 2-core CI machine the table's refresh took longer than 15 s.
   await none.filter({ hasText: `#${noneID}:` }).waitFor({ timeout: 60_000 });
   await redis.filter({ hasText: `#${redisID}:` }).waitFor({ timeout: 60_000 });
-  assert.equal(await none.locator('.verdict-cell').innerText(), 'OVERSOLD');
-  assert.equal(await redis.locator('.verdict-cell').innerText(), 'holds');
-  assert.equal(await none.locator('td').nth(0).innerText(), 'no'); // claimed safe: no
-  assert.equal(await redis.locator('td').nth(0).innerText(), 'yes');
+  // The server's verdict: none broke the sale, redis held.
+  assert.equal(await none.locator('.verdict-cell .verdict-word').innerText(), 'BROKEN');
+  assert.match(await none.locator('.verdict-cell .verdict-reason').innerText(), /oversold \d+/);
+  assert.equal(await redis.locator('.verdict-cell').innerText(), 'holds\nno critical sections overlapped; oversold 0, lost 0');
+  assert.equal(await none.locator('td.safe-cell').innerText(), 'no'); // claimed safe: no
+  assert.equal(await redis.locator('td.safe-cell').innerText(), 'yes');
   // The seeds' claims: only redis was measured, so each is "not measured",
   // judged on the redis run and naming what is missing.
   const claims = page.locator('#t-claims tbody tr');

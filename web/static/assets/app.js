@@ -5,7 +5,7 @@
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
-import { loadClaims, loadComparison as fillComparison } from './compare.js';
+import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
 import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, label } from './i18n.js';
@@ -23,7 +23,7 @@ const LANG_KEY = 'seckill.zhLabels';
 
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -55,6 +55,7 @@ $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
   localStorage.setItem(LANG_KEY, state.zh ? '1' : '0');
   applyLang();
+  loadComparison(1); // its cells are drawn in the language
 });
 
 // ---- strategies and explanations ---------------------------------------
@@ -264,7 +265,9 @@ function onRuns(list) {
 
 // Until the API has answered with every finished run's figures (a loaded
 // replica can time out), ask again every 2.5 s, for a minute at most.
+let pinsReady = false;
 const loadComparison = async (tries = 24) => {
+  if (!pinsReady) { initPins(nav, () => loadComparison(1)); pinsReady = true; }
   const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen, state.zh);
   loadClaims();
   if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
