@@ -1,8 +1,10 @@
-// Labels in English with their Chinese equivalents (the seeds' audience),
-// and the explanation of every strategy in the project's own words; the
+// Labels in English and in Chinese (the seeds' audience), and the
+// explanation of every strategy in the project's own words, in both; the
 // fault kinds' labels come with the fault table (GET /api/faults,
-// addLabels). The "中文 labels" toggle adds the Chinese label beside the
-// English one; the explanations stay in English.
+// addLabels), other modules add theirs the same way. The EN | 中文 switch
+// picks one language: Chinese mode shows the Chinese text alone (well-known
+// technical names such as Redis, TTL, p99 and the strategies' names stay
+// in Latin letters).
 
 /** @type {Record<string, [string, string]>} key -> [English, 中文] */
 export const LABELS = {
@@ -11,21 +13,21 @@ export const LABELS = {
   navCompare: ['Compare', '对比'],
   navLessons: ['Lessons', '实验课'],
   navFaults: ['Faults', '故障注入'],
-  navStrategies: ['Strategies', '锁策略'],
+  navStrategies: ['Strategies', '并发控制策略'],
   newRun: ['Start a run', '发起压测'],
-  strategy: ['Strategy', '锁策略'],
+  strategy: ['Strategy', '并发控制策略'],
   stock: ['Stock', '库存'],
   buyers: ['Buyers', '买家数'],
   loadModel: ['Load', '负载'],
   concurrency: ['concurrency', '并发数'],
-  rate: ['rate (req/s)', '请求速率'],
+  rate: ['rate (req/s)', '请求速率（次/秒）'],
   replicas: ['Replicas', '实例数'],
-  workMs: ['Work in lock (ms)', '锁内耗时'],
-  ttlMs: ['Lock TTL (ms)', '锁过期时间'],
+  workMs: ['Work in lock (ms)', '锁内业务耗时（毫秒）'],
+  ttlMs: ['Lock TTL (ms)', '锁过期时间（毫秒）'],
   perUser: ['Per-user limit', '每人限购'],
   fencing: ['Fencing tokens', '防护令牌'],
   watchdog: ['Watchdog', '看门狗续期'],
-  token: ['Admin token', '管理令牌'],
+  token: ['Admin token', '管理员令牌'],
   start: ['Start', '开始'],
   live: ['Run in progress', '进行中的压测'],
   liveLast: ['Last run', '最近一次压测'],
@@ -38,10 +40,10 @@ export const LABELS = {
   violations: ['Exclusion violations', '临界区重叠次数'],
   fenced: ['Fenced writes', '被拦截的写入'],
   reqPerS: ['Requests/s', '每秒请求数'],
-  p50p99: ['p50 / p99 (ms)', '延迟 p50 / p99'],
+  p50p99: ['p50 / p99 (ms)', '延迟 p50 / p99（毫秒）'],
   chOrders: ['Orders per second', '每秒订单数'],
-  chLatency: ['Latency p50/p95/p99 (ms), client and server', '延迟（客户端与服务端）'],
-  chLockWait: ['Lock wait p50/p95/p99 (ms)', '等锁时间'],
+  chLatency: ['Latency p50/p95/p99 (ms), client and server', '延迟 p50/p95/p99（毫秒），客户端与服务端'],
+  chLockWait: ['Lock wait p50/p95/p99 (ms)', '等锁时间 p50/p95/p99（毫秒）'],
   perReplica: ['Shop replicas', '服务实例'],
   perAgent: ['Load-test agents', '压测节点'],
   replica: ['Replica', '实例'],
@@ -53,21 +55,21 @@ export const LABELS = {
   compare: ['Finished runs side by side', '结果对比'],
   claimedSafe: ['Claimed safe', '声称安全'],
   verdict: ['Verdict', '结论'],
-  throughput: ['Throughput (req/s)', '吞吐量'],
-  lockWait: ['Lock wait p99 (ms)', '等锁时间'],
+  throughput: ['Throughput (req/s)', '吞吐量（次/秒）'],
+  lockWait: ['Lock wait p99 (ms)', '等锁时间 p99（毫秒）'],
   retries: ['Retries', '重试次数'],
   limitRatio: ['Physical-limit ratio', '理论上限占比'],
   setup: ['Run', '压测参数'],
-  explain: ['What each strategy does', '各锁策略说明'],
+  explain: ['What each strategy does', '各并发控制策略说明'],
   does: ['What it does', '做法'],
   pitfall: ['Pitfall', '陷阱'],
   lesson: ['Lesson', '教训'],
   faults: ['Faults', '故障注入'],
   faultReplica: ['Inject into replica', '注入到实例'],
   inject: ['Inject', '注入'],
-  claimsH: ['The seeds\' performance claims, checked on this machine', '种子文章的性能论断（本机实测）'],
+  claimsH: ['The seeds\' performance claims, checked on this machine', '参考文章的性能论断（本机实测）'],
   claimsNote: ['Judged on the newest finished run that measured redis, zookeeper and a database lock one step after the other with the same load (orders per second of each step); make bench judges them on the lock alone.', '依据最近一次同时测过 redis、zookeeper 和数据库锁（同一负载、逐个步骤）的已完成压测（各步骤每秒订单数）判定；make bench 只测锁本身。'],
-  claimSeed: ['The seed says', '种子原文'],
+  claimSeed: ['The seed says', '原文'],
   claimChecked: ['Checked', '检验内容'],
   claimMeasured: ['Measured', '实测'],
   lessons: ['Lessons', '实验课'],
@@ -76,7 +78,7 @@ export const LABELS = {
   runLesson: ['Run', '运行'],
   predicts: ['The seed predicts', '预期'],
   fix: ['The fix', '解决办法'],
-  strategies: ['Strategies', '锁策略'],
+  strategies: ['Strategies', '并发控制策略'],
   minReplicas: ['Needs', '需要'],
   seed: ['From the seed', '出处'],
   lastResult: ['Last result', '上次结果'],
@@ -84,25 +86,25 @@ export const LABELS = {
   output: ['Full output', '完整输出'],
   guards: ['Flash-sale guards', '秒杀防护'],
   opensIn: ['Opens in (s)', '开售倒计时（秒）'],
-  rateUser: ['Rate limit per user (req/s)', '每用户限流'],
-  rateIp: ['Rate limit per IP (req/s)', '每 IP 限流'],
+  rateUser: ['Rate limit per user (req/s)', '每用户限流（次/秒）'],
+  rateIp: ['Rate limit per IP (req/s)', '每 IP 限流（次/秒）'],
   soldOutCache: ['Sold-out cache', '售罄缓存'],
   ticketRequired: ['Ticket required', '需要购买凭证'],
-  openShop: ['open the shop', '打开商品页'],
+  openShop: ['open the shop', '打开秒杀页面'],
   orderPipeline: ['Orders', '订单'],
   orderMode: ['Order mode', '下单模式'],
   payWithin: ['Pay within (ms)', '支付时限（毫秒）'],
   queue: ['Queue', '队列'],
   qLength: ['Queue length', '队列长度'],
-  qLag: ['Consumer lag', '消费延迟'],
+  qLag: ['Consumer lag', '消费积压（未读条数）'],
   qPending: ['Pending per consumer', '待确认（每个消费者）'],
   qInFlight: ['In the queue', '排队中'],
   qConfirmedPerS: ['Confirmed/s', '每秒确认'],
   qConfirmedFailed: ['Confirmed / failed', '已确认 / 失败'],
-  qConfirmMs: ['202→confirmed p50/p99 ms', '排队到确认 p50/p99'],
+  qConfirmMs: ['202→confirmed p50/p99 ms', '排队到确认 p50/p99（毫秒）'],
   qDurability: ['Persistence', '持久化'],
   resReservedPaid: ['Reserved / paid', '待支付 / 已支付'],
-  resExpiredReturned: ['Expired / returned', '已过期 / 已退回'],
+  resExpiredReturned: ['Expired / returned', '已超时 / 已回补库存'],
   drift: ['Stock drift', '对账偏差'],
   health: ['Health', '健康状态'],
   durability: ['Persistence of the queue’s Redis', '队列 Redis 持久化'],
@@ -155,6 +157,72 @@ export const LABELS = {
   o_limit_reached: ['limit reached', '达到限购'],
   o_error: ['error', '错误'],
   o_unknown: ['unknown', '未知'],
+  // The page's own texts: the header, the band, the Run form's hints and
+  // options, the notes of the sections, the footer.
+  langSwitch: ['Language', '语言'],
+  largeType: ['Large type', '大字号'],
+  bandHide: ['Hide figures', '收起数字'],
+  bandShow: ['Show figures', '展开数字'],
+  chartsLink: ['charts', '图表'],
+  charts: ['Charts of the run', '压测曲线'],
+  chartsOff: ['Charts are off: the chart library was not copied into the binary (run make web). The tables of the Run section carry every figure.', '图表不可用：图表库没有打包进程序（请运行 make web）。压测页的表格包含全部数字。'],
+  allStrategies: ['all strategies, one after another', '全部策略，逐个运行'],
+  unsafeMark: ['unsafe', '不安全'],
+  unavailableMark: ['unavailable here', '此处不可用'],
+  loadValue: ['load value', '负载数值'],
+  loadHintClosed: ['closed model: buyers in flight at once', '闭环模型：同时在途的买家数'],
+  loadHintOpen: ['open model: requests per second, whatever the answers take', '开环模型：每秒请求数，不等待响应'],
+  replicasHint: ['(0 = all alive)', '（0 = 全部在线实例）'],
+  watchdogHint: ['redis and redlock only: renews the lock\'s TTL while it is held', '仅 redis 和 redlock：持锁期间自动续期 TTL'],
+  opensHint: ['(0 = at once)', '（0 = 立即开售）'],
+  offHint: ['(0 = off)', '（0 = 关闭）'],
+  soldOutHint: ['once the stock reads 0, every replica answers sold out from memory', '库存读到 0 后，每个实例直接从内存返回售罄'],
+  ticketHint: ['orders need a purchase ticket from POST /api/sales/{id}/ticket', '下单需要先从 POST /api/sales/{id}/ticket 获取购买凭证'],
+  orderSync: ['sync: 201 once the order is in the database', '同步：订单写入数据库后返回 201'],
+  orderAsync: ['async: 202 and a ticket, a queue persists the order', '异步：返回 202 和凭证，由队列写入订单'],
+  orderModeHint: ['async needs redis-lua-stock: one Lua script takes the unit and queues the order (with all strategies, its step only)', '异步模式需要 redis-lua-stock：一个 Lua 脚本扣减库存并把订单放入队列（选全部策略时只对该步骤生效）'],
+  payHintNone: ['(0 = no reservation)', '（0 = 不预留）'],
+  payHint: ['every order is reserved; unpaid by then, its unit goes back', '每个订单先预留库存；超时未支付则回补库存'],
+  durReading: ['reading the mode…', '正在读取模式…'],
+  durNone: ['none: a restart loses what the queue holds', 'none：重启会丢失队列中的全部内容'],
+  durEverysec: ['everysec: a restart loses up to a second of it', 'everysec：重启最多丢失一秒的内容'],
+  durAlways: ['always: on disk before every answer, nothing lost', 'always：每次响应前写入磁盘，不丢数据'],
+  p99ms: ['p99 (ms)', 'p99（毫秒）'],
+  compareNote: ['The newest finished run of each strategy, from the database (it survives a reload and a restart). A strategy holds when nothing was oversold, no update was lost and no two buyers were ever inside the critical section at once.', '每种策略最近一次已完成的压测，读自数据库（刷新页面或重启后仍在）。没有超卖、没有丢失更新、也从未有两个买家同时进入临界区，才算策略成立。'],
+  noRunYet: ['no finished run yet', '还没有已完成的压测'],
+  claimsNote1: ['Judged on the newest finished run that measured redis, zookeeper and a database lock one step after the other with the same load (orders per second of each step);', '依据最近一次同时测过 redis、zookeeper 和数据库锁（同一负载、逐个步骤）的已完成压测（各步骤每秒订单数）判定；'],
+  claimsNote2: ['judges them on the lock alone.', '只测锁本身。'],
+  lessonsNote1: ['A lesson is a scenario', '每节实验课是一个场景'],
+  lessonsNote2: ['that a load-test agent runs: it sets up the strategies, injects the fault if any, then reads the database and the violation detector. It passes when what happened is what the seed predicts.', '，由压测节点运行：先配置策略，需要时注入故障，再读取数据库和冲突检测器。实际结果与原文预期一致即为通过。'],
+  lessonsOrder: ['Run all queues every lesson; the agents take them one at a time, in this order. Some stop, kill or restart a part of the demo: each card says what.', '全部运行会把每节课排入队列，压测节点按此顺序逐个执行。有些课会停止、杀死或重启演示环境的某个部分：每张卡片都会说明。'],
+  loadingLessons: ['loading the lessons…', '正在加载实验课…'],
+  faultsNote: ['Deliberate failures injected into one running shop replica: a lock holder paused past its TTL, a process stopped or killed, a Redis node restarted, a ZooKeeper session expired. The replica that serves this page forwards the request to the one you pick.', '向一个运行中的实例故意注入故障：持锁者暂停超过 TTL、进程被暂停或杀死、Redis 节点重启、ZooKeeper 会话过期。提供本页面的实例会把请求转发给你选择的实例。'],
+  faultsOff1: ['Faults are off on this replica (', '本实例未开启故障注入（'],
+  faultsOff2: ['enables them;', '可开启；'],
+  faultsOff3: ['sets it).', '会设置它）。'],
+  loadingFaults: ['loading the fault kinds…', '正在加载故障类型…'],
+  claimedSafeTag: ['claimed safe', '声称安全'],
+  unsafeTag: ['unsafe by design', '设计上不安全'],
+  registry: ['Registry', '注册说明'],
+  footApi: ['API of this replica (any replica answers the same):', '本实例的 API（每个实例的回答相同）：'],
+  noscript: ['This dashboard needs JavaScript. The API below works without it.', '本面板需要 JavaScript。下面的 API 不需要。'],
+  tlControls: ['Timeline controls', '时间线控制'],
+  connecting: ['connecting…', '正在连接…'],
+  connLive: ['live from', '实时数据来自'],
+  connLost: ['stream lost: reconnecting…', '数据流中断：正在重连…'],
+  connGone: ['is gone: moving to', '已离线，转到'],
+  connNone: ['no replica answers: retrying…', '没有实例响应：正在重试…'],
+  connServer: ['server', '服务器'],
+  starting: ['starting…', '正在启动…'],
+  started: ['Run {id} started: {strategies} on {n} replica(s).', '压测 {id} 已开始：{strategies}，共 {n} 个实例。'],
+  refused: ['Refused', '被拒绝'],
+  failed: ['Failed', '失败'],
+  needTokenMsg: ['Enter the admin token (SECKILL_ADMIN_TOKEN) and start again.', '请输入管理员令牌（SECKILL_ADMIN_TOKEN）后重新开始。'],
+  cannotList: ['Cannot list the strategies', '无法读取策略列表'],
+  mustWhole: ['{name} must be a whole number from {min} to {max}', '{name} 必须是 {min} 到 {max} 之间的整数'],
+  mustRate: ['rate must be above {min} and at most {max} requests/s', '请求速率必须大于 {min} 且不超过 {max} 次/秒'],
+  mustAsync: ['order mode async needs the {s} strategy', '异步下单模式需要 {s} 策略'],
+  mustPay: ['pay_within_ms must be 0 (no reservation) or from {min} to {max}', '支付时限必须为 0（不预留）或 {min} 到 {max} 之间'],
 };
 
 /** Explanation panels: what the strategy does, its pitfall, the lesson. */
@@ -220,7 +288,7 @@ export const EXPLAIN = {
     lesson: 'Set the value and its expiry in one atomic command (SET NX PX).',
   },
   'redis-no-owner': {
-    zh: '不校验持有者',
+    zh: '释放时不校验持有者（直接 DEL）',
     does: 'Locks with an expiry but releases with a plain DEL (the teaching variant).',
     pitfall: 'A holder whose lock expired deletes the next holder\'s lock: two, then three buyers are inside at once.',
     lesson: 'Release only your own lock: compare the owner token and delete in one Lua script.',
@@ -277,16 +345,24 @@ export function addLabels(entries) {
   Object.assign(LABELS, entries);
 }
 
-/** label returns the text for key in the current mode. */
+/** label returns the text for key in the current language: the Chinese alone when zh. */
 export function label(key, zh) {
   const l = LABELS[key];
   if (!l) return key;
-  return zh ? `${l[0]} · ${l[1]}` : l[0];
+  return zh && l[1] ? l[1] : l[0];
 }
 
-/** applyLabels rewrites every [data-l] element under root. */
+/** applyLabels rewrites every [data-l] element under root, and the [data-l-title] titles. */
 export function applyLabels(root, zh) {
   for (const el of root.querySelectorAll('[data-l]')) {
-    el.textContent = label(el.dataset.l, zh);
+    const text = label(el.dataset.l, zh);
+    if (el.textContent !== text) el.textContent = text;
   }
+  for (const el of root.querySelectorAll('[data-l-title]')) el.title = label(el.dataset.lTitle, zh);
+  if (root.documentElement) root.documentElement.lang = zh ? 'zh-CN' : 'en';
+}
+
+/** explainText returns a strategy's explanation part (does, pitfall, lesson) in the current language. */
+export function explainText(x, part, zh) {
+  return (zh && x[`${part}Zh`]) || x[part];
 }

@@ -2,9 +2,69 @@
 // always-visible band, and fills the replica and agent tables of the Run
 // section. It decides nothing: the model says what is bad and in which words.
 import { el, fmt, ms } from './dom.js';
-import { label } from './i18n.js';
+import { addLabels, label } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
+
+// The guard layers' words in the band (live-model.js LAYERS keys).
+addLabels({
+  layer_opening: ['not open', '未开售'], layer_ticket: ['ticket', '购买凭证'], layer_rate_limit: ['rate limited', '被限流'],
+  layer_idempotency: ['idempotency', '幂等拦截'], layer_sold_out_cache: ['sold-out cache', '售罄缓存'], layer_lock: ['lock', '锁'],
+  layer_database: ['database', '数据库'], layer_store: ['store', '库存存储'],
+});
+
+const COLLAPSED_KEY = 'seckill.bandCollapsed';
+const LARGE_KEY = 'seckill.largeType';
+
+/**
+ * initBand wires the band's own controls: the collapse button (the band
+ * shrinks to its one-line heading), the large-type switch (the whole page
+ * scales for the back of a room) and the charts link (the charts sit at the
+ * top of the Run section, under the band). Both switches are remembered in
+ * localStorage. zh() says the language; onResize() follows a change of
+ * type size. Returns relabel(zh).
+ */
+export function initBand({ zh, onResize = () => {} }) {
+  const live = $('#live');
+  const toggle = $('#band-toggle');
+  const large = $('#large');
+  const setCollapsed = (on) => {
+    live.classList.toggle('collapsed', on);
+    toggle.setAttribute('aria-expanded', String(!on));
+    const key = on ? 'bandShow' : 'bandHide';
+    toggle.dataset.lTitle = key;
+    toggle.title = label(key, zh());
+    const sr = toggle.querySelector('[data-l]');
+    sr.dataset.l = key;
+    sr.textContent = label(key, zh());
+  };
+  const setLarge = (on) => {
+    document.documentElement.classList.toggle('large', on);
+    large.setAttribute('aria-pressed', String(on));
+  };
+  setCollapsed(localStorage.getItem(COLLAPSED_KEY) === '1');
+  setLarge(localStorage.getItem(LARGE_KEY) === '1');
+  toggle.addEventListener('click', () => {
+    const on = !live.classList.contains('collapsed');
+    localStorage.setItem(COLLAPSED_KEY, on ? '1' : '0');
+    setCollapsed(on);
+  });
+  large.addEventListener('click', () => {
+    const on = !document.documentElement.classList.contains('large');
+    localStorage.setItem(LARGE_KEY, on ? '1' : '0');
+    setLarge(on);
+    onResize();
+  });
+  // The charts open the Run section, whose top they are (the nav scrolls to it).
+  $('#charts-link').addEventListener('click', () => {
+    if (document.body.dataset.section !== 'run') location.hash = '#/run';
+    else window.scrollTo(0, 0);
+    $('#charts').focus({ preventScroll: true });
+  });
+  return {
+    relabel() { setCollapsed(live.classList.contains('collapsed')); },
+  };
+}
 
 // Big number -> [element id, id of its box when a value above 0 is bad].
 const BIG = {
@@ -30,7 +90,7 @@ function renderQueue(view, zh) {
   }
 }
 
-/** renderLive writes view (see liveView) into the band; charts gets the point; zh: Chinese labels too. */
+/** renderLive writes view (see liveView) into the band; charts gets the point; zh: in Chinese. */
 export function renderLive(view, charts, zh = false) {
   $('#live-title').textContent = view.title;
   const heading = $('#live-h [data-l]');
@@ -53,14 +113,14 @@ export function renderLive(view, charts, zh = false) {
   const verdict = $('#verdict');
   if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
-  renderGuards(view);
+  renderGuards(view, zh);
   renderQueue(view, zh);
   charts.reset(view.key);
   if (view.point) charts.push(view.sample.t, view.point);
 }
 
 /** renderGuards writes the opening countdown, the shop link and the answers per layer. */
-function renderGuards(view) {
+function renderGuards(view, zh) {
   const opening = $('#live-opening');
   opening.hidden = !view.opening;
   // Not a live region: a countdown read out every second would drown the page.
@@ -76,7 +136,8 @@ function renderGuards(view) {
   list.replaceChildren(...view.layers.map((l) => {
     const bar = el('span', { class: `bar l-${l.layer}` });
     bar.style.width = `${(0.15 + 3.85 * l.share).toFixed(2)}rem`; // CSSOM: the CSP allows it, unlike a style attribute
-    return el('li', { 'data-layer': l.layer }, el('span', { class: 'k', text: l.word }), ' ', el('strong', { text: l.text }), bar);
+    const word = zh ? label(`layer_${l.layer}`, true) : l.word;
+    return el('li', { 'data-layer': l.layer }, el('span', { class: 'k', text: word }), ' ', el('strong', { text: l.text }), bar);
   }));
 }
 
