@@ -23,6 +23,7 @@ const LANG_KEY = 'seckill.zhLabels';
 
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
+let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
 const state = {
   strategies: [], // GET /api/strategies
@@ -56,6 +57,7 @@ function applyLang() {
   charts.relabel(state.zh);
   band.relabel(state.zh);
   setConn(conn.text, conn.ok);
+  queue?.refresh();
   timeline?.relabel();
 }
 $('#lang').addEventListener('click', () => {
@@ -343,7 +345,7 @@ $('#b-viol').addEventListener('click', () => {
   timeline.showPairs();
   location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
 });
-initQueue({
+queue = initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },
   needToken,

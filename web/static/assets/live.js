@@ -13,6 +13,20 @@ addLabels({
   layer_database: ['database', '数据库'], layer_store: ['store', '库存存储'],
 });
 
+// A run's status in the band's title, and the title itself in Chinese.
+addLabels({ st_running: ['running', '运行中'], st_queued: ['queued', '排队中'], st_done: ['done', '已完成'], st_failed: ['failed', '失败'] });
+
+/**
+ * titleIn writes the band's title (live-model.js: "run 3 step 2/18: redis
+ * (running)") in Chinese when zh: 压测 3 第 2/18 步：redis（运行中）; a title of
+ * another form stays as it is.
+ */
+export function titleIn(title, zh) {
+  const m = /^run (\d+)(?: step (\d+\/\d+))?: (\S+) \((\w+)\)$/.exec(title);
+  if (!zh || !m) return title;
+  return `压测 ${m[1]}${m[2] ? ` 第 ${m[2]} 步` : ''}：${m[3]}（${label(`st_${m[4]}`, true)}）`;
+}
+
 const COLLAPSED_KEY = 'seckill.bandCollapsed';
 const LARGE_KEY = 'seckill.largeType';
 
@@ -92,7 +106,8 @@ function renderQueue(view, zh) {
 
 /** renderLive writes view (see liveView) into the band; charts gets the point; zh: in Chinese. */
 export function renderLive(view, charts, zh = false) {
-  $('#live-title').textContent = view.title;
+  const title = titleIn(view.title, zh);
+  if ($('#live-title').textContent !== title) $('#live-title').textContent = title;
   const heading = $('#live-h [data-l]');
   if (heading && view.heading && heading.dataset.l !== view.heading) {
     heading.dataset.l = view.heading;
