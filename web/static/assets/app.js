@@ -56,6 +56,9 @@ function applyLang() {
   renderExplanations();
   charts.relabel(state.zh);
   band.relabel(state.zh);
+  // The band and the tables again in the new language (the charts keep their points).
+  if (state.view) renderLive(state.view, { reset() {}, push() {} }, state.zh);
+  renderTables(state.step, state.replicas, state.zh);
   setConn(conn.text, conn.ok);
   queue?.refresh();
   timeline?.relabel();
@@ -270,10 +273,11 @@ function showRun(run) {
   const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.more);
   if (!view) return;
   renderLive(view, charts, state.zh);
+  state.view = view;
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
-  renderTables(view.step, state.replicas);
+  renderTables(view.step, state.replicas, state.zh);
 }
 
 function onRuns(list) {
@@ -358,7 +362,7 @@ openStream({
   runs: onRuns,
   replicas: (list) => {
     state.replicas = list;
-    renderTables(state.step, state.replicas);
+    renderTables(state.step, state.replicas, state.zh);
     lessons.setReplicas(list);
     faults.setReplicas(list);
   },

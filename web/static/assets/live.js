@@ -156,19 +156,27 @@ function renderGuards(view, zh) {
   }));
 }
 
-/** aliveOf says whether discovery sees id, in words. */
+// The tables' states, in both languages.
+addLabels({
+  stAlive: ['alive', '在线'], stGone: ['gone {s} s ago', '{s} 秒前离线'], stUnknown: ['unknown', '未知'],
+  stDone: ['done', '已完成'], stUnclaimed: ['unclaimed', '未认领'], share: ['share {n}', '第 {n} 份'],
+});
+
+/** aliveOf says whether discovery sees id: {key, s} (s: seconds since it was last seen). */
 function aliveOf(replicas, id) {
   const m = replicas.find((r) => r.id === id);
-  if (!m) return 'unknown';
-  return m.alive ? 'alive' : `gone ${Math.round(m.age_ms / 1000)} s ago`;
+  if (!m) return { key: 'stUnknown' };
+  return m.alive ? { key: 'stAlive' } : { key: 'stGone', s: Math.round(m.age_ms / 1000) };
 }
 
-function stateCell(text) {
-  return el('td', { class: text === 'alive' || text === 'done' ? 'ok' : text.startsWith('gone') ? 'bad' : '', text });
+/** stateCell writes a state ({key, s}) in words, green when alive or done, red when gone. */
+function stateCell({ key, s }, zh) {
+  const text = label(key, zh).replace('{s}', String(s));
+  return el('td', { class: key === 'stAlive' || key === 'stDone' ? 'ok' : key === 'stGone' ? 'bad' : '', text });
 }
 
-/** renderTables fills the per-replica and per-agent tables of step. */
-export function renderTables(step, replicas) {
+/** renderTables fills the per-replica and per-agent tables of step; zh: in Chinese. */
+export function renderTables(step, replicas, zh = false) {
   const rb = $('#t-replicas tbody');
   rb.replaceChildren();
   const byId = new Map((step?.server?.replicas || []).map((r) => [r.replica_id, r]));
@@ -177,20 +185,20 @@ export function renderTables(step, replicas) {
     const r = byId.get(id) || {};
     rb.append(el('tr', {}, el('th', { scope: 'row', text: id }), el('td', { text: fmt(r.requests) }),
       el('td', { text: fmt(r.orders) }), el('td', { text: fmt(r.errors) }), el('td', { text: r.p99_ms === undefined ? '–' : ms(r.p99_ms) }),
-      stateCell(aliveOf(replicas, id))));
+      stateCell(aliveOf(replicas, id), zh)));
   }
   const ab = $('#t-agents tbody');
   ab.replaceChildren();
   const agents = step?.agents || [];
   const listed = new Set(agents.map((a) => a.agent_id));
   for (const a of agents) {
-    const st = a.done ? 'done' : a.agent_id ? aliveOf(replicas, a.agent_id) : 'unclaimed';
-    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (share ${a.share + 1})` }),
+    const st = a.done ? { key: 'stDone' } : a.agent_id ? aliveOf(replicas, a.agent_id) : { key: 'stUnclaimed' };
+    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (${label('share', zh).replace('{n}', a.share + 1)})` }),
       el('td', { text: fmt(a.requests) }), el('td', { text: fmt(a.orders) }), el('td', { text: fmt(a.errors) }),
-      el('td', { text: ms(a.p99_ms) }), stateCell(st)));
+      el('td', { text: ms(a.p99_ms) }), stateCell(st, zh)));
   }
   for (const m of replicas.filter((x) => x.kind === 'agent' && !listed.has(x.id))) {
     ab.append(el('tr', {}, el('th', { scope: 'row', text: m.id }), el('td', { text: '–' }), el('td', { text: '–' }),
-      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(replicas, m.id))));
+      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(replicas, m.id), zh)));
   }
 }
