@@ -222,6 +222,12 @@ export const LABELS = {
   mustWhole: ['{name} must be a whole number from {min} to {max}', '{name} 必须是 {min} 到 {max} 之间的整数'],
   mustRate: ['rate must be above {min} and at most {max} requests/s', '请求速率必须大于 {min} 且不超过 {max} 次/秒'],
   mustAsync: ['order mode async needs the {s} strategy', '异步下单模式需要 {s} 策略'],
+  shopDashboard: ['Seckill Lab dashboard', '秒杀实验室面板'],
+  shopLoading: ['Loading the sale…', '正在加载秒杀…'],
+  shopUnitsLeft: ['Units left', '剩余件数'],
+  shopTicketNote: ['This sale needs a purchase ticket: the page gets one for you before it orders.', '本场秒杀需要购买凭证：页面会在下单前替你领取。'],
+  shopUser: ['Your user id', '你的用户 ID'],
+  shopReservation: ['Your reservation', '你的预留订单'],
   mustPay: ['pay_within_ms must be 0 (no reservation) or from {min} to {max}', '支付时限必须为 0（不预留）或 {min} 到 {max} 之间'],
 };
 
