@@ -63,7 +63,7 @@ var table = []Kind{
 			"the next lock script this replica runs on the sale's lock key runs on Redis, and its reply is lost on " +
 				"the way back (seed 002: did the acquire that timed out succeed?)",
 			"本实例在该秒杀活动的锁 key 上执行的下一个加锁脚本在 Redis 上执行成功，但响应在返回途中丢失" +
-				"（种子 002：超时的加锁到底成功了没有？）"},
+				"（参考文章 002：超时的加锁到底成功了没有？）"},
 		Params: []Param{saleID()},
 		Needs: Needs{Strategies: []string{"redisson", "redis"},
 			Settings: []string{"the replica's default Redis (SECKILL_REDIS_ADDR) keeps the lock"}},
