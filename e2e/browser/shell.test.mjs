@@ -186,3 +186,17 @@ test('in Chinese, every visible text of every section has Chinese in it', async 
   }
   assert.deepEqual(pageErrors, [], 'the page logged errors');
 });
+
+test('in Chinese, the form names the field it refuses in Chinese', async () => {
+  await setSwitches({ zh: true, large: false });
+  try {
+    await page.goto(`${server.url}/#/run`);
+    await page.fill('#f-stock', '0');
+    await page.click('#start');
+    assert.match(await page.locator('#form-msg').innerText(), /^库存必须是 1 到 \d+ 之间的整数$/);
+    assert.equal(await page.getAttribute('#f-stock', 'aria-invalid'), 'true');
+  } finally {
+    await page.fill('#f-stock', '100');
+    await setSwitches({ zh: false, large: false });
+  }
+});

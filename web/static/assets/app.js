@@ -159,7 +159,9 @@ function readForm() {
     const v = Number(input.value);
     const ok = input.value !== '' && Number.isInteger(v) && v >= Number(input.min) && v <= Number(input.max);
     input.setAttribute('aria-invalid', String(!ok));
-    if (!ok) msg.push(fill('mustWhole', { name, min: input.min, max: input.max }));
+    // In Chinese the field's own label names it; in English the API's name for it.
+    const key = input.closest('label')?.querySelector('[data-l]')?.dataset.l;
+    if (!ok) msg.push(fill('mustWhole', { name: state.zh && key ? label(key, true) : name, min: input.min, max: input.max }));
     return v;
   };
   const body = { strategy: $('#f-strategy').value };

@@ -219,7 +219,7 @@ export const LABELS = {
   failed: ['Failed', '失败'],
   needTokenMsg: ['Enter the admin token (SECKILL_ADMIN_TOKEN) and start again.', '请输入管理员令牌（SECKILL_ADMIN_TOKEN）后重新开始。'],
   cannotList: ['Cannot list the strategies', '无法读取策略列表'],
-  mustWhole: ['{name} must be a whole number from {min} to {max}', '{name} 必须是 {min} 到 {max} 之间的整数'],
+  mustWhole: ['{name} must be a whole number from {min} to {max}', '{name}必须是 {min} 到 {max} 之间的整数'],
   mustRate: ['rate must be above {min} and at most {max} requests/s', '请求速率必须大于 {min} 且不超过 {max} 次/秒'],
   mustAsync: ['order mode async needs the {s} strategy', '异步下单模式需要 {s} 策略'],
   shopDashboard: ['Seckill Lab dashboard', '秒杀实验室面板'],
