@@ -126,7 +126,10 @@ export function renderLive(view, charts, zh = false) {
   // Only on a change: #verdict is a live region, and a screen reader would
   // otherwise repeat it every second.
   const verdict = $('#verdict');
-  if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
+  if (verdict.textContent !== view.verdict.text) {
+    verdict.textContent = view.verdict.text;
+    verdict.title = view.verdict.text; // the whole of it when the heading row cuts it
+  }
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
   renderGuards(view, zh);
   renderQueue(view, zh);
