@@ -28,7 +28,7 @@ let server, ctx, page, userDir;
 const pageErrors = [];
 
 before(async () => {
-  server = await startFixtureServer(0, undefined, API);
+  server = await startFixtureServer(0, undefined, { extra: API });
   await mkdir(SHOTS, { recursive: true });
   userDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-chromium-cmp-'));
   ctx = await chromium.launchPersistentContext(userDir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: PROJECTOR });
