@@ -141,8 +141,6 @@ test('the charts link opens the Run section with the charts under the band', asy
 // progress (remove an entry once its part speaks Chinese).
 const LATIN_OK = ['ZooKeeper', 'RedLock', 'Redis', 'redis', 'etcd', 'Lua', 'TTL', 'API', 'SSE', 'JavaScript', 'p50', 'p95', 'p99', 'ms', 'EN', 'x'];
 const NOT_YET = [
-  '#verdict', // the verdicts' words (live-model.js, dom.js), rewritten by issue 25's verdict part
-  '#t-compare', // the comparison's rows (compare.js), rewritten by its comparison part
   '#lessons-agents', '#lesson-list', // the lessons' texts (lessons.js), by its lessons part
 ];
 

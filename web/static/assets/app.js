@@ -273,7 +273,7 @@ async function syncClock() {
 
 function showRun(run) {
   const serverMs = clock.known ? clock.now(clientNow()) : undefined;
-  const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.more);
+  const view = liveView(run, state.last, Date.now() / 1000, serverMs, { ...state.more, zh: state.zh });
   if (!view) return;
   renderLive(view, charts, state.zh);
   state.view = view;
