@@ -60,7 +60,8 @@ func printVerdicts(out io.Writer, configs []*chaosConfig, vs []chaosVerdict) (fa
 	tw.Flush()
 	fmt.Fprintln(out, "STUCK: units neither sold nor on sale once the sales settled; RECLAIMED: units a killed replica left in flight, settled by a reconciliation")
 	fmt.Fprintln(out, "LINEARIZABLE: the shop's porcupine check of each sale's answers (yes: every sale; NO n: n sales not; ? n: n unfinished or unread);"+
-		" shown, not asserted: a killed replica loses the answers it had not recorded yet")
+		" shown, not asserted: answers a killed replica never recorded make a sale ?, and redis-lua-stock, which gives a unit back when"+
+		" its persist fails, can truly tell a buyer sold out before a later buyer gets that unit (NO)")
 	fmt.Fprintln(out, "DATA: the shop's verdict on the figures (holds: no overlap; overlapped, data safe: fencing or the database refused every stale write; BROKEN: oversold, lost or over the limit):")
 	for i, c := range configs {
 		fmt.Fprintf(out, "  %s: %s\n", c.name(), vs[i].data().ReasonEn)
