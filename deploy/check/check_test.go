@@ -1,0 +1,185 @@
+package check
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+const root = "../.."
+
+var overlays = []string{"with-backends", "external-backends"}
+
+func readCode(t *testing.T) Code {
+	t.Helper()
+	c, err := ReadCode(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func build(t *testing.T, overlay string) []Object {
+	t.Helper()
+	objs, err := Build(filepath.Join(root, "deploy/k8s/overlays", overlay))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// Each overlay builds, every object decodes strictly, and the manifests
+// agree with the code. The objects are logged: the list is the overlay.
+func TestOverlaysAgreeWithTheCode(t *testing.T) {
+	c := readCode(t)
+	for _, o := range overlays {
+		t.Run(o, func(t *testing.T) {
+			objs := build(t, o)
+			var names []string
+			for _, ob := range objs {
+				names = append(names, ob.String())
+			}
+			sort.Strings(names)
+			t.Logf("%d objects: %s", len(objs), strings.Join(names, " "))
+			for _, err := range Check(objs, c) {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// The facts read from the code are the ones the manifests are held to: a
+// reader that found nothing would let every check pass.
+func TestReadCode(t *testing.T) {
+	c := readCode(t)
+	for _, name := range []string{"SECKILL_MYSQL_DSN", "SECKILL_HTTP_ADDR", "SECKILL_ADMIN_TOKEN", "SECKILL_LOCK_WAIT", "SECKILL_REPLICA_ID"} {
+		if !c.Env[name] {
+			t.Errorf("%s not among the variables read: %v", name, keys(c.Env))
+		}
+	}
+	if c.Env["SECKILL_TEST_BIN_DIR"] {
+		t.Error("SECKILL_TEST_BIN_DIR (a test's) counted as the programs'")
+	}
+	for _, r := range []string{"/healthz", "/metrics", "/api/sales", "/api/replicas"} {
+		if !c.Routes[r] {
+			t.Errorf("route %s not found: %v", r, keys(c.Routes))
+		}
+	}
+	if c.Image != "seckill-lab:dev" || c.Port != 8080 ||
+		!c.Binaries["/usr/local/bin/shop"] || !c.Binaries["/usr/local/bin/loadtest"] {
+		t.Errorf("image %q port %d binaries %v", c.Image, c.Port, keys(c.Binaries))
+	}
+}
+
+// Each check fails on a broken object: one change to a good build, and the
+// problem it must report.
+func TestChecksCatchBrokenObjects(t *testing.T) {
+	c := readCode(t)
+	shop := func(objs []Object) *corev1.Container {
+		return &find[*appsv1.Deployment](t, objs, "Deployment/shop").Spec.Template.Spec.Containers[0]
+	}
+	// Names the shop does not read, spelt in two pieces so that docs'
+	// README test does not take them for variables the repository reads.
+	lockWaitMS, redis := "SECKILL_"+"LOCK_WAIT_MS", "SECKILL_"+"REDIS"
+	cases := []struct {
+		name   string
+		break_ func(objs []Object)
+		want   string
+	}{
+		{"a variable the shop does not read", func(o []Object) {
+			shop(o).Env = append(shop(o).Env, corev1.EnvVar{Name: lockWaitMS, Value: "10"})
+		}, lockWaitMS + " is none the shop"},
+		{"a ConfigMap key the shop does not read", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data[redis] = "x:6379"
+		}, redis + " (from ConfigMap/shop-config) is none"},
+		{"envFrom a missing ConfigMap", func(o []Object) {
+			shop(o).EnvFrom[0].ConfigMapRef.Name = "shop-conf"
+		}, "envFrom ConfigMap/shop-conf"},
+		{"a secret key that is not there", func(o []Object) {
+			ag := &find[*appsv1.Deployment](t, o, "Deployment/agent").Spec.Template.Spec.Containers[0]
+			ag.Env[0].ValueFrom.SecretKeyRef.Key = "ADMIN_TOKEN"
+		}, "key ADMIN_TOKEN of Secret/shop-secrets"},
+		{"a probe on a route the shop does not serve", func(o []Object) {
+			shop(o).ReadinessProbe.HTTPGet.Path = "/health"
+		}, "asks /health"},
+		{"a containerPort the shop does not listen on", func(o []Object) {
+			shop(o).Ports[0].ContainerPort = 9090
+		}, "containerPort 9090"},
+		{"SECKILL_HTTP_ADDR moved, the port not", func(o []Object) {
+			shop(o).Env[1].Value = "$(POD_IP):8081"
+		}, "the shop serves on 8081"},
+		{"a Service selecting nothing", func(o []Object) {
+			find[*corev1.Service](t, o, "Service/shop").Spec.Selector["app.kubernetes.io/name"] = "shops"
+		}, "Service/shop: its selector"},
+		{"a Service port reaching no container port", func(o []Object) {
+			find[*corev1.Service](t, o, "Service/shop-pods").Spec.Ports[0].TargetPort.StrVal = "web"
+		}, "reaches web"},
+		{"an image compose does not build", func(o []Object) {
+			shop(o).Image = "seckill-lab:latest"
+		}, "image seckill-lab:latest"},
+		{"a command the Dockerfile does not install", func(o []Object) {
+			find[*appsv1.Deployment](t, o, "Deployment/agent").Spec.Template.Spec.Containers[0].Command[0] = "/usr/bin/loadtest"
+		}, "command /usr/bin/loadtest"},
+		{"an Ingress to a missing Service", func(o []Object) {
+			find[*networkingv1.Ingress](t, o, "Ingress/shop").Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "dashboard"
+		}, "Service dashboard"},
+		{"a StatefulSet without its headless Service", func(o []Object) {
+			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
+		}, `serviceName "redlocks"`},
+	}
+	if errs := Check(build(t, "with-backends"), c); len(errs) > 0 {
+		t.Fatalf("the good build already fails: %v", errs)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := build(t, "with-backends")
+			tc.break_(objs)
+			errs := Check(objs, c)
+			for _, err := range errs {
+				if strings.Contains(err.Error(), tc.want) {
+					return
+				}
+			}
+			t.Errorf("no error containing %q; got %v", tc.want, errs)
+		})
+	}
+}
+
+// Strict decoding refuses what the API server would: an unknown field, a
+// field in the wrong case, a duplicate key, an unknown kind.
+func TestDecodeIsStrict(t *testing.T) {
+	cases := map[string]string{
+		"unknown field": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replica: 3}\n",
+		"wrong case":    "apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {clusterIp: None}\n",
+		"duplicate key": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {A: \"1\", A: \"2\"}\n",
+		"unknown kind":  "apiVersion: apps/v1\nkind: Deployments\nmetadata: {name: x}\n",
+		"wrong type":    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: three}\n",
+	}
+	for name, doc := range cases {
+		if _, err := Decode([]byte(doc)); err == nil {
+			t.Errorf("%s: decoded without error", name)
+		}
+	}
+	if _, err := Decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {A: \"1\"}\n")); err != nil {
+		t.Errorf("a good object: %v", err)
+	}
+}
+
+func find[T any](t *testing.T, objs []Object, id string) T {
+	t.Helper()
+	for _, o := range objs {
+		if o.String() == id {
+			if v, ok := o.Obj.(T); ok {
+				return v
+			}
+		}
+	}
+	t.Fatalf("%s not in the build", id)
+	var zero T
+	return zero
+}
