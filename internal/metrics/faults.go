@@ -14,3 +14,12 @@ func newFaultsInjected() *prometheus.CounterVec {
 // ObserveFault counts one fault of kind injected (faults.Config.Injected).
 // Kinds come from the fault table only, so the label stays bounded.
 func (m *Metrics) ObserveFault(kind string) { m.faults.WithLabelValues(kind).Inc() }
+
+// FaultKinds starts every kind's count at 0. A counter that first appears
+// at 1 shows no increase (Prometheus has no earlier sample to compare), so
+// the board's annotation would miss each kind's first fault.
+func (m *Metrics) FaultKinds(kinds []string) {
+	for _, k := range kinds {
+		m.faults.WithLabelValues(k)
+	}
+}

@@ -53,13 +53,17 @@ seckill_sale_lost_updates{safe="true",strategy="redis"} 1
 
 func TestObserveFault(t *testing.T) {
 	m := New()
+	m.FaultKinds([]string{"slow_db", "pause_holder", "cut_db"})
+	if got := testutil.ToFloat64(m.faults.WithLabelValues("cut_db")); got != 0 {
+		t.Errorf("faults{cut_db} = %v before any, want 0", got)
+	}
 	m.ObserveFault("slow_db")
 	m.ObserveFault("slow_db")
 	m.ObserveFault("pause_holder")
 	if got := testutil.ToFloat64(m.faults.WithLabelValues("slow_db")); got != 2 {
 		t.Errorf("faults{slow_db} = %v, want 2", got)
 	}
-	if n := testutil.CollectAndCount(m.faults, "seckill_faults_injected_total"); n != 2 {
-		t.Errorf("fault series = %d, want 2", n)
+	if n := testutil.CollectAndCount(m.faults, "seckill_faults_injected_total"); n != 3 {
+		t.Errorf("fault series = %d, want 3 (every kind, from 0)", n)
 	}
 }
