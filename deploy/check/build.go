@@ -16,18 +16,36 @@ import (
 // Build runs kustomize on the folder dir as `kubectl apply -k` would (files
 // only from inside each kustomization's root) and decodes every object.
 func Build(dir string) ([]Object, error) {
+	docs, err := BuildJSON(dir)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeAll(docs)
+}
+
+// BuildJSON runs kustomize on dir and returns every object as JSON.
+func BuildJSON(dir string) ([][]byte, error) {
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	rm, err := k.Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}
-	var out []Object
+	var out [][]byte
 	for _, r := range rm.Resources() {
 		data, err := r.MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.CurId(), err)
 		}
-		o, err := Decode(data)
+		out = append(out, data)
+	}
+	return out, nil
+}
+
+// DecodeAll decodes every document strictly (Decode).
+func DecodeAll(docs [][]byte) ([]Object, error) {
+	out := make([]Object, 0, len(docs))
+	for _, d := range docs {
+		o, err := Decode(d)
 		if err != nil {
 			return nil, err
 		}

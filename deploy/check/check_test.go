@@ -132,12 +132,24 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
 		}, `serviceName "redlocks"`},
 	}
-	if errs := Check(build(t, "with-backends"), c); len(errs) > 0 {
+	docs, err := BuildJSON(filepath.Join(root, "deploy/k8s/overlays/with-backends"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func(t *testing.T) []Object { // a good build's objects, decoded anew for each case
+		t.Helper()
+		objs, err := DecodeAll(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	if errs := Check(fresh(t), c); len(errs) > 0 {
 		t.Fatalf("the good build already fails: %v", errs)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := build(t, "with-backends")
+			objs := fresh(t)
 			tc.break_(objs)
 			errs := Check(objs, c)
 			for _, err := range errs {
