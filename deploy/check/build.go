@@ -2,8 +2,10 @@
 // and holds the checks that keep them true to the code: every object
 // decodes strictly into k8s.io/api's types, and the shop's containers read
 // only variables the shop reads, serve on its port, probe its routes and run
-// the image docker-compose.yml builds. Its tests run them in make test; the
-// shop never imports it (kustomize and k8s.io/api stay out of its binary).
+// the image docker-compose.yml builds; a build that runs its own backends
+// names them by pods and Services it has (addresses.go). Its tests run them
+// in make test; the shop never imports it (kustomize and k8s.io/api stay out
+// of its binary).
 package check
 
 import (

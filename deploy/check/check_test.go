@@ -49,6 +49,11 @@ func TestOverlaysAgreeWithTheCode(t *testing.T) {
 			for _, err := range Check(objs, c) {
 				t.Error(err)
 			}
+			if o == "with-backends" { // its own backends: the shop's addresses are pods of the build
+				for _, err := range CheckAddresses(objs) {
+					t.Error(err)
+				}
+			}
 		})
 	}
 }
@@ -128,6 +133,18 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 		{"an Ingress to a missing Service", func(o []Object) {
 			find[*networkingv1.Ingress](t, o, "Ingress/shop").Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "dashboard"
 		}, "Service dashboard"},
+		{"an address of a pod the StatefulSet does not have", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_REDLOCK_ADDRS"] += ",redlock-3.redlock:6379"
+		}, "StatefulSet redlock has no pod 3"},
+		{"an address under another Service", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_ETCD_ENDPOINTS"] = "etcd-0.etcd-headless:2379"
+		}, "are under etcd, not etcd-headless"},
+		{"an address on a port the backend does not serve", func(o []Object) {
+			find[*corev1.Secret](t, o, "Secret/shop-secrets").StringData["SECKILL_MYSQL_DSN"] = "root:x@tcp(mariadb-0.mariadb:3307)/seckill"
+		}, "serves port 3307"},
+		{"an address of no backend", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_SENTINEL_ADDRS"] = "sentinels:26379"
+		}, "sentinels:26379: neither"},
 		{"a StatefulSet without its headless Service", func(o []Object) {
 			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
 		}, `serviceName "redlocks"`},
@@ -144,14 +161,14 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 		}
 		return objs
 	}
-	if errs := Check(fresh(t), c); len(errs) > 0 {
+	if errs := append(Check(fresh(t), c), CheckAddresses(fresh(t))...); len(errs) > 0 {
 		t.Fatalf("the good build already fails: %v", errs)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := fresh(t)
 			tc.break_(objs)
-			errs := Check(objs, c)
+			errs := append(Check(objs, c), CheckAddresses(objs)...)
 			for _, err := range errs {
 				if strings.Contains(err.Error(), tc.want) {
 					return
