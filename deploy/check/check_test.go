@@ -75,6 +75,11 @@ func TestReadCode(t *testing.T) {
 			t.Errorf("route %s not found: %v", r, keys(c.Routes))
 		}
 	}
+	for _, img := range []string{"mariadb:10.11", "redis:7-bookworm", "zookeeper:3.8", "quay.io/coreos/etcd:v3.4.23"} {
+		if c.ComposeImages[imageRepo(img)] != img {
+			t.Errorf("compose's %s: %q", imageRepo(img), c.ComposeImages[imageRepo(img)])
+		}
+	}
 	if c.Image != "seckill-lab:dev" || c.Port != 8080 ||
 		!c.Binaries["/usr/local/bin/shop"] || !c.Binaries["/usr/local/bin/loadtest"] {
 		t.Errorf("image %q port %d binaries %v", c.Image, c.Port, keys(c.Binaries))
@@ -127,6 +132,9 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 		{"an image compose does not build", func(o []Object) {
 			shop(o).Image = "seckill-lab:latest"
 		}, "image seckill-lab:latest"},
+		{"a backend image other than compose's", func(o []Object) {
+			find[*appsv1.StatefulSet](t, o, "StatefulSet/zookeeper").Spec.Template.Spec.Containers[0].Image = "zookeeper:3.9"
+		}, "image zookeeper:3.9, but docker-compose.yml runs zookeeper:3.8"},
 		{"a command the Dockerfile does not install", func(o []Object) {
 			find[*appsv1.Deployment](t, o, "Deployment/agent").Spec.Template.Spec.Containers[0].Command[0] = "/usr/bin/loadtest"
 		}, "command /usr/bin/loadtest"},

@@ -116,6 +116,10 @@ func checkWorkload(w workload, b built, c Code) []error {
 	for _, ct := range w.pod.Spec.Containers {
 		if imageRepo(ct.Image) == imageRepo(c.Image) {
 			errs = append(errs, checkShopContainer(w, ct, b, c)...)
+		} else if want, ok := c.ComposeImages[imageRepo(ct.Image)]; ok && want != ct.Image {
+			// The same backend, Prometheus or Grafana as compose: a
+			// lesson that works in one works in the other.
+			errs = append(errs, fmt.Errorf("%s container %s: image %s, but docker-compose.yml runs %s", w, ct.Name, ct.Image, want))
 		}
 	}
 	return errs

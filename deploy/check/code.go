@@ -23,6 +23,9 @@ type Code struct {
 	// Image is the image docker-compose.yml builds from the Dockerfile and
 	// runs the replicas and agents from.
 	Image string
+	// ComposeImages are every image docker-compose.yml runs (the backends,
+	// Prometheus, Grafana), by name without the tag.
+	ComposeImages map[string]string
 	// Binaries are the commands the Dockerfile installs; Port the port the
 	// image's SECKILL_HTTP_ADDR listens on, which it EXPOSEs.
 	Binaries map[string]bool
@@ -84,7 +87,7 @@ func ReadCode(root string) (Code, error) {
 	if err := c.readDockerfile(filepath.Join(root, "Dockerfile")); err != nil {
 		return c, err
 	}
-	c.Image, err = composeImage(filepath.Join(root, "docker-compose.yml"))
+	c.Image, c.ComposeImages, err = composeImages(filepath.Join(root, "docker-compose.yml"))
 	return c, err
 }
 
@@ -111,12 +114,12 @@ func (c *Code) readDockerfile(path string) error {
 	return nil
 }
 
-// composeImage is the image of docker-compose.yml's shop-1 (the replicas
-// and the agents share it).
-func composeImage(path string) (string, error) {
+// composeImages reads the image of docker-compose.yml's shop-1 (the
+// replicas and the agents share it) and every service's image by name.
+func composeImages(path string) (string, map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var doc struct {
 		Services map[string]struct {
@@ -124,13 +127,19 @@ func composeImage(path string) (string, error) {
 		} `json:"services"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	all := map[string]string{}
+	for _, s := range doc.Services {
+		if s.Image != "" {
+			all[imageRepo(s.Image)] = s.Image
+		}
 	}
 	img := doc.Services["shop-1"].Image
 	if img == "" {
-		return "", fmt.Errorf("%s: shop-1 names no image", path)
+		return "", nil, fmt.Errorf("%s: shop-1 names no image", path)
 	}
-	return img, nil
+	return img, all, nil
 }
 
 func atoi(s string) int {
