@@ -1,6 +1,7 @@
 package check
 
 import (
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -219,4 +220,36 @@ func find[T any](t *testing.T, objs []Object, id string) T {
 	t.Fatalf("%s not in the build", id)
 	var zero T
 	return zero
+}
+
+// Every inline script of the manifests (a container started as `sh -c` or
+// `bash -c`) parses: the images' shells are Debian's, as here.
+func TestInlineScriptsParse(t *testing.T) {
+	n := 0
+	for _, o := range overlays {
+		for _, ob := range build(t, o) {
+			var pod *corev1.PodSpec
+			switch v := ob.Obj.(type) {
+			case *appsv1.Deployment:
+				pod = &v.Spec.Template.Spec
+			case *appsv1.StatefulSet:
+				pod = &v.Spec.Template.Spec
+			default:
+				continue
+			}
+			for _, ct := range pod.Containers {
+				argv := append(append([]string{}, ct.Command...), ct.Args...)
+				if len(argv) < 3 || argv[1] != "-c" || (argv[0] != "/bin/sh" && argv[0] != "/bin/bash") {
+					continue
+				}
+				n++
+				if out, err := exec.Command(argv[0], "-n", "-c", argv[2]).CombinedOutput(); err != nil {
+					t.Errorf("%s container %s: %s -n: %v\n%s", ob, ct.Name, argv[0], err, out)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no inline script found: the check checked nothing")
+	}
 }
