@@ -2,8 +2,13 @@
 // npm into assets/vendor by `make web`). Without it, Charts.available is
 // false and the page shows its tables only. A chart's height is the CSS
 // variable --chart-h of its container (the band is lower on a phone).
+// A run's steps are drawn one after another, each after a labelled
+// divider; each fault is a labelled band from its injection to its
+// healing (marks). The points and marks of the followed run are kept in
+// sessionStorage, so that a reload draws them again.
 
-const WINDOW = 300; // points kept: five minutes at one event a second
+const WINDOW = 600; // points kept: ten minutes at one event a second
+const STORE = 'seckill.charts'; // sessionStorage: {key, data, marks} of the followed run
 
 const SERIES = {
   orders: [{ label: 'orders/s', stroke: '#1f6feb', width: 2 }],
@@ -20,7 +25,39 @@ const SERIES = {
 
 const clock = (t) => new Date(t * 1000).toLocaleTimeString('en-GB');
 
-/** Charts keeps one uPlot per figure and the points of the current step. */
+/** runOf is the run part of a view key ("run/step"). */
+const runOf = (key) => String(key ?? '').split('/')[0];
+
+/**
+ * marksPlugin draws the marks (steps' dividers and faults' bands) as
+ * elements over the plot, each with its label, placed on every redraw.
+ */
+function marksPlugin(charts) {
+  return {
+    hooks: {
+      draw: (u) => {
+        const box = u.over.querySelector('.marks') || u.over.appendChild(Object.assign(document.createElement('div'), { className: 'marks' }));
+        const [min, max] = [u.scales.x.min, u.scales.x.max];
+        const shown = charts.marks.filter((m) => (m.to ?? m.t) >= min && m.t <= max);
+        box.replaceChildren(...shown.map((m) => {
+          const d = document.createElement('div');
+          d.className = `mark ${m.type}`;
+          d.dataset.kind = m.label;
+          const left = u.valToPos(Math.max(m.t, min), 'x');
+          d.style.left = `${left}px`; // CSSOM: the CSP allows it, unlike a style attribute
+          if (m.to !== undefined) d.style.width = `${Math.max(2, u.valToPos(Math.min(m.to, max), 'x') - left)}px`;
+          d.append(Object.assign(document.createElement('span'), { textContent: m.label }));
+          return d;
+        }));
+      },
+    },
+  };
+}
+
+/**
+ * Charts keeps one uPlot per figure, the points of the followed run (all
+ * its steps) and its marks.
+ */
 export class Charts {
   constructor(els) {
     this.available = typeof window.uPlot === 'function';
@@ -28,9 +65,11 @@ export class Charts {
     this.plots = {};
     this.data = {};
     this.key = null;
+    this.marks = []; // {type: 'step'|'fault', t, to?, label} (t in seconds)
     if (!this.available) return;
+    const saved = this.restore();
     for (const [name, series] of Object.entries(SERIES)) {
-      this.data[name] = [[], ...series.map(() => [])];
+      this.data[name] = saved?.data?.[name]?.length === series.length + 1 ? saved.data[name] : [[], ...series.map(() => [])];
       const opts = {
         width: this.width(name), height: this.height(name),
         // uPlot's default shows the points only while they are few: a short
@@ -43,6 +82,7 @@ export class Charts {
           y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
         },
         legend: { live: false },
+        plugins: [marksPlugin(this)],
       };
       this.plots[name] = new window.uPlot(opts, this.data[name], els[name]);
     }
@@ -55,14 +95,65 @@ export class Charts {
 
   height(name) { return parseInt(getComputedStyle(this.els[name]).getPropertyValue('--chart-h'), 10) || 180; }
 
-  /** reset clears the points when the run or its step changes. */
-  reset(key) {
+  /** restore reads the followed run's points and marks a reload left, or null. */
+  restore() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(STORE) || 'null');
+      if (!saved?.key || !saved.data) return null;
+      this.key = saved.key;
+      this.marks = Array.isArray(saved.marks) ? saved.marks : [];
+      return saved;
+    } catch { return null; }
+  }
+
+  /** save keeps the points and marks for a reload (quietly: storage may be full or off). */
+  save() {
+    try { sessionStorage.setItem(STORE, JSON.stringify({ key: this.key, data: this.data, marks: this.marks })); } catch { /* not kept */ }
+  }
+
+  /**
+   * reset follows the view key ("run/step"): another run clears the points
+   * and marks; another step of the same run keeps them and adds a divider
+   * labelled with the step (label: its strategy) and a gap in the lines.
+   */
+  reset(key, label = '') {
     if (key === this.key) return;
+    const sameRun = this.key !== null && runOf(key) === runOf(this.key);
     this.key = key;
-    for (const name of Object.keys(this.data)) {
-      this.data[name] = this.data[name].map(() => []);
-      this.plots[name]?.setData(this.data[name]);
+    if (!this.available) return;
+    if (sameRun) {
+      const t = Date.now() / 1000;
+      this.marks.push({ type: 'step', t, label: label || `step ${String(key).split('/')[1] ?? ''}` });
+      for (const [name, d] of Object.entries(this.data)) {
+        d[0].push(t);
+        for (const col of d.slice(1)) col.push(null); // the lines break between steps
+        this.plots[name]?.setData(d);
+      }
+    } else {
+      this.marks = [];
+      for (const name of Object.keys(this.data)) {
+        this.data[name] = this.data[name].map(() => []);
+        this.plots[name]?.setData(this.data[name]);
+      }
     }
+    this.save();
+  }
+
+  /**
+   * mark adds a fault's band from `from` to `to` (seconds; to omitted: a
+   * line), labelled; the same kind at about the same time (within 1 s) is
+   * one mark, whoever reports it (the page that injected it, the timeline).
+   */
+  mark(from, label, to) {
+    if (!this.available) return;
+    const same = this.marks.find((m) => m.type === 'fault' && m.label === label && Math.abs(m.t - from) < 1);
+    if (same) {
+      if (to !== undefined) same.to = Math.max(same.to ?? to, to);
+    } else {
+      this.marks.push(to !== undefined && to > from ? { type: 'fault', t: from, to, label } : { type: 'fault', t: from, label });
+    }
+    for (const p of Object.values(this.plots)) p.redraw(false);
+    this.save();
   }
 
   /** push appends one point per chart: t in seconds, values per series. */
@@ -78,5 +169,6 @@ export class Charts {
       // One sample has no span (uPlot would pick years): show a minute around it.
       if (d[0].length === 1) p.setScale('x', { min: t - 30, max: t + 30 });
     }
+    this.save();
   }
 }
