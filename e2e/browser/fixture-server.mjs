@@ -32,8 +32,11 @@ const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, s
   ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
 
-/** startFixtureServer listens on port (0: any) and returns {url, close}. */
-export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json')) {
+/**
+ * startFixtureServer listens on port (0: any) and returns {url, close}.
+ * handle(req, res, url), when given, answers first: true when it did.
+ */
+export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), handle = null) {
   const timelineAsks = [];
   const api = {
     '/api/sales': () => SALES,
@@ -49,6 +52,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     const url = new URL(req.url, 'http://x');
     const p = url.pathname;
     const json = (status, body) => { res.writeHead(status, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(body)); };
+    if (handle && await handle(req, res, url)) return;
     if (p === '/api/events') { // a stream that stays open and says nothing
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       res.write(': fixture\n\n');

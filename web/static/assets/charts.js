@@ -141,17 +141,15 @@ export class Charts {
 
   /**
    * mark adds a fault's band from `from` to `to` (seconds; to omitted: a
-   * line), labelled; the same kind at about the same time (within 1 s) is
-   * one mark, whoever reports it (the page that injected it, the timeline).
+   * line), labelled; the same kind at about the same time (within 5 s: the
+   * page's clock and the server's differ) is one mark, whoever reports it
+   * (the page that injected it, the timeline), the later report winning.
    */
   mark(from, label, to) {
     if (!this.available) return;
-    const same = this.marks.find((m) => m.type === 'fault' && m.label === label && Math.abs(m.t - from) < 1);
-    if (same) {
-      if (to !== undefined) same.to = Math.max(same.to ?? to, to);
-    } else {
-      this.marks.push(to !== undefined && to > from ? { type: 'fault', t: from, to, label } : { type: 'fault', t: from, label });
-    }
+    const m = to !== undefined && to > from ? { type: 'fault', t: from, to, label } : { type: 'fault', t: from, label };
+    const same = this.marks.findIndex((x) => x.type === 'fault' && x.label === label && Math.abs(x.t - from) < 5);
+    if (same >= 0) this.marks[same] = m; else this.marks.push(m);
     for (const p of Object.values(this.plots)) p.redraw(false);
     this.save();
   }

@@ -38,7 +38,9 @@ export function initFaultArm({ form, charts, zh, strategies }) {
   const line = document.querySelector('#armed');
   const note = el('ul', { id: 'fault-note', class: 'fault-note', 'aria-live': 'polite' });
   note.hidden = true;
-  document.querySelector('#verdict').after(note);
+  // Under the band's heading row (beside the verdict it would squeeze on a phone).
+  const verdict = document.querySelector('#verdict');
+  (verdict.closest('.live-head') || verdict).after(note);
 
   function set(name, v) {
     const input = form.elements[name];
@@ -64,7 +66,8 @@ export function initFaultArm({ form, charts, zh, strategies }) {
     disarm.addEventListener('click', () => { armed = null; render(); });
     line.replaceChildren(text, ...(armed && !armed.fired ? [' ', disarm] : []));
     const z = zh();
-    const items = [...(text ? [el('li', { class: 'armed-line', text })] : []),
+    // The band: what is armed until the fault's effect is known, then that.
+    const items = [...(text && !effects.list.length ? [el('li', { class: 'armed-line', text })] : []),
       ...effects.list.map((e) => el('li', { class: e.damaged ? 'bad' : 'why', 'data-kind': e.kind,
         text: `${label(`f${e.kind}`, z)}: ${z && e.zh ? e.zh : e.en}` }))];
     note.hidden = !items.length;
