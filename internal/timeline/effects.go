@@ -61,7 +61,7 @@ func faultEffects(t Timeline, sections []sectionlog.Section, d Damage) []FaultEf
 // met nobody.
 func effectOf(f Fault, t Timeline, sections []sectionlog.Section, d Damage) (reason, en, zh string) {
 	if d.Oversold > 0 || d.LostUpdates > 0 {
-		return ReasonDamaged, fmt.Sprintf("the sale took damage: %d oversold, %d lost updates", d.Oversold, d.LostUpdates),
+		return ReasonDamaged, fmt.Sprintf("the sale took damage: %d oversold, %d lost update%s", d.Oversold, d.LostUpdates, plural(int(d.LostUpdates))),
 			fmt.Sprintf("秒杀受损：超卖 %d，丢失更新 %d", d.Oversold, d.LostUpdates)
 	}
 	from, to := f.From, f.From
