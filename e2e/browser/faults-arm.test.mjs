@@ -146,6 +146,7 @@ test('the next run fires the fault once it has sold, the charts mark it, the ban
   assert.equal(posted.faults.length, 0, 'no buyer inside yet: not fired');
   for (let i = 1; i <= 4; i++) { push([run(i, 'running', i)]); await page.waitForTimeout(250); }
   await page.waitForFunction(() => document.querySelectorAll('#c-orders .mark.fault').length === 1);
+  assert.equal(await page.locator('#c-orders .mark.step span').innerText(), 'redis', 'the step is named');
   assert.equal(posted.faults.length, 1, 'fired once');
   assert.deepEqual(posted.faults[0], { kind: 'pause_holder', ms: 3000, replica: 'shop-b' });
   for (const c of ['#c-orders', '#c-latency', '#c-lockwait']) {
@@ -173,9 +174,28 @@ test('the charts keep their points and marks across a reload', async () => {
   await page.reload({ waitUntil: 'load' });
   await page.waitForFunction(() => document.querySelectorAll('#c-orders .mark.fault').length > 0);
   assert.ok(await points() >= before, 'the points are back');
-  const drawn = await page.evaluate(() => document.querySelectorAll('#c-orders .u-over .mark').length);
+  const drawn = await page.evaluate(() => document.querySelectorAll('#c-orders .u-over .mark.fault').length);
   assert.equal(drawn, 1);
   await page.screenshot({ path: path.join(SHOTS, 'faults-reloaded-1366.png') });
+});
+
+test('a run of several strategies keeps every step on the charts, each after a labelled divider', async () => {
+  const two = (second) => ({ id: 6, status: 'running', steps: [
+    { ...step(second ? 10 : 2, second ? 'done' : 'running', 1), sale_id: 8, sale: { ...step(2, 'running', 1).sale, id: 8 } },
+    { ...step(second ? 3 : 0, second ? 'running' : 'queued', 1), step: 1, strategy: 'redlock', sale_id: second ? 9 : 0,
+      sale: second ? { ...step(3, 'running', 1).sale, id: 9 } : null }] });
+  const points = () => page.evaluate(() => JSON.parse(sessionStorage.getItem('seckill.charts')).data.orders[0].length);
+  push([two(false)]);
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem('seckill.charts') || '{}').key === '6/0');
+  push([two(false)]);
+  await page.waitForTimeout(300);
+  const first = await points();
+  assert.deepEqual(await page.locator('#c-orders .mark span').allInnerTexts(), ['redis'], 'another run: the marks start again, from its first step');
+  push([two(true)]);
+  await page.waitForFunction(() => document.querySelectorAll('#c-orders .mark.step').length === 2);
+  assert.deepEqual(await page.locator('#c-orders .mark.step span').allInnerTexts(), ['redis', 'redlock']);
+  assert.ok(await points() > first, 'the first step\'s points stay');
+  await page.screenshot({ path: path.join(SHOTS, 'faults-steps-1366.png') });
 });
 
 test('the class pace makes a run that lasts and a herd that gathers', async () => {

@@ -38,7 +38,9 @@ function marksPlugin(charts) {
       draw: (u) => {
         const box = u.over.querySelector('.marks') || u.over.appendChild(Object.assign(document.createElement('div'), { className: 'marks' }));
         const [min, max] = [u.scales.x.min, u.scales.x.max];
-        const shown = charts.marks.filter((m) => (m.to ?? m.t) >= min && m.t <= max);
+        // The step the window begins in is named at its left edge.
+        const current = charts.marks.filter((m) => m.type === 'step' && m.t < min).at(-1);
+        const shown = charts.marks.filter((m) => m === current || ((m.to ?? m.t) >= min && m.t <= max));
         box.replaceChildren(...shown.map((m) => {
           const d = document.createElement('div');
           d.className = `mark ${m.type}`;
@@ -46,6 +48,8 @@ function marksPlugin(charts) {
           const left = u.valToPos(Math.max(m.t, min), 'x');
           d.style.left = `${left}px`; // CSSOM: the CSP allows it, unlike a style attribute
           if (m.to !== undefined) d.style.width = `${Math.max(2, u.valToPos(Math.min(m.to, max), 'x') - left)}px`;
+          // A label near the right edge goes on the left of its line, inside the plot.
+          if (left > u.over.clientWidth - 70) d.classList.add('near-end');
           d.append(Object.assign(document.createElement('span'), { textContent: m.label }));
           return d;
         }));
@@ -66,6 +70,7 @@ export class Charts {
     this.data = {};
     this.key = null;
     this.marks = []; // {type: 'step'|'fault', t, to?, label} (t in seconds)
+    this.nextStep = null; // {label, gap}: the divider to draw at the next point
     if (!this.available) return;
     const saved = this.restore();
     for (const [name, series] of Object.entries(SERIES)) {
@@ -113,23 +118,18 @@ export class Charts {
 
   /**
    * reset follows the view key ("run/step"): another run clears the points
-   * and marks; another step of the same run keeps them and adds a divider
-   * labelled with the step (label: its strategy) and a gap in the lines.
+   * and marks; another step of the same run keeps them. Either way the
+   * step's first point gets a divider labelled with the step (label: its
+   * strategy), after a gap in the lines when a step came before.
    */
   reset(key, label = '') {
     if (key === this.key) return;
     const sameRun = this.key !== null && runOf(key) === runOf(this.key);
     this.key = key;
     if (!this.available) return;
-    if (sameRun) {
-      const t = Date.now() / 1000;
-      this.marks.push({ type: 'step', t, label: label || `step ${String(key).split('/')[1] ?? ''}` });
-      for (const [name, d] of Object.entries(this.data)) {
-        d[0].push(t);
-        for (const col of d.slice(1)) col.push(null); // the lines break between steps
-        this.plots[name]?.setData(d);
-      }
-    } else {
+    // The divider goes at the step's first point (push), on the points' clock.
+    this.nextStep = { label: label || `step ${String(key).split('/')[1] ?? ''}`, gap: sameRun };
+    if (!sameRun) {
       this.marks = [];
       for (const name of Object.keys(this.data)) {
         this.data[name] = this.data[name].map(() => []);
@@ -157,8 +157,15 @@ export class Charts {
   /** push appends one point per chart: t in seconds, values per series. */
   push(t, values) {
     if (!this.available) return;
+    const step = this.nextStep;
+    this.nextStep = null;
+    if (step) this.marks.push({ type: 'step', t, label: step.label });
     for (const [name, vals] of Object.entries(values)) {
       const d = this.data[name];
+      if (step?.gap && d[0].length && d[0].at(-1) < t) { // the lines break between steps
+        d[0].push((d[0].at(-1) + t) / 2);
+        for (const col of d.slice(1)) col.push(null);
+      }
       d[0].push(t);
       vals.forEach((v, i) => d[i + 1].push(v));
       if (d[0].length > WINDOW) for (const col of d) col.shift();
