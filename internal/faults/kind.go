@@ -60,8 +60,10 @@ type Arm struct {
 	// Params are the fault's own arguments (ms, node, point); a sale_id is
 	// the armed run's sale.
 	Params map[string]any `json:"params"`
-	// Replicas is how many shop replicas it takes (a buyer elsewhere takes
-	// the lock over, another replica reclaims): 0 or 1 for one.
+	// Replicas is how many shop replicas the run drives: 0 leaves the form's
+	// choice; 1 drives the first replica by id alone, and the fault goes to
+	// it (its holder is the one inside); 2 and more: a buyer elsewhere
+	// takes the lock over, another replica reclaims.
 	Replicas int `json:"replicas,omitempty"`
 }
 

@@ -66,7 +66,7 @@ export function armForm(k, strategies = []) {
   if (a.ttl_ms) out.ttl_ms = a.ttl_ms;
   if (a.fencing?.length) out.fencing = a.fencing[0];
   if (a.order_mode) out.order_mode = a.order_mode;
-  if (a.replicas > 1) out.replicas = a.replicas;
+  if (a.replicas > 0) out.replicas = a.replicas;
   return out;
 }
 

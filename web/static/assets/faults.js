@@ -118,7 +118,14 @@ export function initFaults({ zh, needToken, onArm = () => {}, onInjected = () =>
     arm.disabled = !enabled;
     // The replica to name (the picked one, else this page's) and whether the
     // POST must be forwarded to it.
-    arm.addEventListener('click', () => onArm(k, { replica: picker.value || own, forward: !!picker.value && picker.value !== own }));
+    // An arm on one replica drives the first by id (as the runs API picks
+    // it): the fault goes there, where its holder is.
+    arm.addEventListener('click', () => {
+      const first = k.arm?.replicas === 1 ? shops.filter((m) => m.alive).map((m) => m.id).sort()[0] : '';
+      if (first) picker.value = first;
+      const target = picker.value || own;
+      onArm(k, { replica: target, forward: target !== own });
+    });
     const needs = Object.keys(needLabels(k)).map((key) => el('li', { 'data-l': key, text: key }));
     const form = el('form', { class: 'fault', id, 'data-kind': k.kind, novalidate: '', 'aria-labelledby': `${id}-h`, 'aria-describedby': `${id}-d` },
       el('h3', { id: `${id}-h` }, el('span', { 'data-l': `f${k.kind}`, text: k.kind }), ' ', el('code', { text: k.kind })),
