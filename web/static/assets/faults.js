@@ -71,7 +71,7 @@ export function initFaults({ zh, needToken, onArm = () => {}, onInjected = () =>
 
   async function inject(form, kind, params) {
     const out = form.querySelector('.msg');
-    const btn = form.querySelector('button');
+    const btn = form.querySelector('button.inject');
     out.className = 'msg';
     for (const i of form.querySelectorAll('[aria-invalid]')) i.removeAttribute('aria-invalid');
     const body = { kind };
