@@ -131,7 +131,7 @@ test('arming fills the Run form and says what is armed', async () => {
   assert.equal(await page.locator('#f-ttl').inputValue(), '1000');
   const armed = await page.locator('#armed').innerText();
   assert.match(armed, /armed: pause_holder on replica shop-b/);
-  assert.match(await page.locator('#fault-note').innerText(), /armed: pause_holder on replica shop-b/);
+  assert.match(await page.locator('#fault-note').innerText(), /armed: pause_holder → shop-b/);
   await page.locator('#armed').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'faults-armed-1366.png') });
 });
@@ -209,6 +209,22 @@ test('the class pace makes a run that lasts and a herd that gathers', async () =
   assert.equal(await page.locator('#f-opens').inputValue(), '5');
   await page.locator('#f-pace').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'faults-pace-1366.png') });
+  // The phone, in Chinese: the pace and the armed line fit the form's width.
+  await page.goto(`${server.url}/#/faults`, { waitUntil: 'load' });
+  await page.locator('#fault-pause_holder button.arm').waitFor();
+  await page.click('#fault-pause_holder button.arm');
+  await page.setViewportSize(PHONE);
+  await page.click('#lang');
+  for (const sel of ['#f-pace', '#armed']) {
+    const box = await page.locator(sel).boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width + 1, `${sel} overflows the phone: ${JSON.stringify(box)}`);
+  }
+  await page.locator('#f-pace').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'faults-pace-390-zh.png') });
+  await page.locator('#armed').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'faults-armed-390-zh.png') });
+  await page.click('#lang');
+  await page.setViewportSize(PROJECTOR);
 });
 
 test('no page error', () => {

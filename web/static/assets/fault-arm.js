@@ -66,8 +66,11 @@ export function initFaultArm({ form, charts, zh, strategies }) {
     disarm.addEventListener('click', () => { armed = null; render(); });
     line.replaceChildren(text, ...(armed && !armed.fired ? [' ', disarm] : []));
     const z = zh();
-    // The band: what is armed until the fault's effect is known, then that.
-    const items = [...(text && !effects.list.length ? [el('li', { class: 'armed-line', text })] : []),
+    // The band, in one short line: what is armed until the fault's effect is known, then that.
+    const short = armed && !armed.error
+      ? `${label('armed', z)}: ${armed.k.kind} → ${armed.replica || '–'}${armed.fired ? ` (${label('armedFired', z)} ${clock(armed.at)})` : ''}`
+      : text;
+    const items = [...(short && !effects.list.length ? [el('li', { class: 'armed-line', text: short })] : []),
       ...effects.list.map((e) => el('li', { class: e.damaged ? 'bad' : 'why', 'data-kind': e.kind,
         text: `${label(`f${e.kind}`, z)}: ${z && e.zh ? e.zh : e.en}` }))];
     note.hidden = !items.length;

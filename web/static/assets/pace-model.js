@@ -19,8 +19,9 @@ export const PACES = {
 export const PACE_LABELS = {
   pace: ['Pace', '节奏'],
   paceNormal: ['normal', '正常'],
-  paceClass: ['class (about 30 s a step)', '课堂节奏（每步约 30 秒）'],
-  paceSlow: ['slow motion (about 60 s a step)', '慢动作（每步约 60 秒）'],
+  paceClass: ['class', '课堂节奏'],
+  paceSlow: ['slow motion', '慢动作'],
+  paceHint: ['class: about 30 s a step; slow motion: about 60 s', '课堂节奏：每步约 30 秒；慢动作：约 60 秒'],
 };
 
 /**
