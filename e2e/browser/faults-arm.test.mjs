@@ -179,6 +179,14 @@ test('the charts keep their points and marks across a reload', async () => {
   await page.screenshot({ path: path.join(SHOTS, 'faults-reloaded-1366.png') });
 });
 
+test('the timeline view says what the fault did', async () => {
+  await page.goto(`${server.url}/#/timeline`, { waitUntil: 'load' });
+  await page.waitForFunction(() => /fencing refused 1 stale write/.test(document.querySelector('#tl-effects')?.textContent || ''));
+  assert.match(await page.locator('#tl-effects').innerText(), /^Pause the lock holder: nothing was damaged: fencing refused 1 stale write$/);
+  await page.screenshot({ path: path.join(SHOTS, 'faults-timeline-1366.png') });
+  await page.goto(`${server.url}/#/run`, { waitUntil: 'load' });
+});
+
 test('a run of several strategies keeps every step on the charts, each after a labelled divider', async () => {
   const two = (second) => ({ id: 6, status: 'running', steps: [
     { ...step(second ? 10 : 2, second ? 'done' : 'running', 1), sale_id: 8, sale: { ...step(2, 'running', 1).sale, id: 8 } },
