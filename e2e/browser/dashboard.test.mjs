@@ -429,7 +429,7 @@ test('the Faults section injects pause_holder into a chosen replica and shows re
   // answer clicks Inject and returns the page's answer (the click replaces
   // the previous one with "injecting…" at once).
   const answer = async () => {
-    await form.locator('button').click();
+    await form.locator('button.inject').click();
     await page.waitForFunction(() => /Accepted|Refused|Failed/.test(document.querySelector('#fault-pause_holder .msg').textContent));
     return out.innerText();
   };

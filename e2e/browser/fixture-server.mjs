@@ -37,6 +37,7 @@ const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_hold
  * opts.live: the stream sends a running run (fixtures/run-redis.json) once
  * a second, its sold count growing, and /api/strategies lists the 18
  * strategies (fixtures/strategies.json): for the band and the Strategies page.
+ * opts.handle(req, res, url), when given, answers first: true when it did.
  * opts.extra adds (or replaces) canned answers: path -> () => body.
  */
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
@@ -66,6 +67,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     const url = new URL(req.url, 'http://x');
     const p = url.pathname;
     const json = (status, body) => { res.writeHead(status, { 'Content-Type': 'application/json' }); res.end(JSON.stringify(body)); };
+    if (opts.handle && await opts.handle(req, res, url)) return;
     if (p === '/api/events') { // a stream that stays open and says nothing
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       res.write(': fixture\n\n');

@@ -45,6 +45,7 @@ test('the exported file draws its canvas offline and asks for nothing', { timeou
     assert.ok(drawn.red > 50, `the overlaps are red: ${drawn.red} pixels`);
     assert.match(await page.locator('h1').innerText(), /Sale 7 \(redis\)/);
     assert.match(await page.locator('#story').innerText(), /replica-2 gets token 41/);
+    assert.match(await page.locator('#effects').innerText(), /pause_holder: nothing was damaged: fencing refused 1 stale write/);
     await page.screenshot({ path: path.join(SHOTS, 'timeline-export-offline.png') });
     assert.deepEqual(requests, [], 'the page asked for nothing');
     assert.deepEqual(errors, []);

@@ -16,6 +16,7 @@ type Kind struct {
 	Description Text
 	Params      []Param
 	Needs       Needs
+	Arm         Arm
 	Chaos       Chaos
 	// Run injects the fault with validated arguments; the result describes
 	// what was done (the 202 body of POST /api/faults).
@@ -34,8 +35,36 @@ type Text struct {
 type Needs struct {
 	// Strategies the fault acts on; none: any strategy that takes a lock.
 	Strategies []string `json:"strategies"`
-	// Settings the sale, the replica or its services must have, in words.
-	Settings []string `json:"settings"`
+	// Settings the sale, the replica or its services must have, in words,
+	// in both languages.
+	Settings []Text `json:"settings"`
+}
+
+// Arm is the run-form settings on which the fault shows something, as data:
+// the dashboard's "Arm for the next run" fills the Run form with them and
+// injects the fault with Params once the run's sale has buyers inside. A
+// zero member leaves the form's value as it is.
+type Arm struct {
+	// Strategies the fault shows on, the first one chosen in the form.
+	Strategies []string `json:"strategies"`
+	// Watchdog false turns the lease renewal off; nil leaves it.
+	Watchdog *bool `json:"watchdog,omitempty"`
+	WorkMS   int   `json:"work_ms,omitempty"`
+	TTLMS    int   `json:"ttl_ms,omitempty"`
+	// Fencing lists the fencing settings worth running, in order, the first
+	// one set in the form: [false, true] shows the damage, then fencing
+	// refusing it; empty: fencing changes nothing here.
+	Fencing []bool `json:"fencing"`
+	// OrderMode "async" when the fault acts on the queue.
+	OrderMode string `json:"order_mode,omitempty"`
+	// Params are the fault's own arguments (ms, node, point); a sale_id is
+	// the armed run's sale.
+	Params map[string]any `json:"params"`
+	// Replicas is how many shop replicas the run drives: 0 leaves the form's
+	// choice; 1 drives the first replica by id alone, and the fault goes to
+	// it (its holder is the one inside); 2 and more: a buyer elsewhere
+	// takes the lock over, another replica reclaims.
+	Replicas int `json:"replicas,omitempty"`
 }
 
 // Chaos says whether `loadtest chaos` may draw the kind, and whether only on
@@ -108,9 +137,10 @@ func (k Kind) MarshalJSON() ([]byte, error) {
 		Descriptions Text     `json:"descriptions"`
 		Parameters   []Param  `json:"parameters"`
 		Needs        Needs    `json:"needs"`
+		Arm          Arm      `json:"arm"`
 		Chaos        Chaos    `json:"chaos"`
 	}{k.Name, names, k.Description.En, k.Title, k.Description, nonNilParams(k.Params),
-		Needs{nonNil(k.Needs.Strategies), nonNil(k.Needs.Settings)}, k.Chaos})
+		Needs{nonNil(k.Needs.Strategies), nonNilTexts(k.Needs.Settings)}, k.Arm.served(), k.Chaos})
 }
 
 func nonNil(s []string) []string {
@@ -118,6 +148,25 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func nonNilTexts(t []Text) []Text {
+	if t == nil {
+		return []Text{}
+	}
+	return t
+}
+
+// served is a with its lists never null.
+func (a Arm) served() Arm {
+	a.Strategies = nonNil(a.Strategies)
+	if a.Fencing == nil {
+		a.Fencing = []bool{}
+	}
+	if a.Params == nil {
+		a.Params = map[string]any{}
+	}
+	return a
 }
 
 func nonNilParams(p []Param) []Param {

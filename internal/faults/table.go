@@ -23,10 +23,21 @@ const (
 )
 
 // Settings that several kinds need to show a stale write.
-const (
-	pastTTL    = "ms longer than the lock's TTL (ttl_ms)"
-	fencingOff = "fencing off for the stale write to land (with fencing it is refused: fenced_writes)"
+var (
+	pastTTL    = Text{"ms longer than the lock's TTL (ttl_ms)", "ms 大于锁的 TTL（ttl_ms）"}
+	fencingOff = Text{"fencing off for the stale write to land (with fencing it is refused: fenced_writes)",
+		"关闭防护令牌，过期的写入才会落库（开启时它被拒绝：fenced_writes）"}
+	otherBuyer = Text{"a buyer on another replica that takes the expired lock", "另一个实例上的买家拿到已过期的锁"}
+	// ttlLocks are the strategies whose lock ends at a TTL when nothing
+	// renews it (their watchdog off, or none).
+	ttlLocks = []string{"redis", "redlock", "redisson", "etcd", "redis-sentinel", "redis-setnx-expire", "db-lock-table"}
 )
+
+// off is a false switch, for Arm.Watchdog.
+func off() *bool { b := false; return &b }
+
+// ms is a duration argument of Arm.Params.
+func ms(n int) map[string]any { return map[string]any{"ms": n} }
 
 // table is every fault: adding one is an entry here and its run function.
 var table = []Kind{
@@ -38,8 +49,13 @@ var table = []Kind{
 				"a GC pause past the lock's TTL (only fencing survives it)",
 			"本实例下一个持锁的临界区在检查锁之后、写入之前停顿 ms 毫秒：相当于超过锁 TTL 的 GC 停顿（只有防护令牌能扛住）"},
 		Params: []Param{millis(3000)},
-		Needs: Needs{Settings: []string{pastTTL,
-			"watchdog off (a live process renews its lease through the pause)", fencingOff}},
+		Needs: Needs{Strategies: ttlLocks, Settings: []Text{
+			{"watchdog off (a live process renews its lease through the pause)", "关闭看门狗（存活的进程会在停顿期间一直续期租约）"},
+			pastTTL,
+			{"a buyer (on any replica) that takes the expired lock while the holder sleeps", "持锁者停顿期间，另一个买家（任意实例）拿到已过期的锁"},
+			fencingOff}},
+		Arm: Arm{Strategies: []string{"redis", "redlock", "redisson", "etcd"}, Watchdog: off(), TTLMS: 1000, WorkMS: 200,
+			Fencing: []bool{false, true}, Params: ms(3000)},
 		Chaos: Chaos{Draw: true},
 		Run:   runPauseHolder,
 	},
@@ -53,8 +69,12 @@ var table = []Kind{
 			"本实例下一个持锁的临界区以同一持有者身份再次加锁，最多等待 ms 毫秒：不可重入的锁会等待自己" +
 				"（nested_lock_timeout），可重入的锁（redisson）则累加持有次数"},
 		Params: []Param{millis(1500)},
-		Chaos:  Chaos{Draw: true},
-		Run:    runNestedLock,
+		Needs: Needs{Settings: []Text{
+			{"a strategy that takes a lock: a non-reentrant one waits for itself, redisson counts the hold",
+				"一个加锁的策略：不可重入的锁会等待自己，redisson 则累加持有次数"}}},
+		Arm:   Arm{Strategies: []string{"redis", "redisson"}, WorkMS: 100, Params: ms(1500)},
+		Chaos: Chaos{Draw: true},
+		Run:   runNestedLock,
 	},
 	{
 		Name:  KindDropReply,
@@ -66,7 +86,8 @@ var table = []Kind{
 				"（参考文章 002：超时的加锁到底成功了没有？）"},
 		Params: []Param{saleID()},
 		Needs: Needs{Strategies: []string{"redisson", "redis"},
-			Settings: []string{"the replica's default Redis (SECKILL_REDIS_ADDR) keeps the lock"}},
+			Settings: []Text{{"the replica's default Redis (SECKILL_REDIS_ADDR) keeps the lock", "锁存放在本实例的默认 Redis（SECKILL_REDIS_ADDR）中"}}},
+		Arm:   Arm{Strategies: []string{"redis", "redisson"}, WorkMS: 100, Params: map[string]any{}},
 		Chaos: Chaos{Draw: true},
 		Run:   runDropReply,
 	},
@@ -79,7 +100,9 @@ var table = []Kind{
 			"本实例下一个持锁的临界区在检查锁之前多工作 ms 毫秒：一个漫长的业务步骤，若期间锁已丢失（续期失败）就必须停下"},
 		Params: []Param{millis(3000)},
 		Needs: Needs{Strategies: []string{"redis"},
-			Settings: []string{"the lease lost during the step (its renewal failed: the Redis restarted)"}},
+			Settings: []Text{{"the lease lost during the step (its renewal failed: restart_redis while the step runs)",
+				"业务步骤期间租约丢失（续期失败：在该步骤进行时执行 restart_redis）"}}},
+		Arm:   Arm{Strategies: []string{"redis"}, TTLMS: 1500, WorkMS: 100, Params: ms(4000)},
 		Chaos: Chaos{Draw: true},
 		Run:   runSlowWork,
 	},
@@ -93,7 +116,9 @@ var table = []Kind{
 				"误读为已过期，从而抢走一把仍然有效的锁"},
 		Params: []Param{millis(5000)},
 		Needs: Needs{Strategies: []string{"redis-getset"},
-			Settings: []string{"ms longer than the lock's TTL", "a holder on another replica, whose clock wrote the expiry"}},
+			Settings: []Text{{"ms longer than the lock's TTL", "ms 大于锁的 TTL"},
+				{"a holder on another replica, whose clock wrote the expiry", "另一个实例上的持锁者，过期时间由它的时钟写下"}}},
+		Arm: Arm{Strategies: []string{"redis-getset"}, TTLMS: 2000, WorkMS: 300, Params: ms(5000), Replicas: 2},
 		Run: runClockSkew,
 	},
 	{
@@ -106,7 +131,9 @@ var table = []Kind{
 				"随后的 DEL 删掉的是新持有者的锁"},
 		Params: []Param{millis(4800)},
 		Needs: Needs{Strategies: []string{"redis-getset"},
-			Settings: []string{"ms longer than the lock's TTL", "a buyer on another replica that takes the expired lock over"}},
+			Settings: []Text{{"ms longer than the lock's TTL", "ms 大于锁的 TTL"},
+				{"a buyer on another replica that takes the expired lock over", "另一个实例上的买家接管已过期的锁"}}},
+		Arm: Arm{Strategies: []string{"redis-getset"}, TTLMS: 500, WorkMS: 1000, Params: ms(4800), Replicas: 2},
 		Run: runGetSetReleaseGap,
 	},
 	{
@@ -120,8 +147,9 @@ var table = []Kind{
 				"（最多 ms 毫秒）：它的 GETSET 落败，却用自己的过期时间覆盖了胜者的，胜者随后的释放被拒绝"},
 		Params: []Param{millis(8000)},
 		Needs: Needs{Strategies: []string{"redis-getset"},
-			Settings: []string{"an expired lock (its holder crashed: crash_after_setnx)",
-				"a buyer on another replica that takes it over meanwhile"}},
+			Settings: []Text{{"an expired lock (its holder crashed: crash_after_setnx)", "一把已过期的锁（持有者已崩溃：crash_after_setnx）"},
+				{"a buyer on another replica that takes it over meanwhile", "期间另一个实例上的买家接管了它"}}},
+		Arm: Arm{Strategies: []string{"redis-getset"}, TTLMS: 1000, WorkMS: 200, Params: ms(8000), Replicas: 2},
 		Run: runGetSetTakeoverGap,
 	},
 	{
@@ -132,7 +160,11 @@ var table = []Kind{
 				"zookeeper lease it holds is lost",
 			"从外部让本实例的 ZooKeeper 会话过期：它的临时锁节点随之消失，它持有的每个 zookeeper 租约都会丢失"},
 		Needs: Needs{Strategies: []string{"zookeeper"},
-			Settings: []string{"the replica's zookeeper strategy has a session (it took a lock)"}},
+			Settings: []Text{{"the replica's zookeeper strategy has a session (it took a lock)", "本实例的 zookeeper 策略已有会话（它加过锁）"},
+				{"a holder inside on this replica when the session expires: long work (work_ms ≥ 1000), buyers on this replica alone",
+					"会话过期时本实例有持锁者在锁内：锁内业务足够长（work_ms ≥ 1000），买家只发往本实例"}}},
+		Arm: Arm{Strategies: []string{"zookeeper"}, WorkMS: 1500, Fencing: []bool{false, true}, Params: map[string]any{},
+			Replicas: 1},
 		Chaos: Chaos{Draw: true},
 		Run:   runExpireZKSession,
 	},
@@ -144,6 +176,8 @@ var table = []Kind{
 				"time out and retry",
 			"另一个事务持有该秒杀活动的行锁（SELECT ... FOR UPDATE）ms 毫秒：订单在行锁上等待、超时并重试"},
 		Params: []Param{millis(3000), saleID()},
+		Needs:  Needs{Settings: []Text{{"buyers writing the sale's row meanwhile (any strategy)", "期间有买家在写该秒杀活动的行（任意策略）"}}},
+		Arm:    Arm{Strategies: []string{"db-pessimistic", "redis"}, Params: ms(3000)},
 		Chaos:  Chaos{Draw: true},
 		Run:    runSlowDB,
 	},
@@ -156,9 +190,11 @@ var table = []Kind{
 			"切断本实例与数据库的连接 ms 毫秒：关闭所有连接（服务器回滚它们的事务），拒绝新连接，" +
 				"从本实例看就像网络分区或数据库崩溃"},
 		Params: []Param{millis(3000)},
-		Needs:  Needs{Settings: []string{"the replica started with faults on (SECKILL_FAULTS=on: its connections go through a link it can cut)"}},
-		Chaos:  Chaos{Draw: true},
-		Run:    runCutDB,
+		Needs: Needs{Settings: []Text{{"the replica started with faults on (SECKILL_FAULTS=on: its connections go through a link it can cut)",
+			"实例以开启故障注入的方式启动（SECKILL_FAULTS=on：它的连接经过一条可以切断的链路）"}}},
+		Arm:   Arm{Strategies: []string{"redis"}, WorkMS: 100, Params: ms(3000), Replicas: 2},
+		Chaos: Chaos{Draw: true},
+		Run:   runCutDB,
 	},
 	{
 		Name:  KindCrashAfterSetNX,
@@ -170,7 +206,10 @@ var table = []Kind{
 			"本实例下一次由 redis-setnx-expire、redis 或 redis-getset 加上的锁像进程崩溃一样被遗弃：setnx-expire 死在 " +
 				"EXPIRE 之前（锁永不过期），redis 死在 SET NX PX 之后（到 TTL 才释放），redis-getset 死在写入过期时间之后" +
 				"（其他客户端的时钟越过它时才释放）"},
-		Needs: Needs{Strategies: CrashStrategies()},
+		Needs: Needs{Strategies: CrashStrategies(),
+			Settings: []Text{{"a buyer after the crash: it waits for the TTL (redis), for ever (redis-setnx-expire)",
+				"崩溃之后再来一个买家：它要等到 TTL（redis），或永远等下去（redis-setnx-expire）"}}},
+		Arm:   Arm{Strategies: []string{"redis-setnx-expire", "redis", "redis-getset"}, TTLMS: 2000, Params: map[string]any{}},
 		Chaos: Chaos{Draw: true},
 		Run:   runCrashAfterSetNX,
 	},
@@ -182,9 +221,11 @@ var table = []Kind{
 				"watchdogs too",
 			"向本实例发送 SIGSTOP 暂停 ms 毫秒，然后 SIGCONT：真正的整进程停顿（GC、虚拟机冻结），锁的看门狗也一起停下"},
 		Params: []Param{millis(3000)},
-		Needs:  Needs{Settings: []string{pastTTL, "a buyer on another replica that takes the expired lock", fencingOff}},
-		Chaos:  Chaos{Draw: true},
-		Run:    runStopProcess,
+		Needs:  Needs{Strategies: ttlLocks, Settings: []Text{pastTTL, otherBuyer, fencingOff}},
+		Arm: Arm{Strategies: []string{"redis", "redlock"}, TTLMS: 1000, WorkMS: 200, Fencing: []bool{false, true}, Params: ms(3000),
+			Replicas: 2},
+		Chaos: Chaos{Draw: true},
+		Run:   runStopProcess,
 	},
 	{
 		Name:  KindKillProcess,
@@ -193,9 +234,11 @@ var table = []Kind{
 			"SIGKILL this replica after ms: a crash with locks held, no unlock, no graceful shutdown",
 			"ms 毫秒后向本实例发送 SIGKILL：带着锁崩溃，不解锁，也没有优雅关闭"},
 		Params: []Param{millis(500)},
-		Needs:  Needs{Settings: []string{"a lock held when it dies (pause_holder first)", "another replica to serve the next buyer"}},
-		Chaos:  Chaos{Draw: true, OwnedOnly: true},
-		Run:    runKillProcess,
+		Needs: Needs{Settings: []Text{{"a lock held when it dies (pause_holder first)", "进程死亡时持有锁（先注入 pause_holder）"},
+			{"another replica to serve the next buyer", "另一个实例为下一个买家服务"}}},
+		Arm:   Arm{Strategies: []string{"redis"}, TTLMS: 1000, WorkMS: 300, Params: ms(500), Replicas: 2},
+		Chaos: Chaos{Draw: true, OwnedOnly: true},
+		Run:   runKillProcess,
 	},
 	{
 		Name:  KindRestartRedis,
@@ -208,7 +251,10 @@ var table = []Kind{
 				"而持有者仍以为自己持有它（默认 Redis 保留其持久化设置已保存的数据）"},
 		Params: []Param{replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes)},
 		Needs: Needs{Strategies: []string{"redis", "redlock", "redis-lua-stock"},
-			Settings: []string{"the node runs without persistence (a persisted key survives the restart)"}},
+			Settings: []Text{{"work longer than the restart and a watchdog renewal (work_ms ≥ ttl_ms / 3, ≥ 500): a holder inside when its key vanishes, whose renewal finds it gone",
+				"锁内业务长于重启加一次看门狗续期（work_ms ≥ ttl_ms / 3，且 ≥ 500）：key 消失时有持锁者在锁内，其续期会发现锁已不在"},
+				{"the node runs without persistence (a persisted key survives the restart)", "节点不做持久化（已持久化的 key 会在重启后保留）"}}},
+		Arm:   Arm{Strategies: []string{"redis", "redlock", "redis-lua-stock"}, WorkMS: 1000, Params: map[string]any{"node": "redis"}},
 		Chaos: Chaos{Draw: true},
 		Run:   runRestartRedis,
 	},
@@ -222,7 +268,9 @@ var table = []Kind{
 				"期间加上的锁只存在于主节点上"},
 		Params: []Param{millis(20000)},
 		Needs: Needs{Strategies: []string{"redis-sentinel"},
-			Settings: []string{"the replica knows the Sentinels (SECKILL_SENTINEL_ADDRS)"}},
+			Settings: []Text{{"the replica knows the Sentinels (SECKILL_SENTINEL_ADDRS)", "实例知道哨兵的地址（SECKILL_SENTINEL_ADDRS）"},
+				{"kill_redis_master while replication is held", "在复制暂停期间执行 kill_redis_master"}}},
+		Arm:   Arm{Strategies: []string{"redis-sentinel"}, WorkMS: 200, Params: ms(20000)},
 		Chaos: Chaos{Draw: true},
 		Run:   runHoldReplication,
 	},
@@ -236,8 +284,9 @@ var table = []Kind{
 				"从节点从未见过的锁随之消失"},
 		Params: []Param{millis(3000)},
 		Needs: Needs{Strategies: []string{"redis-sentinel"},
-			Settings: []string{"the replica knows the Sentinels (SECKILL_SENTINEL_ADDRS)",
-				"a lock taken while replication was held (hold_replication first)"}},
+			Settings: []Text{{"the replica knows the Sentinels (SECKILL_SENTINEL_ADDRS)", "实例知道哨兵的地址（SECKILL_SENTINEL_ADDRS）"},
+				{"a lock taken while replication was held (hold_replication first)", "在复制暂停期间加上的锁（先执行 hold_replication）"}}},
+		Arm:   Arm{Strategies: []string{"redis-sentinel"}, WorkMS: 200, Params: ms(3000)},
 		Chaos: Chaos{Draw: true},
 		Run:   runKillRedisMaster,
 	},
@@ -252,7 +301,9 @@ var table = []Kind{
 				"三台中的两台仍构成多数派，会话迁移到存活的服务器上并保住它的锁"},
 		Params: []Param{millis(8000)},
 		Needs: Needs{Strategies: []string{"zookeeper"},
-			Settings: []string{"the zookeeper strategy on the three-server ensemble (SECKILL_ZK_SERVERS lists it)"}},
+			Settings: []Text{{"the zookeeper strategy on the three-server ensemble (SECKILL_ZK_SERVERS lists it)",
+				"zookeeper 策略使用三节点集群（SECKILL_ZK_SERVERS 列出它）"}}},
+		Arm:   Arm{Strategies: []string{"zookeeper"}, WorkMS: 500, Params: ms(8000)},
 		Chaos: Chaos{Draw: true},
 		Run:   runKillZKServer,
 	},
@@ -267,8 +318,9 @@ var table = []Kind{
 				"Redis 确认之前（after_commit）：这些消息保持待确认状态，由另一个实例认领"},
 		Params: []Param{choice("point", Text{"Kill point in the batch", "杀进程时机（提交前/后）"}, KillPoints())},
 		Needs: Needs{Strategies: []string{"redis-lua-stock"},
-			Settings: []string{"order_mode async (the replica's queue consumer persists the orders)",
-				"another replica to reclaim the pending entries"}},
+			Settings: []Text{{"order_mode async (the replica's queue consumer persists the orders)", "order_mode 为 async（由实例的队列消费者持久化订单）"},
+				{"another replica to reclaim the pending entries", "另一个实例认领待确认的消息"}}},
+		Arm:   Arm{Strategies: []string{"redis-lua-stock"}, OrderMode: "async", Params: map[string]any{"point": "before_commit"}, Replicas: 2},
 		Chaos: Chaos{Draw: true, OwnedOnly: true},
 		Run:   runKillConsumer,
 	},

@@ -195,3 +195,62 @@ func TestSlots(t *testing.T) {
 		t.Errorf("values %v", v)
 	}
 }
+
+// Every kind says what it needs in both languages, and its Arm is a run the
+// API takes that meets those needs: strategies it acts on (registered), the
+// watchdog turned off only where there is one, its own arguments valid (a
+// sale_id being the armed run's), a pause longer than the TTL where a stale
+// write needs one.
+func TestNeedsAndArmOfEveryKind(t *testing.T) {
+	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1"}, nil, nil, nil)
+	for _, k := range faults.Kinds() {
+		if len(k.Needs.Settings) == 0 {
+			t.Errorf("%s says no setting it needs", k.Name)
+		}
+		for _, txt := range k.Needs.Settings {
+			if txt.En == "" || txt.Zh == "" || txt.En == txt.Zh {
+				t.Errorf("%s: need %+v is not in both languages", k.Name, txt)
+			}
+		}
+		a := k.Arm
+		if len(a.Strategies) == 0 {
+			t.Errorf("%s: its arm chooses no strategy", k.Name)
+		}
+		for _, name := range a.Strategies {
+			st, err := lockstrategy.Lookup(name)
+			if err != nil {
+				t.Errorf("%s: arm strategy %q: %v", k.Name, name, err)
+				continue
+			}
+			if len(k.Needs.Strategies) > 0 && !slices.Contains(k.Needs.Strategies, name) {
+				t.Errorf("%s: arm strategy %q is not one it needs %v", k.Name, name, k.Needs.Strategies)
+			}
+			if a.Watchdog != nil && !*a.Watchdog && !st.Renews {
+				t.Errorf("%s: arm turns off the watchdog of %q, which has none", k.Name, name)
+			}
+		}
+		if a.WorkMS < 0 || a.WorkMS > 60000 || a.TTLMS < 0 || a.TTLMS > 600000 {
+			t.Errorf("%s: arm work_ms %d or ttl_ms %d outside the run form's bounds", k.Name, a.WorkMS, a.TTLMS)
+		}
+		values := map[string]any{}
+		for name, v := range a.Params {
+			if n, ok := v.(int); ok {
+				values[name] = int64(n)
+			} else {
+				values[name] = v
+			}
+		}
+		for _, p := range k.Params {
+			if p.Name == "sale_id" {
+				values["sale_id"] = uint64(7)
+			}
+		}
+		if _, err := k.Parse(s, values); err != nil {
+			t.Errorf("%s: arm params %v: %v", k.Name, a.Params, err)
+		}
+		stale := slices.ContainsFunc(k.Needs.Settings, func(x faults.Text) bool { return strings.Contains(x.En, "longer than the lock's TTL") })
+		if ms, _ := a.Params["ms"].(int); stale && (a.TTLMS == 0 || ms <= a.TTLMS && a.WorkMS <= a.TTLMS) {
+			t.Errorf("%s needs a pause past the TTL: arm ms %d, work_ms %d, ttl_ms %d", k.Name, ms, a.WorkMS, a.TTLMS)
+		}
+	}
+}

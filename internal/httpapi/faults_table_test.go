@@ -28,13 +28,15 @@ type servedKind struct {
 		Label     faults.Text `json:"label"`
 	} `json:"parameters"`
 	Needs *faults.Needs `json:"needs"`
+	Arm   *faults.Arm   `json:"arm"`
 	Chaos *faults.Chaos `json:"chaos"`
 }
 
 // GET /api/faults serves the fault table, in its order, as the Faults page
 // builds itself from it: each kind's texts in both languages, its
 // parameters with their bounds and this replica's choices, its
-// prerequisites and whether the chaos run draws it.
+// prerequisites (in both languages), the run settings that arm it and
+// whether the chaos run draws it.
 func TestFaultsServeTheTable(t *testing.T) {
 	e, _ := faultsRedisEnv(t, "")
 	var got struct {
@@ -52,6 +54,13 @@ func TestFaultsServeTheTable(t *testing.T) {
 		if k.Kind != want.Name || k.Description != want.Description.En || k.Descriptions != want.Description ||
 			k.Title != want.Title || k.Needs == nil || k.Chaos == nil || *k.Chaos != want.Chaos {
 			t.Errorf("kind %d: %+v, want %s", i, k, want.Name)
+		}
+		if k.Needs != nil && !slices.Equal(k.Needs.Settings, want.Needs.Settings) {
+			t.Errorf("%s: needs %+v, want %+v", k.Kind, k.Needs.Settings, want.Needs.Settings)
+		}
+		if k.Arm == nil || !slices.Equal(k.Arm.Strategies, want.Arm.Strategies) || k.Arm.WorkMS != want.Arm.WorkMS ||
+			k.Arm.TTLMS != want.Arm.TTLMS || !slices.Equal(k.Arm.Fencing, want.Arm.Fencing) || len(k.Arm.Params) != len(want.Arm.Params) {
+			t.Errorf("%s: arm %+v, want %+v", k.Kind, k.Arm, want.Arm)
 		}
 		if len(k.Params) != len(want.Params) || len(k.Parameters) != len(want.Params) {
 			t.Fatalf("%s: params %v, parameters %+v", k.Kind, k.Params, k.Parameters)

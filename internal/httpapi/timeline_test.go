@@ -16,8 +16,8 @@ import (
 // pause_holder fault stalls A past its 500 ms TTL while B takes the lock
 // and buys. The timeline shows the overlapping pair (A, B), A's write
 // refused (fenced) with the fault's window over A's section, the tokens
-// growing in entry order, A's lease granted then expired, and a narration
-// that tells the fenced write.
+// growing in entry order, A's lease granted then expired, a narration
+// that tells the fenced write, and the fault's effect: fencing refused it.
 func TestTimelineOfAPausePastTTL(t *testing.T) {
 	faultsOn(t)
 	e := newEnv(t, withQueue)
@@ -97,6 +97,15 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	}
 	if !over {
 		t.Errorf("no pause_holder window over A's section [%v, %v]: %+v", fenced.EnterAt, fenced.ExitAt, tl.Faults)
+	}
+	// Each pause did no damage, and the timeline says why: fencing refused A's write.
+	if len(tl.FaultEffects) != len(tl.Faults) {
+		t.Errorf("fault effects %+v for the faults %+v", tl.FaultEffects, tl.Faults)
+	}
+	for _, fx := range tl.FaultEffects {
+		if fx.Reason != timeline.ReasonFenced || fx.Damaged || !strings.Contains(fx.En, "fencing refused 1 stale write") {
+			t.Errorf("fault effect %+v, want fencing refused 1 stale write", fx)
+		}
 	}
 	var granted, expired bool
 	for _, l := range tl.Leases {

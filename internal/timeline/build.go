@@ -47,7 +47,19 @@ func Build(ctx context.Context, db *gorm.DB, sale inventory.Sale, from, to time.
 	}
 	t.Stock = stockLine(sale.InitialStock, orders, w)
 	t.Narration = narrate(t, sections)
+	t.FaultEffects = faultEffects(t, sections, damageOf(sale, len(orders)))
 	return t, nil
+}
+
+// damageOf is the sale's damage by the database's truth: sold is the
+// count of its orders (docs/ARCHITECTURE.md, Truth from the database).
+func damageOf(sale inventory.Sale, sold int) Damage {
+	d := Damage{Oversold: max(0, int64(sold)-sale.InitialStock)}
+	d.LostUpdates = int64(sold) - (sale.InitialStock - sale.Stock)
+	if d.LostUpdates < 0 {
+		d.LostUpdates = -d.LostUpdates
+	}
+	return d
 }
 
 // settle closes the open bounds of w on the sections found (or the sale's

@@ -42,6 +42,7 @@ ol{font-size:13px}
 </style></head><body>
 <h1>Sale {{.SaleID}} ({{.Strategy}}): lock timeline</h1>
 <p id="facts"></p>
+<ul id="effects"></ul>
 <canvas id="c" height="400"></canvas>
 <div id="tip"></div>
 <h2>Narration</h2><ol id="story"></ol>
@@ -51,6 +52,11 @@ const cv = document.getElementById('c'), cx = cv.getContext('2d'), tip = documen
 document.getElementById('facts').textContent = 'strategy ' + T.strategy + ', fencing ' + (T.fencing ? 'on' : 'off') +
   ', watchdog ' + (T.watchdog ? 'on' : 'off') + ', TTL ' + T.ttl_ms + ' ms; violations ' + T.violations.count +
   ' (' + T.violations.counts.en + ')' + (T.summarised ? '; summarised per ' + T.bucket_ms + ' ms' : '');
+for (const e of T.fault_effects || []) {
+  const li = document.createElement('li');
+  li.textContent = e.kind + ': ' + e.en + ' / ' + e.zh;
+  document.getElementById('effects').appendChild(li);
+}
 for (const l of T.narration) {
   const li = document.createElement('li');
   li.textContent = l.en + ' / ' + l.zh;

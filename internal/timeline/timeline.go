@@ -49,10 +49,12 @@ type Timeline struct {
 	Overlaps     []Overlap    `json:"overlaps"`
 	Leases       []LeaseEvent `json:"leases"`
 	Faults       []Fault      `json:"faults"`
-	Stock        []StockPoint `json:"stock"`
-	Buckets      []Bucket     `json:"buckets"`
-	Violations   Violations   `json:"violations"`
-	Narration    []Line       `json:"narration"`
+	// FaultEffects says per fault whether the sale took damage, else why not.
+	FaultEffects []FaultEffect `json:"fault_effects"`
+	Stock        []StockPoint  `json:"stock"`
+	Buckets      []Bucket      `json:"buckets"`
+	Violations   Violations    `json:"violations"`
+	Narration    []Line        `json:"narration"`
 }
 
 // Section is one critical section in its lane.

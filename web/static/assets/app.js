@@ -7,6 +7,7 @@ import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } fr
 import { Charts } from './charts.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
+import { initFaultArm } from './fault-arm.js';
 import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
@@ -15,6 +16,7 @@ import { liveView } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initNav } from './nav.js';
+import { initPace } from './pace.js';
 import { ServerClock } from './shop-model.js';
 import { initTimeline } from './timeline.js';
 
@@ -62,6 +64,7 @@ function applyLang() {
   setConn(conn.text, conn.ok);
   queue?.refresh();
   timeline?.relabel();
+  arming?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -124,6 +127,10 @@ function renderExplanations() {
 // ---- run form -----------------------------------------------------------
 
 const form = $('#run-form');
+initPace(form);
+// A fault armed for the next run (fault-arm.js): its card fills this form.
+const arming = initFaultArm({ form, charts, zh: () => state.zh,
+  strategies: () => state.strategies.filter((s) => s.available).map((s) => s.name) });
 // Only redis-lua-stock takes the unit in a Lua script that can queue the
 // order in the same step: the async mode is offered with it alone, and
 // with "all", whose redis-lua-stock step it makes async (the API leaves
@@ -228,6 +235,7 @@ form.addEventListener('submit', async (e) => {
     state.focus = run.id;
     nav.followRun(run.id);
     out.textContent = fill('started', { id: run.id, strategies: run.config.strategies.join(', '), n: run.targets.length });
+    arming.started(run);
     showRun(run);
   } catch (err) {
     out.classList.add('bad');
@@ -280,6 +288,7 @@ function showRun(run) {
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
+  arming.sample(run, view.step);
   renderTables(view.step, state.replicas, state.zh);
 }
 
@@ -345,7 +354,7 @@ loadLimits();
 syncClock();
 const zh = () => state.zh;
 const lessons = initLessons({ zh, needToken });
-const faults = initFaults({ zh, needToken });
+const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
 timeline = initTimeline({ zh, liveStep: () => state.step });
 if (!$('#timeline').hidden) timeline.show();
 // A click on the band's violation count lists its pairs on the timeline.

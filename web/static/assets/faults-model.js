@@ -32,3 +32,64 @@ export function paramControl(p) {
   }
   return c;
 }
+
+/**
+ * needLabels are a kind's needs as labels i18n.js can switch: need<kind><i>
+ * per setting, and need<kind>s for the strategies it acts on (none listed:
+ * any strategy that takes a lock).
+ */
+export function needLabels(k) {
+  const out = {};
+  const strategies = k.needs?.strategies || [];
+  out[`need${k.kind}s`] = strategies.length
+    ? [`strategies: ${strategies.join(', ')}`, `策略：${strategies.join('、')}`]
+    : ['strategies: any that takes a lock', '策略：任何加锁的策略'];
+  (k.needs?.settings || []).forEach((s, i) => { out[`need${k.kind}${i}`] = [s.en, s.zh]; });
+  return out;
+}
+
+/**
+ * armForm is what "Arm for the next run" writes into the Run form (the
+ * inputs' names as index.html names them), from the kind's arm: only what
+ * the arm sets, so the rest of the form stays the trainer's. strategies are
+ * the names the form offers; the first of the arm's that it offers is
+ * chosen.
+ */
+export function armForm(k, strategies = []) {
+  const a = k.arm || {};
+  const out = {};
+  const pick = (a.strategies || []).find((s) => !strategies.length || strategies.includes(s));
+  if (pick) out.strategy = pick;
+  if (a.watchdog === false) out.watchdog = false;
+  else if (a.watchdog === true) out.watchdog = true;
+  if (a.work_ms) out.work_ms = a.work_ms;
+  if (a.ttl_ms) out.ttl_ms = a.ttl_ms;
+  if (a.fencing?.length) out.fencing = a.fencing[0];
+  if (a.order_mode) out.order_mode = a.order_mode;
+  if (a.replicas > 0) out.replicas = a.replicas;
+  return out;
+}
+
+/**
+ * armedFault is the body to POST /api/faults once the armed run's sale has
+ * buyers inside: the kind, the arm's arguments (a sale_id parameter gets the
+ * run's sale) and the replica to run it on (none: the page's own).
+ */
+export function armedFault(k, saleId, replica) {
+  const body = { kind: k.kind, ...(k.arm?.params || {}) };
+  if ((k.parameters || []).some((p) => p.name === 'sale_id')) body.sale_id = saleId;
+  if (replica) body.replica = replica;
+  return body;
+}
+
+/**
+ * fireNow says whether an armed fault fires at this sample of the run it
+ * was armed for: once, when a running step of it has a sale with its
+ * first orders (sold > 0): buyers are inside the lock from then on.
+ */
+export function fireNow(armed, run) {
+  if (!armed || armed.fired || !run || run.id !== armed.runId) return false;
+  const step = run.steps?.find((s) => s.status === 'running');
+  if (!step?.sale) return false;
+  return step.sale.sold > 0;
+}

@@ -7,10 +7,15 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { el } from './dom.js';
 import { addLabels, applyLabels } from './i18n.js';
-import { faultLabels, paramControl } from './faults-model.js';
+import { faultLabels, needLabels, paramControl } from './faults-model.js';
 import { applyFaultLimits } from './limits.js';
 
 const $ = (sel) => document.querySelector(sel);
+
+addLabels({
+  faultNeeds: ['Shows something with', '需要以下条件才有效果'],
+  armNext: ['Arm for the next run', '为下一次压测设置'],
+});
 
 /** param builds the label and input for one parameter of a kind. */
 function param(kind, p) {
@@ -32,11 +37,14 @@ function param(kind, p) {
 
 /**
  * initFaults builds the section. opts.zh() says whether Chinese labels are
- * on; opts.needToken(err) handles a 401 (403 forbidden for faults). Returns setReplicas(list) (the
+ * on; opts.needToken(err) handles a 401 (403 forbidden for faults);
+ * opts.onArm(kind, {replica, forward}) arms a kind for the next run (app.js fills the
+ * Run form); opts.onInjected({kind, replica, at, ms}) hears each fault injected
+ * here (the charts mark it). Returns setReplicas(list) (the
  * replicas events keep the picker current) and setSaleId(id) (the live
  * run's sale, the default of every sale_id input).
  */
-export function initFaults({ zh, needToken }) {
+export function initFaults({ zh, needToken, onArm = () => {}, onInjected = () => {} }) {
   let own = ''; // this page's replica id
   let enabled = false;
   let shops = []; // [{id, alive, url}]
@@ -63,7 +71,7 @@ export function initFaults({ zh, needToken }) {
 
   async function inject(form, kind, params) {
     const out = form.querySelector('.msg');
-    const btn = form.querySelector('button');
+    const btn = form.querySelector('button.inject');
     out.className = 'msg';
     for (const i of form.querySelectorAll('[aria-invalid]')) i.removeAttribute('aria-invalid');
     const body = { kind };
@@ -79,6 +87,7 @@ export function initFaults({ zh, needToken }) {
     out.textContent = `injecting ${kind} into ${target || 'this replica'}…`;
     try {
       const res = await postJSON('/api/faults', body);
+      onInjected({ kind, replica: target || own, at: Date.now(), ms: body.ms });
       const what = Object.entries(res || {}).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ');
       out.textContent = `Accepted by ${target || 'this replica'} at ${new Date().toLocaleTimeString('en-GB')}: ${what}`;
       out.classList.add('good');
@@ -105,9 +114,24 @@ export function initFaults({ zh, needToken }) {
     const btn = el('button', { type: 'submit', class: 'inject' }, el('span', { 'data-l': 'inject', text: 'Inject' }),
       el('span', { class: 'sr-only', text: ` ${k.kind}` }));
     btn.disabled = !enabled;
+    const arm = el('button', { type: 'button', class: 'arm', 'data-l': 'armNext', text: 'Arm for the next run' });
+    arm.disabled = !enabled;
+    // The replica to name (the picked one, else this page's) and whether the
+    // POST must be forwarded to it.
+    // An arm on one replica drives the first by id (as the runs API picks
+    // it): the fault goes there, where its holder is.
+    arm.addEventListener('click', () => {
+      const first = k.arm?.replicas === 1 ? shops.filter((m) => m.alive).map((m) => m.id).sort()[0] : '';
+      if (first) picker.value = first;
+      const target = picker.value || own;
+      onArm(k, { replica: target, forward: target !== own });
+    });
+    const needs = Object.keys(needLabels(k)).map((key) => el('li', { 'data-l': key, text: key }));
     const form = el('form', { class: 'fault', id, 'data-kind': k.kind, novalidate: '', 'aria-labelledby': `${id}-h`, 'aria-describedby': `${id}-d` },
       el('h3', { id: `${id}-h` }, el('span', { 'data-l': `f${k.kind}`, text: k.kind }), ' ', el('code', { text: k.kind })),
       el('p', { class: 'note', id: `${id}-d`, text: k.description }),
+      el('div', { class: 'fault-needs' }, el('strong', { 'data-l': 'faultNeeds', text: 'Shows something with' }),
+        el('ul', {}, ...needs), arm),
       el('div', { class: 'fault-params' }, ...params.map((p) => param(k.kind, p)), btn),
       el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' }));
     form.addEventListener('submit', (e) => { e.preventDefault(); inject(form, k.kind, params); });
@@ -129,6 +153,7 @@ export function initFaults({ zh, needToken }) {
     $('#faults-off').hidden = enabled;
     picker.disabled = !enabled;
     addLabels(faultLabels(info.kinds));
+    for (const k of info.kinds || []) addLabels(needLabels(k));
     box.replaceChildren(...(info.kinds || []).map(kindForm));
     applyFaultLimits(box);
     applyLabels(box, zh());

@@ -133,7 +133,7 @@ export function renderLive(view, charts, zh = false) {
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
   renderGuards(view, zh);
   renderQueue(view, zh);
-  charts.reset(view.key);
+  charts.reset(view.key, view.step.strategy);
   if (view.point) charts.push(view.sample.t, view.point);
 }
 

@@ -194,6 +194,19 @@ export function initTimeline({ zh, liveStep }) {
     $('#tl-viol-n').textContent = String(v.count);
     $('#tl-viol').classList.toggle('bad', v.count > 0);
     $('#tl-viol-what').textContent = (zh() && v.counts?.zh) || v.counts?.en || '';
+    renderEffects(d.fault_effects || []);
+  }
+
+  /** renderEffects says under the facts what each fault did (the timeline's fault_effects). */
+  function renderEffects(effects) {
+    let list = $('#tl-effects');
+    if (!list) {
+      list = el('ul', { id: 'tl-effects', class: 'fault-note' });
+      $('#tl-facts').after(list);
+    }
+    list.hidden = !effects.length;
+    list.replaceChildren(...effects.map((e) => el('li', { class: e.damaged ? 'bad' : 'why', 'data-kind': e.kind,
+      text: `${label(`f${e.kind}`, zh())}: ${zh() && e.zh ? e.zh : e.en}` })));
   }
 
   function renderNarration() {

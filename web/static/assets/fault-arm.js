@@ -1,0 +1,133 @@
+// A fault armed for the next run, and what the band says about faults.
+// "Arm for the next run" on a fault card (faults.js) fills the Run form with
+// the kind's arm (faults-model.js: the settings on which it shows) and
+// marks the fault armed; once the run started next has buyers inside
+// (fireNow), the page posts the fault with the run's sale. The Run form and
+// the band say what is armed and when it fired; once the step is over the
+// band says what the fault did (the timeline's fault_effects), and the
+// charts mark each fault of the step.
+import { getJSON, postJSON } from './api.js';
+import { el } from './dom.js';
+import { addLabels, label } from './i18n.js';
+import { armForm, armedFault, fireNow } from './faults-model.js';
+
+addLabels({
+  armed: ['armed', '已设置'],
+  armedOn: ['on replica', '于实例'],
+  armedWaits: ['fires when the next run has buyers inside', '下一次压测有买家进入锁内时触发'],
+  armedFired: ['fired at', '触发于'],
+  armedFailed: ['could not fire', '未能触发'],
+  armedFencing: ['then run it again with fencing on', '然后开启防护令牌再运行一次'],
+  disarm: ['Disarm', '取消设置'],
+});
+
+const clock = (ms) => new Date(ms).toLocaleTimeString('en-GB');
+
+/**
+ * initFaultArm wires arming to the Run form (form), the charts and the
+ * band. zh() says whether Chinese is on; strategies() the names the form
+ * offers. Returns arm(kind, {replica, forward}) for the fault cards,
+ * started(run) for the run form, sample(run, step) for each live sample,
+ * injected({kind, at, ms}) for a fault injected from the Faults page, and
+ * relabel() after a language switch.
+ */
+export function initFaultArm({ form, charts, zh, strategies }) {
+  let armed = null; // {k, replica, forward, runId, fired, at, error}
+  let effects = { run: 0, list: [] }; // the fault_effects shown in the band, of run
+  const checked = new Set(); // sale ids whose timeline was read for its faults
+  const line = document.querySelector('#armed');
+  const note = el('ul', { id: 'fault-note', class: 'fault-note', 'aria-live': 'polite' });
+  note.hidden = true;
+  // Under the band's heading row (beside the verdict it would squeeze on a phone).
+  const verdict = document.querySelector('#verdict');
+  (verdict.closest('.live-head') || verdict).after(note);
+
+  function set(name, v) {
+    const input = form.elements[name];
+    if (!input) return;
+    if (input.type === 'checkbox') input.checked = v; else input.value = String(v);
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  function armedText() {
+    if (!armed) return '';
+    const z = zh();
+    const head = `${label('armed', z)}: ${armed.k.kind} ${label('armedOn', z)} ${armed.replica || '–'}`;
+    if (armed.error) return `${head}: ${label('armedFailed', z)} (${armed.error})`;
+    if (armed.fired) return `${head}: ${label('armedFired', z)} ${clock(armed.at)}`;
+    const again = armed.k.arm?.fencing?.length > 1 ? `; ${label('armedFencing', z)}` : '';
+    return `${head}: ${label('armedWaits', z)}${again}`;
+  }
+
+  function render() {
+    const text = armedText();
+    line.hidden = !text;
+    const disarm = el('button', { type: 'button', class: 'link', text: label('disarm', zh()) });
+    disarm.addEventListener('click', () => { armed = null; render(); });
+    line.replaceChildren(text, ...(armed && !armed.fired ? [' ', disarm] : []));
+    const z = zh();
+    // The band, in one short line: what is armed until the fault's effect is known, then that.
+    const short = armed && !armed.error
+      ? `${label('armed', z)}: ${armed.k.kind} → ${armed.replica || '–'}${armed.fired ? ` (${label('armedFired', z)} ${clock(armed.at)})` : ''}`
+      : text;
+    const items = [...(short && !effects.list.length ? [el('li', { class: 'armed-line', text: short })] : []),
+      ...effects.list.map((e) => el('li', { class: e.damaged ? 'bad' : 'why', 'data-kind': e.kind,
+        text: `${label(`f${e.kind}`, z)}: ${z && e.zh ? e.zh : e.en}` }))];
+    note.hidden = !items.length;
+    note.replaceChildren(...items);
+  }
+
+  function arm(k, { replica, forward }) {
+    const values = armForm(k, strategies());
+    for (const [name, v] of Object.entries(values)) set(name, v);
+    armed = { k, replica, forward, runId: 0, fired: false };
+    render();
+    location.hash = '#/run';
+    line.scrollIntoView?.({ block: 'nearest' });
+  }
+
+  function started(run) {
+    if (armed && !armed.runId) armed.runId = run.id;
+    else if (armed?.fired) armed = null; // fired in a previous run: the line has said so
+    render();
+  }
+
+  async function fire(step) {
+    armed.fired = true;
+    armed.at = Date.now();
+    const k = armed.k;
+    try {
+      await postJSON('/api/faults', armedFault(k, step.sale_id, armed.forward ? armed.replica : ''));
+      const ms = Number(k.arm?.params?.ms) || 0;
+      charts.mark(armed.at / 1000, k.kind, ms ? (armed.at + ms) / 1000 : undefined);
+    } catch (err) {
+      armed.error = err.message;
+    }
+    render();
+  }
+
+  async function readEffects(run, saleId) {
+    let t;
+    try { t = await getJSON(`/api/sales/${saleId}/timeline`, { timeoutMs: 15000 }); } catch { checked.delete(saleId); return; }
+    for (const f of t.faults || []) charts.mark(f.from / 1000, f.kind, f.to ? f.to / 1000 : undefined);
+    if (!(t.fault_effects || []).length) return;
+    effects = { run, list: t.fault_effects };
+    render();
+  }
+
+  function sample(run, step) {
+    if (effects.run && effects.run !== run.id) { effects = { run: 0, list: [] }; render(); }
+    if (fireNow(armed, run)) fire(run.steps.find((s) => s.status === 'running'));
+    // A step over: its faults, from the database, mark the charts and say what they did.
+    if (step?.status === 'done' && step.sale_id && !checked.has(step.sale_id)) {
+      checked.add(step.sale_id);
+      readEffects(run.id, step.sale_id);
+    }
+  }
+
+  function injected({ kind, at, ms }) {
+    charts.mark(at / 1000, kind, ms ? (at + ms) / 1000 : undefined);
+  }
+
+  return { arm, started, sample, injected, relabel: render };
+}
