@@ -12,7 +12,7 @@ import { initFaults } from './faults.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
-import { liveView } from './live-model.js';
+import { liveView, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initNav } from './nav.js';
@@ -59,7 +59,7 @@ function applyLang() {
   charts.relabel(state.zh);
   band.relabel(state.zh);
   // The band and the tables again in the new language (the charts keep their points).
-  if (state.view) renderLive(state.view, { reset() {}, push() {} }, state.zh);
+  if (state.view) renderLive({ ...state.view, verdict: verdictText(state.view.step, state.zh) }, { reset() {}, push() {} }, state.zh);
   renderTables(state.step, state.replicas, state.zh);
   setConn(conn.text, conn.ok);
   queue?.refresh();

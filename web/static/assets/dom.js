@@ -19,6 +19,10 @@ addLabels({
   vHolds: ['holds', '守住'],
   vOverlappedSafe: ['OVERLAPPED, DATA SAFE', '重叠但数据安全'],
   vBroken: ['BROKEN', '已破坏'],
+  vOversold: ['OVERSOLD', '超卖'],
+  vFenced: ['FENCED: the lock overlapped, fencing refused the stale write', '已拦截：锁重叠，防护令牌拒绝了过期写入'],
+  vOverlapped: ['OVERLAPPED: two holders at once, no write lost this time', '重叠：两个持有者同时在内，这次没有写入丢失'],
+  vWaiting: ['waiting', '等待中'],
 });
 
 /** The server's verdict kinds (internal/verdict) and their labels. */
@@ -37,7 +41,7 @@ const KIND_LABEL = { holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken
  * damaged. kind is the server's kind name in every case.
  */
 export function verdictOf(sale, zh = false) {
-  if (!sale) return { word: 'waiting', bad: false };
+  if (!sale) return { word: label('vWaiting', zh), bad: false };
   const sv = sale.verdict;
   if (sv && KIND_LABEL[sv.kind]) {
     const reason = (zh ? sv.reason_zh : sv.reason_en) || sv.reason_en || '';
@@ -47,11 +51,11 @@ export function verdictOf(sale, zh = false) {
       bad: sv.kind === 'broken', warn: sv.kind === 'overlapped_safe',
     };
   }
-  if (sale.oversold > 0) return { word: 'OVERSOLD', bad: true, kind: 'broken' };
-  if (sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true, kind: 'broken' };
+  if (sale.oversold > 0) return { word: label('vOversold', zh), bad: true, kind: 'broken' };
+  if (sale.lost_updates > 0 || sale.duplicates > 0) return { word: label('vBroken', zh), bad: true, kind: 'broken' };
   if (sale.violations > 0 && sale.fenced_writes > 0) {
-    return { word: 'FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true, kind: 'overlapped_safe' };
+    return { word: label('vFenced', zh), bad: false, warn: true, kind: 'overlapped_safe' };
   }
-  if (sale.violations > 0) return { word: 'OVERLAPPED: two holders at once, no write lost this time', bad: false, warn: true, kind: 'overlapped_safe' };
-  return { word: 'holds', bad: false, kind: 'holds' };
+  if (sale.violations > 0) return { word: label('vOverlapped', zh), bad: false, warn: true, kind: 'overlapped_safe' };
+  return { word: label('vHolds', zh), bad: false, kind: 'holds' };
 }

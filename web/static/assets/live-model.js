@@ -86,7 +86,7 @@ export function enrichedSale(step, view) {
 /** verdictText says what the step did to the sale so far, in words; OVERSOLD and BROKEN before NOT HEALTHY. */
 // An overlap that fencing or the database made harmless is amber, not
 // "not healthy": only damage or drift beside it turns the band red.
-function verdictText(step, zh) {
+export function verdictText(step, zh) {
   let v = verdictOf(step.sale, zh);
   if (!v.bad && step.sale?.healthy === false) {
     const why = unhealthyWhy(step.sale, zh, !!v.warn);
