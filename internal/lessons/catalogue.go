@@ -45,8 +45,11 @@ var Catalogue = []Lesson{
 	{
 		Name:  "del-without-owner",
 		Title: "DEL without an owner check frees another client's lock",
-		Predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
-			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
+		Predict: "redis-no-owner and redis, both TTL 3 s, 2 s of work, no watchdog: A outlives its TTL in a slow step " +
+			"(slow_work 1.8 s), the lock expires and B enters beside A on both sides alike (A's lock check stops it: " +
+			"lock_lost); A then releases while B works: redis-no-owner's plain DEL deletes B's lock (freed_other >= 1) " +
+			"and C enters beside B (an overlap after the freed lock; C's stale read is a lost update); redis's " +
+			"owner-checked release finds B's lock and leaves it (release_refused >= 1, freed_other 0): C waits for B",
 		Fix: "release with a Lua compare-and-delete on the owner token",
 		Seed: "seed 004: 「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」; " +
 			"seed 000: 「判断当前线程加的锁和释放锁不是一个原子操作」 (so the check and the delete go in one Lua script)",

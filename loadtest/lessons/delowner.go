@@ -44,9 +44,9 @@ func (d delSide) String() string {
 // delWithoutOwnerHolds is the lesson's verdict: the same TTL and watchdog
 // on both sides; the plain DEL freed another holder's lock at least once
 // and a buyer entered beside that holder afterwards; the owner-checked
-// release met the same stale release, refused it, and nobody entered
-// after it; nothing oversold or lost on either side. why names the first
-// condition that failed.
+// release met the same stale release, refused it, nobody entered after it,
+// and nothing was oversold or lost. why names the first condition that
+// failed.
 func delWithoutOwnerHolds(unsafe, safe delSide) (ok bool, why string) {
 	switch {
 	case unsafe.ttlMS != safe.ttlMS || unsafe.renews || safe.renews:
@@ -61,31 +61,58 @@ func delWithoutOwnerHolds(unsafe, safe delSide) (ok bool, why string) {
 		return false, safe.strategy + " met no stale release to refuse"
 	case safe.overlapsAfter != 0:
 		return false, safe.strategy + ": a buyer entered after the refused release"
-	}
-	for _, d := range []delSide{unsafe, safe} {
-		if d.view.Oversold != 0 || d.view.LostUpdates != 0 {
-			return false, d.strategy + " oversold or lost an update"
-		}
+	case safe.view.Oversold != 0 || safe.view.LostUpdates != 0:
+		return false, safe.strategy + " oversold or lost an update"
 	}
 	return true, ""
 }
 
-// delWithoutOwner: ttl 450 ms, 900 ms of work, 8 buyers at once on
-// redis-no-owner, then on redis with its watchdog renewing.
+// delWithoutOwner: TTL 3 s and 2 s of work on both sides, watchdog off.
+// A takes the lock and, in a slow business step (slow_work, 1.8 s, before
+// its lock check), outlives its TTL: the lock expires at 3 s, B enters
+// beside A (the expiry's overlap, on both sides alike), A's check stops it
+// (lock_lost) and A releases at about 3.8 s, while B works until about
+// 5 s, well within its own TTL (6 s). redis-no-owner's plain DEL deletes
+// B's lock and C, waiting since B was sent, enters beside B: an overlap
+// that only the DEL made (and C's stale read a lost update). redis's
+// owner-checked release finds B's lock and leaves it: C waits for B.
 func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var sides []delSide
+	off := false
+	t1 := sc.Targets[0]
 	for _, strategy := range []string{"redis-no-owner", "redis"} {
-		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario del-without-owner",
-			Strategy: strategy, Stock: 20, WorkMS: 900, TTLMS: 450})
+		req := shopapi.SaleRequest{Name: "scenario del-without-owner", Strategy: strategy, Stock: 10, WorkMS: 2000, TTLMS: 3000}
+		if strategy == "redis" {
+			req.Watchdog = &off // redis-no-owner has none to turn off
+		}
+		v, _, err := sc.C.CreateSale(ctx, t1, req)
 		if err != nil {
 			return "", false, err
 		}
-		kinds, _ := sc.burst(ctx, v.ID, 8, "d")
+		if err := sc.warm(ctx, v.ID, t1); err != nil {
+			return "", false, err
+		}
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 1800}); err != nil {
+			return "", false, err
+		}
+		kinds := map[string]int{}
+		a := sc.orderAsync(ctx, t1, v.ID, "A")
+		if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock, in its slow step
+			return "", false, err
+		}
+		b := sc.orderAsync(ctx, sc.last(), v.ID, "B")
+		if err := load.Sleep(ctx, 50*time.Millisecond); err != nil {
+			return "", false, err
+		}
+		c := sc.orderAsync(ctx, t1, v.ID, "C")
+		for _, ch := range []<-chan string{a, b, c} {
+			kinds[<-ch]++
+		}
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
-		d, err := sc.releaseTrail(ctx, sc.Targets[0], v.ID, strategy == "redis-no-owner")
+		d, err := sc.releaseTrail(ctx, t1, v.ID, strategy == "redis-no-owner")
 		if err != nil {
 			return "", false, err
 		}

@@ -26,7 +26,7 @@ func TestDelWithoutOwnerHoldsOnlyOnTheDELsEvidence(t *testing.T) {
 		{"the owner check freed a lock", nil, func(d *delSide) { d.freed = 1 }, "redis freed"},
 		{"no stale release on the fix's side", nil, func(d *delSide) { d.refused = 0 }, "no stale release"},
 		{"a buyer beside the holder on the fix's side", nil, func(d *delSide) { d.overlapsAfter = 1 }, "entered after the refused"},
-		{"an oversell", func(d *delSide) { d.view.Oversold = 1 }, nil, "oversold"},
+		{"a lost update on the fix's side", nil, func(d *delSide) { d.view.LostUpdates = 1 }, "lost an update"},
 	} {
 		u, s := unsafe, safe
 		if tc.unsafe != nil {

@@ -61,15 +61,17 @@ func (l *NoOwner) Lock(ctx context.Context, key string) (lockstrategy.Lease, err
 		// THE PITFALL: whoever holds key now, this deletes it. GETDEL is
 		// still a delete without a condition; the value it hands back only
 		// tells whose lock went, so that the harm is counted (freed_other).
+		// at precedes the delete, so a buyer it lets in enters after it.
+		at := time.Now()
 		held, err := l.rdb.GetDel(ctx, key).Result()
 		if err != nil && err != redis.Nil {
 			return fmt.Errorf("redislock: release %s: %w", key, err)
 		}
 		switch {
 		case err == nil && held != owner:
-			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseFreedOther, At: time.Now()})
+			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseFreedOther, At: at})
 		case err == nil:
-			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseReleased, At: time.Now()})
+			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseReleased, At: at})
 		}
 		return nil
 	}), nil
