@@ -89,9 +89,6 @@ func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.warm(ctx, v.ID, t1); err != nil {
-			return "", false, err
-		}
 		if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 1800}); err != nil {
 			return "", false, err
 		}
