@@ -45,11 +45,15 @@ var Catalogue = []Lesson{
 	{
 		Name:  "del-without-owner",
 		Title: "DEL without an owner check frees another client's lock",
-		Predict: "a holder whose lock expired deletes the next holder's lock with a plain DEL (redis-no-owner): " +
-			"overlapping critical sections; redis (owner-checked release + watchdog) keeps them apart, no oversell",
+		Predict: "redis-no-owner and redis, both TTL 3 s, 2 s of work, no watchdog: A outlives its TTL in a slow step " +
+			"(slow_work 1.8 s), the lock expires and B enters beside A on both sides alike (A's lock check stops it: " +
+			"lock_lost); A then releases while B works: redis-no-owner's plain DEL deletes B's lock (freed_other >= 1) " +
+			"and C enters beside B (an overlap after the freed lock; C's stale read is a lost update); redis's " +
+			"owner-checked release finds B's lock and leaves it (release_refused >= 1, freed_other 0): C waits for B",
 		Fix: "release with a Lua compare-and-delete on the owner token",
-		Seed: "seed 004: 「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」; " +
-			"seed 000: 「判断当前线程加的锁和释放锁不是一个原子操作」 (so the check and the delete go in one Lua script)",
+		Seed: "seed 000 (3.3, SET NX EX released by DEL): 「假设碰巧这时候,A执行完自己的业务逻辑,它就去释放锁,但是它就把B的锁给释放了。」; " +
+			"seed 004: 「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」; " +
+			"seed 000 (3.4): 「判断当前线程加的锁和释放锁不是一个原子操作」 (so the check and the delete go in one Lua script)",
 		Strategies:  []string{"redis-no-owner", "redis"},
 		MinReplicas: 1,
 	},
@@ -75,7 +79,8 @@ var Catalogue = []Lesson{
 			"no lost update), because each holder claims the fence before it reads",
 		Fix: "fencing tokens: each holder records its token in the store before reading, and its write lands " +
 			"only if no newer token has been recorded since",
-		Seed: "beyond the seeds (no seed's text has it): Martin Kleppmann, \"How to do distributed locking\" (2016): " +
+		Seed: "seed 003 only links the article: 「關于redlock的討論可以看How to do distributed locking」; the pause and the " +
+			"fencing token are in that article, not in the seeds' text: Martin Kleppmann, \"How to do distributed locking\" (2016): " +
 			"a process pause (GC) past the lease lets a second holder in; the store must refuse the stale write with a fencing token",
 		Strategies:  []string{"redis"},
 		MinReplicas: 2,
@@ -96,17 +101,22 @@ var Catalogue = []Lesson{
 		Title: "RedLock survives one master of three, not two",
 		Predict: "a redlock holder keeps its lock when one master of three restarts (2 of 3 still hold it: the " +
 			"second buyer waits, violations 0); when two restart, the second buyer gets a quorum on the two " +
-			"empty masters and both write (violations >= 1)",
-		Fix:         "more masters, fsync=always persistence, or delaying a restarted master by the max TTL",
-		Seed:        "seed 002: 「当大多数节点都告诉你加锁成功的时候,就说明你加锁成功了。」; seed 000: 「当且仅当超过一半(N/2+1…)的Redis master节点都获得锁…锁才算获取成功」",
+			"empty masters and both write (violations >= 1); only restarts are tested here: the quorum also " +
+			"assumes bounded clock drift and no pause past the validity time, which this lesson does not test",
+		Fix: "more masters, or fsync=always persistence; delaying a restarted master by the max TTL is antirez's " +
+			"fix (the Redis documentation), not the seeds'; none of these covers a clock jump or a pause: fence the write",
+		Seed: "seed 002: 「当大多数节点都告诉你加锁成功的时候,就说明你加锁成功了。」; seed 000: 「当且仅当超过一半(N/2+1…)的Redis " +
+			"master节点都获得锁,并且使用的时间小于锁失效时间时,锁才算获取成功」 (the timing condition: the lock is valid only " +
+			"for the TTL less the time taken to get it)",
 		Strategies:  []string{"redlock"},
 		MinReplicas: 1,
 	},
 	{
 		Name:  "optimistic-vs-pessimistic",
-		Title: "Optimistic retries collapse under contention; pessimistic holds steady",
-		Predict: "under contention optimistic CAS loses rounds and retries (fewer orders/s) while pessimistic " +
-			"queues on the row lock with no retries; both hold (oversold 0)",
+		Title: "Under contention optimistic pays in retries, pessimistic queues",
+		Predict: "64 buyers at once for 50 units: optimistic CAS loses rounds and retries (CAS retries > 0) while " +
+			"pessimistic queues on the row lock with no retries (0); both hold (oversold 0); the orders/s of each " +
+			"are shown, not judged",
 		Fix: "optimistic only where conflicts are rare; for a hot row, no lock at all: the conditional decrement " +
 			"(UPDATE … SET stock = stock - 1 WHERE stock > 0), the stock taken in Redis first, or a queue; " +
 			"pessimistic holds but queues every buyer on one row",
@@ -154,7 +164,7 @@ var Catalogue = []Lesson{
 			"fewer sections take the lock; both times exactly 20 sold, oversold 0, duplicates 0",
 		Fix: "remember a sold-out sale on every replica (set only after the database reads 0, cleared on " +
 			"restock) and refuse before the lock",
-		Seed:        "Flash-sale articles: reject early, reject cheap: most of a herd loses, let it lose in memory",
+		Seed:        "beyond the seeds (flash-sale practice, no source quoted): reject early, reject cheap: most of a herd loses, let it lose in memory",
 		Strategies:  []string{"redis"},
 		MinReplicas: 1,
 	},
@@ -166,7 +176,7 @@ var Catalogue = []Lesson{
 			"(Retry-After, layer rate_limit) before the lock, and the stock still sells exactly: 20 sold, " +
 			"oversold 0, duplicates 0; the p99 of the buyers who got through is shown, not asserted",
 		Fix:         "a cluster-wide per-user (and per-IP) limit in Redis (GCRA), a per-replica limiter when Redis is down",
-		Seed:        "Flash-sale articles: limit each user's requests before they reach the inventory",
+		Seed:        "beyond the seeds (flash-sale practice, no source quoted): limit each user's requests before they reach the inventory",
 		Strategies:  []string{"redis"},
 		MinReplicas: 1,
 	},
@@ -239,16 +249,17 @@ var Catalogue = []Lesson{
 			"oversold 0 (redis-restart shows the same loss past the check: a lost update)",
 		Fix: "check the lease (Lost) before every write that the lock protects, and fence the write for the pause " +
 			"that comes after the check",
-		Seed: "seed 003 on Redisson's watchdog: 「如果機器宕機了,看門狗也就沒了。此時就不會延長key的過期時間」; seed 000: " +
-			"「Redisson就是使用watch dog解决了锁过期释放,业务没执行完问题」 (a renewal that fails leaves the work to stop)",
+		Seed: "seed 002: 「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」, and when renewal keeps failing: " +
+			"「如果不断重试之后,续约都失败了,那么这个时候就要根据业务来决定采取保守策略还是激进策略了」 (this lesson shows the " +
+			"conservative one, stopping the work; the aggressive one is not taught yet)",
 		Strategies:  []string{"redis"},
 		MinReplicas: 2,
 	},
 	{
 		Name:  "acquire-reply-lost",
 		Title: "An acquire whose reply was lost: check for your own value before retrying",
-		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): redisson " +
-			"gives up on the error (A fails) and its orphaned lock keeps B waiting until the TTL (3 s); redis asks " +
+		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): our " +
+			"redisson model gives up on the error (A fails) and its orphaned lock keeps B waiting until the TTL (3 s); redis asks " +
 			"Redis whether the lock is its own before anything else, finds its id, and A buys at once, B after it",
 		Fix: "after a timeout or a lost reply, look for your own token (GET key == my id) before trying again",
 		Seed: "seed 002: 「比如说加锁的时候收到了超时响应,就可以发起重试」; 「如果 key1 存在,检查值是不是 value1。如果是 value1," +
@@ -303,8 +314,9 @@ var Catalogue = []Lesson{
 		Title: "A master that fails over before replicating the lock lets a second holder in",
 		Predict: "redis-sentinel: A holds the lock on the master while replication is held back, the master dies, the " +
 			"Sentinels promote the replica, which never saw the key: B gets the lock while A still holds it, A's late " +
-			"write is a lost update (violations >= 1); with fencing B's token (the new master's clock) is above A's and " +
-			"A's write is refused (fenced 1, oversold 0); redlock with 1 of its 3 independent masters restarted keeps B waiting",
+			"write is a lost update (violations >= 1); with fencing B's token is above A's (the tokens follow the " +
+			"server's clock, and here every node shares one host: a promoted replica whose clock is behind would hand out " +
+			"lower tokens) and A's write is refused (fenced 1, oversold 0); redlock with 1 of its 3 independent masters restarted keeps B waiting",
 		Fix: "a lock whose state survives a node's loss: a quorum of independent masters (redlock, still not safe against a " +
 			"pause), a consensus store (zookeeper, etcd), and fencing at the resource either way",
 		Seed: "seed 000: 「如果线程一在Redismaster节点上拿到了锁,但是加锁的key还没同步到slave节点。恰好这时,master节点发生故障," +
@@ -326,7 +338,8 @@ var Catalogue = []Lesson{
 			"timeout must cover",
 		Seed: "seed 003: 「zookeeper天生設計定位就是分布式協調,強一致性。鎖的模型健壯、簡單易用、適合做分布式鎖。」 and " +
 			"「如果公司里面有zk集群條件,優先選用zk實現」; seed 000: 「从可靠性角度(从高到低)Zookeeper > Redis > 数据库」; " +
-			"seed 004, of any lock service: 「只要分布式锁服务集群节点大部分存活,client就可以进行加锁解锁操作」",
+			"seed 004, of any lock service: 「只要分布式锁服务集群节点大部分存活,client就可以进行加锁解锁操作」 (the same sentence " +
+			"begins 「分布式锁服务一般要满足AP」, yet a majority quorum is CP: the minority side stops)",
 		Strategies:  []string{"zookeeper"},
 		MinReplicas: 2,
 	},
@@ -354,8 +367,10 @@ var Catalogue = []Lesson{
 		Title: "A ZooKeeper holder whose session expires loses its lock",
 		Predict: "a zookeeper holder whose session expires loses the lock: a buyer on another replica gets it " +
 			"while the first still stalls; the first's write is fenced (or aborted as lock_lost); violations >= 1, oversold 0",
-		Fix:         "check the lease before writing and fence the write with the node's czxid",
-		Seed:        "seed 003: 「客戶端可以建立一個臨時節點,在會話結束或者會話超時后,zookeeper會自動刪除該節點。」",
+		Fix: "check the lease before writing and fence the write with the node's czxid",
+		Seed: "seed 001: 「如果某个Client与ZK连接断开，临时节点就会消失，锁就会被错误的释放。」; seed 003: " +
+			"「客戶端可以建立一個臨時節點,在會話結束或者會話超時后,zookeeper會自動刪除該節點。」 (the node goes when the " +
+			"session expires, not when the connection drops: a client that reconnects within the session timeout keeps it)",
 		Strategies:  []string{"zookeeper"},
 		MinReplicas: 2,
 	},
@@ -368,7 +383,9 @@ var Catalogue = []Lesson{
 		Fix: "nothing to fix for a dead holder: its session ends and its node with it; the session timeout " +
 			"plays the TTL's part (too short expires live holders, too long keeps a dead one's lock longer; " +
 			"a killed replica stays dead: restart the demo)",
-		Seed:        "seed 000: 「临时节点 :和持久节点相反,当创建节点的客户端与zookeeper断开连接后,临时节点会被删除。」",
+		Seed: "seed 000: 「临时节点 :和持久节点相反,当创建节点的客户端与zookeeper断开连接后,临时节点会被删除。」 (more " +
+			"precisely, at session expiry: a disconnection alone deletes nothing while the session lives, which is why " +
+			"the next buyer waits out the session timeout here)",
 		Strategies:  []string{"zookeeper"},
 		MinReplicas: 2,
 	},

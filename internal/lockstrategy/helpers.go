@@ -67,6 +67,12 @@ const (
 	LeaseLost     = "lost"     // a renewal found it gone or another's, or renewals failed past its validity
 	LeaseExpired  = "expired"  // its TTL ran out while held, nothing renewing it (the client's own clock)
 	LeaseReleased = "released" // Unlock released it
+	// LeaseFreedOther: Unlock deleted a lock another client held (a plain
+	// DEL after the lease had expired and the lock had changed hands).
+	LeaseFreedOther = "freed_other"
+	// LeaseReleaseRefused: Unlock found the lock gone or another client's
+	// and left it (an owner-checked release after the lease had expired).
+	LeaseReleaseRefused = "release_refused"
 )
 
 // LeaseEvent is one event of a lease as its client saw it.
@@ -78,7 +84,8 @@ type LeaseEvent struct {
 }
 
 // LeaseObserver is told of a lease's events by the strategies that know
-// them (redis, redis-sentinel). It must not block: it is called on the
+// them (redis, redis-sentinel; redis-no-owner its releases only). It must
+// not block: it is called on the
 // lock's path and from its watchdog.
 type LeaseObserver func(LeaseEvent)
 

@@ -70,44 +70,6 @@ func (sc *ScenarioRun) casRetries(ctx context.Context, strategy string) (int64, 
 	return total, nil
 }
 
-// delWithoutOwner: ttl 450 ms, 900 ms of work, 8 buyers at
-// once (the watchdog renews every ttl/3: 300 ms of slack for a loaded
-// machine's stalls; with ttl 200 ms a CI machine let a renewal come late
-// and the "safe" run overlapped once). On redis-no-owner a holder's key expires mid-work, the next buyer
-// takes the lock, and the first one's plain DEL then frees the second's lock
-// for a third: overlapping sections. Our flow checks Lost() before writing,
-// so the expired holder answers lock_lost instead of writing, but the
-// section log still shows the overlap. On redis (owner-checked release and
-// a watchdog renewing the key) the sections never overlap.
-func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	var parts []string
-	pass := true
-	for _, strategy := range []string{"redis-no-owner", "redis"} {
-		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario del-without-owner",
-			Strategy: strategy, Stock: 20, WorkMS: 900, TTLMS: 450})
-		if err != nil {
-			return "", false, err
-		}
-		kinds, _ := sc.burst(ctx, v.ID, 8, "d")
-		got, err := sc.settled(ctx, v.ID)
-		if err != nil {
-			return "", false, err
-		}
-		if strategy == "redis-no-owner" {
-			pass = pass && got.Violations > 0
-		} else {
-			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] > 0
-		}
-		note := ""
-		if strategy == "redis-no-owner" {
-			note = " (expired holders abort before writing; the detector still sees the overlap)"
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d ordered, %d lock_lost%s; %s",
-			strategy, kinds[shopapi.KindOrder], kinds["lock_lost"], note, describe(got)))
-	}
-	return strings.Join(parts, " | "), pass, nil
-}
-
 // optimisticVsPessimistic: stock 50, 64 buyers at once, 2 ms
 // of work, on db-optimistic then db-pessimistic. Both hold; the optimistic
 // one pays in lost CAS rounds (each version has one winner, the rest retry

@@ -11,7 +11,7 @@ import (
 
 // acquireReplyLost: a lock acquire retried after its reply was lost. The first replica's next lock script
 // on the sale runs on Redis but its reply is lost (drop_reply): the lock is
-// taken, and the buyer does not know. redisson gives up on the error: A
+// taken, and the buyer does not know. Our redisson model gives up on the error: A
 // fails, and its orphaned lock keeps B waiting until the TTL (3 s). redis
 // asks Redis again whether the lock is its own before anything else
 // (requeue: its id holds it), so A buys, and B after it.

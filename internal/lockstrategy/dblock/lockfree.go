@@ -2,8 +2,9 @@ package dblock
 
 import "github.com/seckill-lab/seckill/internal/lockstrategy"
 
-// LockFree is db-optimistic or db-conditional: no lock; the order service
-// makes the stock write safe with the write it names instead.
+// LockFree is db-optimistic or db-conditional: no lock of ours; the order
+// service makes the stock write safe with the write it names instead (the
+// database still takes its own row lock for that one statement).
 type LockFree struct {
 	kind       lockstrategy.WriteKind
 	maxRetries int
@@ -19,7 +20,7 @@ const DefaultCASRetries = 64
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{
 		Name: "db-optimistic",
-		Description: "No lock: version column, UPDATE ... WHERE version=? and retry on zero rows " +
+		Description: "No lock of ours: version column, UPDATE ... WHERE version=? and retry on zero rows " +
 			"(cheap when calm, retries pile up under contention).",
 		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
 		Safe:      true,
@@ -30,12 +31,13 @@ func init() {
 		},
 	})
 	lockstrategy.Register(lockstrategy.Strategy{
-		Name:        "db-conditional",
-		Description: "No lock: UPDATE ... SET stock = stock - 1 WHERE stock > 0; the row lock serialises the decrement.",
-		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
-		Safe:        true,
-		Expiry:      lockstrategy.ExpiryNone,
-		Normalize:   lockstrategy.NoOptions,
+		Name: "db-conditional",
+		Description: "No lock of ours: UPDATE ... SET stock = stock - 1 WHERE stock > 0; the database's own row lock, " +
+			"held for that one statement, serialises the decrement.",
+		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:      true,
+		Expiry:    lockstrategy.ExpiryNone,
+		Normalize: lockstrategy.NoOptions,
 		NewLockFree: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.LockFree, error) {
 			return &LockFree{kind: lockstrategy.WriteConditional}, nil
 		},

@@ -140,6 +140,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("redisfifo: release %s: %w", le.k.lock, err)
 	case r.result == 0:
+		le.observe(lockstrategy.LeaseEvent{Token: le.token, Event: lockstrategy.LeaseReleaseRefused, At: start})
 		return lockstrategy.ErrNotHeld
 	}
 	le.event(lockstrategy.LeaseReleased, 0)

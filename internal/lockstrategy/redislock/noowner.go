@@ -48,6 +48,7 @@ func NewNoOwner(rdb *redis.Client, ttl time.Duration) *NoOwner {
 // Lock polls SET NX PX. The value is written but never checked again.
 func (l *NoOwner) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
 	owner := lockstrategy.NewOwner()
+	observe := lockstrategy.LeaseObserverOf(ctx)
 	var start time.Time
 	err := pollLock(ctx, func(ctx context.Context) (bool, error) {
 		start = time.Now()
@@ -57,9 +58,20 @@ func (l *NoOwner) Lock(ctx context.Context, key string) (lockstrategy.Lease, err
 		return nil, wrapErr("no-owner", key, err)
 	}
 	return newTTLLease(start, l.ttl, func(ctx context.Context) error {
-		// THE PITFALL: whoever holds key now, this deletes it.
-		if err := l.rdb.Del(ctx, key).Err(); err != nil {
+		// THE PITFALL: whoever holds key now, this deletes it. GETDEL is
+		// still a delete without a condition; the value it hands back only
+		// tells whose lock went, so that the harm is counted (freed_other).
+		// at precedes the delete, so a buyer it lets in enters after it.
+		at := time.Now()
+		held, err := l.rdb.GetDel(ctx, key).Result()
+		if err != nil && err != redis.Nil {
 			return fmt.Errorf("redislock: release %s: %w", key, err)
+		}
+		switch {
+		case err == nil && held != owner:
+			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseFreedOther, At: at})
+		case err == nil:
+			observe(lockstrategy.LeaseEvent{Event: lockstrategy.LeaseReleased, At: at})
 		}
 		return nil
 	}), nil

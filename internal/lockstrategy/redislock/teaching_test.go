@@ -3,6 +3,8 @@ package redislock
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,7 +88,17 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			key := locktest.RedisKey(t, rdb)
-			a := locktest.MustLock(t, tc.l, key)
+			var mu sync.Mutex
+			var aEvents []string // what A's lease told its observer
+			actx := lockstrategy.WithLeaseObserver(context.Background(), func(e lockstrategy.LeaseEvent) {
+				mu.Lock()
+				aEvents = append(aEvents, e.Event)
+				mu.Unlock()
+			})
+			a, err := tc.l.Lock(actx, key)
+			if err != nil {
+				t.Fatalf("A's Lock: %v", err)
+			}
 			if !locktest.ClosedWithin(a.Lost(), shortTTL+time.Second) {
 				t.Fatal("A's lease did not end at the TTL")
 			}
@@ -103,6 +115,13 @@ func TestNoOwnerDeletesNextHoldersLock(t *testing.T) {
 				t.Fatal("owner-checked release deleted B's lock")
 			case !tc.deletes && !errors.Is(staleErr, lockstrategy.ErrNotHeld):
 				t.Fatalf("stale Unlock: %v, want ErrNotHeld", staleErr)
+			}
+			mu.Lock()
+			freed, refused := slices.Contains(aEvents, lockstrategy.LeaseFreedOther), slices.Contains(aEvents, lockstrategy.LeaseReleaseRefused)
+			mu.Unlock()
+			if freed != tc.deletes || refused == tc.deletes {
+				t.Fatalf("A's lease events %v: want %s", aEvents, map[bool]string{true: "freed_other (B's lock deleted, counted)",
+					false: "release_refused and no freed_other"}[tc.deletes])
 			}
 			if tc.deletes {
 				c := locktest.MustLock(t, tc.l, key) // a third buyer walks in beside B

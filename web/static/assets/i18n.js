@@ -263,10 +263,10 @@ export const EXPLAIN = {
   'db-optimistic': {
     zh: '数据库乐观锁',
     does: 'Reads the row with its version and writes only WHERE version = the one read; a conflict retries.',
-    pitfall: 'Under a flash-sale crowd most attempts conflict: retries explode and latency with them, even though nothing is oversold.',
+    pitfall: 'Under a flash-sale crowd most attempts conflict and are retried: each buyer pays in round trips and latency, even though nothing is oversold.',
     lesson: 'Optimistic locking is safe and cheap when conflicts are rare; a hot item is exactly when they are not.',
     doesZh: "读取行及其版本号，只在 WHERE version = 读到的版本 时写入；冲突则重试。",
-    pitfallZh: "在秒杀人群下，大多数尝试都会冲突：重试次数暴增，延迟随之暴增，尽管没有超卖。",
+    pitfallZh: "在秒杀人群下，大多数尝试都会冲突并重试：每个买家都要付出更多往返和延迟，尽管没有超卖。",
     lessonZh: "冲突少时乐观锁安全又便宜；热门商品恰恰是冲突多的时候。",
   },
   'db-conditional': {
@@ -326,18 +326,18 @@ export const EXPLAIN = {
   'redis-no-owner': {
     zh: '释放时不校验持有者（直接 DEL）',
     does: 'Locks with an expiry but releases with a plain DEL (the teaching variant).',
-    pitfall: 'A holder whose lock expired deletes the next holder\'s lock: two, then three buyers are inside at once.',
+    pitfall: 'A holder whose lock expired deletes the next holder\'s lock (counted: freed_other): two, then three buyers are inside at once.',
     lesson: 'Release only your own lock: compare the owner token and delete in one Lua script.',
     doesZh: "加锁时带过期时间，但释放时直接 DEL（教学用的错误写法）。",
-    pitfallZh: "锁已过期的持有者会删掉下一个持有者的锁：先是两个、接着是三个买家同时在锁内。",
+    pitfallZh: "锁已过期的持有者会删掉下一个持有者的锁（有计数：freed_other）：先是两个、接着是三个买家同时在锁内。",
     lessonZh: "只释放自己的锁：在一个 Lua 脚本里比较持有者令牌并删除。",
   },
   'redis-getset': {
     zh: 'SETNX + GETSET（值为过期时间）',
-    does: 'Seed 000\'s variant: SETNX with the client\'s own expiry time as the value; a contender that reads an expiry in the past takes over with GETSET and wins if GETSET returns what it read; release is GET, compare, then DEL (the teaching variant).',
+    does: 'Seed 000\'s variant (its 3.2): SETNX with the client\'s own expiry time as the value; a contender that reads an expiry in the past takes over with GETSET and wins if GETSET returns what it read; release is GET, compare, then DEL, which seed 000 shows in its 3.4, not 3.2 (the teaching variant).',
     pitfall: 'Each client writes the expiry with its own clock, so the clocks must agree: one running ahead takes a live lock. When several take over an expired lock at once, the losers\' GETSETs overwrite the winner\'s expiry. The value names no owner, and GET-then-DEL is two steps: the lock can change hands in between and the DEL frees the next holder\'s lock.',
     lesson: 'Let the server keep the time (SET NX PX) and name the owner in the value, released by one atomic compare-and-delete.',
-    doesZh: "参考文章 000 的写法：SETNX，值为客户端自己算出的过期时间；竞争者读到已过期的时间就用 GETSET 接管，若 GETSET 返回的正是它读到的值则成功；释放时先 GET 比较再 DEL（教学用的错误写法）。",
+    doesZh: "参考文章 000 的写法（其 3.2 节）：SETNX，值为客户端自己算出的过期时间；竞争者读到已过期的时间就用 GETSET 接管，若 GETSET 返回的正是它读到的值则成功；释放时先 GET 比较再 DEL，这一步出自该文 3.4 节而非 3.2 节（教学用的错误写法）。",
     pitfallZh: "每个客户端用自己的时钟写过期时间，所以时钟必须一致：走得快的客户端会抢走一把仍然有效的锁。多个客户端同时接管一把过期的锁时，失败者的 GETSET 会覆盖胜出者的过期时间。值里没有持有者，而先 GET 再 DEL 是两步：锁可能在中间易手，DEL 就释放了下一个持有者的锁。",
     lessonZh: "让服务器掌管时间（SET NX PX），在值里写明持有者，用一次原子的比较并删除来释放。",
   },
@@ -371,10 +371,10 @@ export const EXPLAIN = {
   redisson: {
     zh: 'Redisson 可重入锁',
     does: 'Redisson\'s RLock in Go: a hash of holder -> hold count (HINCRBY), so the holder can lock again and the last unlock frees it; a watchdog renews every TTL/3; waiters sleep on a pub/sub channel the last unlock publishes to; a fencing token per holding.',
-    pitfall: 'The watchdog stops with its process: a pause past the TTL frees the lock under a live holder (seed 003: "if the machine goes down, the watchdog goes with it"), and when renewal fails the lock only sends a signal (Lost): the holder must stop its work itself. Who counts as "the same holder" must be said: Go has no thread id, so the ctx names it.',
+    pitfall: 'The watchdog stops with its process: a dead holder\'s lock expires after the TTL (seed 003: 「如果機器宕機了,看門狗也就沒了」), and a pause past the TTL stops it too and frees the lock under a live holder (beyond the seeds: Kleppmann); when renewal fails the lock only sends a signal (Lost): the holder must stop its work itself. Who counts as "the same holder" must be said: Go has no thread id, so the ctx names it.',
     lesson: 'Reentrancy is a count per holder: a nested lock on a non-reentrant lock waits for itself until it times out.',
     doesZh: "用 Go 实现的 Redisson RLock：一个“持有者 -> 持有次数”的哈希（HINCRBY），持有者可以再次加锁，最后一次解锁才释放；看门狗每 TTL/3 续期；等待者在发布/订阅频道上休眠，最后一次解锁时发布通知；每次持有一个防护令牌。",
-    pitfallZh: "看门狗随进程一起停止：暂停超过 TTL 会让锁在持有者还活着时被释放（参考文章 003：“机器宕机了，看门狗也就没了”）；续期失败时锁只发出一个信号（Lost）：持有者必须自己停止工作。“同一个持有者”必须明确指定：Go 没有线程 ID，所以由 ctx 来标识。",
+    pitfallZh: "看门狗随进程一起停止：持有者宕机后锁在 TTL 后过期（参考文章 003：「如果機器宕機了,看門狗也就沒了」）；暂停超过 TTL 同样让它停下，锁在持有者还活着时被释放（超出参考文章：Kleppmann）；续期失败时锁只发出一个信号（Lost）：持有者必须自己停止工作。“同一个持有者”必须明确指定：Go 没有线程 ID，所以由 ctx 来标识。",
     lessonZh: "可重入是按持有者计数：在不可重入的锁上嵌套加锁，会一直等自己，直到超时。",
   },
   'redis-2level': {
