@@ -178,7 +178,7 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales", s.requireAdmin, s.createSale)
 	api.GET("/sales/:id", s.getSale)
 	api.GET("/sales/:id/live", s.saleLive)
-	api.GET("/sales/:id/herd", s.getHerd) // herd.go
+	api.GET("/sales/:id/herd", s.getHerd)                  // herd.go
 	api.GET("/sales/:id/history", s.getHistory)            // history.go
 	api.GET("/sales/:id/history.html", s.getHistoryHTML)   // porcupine's drawing
 	api.GET("/sales/:id/timeline", s.getTimeline)          // timeline.go
