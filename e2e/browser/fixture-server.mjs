@@ -32,12 +32,27 @@ const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, s
   ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
 
-/** startFixtureServer listens on port (0: any) and returns {url, close}. */
-export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json')) {
+/** The herd of sale 7 as GET /api/sales/7/herd answers it: sold out in 435 ms, 600 answers in the first second. */
+export const HERD = {
+  sale_id: 7, opens_at: '2026-11-26T15:00:00Z', initial_stock: 20, sold: 20, sold_out: true,
+  first_order_at: '2026-11-26T15:00:00.012Z', last_order_at: '2026-11-26T15:00:00.435287Z', sell_out_ms: 435.287, sell_out_from_first_ms: 423.287,
+  first_second: { answers: 600, orders: 20, sold_out: 571, others: 9, p50_ms: 1.2, p99_ms: 48.5,
+    layers: [{ layer: 'rate_limit', count: 9, percent: 1.5 }, { layer: 'sold_out_cache', count: 521, percent: 86.8 }, { layer: 'lock', count: 70, percent: 11.7 }] },
+  answers: 2000,
+  layers: [{ layer: 'rate_limit', count: 9, percent: 0.5 }, { layer: 'sold_out_cache', count: 1921, percent: 96 }, { layer: 'lock', count: 70, percent: 3.5 }],
+};
+
+/**
+ * startFixtureServer listens on port (0: any) and returns {url, close}.
+ * opts.runs: the `runs` event the stream sends once (default: none, the
+ * stream says nothing).
+ */
+export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
   const api = {
     '/api/sales': () => SALES,
     '/api/sales/7': () => SALES[0],
+    '/api/sales/7/herd': () => HERD,
     '/api/faults': () => FAULTS,
     '/api/strategies': () => [],
     '/api/runs': () => [],
@@ -52,6 +67,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     if (p === '/api/events') { // a stream that stays open and says nothing
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       res.write(': fixture\n\n');
+      if (opts.runs) res.write(`event: runs\ndata: ${JSON.stringify(opts.runs)}\n\n`);
       return;
     }
     const gen = /^\/api\/sales\/(\d+)\/timeline$/.exec(p);

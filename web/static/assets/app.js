@@ -8,6 +8,7 @@ import { Charts } from './charts.js';
 import { loadClaims, loadComparison as fillComparison } from './compare.js';
 import { el } from './dom.js';
 import { initFaults } from './faults.js';
+import { initHerd } from './herd.js';
 import { EXPLAIN, applyLabels, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
@@ -23,6 +24,7 @@ const LANG_KEY = 'seckill.zhLabels';
 
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
+let herd = null; // the Run section's Herd panel (herd.js)
 const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
 const state = {
   strategies: [], // GET /api/strategies
@@ -50,6 +52,7 @@ function applyLang() {
   b.textContent = state.zh ? 'English labels only' : '中文 labels';
   renderExplanations();
   timeline?.relabel();
+  herd?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -286,6 +289,7 @@ $('#b-viol').addEventListener('click', () => {
   timeline.showPairs();
   location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
 });
+herd = initHerd({ liveSale: () => state.step?.sale, zh });
 initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },
