@@ -154,7 +154,7 @@ func TestCreateDefaults(t *testing.T) {
 		t.Fatalf("no product asked, got %q: the page says Flash sale #ID", got.Product)
 	}
 	got, err = s.Create(context.Background(), Spec{Name: str(" " + strings.Repeat("秒", MaxNameLen) + " "),
-		Product: str(" " + strings.Repeat("键", MaxProductLen) + "\n"),
+		Product:  str(" " + strings.Repeat("键", MaxProductLen) + "\n"),
 		Strategy: str("none"), Stock: num(1), TTLMS: num(MaxTTLMS), PerUserLimit: num(MaxPerUserLimit)})
 	if err != nil || got.Name != strings.Repeat("秒", MaxNameLen) || got.TTLMS != MaxTTLMS || got.PerUserLimit != MaxPerUserLimit ||
 		got.Product != strings.Repeat("键", MaxProductLen) {
