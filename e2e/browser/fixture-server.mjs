@@ -28,7 +28,7 @@ const bigSale = () => (big ??= generateSale(BIG));
 const GENERATED = { 8: 5000, 9: Infinity };
 
 /** The fixture's sale as GET /api/sales lists it, and the fault table's one kind the fixture uses. */
-const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 },
+const SALES = [{ id: 7, name: 'fixture', product: 'Mechanical keyboard', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 },
   ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
 
@@ -52,6 +52,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
   const api = {
     '/api/sales': () => SALES,
     '/api/sales/7': () => SALES[0],
+    '/api/sales/8': () => SALES[1],
     '/api/sales/7/herd': () => HERD,
     '/api/faults': () => FAULTS,
     '/api/strategies': () => [],
@@ -81,7 +82,8 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     if (api[p]) return json(200, api[p]());
     if (p.startsWith('/api/')) return json(404, { error: 'not_found', message: `no fixture for ${p}` });
     if (p === '/healthz') { res.writeHead(200, { Date: new Date().toUTCString() }); res.end('ok'); return; }
-    const file = path.join(STATIC, p === '/' ? 'index.html' : path.normalize(p));
+    // The shop page, as the shop serves it for /shop/{id}.
+    const file = path.join(STATIC, p === '/' ? 'index.html' : /^\/shop\/\d+$/.test(p) ? 'shop.html' : path.normalize(p));
     if (!file.startsWith(STATIC)) { res.writeHead(403); res.end(); return; }
     try {
       const body = await readFile(file);

@@ -54,20 +54,28 @@ export function countdownText(msLeft) {
   return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
 }
 
-/** openingState is what the page shows about the opening at server time serverNow (ms). */
-export function openingState(opensAt, serverNow) {
+/** openingState is what the page shows about the opening at server time serverNow (ms); zh: in Chinese. */
+export function openingState(opensAt, serverNow, zh = false) {
   const at = Date.parse(opensAt || '');
   if (!Number.isFinite(at)) return { open: true, msLeft: 0, text: '' };
   const msLeft = at - serverNow;
-  if (msLeft <= 0) return { open: true, msLeft: 0, text: 'Open now' };
-  return { open: false, msLeft, text: `Opens in ${countdownText(msLeft)}` };
+  if (msLeft <= 0) return { open: true, msLeft: 0, text: zh ? '已开售' : 'Open now' };
+  return { open: false, msLeft, text: zh ? `距开售 ${countdownText(msLeft)}` : `Opens in ${countdownText(msLeft)}` };
 }
 
-/** unitsText says how many units are left of the sale view's stock. */
-export function unitsText(sale) {
+/** unitsText says how many units are left of the sale view's stock; zh: in Chinese. */
+export function unitsText(sale, zh = false) {
   if (!sale) return '–';
-  if (sale.stock <= 0) return 'Sold out';
-  return `${sale.stock.toLocaleString('en-US')} of ${sale.initial_stock.toLocaleString('en-US')} left`;
+  if (sale.stock <= 0) return zh ? '已售罄' : 'Sold out';
+  const left = sale.stock.toLocaleString('en-US'), of = sale.initial_stock.toLocaleString('en-US');
+  return zh ? `剩余 ${left} / ${of} 件` : `${left} of ${of} units left`;
+}
+
+/** headline is what the sale sells (its product), or "Flash sale #ID" in the reader's language. */
+export function headline(sale, zh = false) {
+  const p = (sale?.product || '').trim();
+  if (p) return p;
+  return zh ? `秒杀商品 #${sale?.id ?? '?'}` : `Flash sale #${sale?.id ?? '?'}`;
 }
 
 const clockTime = (iso) => {
@@ -91,51 +99,55 @@ export function retryAfter(value) {
  * Idempotency-Key); an unsettled answer keeps the key so that the retry of
  * the same click can never buy twice.
  */
-export function answerOf(res) {
+export function answerOf(res, zh = false) {
+  const w = (en, cn) => (zh ? cn : en);
   if (res.network !== undefined) {
-    return { kind: 'retry', text: `Try again: no answer from the shop (${res.network}). Your click keeps its key: a retry cannot buy twice.`, bad: true, settled: false };
+    return { kind: 'retry', text: w(`Try again: no answer from the shop (${res.network}). Your click keeps its key: a retry cannot buy twice.`,
+      `请重试：商店没有应答（${res.network}）。这次点击保留它的幂等键：重试不会重复购买。`), bad: true, settled: false };
   }
   const { status, body } = res;
   const code = body?.error || '';
   const header = (n) => (res.header ? res.header(n) : null);
   const replayed = header('Idempotency-Replayed') === 'true';
-  const again = replayed ? ' (the first answer to this click, replayed)' : '';
+  const again = replayed ? w(' (the first answer to this click, replayed)', '（重放这次点击的第一次应答）') : '';
   const wait = retryAfter(header('Retry-After'));
   const a = (kind, text, bad, settled) => ({ kind, text: text + again, bad, settled });
   if (status === 202) {
     // An async sale: the unit is taken and the order queued; the ticket
     // is the buyer's handle on it, so the click is over.
     const t = body?.order_ticket || '';
-    return { ...a('queued', `In the queue: ticket ${t || '?'}. Waiting for the order to be confirmed…`, false, true), ticket: t };
+    return { ...a('queued', w(`In the queue: ticket ${t || '?'}. Waiting for the order to be confirmed…`, `已排队：凭证 ${t || '?'}，等待订单确认…`), false, true), ticket: t };
   }
   if (status === 201 || status === 200) {
     if (body?.status === 'reserved') {
-      return a('reserved', `Reserved! Order ${body?.order_id ?? '?'} is held for you: pay before the time runs out.`, false, true);
+      return a('reserved', w(`Reserved! Order ${body?.order_id ?? '?'} is held for you: pay before the time runs out.`,
+        `已预留！订单 ${body?.order_id ?? '?'} 为你保留：请在倒计时结束前付款。`), false, true);
     }
-    return a('bought', `Bought! Order ${body?.order_id ?? '?'} is yours.`, false, true);
+    return a('bought', w(`Bought! Order ${body?.order_id ?? '?'} is yours.`, `抢到了！订单 ${body?.order_id ?? '?'} 归你。`), false, true);
   }
   switch (code) {
-    case 'sold_out': return a('sold_out', 'Sold out: every unit is gone.', true, true);
-    case 'limit_reached': return a('already', 'Already bought: this user has the most orders the sale allows.', true, true);
+    case 'sold_out': return a('sold_out', w('Sold out: every unit is gone.', '已售罄：一件不剩。'), true, true);
+    case 'limit_reached': return a('already', w('Already bought: this user has the most orders the sale allows.', '已购买：该用户已达到限购数量。'), true, true);
     case 'rate_limited':
-      return a('rate_limited', `Too many requests: wait ${wait || 1} s, then try again.`, true, false);
+      return a('rate_limited', w(`Too many requests: wait ${wait || 1} s, then try again.`, `请求太频繁：请等 ${wait || 1} 秒再试。`), true, false);
     case 'not_open': {
       const at = clockTime(body?.opens_at);
-      return a('not_open', `Not open yet${at ? `: the sale opens at ${at}` : ''}. Wait for the countdown.`, true, false);
+      return a('not_open', w(`Not open yet${at ? `: the sale opens at ${at}` : ''}. Wait for the countdown.`,
+        `尚未开售${at ? `：${at} 开售` : ''}。请等倒计时结束。`), true, false);
     }
     case 'ticket_required': case 'bad_ticket':
-      return a('ticket', `Ticket refused (${code}): the page gets a new ticket on the next click.`, true, false);
+      return a('ticket', w(`Ticket refused (${code}): the page gets a new ticket on the next click.`, `购买凭证被拒（${code}）：下次点击时页面会重新领取。`), true, false);
     case 'in_progress':
-      return a('retry', 'Try again: your click is still being answered.', true, false);
-    case 'not_found': return a('not_found', 'No such sale.', true, true);
+      return a('retry', w('Try again: your click is still being answered.', '请重试：你的点击仍在处理中。'), true, false);
+    case 'not_found': return a('not_found', w('No such sale.', '没有这个秒杀。'), true, true);
     default: break;
   }
   if (status >= 500 || body?.retryable) {
     const why = code ? ` (${code.replaceAll('_', ' ')})` : '';
     // A replayed failure would replay for ever: the next click starts afresh.
-    return a('retry', `Try again: the shop could not answer this time${why}.`, true, replayed);
+    return a('retry', w(`Try again: the shop could not answer this time${why}.`, `请重试：商店这次没能应答${why}。`), true, replayed);
   }
-  return a('refused', `Refused: ${body?.message || `HTTP ${status}`}.`, true, true);
+  return a('refused', w(`Refused: ${body?.message || `HTTP ${status}`}.`, `被拒绝：${body?.message || `HTTP ${status}`}。`), true, true);
 }
 
 /**
