@@ -42,10 +42,17 @@ export const HERD = {
   layers: [{ layer: 'rate_limit', count: 9, percent: 0.5 }, { layer: 'sold_out_cache', count: 1921, percent: 96 }, { layer: 'lock', count: 70, percent: 3.5 }],
 };
 
+/** Sale 7's link for students, as GET /api/sales/7/share answers on a shop listening on every interface. */
+export const SHARE = { shared: true, url: 'http://192.168.1.23:8080/shop/7', listen: '0.0.0.0:8080', admin_token: true,
+  message: { en: 'Phones on the same network open this link.', zh: '同一网络内的手机打开这个链接即可。' } };
+// A 1x1 black PNG: the QR code's stand-in (the shop draws the real one).
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
+
 /**
  * startFixtureServer listens on port (0: any) and returns {url, close}.
  * opts.runs: the `runs` event the stream sends once (default: none, the
- * stream says nothing).
+ * stream says nothing); opts.share: GET /api/sales/7/share's answer
+ * (default SHARE).
  */
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
@@ -54,6 +61,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     '/api/sales/7': () => SALES[0],
     '/api/sales/8': () => SALES[1],
     '/api/sales/7/herd': () => HERD,
+    '/api/sales/7/share': () => opts.share || SHARE,
     '/api/faults': () => FAULTS,
     '/api/strategies': () => [],
     '/api/runs': () => [],
@@ -79,6 +87,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
       return json(200, answer(sale, num('from', sale.from), num('to', sale.to), GENERATED[gen[1]]));
     }
     if (p === '/api/sales/7/timeline') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(await readFile(timeline)); return; }
+    if (p === '/api/sales/7/qr.png') { res.writeHead(200, { 'Content-Type': 'image/png' }); res.end(PNG); return; }
     if (api[p]) return json(200, api[p]());
     if (p.startsWith('/api/')) return json(404, { error: 'not_found', message: `no fixture for ${p}` });
     if (p === '/healthz') { res.writeHead(200, { Date: new Date().toUTCString() }); res.end('ok'); return; }

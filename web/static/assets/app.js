@@ -15,6 +15,7 @@ import { loadLimits, setLoadModel } from './limits.js';
 import { liveView } from './live-model.js';
 import { renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
+import { initShare } from './share.js';
 import { initNav } from './nav.js';
 import { ServerClock } from './shop-model.js';
 import { initTimeline } from './timeline.js';
@@ -25,6 +26,7 @@ const LANG_KEY = 'seckill.zhLabels';
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
 let herd = null; // the Run section's Herd panel (herd.js)
+let share = null; // the students' link and QR code (share.js)
 const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
 const state = {
   strategies: [], // GET /api/strategies
@@ -53,6 +55,7 @@ function applyLang() {
   renderExplanations();
   timeline?.relabel();
   herd?.relabel();
+  share?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -290,6 +293,7 @@ $('#b-viol').addEventListener('click', () => {
   location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
 });
 herd = initHerd({ liveSale: () => state.step?.sale, zh });
+share = initShare({ liveSale: () => state.step?.sale, zh });
 initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },
