@@ -14,6 +14,8 @@ test('durations read in ms under a second, in seconds above', () => {
   assert.equal(duration(1.25), '1.3 ms');
   assert.equal(duration(1240), '1.24 s');
   assert.equal(duration(null), '–');
+  assert.equal(duration(0.001), '1 µs');
+  assert.equal(duration(0.42), '420 µs');
 });
 
 test('a sold-out herd: sell-out time, the first second and bars scaled to the largest', () => {

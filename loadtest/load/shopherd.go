@@ -67,7 +67,7 @@ func shopHerdLines(h *shopapi.HerdView) []string {
 	}
 	f := h.FirstSecond
 	return []string{sell,
-		fmt.Sprintf("first second: %d answers (%d orders, %d sold out, %d others); the shop's answer time ms p50 %.2f  p99 %.2f",
+		fmt.Sprintf("first second: %d answers (%d orders, %d sold out, %d others); the shop's answer time ms p50 %.3f  p99 %.3f",
 			f.Answers, f.Orders, f.SoldOut, f.Others, f.P50MS, f.P99MS),
 		"who answered: " + herdRows(h.Layers)}
 }

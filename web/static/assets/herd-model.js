@@ -36,6 +36,7 @@ addLabels({
 /** duration is ms for people: "435 ms" under a second, "1.24 s" above. */
 export function duration(msValue) {
   if (msValue === null || msValue === undefined || Number.isNaN(msValue)) return '–';
+  if (msValue < 1) return `${Math.max(1, Math.round(msValue * 1000))} µs`; // the sold-out cache answers in microseconds
   if (msValue < 1000) return `${fmt(msValue, msValue < 10 ? 1 : 0)} ms`;
   return `${fmt(msValue / 1000, 2)} s`;
 }
