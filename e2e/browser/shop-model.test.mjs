@@ -72,6 +72,10 @@ test('the opening and the main answers in Chinese', () => {
   assert.match(answerOf(res(201, { order_id: 7 }), true).text, /抢到了！订单 7 归你/);
   assert.match(answerOf(res(409, { error: 'sold_out' }), true).text, /已售罄/);
   assert.match(answerOf(res(429, { error: 'rate_limited' }, { 'Retry-After': '3' }), true).text, /请等 3 秒/);
+  assert.match(ticketAnswerOf(res(200, { state: 'confirmed', order: { order_id: 9, status: 'paid' } }), 0, 'ot_1', true).text, /已确认！订单 9 归你/);
+  assert.match(ticketAnswerOf(res(200, { state: 'failed', reason: 'sold_out' }), 0, 'ot_1', true).text, /没有买到：订单写入数据库前已经售罄/);
+  assert.equal(reservationOf({ status: 'paid', order_id: 9 }, 0, true).text, '已付款。');
+  assert.match(payAnswerOf(res(409, { error: 'reservation_expired' }), true).text, /预留已超时/);
 });
 
 test('every answer of the contract has its words and says whether the click is over', () => {

@@ -37,6 +37,9 @@ addLabels({
   shopPayWithin: ['pay within {n} s of ordering', '下单后 {n} 秒内付款'],
   shopStrategy: ['lock strategy', '并发控制策略'],
   shopTitle: ['Seckill Lab shop', '秒杀实验室商店'],
+  shopNoSale: ['No such sale: sale {n} does not exist.', '没有这个秒杀：秒杀 {n} 不存在。'],
+  shopBadAddress: ['No such sale: the address must be /shop/ followed by a sale number.', '没有这个秒杀：地址应为 /shop/ 加秒杀编号。'],
+  shopNoSuchSale: ['No such sale', '没有这个秒杀'],
 });
 const langAsked = new URLSearchParams(location.search).get('lang');
 let zh = langAsked ? langAsked === 'zh' : localStorage.getItem(LANG_KEY) === '1';
@@ -82,12 +85,14 @@ async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000
 
 function setText(sel, text) { const e = $(sel); if (e.textContent !== text) e.textContent = text; }
 
+let missing = null; // () => the text saying there is no such sale, in the page's language
 function showMissing(text) {
-  setText('#p-name', text);
+  missing = text;
+  setText('#p-name', text());
   $('#buy-form').hidden = true;
   $('#p-opening').hidden = true;
   $('#card').setAttribute('aria-busy', 'false');
-  document.title = 'No such sale · Seckill Lab shop';
+  document.title = `${t('shopNoSuchSale')} · ${t('shopTitle')}`;
 }
 
 function showSale(s) {
@@ -115,7 +120,8 @@ function applyLang() {
   b.textContent = zh ? 'English' : '中文';
   b.lang = zh ? 'en' : 'zh';
   b.setAttribute('aria-pressed', String(zh));
-  if (!sale) setText('#p-name', t('shopLoading'));
+  if (missing) showMissing(missing);
+  else if (!sale) setText('#p-name', t('shopLoading'));
   else showSale(sale);
   setButton();
 }
@@ -128,7 +134,7 @@ $('#lang').addEventListener('click', () => {
 /** loadSale reads the sale; false when it does not exist. */
 async function loadSale() {
   const r = await call(`/api/sales/${saleId}`);
-  if (r.status === 404) { showMissing(`No such sale: sale ${saleId} does not exist.`); return false; }
+  if (r.status === 404) { showMissing(() => t('shopNoSale', saleId)); return false; }
   if (r.status === 200) showSale(r.body);
   else if (!sale) setText('#p-meta', t('shopNoAnswer'));
   return true;
@@ -219,7 +225,7 @@ async function followTicket(t) {
     if (gen !== following) return;
     const r = await call(`/api/orders/${encodeURIComponent(t)}`);
     if (gen !== following) return;
-    const a = ticketAnswerOf(r, clientNow() - started, t);
+    const a = ticketAnswerOf(r, clientNow() - started, t, zh);
     showAnswer(a, true);
     if (a.done) {
       if (a.order) showOrder(a.order);
@@ -239,7 +245,7 @@ function showOrder(o) {
 /** renderOrder writes the reservation's state; past its pay-by time it asks the server what became of it. */
 function renderOrder() {
   const box = $('#order');
-  const st = order && reservationOf(order, clock.now(clientNow()));
+  const st = order && reservationOf(order, clock.now(clientNow()), zh);
   box.hidden = !st;
   if (!st) return;
   setText('#o-state', st.text);
@@ -279,7 +285,7 @@ async function payOrder() {
   const o = order;
   try {
     const r = await call(`/api/orders/${o.order_id}/pay`, { method: 'POST', body: payBody(o), timeoutMs: ORDER_TIMEOUT_MS });
-    const a = payAnswerOf(r);
+    const a = payAnswerOf(r, zh);
     if (order === o) {
       if (a.order) order = a.order;
       else if (a.kind === 'expired') order = { ...o, pay_by: new Date(0).toISOString() }; // the server says it is over: ask what became of it
@@ -318,7 +324,7 @@ user.addEventListener('change', () => sessionStorage.setItem(USER_KEY, user.valu
 
 applyLang();
 if (saleId === null) {
-  showMissing('No such sale: the address must be /shop/ followed by a sale number.');
+  showMissing(() => t('shopBadAddress'));
 } else {
   refresh();
   setInterval(tick, 200);
