@@ -10,6 +10,7 @@ import { herdModel } from './herd-model.js';
 
 const $ = (sel) => document.querySelector(sel);
 const EVERY_MS = 1000;
+const IDLE_MS = 10_000; // a herd that stopped changing (the sale is over) is read less and less often, up to this
 
 /** figure is one big number: its label, its value and a line under it. */
 function figure(key, value, zh, ...sub) {
@@ -57,13 +58,21 @@ function draw(box, m, zh) {
 export function initHerd({ liveSale, zh }) {
   const box = $('#herd');
   let shown = null; // the last view drawn
+  let delay = EVERY_MS; // between reads of the same sale
+  let readAt = 0; // when the last read was sent
   const render = () => draw(box, herdModel(shown), zh());
+  // Looks every second; reads at once when the band moves to another sale,
+  // else after delay, which grows while the figures stay the same.
   const tick = async () => {
     const sale = liveSale();
-    if (!document.hidden && !$('#run').hidden && sale?.id) {
+    const moved = sale?.id && shown?.sale_id !== sale.id;
+    if (!document.hidden && !$('#run').hidden && sale?.id && (moved || Date.now() - readAt >= delay)) {
+      readAt = Date.now();
       try {
         const v = await getJSON(`/api/sales/${sale.id}/herd`);
-        if (JSON.stringify(v) !== JSON.stringify(shown)) { shown = v; render(); }
+        const changed = JSON.stringify(v) !== JSON.stringify(shown);
+        if (changed) { shown = v; render(); }
+        delay = changed ? EVERY_MS : Math.min(delay * 2, IDLE_MS);
       } catch { /* the stream says when the replica is gone; the panel keeps its last figures */ }
     }
     setTimeout(tick, EVERY_MS);
