@@ -27,9 +27,10 @@ type herdShop struct {
 	created map[string]any // the POST /api/sales body
 	opening time.Time
 	sold    int64
-	early   int // orders that arrived before the opening
-	badTix  int // orders without their buyer's ticket
-	tickets int // tickets handed out
+	early   int   // orders that arrived before the opening
+	badTix  int   // orders without their buyer's ticket
+	tickets int   // tickets handed out
+	orders  int64 // order requests answered, as the shop's live figures count them
 }
 
 func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,6 +68,7 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Ticket string `json:"ticket"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
+		f.orders++
 		switch {
 		case now.Before(f.opening):
 			f.early++
@@ -80,6 +82,11 @@ func (f *herdShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			reply(http.StatusConflict, "sold_out_cache", shopapi.APIErrorBody{Error: "sold_out"})
 		}
+	case r.Method == http.MethodGet && r.URL.Path == "/api/sales/1/herd":
+		ms := 123.0
+		reply(http.StatusOK, "", shopapi.HerdView{SaleID: 1, Sold: f.sold, SoldOut: f.sold == f.stock, SellOutMS: &ms, SellOutFromFirstMS: &ms,
+			Answers: f.orders, FirstSecond: shopapi.HerdSecond{Answers: f.orders, Orders: f.sold, SoldOut: f.orders - f.sold, P50MS: 1, P99MS: 2},
+			Layers: []shopapi.HerdRow{{Layer: "sold_out_cache", Count: f.orders - f.sold, Percent: 83.3}, {Layer: "database", Count: f.sold, Percent: 16.7}}})
 	case r.Method == http.MethodGet && r.URL.Path == "/api/sales/1":
 		reply(http.StatusOK, "", shopapi.SaleView{ID: 1, InitialStock: f.stock, Sold: f.sold})
 	default:
@@ -131,7 +138,12 @@ func TestHerdWaitsForTheOpening(t *testing.T) {
 	if n := r.Herd.FirstSecond.Requests; n > 60 || n != sum(r.Herd.FirstSecond.Layers) {
 		t.Errorf("first second: %d answers, per layer %v", n, r.Herd.FirstSecond.Layers)
 	}
-	for _, want := range []string{"answers per layer", "database 10", "sold_out_cache 50", "first second", "time to sell out"} {
+	if sh := r.Herd.Shop; sh == nil || sh.Answers != 60 || sh.FirstSecond.Orders != 10 {
+		t.Errorf("the shop's herd (GET /api/sales/1/herd) %+v, want its 60 answers and 10 orders", sh)
+	}
+	for _, want := range []string{"answers per layer", "database 10", "sold_out_cache 50", "first second", "time to sell out",
+		"the shop's herd (dashboard)", "sold out 123 ms after the opening", "first second: 60 answers (10 orders, 50 sold out, 0 others)",
+		"who answered: sold_out_cache 50 (83.3%), database 10 (16.7%)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}

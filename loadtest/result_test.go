@@ -79,7 +79,7 @@ func TestReportSchema(t *testing.T) {
 		"results[].herd.first_second.latency_ms.max", "results[].herd.first_second.latency_ms.p50",
 		"results[].herd.first_second.latency_ms.p95", "results[].herd.first_second.latency_ms.p99",
 		"results[].herd.first_second.layers", "results[].herd.first_second.orders", "results[].herd.first_second.requests",
-		"results[].herd.first_second.sold_out", "results[].herd.opens_at", "results[].herd.sell_out_s",
+		"results[].herd.first_second.sold_out", "results[].herd.opens_at", "results[].herd.sell_out_s", "results[].herd.shop",
 		"results[].latency_ms", "results[].latency_ms.max", "results[].latency_ms.p50", "results[].latency_ms.p95",
 		"results[].latency_ms.p99", "results[].layers",
 		"results[].model", "results[].orders", "results[].orders_per_s",

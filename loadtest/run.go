@@ -199,6 +199,9 @@ func runStrategy(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, st 
 	}
 	res.Sale, res.View = raw, final
 	res.History = load.CheckHistory(readCtx, c, cfg.Targets, created.ID)
+	if res.Herd != nil {
+		res.Herd.Shop = load.ShopHerd(readCtx, c, cfg.Targets, created.ID, res.AnsweredByShop())
+	}
 	res.Verdict = load.Verdict(st.Safe, final, res.HardErrors, res.Requests, cfg.MaxErrorRate)
 	if res.Queue != nil {
 		res.Queue.FillQueueView(final)

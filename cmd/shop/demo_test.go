@@ -274,3 +274,17 @@ func TestAgentShops(t *testing.T) {
 		}
 	}
 }
+
+// The demo applies serve's rule: beyond loopback (to share with students'
+// phones) only with SECKILL_ADMIN_TOKEN, checked before anything starts.
+func TestDemoRefusesBeyondLoopbackWithoutToken(t *testing.T) {
+	t.Setenv(config.EnvAdminToken, "")
+	for _, addr := range []string{"0.0.0.0:18480", "[::]:18480", ":18480"} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"demo", "-replicas", "1", "-agents", "0", "-http-addr", addr,
+			"-mysql-dsn", "x@tcp(127.0.0.1:1)/x", "-log-dir", t.TempDir()}, &bytes.Buffer{}, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), config.EnvAdminToken) || !strings.Contains(stderr.String(), "loopback") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and a message naming %s", addr, code, stderr.String(), config.EnvAdminToken)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func (r *replica) openServices(ctx context.Context) error {
 	}
 	r.openQueue(ctx, store)
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
-		AdminToken: r.cfg.AdminToken, Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
+		AdminToken: r.cfg.AdminToken, ListenAddr: r.addr(), Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
 		Gate: g.gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis,
 		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP})

@@ -28,9 +28,25 @@ const bigSale = () => (big ??= generateSale(BIG));
 const GENERATED = { 8: 5000, 9: Infinity };
 
 /** The fixture's sale as GET /api/sales lists it, and the fault table's one kind the fixture uses. */
-const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 },
+const SALES = [{ id: 7, name: 'fixture', product: 'Mechanical keyboard', strategy: 'redis', initial_stock: 10, stock: 3, sold: 7, oversold: 0, lost_updates: 0, violations: 5, fenced_writes: 1, duplicates: 0 },
   ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
+
+/** The herd of sale 7 as GET /api/sales/7/herd answers it: sold out in 435 ms, 600 answers in the first second. */
+export const HERD = {
+  sale_id: 7, opens_at: '2026-11-26T15:00:00Z', initial_stock: 20, sold: 20, sold_out: true,
+  first_order_at: '2026-11-26T15:00:00.012Z', last_order_at: '2026-11-26T15:00:00.435287Z', sell_out_ms: 435.287, sell_out_from_first_ms: 423.287,
+  first_second: { answers: 600, orders: 20, sold_out: 571, others: 9, p50_ms: 1.2, p99_ms: 48.5,
+    layers: [{ layer: 'rate_limit', count: 9, percent: 1.5 }, { layer: 'sold_out_cache', count: 521, percent: 86.8 }, { layer: 'lock', count: 70, percent: 11.7 }] },
+  answers: 2000,
+  layers: [{ layer: 'rate_limit', count: 9, percent: 0.5 }, { layer: 'sold_out_cache', count: 1921, percent: 96 }, { layer: 'lock', count: 70, percent: 3.5 }],
+};
+
+/** Sale 7's link for students, as GET /api/sales/7/share answers on a shop listening on every interface. */
+export const SHARE = { shared: true, url: 'http://192.168.1.23:8080/shop/7', listen: '0.0.0.0:8080', admin_token: true,
+  message: { en: 'Phones on the same network open this link.', zh: '同一网络内的手机打开这个链接即可。' } };
+// A 1x1 black PNG: the QR code's stand-in (the shop draws the real one).
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
 
 /**
  * startFixtureServer listens on port (0: any) and returns {url, close}.
@@ -39,6 +55,8 @@ const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_hold
  * strategies (fixtures/strategies.json): for the band and the Strategies page.
  * opts.handle(req, res, url), when given, answers first: true when it did.
  * opts.extra adds (or replaces) canned answers: path -> () => body.
+ * opts.runs: the `runs` event the stream sends once (default: none);
+ * opts.share: GET /api/sales/7/share's answer (default SHARE).
  */
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
@@ -55,6 +73,9 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
   const api = {
     '/api/sales': () => SALES,
     '/api/sales/7': () => SALES[0],
+    '/api/sales/8': () => SALES[1],
+    '/api/sales/7/herd': () => HERD,
+    '/api/sales/7/share': () => opts.share || SHARE,
     '/api/faults': () => FAULTS,
     '/api/strategies': () => strategies,
     '/api/runs': () => [],
@@ -76,6 +97,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
         streams.add(res);
         res.on('close', () => streams.delete(res));
       }
+      if (opts.runs) res.write(`event: runs\ndata: ${JSON.stringify(opts.runs)}\n\n`);
       return;
     }
     const gen = /^\/api\/sales\/(\d+)\/timeline$/.exec(p);
@@ -86,10 +108,12 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
       return json(200, answer(sale, num('from', sale.from), num('to', sale.to), GENERATED[gen[1]]));
     }
     if (p === '/api/sales/7/timeline') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(await readFile(timeline)); return; }
+    if (p === '/api/sales/7/qr.png') { res.writeHead(200, { 'Content-Type': 'image/png' }); res.end(PNG); return; }
     if (api[p]) return json(200, api[p]());
     if (p.startsWith('/api/')) return json(404, { error: 'not_found', message: `no fixture for ${p}` });
     if (p === '/healthz') { res.writeHead(200, { Date: new Date().toUTCString() }); res.end('ok'); return; }
-    const file = path.join(STATIC, p === '/' ? 'index.html' : path.normalize(p));
+    // The shop page, as the shop serves it for /shop/{id}.
+    const file = path.join(STATIC, p === '/' ? 'index.html' : /^\/shop\/\d+$/.test(p) ? 'shop.html' : path.normalize(p));
     if (!file.startsWith(STATIC)) { res.writeHead(403); res.end(); return; }
     try {
       const body = await readFile(file);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Intent, POLL, ServerClock, answerOf, countdownText, openingState, orderPath, payAnswerOf, payBody, pollDelay, reservationOf,
-  retryAfter, saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from '../../web/static/assets/shop-model.js';
+  retryAfter, saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText, headline } from '../../web/static/assets/shop-model.js';
 
 const res = (status, body, headers = {}) => ({ status, body, header: (n) => headers[n] ?? null });
 
@@ -53,8 +53,29 @@ test('the countdown says minutes and seconds, hours when needed, nothing once op
 
 test('units left in words', () => {
   assert.equal(unitsText(null), '–');
-  assert.equal(unitsText({ stock: 1234, initial_stock: 2000 }), '1,234 of 2,000 left');
+  assert.equal(unitsText({ stock: 1234, initial_stock: 2000 }), '1,234 of 2,000 units left');
   assert.equal(unitsText({ stock: 0, initial_stock: 5 }), 'Sold out');
+  assert.equal(unitsText({ stock: 100, initial_stock: 100 }, true), '剩余 100 / 100 件');
+  assert.equal(unitsText({ stock: 0, initial_stock: 5 }, true), '已售罄');
+});
+
+test('the headline is the product, else the sale number in the reader\'s language', () => {
+  assert.equal(headline({ id: 12, product: ' Mechanical keyboard ' }), 'Mechanical keyboard');
+  assert.equal(headline({ id: 12, product: '' }), 'Flash sale #12');
+  assert.equal(headline({ id: 12 }, true), '秒杀商品 #12');
+});
+
+test('the opening and the main answers in Chinese', () => {
+  const at = '2026-01-01T12:00:10Z';
+  assert.equal(openingState(at, Date.parse('2026-01-01T12:00:00Z'), true).text, '距开售 0:10');
+  assert.equal(openingState(at, Date.parse(at), true).text, '已开售');
+  assert.match(answerOf(res(201, { order_id: 7 }), true).text, /抢到了！订单 7 归你/);
+  assert.match(answerOf(res(409, { error: 'sold_out' }), true).text, /已售罄/);
+  assert.match(answerOf(res(429, { error: 'rate_limited' }, { 'Retry-After': '3' }), true).text, /请等 3 秒/);
+  assert.match(ticketAnswerOf(res(200, { state: 'confirmed', order: { order_id: 9, status: 'paid' } }), 0, 'ot_1', true).text, /已确认！订单 9 归你/);
+  assert.match(ticketAnswerOf(res(200, { state: 'failed', reason: 'sold_out' }), 0, 'ot_1', true).text, /没有买到：订单写入数据库前已经售罄/);
+  assert.equal(reservationOf({ status: 'paid', order_id: 9 }, 0, true).text, '已付款。');
+  assert.match(payAnswerOf(res(409, { error: 'reservation_expired' }), true).text, /预留已超时/);
 });
 
 test('every answer of the contract has its words and says whether the click is over', () => {

@@ -82,7 +82,7 @@ test('before the opening: a countdown, a button that says it is unavailable, and
   const page = await openShop(sale.id);
   await page.waitForFunction(() => /^Opens in 59:[0-5]\d$/.test(document.querySelector('#p-opening').textContent), null, WAIT);
   assert.equal(await page.getAttribute('#buy', 'aria-disabled'), 'true');
-  assert.equal(await page.locator('#p-units').innerText(), '5 of 5 left');
+  assert.equal(await page.locator('#p-units').innerText(), '5 of 5 units left');
   assert.equal(await page.getAttribute('#answer', 'aria-live'), 'polite');
   await page.screenshot({ path: path.join(SHOTS, 'shop-countdown.png'), fullPage: true });
   // Playwright will not click an aria-disabled button; a keyboard user can press it.
@@ -100,7 +100,7 @@ test('before the opening: a countdown, a button that says it is unavailable, and
 });
 
 test('a person buys at the opening against the bots; a second click is already bought', async () => {
-  const sale = await createSale({ name: 'Lab phone', stock: 20, opens_in_ms: 10_000 });
+  const sale = await createSale({ name: 'Lab phone', product: 'Lab phone', stock: 20, opens_in_ms: 10_000 });
   const page = await openShop(sale.id);
   // The countdown itself is the first test's (a sale an hour away): here
   // the page may load after the opening on a loaded machine.

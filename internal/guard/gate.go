@@ -175,7 +175,7 @@ func (g *Gate) observe(sale inventory.Sale, layer string, err error, start time.
 		return
 	}
 	g.rec.ObservePlace(order.Observation{SaleID: sale.ID, Strategy: sale.Strategy, Outcome: OutcomeOf(err),
-		Arrived: start, Total: g.now().Sub(start), Layer: layer})
+		Arrived: start, Opening: sale.OpensAt, Total: g.now().Sub(start), Layer: layer})
 }
 
 // OutcomeOf names err's outcome: the guards' refusals, else the order

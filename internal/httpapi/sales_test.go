@@ -66,6 +66,8 @@ func TestCreateSaleRejects(t *testing.T) {
 		{"watchdog off for mutex", `{"strategy":"mutex","stock":1,"watchdog":false}`, "invalid_field", "watchdog"},
 		{"name number", `{"strategy":"mutex","stock":1,"name":5}`, "invalid_field", "name"},
 		{"name too long", `{"strategy":"mutex","stock":1,"name":"` + long + `"}`, "invalid_field", "name"},
+		{"product number", `{"strategy":"mutex","stock":1,"product":5}`, "invalid_field", "product"},
+		{"product too long", `{"strategy":"mutex","stock":1,"product":"` + long + `"}`, "invalid_field", "product"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

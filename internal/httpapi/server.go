@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -27,6 +28,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/share"
 )
 
 func init() {
@@ -48,6 +50,12 @@ type Deps struct {
 	// AdminToken, when not empty, is the bearer token that administrative
 	// writes (creating sales) require. From SECKILL_ADMIN_TOKEN.
 	AdminToken string
+	// ListenAddr is the address this replica listens on: the students'
+	// link (GET /api/sales/{id}/share) is built on it.
+	ListenAddr string
+	// LANIP finds this machine's LAN address for a wildcard listener;
+	// nil: share.LANIP.
+	LANIP func() net.IP
 	// Log receives errors only; nil discards them.
 	Log *slog.Logger
 	// ReplicaID is this replica's id in discovery: GET /api/faults shows it,
@@ -97,7 +105,9 @@ type Server struct {
 	lockers    *lockstrategy.Instances
 	metrics    *metrics.Metrics
 	ping       func(ctx context.Context) error
-	adminHash  []byte // sha256 of the token; nil: no token required
+	adminHash  []byte        // sha256 of the token; nil: no token required
+	listenAddr string        // Deps.ListenAddr (share.go)
+	lanIP      func() net.IP // Deps.LANIP (share.go)
 	log        *slog.Logger
 	engine     *gin.Engine
 	replicaID  string          // this replica's id in discovery
@@ -148,6 +158,10 @@ func New(d Deps) *Server {
 		h := sha256.Sum256([]byte(d.AdminToken))
 		s.adminHash = h[:]
 	}
+	s.listenAddr, s.lanIP = d.ListenAddr, d.LANIP
+	if s.lanIP == nil {
+		s.lanIP = share.LANIP
+	}
 	s.eventHub = newEventHub(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
 	return s
@@ -178,6 +192,9 @@ func (s *Server) routes() *gin.Engine {
 	api.POST("/sales", s.requireAdmin, s.createSale)
 	api.GET("/sales/:id", s.getSale)
 	api.GET("/sales/:id/live", s.saleLive)
+	api.GET("/sales/:id/herd", s.getHerd)                  // herd.go
+	api.GET("/sales/:id/share", s.getShare)                // share.go: the link students open
+	api.GET("/sales/:id/qr.png", s.getShareQR)             // the same link as a QR code
 	api.GET("/sales/:id/history", s.getHistory)            // history.go
 	api.GET("/sales/:id/history.html", s.getHistoryHTML)   // porcupine's drawing
 	api.GET("/sales/:id/timeline", s.getTimeline)          // timeline.go

@@ -30,6 +30,7 @@ var (
 type Sale struct {
 	ID           uint64 `gorm:"primaryKey" json:"id"`
 	Name         string `json:"name"`
+	Product      string `json:"product"` // what the shop page headlines; "" for "Flash sale #ID"
 	Strategy     string `json:"strategy"`
 	InitialStock int64  `json:"initial_stock"`
 	Stock        int64  `json:"stock"`

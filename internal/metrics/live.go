@@ -46,11 +46,14 @@ type SaleLive struct {
 	// Layers counts the answers by the layer that gave them: the guards
 	// (opening, ticket, rate_limit, idempotency, sold_out_cache), then
 	// lock, database and store.
-	Layers   map[string]int64 `json:"layers"`
-	Latency  Percentiles      `json:"latency_ms"`
-	LockWait Percentiles      `json:"lock_wait_ms"`
-	Critical Percentiles      `json:"critical_section_ms"`
-	Retries  int64            `json:"retries"`
+	Layers map[string]int64 `json:"layers"`
+	// FirstSecond is the answers to the requests that arrived in the first
+	// second after the sale's opening (a herd's decisive second).
+	FirstSecond FirstSecond `json:"first_second"`
+	Latency     Percentiles `json:"latency_ms"`
+	LockWait    Percentiles `json:"lock_wait_ms"`
+	Critical    Percentiles `json:"critical_section_ms"`
+	Retries     int64       `json:"retries"`
 	// Fairness is the share of lock acquisitions served in arrival order
 	// (1 = strictly FIFO); 0 when there were none.
 	Fairness float64       `json:"fairness"`
@@ -69,6 +72,7 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 		return out, err
 	}
 	lat, lw, cs := newHist(), newHist(), newHist()
+	first := newFirstSecond()
 	var fair Fairness
 	for _, row := range rows {
 		p, err := decodePayload(row.Payload)
@@ -89,6 +93,9 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 		for k, v := range p.Layers {
 			out.Layers[k] += v
 		}
+		if err := first.add(p.First); err != nil {
+			return out, fmt.Errorf("sale %d replica %s: %w", saleID, row.ReplicaID, err)
+		}
 		out.Retries += p.Retries
 		fair = fair.Add(p.Fairness)
 		updated := row.UpdatedAt
@@ -100,6 +107,7 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 			P99: percentiles(h.latency).P99})
 	}
 	out.Latency, out.LockWait, out.Critical = percentiles(lat), percentiles(lw), percentiles(cs)
+	out.FirstSecond = first.view()
 	out.Fairness = fair.Ratio()
 	return out, nil
 }

@@ -33,6 +33,7 @@ type livePayload struct {
 	Requests int64            `json:"requests"`
 	Outcomes map[string]int64 `json:"outcomes"`
 	Layers   map[string]int64 `json:"layers,omitempty"` // absent in payloads written before layers were counted
+	First    *firstPayload    `json:"first,omitempty"`  // the sale's first second; absent when nothing arrived in it
 	Retries  int64            `json:"retries"`
 	Fairness Fairness         `json:"fairness"`
 	Latency  string           `json:"latency_us"`
@@ -126,6 +127,12 @@ func (r *LiveRecorder) publishSale(ctx context.Context, db *gorm.DB, replicaID s
 	for k, v := range st.layers {
 		p.Layers[k] = v
 	}
+	first, err := st.first.payload()
+	if err != nil {
+		st.mu.Unlock()
+		return err
+	}
+	p.First = first
 	// Export copies the counts (a memcpy); compression happens unlocked.
 	lat, lw, cs := st.latency.Export(), st.lockWait.Export(), st.critical.Export()
 	st.dirty = false
@@ -161,6 +168,9 @@ func (st *saleState) merge(p *livePayload) error {
 	}
 	for k, v := range p.Layers {
 		st.layers[k] += v
+	}
+	if err := st.first.add(p.First); err != nil {
+		return err
 	}
 	st.retries += p.Retries
 	st.fair = st.fair.Add(p.Fairness)

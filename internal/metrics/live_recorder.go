@@ -69,6 +69,7 @@ type saleState struct {
 	requests int64
 	outcomes map[string]int64
 	layers   map[string]int64 // answers by the layer that gave them
+	first    *firstSecond     // the requests that arrived in the sale's first second
 	retries  int64
 	fair     Fairness
 	window   []grant // grants since the last publish, for the fairness figure
@@ -84,7 +85,7 @@ func newHist() *hdrhistogram.Histogram {
 
 func newSaleState(strategy string) *saleState {
 	return &saleState{strategy: strategy, latency: newHist(), lockWait: newHist(), critical: newHist(),
-		outcomes: map[string]int64{}, layers: map[string]int64{}}
+		outcomes: map[string]int64{}, layers: map[string]int64{}, first: newFirstSecond()}
 }
 
 // ObservePlace records one order attempt. Attempts on a sale that does not
@@ -138,6 +139,9 @@ func (st *saleState) record(o order.Observation, now time.Time) {
 	}
 	st.retries += int64(o.Retries)
 	recordDuration(st.latency, o.Total)
+	if inFirstSecond(o) {
+		st.first.record(o)
+	}
 	if g, ok := newGrant(o.Arrived, o.Acquired); ok {
 		recordDuration(st.lockWait, o.LockWait)
 		recordDuration(st.critical, o.Critical)

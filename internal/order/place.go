@@ -52,7 +52,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 			outcome = OutcomeQueued
 		}
 		s.rec.ObservePlace(Observation{SaleID: p.SaleID, Strategy: sale.Strategy, Outcome: outcome,
-			Arrived: start, Acquired: f.acquired, Total: time.Since(start),
+			Arrived: start, Opening: sale.OpensAt, Acquired: f.acquired, Total: time.Since(start),
 			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries, Layer: f.layer})
 	}
 	if errors.Is(err, ErrFenced) {

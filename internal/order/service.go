@@ -41,6 +41,7 @@ type Observation struct {
 	Strategy string
 	Outcome  string    // OutcomeOK, OutcomeSoldOut, ...
 	Arrived  time.Time // when Place began
+	Opening  time.Time // the sale's opens_at: the herd's first second runs from it
 	Acquired time.Time // when the lock was held; zero if it never was or the strategy takes none
 	Total    time.Duration
 	LockWait time.Duration // 0 for strategies that take no lock

@@ -95,6 +95,7 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"per_user_limit too big", ok(func(s *Spec) { s.PerUserLimit = num(MaxPerUserLimit + 1) }), "per_user_limit", "per_user_limit must be between"},
 		{"watchdog off, none to turn off", ok(func(s *Spec) { s.Watchdog = flag(false) }), "watchdog", `strategy "mutex" has no watchdog to turn off; only `},
 		{"name too long", ok(func(s *Spec) { s.Name = str(strings.Repeat("é", MaxNameLen+1)) }), "name", "name must be at most 100 characters"},
+		{"product too long", ok(func(s *Spec) { s.Product = str(strings.Repeat("键", MaxProductLen+1)) }), "product", "product must be at most 100 characters, not 101"},
 		{"order_mode unknown", ok(func(s *Spec) { s.OrderMode = str("later") }), "order_mode", `order_mode must be "sync" or "async", not "later"`},
 		{"order_mode async on a lock", ok(func(s *Spec) { s.OrderMode = str("async") }), "order_mode", "order_mode async needs a strategy that keeps the stock in Redis"},
 		{"work_ms past the persist bound of a synchronous redis-lua-stock", ok(func(s *Spec) { s.Strategy, s.WorkMS = str("sale-test-queues"), num(int64(MaxReservedWorkMS)+1) }),
@@ -149,10 +150,18 @@ func TestCreateDefaults(t *testing.T) {
 		got.WorkMS != MaxWorkMS || got.InitialStock != MaxStock {
 		t.Fatalf("explicit values not kept: %+v", got)
 	}
+	if got.Product != "" {
+		t.Fatalf("no product asked, got %q: the page says Flash sale #ID", got.Product)
+	}
 	got, err = s.Create(context.Background(), Spec{Name: str(" " + strings.Repeat("秒", MaxNameLen) + " "),
+		Product:  str(" " + strings.Repeat("键", MaxProductLen) + "\n"),
 		Strategy: str("none"), Stock: num(1), TTLMS: num(MaxTTLMS), PerUserLimit: num(MaxPerUserLimit)})
-	if err != nil || got.Name != strings.Repeat("秒", MaxNameLen) || got.TTLMS != MaxTTLMS || got.PerUserLimit != MaxPerUserLimit {
+	if err != nil || got.Name != strings.Repeat("秒", MaxNameLen) || got.TTLMS != MaxTTLMS || got.PerUserLimit != MaxPerUserLimit ||
+		got.Product != strings.Repeat("键", MaxProductLen) {
 		t.Fatalf("upper bounds not accepted: %+v, %v", got, err)
+	}
+	if stored, err := inventory.NewStore(s.db).GetSale(context.Background(), got.ID); err != nil || stored.Product != got.Product {
+		t.Fatalf("product not stored: %q, %v", stored.Product, err)
 	}
 }
 

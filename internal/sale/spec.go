@@ -25,6 +25,7 @@ const (
 	DefaultPerUserLimit = 1
 	MaxPerUserLimit     = 1_000_000
 	MaxNameLen          = 100 // characters; sales.name is VARCHAR(100)
+	MaxProductLen       = 100 // characters; sales.product is VARCHAR(100)
 	MaxOpensInMS        = 3_600_000
 	MaxOpensAhead       = 7 * 24 * time.Hour // opens_at at most this far ahead
 	MaxRateLimit        = 100_000            // requests per second per user or per IP
@@ -40,7 +41,10 @@ var MinOpensAt = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
 // Spec is what a new sale asks for. Pointers tell an absent member from a
 // zero one: ttl_ms 0 and per_user_limit 0 differ from their absence.
 type Spec struct {
-	Name         *string
+	Name *string
+	// Product is what the sale sells, the shop page's headline; absent or
+	// blank: the page says "Flash sale #ID" in the reader's language.
+	Product      *string
 	Strategy     *string
 	Stock        *int64
 	WorkMS       *int64
@@ -101,6 +105,9 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 		return sale, err
 	}
 	if sale.Name, err = name(st, spec.Name); err != nil {
+		return sale, err
+	}
+	if sale.Product, err = product(spec.Product); err != nil {
 		return sale, err
 	}
 	if err := guards(&sale, spec, time.Now()); err != nil {
@@ -253,6 +260,18 @@ func name(st lockstrategy.Strategy, given *string) (string, error) {
 		}
 	}
 	return st.Name + " sale", nil
+}
+
+// product is the trimmed product given, "" when absent or blank.
+func product(given *string) (string, error) {
+	if given == nil {
+		return "", nil
+	}
+	p := strings.TrimSpace(*given)
+	if n := utf8.RuneCountInString(p); n > MaxProductLen {
+		return "", FieldErrorf("product", "product must be at most %d characters, not %d", MaxProductLen, n)
+	}
+	return p, nil
 }
 
 // IntIn returns *v, or def when v is absent, after checking lo <= *v <= hi;

@@ -106,6 +106,13 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 			f.Requests, f.Orders, f.Accepted, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
 		fmt.Fprintf(tw, "  \tper layer: %s\n", layerList(f.Layers))
 		fmt.Fprintf(tw, "  time to sell out\t%s (opening %s)\n", sellOut(h), h.OpensAt.Format("15:04:05.000"))
+		for i, line := range shopHerdLines(h.Shop) {
+			key := ""
+			if i == 0 {
+				key = "  the shop's herd (dashboard)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", key, line)
+		}
 	}
 	if q := r.Queue; q != nil {
 		printQueue(tw, r, q)

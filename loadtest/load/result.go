@@ -107,6 +107,9 @@ type Herd struct {
 	// SellOutS is from the opening to the last 201 (or 202) answer, when the stock
 	// ran out (sold_out answers came); null when it did not.
 	SellOutS *float64 `json:"sell_out_s"`
+	// Shop is the shop's own figures (GET /api/sales/{id}/herd), the ones
+	// the dashboard's Herd panel shows; null when the shop did not answer.
+	Shop *shopapi.HerdView `json:"shop"`
 }
 
 // FirstSecond is the answers received within a second of the opening.

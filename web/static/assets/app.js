@@ -9,12 +9,14 @@ import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL 
 import { el } from './dom.js';
 import { initFaultArm } from './fault-arm.js';
 import { initFaults } from './faults.js';
+import { initHerd } from './herd.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
 import { liveView, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
+import { initShare } from './share.js';
 import { initNav } from './nav.js';
 import { initPace } from './pace.js';
 import { ServerClock } from './shop-model.js';
@@ -25,6 +27,8 @@ const LANG_KEY = 'seckill.zhLabels';
 
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
+let herd = null; // the Run section's Herd panel (herd.js)
+let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
@@ -65,6 +69,8 @@ function applyLang() {
   queue?.refresh();
   timeline?.relabel();
   arming?.relabel();
+  herd?.relabel();
+  share?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -363,6 +369,8 @@ $('#b-viol').addEventListener('click', () => {
   timeline.showPairs();
   location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
 });
+herd = initHerd({ liveSale: () => state.step?.sale, zh });
+share = initShare({ liveSale: () => state.step?.sale, zh });
 queue = initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },

@@ -54,20 +54,28 @@ export function countdownText(msLeft) {
   return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
 }
 
-/** openingState is what the page shows about the opening at server time serverNow (ms). */
-export function openingState(opensAt, serverNow) {
+/** openingState is what the page shows about the opening at server time serverNow (ms); zh: in Chinese. */
+export function openingState(opensAt, serverNow, zh = false) {
   const at = Date.parse(opensAt || '');
   if (!Number.isFinite(at)) return { open: true, msLeft: 0, text: '' };
   const msLeft = at - serverNow;
-  if (msLeft <= 0) return { open: true, msLeft: 0, text: 'Open now' };
-  return { open: false, msLeft, text: `Opens in ${countdownText(msLeft)}` };
+  if (msLeft <= 0) return { open: true, msLeft: 0, text: zh ? '已开售' : 'Open now' };
+  return { open: false, msLeft, text: zh ? `距开售 ${countdownText(msLeft)}` : `Opens in ${countdownText(msLeft)}` };
 }
 
-/** unitsText says how many units are left of the sale view's stock. */
-export function unitsText(sale) {
+/** unitsText says how many units are left of the sale view's stock; zh: in Chinese. */
+export function unitsText(sale, zh = false) {
   if (!sale) return '–';
-  if (sale.stock <= 0) return 'Sold out';
-  return `${sale.stock.toLocaleString('en-US')} of ${sale.initial_stock.toLocaleString('en-US')} left`;
+  if (sale.stock <= 0) return zh ? '已售罄' : 'Sold out';
+  const left = sale.stock.toLocaleString('en-US'), of = sale.initial_stock.toLocaleString('en-US');
+  return zh ? `剩余 ${left} / ${of} 件` : `${left} of ${of} units left`;
+}
+
+/** headline is what the sale sells (its product), or "Flash sale #ID" in the reader's language. */
+export function headline(sale, zh = false) {
+  const p = (sale?.product || '').trim();
+  if (p) return p;
+  return zh ? `秒杀商品 #${sale?.id ?? '?'}` : `Flash sale #${sale?.id ?? '?'}`;
 }
 
 const clockTime = (iso) => {
@@ -91,51 +99,55 @@ export function retryAfter(value) {
  * Idempotency-Key); an unsettled answer keeps the key so that the retry of
  * the same click can never buy twice.
  */
-export function answerOf(res) {
+export function answerOf(res, zh = false) {
+  const w = (en, cn) => (zh ? cn : en);
   if (res.network !== undefined) {
-    return { kind: 'retry', text: `Try again: no answer from the shop (${res.network}). Your click keeps its key: a retry cannot buy twice.`, bad: true, settled: false };
+    return { kind: 'retry', text: w(`Try again: no answer from the shop (${res.network}). Your click keeps its key: a retry cannot buy twice.`,
+      `请重试：商店没有应答（${res.network}）。这次点击保留它的幂等键：重试不会重复购买。`), bad: true, settled: false };
   }
   const { status, body } = res;
   const code = body?.error || '';
   const header = (n) => (res.header ? res.header(n) : null);
   const replayed = header('Idempotency-Replayed') === 'true';
-  const again = replayed ? ' (the first answer to this click, replayed)' : '';
+  const again = replayed ? w(' (the first answer to this click, replayed)', '（重放这次点击的第一次应答）') : '';
   const wait = retryAfter(header('Retry-After'));
   const a = (kind, text, bad, settled) => ({ kind, text: text + again, bad, settled });
   if (status === 202) {
     // An async sale: the unit is taken and the order queued; the ticket
     // is the buyer's handle on it, so the click is over.
     const t = body?.order_ticket || '';
-    return { ...a('queued', `In the queue: ticket ${t || '?'}. Waiting for the order to be confirmed…`, false, true), ticket: t };
+    return { ...a('queued', w(`In the queue: ticket ${t || '?'}. Waiting for the order to be confirmed…`, `已排队：凭证 ${t || '?'}，等待订单确认…`), false, true), ticket: t };
   }
   if (status === 201 || status === 200) {
     if (body?.status === 'reserved') {
-      return a('reserved', `Reserved! Order ${body?.order_id ?? '?'} is held for you: pay before the time runs out.`, false, true);
+      return a('reserved', w(`Reserved! Order ${body?.order_id ?? '?'} is held for you: pay before the time runs out.`,
+        `已预留！订单 ${body?.order_id ?? '?'} 为你保留：请在倒计时结束前付款。`), false, true);
     }
-    return a('bought', `Bought! Order ${body?.order_id ?? '?'} is yours.`, false, true);
+    return a('bought', w(`Bought! Order ${body?.order_id ?? '?'} is yours.`, `抢到了！订单 ${body?.order_id ?? '?'} 归你。`), false, true);
   }
   switch (code) {
-    case 'sold_out': return a('sold_out', 'Sold out: every unit is gone.', true, true);
-    case 'limit_reached': return a('already', 'Already bought: this user has the most orders the sale allows.', true, true);
+    case 'sold_out': return a('sold_out', w('Sold out: every unit is gone.', '已售罄：一件不剩。'), true, true);
+    case 'limit_reached': return a('already', w('Already bought: this user has the most orders the sale allows.', '已购买：该用户已达到限购数量。'), true, true);
     case 'rate_limited':
-      return a('rate_limited', `Too many requests: wait ${wait || 1} s, then try again.`, true, false);
+      return a('rate_limited', w(`Too many requests: wait ${wait || 1} s, then try again.`, `请求太频繁：请等 ${wait || 1} 秒再试。`), true, false);
     case 'not_open': {
       const at = clockTime(body?.opens_at);
-      return a('not_open', `Not open yet${at ? `: the sale opens at ${at}` : ''}. Wait for the countdown.`, true, false);
+      return a('not_open', w(`Not open yet${at ? `: the sale opens at ${at}` : ''}. Wait for the countdown.`,
+        `尚未开售${at ? `：${at} 开售` : ''}。请等倒计时结束。`), true, false);
     }
     case 'ticket_required': case 'bad_ticket':
-      return a('ticket', `Ticket refused (${code}): the page gets a new ticket on the next click.`, true, false);
+      return a('ticket', w(`Ticket refused (${code}): the page gets a new ticket on the next click.`, `购买凭证被拒（${code}）：下次点击时页面会重新领取。`), true, false);
     case 'in_progress':
-      return a('retry', 'Try again: your click is still being answered.', true, false);
-    case 'not_found': return a('not_found', 'No such sale.', true, true);
+      return a('retry', w('Try again: your click is still being answered.', '请重试：你的点击仍在处理中。'), true, false);
+    case 'not_found': return a('not_found', w('No such sale.', '没有这个秒杀。'), true, true);
     default: break;
   }
   if (status >= 500 || body?.retryable) {
     const why = code ? ` (${code.replaceAll('_', ' ')})` : '';
     // A replayed failure would replay for ever: the next click starts afresh.
-    return a('retry', `Try again: the shop could not answer this time${why}.`, true, replayed);
+    return a('retry', w(`Try again: the shop could not answer this time${why}.`, `请重试：商店这次没能应答${why}。`), true, replayed);
   }
-  return a('refused', `Refused: ${body?.message || `HTTP ${status}`}.`, true, true);
+  return a('refused', w(`Refused: ${body?.message || `HTTP ${status}`}.`, `被拒绝：${body?.message || `HTTP ${status}`}。`), true, true);
 }
 
 /**
@@ -176,6 +188,11 @@ const FAILED = {
   limit_reached: 'this user already has the most orders the sale allows',
   duplicate_request: 'this click had already been ordered once, and one order is all it makes',
 };
+const FAILED_ZH = {
+  sold_out: '订单写入数据库前已经售罄',
+  limit_reached: '该用户已达到限购数量',
+  duplicate_request: '这次点击已经下过一单，一次点击只下一单',
+};
 
 /**
  * ticketAnswerOf turns one answer of GET /api/orders/:ticket into words,
@@ -183,30 +200,33 @@ const FAILED = {
  * says polling is over (confirmed, failed or lost); order is the confirmed
  * order's JSON.
  */
-export function ticketAnswerOf(res, waitedMs, ticket) {
+export function ticketAnswerOf(res, waitedMs, ticket, zh = false) {
+  const w = (en, cn) => (zh ? cn : en);
   const pending = (extra) => ({
     kind: 'pending', bad: false, done: false, order: null,
     text: waitedMs >= POLL.stillWaitingMs
-      ? `Still waiting: the queue is busy. Ticket ${ticket} keeps your place; the page keeps asking${extra}.`
-      : `In the queue: ticket ${ticket}. Waiting for the order to be confirmed…${extra}`,
+      ? w(`Still waiting: the queue is busy. Ticket ${ticket} keeps your place; the page keeps asking${extra}.`,
+        `仍在等待：队列繁忙。凭证 ${ticket} 为你保留位置，页面会继续查询${extra}。`)
+      : w(`In the queue: ticket ${ticket}. Waiting for the order to be confirmed…${extra}`, `已排队：凭证 ${ticket}，等待订单确认…${extra}`),
   });
-  if (res.network !== undefined) return pending(` (no answer from the shop: ${res.network})`);
+  if (res.network !== undefined) return pending(w(` (no answer from the shop: ${res.network})`, `（商店没有应答：${res.network}）`));
   const { status, body } = res;
   if (status === 404) {
     return { kind: 'lost', bad: true, done: true, order: null,
-      text: `Ticket lost: the shop no longer knows ticket ${ticket}. The queue's Redis restarted without keeping it, so nothing was bought.` };
+      text: w(`Ticket lost: the shop no longer knows ticket ${ticket}. The queue's Redis restarted without keeping it, so nothing was bought.`,
+        `凭证丢失：商店已不认识凭证 ${ticket}。队列所在的 Redis 重启时没有保留它，所以什么也没买到。`) };
   }
-  if (status !== 200 || !body) return pending(status >= 500 ? ' (the shop did not answer this time)' : '');
+  if (status !== 200 || !body) return pending(status >= 500 ? w(' (the shop did not answer this time)', '（商店这次没有应答）') : '');
   if (body.state === 'confirmed' && body.order) {
     const o = body.order;
     const text = o.status === 'reserved'
-      ? `Confirmed! Order ${o.order_id} is held for you: pay before the time runs out.`
-      : `Confirmed! Order ${o.order_id} is yours.`;
+      ? w(`Confirmed! Order ${o.order_id} is held for you: pay before the time runs out.`, `已确认！订单 ${o.order_id} 为你保留：请在倒计时结束前付款。`)
+      : w(`Confirmed! Order ${o.order_id} is yours.`, `已确认！订单 ${o.order_id} 归你。`);
     return { kind: 'confirmed', bad: false, done: true, order: o, text };
   }
   if (body.state === 'failed') {
-    const why = FAILED[body.reason] || (body.reason ? String(body.reason).replaceAll('_', ' ') : 'no reason given');
-    return { kind: 'failed', bad: true, done: true, order: null, text: `Not bought: ${why}. The unit went back to the sale.` };
+    const why = (zh ? FAILED_ZH : FAILED)[body.reason] || (body.reason ? String(body.reason).replaceAll('_', ' ') : w('no reason given', '未给出原因'));
+    return { kind: 'failed', bad: true, done: true, order: null, text: w(`Not bought: ${why}. The unit went back to the sale.`, `没有买到：${why}。这件商品已回补库存。`) };
   }
   return pending('');
 }
@@ -219,21 +239,22 @@ export function ticketAnswerOf(res, waitedMs, ticket) {
  * reserved order past its pay-by time whose expiry the server has not
  * reported yet: no Pay button, and the page asks the server.
  */
-export function reservationOf(order, serverNow) {
+export function reservationOf(order, serverNow, zh = false) {
+  const w = (en, cn) => (zh ? cn : en);
   if (!order?.status) return null;
   if (order.status === 'paid') {
-    return { state: 'paid', text: 'Paid.', said: `Paid. Order ${order.order_id} is yours.`, canPay: false, msLeft: 0 };
+    return { state: 'paid', text: w('Paid.', '已付款。'), said: w(`Paid. Order ${order.order_id} is yours.`, `已付款。订单 ${order.order_id} 归你。`), canPay: false, msLeft: 0 };
   }
   if (order.status === 'expired') {
     const by = clockTime(order.pay_by);
-    return { state: 'expired', text: `Expired: not paid${by ? ` by ${by}` : ' in time'}.`, canPay: false, msLeft: 0,
-      said: 'The reservation expired: it was not paid in time, and the unit went back to the sale.' };
+    return { state: 'expired', text: w(`Expired: not paid${by ? ` by ${by}` : ' in time'}.`, `已超时：${by ? `${by} 前` : '按时'}未付款。`), canPay: false, msLeft: 0,
+      said: w('The reservation expired: it was not paid in time, and the unit went back to the sale.', '预留已超时：没有按时付款，这件商品已回补库存。') };
   }
   const at = Date.parse(order.pay_by || '');
-  if (!Number.isFinite(at)) return { state: 'reserved', text: 'Reserved: waiting for payment.', canPay: true, msLeft: Infinity };
+  if (!Number.isFinite(at)) return { state: 'reserved', text: w('Reserved: waiting for payment.', '已预留：等待付款。'), canPay: true, msLeft: Infinity };
   const msLeft = at - serverNow;
-  if (msLeft <= 0) return { state: 'expiring', text: 'Time to pay is up: the reservation is expiring…', canPay: false, msLeft: 0 };
-  return { state: 'reserved', text: `Pay within ${countdownText(msLeft)} (by ${clockTime(order.pay_by)}).`, canPay: true, msLeft };
+  if (msLeft <= 0) return { state: 'expiring', text: w('Time to pay is up: the reservation is expiring…', '付款时间已到：预留即将超时…'), canPay: false, msLeft: 0 };
+  return { state: 'reserved', text: w(`Pay within ${countdownText(msLeft)} (by ${clockTime(order.pay_by)}).`, `请在 ${countdownText(msLeft)} 内付款（${clockTime(order.pay_by)} 前）。`), canPay: true, msLeft };
 }
 
 /**
@@ -254,25 +275,28 @@ export function payBody(o) {
 }
 
 /** payAnswerOf turns one answer of POST /api/orders/:id/pay into words: {kind, text, bad, order, retry}. */
-export function payAnswerOf(res) {
+export function payAnswerOf(res, zh = false) {
+  const w = (en, cn) => (zh ? cn : en);
   const r = (kind, text, bad, extra = {}) => ({ kind, text, bad, order: null, retry: false, ...extra });
-  if (res.network !== undefined) return r('retry', `Try again: no answer from the shop (${res.network}). Paying twice is harmless.`, true, { retry: true });
+  if (res.network !== undefined) {
+    return r('retry', w(`Try again: no answer from the shop (${res.network}). Paying twice is harmless.`, `请重试：商店没有应答（${res.network}）。重复付款不会多扣。`), true, { retry: true });
+  }
   const { status, body } = res;
   if (status === 200 && body) {
-    if (body.status === 'paid') return r('paid', `Paid! Order ${body.order_id} is yours.`, false, { order: body });
-    return r('refused', `Not paid: the order is ${body.status || 'in an unknown state'}.`, true, { order: body });
+    if (body.status === 'paid') return r('paid', w(`Paid! Order ${body.order_id} is yours.`, `付款成功！订单 ${body.order_id} 归你。`), false, { order: body });
+    return r('refused', w(`Not paid: the order is ${body.status || 'in an unknown state'}.`, `未付款：订单状态为 ${body.status || '未知'}。`), true, { order: body });
   }
   switch (body?.error || '') {
-    case 'reservation_expired': return r('expired', 'Too late to pay: the reservation expired and the unit went back to the sale.', true);
-    case 'order_pending': return r('retry', 'Not yet: the order is still in the queue. Pay once it is confirmed.', true, { retry: true });
-    case 'order_failed': return r('refused', 'Nothing to pay: this order failed and bought nothing.', true);
-    case 'not_your_order': return r('refused', 'Not your order: it belongs to another user id.', true);
-    case 'not_found': return r('refused', 'No such order.', true);
+    case 'reservation_expired': return r('expired', w('Too late to pay: the reservation expired and the unit went back to the sale.', '付款太晚：预留已超时，这件商品已回补库存。'), true);
+    case 'order_pending': return r('retry', w('Not yet: the order is still in the queue. Pay once it is confirmed.', '还不行：订单仍在队列中，确认后再付款。'), true, { retry: true });
+    case 'order_failed': return r('refused', w('Nothing to pay: this order failed and bought nothing.', '无需付款：这个订单失败了，没有买到。'), true);
+    case 'not_your_order': return r('refused', w('Not your order: it belongs to another user id.', '不是你的订单：它属于另一个用户 ID。'), true);
+    case 'not_found': return r('refused', w('No such order.', '没有这个订单。'), true);
     case 'order_token_required':
-    case 'bad_order_token': return r('refused', 'Not paid: this page cannot prove the order is yours (its order token is missing or wrong).', true);
-    case 'rate_limited': return r('retry', 'Too many requests from this address: wait a moment and try again. Paying twice is harmless.', true, { retry: true });
+    case 'bad_order_token': return r('refused', w('Not paid: this page cannot prove the order is yours (its order token is missing or wrong).', '未付款：本页面无法证明订单属于你（订单令牌缺失或错误）。'), true);
+    case 'rate_limited': return r('retry', w('Too many requests from this address: wait a moment and try again. Paying twice is harmless.', '该地址请求太频繁：请稍后再试。重复付款不会多扣。'), true, { retry: true });
     default: break;
   }
-  if (status >= 500 || body?.retryable) return r('retry', 'Try again: the shop could not take the payment this time.', true, { retry: true });
-  return r('refused', `Refused: ${body?.message || `HTTP ${status}`}.`, true);
+  if (status >= 500 || body?.retryable) return r('retry', w('Try again: the shop could not take the payment this time.', '请重试：商店这次没能完成付款。'), true, { retry: true });
+  return r('refused', w(`Refused: ${body?.message || `HTTP ${status}`}.`, `被拒绝：${body?.message || `HTTP ${status}`}。`), true);
 }

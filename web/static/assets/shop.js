@@ -5,12 +5,46 @@
 // with a Pay button.
 // shop-model.js decides (clock, wording, the click's Idempotency-Key);
 // this module talks to the API and writes the page.
-import { addLabels, applyLabels, label } from './i18n.js';
-import { Intent, ServerClock, answerOf, openingState, orderPath, payAnswerOf, payBody, pollDelay, randomHex, reservationOf,
+import { LABELS, addLabels } from './i18n.js';
+import { Intent, ServerClock, answerOf, headline, openingState, orderPath, payAnswerOf, payBody, pollDelay, randomHex, reservationOf,
   saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from './shop-model.js';
 
 const $ = (sel) => document.querySelector(sel);
 const USER_KEY = 'seckill.shopUser';
+// The page's language: Chinese alone or English alone (a phone has no room
+// for both), the dashboard's choice by default, ?lang=zh or ?lang=en from
+// the students' link first.
+const LANG_KEY = 'seckill.zhLabels';
+
+addLabels({
+  shopDashboard: ['Seckill Lab dashboard', '秒杀实验室控制台'],
+  shopTicketNote: ['This sale needs a purchase ticket: the page gets one for you before it orders.', '本场秒杀需要购买凭证：下单前页面会自动为你领取。'],
+  shopUser: ['Your user id', '你的用户 ID'],
+  shopReservation: ['Your reservation', '你的预留订单'],
+  shopBuy: ['Buy', '立即抢购'],
+  shopBuying: ['Buying…', '抢购中…'],
+  shopPay: ['Pay', '付款'],
+  shopPaying: ['Paying…', '付款中…'],
+  shopLoading: ['Loading the sale…', '正在加载秒杀…'],
+  shopClock: ['Reading the shop’s clock…', '正在读取商店时钟…'],
+  shopOpenNow: ['The sale is open: the Buy button is enabled.', '已开售：抢购按钮可以点了。'],
+  shopNoAnswer: ['The shop does not answer yet: retrying…', '商店暂未应答：正在重试…'],
+  shopBadUser: ['Enter a user id of 1 to 64 characters.', '请输入 1 到 64 个字符的用户 ID。'],
+  shopNotOpen: ['Not open yet', '尚未开售'],
+  shopPerBuyer: ['at most {n} per buyer', '每人限购 {n} 件'],
+  shopNoLimit: ['no limit per buyer', '不限购'],
+  shopQueued: ['orders go through a queue', '订单经队列处理'],
+  shopPayWithin: ['pay within {n} s of ordering', '下单后 {n} 秒内付款'],
+  shopStrategy: ['lock strategy', '并发控制策略'],
+  shopTitle: ['Seckill Lab shop', '秒杀实验室商店'],
+  shopNoSale: ['No such sale: sale {n} does not exist.', '没有这个秒杀：秒杀 {n} 不存在。'],
+  shopBadAddress: ['No such sale: the address must be /shop/ followed by a sale number.', '没有这个秒杀：地址应为 /shop/ 加秒杀编号。'],
+  shopNoSuchSale: ['No such sale', '没有这个秒杀'],
+});
+const langAsked = new URLSearchParams(location.search).get('lang');
+let zh = langAsked ? langAsked === 'zh' : localStorage.getItem(LANG_KEY) === '1';
+/** t is key's text in the page's language; {n} takes n. */
+const t = (key, n) => (LABELS[key]?.[zh ? 1 : 0] ?? key).replace('{n}', n);
 // Past the shop's own lock wait (10 s), so a slow answer is not cut short.
 const ORDER_TIMEOUT_MS = 15_000;
 
@@ -27,12 +61,6 @@ let order = null; // the order whose reservation the page shows (order JSON)
 let orderState = ''; // reservationOf(order).state last shown
 let paying = false;
 const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
-
-// The page's static texts and buttons in the dashboard's language (its
-// EN | 中文 switch, remembered in this browser); the answers stay English.
-const zh = localStorage.getItem('seckill.zhLabels') === '1';
-addLabels({ buy: ['Buy', '抢购'], buying: ['Buying…', '抢购中…'], pay: ['Pay', '支付'], paying: ['Paying…', '支付中…'] });
-applyLabels(document, zh);
 
 /** call sends one request; it answers {status, body, header} or {network}, and feeds the clock. */
 async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000 } = {}) {
@@ -57,34 +85,58 @@ async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000
 
 function setText(sel, text) { const e = $(sel); if (e.textContent !== text) e.textContent = text; }
 
+let missing = null; // () => the text saying there is no such sale, in the page's language
 function showMissing(text) {
-  setText('#p-name', text);
+  missing = text;
+  setText('#p-name', text());
   $('#buy-form').hidden = true;
   $('#p-opening').hidden = true;
   $('#card').setAttribute('aria-busy', 'false');
-  document.title = 'No such sale · Seckill Lab shop';
+  document.title = `${t('shopNoSuchSale')} · ${t('shopTitle')}`;
 }
 
 function showSale(s) {
   sale = s;
-  setText('#p-name', s.name || `Sale ${s.id}`);
-  const limit = s.per_user_limit > 0 ? `at most ${s.per_user_limit} per buyer` : 'no limit per buyer';
-  const queued = s.order_mode === 'async' ? ' · orders go through a queue' : '';
-  const pay = s.pay_within_ms > 0 ? ` · pay within ${Math.round(s.pay_within_ms / 100) / 10} s of ordering` : '';
-  setText('#p-meta', `Sale ${s.id} · lock strategy ${s.strategy} · ${limit}${queued}${pay}`);
-  setText('#p-units', unitsText(s));
+  setText('#p-name', headline(s, zh));
+  const tag = $('#p-tag');
+  tag.hidden = !s.strategy;
+  setText('#p-tag', `${t('shopStrategy')}: ${s.strategy}`);
+  const limit = s.per_user_limit > 0 ? t('shopPerBuyer', s.per_user_limit) : t('shopNoLimit');
+  const queued = s.order_mode === 'async' ? ` · ${t('shopQueued')}` : '';
+  const pay = s.pay_within_ms > 0 ? ` · ${t('shopPayWithin', Math.round(s.pay_within_ms / 100) / 10)}` : '';
+  setText('#p-meta', `#${s.id} · ${limit}${queued}${pay}`);
+  setText('#p-units', unitsText(s, zh));
   $('#p-ticket').hidden = !s.ticket_required;
   $('#card').setAttribute('aria-busy', 'false');
-  document.title = `${s.name || `Sale ${s.id}`} · Seckill Lab shop`;
+  document.title = `${headline(s, zh)} · ${t('shopTitle')}`;
   tick();
 }
+
+/** applyLang writes the page's fixed texts in its language and redraws the sale. */
+function applyLang() {
+  document.documentElement.lang = zh ? 'zh-CN' : 'en';
+  for (const e of document.querySelectorAll('[data-l]')) e.textContent = t(e.dataset.l);
+  const b = $('#lang');
+  b.textContent = zh ? 'English' : '中文';
+  b.lang = zh ? 'en' : 'zh';
+  b.setAttribute('aria-pressed', String(zh));
+  if (missing) showMissing(missing);
+  else if (!sale) setText('#p-name', t('shopLoading'));
+  else showSale(sale);
+  setButton();
+}
+$('#lang').addEventListener('click', () => {
+  zh = !zh;
+  localStorage.setItem(LANG_KEY, zh ? '1' : '0');
+  applyLang();
+});
 
 /** loadSale reads the sale; false when it does not exist. */
 async function loadSale() {
   const r = await call(`/api/sales/${saleId}`);
-  if (r.status === 404) { showMissing(`No such sale: sale ${saleId} does not exist.`); return false; }
+  if (r.status === 404) { showMissing(() => t('shopNoSale', saleId)); return false; }
   if (r.status === 200) showSale(r.body);
-  else if (!sale) setText('#p-meta', 'The shop does not answer yet: retrying…');
+  else if (!sale) setText('#p-meta', t('shopNoAnswer'));
   return true;
 }
 
@@ -97,14 +149,14 @@ async function refresh() {
 function tick() {
   renderOrder();
   if (!sale) return;
-  const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow())) : { open: false, text: 'Reading the shop’s clock…' };
+  const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow()), zh) : { open: false, text: t('shopClock') };
   const el = $('#p-opening');
   setText('#p-opening', st.text);
   el.classList.toggle('open', st.open);
   if (st.open !== open) {
     open = st.open;
     setButton();
-    if (open) setText('#announce', 'The sale is open: the Buy button is enabled.');
+    if (open) setText('#announce', t('shopOpenNow'));
   }
 }
 
@@ -112,7 +164,7 @@ function setButton() {
   const b = $('#buy');
   b.setAttribute('aria-disabled', String(!open || busy));
   b.setAttribute('aria-busy', String(busy));
-  b.textContent = label(busy ? 'buying' : 'buy', zh);
+  b.textContent = busy ? t('shopBuying') : t('shopBuy');
 }
 
 // ---- buying -----------------------------------------------------------------
@@ -133,7 +185,7 @@ async function getTicket(user) {
   if (ticketUsable(ticket, user, clock.now(clientNow()))) return { ticket };
   const r = await call(`/api/sales/${saleId}/ticket`, { method: 'POST', body: { user_id: user }, timeoutMs: ORDER_TIMEOUT_MS });
   if (r.status === 200 && r.body?.ticket) { ticket = r.body; return { ticket }; }
-  return { refused: answerOf(r) };
+  return { refused: answerOf(r, zh) };
 }
 
 async function buy(user) {
@@ -148,7 +200,7 @@ async function buy(user) {
     }
     const r = await call(`/api/sales/${saleId}/orders`, { method: 'POST', body,
       headers: { 'Idempotency-Key': intent.keyFor(user) }, timeoutMs: ORDER_TIMEOUT_MS });
-    const a = answerOf(r);
+    const a = answerOf(r, zh);
     if (a.kind === 'ticket') ticket = null;
     intent.settle(a);
     showAnswer(a);
@@ -173,7 +225,7 @@ async function followTicket(t) {
     if (gen !== following) return;
     const r = await call(`/api/orders/${encodeURIComponent(t)}`);
     if (gen !== following) return;
-    const a = ticketAnswerOf(r, clientNow() - started, t);
+    const a = ticketAnswerOf(r, clientNow() - started, t, zh);
     showAnswer(a, true);
     if (a.done) {
       if (a.order) showOrder(a.order);
@@ -193,7 +245,7 @@ function showOrder(o) {
 /** renderOrder writes the reservation's state; past its pay-by time it asks the server what became of it. */
 function renderOrder() {
   const box = $('#order');
-  const st = order && reservationOf(order, clock.now(clientNow()));
+  const st = order && reservationOf(order, clock.now(clientNow()), zh);
   box.hidden = !st;
   if (!st) return;
   setText('#o-state', st.text);
@@ -201,7 +253,7 @@ function renderOrder() {
   const pay = $('#pay');
   pay.hidden = !st.canPay;
   pay.setAttribute('aria-busy', String(paying));
-  pay.textContent = label(paying ? 'paying' : 'pay', zh);
+  pay.textContent = paying ? t('shopPaying') : t('shopPay');
   if (st.state === orderState) return;
   const was = orderState;
   orderState = st.state;
@@ -233,7 +285,7 @@ async function payOrder() {
   const o = order;
   try {
     const r = await call(`/api/orders/${o.order_id}/pay`, { method: 'POST', body: payBody(o), timeoutMs: ORDER_TIMEOUT_MS });
-    const a = payAnswerOf(r);
+    const a = payAnswerOf(r, zh);
     if (order === o) {
       if (a.order) order = a.order;
       else if (a.kind === 'expired') order = { ...o, pay_by: new Date(0).toISOString() }; // the server says it is over: ask what became of it
@@ -252,14 +304,14 @@ $('#buy-form').addEventListener('submit', (e) => {
   e.preventDefault();
   if (busy || !sale) return;
   if (!open) {
-    showAnswer({ kind: 'not_open', text: `Not open yet: ${$('#p-opening').textContent}.`, bad: true });
+    showAnswer({ kind: 'not_open', text: `${t('shopNotOpen')}: ${$('#p-opening').textContent}.`, bad: true });
     return;
   }
   const input = $('#user');
   const user = input.value.trim();
   const ok = user.length > 0 && user.length <= 64;
   input.setAttribute('aria-invalid', String(!ok));
-  if (!ok) { showAnswer({ kind: 'refused', text: 'Enter a user id of 1 to 64 characters.', bad: true }); input.focus(); return; }
+  if (!ok) { showAnswer({ kind: 'refused', text: t('shopBadUser'), bad: true }); input.focus(); return; }
   buy(user);
 });
 
@@ -270,8 +322,9 @@ user.value = sessionStorage.getItem(USER_KEY) || `buyer-${randomHex(4)}`;
 sessionStorage.setItem(USER_KEY, user.value);
 user.addEventListener('change', () => sessionStorage.setItem(USER_KEY, user.value.trim()));
 
+applyLang();
 if (saleId === null) {
-  showMissing('No such sale: the address must be /shop/ followed by a sale number.');
+  showMissing(() => t('shopBadAddress'));
 } else {
   refresh();
   setInterval(tick, 200);

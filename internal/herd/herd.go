@@ -1,0 +1,154 @@
+// Package herd reads a sale's herd figures from the shared store: how long
+// the stock lasted (from the orders' times), the first second after the
+// opening and the answers per layer (from the live figures every replica
+// publishes). GET /api/sales/{id}/herd serves them, the dashboard's Herd
+// panel draws them and `loadtest herd` prints them, so all three agree.
+package herd
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/metrics"
+	"github.com/seckill-lab/seckill/internal/order"
+)
+
+// Layers lists the layers that answer an order, in the order a request
+// meets them: the guards, cheapest first, then the order flow.
+var Layers = []string{guard.LayerOpening, guard.LayerTicket, guard.LayerRateLimit, guard.LayerIdempotency,
+	guard.LayerSoldOutCache, order.LayerLock, order.LayerDatabase, order.LayerStore, order.LayerQueue}
+
+// View is a sale's herd.
+type View struct {
+	SaleID       uint64    `json:"sale_id"`
+	OpensAt      time.Time `json:"opens_at"`
+	InitialStock int64     `json:"initial_stock"`
+	Sold         int64     `json:"sold"`
+	SoldOut      bool      `json:"sold_out"` // every unit of the initial stock sold
+	// FirstOrderAt and LastOrderAt are the first and the last unit sold
+	// (a queued order counts from its 202); null before any order.
+	FirstOrderAt *time.Time `json:"first_order_at"`
+	LastOrderAt  *time.Time `json:"last_order_at"`
+	// SellOutMS runs from the opening to the last unit sold,
+	// SellOutFromFirstMS from the first unit sold to the last; both null
+	// until the sale is sold out.
+	SellOutMS          *float64    `json:"sell_out_ms"`
+	SellOutFromFirstMS *float64    `json:"sell_out_from_first_ms"`
+	FirstSecond        FirstSecond `json:"first_second"`
+	// Answers is every answer the shop gave (the live figures' requests),
+	// Layers the same answers by the layer that gave them.
+	Answers int64        `json:"answers"`
+	Layers  []LayerCount `json:"layers"`
+}
+
+// FirstSecond is the answers to the requests that arrived in the second
+// after the opening: orders (201 and 202), sold-out answers, the others
+// (refusals and errors), and the shop's answer time.
+type FirstSecond struct {
+	Answers int64        `json:"answers"`
+	Orders  int64        `json:"orders"`
+	SoldOut int64        `json:"sold_out"`
+	Others  int64        `json:"others"`
+	P50MS   float64      `json:"p50_ms"`
+	P99MS   float64      `json:"p99_ms"`
+	Layers  []LayerCount `json:"layers"`
+}
+
+// LayerCount is the answers one layer gave and their share of all, in
+// percent to one decimal.
+type LayerCount struct {
+	Layer   string  `json:"layer"`
+	Count   int64   `json:"count"`
+	Percent float64 `json:"percent"`
+}
+
+// Load reads sale's herd.
+func Load(ctx context.Context, db *gorm.DB, sale inventory.Sale) (View, error) {
+	v := View{SaleID: sale.ID, OpensAt: sale.OpensAt, InitialStock: sale.InitialStock, Layers: []LayerCount{}}
+	var span struct {
+		N     int64
+		First *time.Time
+		Last  *time.Time
+	}
+	err := db.WithContext(ctx).Raw(`SELECT COUNT(*) AS n, MIN(COALESCE(accepted_at, created_at)) AS first,
+		MAX(COALESCE(accepted_at, created_at)) AS last FROM orders WHERE sale_id = ? AND status <> ?`,
+		sale.ID, inventory.StatusExpired).Scan(&span).Error
+	if err != nil {
+		return v, err
+	}
+	v.Sold, v.FirstOrderAt, v.LastOrderAt = span.N, utc(span.First), utc(span.Last)
+	v.SoldOut = sale.InitialStock > 0 && v.Sold >= sale.InitialStock
+	if v.SoldOut && v.LastOrderAt != nil {
+		v.SellOutMS = millis(v.LastOrderAt.Sub(sale.OpensAt))
+		v.SellOutFromFirstMS = millis(v.LastOrderAt.Sub(*v.FirstOrderAt))
+	}
+	live, err := metrics.LoadMerged(ctx, db, sale.ID)
+	if err != nil {
+		return v, err
+	}
+	v.Answers, v.Layers = live.Requests, layerCounts(live.Layers)
+	fs := live.FirstSecond
+	v.FirstSecond = FirstSecond{Answers: fs.Requests, Orders: fs.Outcomes[order.OutcomeOK] + fs.Outcomes[order.OutcomeQueued],
+		SoldOut: fs.Outcomes[order.OutcomeSoldOut], P50MS: fs.Latency.P50, P99MS: fs.Latency.P99, Layers: layerCounts(fs.Layers)}
+	v.FirstSecond.Others = fs.Requests - v.FirstSecond.Orders - v.FirstSecond.SoldOut
+	return v, nil
+}
+
+// layerCounts lists the layers that answered, in Layers' order (a layer
+// this build does not know comes last, by name), with their shares.
+func layerCounts(by map[string]int64) []LayerCount {
+	var total int64
+	for _, n := range by {
+		total += n
+	}
+	out := []LayerCount{}
+	for _, l := range Layers {
+		if n := by[l]; n > 0 {
+			out = append(out, LayerCount{Layer: l, Count: n})
+		}
+	}
+	var unknown []string
+	for l, n := range by {
+		if n > 0 && rank(l) < 0 {
+			unknown = append(unknown, l)
+		}
+	}
+	sort.Strings(unknown)
+	for _, l := range unknown {
+		out = append(out, LayerCount{Layer: l, Count: by[l]})
+	}
+	for i := range out {
+		out[i].Percent = math.Round(float64(out[i].Count)*1000/float64(total)) / 10
+	}
+	return out
+}
+
+func rank(layer string) int {
+	for i, l := range Layers {
+		if l == layer {
+			return i
+		}
+	}
+	return -1
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// millis is d in milliseconds to the microsecond, never negative (an
+// order made before the opening: the opening moved).
+func millis(d time.Duration) *float64 {
+	ms := float64(max(d, 0).Microseconds()) / 1000
+	return &ms
+}

@@ -1,0 +1,111 @@
+package herd
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/metrics"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// A sale of 3 units opening at t0, sold at t0+100 ms, +250 ms and +400 ms
+// (and an expired reservation at +900 ms, whose unit went back): sold out
+// 400 ms after the opening, 300 ms after the first unit. Its live figures
+// hold 3 orders and 7 sold-out-cache answers in the first second and 10
+// more sold-out-cache answers later.
+func TestLoadReadsOrdersAndLiveFigures(t *testing.T) {
+	db := testenv.DB(t, "herd")
+	ctx := context.Background()
+	store := inventory.NewStore(db)
+	t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
+	sale := inventory.Sale{Name: "herd test", Strategy: "redis", InitialStock: 3, TTLMS: 2000, OpensAt: t0,
+		OrderMode: inventory.OrderSync}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range []time.Duration{100, 250, 400, 900} {
+		o := inventory.Order{SaleID: sale.ID, UserID: fmt.Sprintf("u%d", i), ReplicaID: "r", Status: inventory.StatusPaid,
+			CreatedAt: t0.Add(at * time.Millisecond)}
+		if at == 900 {
+			o.Status = inventory.StatusExpired
+		}
+		if err := db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Exec("UPDATE sales SET stock = 0 WHERE id = ?", sale.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	before, err := Load(ctx, db, sale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Answers != 0 || len(before.Layers) != 0 || before.FirstSecond.Answers != 0 {
+		t.Fatalf("no live figures yet, got %+v", before)
+	}
+
+	rec := metrics.NewLiveRecorder(nil, nil)
+	answer := func(n int, after time.Duration, outcome, layer string, total time.Duration) {
+		for range n {
+			rec.ObservePlace(order.Observation{SaleID: sale.ID, Strategy: "redis", Outcome: outcome, Layer: layer,
+				Opening: t0, Arrived: t0.Add(after), Total: total})
+		}
+	}
+	answer(3, 50*time.Millisecond, order.OutcomeOK, order.LayerLock, 40*time.Millisecond)
+	answer(7, 450*time.Millisecond, order.OutcomeSoldOut, guard.LayerSoldOutCache, time.Millisecond)
+	answer(10, 2*time.Second, order.OutcomeSoldOut, guard.LayerSoldOutCache, time.Millisecond)
+	if err := rec.Publish(ctx, db, "r"); err != nil {
+		t.Fatal(err)
+	}
+
+	v, err := Load(ctx, db, sale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Sold != 3 || !v.SoldOut || v.SellOutMS == nil || *v.SellOutMS != 400 || *v.SellOutFromFirstMS != 300 {
+		t.Fatalf("sold %d, sold out %v, sell-out %v ms (from the first %v), want 3, true, 400, 300",
+			v.Sold, v.SoldOut, deref(v.SellOutMS), deref(v.SellOutFromFirstMS))
+	}
+	fs := v.FirstSecond
+	if fs.Answers != 10 || fs.Orders != 3 || fs.SoldOut != 7 || fs.Others != 0 || fs.P50MS != 1 || fs.P99MS < 39 || fs.P99MS > 41 {
+		t.Fatalf("first second %+v, want 10 answers, 3 orders, 7 sold out, p50 1 ms, p99 40 ms", fs)
+	}
+	want := []LayerCount{{guard.LayerSoldOutCache, 17, 85}, {order.LayerLock, 3, 15}}
+	if fmt.Sprint(v.Layers) != fmt.Sprint(want) || v.Answers != 20 {
+		t.Fatalf("layers %v of %d answers, want %v of 20", v.Layers, v.Answers, want)
+	}
+}
+
+// A sale with units left has no time to sell out.
+func TestLoadNotSoldOut(t *testing.T) {
+	db := testenv.DB(t, "herd")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "herd open", Strategy: "redis", InitialStock: 5, TTLMS: 2000, OpensAt: time.Now().UTC(),
+		OrderMode: inventory.OrderSync}
+	if err := inventory.NewStore(db).CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&inventory.Order{SaleID: sale.ID, UserID: "u", ReplicaID: "r", Status: inventory.StatusPaid,
+		CreatedAt: time.Now().UTC()}).Error; err != nil {
+		t.Fatal(err)
+	}
+	v, err := Load(ctx, db, sale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.SoldOut || v.SellOutMS != nil || v.Sold != 1 || v.FirstOrderAt == nil {
+		t.Fatalf("got %+v, want 1 sold, not sold out, no sell-out time", v)
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}

@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/herd"
+)
+
+// getHerd is GET /api/sales/:id/herd: the sale's time to sell out (from
+// its orders), its first second after the opening and its answers per
+// layer (from every replica's live figures). The dashboard's Herd panel and
+// `loadtest herd` both read it.
+func (s *Server) getHerd(c *gin.Context) {
+	id, err := saleID(c)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sale, err := s.store.GetSale(ctx, id)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	v, err := herd.Load(ctx, s.store.DB(), sale)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
