@@ -15,6 +15,10 @@ type Lesson struct {
 	Seed        string   `json:"seed"`
 	Strategies  []string `json:"strategies"`
 	MinReplicas int      `json:"min_replicas"`
+	// ClassPace: the scenario can run at the class pace (less stock,
+	// longer work) without losing its mechanism; the others run at their
+	// normal pace when asked for the class pace, and say so.
+	ClassPace bool `json:"class_pace"`
 }
 
 // Catalogue lists the lessons in the order `all` runs them. zk-dead-holder
@@ -30,6 +34,7 @@ var Catalogue = []Lesson{
 			"「使用C++中的锁，是无法锁住两台机器上的临界区的，必须使用分布式锁」",
 		Strategies:  []string{"mutex", "db-pessimistic"},
 		MinReplicas: 2,
+		ClassPace:   true,
 	},
 	{
 		Name:  "setnx-expire-crash",
@@ -280,6 +285,7 @@ var Catalogue = []Lesson{
 		Seed:        "seed 000, on its select ... for update lock: 「这里需要注意一下哈,必须要加事务 哈。」",
 		Strategies:  []string{"db-pessimistic-autocommit", "db-pessimistic"},
 		MinReplicas: 1,
+		ClassPace:   true,
 	},
 	{
 		Name:  "etcd-lease-expiry",
