@@ -8,10 +8,14 @@ package lessons
 // Lesson is one seed pitfall: what the seed predicts for the unsafe setup
 // and for its fix, both of which a run checks against the database.
 type Lesson struct {
-	Name        string   `json:"name"`
-	Title       string   `json:"title"`
-	Predict     string   `json:"predict"`
-	Fix         string   `json:"fix"`
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Predict string `json:"predict"`
+	Fix     string `json:"fix"`
+	// The same three in Chinese (catalogue_zh.go fills them in).
+	TitleZh     string   `json:"title_zh"`
+	PredictZh   string   `json:"predict_zh"`
+	FixZh       string   `json:"fix_zh"`
 	Seed        string   `json:"seed"`
 	Strategies  []string `json:"strategies"`
 	MinReplicas int      `json:"min_replicas"`
