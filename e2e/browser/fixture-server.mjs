@@ -32,8 +32,12 @@ const SALES = [{ id: 7, name: 'fixture', strategy: 'redis', initial_stock: 10, s
   ...[8, 9].map((id) => ({ id, name: 'generated', strategy: 'redis', initial_stock: BIG, stock: 0, sold: BIG, oversold: 0, lost_updates: 0, violations: 10, fenced_writes: 10, duplicates: 0 }))];
 const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [] }] };
 
-/** startFixtureServer listens on port (0: any) and returns {url, close}. */
-export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json')) {
+/**
+ * startFixtureServer listens on port (0: any) and returns {url, close}.
+ * extra maps more API paths to functions that return their JSON answer
+ * (over the defaults: a test's canned lessons, say).
+ */
+export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), extra = {}) {
   const timelineAsks = [];
   const api = {
     '/api/sales': () => SALES,
@@ -44,6 +48,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     '/api/replicas': () => [],
     '/api/lessons': () => [],
     '/api/limits': () => ({}),
+    ...extra,
   };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');

@@ -32,7 +32,7 @@ test('the decisive moment is the first overlap, else the first fenced write', ()
     { at: 900, en: 'shop-2 gets token 4 while shop-1 still holds token 3: the first overlap (1 in all)', zh: '…', section: 12 },
     { at: 2100, en: 'shop-1 writes with token 3: refused (fenced)', zh: '…', section: 11 },
   ];
-  assert.deepEqual(decisiveLines({ narration, overlaps: [{ a: 11, b: 12 }] }).map((l) => l.at), [5, 900]);
+  assert.deepEqual(decisiveLines({ from: 0, narration, overlaps: [{ a: 11, b: 12 }] }).map((l) => l.since), ['+0.01 s', '+0.90 s']);
   assert.deepEqual(decisiveLines({ narration, overlaps: [] }).map((l) => l.at), [2100]);
   assert.deepEqual(decisiveLines({ narration: [], overlaps: [] }), []);
   assert.deepEqual(decisiveLines(null), []);

@@ -89,10 +89,12 @@ export function bandRun(lesson, views, zh) {
  * decisiveLines are the narration lines of a case's decisive moment (its
  * timeline: GET /api/sales/{id}/timeline): the first overlap (the two lines
  * that name its sections) or else the first fenced write; [] when the
- * timeline has neither. Each line is {at, en, zh}.
+ * timeline has neither. Each line is {at, en, zh, since}: since is the
+ * time from the timeline's start, in words ("+1.25 s").
  */
 export function decisiveLines(tl) {
-  const lines = tl?.narration || [];
+  const from = tl?.from || 0;
+  const lines = (tl?.narration || []).map((l) => ({ ...l, since: `+${((l.at - from) / 1000).toFixed(2)} s` }));
   const o = tl?.overlaps?.[0];
   if (o) {
     const ids = new Set([o.a, o.b]);

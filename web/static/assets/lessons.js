@@ -118,21 +118,19 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     box.dataset.sig = sig;
     box.hidden = !rows.length;
     if (!rows.length) { box.replaceChildren(); return; }
-    const head = el('tr', {}, el('th', { scope: 'col', text: label('lCase', false) }),
-      ...COLUMNS.map(([key]) => el('th', { scope: 'col', class: 'num', text: label(key, false) })),
-      el('th', { scope: 'col', text: label('lVerdict', false) }));
-    if (zh()) { // Chinese alone in the narrow header cells
-      head.replaceChildren(el('th', { scope: 'col', text: '案例' }),
-        ...COLUMNS.map(([key]) => el('th', { scope: 'col', class: 'num', text: zhOf(key) })), el('th', { scope: 'col', text: '结论' }));
-    }
+    // The verdict beside the case: on a phone the figures scroll, the verdict stays in view.
+    const th = (key) => (zh() ? zhOf(key) : label(key, false)); // one language in the narrow header cells
+    const head = el('tr', {}, el('th', { scope: 'col', text: th('lCase') }), el('th', { scope: 'col', text: th('lVerdict') }),
+      ...COLUMNS.map(([key]) => el('th', { scope: 'col', class: 'num', text: th(key) })));
     const body = rows.map((c) => {
       const v = CASE_VERDICT[c.verdict] || { en: c.verdict, zh: c.verdict, cls: '' };
       const name = zh() && c.name_zh ? c.name_zh : c.name;
       return el('tr', { class: `case-${v.cls}`, 'data-sale': String(c.sale_id) },
         el('th', { scope: 'row' }, el('a', { href: `#/timeline?sale=${c.sale_id}`, 'data-sale': String(c.sale_id),
           title: `${label('lTimeline', zh())} #${c.sale_id}` }, name)),
-        ...COLUMNS.map(([, k, flag]) => el('td', { class: `num${flag && c[k] > 0 ? ' bad' : ''}`, text: fmt(c[k]) })),
-        el('td', { class: `verdict-word ${v.cls}`, text: word(v) }));
+        el('td', { class: `verdict-word ${v.cls}`, text: word(v) }),
+        // A count above 0 is red when the case broke, amber when it overlapped without damage.
+        ...COLUMNS.map(([, k, flag]) => el('td', { class: `num${flag && c[k] > 0 ? (v.cls === 'bad' ? ' bad' : ' warn') : ''}`, text: fmt(c[k]) })));
     });
     box.replaceChildren(el('h4', { text: label('lResult', zh()) }),
       el('div', { class: 'l-table-scroll', tabindex: '0', role: 'region', 'aria-label': `${lessonName}: ${label('lResult', false)}` },
@@ -156,7 +154,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     box.dataset.sig = sig;
     const name = zh() && c.name_zh ? c.name_zh : c.name;
     box.replaceChildren(el('h4', {}, `${label('lMoment', zh())}: `, el('a', { href: `#/timeline?sale=${c.sale_id}`, 'data-sale': String(c.sale_id) }, name)),
-      el('ol', { class: 'l-narration' }, ...lines.map((l) => el('li', {}, el('span', { class: 'at', text: `${fmt(l.at)} ms` }), ' ', zh() ? l.zh : l.en))));
+      el('ol', { class: 'l-narration' }, ...lines.map((l) => el('li', {}, el('span', { class: 'at', text: l.since }), ' ', zh() ? l.zh : l.en))));
   }
 
   async function readMoment(sale) {
