@@ -342,14 +342,14 @@ func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 
 // brokenThenHeld runs the same contended sale (16 buyers over the targets,
 // 4 orders each, 20 ms of work; at the class pace 8 buyers, 2 orders each,
-// 10 units and 300 ms of work) on a broken strategy, which must break an
+// 10 units and 500 ms of work) on a broken strategy, which must break an
 // invariant, and on its fix, which must hold them all.
 func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
 	var parts []string
 	pass := true
 	stock, work, buyers, orders := int64(40), 20, 16, 4
 	if sc.Pace == catalogue.PaceClass {
-		stock, work, buyers, orders = 10, 300, 8, 2
+		stock, work, buyers, orders = 10, 500, 8, 2
 	}
 	for _, strategy := range []string{broken, fix} {
 		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: stock, WorkMS: work})
