@@ -66,32 +66,32 @@ var zhTexts = map[string][3]string{
 	},
 	"reentrancy": {
 		"不可重入的锁上重入加锁（嵌套），会等待自己",
-		"一个订单再次获取自己的锁（故障 nested_lock，最多 1.5 秒）：在 redis 上，嵌套的 Lock 一直等自己订单持有的锁直到上限，订单失败（nested_lock_timeout），什么也没写，外层释放后锁随之释放（B 成交）；在 redisson 上（持有者 -> 持有次数的哈希），同一个订单立即再次获得锁、下单，在最后一次解锁时释放（B 也成交）",
+		"一个订单再次获取自己的锁（故障 nested_lock，最多 1.5 秒）：在 redis 上，嵌套的 Lock 一直等自己订单持有的锁直到上限，订单失败（nested_lock_timeout），什么也没写，外层释放后锁随之释放（buyer-2 成交）；在 redisson 上（持有者 -> 持有次数的哈希），同一个订单立即再次获得锁、下单，在最后一次解锁时释放（buyer-2 也成交）",
 		"按持有者计数的可重入锁（Redisson 的 HINCRBY 哈希），或者代码永不获取自己可能已持有的锁",
 	},
 	"getset-expiry": {
 		"SETNX + GETSET 用客户端算的过期时间：各客户端的时钟必须一致",
-		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 A 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；B 认为 A 的过期时间已过，用 GETSET 接管锁，在 A 持锁时下单；A 写入过时的库存：丢失更新（violations >= 1）。redis 的 TTL 由服务器计时，B 等待 A：violations 0",
+		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 buyer-1 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；buyer-2 认为 buyer-1 的过期时间已过，用 GETSET 接管锁，在 buyer-1 持锁时下单；buyer-1 写入过时的库存：丢失更新（violations >= 1）。redis 的 TTL 由服务器计时，buyer-2 等待 buyer-1：violations 0",
 		"让服务器计时（SET NX PX），值里放持有者，用一次原子的比较并删除来释放",
 	},
 	"getset-release-race": {
 		"SETNX + GETSET 用 GET 再 DEL 释放：DEL 删掉了下一个持有者的锁",
-		"redis-getset（TTL 2.5 秒）：A 释放时用 GET 找到自己的值，在 DEL 之前等待（故障 getset_release_gap），直到锁过期、另一实例上的 B 用 GETSET 接管；B 留在临界区内（2 秒，在自己的 TTL 内）；A 的 DEL 删掉了 B 的锁，C 用 SETNX 在 B 旁边进入：freed_others >= 1，violations >= 1。redis 用一个比较并删除脚本释放：B 等 A，C 等 B，violations 0",
+		"redis-getset（TTL 2.5 秒）：buyer-1 释放时用 GET 找到自己的值，在 DEL 之前等待（故障 getset_release_gap），直到锁过期、另一实例上的 buyer-2 用 GETSET 接管；buyer-2 留在临界区内（2 秒，在自己的 TTL 内）；buyer-1 的 DEL 删掉了 buyer-2 的锁，buyer-3 用 SETNX 在 buyer-2 旁边进入：freed_others >= 1，violations >= 1。redis 用一个比较并删除脚本释放：buyer-2 等 buyer-1，buyer-3 等 buyer-2，violations 0",
 		"值里放持有者令牌，用一次原子的比较并删除（Lua 脚本）释放，就像 redis 策略那样",
 	},
 	"getset-loser-overwrites": {
 		"并发 GETSET：失败者把自己的过期时间写在胜者的上面",
-		"redis-getset（TTL 4 秒）：A 拿到锁后死掉（crash_after_setnx）；C 认为 A 的过期时间已过，在 GETSET 之前等待（故障 getset_takeover_gap），直到 B 的 GETSET 胜出；B 留在临界区（1.5 秒）直到 C 的 GETSET 落地：C 输了，却把自己的过期时间写在 B 的上面（overwrites >= 1）；B 下单，释放时发现是 C 的值：被拒（refused releases >= 1）。锁现在在 C 的过期时间结束（C 等待之前算的）：在 B 完成之后（在此之前没人持有，D 等待），或在慢机器上 B 还在工作时（B 旁边又进来一个买家：重叠）；没有超卖",
+		"redis-getset（TTL 4 秒）：buyer-1 拿到锁后死掉（crash_after_setnx）；buyer-3 认为 buyer-1 的过期时间已过，在 GETSET 之前等待（故障 getset_takeover_gap），直到 buyer-2 的 GETSET 胜出；buyer-2 留在临界区（1.5 秒）直到 buyer-3 的 GETSET 落地：buyer-3 输了，却把自己的过期时间写在 buyer-2 的上面（overwrites >= 1）；buyer-2 下单，释放时发现是 buyer-3 的值：被拒（refused releases >= 1）。锁现在在 buyer-3 的过期时间结束（buyer-3 等待之前算的）：在 buyer-2 完成之后（在此之前没人持有，buyer-4 等待），或在慢机器上 buyer-2 还在工作时（buyer-2 旁边又进来一个买家：重叠）；没有超卖",
 		"用只在获胜时才写入的一步原子操作获取空闲或过期的锁（SET NX PX，或 Lua 脚本），并按持有者释放",
 	},
 	"renewal-fails": {
 		"续期失败时锁只会发出信号：持有者必须自己停下",
-		"A 持有 redis 锁（TTL 1.5 秒，看门狗开），在一个 4 秒的业务步骤里（故障 slow_work，在锁检查之前）；Redis 在没有持久化的情况下重启，键没了；看门狗下一次续期失败并关闭 Lost()；A 写入前的检查让它停下（lock_lost，什么也没写），同时 B 下单：lost_updates 0，oversold 0（redis-restart 展示了同样的丢锁越过检查：一次丢失更新）",
+		"buyer-1 持有 redis 锁（TTL 1.5 秒，看门狗开），在一个 4 秒的业务步骤里（故障 slow_work，在锁检查之前）；Redis 在没有持久化的情况下重启，键没了；看门狗下一次续期失败并关闭 Lost()；buyer-1 写入前的检查让它停下（lock_lost，什么也没写），同时 buyer-2 下单：lost_updates 0，oversold 0（redis-restart 展示了同样的丢锁越过检查：一次丢失更新）",
 		"在锁保护的每次写入前检查租约（Lost），并用防护令牌（fencing token）防住检查之后的暂停",
 	},
 	"acquire-reply-lost": {
 		"加锁的应答丢了：重试前先查是不是自己的值",
-		"第一个实例的下一次加锁脚本在 Redis 上执行了，但应答丢了（故障 drop_reply）：redisson 因出错而放弃（A 失败），它遗留的锁让 B 一直等到 TTL（3 秒）；redis 先问 Redis 锁是不是自己的，找到自己的 id，A 立即下单，B 随后",
+		"第一个实例的下一次加锁脚本在 Redis 上执行了，但应答丢了（故障 drop_reply）：redisson 因出错而放弃（buyer-1 失败），它遗留的锁让 buyer-2 一直等到 TTL（3 秒）；redis 先问 Redis 锁是不是自己的，找到自己的 id，buyer-1 立即下单，buyer-2 随后",
 		"超时或应答丢失后，先查自己的令牌（GET key == 我的 id）再重试",
 	},
 	"two-level-handoff": {
@@ -106,22 +106,22 @@ var zhTexts = map[string][3]string{
 	},
 	"etcd-lease-expiry": {
 		"etcd：暂停超过租约的持有者丢锁，创建版本号可以防住它",
-		"etcd 租约 2 秒：A 的实例在临界区内被暂停（SIGSTOP）6 秒，保活停止，租约过期，B 的键持有锁；B 在 A 暂停时提交，A 醒来后写入：丢失更新（lost_updates >= 1）；开启防护令牌后，A 的令牌（它的键的创建版本号）小于 B 的，写入被拒（fenced 1，lost_updates 0）；参考文章里的锁对暂停的持有者也一样（pause-past-ttl 里的 Redis TTL，zk-session-expiry 里的 ZooKeeper 会话）：租约在持有者沉睡时结束",
+		"etcd 租约 2 秒：buyer-1 的实例在临界区内被暂停（SIGSTOP）6 秒，保活停止，租约过期，buyer-2 的键持有锁；buyer-2 在 buyer-1 暂停时提交，buyer-1 醒来后写入：丢失更新（lost_updates >= 1）；开启防护令牌后，buyer-1 的令牌（它的键的创建版本号）小于 buyer-2 的，写入被拒（fenced 1，lost_updates 0）；参考文章里的锁对暂停的持有者也一样（pause-past-ttl 里的 Redis TTL，zk-session-expiry 里的 ZooKeeper 会话）：租约在持有者沉睡时结束",
 		"一致性存储让锁本身保持一致（没有哪次故障转移会丢键），它的创建版本号就是现成的防护令牌：把它传给资源",
 	},
 	"sentinel-failover": {
 		"主节点在复制锁之前故障转移，会放进第二个持有者",
-		"redis-sentinel：复制被暂停时 A 在主节点上持锁，主节点死掉，哨兵把从来没见过这个键的从节点提升为主：A 还持锁时 B 拿到锁，A 迟到的写入是一次丢失更新（violations >= 1）；开启防护令牌后，B 的令牌（新主节点的时钟）大于 A 的，A 的写入被拒（fenced 1，oversold 0）；redlock 三个独立主节点重启一个时，B 继续等待",
+		"redis-sentinel：复制被暂停时 buyer-1 在主节点上持锁，主节点死掉，哨兵把从来没见过这个键的从节点提升为主：buyer-1 还持锁时 buyer-2 拿到锁，buyer-1 迟到的写入是一次丢失更新（violations >= 1）；开启防护令牌后，buyer-2 的令牌（新主节点的时钟）大于 buyer-1 的，buyer-1 的写入被拒（fenced 1，oversold 0）；redlock 三个独立主节点重启一个时，buyer-2 继续等待",
 		"节点丢失后锁状态仍在的锁：多数独立主节点（redlock，对暂停仍不安全）、一致性存储（zookeeper、etcd），而且无论哪种都要在资源上用防护令牌",
 	},
 	"zk-ensemble-server-killed": {
 		"ZooKeeper 集群三台死一台，锁还在",
-		"zookeeper 跑在三台服务器的集群上（实例的 SECKILL_ZK_SERVERS 列出它们：scripts/services.sh up --zk-ensemble）：A 持锁并停顿 4 秒；杀掉一个跟随者（SIGKILL），即 A 的实例会话所在的服务器（除非它是领导者）：会话转到一台活着的服务器（或留在领导者上），A 保住锁，锁节点在集群里而不在某一台上；服务器宕机期间另一实例上的 B 等待 A，之后下单；剩下两台服务器接住 16 个买家的一波请求；服务器重新启动，集群恢复完整：oversold 0，lost_updates 0，violations 0",
+		"zookeeper 跑在三台服务器的集群上（实例的 SECKILL_ZK_SERVERS 列出它们：scripts/services.sh up --zk-ensemble）：buyer-1 持锁并停顿 4 秒；杀掉一个跟随者（SIGKILL），即 buyer-1 的实例会话所在的服务器（除非它是领导者）：会话转到一台活着的服务器（或留在领导者上），buyer-1 保住锁，锁节点在集群里而不在某一台上；服务器宕机期间另一实例上的 buyer-2 等待 buyer-1，之后下单；剩下两台服务器接住 16 个买家的一波请求；服务器重新启动，集群恢复完整：oversold 0，lost_updates 0，violations 0",
 		"一台服务器不用修：三台里两台就是多数（三台扛一台，五台扛两台）；领导者死掉会断开所有会话，直到选出新的（这里约一秒），会话超时必须覆盖这段时间",
 	},
 	"db-lock-single-point": {
 		"锁放在数据库里，数据库一挂，所有秒杀都停",
-		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 A 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，A 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（A 的行锁随连接释放），db-lock-table 要等 A 没能删除的锁行过期（5 秒 TTL）；redis 的锁不在数据库里，也照样停：记录库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
+		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 buyer-1 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，buyer-1 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（buyer-1 的行锁随连接释放），db-lock-table 要等 buyer-1 没能删除的锁行过期（5 秒 TTL）；redis 的锁不在数据库里，也照样停：记录库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
 		"参考文章 004 的做法：数据库同步复制，虚拟 IP 切到新主；把锁放到别处（Redis、ZooKeeper、etcd）能让锁离开数据库，但秒杀离不开：只要记录库存在数据库里，它的可用性就限制着每一种策略",
 	},
 	"zk-session-expiry": {

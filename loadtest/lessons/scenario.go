@@ -262,7 +262,7 @@ func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for buyer A to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
+			return fmt.Errorf("waiting for buyer-1 to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
