@@ -73,6 +73,7 @@ var Catalogue = []Lesson{
 		Seed:        "seed 000: 「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
 		Strategies:  []string{"redis"},
 		MinReplicas: 1,
+		ClassPace:   true,
 	},
 	{
 		Name:  "pause-past-ttl",

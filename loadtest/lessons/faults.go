@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -80,13 +81,19 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 // mid-work and the next buyer enters: the holder's Lost() check then aborts
 // its write (lock_lost), but the sections overlapped. With it nothing does.
 // The TTL leaves the watchdog (a renewal every ttl/3) 300 ms of slack: a
-// shorter one lost leases to a loaded machine's scheduling stalls.
+// shorter one lost leases to a loaded machine's scheduling stalls. At the
+// class pace: 5 units, 2000 ms of work, ttl 750 ms (the same ratio; the
+// fourth buyer waits 6 s, within the 10 s lock wait).
 func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
+	stock, work, ttl := int64(20), 1200, 450
+	if sc.Pace == catalogue.PaceClass {
+		stock, work, ttl = 5, 2000, 750
+	}
 	for _, watchdog := range []bool{false, true} {
 		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
-			Strategy: "redis", Stock: 20, WorkMS: 1200, TTLMS: 450, Watchdog: &watchdog})
+			Strategy: "redis", Stock: stock, WorkMS: work, TTLMS: ttl, Watchdog: &watchdog})
 		if err != nil {
 			return "", false, err
 		}
