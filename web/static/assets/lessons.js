@@ -32,6 +32,9 @@ addLabels({
   lNotRun: ['not run yet', '尚未运行'],
   lWaiting: ['waiting for the agent…', '等待压测代理…'],
   lClassPace: ['teaching pace', '课堂节奏'],
+  lDone: ['done', '已完成'],
+  lRunning: ['running…', '运行中…'],
+  lPending: ['queued…', '排队中…'],
 });
 
 const FAST = 1000, SLOW = 5000;
@@ -188,7 +191,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const v = LESSON_VERDICT[r.verdict];
     set(p.badge, v ? `${v.sym} ${word(v)}` : '');
     p.badge.className = `badge ${v ? v.cls : ''}`;
-    set(p.status, r.status === 'done' ? 'done' : `${r.status}…`);
+    set(p.status, label({ done: 'lDone', running: 'lRunning', pending: 'lPending' }[r.status] || r.status, zh()));
     set(p.observed, r.observed || (busy ? label('lWaiting', zh()) : ''));
     const when = r.finished_at ? `finished ${clock(r.finished_at)}` : r.started_at ? `started ${clock(r.started_at)}` : `asked ${clock(r.created_at)}`;
     const pace = r.pace === 'class' ? ` · ${label('lClassPace', zh())}` : '';
