@@ -128,6 +128,9 @@ test('on a phone the table scrolls in its own box and the page does not', async 
   assert.ok(pageWidth <= PHONE.width, `page ${pageWidth} px wide on a ${PHONE.width} px phone`);
   const box = await page.locator(`${card} .l-table-scroll`).boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width + 1, `table box ${JSON.stringify(box)}`);
+  // The band still names the lesson's case (its title in full for a screen reader and a tooltip-free read).
+  assert.match(await page.textContent('#live-title'), /课程：mutex-across-replicas，第 2 个案例：db-pessimistic/);
+  assert.ok(await page.isVisible('#live-title'), 'the band title shows on a phone');
   await page.screenshot({ path: path.join(SHOTS, 'lessons-390-zh.png') });
   await page.click('#lang');
   await page.waitForFunction((c) => document.querySelector(`${c} h3`).textContent.startsWith('A process pause'), card);
