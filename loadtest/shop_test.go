@@ -59,6 +59,9 @@ func TestRunAgainstShop(t *testing.T) {
 		if !strings.Contains(stdout, "linearizable?  ") {
 			t.Errorf("the output shows no history verdict:\n%s", stdout)
 		}
+		if v.Verdict == nil || v.Verdict.Kind != "holds" || !strings.Contains(stdout, "holds: no critical sections overlapped") {
+			t.Errorf("the sale's verdict %+v is not holds, or the output does not print it:\n%s", v.Verdict, stdout)
+		}
 		if r.Requests != 60 || r.Orders != 20 || r.SoldOut != 40 || r.HardErrors != 0 {
 			t.Errorf("requests %d orders %d sold_out %d hard errors %d (errors %v), want 60/20/40/0",
 				r.Requests, r.Orders, r.SoldOut, r.HardErrors, r.Errors)
@@ -209,5 +212,6 @@ func checkSchema(t *testing.T, raw []byte) {
 	obj(r["errors"], "errors")
 	need("latency_ms", obj(r["latency_ms"], "latency_ms"), "p50", "p95", "p99", "max")
 	need("sale", obj(r["sale"], "sale"), "id", "initial_stock", "stock", "sold", "oversold", "lost_updates",
-		"duplicates", "violations", "fenced_writes")
+		"duplicates", "violations", "fenced_writes", "verdict")
+	need("sale.verdict", obj(obj(r["sale"], "sale")["verdict"], "sale.verdict"), "kind", "reason_en", "reason_zh")
 }

@@ -3,7 +3,10 @@
 // answers them (internal/history Result).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { historyCell, isFinal } from '../../web/static/assets/compare-model.js';
+import {
+  differingSettings, faultsText, historyCell, isFinal, lessonFor, limitCell, newestRows, parsePins, pinnedRows, settingValue, togglePin,
+} from '../../web/static/assets/compare-model.js';
+import { verdictOf } from '../../web/static/assets/dom.js';
 
 const notLinearizable = {
   verdict: 'not_linearizable', operations: 12,
@@ -47,4 +50,64 @@ test('only a definite verdict is kept: unknown ones are asked for again', () => 
   assert.equal(isFinal({ verdict: 'linearizable' }), true);
   assert.equal(isFinal({ verdict: 'unknown' }), false);
   assert.equal(isFinal(null), false);
+});
+
+// ---- pinned comparisons and the three verdicts -------------------------------
+
+const run = (id, config, steps) => ({ id, status: 'done', config, targets: ['a', 'b'], steps });
+const step = (n, strategy, sale, extra = {}) => ({ step: n, strategy, status: 'done', sale, client: {}, ...extra });
+const base = { fencing: false, watchdog: true, work_ms: 20, ttl_ms: 300, sold_out_cache: true, stock: 10, buyers: 40, concurrency: 8, per_user_limit: 1 };
+
+test('pins parse from the URL or storage, each once, and toggle', () => {
+  assert.deepEqual(parsePins('12.1,x,14.2,12.1,3'), ['12.1', '14.2']);
+  assert.deepEqual(parsePins(''), []);
+  assert.deepEqual(togglePin(['1.1'], '2.1'), ['1.1', '2.1']);
+  assert.deepEqual(togglePin(['1.1', '2.1'], '1.1'), ['2.1']);
+});
+
+test('pinned rows keep the pins order; without pins, the newest step of each strategy', () => {
+  const runs = [
+    run(3, { ...base, fencing: true }, [step(1, 'redis', { id: 30 })]),
+    run(2, base, [step(1, 'redis', { id: 20 }), step(2, 'mutex', { id: 21 })]),
+  ];
+  assert.deepEqual(pinnedRows(runs, ['2.1', '3.1', '9.9']).map((r) => r.step.sale.id), [20, 30]);
+  assert.deepEqual(newestRows(runs, ['mutex', 'redis']).map((r) => r.step.sale.id), [21, 30]);
+  // Only fencing differs between run 3 and run 2.
+  assert.deepEqual(differingSettings(pinnedRows(runs, ['2.1', '3.1'])), ['cmpFencing']);
+  assert.equal(settingValue(pinnedRows(runs, ['3.1'])[0], 'cmpFencing'), 'on');
+  assert.deepEqual(differingSettings(pinnedRows(runs, ['2.1'])), []);
+});
+
+test('the physical-limit ratio is n/a where sections overlapped or no lock was taken', () => {
+  assert.equal(limitCell({ limit: null, sale: {} }).key, 'cmpNoLock');
+  assert.equal(limitCell({ limit: { ratio: 2.9 }, sale: { violations: 4 } }).key, 'cmpOverlapNA');
+  assert.deepEqual(limitCell({ limit: { ratio: 0.93 }, sale: { violations: 0 } }), { ratio: 0.93, titleKey: 'cmpRatioTip' });
+});
+
+test('an unsafe strategy that held points to the lesson that breaks it', () => {
+  const lessons = [{ name: 'mutex-across-replicas', strategies: ['mutex', 'db-pessimistic'] }, { name: 'del-without-owner', strategies: ['redis-no-owner', 'redis'] }];
+  assert.equal(lessonFor('redis-no-owner', false, 'holds', lessons), 'del-without-owner');
+  assert.equal(lessonFor('redis-no-owner', false, 'broken', lessons), '');
+  assert.equal(lessonFor('redis', true, 'holds', lessons), '');
+  assert.equal(lessonFor('none', false, 'holds', lessons), '');
+});
+
+test('faults are listed by kind with a count', () => {
+  assert.equal(faultsText([{ kind: 'pause_holder' }, { kind: 'restart_redis' }, { kind: 'pause_holder' }]), 'pause_holder ×2, restart_redis');
+  assert.equal(faultsText([]), '');
+});
+
+test('verdictOf uses the server verdict, in both languages, and falls back on the figures', () => {
+  const fenced = { violations: 2, fenced_writes: 1, oversold: 0, lost_updates: 0,
+    verdict: { kind: 'overlapped_safe', reason_en: '2 sections overlapped; fencing refused 1 stale write; oversold 0, lost 0', reason_zh: '2 处临界区重叠；防护令牌拒绝了 1 次过期写入；超卖 0，丢失更新 0' } };
+  const v = verdictOf(fenced);
+  assert.equal(v.kind, 'overlapped_safe');
+  assert.equal(v.word, 'OVERLAPPED, DATA SAFE: 2 sections overlapped; fencing refused 1 stale write; oversold 0, lost 0');
+  assert.ok(v.warn && !v.bad);
+  assert.match(verdictOf(fenced, true).word, /重叠但数据安全.*防护令牌拒绝了 1 次过期写入/);
+  assert.equal(verdictOf({ verdict: { kind: 'broken', reason_en: 'oversold 3', reason_zh: '超卖 3' } }).bad, true);
+  assert.equal(verdictOf({ verdict: { kind: 'holds', reason_en: 'x', reason_zh: 'y' } }).word, 'holds');
+  // An older sale view without a verdict: the figures decide.
+  assert.equal(verdictOf({ violations: 1, fenced_writes: 1, oversold: 0, lost_updates: 0 }).kind, 'overlapped_safe');
+  assert.equal(verdictOf({ oversold: 1 }).kind, 'broken');
 });

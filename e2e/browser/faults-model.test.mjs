@@ -11,14 +11,14 @@ const sale = { name: 'sale_id', type: 'id', required: true, min: 1, label: { en:
 const kinds = [
   { kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [ms] },
   { kind: 'restart_redis', title: { en: 'Restart a Redis node', zh: '重启 Redis 节点' }, parameters: [node] },
-  { kind: 'slow_db', title: { en: 'Slow database row lock', zh: '数据库行锁变慢' }, parameters: [ms, sale] },
+  { kind: 'slow_db', title: { en: 'Slow database row lock', zh: '长时间占用数据库行锁' }, parameters: [ms, sale] },
 ];
 
 test('the labels are the table\'s titles and parameter labels, keyed as i18n.js keys them', () => {
   assert.deepEqual(faultLabels(kinds), {
     fpause_holder: ['Pause the lock holder', '暂停持锁者'],
     frestart_redis: ['Restart a Redis node', '重启 Redis 节点'],
-    fslow_db: ['Slow database row lock', '数据库行锁变慢'],
+    fslow_db: ['Slow database row lock', '长时间占用数据库行锁'],
     pms: ['Duration (ms)', '时长（毫秒）'],
     pnode: ['Redis node', 'Redis 节点'],
     psale_id: ['Sale id', '秒杀活动 ID'],

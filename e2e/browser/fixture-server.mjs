@@ -34,21 +34,33 @@ const FAULTS = { enabled: false, replica: 'fixture', kinds: [{ kind: 'pause_hold
 
 /**
  * startFixtureServer listens on port (0: any) and returns {url, close}.
- * extra maps more API paths to functions that return their JSON answer
- * (over the defaults: a test's canned lessons, say).
+ * opts.live: the stream sends a running run (fixtures/run-redis.json) once
+ * a second, its sold count growing, and /api/strategies lists the 18
+ * strategies (fixtures/strategies.json): for the band and the Strategies page.
+ * opts.extra adds (or replaces) canned answers: path -> () => body.
  */
-export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), extra = {}) {
+export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
+  const strategies = opts.live ? JSON.parse(await readFile(path.join(HERE, 'fixtures/strategies.json'), 'utf8')) : [];
+  const runs = opts.live ? JSON.parse(await readFile(path.join(HERE, 'fixtures/run-redis.json'), 'utf8')) : [];
+  const streams = new Set();
+  let tick = 0;
+  const beat = opts.live ? setInterval(() => {
+    tick++;
+    const sale = runs[0].steps[0].sale;
+    Object.assign(sale, { sold: Math.min(sale.initial_stock, 30 + tick), stock: Math.max(0, sale.initial_stock - 30 - tick) });
+    for (const res of streams) res.write(`event: runs\ndata: ${JSON.stringify(runs)}\n\n`);
+  }, 1000) : null;
   const api = {
     '/api/sales': () => SALES,
     '/api/sales/7': () => SALES[0],
     '/api/faults': () => FAULTS,
-    '/api/strategies': () => [],
+    '/api/strategies': () => strategies,
     '/api/runs': () => [],
     '/api/replicas': () => [],
     '/api/lessons': () => [],
     '/api/limits': () => ({}),
-    ...extra,
+    ...(opts.extra || {}),
   };
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -57,6 +69,11 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     if (p === '/api/events') { // a stream that stays open and says nothing
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
       res.write(': fixture\n\n');
+      if (opts.live) {
+        res.write(`event: runs\ndata: ${JSON.stringify(runs)}\n\n`);
+        streams.add(res);
+        res.on('close', () => streams.delete(res));
+      }
       return;
     }
     const gen = /^\/api\/sales\/(\d+)\/timeline$/.exec(p);
@@ -84,11 +101,11 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     timelineAsks, // the query of each generated sale's timeline asked for
-    close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); },
+    close: () => { clearInterval(beat); server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); },
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const s = await startFixtureServer(Number(process.argv[2] || 8099));
+  const s = await startFixtureServer(Number(process.argv[2] || 8099), undefined, { live: process.argv.includes('--live') });
   console.log(`serving the dashboard with fixtures at ${s.url}`);
 }

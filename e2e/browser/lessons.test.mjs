@@ -33,7 +33,7 @@ const LESSONS = {
         output: '', agent: 'agent-1', created_at: '2026-11-26T10:00:00Z', started_at: '2026-11-26T10:00:01Z', finished_at: '2026-11-26T10:00:20Z',
         sales: [7, 30],
         cases: [row(7, 'redis, fencing off', 'redis，防护令牌 关', { sold: 7, expected_stock: 3, stock_left: 4, lost_updates: 1, violations: 5, verdict: 'broken' }),
-          row(30, 'redis, fencing on', 'redis，防护令牌 开', { sold: 6, expected_stock: 4, stock_left: 4, violations: 1, fenced_writes: 1, verdict: 'overlapped' })] } },
+          row(30, 'redis, fencing on', 'redis，防护令牌 开', { sold: 6, expected_stock: 4, stock_left: 4, violations: 1, fenced_writes: 1, verdict: 'overlapped_safe' })] } },
     { name: 'mutex-across-replicas', title: 'An in-process lock does not cross replicas', title_zh: '进程内的锁管不到其他实例',
       predict: 'overlapping critical sections and lost updates', predict_zh: '临界区重叠，出现丢失更新', fix: 'a shared lock', fix_zh: '所有实例共用的锁',
       strategies: ['mutex', 'db-pessimistic'], min_replicas: 2, class_pace: true,
@@ -45,15 +45,16 @@ const SALE = (id, strategy, more) => ({ id, name: 'scenario', strategy, initial_
   duplicates: 0, violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 300, ttl_ms: 0, ...more });
 const EXTRA = {
   '/api/lessons': () => LESSONS,
-  '/api/sales/31': () => SALE(31, 'mutex', { sold: 12, stock: 2, oversold: 2, lost_updates: 4, violations: 9 }),
-  '/api/sales/32': () => SALE(32, 'db-pessimistic', { sold: 3, stock: 7 }),
+  '/api/sales/31': () => SALE(31, 'mutex', { sold: 12, stock: 2, oversold: 2, lost_updates: 4, violations: 9,
+    verdict: { kind: 'broken', reason_en: 'oversold 2, lost 4', reason_zh: '超卖 2，丢失更新 4' } }),
+  '/api/sales/32': () => SALE(32, 'db-pessimistic', { sold: 3, stock: 7, verdict: { kind: 'holds', reason_en: 'no overlap', reason_zh: '没有重叠' } }),
 };
 
 let server, ctx, page, userDir;
 const pageErrors = [];
 
 before(async () => {
-  server = await startFixtureServer(0, undefined, EXTRA);
+  server = await startFixtureServer(0, undefined, { extra: EXTRA });
   await mkdir(SHOTS, { recursive: true });
   userDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-chromium-lessons-'));
   ctx = await chromium.launchPersistentContext(userDir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: PROJECTOR });
@@ -76,7 +77,7 @@ test('a finished lesson shows its result table beside the prediction, and the de
   await page.waitForSelector(`${card} .l-table tbody tr`);
   const rows = await page.$$eval(`${card} .l-table tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   assert.deepEqual(rows, [
-    ['redis, fencing off', 'broken', '10', '7', '3', '4', '0', '1', '5', '0'],
+    ['redis, fencing off', 'BROKEN', '10', '7', '3', '4', '0', '1', '5', '0'],
     ['redis, fencing on', 'overlapped, data safe', '10', '6', '4', '4', '0', '0', '1', '1'],
   ]);
   const heads = await page.$$eval(`${card} .l-table thead th`, (ths) => ths.map((t) => t.textContent));

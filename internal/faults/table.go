@@ -45,7 +45,7 @@ var table = []Kind{
 	},
 	{
 		Name:  KindNestedLock,
-		Title: Text{"Take the held lock again (nested)", "重复加锁（嵌套）"},
+		Title: Text{"Take the held lock again (nested)", "重入加锁（嵌套）"},
 		Description: Text{
 			"the next locked critical section on this replica takes its lock again, as the same holder, waiting at " +
 				"most ms: a non-reentrant lock waits for itself (nested_lock_timeout), a reentrant one (redisson) " +
@@ -63,7 +63,7 @@ var table = []Kind{
 			"the next lock script this replica runs on the sale's lock key runs on Redis, and its reply is lost on " +
 				"the way back (seed 002: did the acquire that timed out succeed?)",
 			"本实例在该秒杀活动的锁 key 上执行的下一个加锁脚本在 Redis 上执行成功，但响应在返回途中丢失" +
-				"（种子 002：超时的加锁到底成功了没有？）"},
+				"（参考文章 002：超时的加锁到底成功了没有？）"},
 		Params: []Param{saleID()},
 		Needs: Needs{Strategies: []string{"redisson", "redis"},
 			Settings: []string{"the replica's default Redis (SECKILL_REDIS_ADDR) keeps the lock"}},
@@ -138,7 +138,7 @@ var table = []Kind{
 	},
 	{
 		Name:  KindSlowDB,
-		Title: Text{"Slow database row lock", "数据库行锁变慢"},
+		Title: Text{"Slow database row lock", "长时间占用数据库行锁"},
 		Description: Text{
 			"a separate transaction holds the sale row (SELECT ... FOR UPDATE) for ms: orders wait on the row lock, " +
 				"time out and retry",
@@ -214,7 +214,7 @@ var table = []Kind{
 	},
 	{
 		Name:  KindHoldReplication,
-		Title: Text{"Hold back replication (Sentinel master)", "暂停主从复制（哨兵主节点）"},
+		Title: Text{"Hold back replication (Sentinel master)", "暂停主从复制（哨兵模式下的主节点）"},
 		Description: Text{
 			"for ms, the redis-sentinel master feeds no replica (its replica's link cut, PSYNC refused): a lock " +
 				"taken meanwhile lives on the master only",
@@ -228,7 +228,7 @@ var table = []Kind{
 	},
 	{
 		Name:  KindKillRedisMaster,
-		Title: Text{"Kill the Sentinel master (failover)", "杀死哨兵主节点（主从切换）"},
+		Title: Text{"Kill the Sentinel master (failover)", "杀死 Redis 主节点（触发哨兵故障转移）"},
 		Description: Text{
 			"crash the redis-sentinel master, down for ms (more than the Sentinels' 1 s down-after), and wait until " +
 				"the Sentinels promote the replica: locks the replica never saw are gone",
@@ -265,7 +265,7 @@ var table = []Kind{
 				"stay pending and another replica reclaims them",
 			"本实例持久化的下一批排队订单会让本实例被 SIGKILL：在事务提交之前（before_commit），或在提交之后、" +
 				"Redis 确认之前（after_commit）：这些消息保持待确认状态，由另一个实例认领"},
-		Params: []Param{choice("point", Text{"Kill point in the batch", "批次中的终止点"}, KillPoints())},
+		Params: []Param{choice("point", Text{"Kill point in the batch", "杀进程时机（提交前/后）"}, KillPoints())},
 		Needs: Needs{Strategies: []string{"redis-lua-stock"},
 			Settings: []string{"order_mode async (the replica's queue consumer persists the orders)",
 				"another replica to reclaim the pending entries"}},

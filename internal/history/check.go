@@ -1,6 +1,7 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -59,15 +60,15 @@ func Check(ops []Op, initialStock int64, bound time.Duration) Result {
 // Visualize writes porcupine's interactive drawing of the check of ops
 // (HTML) to w.
 func Visualize(w io.Writer, ops []Op, initialStock int64, bound time.Duration) error {
-	_, info, checked := check(ops, initialStock, bound, true)
-	if !checked {
-		return fmt.Errorf("history: the check did not finish within %v: nothing to draw", bound)
+	res, info, checked := check(ops, initialStock, bound, true)
+	if !checked { // the error says why: out of time, or an incomplete record
+		return errors.New(res.Message.En)
 	}
 	return porcupine.Visualize(stockModel(initialStock), info, w)
 }
 
 func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Result, porcupine.LinearizationInfo, bool) {
-	capped, restocked := false, false
+	capped, restocked, lost := false, false, markers(ops, Lost)
 	var relevant []Op
 	for _, op := range ops {
 		switch op.Outcome {
@@ -84,8 +85,8 @@ func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Resu
 			relevant[i].StockLeft = nil
 		}
 	}
-	res := Result{Operations: len(ops) - boolInt(capped) - markers(ops, Restocked), Witness: []WitnessItem{}}
-	if w, msg, found := countingWitness(relevant, initialStock, capped); found {
+	res := Result{Operations: len(ops) - boolInt(capped) - markers(ops, Restocked) - lost, Witness: []WitnessItem{}}
+	if w, msg, found := countingWitness(relevant, initialStock, capped || lost > 0); found {
 		res.Verdict, res.Witness, res.Message = NotLinearizable, w, msg
 		if !always {
 			return res, porcupine.LinearizationInfo{}, false
@@ -98,6 +99,14 @@ func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Resu
 		res.Message = Texts{
 			En: fmt.Sprintf("The record is incomplete: a replica stopped at %d orders of this sale, and no count of the recorded ones proves an oversell.", PerSaleCap),
 			Zh: fmt.Sprintf("记录不完整：某个副本在本场记录满 %d 个订单后停止记录，已记录的订单数不足以证明超卖。", PerSaleCap),
+		}
+		return res, porcupine.LinearizationInfo{}, false
+	}
+	if lost > 0 {
+		res.Verdict = VerdictUnknown
+		res.Message = Texts{
+			En: fmt.Sprintf("The record is incomplete: %d requests of this sale have no recorded answer (a replica died before writing them, or with a unit the reconciliation gave back), and no count of the recorded ones proves an oversell.", lost),
+			Zh: fmt.Sprintf("记录不完整：本场有 %d 个请求没有记录应答（某个实例在写入前已终止，或其占用的库存已由对账回补），已记录的应答不足以证明超卖。", lost),
 		}
 		return res, porcupine.LinearizationInfo{}, false
 	}

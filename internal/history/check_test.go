@@ -1,6 +1,7 @@
 package history
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -125,5 +126,25 @@ func TestRestockedSaleIgnoresTheStockLeft(t *testing.T) {
 	ops := []Op{left(op(1, 0, 10, OK), 0), restock, left(op(2, 20, 30, OK), 4)}
 	if r := Check(ops, 6, time.Second); r.Verdict != Linearizable || r.Operations != 2 {
 		t.Fatalf("1 unit, a restock of 5, another order: got %+v", r)
+	}
+}
+
+// An order with no recorded answer (its replica died before writing it)
+// makes the record incomplete: unknown, unless the recorded oks alone prove
+// an oversell. Without the marker, the sold_out answer after it would read
+// as a sale that said "sold out" with a unit left: not linearizable.
+func TestLostAnswerMakesTheRecordUnknown(t *testing.T) {
+	lost := op(3, 1, 1, Lost)
+	ops := []Op{op(1, 0, 10, OK), op(2, 20, 30, SoldOut)}
+	if r := Check(ops, 2, time.Second); r.Verdict != NotLinearizable {
+		t.Fatalf("without the marker: got %+v", r)
+	}
+	r := Check(append(ops, lost), 2, time.Second)
+	if r.Verdict != VerdictUnknown || r.Operations != 2 || !strings.Contains(r.Message.En, "1 requests") {
+		t.Fatalf("got %+v", r)
+	}
+	ops = []Op{op(1, 0, 10, OK), op(2, 11, 12, OK), op(4, 13, 14, OK), lost}
+	if r := Check(ops, 2, time.Second); r.Verdict != NotLinearizable {
+		t.Fatalf("three oks on two units: got %+v", r)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // Outcomes of an order request, as the check reads them.
@@ -30,7 +32,16 @@ const (
 	// an order's write left then no longer follows from the initial stock
 	// alone, so the check ignores StockLeft on such a sale.
 	Restocked = "restocked"
+	// Lost is a marker Load adds, never a row: an order of the sale has no
+	// answer in the record (its replica died before writing the batch that
+	// held it), so the history is incomplete, as a capped one is.
+	Lost = "lost"
 )
+
+// AnswerGrace is how old an order must be before Load calls its missing
+// answer lost: a live replica writes its answers in batches, a moment after
+// the order commits.
+const AnswerGrace = 10 * time.Second
 
 // PerSaleCap bounds the rows one replica records per sale, so that a huge
 // sale does not fill the database.
@@ -208,9 +219,63 @@ func (l *Log) insert(batch []Op) error {
 	return l.db.WithContext(ctx).CreateInBatches(batch, 500).Error
 }
 
-// Load reads sale saleID's recorded ops in call order.
+// Load reads sale saleID's recorded ops in call order, followed by one Lost
+// marker per answer the record misses: an order older than AnswerGrace with
+// no ok answer, beyond what the unknown answers (each of which may be one
+// of them: a queued order, a buyer gone) can explain; and a unit a dead
+// replica took and the reconciliation gave back (an abandoned ticket: a
+// take that was never answered, undone later).
 func Load(ctx context.Context, db *gorm.DB, saleID uint64) ([]Op, error) {
 	var ops []Op
 	err := db.WithContext(ctx).Where("sale_id = ?", saleID).Order("call_at, id").Find(&ops).Error
-	return ops, err
+	if err != nil {
+		return nil, err
+	}
+	lost, err := lostAnswers(ctx, db, saleID, ops)
+	return append(ops, lost...), err
+}
+
+// lostAnswers is the Lost markers of Load.
+func lostAnswers(ctx context.Context, db *gorm.DB, saleID uint64, ops []Op) ([]Op, error) {
+	var orders []struct {
+		ID        uint64
+		CreatedAt time.Time
+	}
+	err := db.WithContext(ctx).Raw("SELECT id, created_at FROM orders WHERE sale_id = ? AND created_at < ?",
+		saleID, time.Now().Add(-AnswerGrace)).Scan(&orders).Error
+	if err != nil {
+		return nil, err
+	}
+	answered := map[uint64]bool{}
+	unknown := 0
+	for _, op := range ops {
+		switch {
+		case op.Outcome == OK && op.OrderID != nil:
+			answered[*op.OrderID] = true
+		case op.Outcome == Unknown:
+			unknown++
+		}
+	}
+	var abandoned []time.Time
+	err = db.WithContext(ctx).Raw("SELECT failed_at FROM ticket_failures WHERE sale_id = ? AND reason = ?",
+		saleID, inventory.ReasonAbandoned).Scan(&abandoned).Error
+	if err != nil {
+		return nil, err
+	}
+	var lost []Op
+	for _, at := range abandoned {
+		lost = append(lost, Op{SaleID: saleID, CallAt: at, ReturnAt: at, Outcome: Lost})
+	}
+	for _, o := range orders {
+		if answered[o.ID] {
+			continue
+		}
+		if unknown > 0 {
+			unknown--
+			continue
+		}
+		id := o.ID
+		lost = append(lost, Op{SaleID: saleID, CallAt: o.CreatedAt, ReturnAt: o.CreatedAt, Outcome: Lost, OrderID: &id})
+	}
+	return lost, nil
 }

@@ -19,8 +19,11 @@ type Verdicts struct {
 type verdict struct {
 	rows  int64
 	maxID uint64
-	at    time.Time
-	r     Result
+	// settled: the check ran AnswerGrace after the newest answer and order,
+	// so no order could still turn into a Lost marker without a change.
+	settled bool
+	at      time.Time
+	r       Result
 }
 
 const (
@@ -32,20 +35,25 @@ const (
 // checked within bound when the record changed since the last check.
 func (v *Verdicts) Of(ctx context.Context, db *gorm.DB, saleID uint64, initialStock int64, bound time.Duration) (Result, error) {
 	var size struct {
-		Rows  int64
-		MaxID uint64
+		Rows       int64
+		MaxID      uint64
+		LastReturn *time.Time
+		LastOrder  *time.Time
 	}
-	err := db.WithContext(ctx).Raw("SELECT COUNT(*) AS `rows`, COALESCE(MAX(id), 0) AS max_id FROM order_history WHERE sale_id = ?",
-		saleID).Scan(&size).Error
+	err := db.WithContext(ctx).Raw("SELECT COUNT(*) AS `rows`, COALESCE(MAX(id), 0) AS max_id, MAX(return_at) AS last_return, "+
+		"(SELECT MAX(created_at) FROM orders WHERE sale_id = ?) AS last_order "+
+		"FROM order_history WHERE sale_id = ?", saleID, saleID).Scan(&size).Error
 	if err != nil {
 		return Result{}, err
 	}
 	v.mu.Lock()
 	last, ok := v.m[saleID]
 	v.mu.Unlock()
-	if ok && (last.rows == size.Rows && last.maxID == size.MaxID || time.Since(last.at) < recheckEvery) {
+	same := last.rows == size.Rows && last.maxID == size.MaxID && last.settled
+	if ok && (same || time.Since(last.at) < recheckEvery) {
 		return last.r, nil
 	}
+	now := time.Now()
 	ops, err := Load(ctx, db, saleID)
 	if err != nil {
 		return Result{}, err
@@ -55,7 +63,11 @@ func (v *Verdicts) Of(ctx context.Context, db *gorm.DB, saleID uint64, initialSt
 	if v.m == nil || len(v.m) >= keepSales {
 		v.m = map[uint64]verdict{}
 	}
-	v.m[saleID] = verdict{rows: size.Rows, maxID: size.MaxID, at: time.Now(), r: r}
+	settled := true
+	for _, t := range []*time.Time{size.LastReturn, size.LastOrder} {
+		settled = settled && (t == nil || now.After(t.Add(AnswerGrace)))
+	}
+	v.m[saleID] = verdict{rows: size.Rows, maxID: size.MaxID, settled: settled, at: now, r: r}
 	v.mu.Unlock()
 	return r, nil
 }

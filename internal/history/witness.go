@@ -34,15 +34,15 @@ func lostUpdateWitness(takes []Op) ([]WitnessItem, Texts, bool) {
 
 // countingWitness finds the small proofs that need no search:
 //   - more ok answers than units: initialStock+1 of them cannot all have
-//     succeeded (the earliest-called ones are listed); sound on a capped
-//     record too;
+//     succeeded (the earliest-called ones are listed); sound on an
+//     incomplete record too;
 //   - a sold_out answer given before the stock could have run out: at its
 //     answer fewer than initialStock takes (ok or unknown) had even been
 //     asked for, so units were left; it is listed with those takes.
 //
 // Both are sound: each take needs a unit, and a take is placed between its
 // call and its return.
-func countingWitness(ops []Op, initialStock int64, capped bool) ([]WitnessItem, Texts, bool) {
+func countingWitness(ops []Op, initialStock int64, incomplete bool) ([]WitnessItem, Texts, bool) {
 	var takes []Op
 	for _, op := range ops {
 		if op.Outcome == OK {
@@ -66,8 +66,8 @@ func countingWitness(ops []Op, initialStock int64, capped bool) ([]WitnessItem, 
 	if w, msg, found := lostUpdateWitness(takes); found {
 		return w, msg, true
 	}
-	if capped {
-		return nil, Texts{}, false // takes past the cap are missing: only the counts above are sound
+	if incomplete {
+		return nil, Texts{}, false // takes are missing (capped, lost): only the counts above are sound
 	}
 	for _, op := range ops {
 		if op.Outcome == Unknown {

@@ -44,7 +44,7 @@ func (s *Server) getHistoryHTML(c *gin.Context) {
 	var page bytes.Buffer
 	if err := history.Visualize(&page, ops, sl.InitialStock, historyBound); err != nil {
 		writeError(c, s.log, &apiError{status: http.StatusServiceUnavailable, body: errorBody{Error: "check_unfinished",
-			Message: fmt.Sprintf("the check of %d answers did not finish within %v: nothing to draw", len(ops), historyBound)}})
+			Message: err.Error() + " Nothing to draw."}})
 		return
 	}
 	c.Data(http.StatusOK, "text/html; charset=utf-8", page.Bytes())

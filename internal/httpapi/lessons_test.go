@@ -133,7 +133,7 @@ func TestLessonRunProtocol(t *testing.T) {
 		t.Fatalf("after the result: %+v", got)
 	}
 	if len(got.Cases) != 1 || got.Cases[0].SaleID != 41 || got.Cases[0].StockLeft != 5 || got.Cases[0].ExpectedStock != 4 ||
-		got.Cases[0].Verdict != lessons.CaseBroken || fmt.Sprint(got.Sales) != "[41 42]" {
+		got.Cases[0].Verdict != "broken" || fmt.Sprint(got.Sales) != "[41 42]" {
 		t.Fatalf("after the result: cases %+v sales %v", got.Cases, got.Sales)
 	}
 	var list lessonsList

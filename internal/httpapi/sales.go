@@ -41,7 +41,7 @@ func (s *Server) createSale(c *gin.Context) {
 	}
 	s.salesList.forget() // its creator lists it at once
 	// A new sale has no orders: its stats are zero by construction.
-	v := inventory.SaleView{Sale: created}
+	v := inventory.NewSaleView(created, inventory.Stats{})
 	s.enrich(c.Request.Context(), &v)
 	c.JSON(http.StatusCreated, v)
 }

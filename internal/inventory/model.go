@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/sectionlog"
+	"github.com/seckill-lab/seckill/internal/verdict"
 )
 
 // Sentinel errors of this package.
@@ -153,6 +154,15 @@ type SaleView struct {
 	// drift between the two stocks. Nil where the view was not judged
 	// (a run's step carries the bare sale).
 	Healthy *bool `json:"healthy,omitempty"`
+	// Verdict: holds, overlapped_safe or broken, with its reason (verdict.Of
+	// on the stats and the fenced writes).
+	Verdict verdict.Verdict `json:"verdict"`
+}
+
+// NewSaleView is sale with its stats, judged.
+func NewSaleView(sale Sale, st Stats) SaleView {
+	return SaleView{Sale: sale, Stats: st, Verdict: verdict.Of(verdict.Figures{Oversold: st.Oversold,
+		LostUpdates: st.LostUpdates, Duplicates: st.Duplicates, Violations: st.Violations, FencedWrites: sale.FencedWrites})}
 }
 
 // QueueFigures are an async sale's queue figures: Accepted and InFlight

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Store reads and writes sales and orders.
@@ -50,7 +51,7 @@ func (s *Store) ListSales(ctx context.Context, limit int) ([]Sale, error) {
 // View returns the sale with its stats computed from the database.
 func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
 	st, err := s.stats(ctx, sale)
-	return SaleView{Sale: sale, Stats: st}, err
+	return NewSaleView(sale, st), err
 }
 
 func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {

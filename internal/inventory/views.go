@@ -36,7 +36,7 @@ func (s *Store) Views(ctx context.Context, sales []Sale) ([]SaleView, error) {
 		return nil, err
 	}
 	for _, sl := range sales {
-		out = append(out, SaleView{Sale: sl, Stats: statsOf(sl, sold[sl.ID], dups[sl.ID], cycles[sl.ID])})
+		out = append(out, NewSaleView(sl, statsOf(sl, sold[sl.ID], dups[sl.ID], cycles[sl.ID])))
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+
+	"github.com/seckill-lab/seckill/internal/verdict"
 )
 
 // Paces a lesson can run at: "normal" (the scenario's own stock and work)
@@ -15,14 +17,6 @@ const (
 
 // ValidPace says whether p is a pace a run accepts.
 func ValidPace(p string) bool { return p == PaceNormal || p == PaceClass }
-
-// Case verdicts: what one sale of a lesson showed, the three words of the
-// dashboard's verdicts.
-const (
-	CaseHolds      = "holds"      // no overlap, nothing broken
-	CaseOverlapped = "overlapped" // sections overlapped, but no unit was oversold or lost
-	CaseBroken     = "broken"     // oversold, lost updates or a buyer over the limit
-)
 
 // Case is one row of a lesson's result: one sale the scenario ran (the
 // unsafe setup or its fix), with the database's figures.
@@ -40,21 +34,18 @@ type Case struct {
 	Duplicates    int64  `json:"duplicates"`
 	Violations    int64  `json:"violations"`
 	FencedWrites  int64  `json:"fenced_writes"`
-	Verdict       string `json:"verdict"` // CaseHolds, CaseOverlapped or CaseBroken
+	// Verdict is the shop's one judgement of the figures (package
+	// verdict: holds, overlapped_safe, broken) and its reason.
+	Verdict  string `json:"verdict"`
+	Reason   string `json:"reason"`
+	ReasonZh string `json:"reason_zh"`
 }
 
-// CaseVerdict is the verdict word of a sale's figures: broken when a unit
-// was oversold or lost or a buyer got more than the limit, overlapped when
-// sections overlapped (or fencing refused a stale write) without damage,
-// else holds.
-func CaseVerdict(c Case) string {
-	switch {
-	case c.Oversold > 0 || c.LostUpdates > 0 || c.Duplicates > 0:
-		return CaseBroken
-	case c.Violations > 0 || c.FencedWrites > 0:
-		return CaseOverlapped
-	}
-	return CaseHolds
+// Judge sets c's verdict and reason from its figures.
+func (c *Case) Judge() {
+	v := verdict.Of(verdict.Figures{Oversold: c.Oversold, LostUpdates: c.LostUpdates, Duplicates: c.Duplicates,
+		Violations: c.Violations, FencedWrites: c.FencedWrites})
+	c.Verdict, c.Reason, c.ReasonZh = v.Kind, v.ReasonEn, v.ReasonZh
 }
 
 // Cases is a run's table, kept as a JSON column (NULL: none yet).

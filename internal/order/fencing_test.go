@@ -3,12 +3,14 @@ package order_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/internal/verdict"
 )
 
 // TestPausePastTTL: buyer A takes a db-lock-table lock (TTL 300 ms) and
@@ -56,10 +58,17 @@ func TestPausePastTTL(t *testing.T) {
 			if aErr != nil || v.Sold != 2 || v.LostUpdates != 1 {
 				t.Errorf("without fencing the stale write should land and lose B's update: A=%v %+v", aErr, v.Stats)
 			}
+			if v.Verdict.Kind != verdict.Broken {
+				t.Errorf("an unfenced lost update must read broken: %+v", v.Verdict)
+			}
 			continue
 		}
 		if !errors.Is(aErr, order.ErrFenced) || v.Sold != 1 || v.Stock != 9 || v.LostUpdates != 0 || v.FencedWrites != 1 {
 			t.Errorf("with fencing A's stale write must be rejected and counted: A=%v %+v stock %d", aErr, v.Stats, v.Stock)
+		}
+		// The view's verdict: the lock overlapped, fencing kept the data safe.
+		if v.Verdict.Kind != verdict.OverlappedSafe || !strings.Contains(v.Verdict.ReasonEn, "fencing refused 1 stale write") {
+			t.Errorf("a fenced overlap with no damage must read overlapped_safe with its fenced write: %+v", v.Verdict)
 		}
 	}
 }

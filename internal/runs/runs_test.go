@@ -17,6 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/runwire"
 	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/internal/verdict"
 )
 
 // testDB is the package's database with no run left open: an interrupted
@@ -91,6 +92,10 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	if v.Status != StatusRunning || v.Steps[0].Status != stepRunning || v.Steps[0].Sale == nil || v.Steps[1].Status != stepPending {
 		t.Fatalf("after create: %+v", v)
+	}
+	// The step's sale is judged like every sale view: nothing sold, nothing overlapped.
+	if v.Steps[0].Sale.Verdict.Kind != verdict.Holds || v.Steps[0].Sale.Verdict.ReasonZh == "" {
+		t.Errorf("a new step's sale verdict %+v, want holds with its reasons", v.Steps[0].Sale.Verdict)
 	}
 
 	claim := func(agent string) (runwire.Assignment, bool) {

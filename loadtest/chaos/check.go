@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/verdict"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -117,6 +118,13 @@ func (v *chaosVerdict) addSale(ctx context.Context, store *inventory.Store, id u
 	v.Duplicates += view.Duplicates
 	v.Violations += view.Violations
 	return sale, nil
+}
+
+// data is the shop's verdict (internal/verdict) on the configuration's
+// figures summed over its sales.
+func (v chaosVerdict) data() verdict.Verdict {
+	return verdict.Of(verdict.Figures{Oversold: v.Oversold, LostUpdates: v.LostUpdates, Duplicates: v.Duplicates,
+		Violations: v.Violations, FencedWrites: v.FencedWrites})
 }
 
 // broken lists the invariants that do not hold (empty: all hold).

@@ -274,11 +274,13 @@ func (run *chaosRun) check(ctx context.Context, configs []*chaosConfig) ([]chaos
 			return nil, fmt.Errorf("%s: checking the database: %w", cf.name(), err)
 		}
 		v.StoreDrift = drift
-		v.Histories = cf.histories(ctx, run.c, run.targets)
 		verdicts[i] = v
 		if all := time.Since(t0); all > 5*time.Second {
 			took = append(took, fmt.Sprintf("%s: %v (sales read in %v)", cf.name(), all.Round(100*time.Millisecond), read.Round(100*time.Millisecond)))
 		}
+	}
+	for i, h := range histories(ctx, configs, run.c, run.targets) {
+		verdicts[i].Histories = h
 	}
 	return verdicts, nil
 }

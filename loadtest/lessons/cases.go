@@ -84,7 +84,7 @@ func CaseTable(views []shopapi.SaleView) catalogue.Cases {
 			c.Name += fmt.Sprintf(" (%d)", seen[c.Name])
 			c.NameZh += fmt.Sprintf("（%d）", seen[c.Name])
 		}
-		c.Verdict = catalogue.CaseVerdict(c)
+		c.Judge()
 		out = append(out, c)
 	}
 	return out

@@ -54,9 +54,15 @@ func TestCaseTableFromRealSales(t *testing.T) {
 	got := sc.Cases(ctx)
 	want := catalogue.Cases{
 		{SaleID: ids[0], Name: "redis, fencing off", NameZh: "redis，防护令牌 关", Strategy: "redis", InitialStock: 5, Sold: 3,
-			ExpectedStock: 2, StockLeft: 2, Verdict: catalogue.CaseHolds},
+			ExpectedStock: 2, StockLeft: 2},
 		{SaleID: ids[1], Name: "redis, fencing on", NameZh: "redis，防护令牌 开", Strategy: "redis", InitialStock: 5, Sold: 5,
-			ExpectedStock: 0, StockLeft: 0, Verdict: catalogue.CaseHolds},
+			ExpectedStock: 0, StockLeft: 0},
+	}
+	for i := range want {
+		want[i].Judge()
+	}
+	if want[0].Verdict != "holds" || want[0].Reason == "" || want[0].ReasonZh == "" {
+		t.Fatalf("a clean case judged %+v", want[0])
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("cases\n got %+v\nwant %+v", got, want)
@@ -64,7 +70,8 @@ func TestCaseTableFromRealSales(t *testing.T) {
 }
 
 // Names met twice are numbered; damage is broken, an overlap without
-// damage is overlapped; the verdict follows the figures, not the strategy.
+// damage is overlapped_safe (package verdict's one judgement); the verdict
+// follows the figures, not the strategy.
 func TestCaseTableNamesAndVerdicts(t *testing.T) {
 	views := []shopapi.SaleView{
 		{ID: 1, Strategy: "redis", InitialStock: 10, Sold: 6, Stock: 5, LostUpdates: 1, Violations: 1},
@@ -80,7 +87,7 @@ func TestCaseTableNamesAndVerdicts(t *testing.T) {
 	if want := []string{"redis, fencing off", "redis, fencing on", "redis, fencing off (2)", "mutex, fencing off"}; !slices.Equal(names, want) {
 		t.Errorf("names %q, want %q", names, want)
 	}
-	if want := []string{"broken", "overlapped", "holds", "broken"}; !slices.Equal(verdicts, want) {
+	if want := []string{"broken", "overlapped_safe", "holds", "broken"}; !slices.Equal(verdicts, want) {
 		t.Errorf("verdicts %q, want %q", verdicts, want)
 	}
 	if got[3].ExpectedStock != -2 {

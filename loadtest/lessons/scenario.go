@@ -311,9 +311,11 @@ func (sc *ScenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleVi
 	return prev, err
 }
 
+// describe is a case's figures and the shop's verdict on them (holds,
+// overlapped, data safe, or BROKEN).
 func describe(v shopapi.SaleView) string {
-	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d",
-		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites)
+	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d: %s",
+		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites, v.Verdict.Word())
 }
 
 // mutexAcrossReplicas: the same load (60 buyers, 8 at a time per replica,

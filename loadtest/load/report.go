@@ -118,6 +118,9 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 			fmt.Fprintf(tw, "  reservations\treserved %d  paid %d  expired %d  returned %d\n", rv.Reserved, rv.Paid, rv.Expired, rv.Returned)
 		}
 	}
+	if r.HasView() && r.View.Verdict != nil {
+		fmt.Fprintf(tw, "  data\t%s: %s\n", r.View.Verdict.Word(), r.View.Verdict.ReasonEn)
+	}
 	if r.HasView() {
 		fmt.Fprintf(tw, "  linearizable?\t%s\n", historyLine(r.History))
 	}
@@ -203,7 +206,7 @@ func PrintComparison(w io.Writer, results []Result) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	herd := results[0].Herd != nil
-	fmt.Fprintf(tw, "%-*s\tsafe\treq/s\torders/s\tp50 ms\tp99 ms\tsold\toversold\tlost updates\tviolations\thard errors\tverdict\thistory\t", width, "strategy")
+	fmt.Fprintf(tw, "%-*s\tsafe\treq/s\torders/s\tp50 ms\tp99 ms\tsold\toversold\tlost updates\tviolations\tfenced\tdata\thard errors\tverdict\thistory\t", width, "strategy")
 	if herd {
 		fmt.Fprint(tw, "1st s req\t1st s p99 ms\tsell-out s\t")
 	}
@@ -214,8 +217,8 @@ func PrintComparison(w io.Writer, results []Result) {
 			safe = "yes"
 		}
 		v := r.View
-		fmt.Fprintf(tw, "%-*s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t", width, r.Strategy, safe, r.RequestsPerS, r.OrdersPerS,
-			r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, r.HardErrors, r.Verdict, historyVerdict(r.History))
+		fmt.Fprintf(tw, "%-*s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t", width, r.Strategy, safe, r.RequestsPerS, r.OrdersPerS,
+			r.LatencyMS.P50, r.LatencyMS.P99, v.Sold, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites, v.Verdict.Word(), r.HardErrors, r.Verdict, historyVerdict(r.History))
 		if h := r.Herd; herd && h != nil {
 			so := "-"
 			if h.SellOutS != nil {

@@ -107,6 +107,32 @@ type SaleView struct {
 	Queue        *QueueView        `json:"queue"`
 	Reconcile    *ReconcileView    `json:"reconcile"`
 	Reservations *reservationsView `json:"reservations"`
+	// Verdict is the shop's judgement of the figures above (nil from shops
+	// that do not give one).
+	Verdict *VerdictView `json:"verdict"`
+}
+
+// VerdictView is the sale view's "verdict": holds, overlapped_safe (the
+// sections overlapped, fencing or the database refused every stale write)
+// or broken, with its reason.
+type VerdictView struct {
+	Kind     string `json:"kind"`
+	ReasonEn string `json:"reason_en"`
+	ReasonZh string `json:"reason_zh"`
+}
+
+// Word is the kind for people: "holds", "overlapped, data safe" or "BROKEN".
+func (v *VerdictView) Word() string {
+	if v == nil {
+		return "-"
+	}
+	switch v.Kind {
+	case "overlapped_safe":
+		return "overlapped, data safe"
+	case "broken":
+		return "BROKEN"
+	}
+	return v.Kind
 }
 
 // QueueView is the sale view's "queue": the async sale's tickets as the

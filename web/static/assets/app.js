@@ -5,14 +5,14 @@
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
-import { loadClaims, loadComparison as fillComparison } from './compare.js';
+import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
 import { initFaults } from './faults.js';
-import { EXPLAIN, applyLabels, label } from './i18n.js';
+import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
 import { liveView } from './live-model.js';
-import { renderLive, renderTables } from './live.js';
+import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initNav } from './nav.js';
 import { ServerClock } from './shop-model.js';
@@ -23,6 +23,7 @@ const LANG_KEY = 'seckill.zhLabels';
 
 // The timeline is drawn when its section shows (it starts after the nav).
 let timeline = null;
+let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
@@ -32,7 +33,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); } });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -51,14 +52,25 @@ const state = {
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
 if (!charts.available) { $('#charts').hidden = true; $('#charts-off').hidden = false; }
 
-// ---- labels -----------------------------------------------------------
+// ---- language ---------------------------------------------------------
 
+// The EN | 中文 switch: one button, pressed in Chinese; the side lit is the
+// language shown (style.css).
 function applyLang() {
   applyLabels(document, state.zh);
-  const b = $('#lang');
-  b.setAttribute('aria-pressed', String(state.zh));
-  b.textContent = state.zh ? 'English labels only' : '中文 labels';
+  $('#lang').setAttribute('aria-pressed', String(state.zh));
+  document.body.dataset.lang = state.zh ? 'zh' : 'en';
+  $('#load-hint').dataset.l = form.model.value === 'rate' ? 'loadHintOpen' : 'loadHintClosed';
+  $('#load-hint').textContent = label($('#load-hint').dataset.l, state.zh);
+  fillStrategyOptions();
   renderExplanations();
+  charts.relabel(state.zh);
+  band.relabel(state.zh);
+  // The band and the tables again in the new language (the charts keep their points).
+  if (state.view) renderLive(state.view, { reset() {}, push() {} }, state.zh);
+  renderTables(state.step, state.replicas, state.zh);
+  setConn(conn.text, conn.ok);
+  queue?.refresh();
   timeline?.relabel();
   lessons?.relabel();
 }
@@ -66,6 +78,7 @@ $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
   localStorage.setItem(LANG_KEY, state.zh ? '1' : '0');
   applyLang();
+  loadComparison(1); // its cells are drawn in the language
 });
 
 // ---- strategies and explanations ---------------------------------------
@@ -74,17 +87,28 @@ async function loadStrategies() {
   try {
     state.strategies = await getJSON('/api/strategies');
   } catch (err) {
-    $('#form-msg').textContent = `Cannot list the strategies: ${err.message}`;
+    $('#form-msg').textContent = `${label('cannotList', state.zh)}: ${err.message}`;
     return;
   }
   const sel = $('#f-strategy');
   for (const s of state.strategies) {
     state.safe[s.name] = s.safe;
-    const o = el('option', { value: s.name, text: `${s.name}${s.safe ? '' : ' (unsafe)'}${s.available ? '' : ' (unavailable here)'}` });
+    const o = el('option', { value: s.name });
     if (!s.available) o.disabled = true;
     sel.append(o);
   }
+  fillStrategyOptions();
   renderExplanations();
+}
+
+/** fillStrategyOptions writes the strategies' options in the current language: the name, then what marks it. */
+function fillStrategyOptions() {
+  for (const s of state.strategies) {
+    const o = $(`#f-strategy option[value="${s.name}"]`);
+    if (!o) continue;
+    const marks = [s.safe ? '' : label('unsafeMark', state.zh), s.available ? '' : label('unavailableMark', state.zh)].filter(Boolean);
+    o.textContent = marks.length ? `${s.name} (${marks.join(', ')})` : s.name;
+  }
 }
 
 function renderExplanations() {
@@ -92,14 +116,18 @@ function renderExplanations() {
   box.replaceChildren();
   for (const s of state.strategies) {
     const x = EXPLAIN[s.name];
-    const name = state.zh && x?.zh ? `${s.name} · ${x.zh}` : s.name;
-    const d = el('details', { class: 'explain', id: `x-${s.name}` },
-      el('summary', {}, el('strong', { text: name }), ' ',
-        el('span', { class: s.safe ? 'tag safe' : 'tag unsafe', text: s.safe ? 'claimed safe' : 'unsafe by design' })));
+    // The name in code style, as typed; in Chinese its Chinese name beside it.
+    const summary = el('summary', {}, el('code', { class: 'sname', text: s.name }));
+    if (state.zh && x?.zh) summary.append(' ', el('strong', { text: x.zh }));
+    summary.append(' ', el('span', { class: s.safe ? 'tag safe' : 'tag unsafe', text: label(s.safe ? 'claimedSafeTag' : 'unsafeTag', state.zh) }));
+    const d = el('details', { class: 'explain', id: `x-${s.name}` }, summary);
     const dl = el('dl');
     const add = (key, text) => dl.append(el('dt', { text: label(key, state.zh) }), el('dd', { text }));
-    if (x) { add('does', x.does); add('pitfall', x.pitfall); add('lesson', x.lesson); } else add('does', s.description);
-    d.append(dl, el('p', { class: 'note', text: `Registry: ${s.description}` }));
+    if (x) for (const part of ['does', 'pitfall', 'lesson']) add(part, explainText(x, part, state.zh));
+    else add('does', s.description);
+    d.append(dl);
+    // The registry's own one-liner is English (it comes from the Go code): shown in English mode only.
+    if (!state.zh || !x) d.append(el('p', { class: 'note', text: `${label('registry', state.zh)}: ${s.description}` }));
     box.append(d);
   }
 }
@@ -124,8 +152,13 @@ form.addEventListener('change', (e) => {
   if (e.target.name !== 'model') return;
   const rate = form.model.value === 'rate';
   setLoadModel(rate);
-  $('#load-hint').textContent = rate ? 'open model: requests per second, whatever the answers take' : 'closed model: buyers in flight at once';
+  const hint = $('#load-hint');
+  hint.dataset.l = rate ? 'loadHintOpen' : 'loadHintClosed';
+  hint.textContent = label(hint.dataset.l, state.zh);
 });
+
+/** fill writes the label key in the current language with its {placeholders} replaced. */
+const fill = (key, values) => label(key, state.zh).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
 
 /**
  * readForm validates the form like the API does and returns the body. The
@@ -138,7 +171,9 @@ function readForm() {
     const v = Number(input.value);
     const ok = input.value !== '' && Number.isInteger(v) && v >= Number(input.min) && v <= Number(input.max);
     input.setAttribute('aria-invalid', String(!ok));
-    if (!ok) msg.push(`${name} must be a whole number from ${input.min} to ${input.max}`);
+    // In Chinese the field's own label names it; in English the API's name for it.
+    const key = input.closest('label')?.querySelector('[data-l]')?.dataset.l;
+    if (!ok) msg.push(fill('mustWhole', { name: state.zh && key ? label(key, true) : name, min: input.min, max: input.max }));
     return v;
   };
   const body = { strategy: $('#f-strategy').value };
@@ -151,7 +186,7 @@ function readForm() {
     const above = input.dataset.minExclusive === 'true' ? v > min : v >= min;
     const ok = input.value !== '' && above && v <= max;
     input.setAttribute('aria-invalid', String(!ok));
-    if (!ok) msg.push(`rate must be above ${input.min} and at most ${input.max} requests/s`);
+    if (!ok) msg.push(fill('mustRate', { min: input.min, max: input.max }));
     body.rate = v;
   } else {
     body.concurrency = int('#f-load', 'concurrency');
@@ -175,14 +210,14 @@ function readForm() {
   if ($('#f-ticket').checked) body.ticket_required = true;
   // The order pipeline, also only when it differs from the defaults.
   if ($('#f-order-mode').value === 'async') {
-    if (!asyncAllowed(body.strategy)) msg.push(`order mode async needs the ${ASYNC_STRATEGY} strategy`);
+    if (!asyncAllowed(body.strategy)) msg.push(fill('mustAsync', { s: ASYNC_STRATEGY }));
     body.order_mode = 'async';
   }
   const payInput = $('#f-pay');
   const pay = int('#f-pay', 'pay_within_ms');
   if (pay > 0 && pay < Number(payInput.dataset.minOn)) {
     payInput.setAttribute('aria-invalid', 'true');
-    msg.push(`pay_within_ms must be 0 (no reservation) or from ${payInput.dataset.minOn} to ${payInput.max}`);
+    msg.push(fill('mustPay', { min: payInput.dataset.minOn, max: payInput.max }));
   }
   if (pay > 0) body.pay_within_ms = pay;
   return { body, msg };
@@ -193,27 +228,27 @@ form.addEventListener('submit', async (e) => {
   const out = $('#form-msg');
   out.className = 'msg';
   const { body, msg } = readForm();
-  if (msg.length) { out.textContent = msg.join('; '); out.classList.add('bad'); return; }
+  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return; }
   const tok = $('#f-token').value.trim();
   if (tok) setAdminToken(tok);
   const btn = $('#start');
   btn.disabled = true;
-  out.textContent = 'starting…';
+  out.textContent = label('starting', state.zh);
   try {
     const run = await postJSON('/api/runs', body);
     state.focus = run.id;
     nav.followRun(run.id);
-    out.textContent = `Run ${run.id} started: ${run.config.strategies.join(', ')} on ${run.targets.length} replica(s).`;
+    out.textContent = fill('started', { id: run.id, strategies: run.config.strategies.join(', '), n: run.targets.length });
     showRun(run);
   } catch (err) {
     out.classList.add('bad');
     if (err instanceof ApiError && err.status === 401) {
       $('#token-wrap').hidden = false;
       setAdminToken('');
-      out.textContent = `${err.message}. Enter the admin token (SECKILL_ADMIN_TOKEN) and start again.`;
+      out.textContent = `${err.message}. ${label('needTokenMsg', state.zh)}`;
       $('#f-token').focus();
     } else {
-      out.textContent = err instanceof ApiError ? `Refused: ${err.message}` : `Failed: ${err.message}`;
+      out.textContent = `${label(err instanceof ApiError ? 'refused' : 'failed', state.zh)}: ${err.message}`;
       if (err.field) { const f = form.querySelector(`[name="${err.field}"]`); if (f) { f.setAttribute('aria-invalid', 'true'); f.focus(); } }
     }
   } finally {
@@ -249,13 +284,14 @@ async function syncClock() {
 
 function showRun(run) {
   const serverMs = clock.known ? clock.now(clientNow()) : undefined;
-  const view = liveView(run, state.last, Date.now() / 1000, serverMs, state.more);
+  const view = liveView(run, state.last, Date.now() / 1000, serverMs, { ...state.more, zh: state.zh });
   if (!view) return;
   renderLive(view, charts, state.zh);
+  state.view = view;
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
-  renderTables(view.step, state.replicas);
+  renderTables(view.step, state.replicas, state.zh);
 }
 
 /**
@@ -265,14 +301,15 @@ function showRun(run) {
  */
 function showLesson(b) {
   state.lesson = b;
-  const view = liveView(b.run, state.last, Date.now() / 1000, undefined, {});
+  const view = liveView(b.run, state.last, Date.now() / 1000, undefined, { zh: state.zh });
   if (!view) return;
   view.title = b.title;
   renderLive(view, charts, state.zh);
+  state.view = view;
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
-  renderTables(view.step, state.replicas);
+  renderTables(view.step, state.replicas, state.zh);
 }
 
 function onRuns(list) {
@@ -298,14 +335,46 @@ function onRuns(list) {
 
 // Until the API has answered with every finished run's figures (a loaded
 // replica can time out), ask again every 2.5 s, for a minute at most.
+let pinsReady = false;
 const loadComparison = async (tries = 24) => {
+  if (!pinsReady) { initPins(nav, () => loadComparison(1)); pinsReady = true; }
   const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen, state.zh);
   loadClaims();
   if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
 };
 
+// ---- connection ---------------------------------------------------------------
+
+// The stream's state (api.js words it in English): the known sentences in
+// the current language, the address kept as it is; the full text is the title.
+const CONN = [
+  [/^live from (.*)$/, 'connLive', (m, w) => `${w} ${m[1]}`],
+  [/^stream lost: reconnecting…$/, 'connLost', (m, w) => w],
+  [/^(.*) is gone: moving to (.*)$/, 'connGone', (m, w) => `${m[1]} ${w} ${m[2]}`],
+  [/^no replica answers: retrying…$/, 'connNone', (m, w) => w],
+  [/^server: (.*)$/, 'connServer', (m, w) => `${w}: ${m[1]}`],
+];
+const conn = { text: null, ok: false };
+function setConn(text, ok) {
+  conn.text = text;
+  conn.ok = ok;
+  if (text === null) return;
+  const c = $('#conn');
+  delete c.dataset.l; // from now on the stream's state, not the "connecting…" label
+  let shown = text;
+  for (const [re, key, words] of CONN) {
+    const m = re.exec(text);
+    if (m) { shown = words(m, label(key, state.zh)); break; }
+  }
+  if (c.textContent !== shown) c.textContent = shown; // a live region: announce changes only
+  c.title = shown;
+  c.className = `conn ${ok ? 'ok' : 'bad'}`;
+}
+
 // ---- start ------------------------------------------------------------------
 
+// The band's collapse, the large-type switch and the charts link (live.js).
+const band = initBand({ zh: () => state.zh, onResize: () => charts.resize() });
 applyLang();
 loadLimits();
 syncClock();
@@ -321,7 +390,7 @@ $('#b-viol').addEventListener('click', () => {
   timeline.showPairs();
   location.hash = `#/timeline${state.focus ? `?run=${state.focus}` : ''}`;
 });
-initQueue({
+queue = initQueue({
   liveSale: () => state.step?.sale,
   onFigures: (more) => { state.more = more; },
   needToken,
@@ -329,17 +398,12 @@ initQueue({
 await loadStrategies();
 offerOrderMode();
 loadComparison();
-function setConn(text, ok) {
-  const c = $('#conn');
-  if (c.textContent !== text) c.textContent = text; // a live region: announce changes only
-  c.className = `conn ${ok ? 'ok' : 'bad'}`;
-}
 
 openStream({
   runs: onRuns,
   replicas: (list) => {
     state.replicas = list;
-    renderTables(state.step, state.replicas);
+    renderTables(state.step, state.replicas, state.zh);
     lessons.setReplicas(list);
     faults.setReplicas(list);
   },

@@ -1,24 +1,46 @@
 // Charts over time of the run in progress, drawn with uPlot (copied from
 // npm into assets/vendor by `make web`). Without it, Charts.available is
 // false and the page shows its tables only. A chart's height is the CSS
-// variable --chart-h of its container (the band is lower on a phone).
+// variable --chart-h of its container (lower on a phone). The x axis counts
+// the seconds since the step's first point ("0 s, 5 s, 10 s"): a clock
+// repeated the same "15:06:02" under a short step.
+import { addLabels, label } from './i18n.js';
 
 const WINDOW = 300; // points kept: five minutes at one event a second
 
+// Each series' label is a key of the labels (i18n.js), its words below.
 const SERIES = {
-  orders: [{ label: 'orders/s', stroke: '#1f6feb', width: 2 }],
+  orders: [{ label: 'sOrders', stroke: '#1f6feb', width: 2 }],
   latency: [
-    { label: 'client p50', stroke: '#7fb3ff' }, { label: 'client p95', stroke: '#3b82f6' },
-    { label: 'client p99', stroke: '#1e3a8a', width: 2 },
-    { label: 'server p50', stroke: '#fdba74', dash: [6, 3] }, { label: 'server p95', stroke: '#f97316', dash: [6, 3] },
-    { label: 'server p99', stroke: '#9a3412', width: 2, dash: [6, 3] },
+    { label: 'sClientP50', stroke: '#7fb3ff' }, { label: 'sClientP95', stroke: '#3b82f6' },
+    { label: 'sClientP99', stroke: '#1e3a8a', width: 2 },
+    { label: 'sServerP50', stroke: '#fdba74', dash: [6, 3] }, { label: 'sServerP95', stroke: '#f97316', dash: [6, 3] },
+    { label: 'sServerP99', stroke: '#9a3412', width: 2, dash: [6, 3] },
   ],
   lockwait: [
-    { label: 'p50', stroke: '#86efac' }, { label: 'p95', stroke: '#22c55e' }, { label: 'p99', stroke: '#166534', width: 2 },
+    { label: 'sP50', stroke: '#86efac' }, { label: 'sP95', stroke: '#22c55e' }, { label: 'sP99', stroke: '#166534', width: 2 },
   ],
 };
+addLabels({
+  sOrders: ['orders/s', '订单/秒'],
+  sClientP50: ['client p50', '客户端 p50'], sClientP95: ['client p95', '客户端 p95'], sClientP99: ['client p99', '客户端 p99'],
+  sServerP50: ['server p50', '服务端 p50'], sServerP95: ['server p95', '服务端 p95'], sServerP99: ['server p99', '服务端 p99'],
+  sP50: ['p50', 'p50'], sP95: ['p95', 'p95'], sP99: ['p99', 'p99'],
+  axisSeconds: ['s', '秒'],
+});
 
-const clock = (t) => new Date(t * 1000).toLocaleTimeString('en-GB');
+// Tick steps of the x axis in seconds: the smallest that leaves `space` px between labels.
+const STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600];
+
+/** xSplits places a tick every whole step of seconds from t0, the step's first point, within [min, max]. */
+export function xSplits(t0, min, max, widthPx, space = 70) {
+  const span = Math.max(max - min, 1e-9);
+  const most = Math.max(1, Math.floor(widthPx / space));
+  const step = STEPS.find((s) => span / s <= most) || STEPS[STEPS.length - 1];
+  const out = [];
+  for (let k = Math.ceil((min - t0) / step); t0 + k * step <= max + 1e-9; k++) out.push(t0 + k * step);
+  return out;
+}
 
 /** Charts keeps one uPlot per figure and the points of the current step. */
 export class Charts {
@@ -28,6 +50,7 @@ export class Charts {
     this.plots = {};
     this.data = {};
     this.key = null;
+    this.zh = false;
     if (!this.available) return;
     for (const [name, series] of Object.entries(SERIES)) {
       this.data[name] = [[], ...series.map(() => [])];
@@ -35,20 +58,46 @@ export class Charts {
         width: this.width(name), height: this.height(name),
         // uPlot's default shows the points only while they are few: a short
         // step's one or two samples stay visible.
-        series: [{}, ...series.map((s) => ({ ...s }))],
-        // Time of day only: the date line would take a row of the band.
-        axes: [{ size: 30, space: 80, values: (u, ticks) => ticks.map(clock) }, { size: 56 }],
+        series: [{}, ...series.map((s) => ({ ...s, label: label(s.label, false) }))],
+        // Seconds since the step's first point, one label per whole step: never the same label twice.
+        axes: [{
+          size: 30,
+          splits: (u, i, min, max) => xSplits(this.t0(name, min), min, max, u.bbox.width / devicePixelRatio),
+          values: (u, ticks) => ticks.map((t) => `${Math.round(t - this.t0(name, t))} ${label('axisSeconds', this.zh)}`),
+        }, { size: 56 }],
         scales: {
-          x: { time: true },
+          x: { time: false },
           y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] },
         },
         legend: { live: false },
       };
       this.plots[name] = new window.uPlot(opts, this.data[name], els[name]);
     }
-    window.addEventListener('resize', () => {
-      for (const [name, p] of Object.entries(this.plots)) p.setSize({ width: this.width(name), height: this.height(name) });
-    });
+    window.addEventListener('resize', () => this.resize());
+  }
+
+  /** t0 is the time of the chart's first point (the step's start), or fallback before any. */
+  t0(name, fallback) { return this.data[name]?.[0]?.[0] ?? fallback; }
+
+  /** resize fits the charts to their boxes again (a window or type size change). */
+  resize() {
+    for (const [name, p] of Object.entries(this.plots)) p.setSize({ width: this.width(name), height: this.height(name) });
+  }
+
+  /** relabel writes the series' names in the legends and the axis unit in the current language. */
+  relabel(zh) {
+    this.zh = zh;
+    for (const [name, p] of Object.entries(this.plots)) {
+      // The legend lists the x series too only when it is live (here: not).
+      const rows = [...this.els[name].querySelectorAll('.u-legend .u-series')];
+      const skip = rows.length - SERIES[name].length;
+      SERIES[name].forEach((s, i) => {
+        p.series[i + 1].label = label(s.label, zh);
+        const text = rows[i + skip]?.querySelector('.u-label');
+        if (text) text.textContent = p.series[i + 1].label;
+      });
+      p.redraw(false, true);
+    }
   }
 
   width(name) { return Math.max(220, this.els[name].clientWidth || 360); }
@@ -75,8 +124,8 @@ export class Charts {
       if (d[0].length > WINDOW) for (const col of d) col.shift();
       const p = this.plots[name];
       p.setData(d);
-      // One sample has no span (uPlot would pick years): show a minute around it.
-      if (d[0].length === 1) p.setScale('x', { min: t - 30, max: t + 30 });
+      // One sample has no span: show the half minute that follows it.
+      if (d[0].length === 1) p.setScale('x', { min: t, max: t + 30 });
     }
   }
 }

@@ -1,5 +1,6 @@
 // Small DOM and number helpers shared by the dashboard's modules, and the
 // verdict in words (colour is never the only signal).
+import { addLabels, label } from './i18n.js';
 
 /** el builds an element: attrs (class, text, any attribute) and children. */
 export function el(tag, attrs = {}, ...kids) {
@@ -14,22 +15,43 @@ export const fmt = (n, digits = 0) => (n === undefined || n === null || Number.i
   : Number(n).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 }));
 export const ms = (n) => fmt(n, n < 10 ? 2 : 1);
 
+addLabels({
+  vHolds: ['holds', '守住'],
+  vOverlappedSafe: ['OVERLAPPED, DATA SAFE', '重叠但数据安全'],
+  vBroken: ['BROKEN', '已破坏'],
+});
+
+/** The server's verdict kinds (internal/verdict) and their labels. */
+const KIND_LABEL = { holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' };
+
 /**
  * verdictOf says in words what a finished (or running) step did to the
- * sale. Damage (an oversell, a lost update, a buyer over the limit) is
- * BROKEN; two holders at once without damage is told apart: the lock broke
- * and fencing refused the stale write (FENCED), or it broke and no write
- * collided this time (OVERLAPPED). warn marks those two: not safe by the
- * lock, not damaged.
+ * sale. The server's verdict (sale.verdict: holds, overlapped_safe or
+ * broken, with its reason in English and Chinese) is used when the sale
+ * has one: the kind's label and its reason (Chinese when zh). Without it,
+ * the fallback judges the figures the same way: damage (an oversell, a
+ * lost update, a buyer over the limit) is BROKEN; two holders at once
+ * without damage is told apart: the lock broke and fencing refused the
+ * stale write (FENCED), or it broke and no write collided this time
+ * (OVERLAPPED). warn marks overlapped_safe: not safe by the lock, not
+ * damaged. kind is the server's kind name in every case.
  */
-export function verdictOf(sale) {
+export function verdictOf(sale, zh = false) {
   if (!sale) return { word: 'waiting', bad: false };
-  if (sale.oversold > 0) return { word: 'OVERSOLD', bad: true };
-  if (sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true };
-  if (sale.violations > 0 && sale.fenced_writes > 0) {
-    return { word: 'FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true };
+  const sv = sale.verdict;
+  if (sv && KIND_LABEL[sv.kind]) {
+    const reason = (zh ? sv.reason_zh : sv.reason_en) || sv.reason_en || '';
+    const name = label(KIND_LABEL[sv.kind], zh);
+    return {
+      word: sv.kind === 'holds' ? name : `${name}: ${reason}`, kind: sv.kind, reason,
+      bad: sv.kind === 'broken', warn: sv.kind === 'overlapped_safe',
+    };
   }
-  if (sale.violations > 0) return { word: 'OVERLAPPED: two holders at once, no write lost this time', bad: false, warn: true };
-  return { word: 'holds', bad: false };
+  if (sale.oversold > 0) return { word: 'OVERSOLD', bad: true, kind: 'broken' };
+  if (sale.lost_updates > 0 || sale.duplicates > 0) return { word: 'BROKEN', bad: true, kind: 'broken' };
+  if (sale.violations > 0 && sale.fenced_writes > 0) {
+    return { word: 'FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true, kind: 'overlapped_safe' };
+  }
+  if (sale.violations > 0) return { word: 'OVERLAPPED: two holders at once, no write lost this time', bad: false, warn: true, kind: 'overlapped_safe' };
+  return { word: 'holds', bad: false, kind: 'holds' };
 }
-

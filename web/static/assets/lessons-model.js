@@ -12,11 +12,11 @@ export const LESSON_VERDICT = {
   SKIP: { en: 'SKIP', zh: '跳过', cls: 'skip', sym: '–' },
 };
 
-/** The verdict of one case (one sale), as the API words it. */
+/** The verdict of one case (one sale): the shop's kinds (internal/verdict) in words. */
 export const CASE_VERDICT = {
   holds: { en: 'holds', zh: '守住', cls: 'ok' },
-  overlapped: { en: 'overlapped, data safe', zh: '重叠，数据安全', cls: 'warn' },
-  broken: { en: 'broken', zh: '已破坏', cls: 'bad' },
+  overlapped_safe: { en: 'overlapped, data safe', zh: '重叠，数据安全', cls: 'warn' },
+  broken: { en: 'BROKEN', zh: '已破坏', cls: 'bad' },
 };
 
 const onOff = (key, en, zh) => ({ value: (v) => String(!!v[key]), en: (v) => `${en} ${v[key] ? 'on' : 'off'}`, zh: (v) => `${zh} ${v[key] ? '开' : '关'}` });

@@ -131,7 +131,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       return el('tr', { class: `case-${v.cls}`, 'data-sale': String(c.sale_id) },
         el('th', { scope: 'row' }, el('a', { href: `#/timeline?sale=${c.sale_id}`, 'data-sale': String(c.sale_id),
           title: `${label('lTimeline', zh())} #${c.sale_id}` }, name)),
-        el('td', { class: `verdict-word ${v.cls}`, text: word(v) }),
+        el('td', { class: `l-verdict ${v.cls}`, text: word(v), title: (zh() ? c.reason_zh : c.reason) || '' }),
         // A count above 0 is red when the case broke, amber when it overlapped without damage.
         ...COLUMNS.map(([, k, flag]) => el('td', { class: `num${flag && c[k] > 0 ? (v.cls === 'bad' ? ' bad' : ' warn') : ''}`, text: fmt(c[k]) })));
     });
@@ -212,7 +212,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       const row = { sale_id: v.id, name: names[i].en, name_zh: names[i].zh, initial_stock: v.initial_stock, sold: v.sold,
         expected_stock: v.initial_stock - v.sold, stock_left: v.stock, oversold: v.oversold, lost_updates: v.lost_updates,
         violations: v.violations, fenced_writes: v.fenced_writes };
-      row.verdict = v.oversold > 0 || v.lost_updates > 0 || v.duplicates > 0 ? 'broken' : v.violations > 0 || v.fenced_writes > 0 ? 'overlapped' : 'holds';
+      // The shop's verdict on the sale (internal/verdict), as the agent's table will carry it.
+      Object.assign(row, { verdict: v.verdict?.kind || '', reason: v.verdict?.reason_en || '', reason_zh: v.verdict?.reason_zh || '' });
       return row;
     });
   }

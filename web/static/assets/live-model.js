@@ -3,6 +3,7 @@
 // numbers as text, which of them are bad, the verdict in words and the
 // chart point to add. No DOM here, so it runs under node's test runner.
 import { fmt, ms, verdictOf } from './dom.js';
+import { addLabels, label } from './i18n.js';
 import { openingState } from './shop-model.js';
 
 /** currentStep is the running step, else the last one that has a sale. */
@@ -47,17 +48,27 @@ function chartPoint(step, prev, now, first) {
  * (healthy: false), '' when it does not: what it counted, or the stock
  * drift between Redis and the database.
  */
-export function unhealthyWhy(sale) {
+export function unhealthyWhy(sale, zh = false, skipOverlaps = false) {
   if (!sale || sale.healthy !== false) return '';
   const why = [];
-  if (sale.oversold > 0) why.push('oversold');
-  if (sale.lost_updates > 0) why.push('lost updates');
-  if (sale.duplicates > 0) why.push('duplicates');
-  if (sale.violations > 0) why.push('exclusion violations');
-  if (sale.reconcile?.drift) why.push(`drift ${sale.reconcile.drift}`);
-  if (sale.reconcile?.store_stock < 0) why.push('Redis lost its stock');
-  return why.join(', ') || 'the server says so';
+  const L = (k) => label(k, zh);
+  if (sale.oversold > 0) why.push(L('whyOversold'));
+  if (sale.lost_updates > 0) why.push(L('whyLost'));
+  if (sale.duplicates > 0) why.push(L('whyDuplicates'));
+  if (sale.violations > 0 && !skipOverlaps) why.push(L('whyOverlaps'));
+  if (sale.reconcile?.drift) why.push(`${L('whyDrift')} ${sale.reconcile.drift}`);
+  if (sale.reconcile?.store_stock < 0) why.push(L('whyRedisStock'));
+  if (skipOverlaps) return why.join(', ');
+  return why.join(', ') || L('whyServer');
 }
+
+addLabels({
+  whyOversold: ['oversold', '超卖'], whyLost: ['lost updates', '丢失更新'], whyDuplicates: ['duplicates', '重复订单'],
+  whyOverlaps: ['exclusion violations', '临界区重叠'], whyDrift: ['drift', '库存偏差'],
+  whyRedisStock: ['Redis lost its stock', 'Redis 丢失了库存'], whyServer: ['the server says so', '服务端判定'],
+  notHealthy: ['NOT HEALTHY', '不健康'], waitingStep: ['waiting for the step to start', '等待这一步开始'],
+  soFar: ['so far, ', '目前：'], saleHolds: ['the sale holds', '守住了'],
+});
 
 /**
  * enrichedSale is the step's sale with what GET /api/sales/:id adds to it
@@ -73,12 +84,17 @@ export function enrichedSale(step, view) {
 }
 
 /** verdictText says what the step did to the sale so far, in words; OVERSOLD and BROKEN before NOT HEALTHY. */
-function verdictText(step) {
-  let v = verdictOf(step.sale);
-  if (!v.bad && step.sale?.healthy === false) v = { word: `NOT HEALTHY (${unhealthyWhy(step.sale)})`, bad: true };
-  if (!step.sale) return { text: 'waiting for the step to start', bad: v.bad };
-  const soFar = step.status === 'done' ? '' : 'so far, ';
-  const out = { text: `${step.strategy}: ${soFar}${v.word === 'holds' ? 'the sale holds' : v.word}`, bad: v.bad };
+// An overlap that fencing or the database made harmless is amber, not
+// "not healthy": only damage or drift beside it turns the band red.
+function verdictText(step, zh) {
+  let v = verdictOf(step.sale, zh);
+  if (!v.bad && step.sale?.healthy === false) {
+    const why = unhealthyWhy(step.sale, zh, !!v.warn);
+    if (why) v = { word: `${label('notHealthy', zh)} (${why})`, bad: true };
+  }
+  if (!step.sale) return { text: label('waitingStep', zh), bad: v.bad };
+  const soFar = step.status === 'done' ? '' : label('soFar', zh);
+  const out = { text: `${step.strategy}: ${soFar}${v.kind === 'holds' ? label('saleHolds', zh) : v.word}`, bad: v.bad };
   if (v.warn) out.warn = true;
   return out;
 }
@@ -192,7 +208,7 @@ export function liveView(run, prev, now, serverMs, more = {}) {
     heading: run.status === 'running' || run.status === 'queued' ? 'live' : 'liveLast',
     data: { run: String(run.id), strategy: step.strategy, status: run.status },
     numbers: numbers(step),
-    verdict: verdictText(step),
+    verdict: verdictText(step, !!more.zh),
     point: chartPoint(step, prev, now, first),
     saleId: step.sale_id || 0,
     shopUrl: step.sale_id ? `/shop/${step.sale_id}` : '',

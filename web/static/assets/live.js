@@ -2,9 +2,83 @@
 // always-visible band, and fills the replica and agent tables of the Run
 // section. It decides nothing: the model says what is bad and in which words.
 import { el, fmt, ms } from './dom.js';
-import { label } from './i18n.js';
+import { addLabels, label } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
+
+// The guard layers' words in the band (live-model.js LAYERS keys).
+addLabels({
+  layer_opening: ['not open', '未开售'], layer_ticket: ['ticket', '购买凭证'], layer_rate_limit: ['rate limited', '被限流'],
+  layer_idempotency: ['idempotency', '幂等拦截'], layer_sold_out_cache: ['sold-out cache', '售罄缓存'], layer_lock: ['lock', '锁'],
+  layer_database: ['database', '数据库'], layer_store: ['store', '库存存储'],
+});
+
+// A run's status in the band's title, and the title itself in Chinese.
+addLabels({ st_running: ['running', '运行中'], st_queued: ['queued', '排队中'], st_done: ['done', '已完成'], st_failed: ['failed', '失败'] });
+
+/**
+ * titleIn writes the band's title (live-model.js: "run 3 step 2/18: redis
+ * (running)") in Chinese when zh: 压测 3 第 2/18 步：redis（运行中）; a title of
+ * another form stays as it is.
+ */
+export function titleIn(title, zh) {
+  const m = /^run (\d+)(?: step (\d+\/\d+))?: (\S+) \((\w+)\)$/.exec(title);
+  if (!zh || !m) return title;
+  return `压测 ${m[1]}${m[2] ? ` 第 ${m[2]} 步` : ''}：${m[3]}（${label(`st_${m[4]}`, true)}）`;
+}
+
+const COLLAPSED_KEY = 'seckill.bandCollapsed';
+const LARGE_KEY = 'seckill.largeType';
+
+/**
+ * initBand wires the band's own controls: the collapse button (the band
+ * shrinks to its one-line heading), the large-type switch (the whole page
+ * scales for the back of a room) and the charts link (the charts sit at the
+ * top of the Run section, under the band). Both switches are remembered in
+ * localStorage. zh() says the language; onResize() follows a change of
+ * type size. Returns relabel(zh).
+ */
+export function initBand({ zh, onResize = () => {} }) {
+  const live = $('#live');
+  const toggle = $('#band-toggle');
+  const large = $('#large');
+  const setCollapsed = (on) => {
+    live.classList.toggle('collapsed', on);
+    toggle.setAttribute('aria-expanded', String(!on));
+    const key = on ? 'bandShow' : 'bandHide';
+    toggle.dataset.lTitle = key;
+    toggle.title = label(key, zh());
+    const sr = toggle.querySelector('[data-l]');
+    sr.dataset.l = key;
+    sr.textContent = label(key, zh());
+  };
+  const setLarge = (on) => {
+    document.documentElement.classList.toggle('large', on);
+    large.setAttribute('aria-pressed', String(on));
+  };
+  setCollapsed(localStorage.getItem(COLLAPSED_KEY) === '1');
+  setLarge(localStorage.getItem(LARGE_KEY) === '1');
+  toggle.addEventListener('click', () => {
+    const on = !live.classList.contains('collapsed');
+    localStorage.setItem(COLLAPSED_KEY, on ? '1' : '0');
+    setCollapsed(on);
+  });
+  large.addEventListener('click', () => {
+    const on = !document.documentElement.classList.contains('large');
+    localStorage.setItem(LARGE_KEY, on ? '1' : '0');
+    setLarge(on);
+    onResize();
+  });
+  // The charts open the Run section, whose top they are (the nav scrolls to it).
+  $('#charts-link').addEventListener('click', () => {
+    if (document.body.dataset.section !== 'run') location.hash = '#/run';
+    else window.scrollTo(0, 0);
+    $('#charts').focus({ preventScroll: true });
+  });
+  return {
+    relabel() { setCollapsed(live.classList.contains('collapsed')); },
+  };
+}
 
 // Big number -> [element id, id of its box when a value above 0 is bad].
 const BIG = {
@@ -30,9 +104,10 @@ function renderQueue(view, zh) {
   }
 }
 
-/** renderLive writes view (see liveView) into the band; charts gets the point; zh: Chinese labels too. */
+/** renderLive writes view (see liveView) into the band; charts gets the point; zh: in Chinese. */
 export function renderLive(view, charts, zh = false) {
-  $('#live-title').textContent = view.title;
+  const title = titleIn(view.title, zh);
+  if ($('#live-title').textContent !== title) $('#live-title').textContent = title;
   const heading = $('#live-h [data-l]');
   if (heading && view.heading && heading.dataset.l !== view.heading) {
     heading.dataset.l = view.heading;
@@ -51,16 +126,19 @@ export function renderLive(view, charts, zh = false) {
   // Only on a change: #verdict is a live region, and a screen reader would
   // otherwise repeat it every second.
   const verdict = $('#verdict');
-  if (verdict.textContent !== view.verdict.text) verdict.textContent = view.verdict.text;
+  if (verdict.textContent !== view.verdict.text) {
+    verdict.textContent = view.verdict.text;
+    verdict.title = view.verdict.text; // the whole of it when the heading row cuts it
+  }
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
-  renderGuards(view);
+  renderGuards(view, zh);
   renderQueue(view, zh);
   charts.reset(view.key);
   if (view.point) charts.push(view.sample.t, view.point);
 }
 
 /** renderGuards writes the opening countdown, the shop link and the answers per layer. */
-function renderGuards(view) {
+function renderGuards(view, zh) {
   const opening = $('#live-opening');
   opening.hidden = !view.opening;
   // Not a live region: a countdown read out every second would drown the page.
@@ -76,23 +154,32 @@ function renderGuards(view) {
   list.replaceChildren(...view.layers.map((l) => {
     const bar = el('span', { class: `bar l-${l.layer}` });
     bar.style.width = `${(0.15 + 3.85 * l.share).toFixed(2)}rem`; // CSSOM: the CSP allows it, unlike a style attribute
-    return el('li', { 'data-layer': l.layer }, el('span', { class: 'k', text: l.word }), ' ', el('strong', { text: l.text }), bar);
+    const word = zh ? label(`layer_${l.layer}`, true) : l.word;
+    return el('li', { 'data-layer': l.layer }, el('span', { class: 'k', text: word }), ' ', el('strong', { text: l.text }), bar);
   }));
 }
 
-/** aliveOf says whether discovery sees id, in words. */
+// The tables' states, in both languages.
+addLabels({
+  stAlive: ['alive', '在线'], stGone: ['gone {s} s ago', '{s} 秒前离线'], stUnknown: ['unknown', '未知'],
+  stDone: ['done', '已完成'], stUnclaimed: ['unclaimed', '未认领'], share: ['share {n}', '第 {n} 份'],
+});
+
+/** aliveOf says whether discovery sees id: {key, s} (s: seconds since it was last seen). */
 function aliveOf(replicas, id) {
   const m = replicas.find((r) => r.id === id);
-  if (!m) return 'unknown';
-  return m.alive ? 'alive' : `gone ${Math.round(m.age_ms / 1000)} s ago`;
+  if (!m) return { key: 'stUnknown' };
+  return m.alive ? { key: 'stAlive' } : { key: 'stGone', s: Math.round(m.age_ms / 1000) };
 }
 
-function stateCell(text) {
-  return el('td', { class: text === 'alive' || text === 'done' ? 'ok' : text.startsWith('gone') ? 'bad' : '', text });
+/** stateCell writes a state ({key, s}) in words, green when alive or done, red when gone. */
+function stateCell({ key, s }, zh) {
+  const text = label(key, zh).replace('{s}', String(s));
+  return el('td', { class: key === 'stAlive' || key === 'stDone' ? 'ok' : key === 'stGone' ? 'bad' : '', text });
 }
 
-/** renderTables fills the per-replica and per-agent tables of step. */
-export function renderTables(step, replicas) {
+/** renderTables fills the per-replica and per-agent tables of step; zh: in Chinese. */
+export function renderTables(step, replicas, zh = false) {
   const rb = $('#t-replicas tbody');
   rb.replaceChildren();
   const byId = new Map((step?.server?.replicas || []).map((r) => [r.replica_id, r]));
@@ -101,20 +188,20 @@ export function renderTables(step, replicas) {
     const r = byId.get(id) || {};
     rb.append(el('tr', {}, el('th', { scope: 'row', text: id }), el('td', { text: fmt(r.requests) }),
       el('td', { text: fmt(r.orders) }), el('td', { text: fmt(r.errors) }), el('td', { text: r.p99_ms === undefined ? '–' : ms(r.p99_ms) }),
-      stateCell(aliveOf(replicas, id))));
+      stateCell(aliveOf(replicas, id), zh)));
   }
   const ab = $('#t-agents tbody');
   ab.replaceChildren();
   const agents = step?.agents || [];
   const listed = new Set(agents.map((a) => a.agent_id));
   for (const a of agents) {
-    const st = a.done ? 'done' : a.agent_id ? aliveOf(replicas, a.agent_id) : 'unclaimed';
-    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (share ${a.share + 1})` }),
+    const st = a.done ? { key: 'stDone' } : a.agent_id ? aliveOf(replicas, a.agent_id) : { key: 'stUnclaimed' };
+    ab.append(el('tr', {}, el('th', { scope: 'row', text: `${a.agent_id || '–'} (${label('share', zh).replace('{n}', a.share + 1)})` }),
       el('td', { text: fmt(a.requests) }), el('td', { text: fmt(a.orders) }), el('td', { text: fmt(a.errors) }),
-      el('td', { text: ms(a.p99_ms) }), stateCell(st)));
+      el('td', { text: ms(a.p99_ms) }), stateCell(st, zh)));
   }
   for (const m of replicas.filter((x) => x.kind === 'agent' && !listed.has(x.id))) {
     ab.append(el('tr', {}, el('th', { scope: 'row', text: m.id }), el('td', { text: '–' }), el('td', { text: '–' }),
-      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(replicas, m.id))));
+      el('td', { text: '–' }), el('td', { text: '–' }), stateCell(aliveOf(replicas, m.id), zh)));
   }
 }

@@ -2,20 +2,26 @@
 // time below the live band, chosen by the URL's hash (#/compare), so a
 // section is deep-linkable, a reload keeps it and the back button works.
 // The hash also carries the run the page follows (#/run?run=12): a move to
-// another replica keeps both. The nav is plain links; the arrow keys move
-// between them.
+// another replica keeps both, and the comparison's pinned steps
+// (#/compare?pins=12.1,14.2) so that a trainer can share them. The nav is
+// plain links; the arrow keys move between them.
 
 export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'faults', 'strategies'];
 
-/** parseHash reads "#/section?run=ID" (and the older "#run=ID"). */
+/** parseHash reads "#/section?run=ID&pins=RUN.STEP,..." (and the older "#run=ID"). */
 export function parseHash(hash) {
   const m = hash.match(/^#\/([a-z]+)/);
   const section = m && SECTIONS.includes(m[1]) ? m[1] : 'run';
   const run = Number((hash.match(/[?&#]run=(\d+)/) || [])[1] || 0);
-  return { section, run };
+  const pins = (hash.match(/[?&]pins=([\d.,]+)/) || [])[1] || '';
+  return { section, run, pins };
 }
 
-export const hashOf = (section, run) => `#/${section}${run ? `?run=${run}` : ''}`;
+/** hashOf is the canonical hash; pins is kept on the comparison's only. */
+export const hashOf = (section, run, pins = '') => {
+  const q = [run ? `run=${run}` : '', section === 'compare' && pins ? `pins=${pins}` : ''].filter(Boolean).join('&');
+  return `#/${section}${q ? `?${q}` : ''}`;
+};
 
 /**
  * initNav shows the section the hash names and follows its changes.
@@ -24,16 +30,16 @@ export const hashOf = (section, run) => `#/${section}${run ? `?run=${run}` : ''}
  * run() (the run the hash names, 0 for none) and followRun(id), which puts
  * the followed run into the URL and the nav links.
  */
-export function initNav({ onRun = () => {}, onShow = () => {} } = {}) {
+export function initNav({ onRun = () => {}, onShow = () => {}, onPins = () => {} } = {}) {
   const links = [...document.querySelectorAll('#nav a[data-section]')];
-  let { section, run } = parseHash(location.hash);
+  let { section, run, pins } = parseHash(location.hash);
 
   function show(moveFocus) {
     for (const name of SECTIONS) document.getElementById(name).hidden = name !== section;
     document.body.dataset.section = section;
     onShow(section);
     for (const a of links) {
-      a.href = hashOf(a.dataset.section, run);
+      a.href = hashOf(a.dataset.section, run, pins);
       if (a.dataset.section === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     }
     if (moveFocus) {
@@ -46,13 +52,15 @@ export function initNav({ onRun = () => {}, onShow = () => {} } = {}) {
 
   // The canonical form of the hash, without a new history entry.
   const canonical = () => {
-    if (location.hash !== hashOf(section, run)) history.replaceState(null, '', hashOf(section, run));
+    if (location.hash !== hashOf(section, run, pins)) history.replaceState(null, '', hashOf(section, run, pins));
   };
 
   window.addEventListener('hashchange', () => {
-    const before = run;
-    ({ section, run } = parseHash(location.hash));
+    const before = run, pinsBefore = pins;
+    ({ section, run, pins } = parseHash(location.hash));
     if (!run) run = before; // a bare #/faults keeps following the same run
+    if (!pins) pins = pinsBefore; // and a bare #/compare the same pins
+    if (pins !== pinsBefore) onPins(pins);
     canonical();
     show(true);
     if (run !== before) onRun(run);
@@ -80,10 +88,17 @@ export function initNav({ onRun = () => {}, onShow = () => {} } = {}) {
 
   return {
     run: () => run,
+    pins: () => pins,
     followRun(id) {
       run = id;
-      history.replaceState(null, '', hashOf(section, run));
-      for (const a of links) a.href = hashOf(a.dataset.section, run);
+      history.replaceState(null, '', hashOf(section, run, pins));
+      for (const a of links) a.href = hashOf(a.dataset.section, run, pins);
+    },
+    /** setPins puts the comparison's pins ("12.1,14.2") into the URL and the links. */
+    setPins(p) {
+      pins = p;
+      history.replaceState(null, '', hashOf(section, run, pins));
+      for (const a of links) a.href = hashOf(a.dataset.section, run, pins);
     },
   };
 }

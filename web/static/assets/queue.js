@@ -6,15 +6,22 @@
 // holds the queue (GET and PUT /api/queue/durability; switching takes the
 // admin token, like the other admin actions).
 import { ApiError, getJSON, putJSON } from './api.js';
+import { addLabels, label } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
 const MODES = ['none', 'everysec', 'always'];
 // What each mode means for orders already answered with a 202.
-const MEANS = {
-  none: 'a Redis restart loses the queued orders it held (their 202s become lost tickets)',
-  everysec: 'a Redis restart loses at most about a second of queued orders',
-  always: 'every queued order is on disk before its 202: a restart loses none',
-};
+addLabels({
+  mean_none: ['a Redis restart loses the queued orders it held (their 202s become lost tickets)', 'Redis 重启会丢失其中排队的订单（它们的 202 变成丢失的凭证）'],
+  mean_everysec: ['a Redis restart loses at most about a second of queued orders', 'Redis 重启最多丢失约一秒的排队订单'],
+  mean_always: ['every queued order is on disk before its 202: a restart loses none', '每个排队订单在返回 202 之前已写入磁盘：重启不丢订单'],
+  durNow: ['Now: {mode} on {addr}: {means}.', '当前：{addr} 上为 {mode}：{means}。'],
+  durUnknown: ['The mode is not known.', '模式未知。'],
+  durNoQueue: ['This replica has no order queue.', '本实例没有订单队列。'],
+  durCannot: ['Cannot read the mode', '无法读取模式'],
+});
+// The page's language: applyLabels (i18n.js) sets it on <html>.
+const zh = () => document.documentElement.lang === 'zh-CN';
 
 // A sale whose view has more than the stream's: async, reserved, or with
 // a stock in Redis to reconcile.
@@ -30,8 +37,8 @@ export function initQueue({ liveSale, onFigures, needToken }) {
   const now = $('#dur-now');
   const msg = $('#dur-msg');
   const show = (d) => {
-    if (!MODES.includes(d?.mode)) { now.textContent = 'The mode is not known.'; return; }
-    const text = `Now: ${d.mode} on ${d.addr}: ${MEANS[d.mode]}.`;
+    if (!MODES.includes(d?.mode)) { now.textContent = label('durUnknown', zh()); return; }
+    const text = label('durNow', zh()).replace('{mode}', d.mode).replace('{addr}', d.addr).replace('{means}', label(`mean_${d.mode}`, zh()));
     if (now.textContent !== text) now.textContent = text;
     now.dataset.mode = d.mode;
     if (!$('#f-durability').dataset.touched) $('#f-durability').value = d.mode;
@@ -39,7 +46,7 @@ export function initQueue({ liveSale, onFigures, needToken }) {
   const refresh = async () => {
     try { show(await getJSON('/api/queue/durability')); } catch (err) {
       now.textContent = err instanceof ApiError && err.status === 404
-        ? 'This replica has no order queue.' : `Cannot read the mode: ${err.message}`;
+        ? label('durNoQueue', zh()) : `${label('durCannot', zh())}: ${err.message}`;
     }
   };
   $('#f-durability').addEventListener('change', (e) => { e.target.dataset.touched = '1'; });

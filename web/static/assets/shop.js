@@ -5,6 +5,7 @@
 // with a Pay button.
 // shop-model.js decides (clock, wording, the click's Idempotency-Key);
 // this module talks to the API and writes the page.
+import { addLabels, applyLabels, label } from './i18n.js';
 import { Intent, ServerClock, answerOf, openingState, orderPath, payAnswerOf, payBody, pollDelay, randomHex, reservationOf,
   saleIdFromPath, ticketAnswerOf, ticketUsable, unitsText } from './shop-model.js';
 
@@ -26,6 +27,12 @@ let order = null; // the order whose reservation the page shows (order JSON)
 let orderState = ''; // reservationOf(order).state last shown
 let paying = false;
 const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
+
+// The page's static texts and buttons in the dashboard's language (its
+// EN | 中文 switch, remembered in this browser); the answers stay English.
+const zh = localStorage.getItem('seckill.zhLabels') === '1';
+addLabels({ buy: ['Buy', '抢购'], buying: ['Buying…', '抢购中…'], pay: ['Pay', '支付'], paying: ['Paying…', '支付中…'] });
+applyLabels(document, zh);
 
 /** call sends one request; it answers {status, body, header} or {network}, and feeds the clock. */
 async function call(path, { method = 'GET', body, headers = {}, timeoutMs = 5000 } = {}) {
@@ -105,7 +112,7 @@ function setButton() {
   const b = $('#buy');
   b.setAttribute('aria-disabled', String(!open || busy));
   b.setAttribute('aria-busy', String(busy));
-  b.textContent = busy ? 'Buying…' : 'Buy';
+  b.textContent = label(busy ? 'buying' : 'buy', zh);
 }
 
 // ---- buying -----------------------------------------------------------------
@@ -194,7 +201,7 @@ function renderOrder() {
   const pay = $('#pay');
   pay.hidden = !st.canPay;
   pay.setAttribute('aria-busy', String(paying));
-  pay.textContent = paying ? 'Paying…' : 'Pay';
+  pay.textContent = label(paying ? 'paying' : 'pay', zh);
   if (st.state === orderState) return;
   const was = orderState;
   orderState = st.state;

@@ -298,9 +298,9 @@ export function pairWindow(pair) {
   return { from: from - pad, to: to + pad };
 }
 
-/** narrationText is a caption in the dashboard's language (Chinese first when zh, English under it). */
+/** narrationText is a caption in the dashboard's language: the Chinese alone when zh and the line has it. */
 export function narrationText(line, zh) {
-  return zh && line.zh ? { main: line.zh, sub: line.en } : { main: line.en, sub: '' };
+  return zh && line.zh ? { main: line.zh, sub: '' } : { main: line.en, sub: '' };
 }
 
 /** currentLine is the index of the last narration line at or before t, -1 before the first. */

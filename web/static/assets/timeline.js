@@ -193,7 +193,7 @@ export function initTimeline({ zh, liveStep }) {
     const v = d.violations || { count: 0, counts: {} };
     $('#tl-viol-n').textContent = String(v.count);
     $('#tl-viol').classList.toggle('bad', v.count > 0);
-    $('#tl-viol-what').textContent = (zh() && v.counts?.zh) ? `${v.counts.zh} (${v.counts.en})` : (v.counts?.en || '');
+    $('#tl-viol-what').textContent = (zh() && v.counts?.zh) || v.counts?.en || '';
   }
 
   function renderNarration() {
