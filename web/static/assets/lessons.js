@@ -176,7 +176,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     set(p.fix, lessonText(l, 'fix', zh()) || '–');
     const r = l.last;
     const min = l.min_replicas || 1;
-    set(p.needs, `${min} shop replica${min > 1 ? 's' : ''} (${shops} alive${shops && shops < min ? ': not enough' : ''})`);
+    set(p.needs, zh() ? `${min} 个实例（${shops} 个在线${shops && shops < min ? '：不够' : ''}）`
+      : `${min} shop replica${min > 1 ? 's' : ''} (${shops} alive${shops && shops < min ? ': not enough' : ''})`);
     li.dataset.status = r ? r.status : 'none';
     li.dataset.verdict = r?.verdict || '';
     const busy = active(r);
@@ -193,9 +194,14 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     p.badge.className = `badge ${v ? v.cls : ''}`;
     set(p.status, label({ done: 'lDone', running: 'lRunning', pending: 'lPending' }[r.status] || r.status, zh()));
     set(p.observed, r.observed || (busy ? label('lWaiting', zh()) : ''));
-    const when = r.finished_at ? `finished ${clock(r.finished_at)}` : r.started_at ? `started ${clock(r.started_at)}` : `asked ${clock(r.created_at)}`;
     const pace = r.pace === 'class' ? ` · ${label('lClassPace', zh())}` : '';
-    set(p.meta, `run ${r.id} · ${when} · ${r.agent ? `agent ${r.agent}` : 'no agent yet'}${pace}`);
+    if (zh()) {
+      const when = r.finished_at ? `完成于 ${clock(r.finished_at)}` : r.started_at ? `开始于 ${clock(r.started_at)}` : `请求于 ${clock(r.created_at)}`;
+      set(p.meta, `第 ${r.id} 次运行 · ${when} · ${r.agent ? `压测节点 ${r.agent}` : '尚无压测节点'}${pace}`);
+    } else {
+      const when = r.finished_at ? `finished ${clock(r.finished_at)}` : r.started_at ? `started ${clock(r.started_at)}` : `asked ${clock(r.created_at)}`;
+      set(p.meta, `run ${r.id} · ${when} · ${r.agent ? `agent ${r.agent}` : 'no agent yet'}${pace}`);
+    }
     p.details.hidden = !r.output;
     set(p.pre, r.output || '');
     // While it runs, the table is the sales read so far; once done, the agent's.
@@ -235,10 +241,13 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     update(l, cards.get(l.name));
   }
 
+  let lastBody = null;
   function render(body) {
+    lastBody = body;
     lessons = body.lessons || [];
     const n = body.agents ?? 0;
-    set($('#lessons-agents'), n ? `${n} load-test agent${n > 1 ? 's' : ''} live` : `no load-test agent is live: ${NO_AGENT_HINT}`);
+    set($('#lessons-agents'), zh() ? (n ? `${n} 个压测节点在线` : '没有在线的压测节点：shop demo 会启动两个')
+      : n ? `${n} load-test agent${n > 1 ? 's' : ''} live` : `no load-test agent is live: ${NO_AGENT_HINT}`);
     $('#lessons-agents').classList.toggle('bad', !n);
     const list = $('#lesson-list');
     const names = lessons.map((l) => l.name).join();
@@ -310,7 +319,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       for (const l of lessons) update(l, cards.get(l.name));
     },
     relabel() {
-      for (const l of lessons) update(l, cards.get(l.name));
+      if (lastBody) render(lastBody);
       const l = lessons.find((x) => x.last?.id === band.run);
       const b = l && bandRun(l, band.views, zh());
       if (b) onBand(b);
