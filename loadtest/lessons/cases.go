@@ -80,9 +80,10 @@ func CaseTable(views []shopapi.SaleView) catalogue.Cases {
 			InitialStock: v.InitialStock, Sold: v.Sold, ExpectedStock: v.InitialStock - v.Sold, StockLeft: v.Stock,
 			Oversold: v.Oversold, LostUpdates: v.LostUpdates, Duplicates: v.Duplicates, Violations: v.Violations,
 			FencedWrites: v.FencedWrites}
-		if seen[c.Name]++; seen[c.Name] > 1 {
-			c.Name += fmt.Sprintf(" (%d)", seen[c.Name])
-			c.NameZh += fmt.Sprintf("（%d）", seen[c.Name])
+		seen[c.Name]++
+		if n := seen[c.Name]; n > 1 {
+			c.Name += fmt.Sprintf(" (%d)", n)
+			c.NameZh += fmt.Sprintf("（%d）", n)
 		}
 		c.Judge()
 		out = append(out, c)

@@ -80,9 +80,12 @@ func TestCaseTableNamesAndVerdicts(t *testing.T) {
 		{ID: 4, Strategy: "mutex", InitialStock: 10, Sold: 12, Stock: 0, Oversold: 2},
 	}
 	got := CaseTable(views)
-	var names, verdicts []string
+	var names, namesZh, verdicts []string
 	for _, c := range got {
-		names, verdicts = append(names, c.Name), append(verdicts, c.Verdict)
+		names, namesZh, verdicts = append(names, c.Name), append(namesZh, c.NameZh), append(verdicts, c.Verdict)
+	}
+	if want := []string{"redis，防护令牌 关", "redis，防护令牌 开", "redis，防护令牌 关（2）", "mutex，防护令牌 关"}; !slices.Equal(namesZh, want) {
+		t.Errorf("Chinese names %q, want %q", namesZh, want)
 	}
 	if want := []string{"redis, fencing off", "redis, fencing on", "redis, fencing off (2)", "mutex, fencing off"}; !slices.Equal(names, want) {
 		t.Errorf("names %q, want %q", names, want)
