@@ -11,6 +11,10 @@ test('cases are named by strategy and what differs, as the result table names th
   assert.deepEqual(names.map((n) => n.en), ['redis, fencing off', 'redis, fencing on', 'redis, fencing off (2)']);
   assert.deepEqual(names.map((n) => n.zh), ['redis，防护令牌 关', 'redis，防护令牌 开', 'redis，防护令牌 关（2）']);
   assert.deepEqual(caseNames([sale(1, { strategy: 'mutex' }), sale(2, { strategy: 'db-pessimistic' })]).map((n) => n.en), ['mutex', 'db-pessimistic']);
+  // What a sale's name adds to the lesson's common name, in whole words.
+  assert.deepEqual(caseNames([sale(1, { name: 'scenario p' }), sale(2, { name: 'scenario p, buyer-2 reads first' })]).map((n) => n.en),
+    ['redis', 'redis, buyer-2 reads first']);
+  assert.deepEqual(caseNames([sale(1, { name: 'herd cache on' }), sale(2, { name: 'herd cache off' })]).map((n) => n.en), ['redis, on', 'redis, off']);
 });
 
 test('the band names the running lesson and its newest case', () => {

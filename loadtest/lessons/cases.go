@@ -56,9 +56,28 @@ func (sc *ScenarioRun) Cases(ctx context.Context) catalogue.Cases {
 }
 
 // CaseTable is the result table of the sales views, in their order: each
-// row named by its strategy and the settings that differ between the
-// sales ("redis, fencing on"), a name met twice numbered ("(2)").
+// row named by its strategy, the settings that differ between the sales
+// ("redis, fencing on") and what a sale's name adds to the name every
+// sale of the lesson starts with ("scenario pause-past-ttl, buyer-2 reads
+// first"); a name still met twice is numbered ("(2)").
 func CaseTable(views []shopapi.SaleView) catalogue.Cases {
+	common := ""
+	if len(views) > 0 {
+		common = views[0].Name
+		for _, v := range views[1:] {
+			for !strings.HasPrefix(v.Name, common) {
+				common = common[:len(common)-1]
+			}
+		}
+		// Whole words only: "herd cache on" and "herd cache off" share
+		// "herd cache ", not "herd cache o".
+		for _, v := range views {
+			if len(v.Name) > len(common) && !strings.ContainsRune(" ,;:", rune(v.Name[len(common)])) &&
+				(common == "" || !strings.ContainsRune(" ,;:", rune(common[len(common)-1]))) {
+				common = common[:strings.LastIndexAny(common, " ,;:")+1]
+			}
+		}
+	}
 	var differ []setting
 	for _, s := range settings {
 		for _, v := range views[min(1, len(views)):] {
@@ -75,6 +94,9 @@ func CaseTable(views []shopapi.SaleView) catalogue.Cases {
 		for _, s := range differ {
 			e, z := s.name(v)
 			en, zh = append(en, e), append(zh, z)
+		}
+		if extra := strings.Trim(strings.TrimPrefix(v.Name, common), " ,;:"); extra != "" && common != "" {
+			en, zh = append(en, extra), append(zh, extra)
 		}
 		c := catalogue.Case{SaleID: v.ID, Name: strings.Join(en, ", "), NameZh: strings.Join(zh, "，"), Strategy: v.Strategy,
 			InitialStock: v.InitialStock, Sold: v.Sold, ExpectedStock: v.InitialStock - v.Sold, StockLeft: v.Stock,

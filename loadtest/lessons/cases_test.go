@@ -77,6 +77,7 @@ func TestCaseTableNamesAndVerdicts(t *testing.T) {
 		{ID: 1, Strategy: "redis", InitialStock: 10, Sold: 6, Stock: 5, LostUpdates: 1, Violations: 1},
 		{ID: 2, Strategy: "redis", Fencing: true, InitialStock: 10, Sold: 5, Stock: 5, Violations: 1, FencedWrites: 1},
 		{ID: 3, Strategy: "redis", InitialStock: 10, Sold: 5, Stock: 5},
+		{ID: 5, Strategy: "redis", InitialStock: 10, Sold: 5, Stock: 5},
 		{ID: 4, Strategy: "mutex", InitialStock: 10, Sold: 12, Stock: 0, Oversold: 2},
 	}
 	got := CaseTable(views)
@@ -84,20 +85,30 @@ func TestCaseTableNamesAndVerdicts(t *testing.T) {
 	for _, c := range got {
 		names, namesZh, verdicts = append(names, c.Name), append(namesZh, c.NameZh), append(verdicts, c.Verdict)
 	}
-	if want := []string{"redis，防护令牌 关", "redis，防护令牌 开", "redis，防护令牌 关（2）", "mutex，防护令牌 关"}; !slices.Equal(namesZh, want) {
+	if want := []string{"redis，防护令牌 关", "redis，防护令牌 开", "redis，防护令牌 关（2）", "redis，防护令牌 关（3）", "mutex，防护令牌 关"}; !slices.Equal(namesZh, want) {
 		t.Errorf("Chinese names %q, want %q", namesZh, want)
 	}
-	if want := []string{"redis, fencing off", "redis, fencing on", "redis, fencing off (2)", "mutex, fencing off"}; !slices.Equal(names, want) {
+	if want := []string{"redis, fencing off", "redis, fencing on", "redis, fencing off (2)", "redis, fencing off (3)", "mutex, fencing off"}; !slices.Equal(names, want) {
 		t.Errorf("names %q, want %q", names, want)
 	}
-	if want := []string{"broken", "overlapped_safe", "holds", "broken"}; !slices.Equal(verdicts, want) {
+	if want := []string{"broken", "overlapped_safe", "holds", "holds", "broken"}; !slices.Equal(verdicts, want) {
 		t.Errorf("verdicts %q, want %q", verdicts, want)
 	}
-	if got[3].ExpectedStock != -2 {
+	if got[4].ExpectedStock != -2 {
 		t.Errorf("expected stock of an oversold sale: %d, want -2", got[3].ExpectedStock)
 	}
 	if len(CaseTable(nil)) != 0 {
 		t.Error("no sales: rows")
+	}
+	// What a sale's name adds to the lesson's common name tells cases apart.
+	named := CaseTable([]shopapi.SaleView{{ID: 1, Name: "scenario p", Strategy: "redis"},
+		{ID: 2, Name: "scenario p, buyer-2 reads first", Strategy: "redis"}})
+	words := CaseTable([]shopapi.SaleView{{ID: 1, Name: "herd cache on", Strategy: "redis"}, {ID: 2, Name: "herd cache off", Strategy: "redis"}})
+	if words[0].Name != "redis, on" || words[1].Name != "redis, off" {
+		t.Errorf("whole words: %q, %q", words[0].Name, words[1].Name)
+	}
+	if named[0].Name != "redis" || named[1].Name != "redis, buyer-2 reads first" || named[1].NameZh != "redis，buyer-2 reads first" {
+		t.Errorf("named by the sale names: %q, %q / %q", named[0].Name, named[1].Name, named[1].NameZh)
 	}
 }
 

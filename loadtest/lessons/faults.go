@@ -153,7 +153,11 @@ type pauseCase struct {
 
 func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
 	t1, t2 := sc.Targets[0], sc.Targets[1]
-	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+	name := "scenario pause-past-ttl" // the part after the lesson's name tells its cases apart in the result table
+	if bStalls {
+		name += ", buyer-2 reads first"
+	}
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: name, Strategy: pc.strategy,
 		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err

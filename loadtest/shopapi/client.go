@@ -83,6 +83,7 @@ type SaleRequest struct {
 // view goes to the JSON report untouched.
 type SaleView struct {
 	ID           uint64 `json:"id"`
+	Name         string `json:"name"`
 	Strategy     string `json:"strategy"`
 	WorkMS       int    `json:"work_ms"`
 	TTLMS        int    `json:"ttl_ms"`

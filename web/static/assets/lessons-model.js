@@ -32,13 +32,33 @@ const SETTINGS = [
   { value: (v) => String(v.order_mode || ''), en: (v) => `${v.order_mode} orders`, zh: (v) => `下单模式 ${v.order_mode}` },
 ];
 
-/** caseNames names each sale view ({en, zh}) as the result table does: "redis, fencing on". */
+const SEP = ' ,;:';
+/** commonName is the start every sale name shares, cut back to a whole word. */
+function commonName(views) {
+  let common = views[0]?.name || '';
+  for (const v of views) while (!(v.name || '').startsWith(common)) common = common.slice(0, -1);
+  for (const v of views) {
+    const name = v.name || '';
+    if (name.length > common.length && !SEP.includes(name[common.length]) && (!common || !SEP.includes(common.at(-1)))) {
+      common = common.slice(0, Math.max(...[...SEP].map((c) => common.lastIndexOf(c))) + 1);
+    }
+  }
+  return common;
+}
+
+/**
+ * caseNames names each sale view ({en, zh}) as the result table does
+ * (loadtest/lessons CaseTable): the strategy, the settings that differ
+ * ("redis, fencing on") and what its name adds to the lesson's common one.
+ */
 export function caseNames(views) {
   const differ = SETTINGS.filter((s) => views.some((v) => s.value(v) !== s.value(views[0])));
+  const common = commonName(views);
   const seen = new Map();
   return views.map((v) => {
-    let en = [v.strategy, ...differ.map((s) => s.en(v))].join(', ');
-    let zh = [v.strategy, ...differ.map((s) => s.zh(v))].join('，');
+    const extra = common ? (v.name || '').slice(common.length).replace(/^[ ,;:]+|[ ,;:]+$/g, '') : '';
+    let en = [v.strategy, ...differ.map((s) => s.en(v)), ...(extra ? [extra] : [])].join(', ');
+    let zh = [v.strategy, ...differ.map((s) => s.zh(v)), ...(extra ? [extra] : [])].join('，');
     const n = (seen.get(en) || 0) + 1;
     seen.set(en, n);
     if (n > 1) { en += ` (${n})`; zh += `（${n}）`; }
