@@ -14,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
 COMPOSE=docker-compose.yml
 ENV_GO=internal/config/env.go
-SERVICES="agent-1 agent-2 etcd mariadb redis redis-master redis-replica redlock-1 redlock-2 redlock-3 sentinel-1 sentinel-2 sentinel-3 shop-1 shop-2 shop-3 zookeeper-1 zookeeper-2 zookeeper-3"
+SERVICES="agent-1 agent-2 etcd grafana mariadb prometheus redis redis-master redis-replica redlock-1 redlock-2 redlock-3 sentinel-1 sentinel-2 sentinel-3 shop-1 shop-2 shop-3 zookeeper-1 zookeeper-2 zookeeper-3"
 
 die() { printf 'compose_test: %s\n' "$*" >&2; exit 1; }
 
@@ -140,6 +140,29 @@ if errs: sys.exit("\n".join(errs))
 '
 }
 
+# Prometheus and Grafana read the repository's files: the folders they mount
+# exist and hold what they are pointed at.
+observability_configured() {
+  py "$RENDERED" '
+import os
+errs = []
+p, g = s["prometheus"], s["grafana"]
+if "--config.file=/etc/prometheus/prometheus.yml" not in p.get("command", []): errs.append("prometheus: not on /etc/prometheus/prometheus.yml")
+def mount(v):  # rendered as "source:target[:mode]" or as a mapping, by version
+    if isinstance(v, dict): return v["target"], v["source"]
+    src, target = v.split(":")[:2]
+    return target, src
+mounts = dict(mount(v) for v in p.get("volumes", []) + g.get("volumes", []))
+want = {"/etc/prometheus": "deploy/prometheus", "/etc/grafana/provisioning": "deploy/grafana/provisioning",
+        "/var/lib/grafana/dashboards": "deploy/grafana/dashboards"}
+for target, src in want.items():
+    got = mounts.get(target, "")
+    if not got.endswith(src) or not os.path.isdir(got): errs.append(f"{target}: mounts {got!r}, want the folder {src}")
+if not os.path.isfile(os.path.join(mounts.get("/etc/prometheus", ""), "targets", "compose.json")): errs.append("prometheus: no targets/compose.json")
+if errs: sys.exit("\n".join(errs))
+'
+}
+
 dockerfile_multistage() {
   local errs=0
   grep -Eq '^FROM golang:1\.26 AS build' Dockerfile || { echo "no golang:1.26 build stage"; errs=1; }
@@ -172,6 +195,7 @@ check "every SECKILL_* name in $COMPOSE is defined in $ENV_GO" names_in_env_go
 check "replicas: SECKILL_* settings, ids, hostnames, health-gated start, loopback host ports; agents" replicas_configured
 check "SECKILL_ADMIN_TOKEN comes from the environment (default change-me)" token_from_environment
 check "backends: images, no RedLock persistence, the queue Redis's from SECKILL_REDIS_PERSISTENCE, ZooKeeper tickTime 500, health checks" backends_configured
+check "prometheus and grafana mount deploy/prometheus and deploy/grafana" observability_configured
 check "Dockerfile: golang:1.26 build stage for ./cmd/shop and ./loadtest, slim non-root runtime" dockerfile_multistage
 check "Dockerfile build targets are Go packages" dockerfile_targets_exist
 check ".dockerignore keeps .git, .run and bin out of the build context" dockerignore_excludes_state

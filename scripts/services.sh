@@ -4,6 +4,8 @@
 #   MariaDB 13306 | Redis 16379 (main) + 16380-16382 (RedLock nodes) | ZooKeeper 12181
 #   etcd 12379 (peer 12380)
 #   Redis with Sentinel: master 16383, replica 16384, Sentinels 16385-16387 (name seckill)
+#   Prometheus 19090: deploy/prometheus's configuration and rules, scraping make
+#   demo's three replicas (127.0.0.1:8080-8082)
 # Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
 #
 # A second, private set (scripts/services_test.sh starts one from cold beside a
@@ -14,6 +16,7 @@
 #   SECKILL_ZK_ENSEMBLE_PORTS ("12191 12192 12193": the three-server ZooKeeper ensemble)
 #   SECKILL_SENTINEL_REDIS_PORTS ("16383 16384": the first starts as the master)
 #   SECKILL_SENTINEL_PORTS ("16385 16386 16387")  SECKILL_SENTINEL_MASTER (seckill)
+#   SECKILL_PROMETHEUS_PORT (19090)
 # and the persistence of the default Redis (the stock and the order queue):
 #   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
 #   switchable at run time with PUT /api/queue/durability
@@ -44,6 +47,7 @@ REDIS_PERSISTENCE="${SECKILL_REDIS_PERSISTENCE:-none}"
 read -r -a SR_PORTS <<<"${SECKILL_SENTINEL_REDIS_PORTS:-16383 16384}"
 read -r -a SEN_PORTS <<<"${SECKILL_SENTINEL_PORTS:-16385 16386 16387}"
 SEN_MASTER="${SECKILL_SENTINEL_MASTER:-seckill}"
+PROM_PORT="${SECKILL_PROMETHEUS_PORT:-19090}"
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -168,6 +172,7 @@ ensure_packages() {
   command -v etcd >/dev/null || need+=(etcd-server)
   command -v redis-sentinel >/dev/null || need+=(redis-sentinel)
   command -v etcdctl >/dev/null || need+=(etcd-client)
+  command -v prometheus >/dev/null && command -v promtool >/dev/null || need+=(prometheus)
   if [[ ${WITH_TEST_PACKAGES:-} ]]; then
     [[ -x /usr/bin/chromium ]] || need+=(chromium)
     dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || need+=(fonts-wqy-microhei)
@@ -524,6 +529,35 @@ sentinel_up() {
   say "sentinel: master $SEN_MASTER is $m"
 }
 
+# ---------- Prometheus ----------------------------------------------------
+# The repository's scrape configuration and rules (deploy/prometheus), copied
+# under .run/prometheus/ at every start with a file_sd target list of make
+# demo's three replicas; Debian's package ships a systemd unit on 9090 that
+# nothing starts here (policy-rc.d during install, no systemd).
+
+PROM="$RUN/prometheus"
+PROM_PAT='prometheus'
+prom_ok() {
+  # shellcheck disable=SC2016 # $0 belongs to the inner shell
+  timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf "GET /-/ready HTTP/1.0\r\n\r\n" >&3 && head -n1 <&3' "$PROM_PORT" 2>/dev/null |
+    grep -q ' 200 '
+}
+
+prom_start() {
+  mkdir -p "$PROM/config/targets"
+  cp "$ROOT/deploy/prometheus/prometheus.yml" "$ROOT/deploy/prometheus/rules.yml" "$PROM/config/"
+  printf '[{"targets": ["127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"], "labels": {"stack": "demo"}}]\n' \
+    >"$PROM/config/targets/demo.json"
+  spawn "$PROM/prometheus.pid" "$PROM/prometheus.log" prometheus --config.file="$PROM/config/prometheus.yml" \
+    --storage.tsdb.path="$PROM/data" --storage.tsdb.retention.time=2d \
+    --web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn
+}
+
+prometheus_up() {
+  mkdir -p "$PROM"
+  ensure_one prometheus "$PROM_PORT" "$PROM/prometheus.pid" "$PROM_PAT" "$PROM/prometheus.log" 30 prom_start prom_ok
+}
+
 # ---------- commands ------------------------------------------------------
 
 cmd_up() {
@@ -536,6 +570,7 @@ cmd_up() {
   sentinel_up
   [[ ${ZK_ENSEMBLE:-1} != 1 ]] || zke_up
   mariadb_up
+  prometheus_up
   say "all services up"
 }
 
@@ -552,6 +587,7 @@ cmd_down() {
     stop "zk-ensemble-$i:${ZKE_PORTS[$((i - 1))]}" "$RUN/zk-ensemble-$i/zookeeper.pid" "$ZK_PAT"
   done
   stop "mariadb:$MARIADB_PORT" "$MDB/mariadb.pid" "$MDB_PAT"
+  stop "prometheus:$PROM_PORT" "$PROM/prometheus.pid" "$PROM_PAT"
 }
 
 # status_line NAME PORT PIDFILE PATTERN CHECK...: returns 1 when down.
@@ -577,6 +613,7 @@ cmd_status() {
   done
   status_line zookeeper "$ZK_PORT" "$ZK/zookeeper.pid" "$ZK_PAT" zk_ok || rc=3
   status_line etcd "$ETCD_PORT" "$ETCD/etcd.pid" "$ETCD_PAT" etcd_ok || rc=3
+  status_line prometheus "$PROM_PORT" "$PROM/prometheus.pid" "$PROM_PAT" prom_ok || rc=3
   for p in "${SR_PORTS[@]}"; do
     status_line sen-redis "$p" "$(sr_dir "$p")/redis.pid" "$SR_PAT" redis_ok "$p" || rc=3
   done

@@ -29,13 +29,14 @@ free_ports() {
   echo "services_test: no $n free consecutive ports found" >&2
   exit 1
 }
-mapfile -t PORTS < <(free_ports 13) # the 8th is etcd's peer port; 9-13 the Sentinel set
-((${#PORTS[@]} == 13)) || exit 1
+mapfile -t PORTS < <(free_ports 14) # the 8th is etcd's peer port; 9-13 the Sentinel set; 14 Prometheus
+((${#PORTS[@]} == 14)) || exit 1
 export SECKILL_SERVICES_DIR="$ROOT/.run/services-test-$$"
 export SECKILL_MARIADB_PORT=${PORTS[0]} SECKILL_ZK_PORT=${PORTS[1]}
 export SECKILL_REDIS_PORTS="${PORTS[2]} ${PORTS[3]} ${PORTS[4]} ${PORTS[5]}"
 export SECKILL_ETCD_PORT=${PORTS[6]}
 export SECKILL_SENTINEL_REDIS_PORTS="${PORTS[8]} ${PORTS[9]}" SECKILL_SENTINEL_PORTS="${PORTS[10]} ${PORTS[11]} ${PORTS[12]}"
+export SECKILL_PROMETHEUS_PORT=${PORTS[13]}
 RUN=$SECKILL_SERVICES_DIR
 MDB_PORT=$SECKILL_MARIADB_PORT ZK_PORT=$SECKILL_ZK_PORT
 R_MAIN=${PORTS[2]} R_1=${PORTS[3]} R_2=${PORTS[4]}
@@ -67,7 +68,7 @@ zk_srvr() { echo srvr | nc -q1 -w3 127.0.0.1 "$ZK_PORT" 2>&1; }
 # before and after must match.
 default_ports() {
   local p
-  for p in 13306 12181 12379 16379 16380 16381 16382 16383 16384 16385 16386 16387; do port_open "$p" && printf '%s ' "$p"; done
+  for p in 13306 12181 12379 16379 16380 16381 16382 16383 16384 16385 16386 16387 19090; do port_open "$p" && printf '%s ' "$p"; done
 }
 default_before=$(default_ports)
 
@@ -77,7 +78,7 @@ svc down; check "second down exits 0" test "$rc" -eq 0
 check "no pid files left after down" test -z "$(find "$RUN" -name '*.pid' 2>/dev/null)"
 svc status
 check "status exits 3 when down" test "$rc" -eq 3
-check "status: 12 services down" test "$(count ' down')" -eq 12
+check "status: 13 services down" test "$(count ' down')" -eq 13
 
 # The ZooKeeper ensemble (up's default) is left out here: its ports are the
 # default set's (make test starts it there with the rest), and three more
@@ -92,7 +93,7 @@ ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
 printf '    up from cold took %d.%03d s\n' $((ms / 1000)) $((ms % 1000))
 svc status
 check "status exits 0 when up" test "$rc" -eq 0
-check "status: 12 services up" test "$(count ' up ')" -eq 12
+check "status: 13 services up" test "$(count ' up ')" -eq 13
 
 echo "# up again (idempotent)"
 pids_before=$(cat "$RUN"/*/*.pid 2>/dev/null)
@@ -140,6 +141,8 @@ check "RedLock nodes are independent ($R_1 key not on $R_2)" \
 check "zookeeper srvr: Mode: standalone" grep -q 'Mode: standalone' <<<"$(zk_srvr)"
 check "zookeeper ruok: imok" test "$(echo ruok | nc -q1 -w3 127.0.0.1 "$ZK_PORT")" == imok
 check "etcd: put and get a key" test "$(ETCDCTL_API=3 etcdctl --endpoints "127.0.0.1:$SECKILL_ETCD_PORT" put services_test 1 >/dev/null && ETCDCTL_API=3 etcdctl --endpoints "127.0.0.1:$SECKILL_ETCD_PORT" get --print-value-only services_test 2>&1)" == 1
+check "prometheus: ready, with the repository's rules loaded" grep -q '"name":"seckill"' \
+  <<<"$(timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf "GET /api/v1/rules HTTP/1.0\r\n\r\n" >&3 && cat <&3' "$SECKILL_PROMETHEUS_PORT" 2>/dev/null)"
 
 sen_master() { redis-cli -p "$1" sentinel get-master-addr-by-name seckill 2>/dev/null | paste -sd: -; }
 check "sentinel: every Sentinel names the master ${PORTS[8]}" test "$(for p in $SECKILL_SENTINEL_PORTS; do sen_master "$p"; done | sort -u)" == "127.0.0.1:${PORTS[8]}"
@@ -152,7 +155,7 @@ check "everything up at the end" test "$rc" -eq 0
 echo "# down stops the private set only"
 svc down
 check "down of the private set exits 0" test "$rc" -eq 0
-for p in $MDB_PORT $ZK_PORT $SECKILL_REDIS_PORTS $SECKILL_ETCD_PORT $SECKILL_SENTINEL_REDIS_PORTS $SECKILL_SENTINEL_PORTS; do
+for p in $MDB_PORT $ZK_PORT $SECKILL_REDIS_PORTS $SECKILL_ETCD_PORT $SECKILL_SENTINEL_REDIS_PORTS $SECKILL_SENTINEL_PORTS $SECKILL_PROMETHEUS_PORT; do
   check "port $p closed after down" bash -c "! timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$p' 2>/dev/null"
 done
 

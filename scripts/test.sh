@@ -107,8 +107,9 @@ start vet nice -n 10 make --no-print-directory vet VETFLAGS=-race
 start browser-test nice -n -5 bash scripts/browser.sh run
 # The longest packages first: go test starts packages in the order given
 # (three at a time), and the conformance suite alone takes ~3 minutes; last
-# in line it made the whole step a minute longer.
-slow_first=(./internal/lockstrategy ./e2e ./loadtest ./internal/order ./internal/httpapi)
+# in line it made the whole step a minute longer. deploy/promcheck runs a
+# demo and Prometheus for up to two minutes: early too.
+slow_first=(./internal/lockstrategy ./e2e ./loadtest ./internal/order ./internal/httpapi ./deploy/promcheck)
 run go-test "$LOGS/gotestsum" --format pkgname-and-test-fails --format-icons text \
   --jsonfile "$LOGS/go-test.json" -- -race -vet=off -count=1 -p 3 -parallel 3 -timeout 9m "${slow_first[@]}" ./...
 finish vet

@@ -146,6 +146,8 @@ func (r *replica) openServices(ctx context.Context) error {
 	r.metrics = metrics.New()
 	r.live = metrics.NewLiveRecorder(r.metrics, r.log) // per-sale HDR figures; forwards to metrics for /metrics
 	store := inventory.NewStore(r.db)
+	r.metrics.SaleTruths(saleTruths(store), r.log)
+	r.metrics.FaultKinds(faults.Names())
 	r.orders = order.NewService(order.Config{ReplicaID: r.cfg.ReplicaID, LockWait: r.cfg.LockWait}, store, r.lockers, r.live, r.log)
 	// Detached from the signal so that the final publish runs after the
 	// HTTP shutdown let in-flight orders finish, and before the DB closes.
@@ -164,6 +166,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		ReplyDrop:      r.backends.ReplyDrop,
 		ZKEnsemble:     zkensemble.FromEnv(),
 		DBLink:         r.dbLink,
+		Injected:       r.metrics.ObserveFault,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	g, err := r.openGuards(ctx)

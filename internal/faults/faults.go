@@ -62,6 +62,9 @@ type Config struct {
 	ZKEnsemble zkensemble.Ensemble
 	// DBLink is the path to the database that cut_db cuts; nil: none.
 	DBLink *DBLink
+	// Injected, when set, is told the kind of every fault that ran
+	// (metrics.ObserveFault: seckill_faults_injected_total).
+	Injected func(kind string)
 }
 
 // Service injects faults into one replica.

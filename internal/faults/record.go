@@ -14,10 +14,13 @@ import (
 // injection (for the faults armed for the next critical section, such as
 // pause_holder, the window begins at the arming: the section follows);
 // any other heals at once (from == to). A fault that failed to run is not
-// recorded.
+// recorded. Each fault that ran is also counted (Config.Injected).
 func (s *Service) Inject(ctx context.Context, k Kind, a Args) (Result, error) {
 	from := time.Now()
 	res, err := k.Run(ctx, s, a)
+	if err == nil && s.cfg.Injected != nil {
+		s.cfg.Injected(k.Name)
+	}
 	if err != nil || s.orders == nil {
 		return res, err
 	}

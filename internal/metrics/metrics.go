@@ -27,6 +27,7 @@ type Metrics struct {
 	critical *prometheus.HistogramVec
 	fairPair *prometheus.CounterVec
 	fairInv  *prometheus.CounterVec
+	faults   *prometheus.CounterVec
 }
 
 var _ order.Recorder = (*Metrics)(nil)
@@ -77,8 +78,9 @@ func New() *Metrics {
 			Name: "seckill_lock_grant_inversions_total",
 			Help: "Adjacent lock grants whose later-served buyer had arrived first.",
 		}, []string{"strategy"}),
+		faults: newFaultsInjected(),
 	}
-	m.reg.MustRegister(m.orders, m.answers, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv,
+	m.reg.MustRegister(m.orders, m.answers, m.duration, m.lockWait, m.retries, m.critical, m.fairPair, m.fairInv, m.faults,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.queue = newQueueMetrics(m.reg)
