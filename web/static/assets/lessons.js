@@ -69,6 +69,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
   let timer = null;
   const timelines = new Map(); // sale id -> decisive lines (a finished case's timeline does not change)
   let band = { run: 0, views: [] }; // the lesson run the band shows, and its sales' views
+  const shown = new Set(); // lesson runs the band has shown
+  const opened = Date.now(); // runs that finished before the page opened stay off the band
 
   const msg = (text, bad = true) => { const m = $('#lessons-msg'); m.textContent = text; m.className = `msg${bad && text ? ' bad' : ''}`; };
 
@@ -224,10 +226,18 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     });
   }
 
-  /** follow reads the running lesson's sales and hands the band their view; once more when the run ended. */
+  /**
+   * follow reads the running lesson's sales and hands the band their view;
+   * once more when the run ended. A lesson that ran between two polls (a
+   * herd takes 3 s; the poll is every 5 s when nothing runs) is shown once
+   * done, when it finished after this page opened.
+   */
   async function follow() {
-    const l = runningLesson(lessons) || lessons.find((x) => x.last?.id === band.run && x.last.status === 'done' && !band.final);
+    const l = runningLesson(lessons) || lessons.find((x) => x.last?.id === band.run && x.last.status === 'done' && !band.final)
+      || lessons.find((x) => x.last?.status === 'done' && x.last.id > band.run && !shown.has(x.last.id)
+        && Date.parse(x.last.finished_at) > opened && x.last.sales?.length);
     if (!l) return;
+    shown.add(l.last.id);
     const r = l.last;
     if (band.run !== r.id) band = { run: r.id, views: [] };
     if (r.status === 'done') band.final = true;
