@@ -164,6 +164,7 @@ var domainErrors = []mapping{
 	// Lessons.
 	{err: lessondb.ErrBusy, status: http.StatusConflict, code: "lesson_busy", message: "a run of this lesson is already pending or running; wait for its verdict"},
 	{err: lessondb.ErrNotYours, status: http.StatusConflict, code: "not_running", message: "the run is not running under this agent (finished, expired or claimed by another)"},
+	{err: lessondb.ErrPace, status: http.StatusBadRequest, code: "invalid_field", message: "pace must be normal or class", field: "pace"},
 	{err: lessondb.ErrVerdict, status: http.StatusBadRequest, code: "invalid_field", message: "verdict must be PASS, FAIL, ERROR or SKIP", field: "verdict"},
 	{err: lessondb.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such lesson run"},
 	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},

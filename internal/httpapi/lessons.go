@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -21,6 +23,7 @@ func (s *Server) lessonRoutes(api *gin.RouterGroup) {
 	api.POST("/lessons/:name/runs", s.requireAdmin, s.createLessonRun)
 	api.GET("/lesson-runs/:id", s.getLessonRun)
 	api.POST("/lesson-runs/:id/result", s.requireAdmin, s.lessonResult) // agents carry the token too
+	api.POST("/lesson-runs/:id/sales", s.requireAdmin, s.lessonSales)
 	api.POST("/agents/lesson-claim", s.requireAdmin, s.claimLesson)
 }
 
@@ -52,12 +55,18 @@ func (s *Server) listLessons(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"lessons": views, "agents": len(agents)})
 }
 
-// createLessonRun is POST /api/lessons/:name/runs; the name "all" queues
-// every lesson not already queued, in catalogue order.
+// createLessonRun is POST /api/lessons/:name/runs with an optional body
+// {"pace": "normal"|"class"}; the name "all" queues every lesson not
+// already queued, in catalogue order.
 func (s *Server) createLessonRun(c *gin.Context) {
 	name := c.Param("name")
 	if _, ok := lessons.Find(name); !ok && name != "all" {
 		writeError(c, s.log, notFound("name", "no lesson %q; GET /api/lessons lists them", clip.Input(name)))
+		return
+	}
+	pace, err := lessonPace(c.Request.Body)
+	if err != nil {
+		writeError(c, s.log, err)
 		return
 	}
 	agents, _, err := s.liveMembers(c)
@@ -70,7 +79,7 @@ func (s *Server) createLessonRun(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	if name != "all" {
-		run, err := s.lessons.Create(ctx, name)
+		run, err := s.lessons.Create(ctx, name, pace)
 		if err != nil {
 			writeError(c, s.log, orDBUnavailable(err))
 			return
@@ -80,7 +89,7 @@ func (s *Server) createLessonRun(c *gin.Context) {
 	}
 	var queued []lessons.Run
 	for _, l := range lessons.Catalogue {
-		run, err := s.lessons.Create(ctx, l.Name)
+		run, err := s.lessons.Create(ctx, l.Name, pace)
 		if errors.Is(err, lessondb.ErrBusy) {
 			continue
 		}
@@ -95,6 +104,29 @@ func (s *Server) createLessonRun(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"runs": queued})
+}
+
+// lessonPace reads the optional body of a lesson run's creation: no body
+// (or an empty one) is the normal pace.
+func lessonPace(body io.Reader) (string, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return "", err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return lessons.PaceNormal, nil
+	}
+	var pace *string
+	if err := decodeObject(bytes.NewReader(raw), map[string]any{"pace": &pace}); err != nil {
+		return "", err
+	}
+	if pace == nil || *pace == "" {
+		return lessons.PaceNormal, nil
+	}
+	if !lessons.ValidPace(*pace) {
+		return "", badField("pace", "pace must be %q or %q, not %q", lessons.PaceNormal, lessons.PaceClass, clip.Input(*pace))
+	}
+	return *pace, nil
 }
 
 func (s *Server) getLessonRun(c *gin.Context) {
@@ -139,7 +171,8 @@ func (s *Server) claimLesson(c *gin.Context) {
 }
 
 // lessonResult is POST /api/lesson-runs/:id/result {"agent_id", "verdict",
-// "observed", "output"} from the agent that claimed the run.
+// "observed", "output", "cases", "sales"} from the agent that claimed the
+// run.
 func (s *Server) lessonResult(c *gin.Context) {
 	id, err := pathInt(c, "id")
 	if err != nil {
@@ -147,8 +180,10 @@ func (s *Server) lessonResult(c *gin.Context) {
 		return
 	}
 	var agentArg, verdict, observed, output *string
+	var cases lessons.Cases
+	var sales lessons.SaleIDs
 	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "verdict": &verdict,
-		"observed": &observed, "output": &output}); err != nil {
+		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales}); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
@@ -161,7 +196,58 @@ func (s *Server) lessonResult(c *gin.Context) {
 		writeError(c, s.log, badField("verdict", "verdict is required"))
 		return
 	}
-	if err := s.lessons.Finish(c.Request.Context(), uint64(id), agent, *verdict, deref(observed), deref(output)); err != nil {
+	if len(cases) > maxLessonCases {
+		writeError(c, s.log, badField("cases", "at most %d cases", maxLessonCases))
+		return
+	}
+	if len(sales) > maxLessonSales {
+		writeError(c, s.log, badField("sales", "at most %d sales", maxLessonSales))
+		return
+	}
+	res := lessondb.Result{Verdict: *verdict, Observed: deref(observed), Output: deref(output), Cases: cases, Sales: sales}
+	if err := s.lessons.Finish(c.Request.Context(), uint64(id), agent, res); err != nil {
+		writeError(c, s.log, orDBUnavailable(err))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// A lesson creates a few sales (the most, queue-durability, six); these
+// bound what an agent may report.
+const (
+	maxLessonSales = 64
+	maxLessonCases = 64
+)
+
+// lessonSales is POST /api/lesson-runs/:id/sales {"agent_id", "sales"}:
+// the sales the running lesson created so far, in order, from the agent
+// that runs it. The dashboard's band follows the newest.
+func (s *Server) lessonSales(c *gin.Context) {
+	id, err := pathInt(c, "id")
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	var agentArg *string
+	var sales lessons.SaleIDs
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "sales": &sales}); err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	agent, err := agentID(agentArg)
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if sales == nil {
+		writeError(c, s.log, badField("sales", "sales is required: the ids of the sales the lesson created"))
+		return
+	}
+	if len(sales) > maxLessonSales {
+		writeError(c, s.log, badField("sales", "at most %d sales", maxLessonSales))
+		return
+	}
+	if err := s.lessons.SetSales(c.Request.Context(), uint64(id), agent, sales); err != nil {
 		writeError(c, s.log, orDBUnavailable(err))
 		return
 	}

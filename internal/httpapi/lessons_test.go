@@ -54,6 +54,12 @@ func TestLessonRunRefusals(t *testing.T) {
 	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a"}`, auth), http.StatusBadRequest, "invalid_field", "verdict")
 	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a","verdict":"PASS","extra":1}`, auth), http.StatusBadRequest, "unknown_field", "extra")
 	wantError(t, e.get("/api/lesson-runs/x"), http.StatusBadRequest, "invalid_id", "id")
+	wantError(t, e.post("/api/lessons/pause-past-ttl/runs", `{"pace":"slow"}`, auth), http.StatusBadRequest, "invalid_field", "pace")
+	wantError(t, e.post("/api/lessons/pause-past-ttl/runs", `{"pace":1}`, auth), http.StatusBadRequest, "invalid_field", "pace")
+	wantError(t, e.post("/api/lessons/all/runs", `{"speed":"class"}`, auth), http.StatusBadRequest, "unknown_field", "speed")
+	wantError(t, e.post("/api/lesson-runs/1/sales", `{"agent_id":"a"}`, auth), http.StatusBadRequest, "invalid_field", "sales")
+	wantError(t, e.post("/api/lesson-runs/1/sales", `{"agent_id":"a","sales":["x"]}`, auth), http.StatusBadRequest, "invalid_field", "sales")
+	wantError(t, e.post("/api/lesson-runs/1/sales", `{"agent_id":"a","sales":[1]}`), http.StatusUnauthorized, "unauthorized", "")
 }
 
 // The protocol the dashboard and the agents speak: queue, busy, claim one
@@ -68,12 +74,12 @@ func TestLessonRunProtocol(t *testing.T) {
 	register(t, e, discovery.Member{ID: agentB, Kind: discovery.KindAgent, PID: 3})
 
 	var first, second lessons.Run
-	rec := e.post("/api/lessons/del-without-owner/runs", ``)
+	rec := e.post("/api/lessons/del-without-owner/runs", `{"pace":"class"}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("queue: %d %s", rec.Code, rec.Body)
 	}
 	mustJSON(t, rec, &first)
-	if first.Status != lessons.StatusPending || first.Lesson != "del-without-owner" || first.ID == 0 {
+	if first.Status != lessons.StatusPending || first.Lesson != "del-without-owner" || first.ID == 0 || first.Pace != lessons.PaceClass {
 		t.Fatalf("queued %+v", first)
 	}
 	wantError(t, e.post("/api/lessons/del-without-owner/runs", ``), http.StatusConflict, "lesson_busy", "")
@@ -88,17 +94,34 @@ func TestLessonRunProtocol(t *testing.T) {
 		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
 	}
 	mustJSON(t, rec, &claim)
-	if claim.Run.ID != first.ID || claim.Run.Status != lessons.StatusRunning || len(claim.Targets) != 1 || claim.Targets[0] != shop {
+	if claim.Run.ID != first.ID || claim.Run.Status != lessons.StatusRunning || len(claim.Targets) != 1 || claim.Targets[0] != shop ||
+		claim.Run.Pace != lessons.PaceClass {
 		t.Fatalf("claimed %+v, want run %d running on [%s]", claim, first.ID, shop)
 	}
 	// One lesson at a time: B gets nothing while A runs.
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)); rec.Code != http.StatusNoContent {
 		t.Fatalf("second claim while one runs: %d %s", rec.Code, rec.Body)
 	}
+	// While it runs, the agent reports the sales it created; GET returns them.
+	salesPath := fmt.Sprintf("/api/lesson-runs/%d/sales", first.ID)
+	for _, body := range []string{`[41]`, `[41]`, `[41,42]`} { // the same list twice changes no row: still accepted
+		if rec := e.post(salesPath, `{"agent_id":"`+agentA+`","sales":`+body+`}`); rec.Code != http.StatusNoContent {
+			t.Fatalf("sales %s: %d %s", body, rec.Code, rec.Body)
+		}
+	}
+	wantError(t, e.post(salesPath, `{"agent_id":"`+agentB+`","sales":[43]}`), http.StatusConflict, "not_running", "")
+	var running lessons.Run
+	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", first.ID)), &running)
+	if fmt.Sprint(running.Sales) != "[41 42]" || running.Cases != nil {
+		t.Fatalf("running: sales %v cases %v, want [41 42] and none", running.Sales, running.Cases)
+	}
 	path := fmt.Sprintf("/api/lesson-runs/%d/result", first.ID)
 	wantError(t, e.post(path, `{"agent_id":"`+agentA+`","verdict":"OK"}`), http.StatusBadRequest, "invalid_field", "verdict")
 	wantError(t, e.post(path, `{"agent_id":"`+agentB+`","verdict":"PASS"}`), http.StatusConflict, "not_running", "")
-	if rec := e.post(path, `{"agent_id":"`+agentA+`","verdict":"PASS","observed":"seen","output":"all"}`); rec.Code != http.StatusNoContent {
+	result := `{"agent_id":"` + agentA + `","verdict":"PASS","observed":"seen","output":"all","sales":[41,42],` +
+		`"cases":[{"sale_id":41,"name":"redis-no-owner","strategy":"redis-no-owner","initial_stock":10,"sold":6,` +
+		`"expected_stock":4,"stock_left":5,"lost_updates":1,"violations":2,"verdict":"broken"}]}`
+	if rec := e.post(path, result); rec.Code != http.StatusNoContent {
 		t.Fatalf("result: %d %s", rec.Code, rec.Body)
 	}
 	wantError(t, e.post(path, `{"agent_id":"`+agentA+`","verdict":"FAIL"}`), http.StatusConflict, "not_running", "")
@@ -108,6 +131,10 @@ func TestLessonRunProtocol(t *testing.T) {
 	if got.Status != lessons.StatusDone || got.Verdict != lessons.VerdictPass || got.Observed != "seen" ||
 		got.AgentID == nil || *got.AgentID != agentA || got.FinishedAt == nil || got.StartedAt == nil {
 		t.Fatalf("after the result: %+v", got)
+	}
+	if len(got.Cases) != 1 || got.Cases[0].SaleID != 41 || got.Cases[0].StockLeft != 5 || got.Cases[0].ExpectedStock != 4 ||
+		got.Cases[0].Verdict != "broken" || fmt.Sprint(got.Sales) != "[41 42]" {
+		t.Fatalf("after the result: cases %+v sales %v", got.Cases, got.Sales)
 	}
 	var list lessonsList
 	mustJSON(t, e.get("/api/lessons"), &list)

@@ -8,13 +8,21 @@ package lessons
 // Lesson is one seed pitfall: what the seed predicts for the unsafe setup
 // and for its fix, both of which a run checks against the database.
 type Lesson struct {
-	Name        string   `json:"name"`
-	Title       string   `json:"title"`
-	Predict     string   `json:"predict"`
-	Fix         string   `json:"fix"`
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Predict string `json:"predict"`
+	Fix     string `json:"fix"`
+	// The same three in Chinese (catalogue_zh.go fills them in).
+	TitleZh     string   `json:"title_zh"`
+	PredictZh   string   `json:"predict_zh"`
+	FixZh       string   `json:"fix_zh"`
 	Seed        string   `json:"seed"`
 	Strategies  []string `json:"strategies"`
 	MinReplicas int      `json:"min_replicas"`
+	// ClassPace: the scenario can run at the class pace (less stock,
+	// longer work) without losing its mechanism; the others run at their
+	// normal pace when asked for the class pace, and say so.
+	ClassPace bool `json:"class_pace"`
 }
 
 // Catalogue lists the lessons in the order `all` runs them. zk-dead-holder
@@ -30,6 +38,7 @@ var Catalogue = []Lesson{
 			"「使用C++中的锁，是无法锁住两台机器上的临界区的，必须使用分布式锁」",
 		Strategies:  []string{"mutex", "db-pessimistic"},
 		MinReplicas: 2,
+		ClassPace:   true,
 	},
 	{
 		Name:  "setnx-expire-crash",
@@ -45,11 +54,11 @@ var Catalogue = []Lesson{
 	{
 		Name:  "del-without-owner",
 		Title: "DEL without an owner check frees another client's lock",
-		Predict: "redis-no-owner and redis, both TTL 3 s, 2 s of work, no watchdog: A outlives its TTL in a slow step " +
-			"(slow_work 1.8 s), the lock expires and B enters beside A on both sides alike (A's lock check stops it: " +
-			"lock_lost); A then releases while B works: redis-no-owner's plain DEL deletes B's lock (freed_other >= 1) " +
-			"and C enters beside B (an overlap after the freed lock; C's stale read is a lost update); redis's " +
-			"owner-checked release finds B's lock and leaves it (release_refused >= 1, freed_other 0): C waits for B",
+		Predict: "redis-no-owner and redis, both TTL 3 s, 2 s of work, no watchdog: buyer-1 outlives its TTL in a slow step " +
+			"(slow_work 1.8 s), the lock expires and buyer-2 enters beside buyer-1 on both sides alike (buyer-1's lock check stops it: " +
+			"lock_lost); buyer-1 then releases while buyer-2 works: redis-no-owner's plain DEL deletes buyer-2's lock (freed_other >= 1) " +
+			"and buyer-3 enters beside buyer-2 (an overlap after the freed lock; buyer-3's stale read is a lost update); redis's " +
+			"owner-checked release finds buyer-2's lock and leaves it (release_refused >= 1, freed_other 0): buyer-3 waits for buyer-2",
 		Fix: "release with a Lua compare-and-delete on the owner token",
 		Seed: "seed 000 (3.3, SET NX EX released by DEL): 「假设碰巧这时候,A执行完自己的业务逻辑,它就去释放锁,但是它就把B的锁给释放了。」; " +
 			"seed 004: 「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」; " +
@@ -68,6 +77,7 @@ var Catalogue = []Lesson{
 		Seed:        "seed 000: 「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
 		Strategies:  []string{"redis"},
 		MinReplicas: 1,
+		ClassPace:   true,
 	},
 	{
 		Name:  "pause-past-ttl",
@@ -185,8 +195,8 @@ var Catalogue = []Lesson{
 		Title: "A nested lock on a non-reentrant lock waits for itself",
 		Predict: "an order takes its own lock again (fault nested_lock, at most 1.5 s): on redis the nested Lock waits " +
 			"for the lock its own order holds until the bound, the order fails (nested_lock_timeout) and writes " +
-			"nothing, and the lock goes with the outer holding (B is served); on redisson, a hash of holder -> hold " +
-			"count, the same order takes it again at once, buys, and frees it on its last unlock (B is served too)",
+			"nothing, and the lock goes with the outer holding (buyer-2 is served); on redisson, a hash of holder -> hold " +
+			"count, the same order takes it again at once, buys, and frees it on its last unlock (buyer-2 is served too)",
 		Fix: "a reentrant lock that counts holds per holder (Redisson's HINCRBY hash), or code that never takes a " +
 			"lock it may already hold",
 		Seed: "seed 004: 「分布式锁最好也能满足可重入、高性能、阻塞锁特性」 and its memo column 「可用来支持重入特性,标记下当前加锁的" +
@@ -198,10 +208,10 @@ var Catalogue = []Lesson{
 	{
 		Name:  "getset-expiry",
 		Title: "SETNX + GETSET with the client's expiry: the clients' clocks must agree",
-		Predict: "redis-getset (TTL 3 s): the second replica's clock runs 5 s ahead (fault clock_skew); A on the first " +
-			"holds the lock and stalls 2 s, within its TTL by the real clock; B reads A's expiry as past, takes the lock " +
-			"over with GETSET and buys while A holds it; A writes its stale stock: a lost update (violations >= 1). " +
-			"redis, whose TTL the server keeps, makes B wait for A: violations 0",
+		Predict: "redis-getset (TTL 3 s): the second replica's clock runs 5 s ahead (fault clock_skew); buyer-1 on the first " +
+			"holds the lock and stalls 2 s, within its TTL by the real clock; buyer-2 reads buyer-1's expiry as past, takes the lock " +
+			"over with GETSET and buys while buyer-1 holds it; buyer-1 writes its stale stock: a lost update (violations >= 1). " +
+			"redis, whose TTL the server keeps, makes buyer-2 wait for buyer-1: violations 0",
 		Fix: "let the server keep the time (SET NX PX) and put an owner in the value, released by one atomic " +
 			"compare-and-delete",
 		Seed:        "seed 000: 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
@@ -211,11 +221,11 @@ var Catalogue = []Lesson{
 	{
 		Name:  "getset-release-race",
 		Title: "SETNX + GETSET released by GET then DEL: the DEL frees the next holder's lock",
-		Predict: "redis-getset (TTL 2.5 s): A's release finds its own value with GET and, before its DEL, waits (fault " +
-			"getset_release_gap) until its lock has expired and B, on the other replica, has taken it over with GETSET; B " +
-			"stays inside its section (2 s, within its own TTL); A's DEL deletes B's lock and C walks in with SETNX beside " +
-			"B: freed_others >= 1, violations >= 1. redis releases with one compare-and-delete script: B waits for A, C " +
-			"for B, violations 0",
+		Predict: "redis-getset (TTL 2.5 s): buyer-1's release finds its own value with GET and, before its DEL, waits (fault " +
+			"getset_release_gap) until its lock has expired and buyer-2, on the other replica, has taken it over with GETSET; buyer-2 " +
+			"stays inside its section (2 s, within its own TTL); buyer-1's DEL deletes buyer-2's lock and buyer-3 walks in with SETNX beside " +
+			"buyer-2: freed_others >= 1, violations >= 1. redis releases with one compare-and-delete script: buyer-2 waits for buyer-1, buyer-3 " +
+			"for buyer-2, violations 0",
 		Fix: "an owner token in the value and one atomic compare-and-delete (a Lua script), as the `redis` strategy " +
 			"releases",
 		Seed: "seed 000: 「没有保存持有者的唯一标识,可能被别的客户端释放/解锁」, and on releasing by GET then DEL: " +
@@ -226,12 +236,12 @@ var Catalogue = []Lesson{
 	{
 		Name:  "getset-loser-overwrites",
 		Title: "Concurrent GETSETs: the loser writes its expiry over the winner's",
-		Predict: "redis-getset (TTL 4 s): A takes the lock and dies (crash_after_setnx); C reads A's expiry as past and, " +
-			"before its GETSET, waits (fault getset_takeover_gap) until B's GETSET has won; B stays inside its section " +
-			"(1.5 s) until C's GETSET lands: it loses but has written C's expiry over B's (overwrites >= 1); B buys and " +
-			"its release finds C's value: refused (refused " +
-			"releases >= 1). The lock now ends at C's expiry, computed before C waited: after B is done (held by nobody " +
-			"until then; D waits) or, on a slow machine, while B still works (another buyer beside B: an overlap); " +
+		Predict: "redis-getset (TTL 4 s): buyer-1 takes the lock and dies (crash_after_setnx); buyer-3 reads buyer-1's expiry as past and, " +
+			"before its GETSET, waits (fault getset_takeover_gap) until buyer-2's GETSET has won; buyer-2 stays inside its section " +
+			"(1.5 s) until buyer-3's GETSET lands: it loses but has written buyer-3's expiry over buyer-2's (overwrites >= 1); buyer-2 buys and " +
+			"its release finds buyer-3's value: refused (refused " +
+			"releases >= 1). The lock now ends at buyer-3's expiry, computed before buyer-3 waited: after buyer-2 is done (held by nobody " +
+			"until then; buyer-4 waits) or, on a slow machine, while buyer-2 still works (another buyer beside buyer-2: an overlap); " +
 			"nothing oversold",
 		Fix: "take a free or expired lock in one atomic step that writes only when it wins (SET NX PX, or a Lua script), " +
 			"and release by owner",
@@ -243,9 +253,9 @@ var Catalogue = []Lesson{
 	{
 		Name:  "renewal-fails",
 		Title: "When renewal fails the lock only signals: the holder must stop its work",
-		Predict: "A holds redis (TTL 1.5 s, watchdog on) in a 4 s business step (fault slow_work, before its lock check); " +
+		Predict: "buyer-1 holds redis (TTL 1.5 s, watchdog on) in a 4 s business step (fault slow_work, before its lock check); " +
 			"Redis restarts without persistence and the key is gone; the watchdog's next renewal fails and closes " +
-			"Lost(); A's check before the write stops it (lock_lost, nothing written) while B buys: lost_updates 0, " +
+			"Lost(); buyer-1's check before the write stops it (lock_lost, nothing written) while buyer-2 buys: lost_updates 0, " +
 			"oversold 0 (redis-restart shows the same loss past the check: a lost update)",
 		Fix: "check the lease (Lost) before every write that the lock protects, and fence the write for the pause " +
 			"that comes after the check",
@@ -259,8 +269,8 @@ var Catalogue = []Lesson{
 		Name:  "acquire-reply-lost",
 		Title: "An acquire whose reply was lost: check for your own value before retrying",
 		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): our " +
-			"redisson model gives up on the error (A fails) and its orphaned lock keeps B waiting until the TTL (3 s); redis asks " +
-			"Redis whether the lock is its own before anything else, finds its id, and A buys at once, B after it",
+			"redisson model gives up on the error (buyer-1 fails) and its orphaned lock keeps buyer-2 waiting until the TTL (3 s); redis asks " +
+			"Redis whether the lock is its own before anything else, finds its id, and buyer-1 buys at once, buyer-2 after it",
 		Fix: "after a timeout or a lost reply, look for your own token (GET key == my id) before trying again",
 		Seed: "seed 002: 「比如说加锁的时候收到了超时响应,就可以发起重试」; 「如果 key1 存在,检查值是不是 value1。如果是 value1," +
 			"那么说明我上一次加锁成功了。」",
@@ -291,13 +301,14 @@ var Catalogue = []Lesson{
 		Seed:        "seed 000, on its select ... for update lock: 「这里需要注意一下哈,必须要加事务 哈。」",
 		Strategies:  []string{"db-pessimistic-autocommit", "db-pessimistic"},
 		MinReplicas: 1,
+		ClassPace:   true,
 	},
 	{
 		Name:  "etcd-lease-expiry",
 		Title: "etcd: a holder paused past its lease loses the lock; the create revision fences it",
-		Predict: "etcd with a 2 s lease: A's replica stops (SIGSTOP) for 6 s inside its section, its keep-alives stop, " +
-			"the lease expires and B's key holds the lock; B commits while A is stopped, A wakes and writes: a lost " +
-			"update (lost_updates >= 1); with fencing A's token (its key's create revision) is below B's and its write " +
+		Predict: "etcd with a 2 s lease: buyer-1's replica stops (SIGSTOP) for 6 s inside its section, its keep-alives stop, " +
+			"the lease expires and buyer-2's key holds the lock; buyer-2 commits while buyer-1 is stopped, buyer-1 wakes and writes: a lost " +
+			"update (lost_updates >= 1); with fencing buyer-1's token (its key's create revision) is below buyer-2's and its write " +
 			"is refused (fenced 1, lost_updates 0); the seeds' locks do the same to a paused holder (a Redis TTL in " +
 			"pause-past-ttl, a ZooKeeper session in zk-session-expiry): a lease that ends while its holder sleeps",
 		Fix: "a consensus store keeps the lock itself consistent (no failover loses a key), and its create revision is " +
@@ -312,11 +323,11 @@ var Catalogue = []Lesson{
 	{
 		Name:  "sentinel-failover",
 		Title: "A master that fails over before replicating the lock lets a second holder in",
-		Predict: "redis-sentinel: A holds the lock on the master while replication is held back, the master dies, the " +
-			"Sentinels promote the replica, which never saw the key: B gets the lock while A still holds it, A's late " +
-			"write is a lost update (violations >= 1); with fencing B's token is above A's (the tokens follow the " +
+		Predict: "redis-sentinel: buyer-1 holds the lock on the master while replication is held back, the master dies, the " +
+			"Sentinels promote the replica, which never saw the key: buyer-2 gets the lock while buyer-1 still holds it, buyer-1's late " +
+			"write is a lost update (violations >= 1); with fencing buyer-2's token is above buyer-1's (the tokens follow the " +
 			"server's clock, and here every node shares one host: a promoted replica whose clock is behind would hand out " +
-			"lower tokens) and A's write is refused (fenced 1, oversold 0); redlock with 1 of its 3 independent masters restarted keeps B waiting",
+			"lower tokens) and buyer-1's write is refused (fenced 1, oversold 0); redlock with 1 of its 3 independent masters restarted keeps buyer-2 waiting",
 		Fix: "a lock whose state survives a node's loss: a quorum of independent masters (redlock, still not safe against a " +
 			"pause), a consensus store (zookeeper, etcd), and fencing at the resource either way",
 		Seed: "seed 000: 「如果线程一在Redismaster节点上拿到了锁,但是加锁的key还没同步到slave节点。恰好这时,master节点发生故障," +
@@ -328,10 +339,10 @@ var Catalogue = []Lesson{
 		Name:  "zk-ensemble-server-killed",
 		Title: "A ZooKeeper ensemble keeps its locks when one server of three dies",
 		Predict: "zookeeper on the three-server ensemble (the replicas' SECKILL_ZK_SERVERS lists it: scripts/services.sh up " +
-			"--zk-ensemble): A holds the lock, stalled 4 s; a follower is killed (SIGKILL), the server A's replica's " +
-			"session is on unless that is the leader: the session moves to a live server (or stays on the leader) and A " +
-			"keeps its lock, whose node lives in the ensemble, not on one server; B on the other replica, sent while the " +
-			"server is down, waits for A and buys after it; a burst of 16 buyers is served by the two servers left; the " +
+			"--zk-ensemble): buyer-1 holds the lock, stalled 4 s; a follower is killed (SIGKILL), the server buyer-1's replica's " +
+			"session is on unless that is the leader: the session moves to a live server (or stays on the leader) and buyer-1 " +
+			"keeps its lock, whose node lives in the ensemble, not on one server; buyer-2 on the other replica, sent while the " +
+			"server is down, waits for buyer-1 and buys after it; a burst of 16 buyers is served by the two servers left; the " +
 			"server starts again and the ensemble is whole: oversold 0, lost_updates 0, violations 0",
 		Fix: "nothing to fix for one server: two of three are a quorum (three servers survive one loss, five survive two); " +
 			"a dead leader disconnects every session until a new one is elected (about a second here), which the session " +
@@ -347,10 +358,10 @@ var Catalogue = []Lesson{
 		Name:  "db-lock-single-point",
 		Title: "A lock kept in the database stops every sale when the database goes",
 		Predict: "every replica is cut off the database for 2.5 s (fault cut_db: its connections closed, new ones refused) " +
-			"while A, on the first, is inside its section: with the lock in the database (db-lock-table, db-pessimistic) " +
-			"every order in the outage fails cleanly, 503 db_unavailable, A's too (the server rolls its transaction back): " +
-			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (A's row " +
-			"lock went with its connection), db-lock-table when the lock row A could not delete expires (its 5 s TTL); " +
+			"while buyer-1, on the first, is inside its section: with the lock in the database (db-lock-table, db-pessimistic) " +
+			"every order in the outage fails cleanly, 503 db_unavailable, buyer-1's too (the server rolls its transaction back): " +
+			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (buyer-1's row " +
+			"lock went with its connection), db-lock-table when the lock row buyer-1 could not delete expires (its 5 s TTL); " +
 			"redis, whose lock is not in the database, stops all the same: the stock of record is there; each time the " +
 			"database counts exactly the orders the buyers were told they had",
 		Fix: "seed 004's: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +

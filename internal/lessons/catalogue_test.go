@@ -172,3 +172,18 @@ func normalize(s string) string {
 	s = javaConcat.ReplaceAllString(s, "")
 	return strings.Join(strings.Fields(s), "")
 }
+
+// Every lesson has its title, prediction and fix in Chinese, and the
+// Chinese texts name no lesson the catalogue lacks.
+func TestCatalogueHasChinese(t *testing.T) {
+	for _, l := range Catalogue {
+		if l.TitleZh == "" || l.PredictZh == "" || l.FixZh == "" {
+			t.Errorf("%s lacks Chinese: title_zh %q, predict_zh %q, fix_zh %q (catalogue_zh.go)", l.Name, l.TitleZh, l.PredictZh, l.FixZh)
+		}
+	}
+	for name := range zhTexts {
+		if _, ok := Find(name); !ok {
+			t.Errorf("catalogue_zh.go has %q, which the catalogue lacks", name)
+		}
+	}
+}

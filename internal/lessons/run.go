@@ -27,6 +27,9 @@ type Run struct {
 	Verdict    string     `json:"verdict"`
 	Observed   string     `json:"observed"`
 	Output     string     `json:"output"`
+	Pace       string     `json:"pace"`                         // PaceNormal or PaceClass
+	Cases      Cases      `json:"cases" gorm:"serializer:json"` // the result table, once done (null before)
+	Sales      SaleIDs    `json:"sales" gorm:"serializer:json"` // the sales the scenario created so far, in order
 	AgentID    *string    `json:"agent"`
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at"`

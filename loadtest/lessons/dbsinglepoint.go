@@ -86,7 +86,7 @@ func (r outageRound) String() string {
 	if r.late > 0 {
 		late = fmt.Sprintf(", %d sent during it answered 201 once it was over", r.late)
 	}
-	return fmt.Sprintf("%s: during the outage %s%s (A, %s: %s); first order %.1f s after the database came back, "+
+	return fmt.Sprintf("%s: during the outage %s%s (buyer-1, %s: %s); first order %.1f s after the database came back, "+
 		"then %d of 8; %s (the database counts %d orders, the buyers got %d)",
 		r.strategy, kindList(r.during), late, inside, r.aKind, r.resumed.Seconds(), r.after[shopapi.KindOrder], describe(r.view), r.view.Sold, r.orders)
 }
@@ -120,7 +120,7 @@ func (sc *ScenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": dbCutHold.Milliseconds()}); err != nil {
 		return r, err
 	}
-	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return r, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -53,12 +54,12 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 		if err := sc.fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 			return "", false, err
 		}
-		a := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "buyer-1")
 		if err := load.Sleep(ctx, 3*ttl); err != nil {
 			return "", false, err
 		}
 		start := time.Now()
-		b := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(target, v.ID), "buyer-2")
 		took := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -69,7 +70,7 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 		} else {
 			pass = pass && a == "holder_crashed" && b == shopapi.KindOrder && got.Sold == 1 && got.Oversold == 0
 		}
-		parts = append(parts, fmt.Sprintf("%s: A %s; B %s after %d ms (%v after the crash); %s",
+		parts = append(parts, fmt.Sprintf("%s: buyer-1 %s; buyer-2 %s after %d ms (%v after the crash); %s",
 			strategy, a, b, took.Milliseconds(), 3*ttl, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
@@ -80,13 +81,19 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 // mid-work and the next buyer enters: the holder's Lost() check then aborts
 // its write (lock_lost), but the sections overlapped. With it nothing does.
 // The TTL leaves the watchdog (a renewal every ttl/3) 300 ms of slack: a
-// shorter one lost leases to a loaded machine's scheduling stalls.
+// shorter one lost leases to a loaded machine's scheduling stalls. At the
+// class pace: 5 units, 2000 ms of work, ttl 750 ms (the same ratio; the
+// fourth buyer waits 6 s, within the 10 s lock wait).
 func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
+	stock, work, ttl := int64(20), 1200, 450
+	if sc.Pace == catalogue.PaceClass {
+		stock, work, ttl = 5, 2000, 750
+	}
 	for _, watchdog := range []bool{false, true} {
 		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
-			Strategy: "redis", Stock: 20, WorkMS: 1200, TTLMS: 450, Watchdog: &watchdog})
+			Strategy: "redis", Stock: stock, WorkMS: work, TTLMS: ttl, Watchdog: &watchdog})
 		if err != nil {
 			return "", false, err
 		}
@@ -146,7 +153,11 @@ type pauseCase struct {
 
 func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fencing, bStalls bool) (string, bool, error) {
 	t1, t2 := sc.Targets[0], sc.Targets[1]
-	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario pause-past-ttl", Strategy: pc.strategy,
+	name := "scenario pause-past-ttl" // the part after the lesson's name tells its cases apart in the result table
+	if bStalls {
+		name += ", buyer-2 reads first"
+	}
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: name, Strategy: pc.strategy,
 		Stock: 10, TTLMS: pc.ttlMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err
@@ -166,7 +177,7 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
 		return "", false, err
 	}
-	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
@@ -179,7 +190,7 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": 2 * stop}); err != nil {
 			return "", false, err
 		}
-		bc := sc.orderAsync(ctx, t2, v.ID, "B")
+		bc := sc.orderAsync(ctx, t2, v.ID, "buyer-2")
 		if err := sc.waitPaused(ctx, t2); err != nil { // B holds the lock and has read
 			return "", false, err
 		}
@@ -189,7 +200,7 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		if err := load.Sleep(ctx, time.Second); err != nil { // the key has (about) expired by now
 			return "", false, err
 		}
-		b = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "buyer-2")
 		aStalled = len(a) == 0
 	}
 	aKind := <-a
@@ -203,11 +214,11 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	} else {
 		pass = aStalled && b == shopapi.KindOrder && aKind == shopapi.KindOrder && got.LostUpdates >= 1
 	}
-	what := "B commits while A is stopped"
+	what := "buyer-2 commits while buyer-1 is stopped"
 	if bStalls {
-		what = "B reads while A is stopped, writes after A"
+		what = "buyer-2 reads while buyer-1 is stopped, writes after buyer-1"
 	}
-	return fmt.Sprintf("%s%s, fencing=%v: A still stopped then: %v; A %s, B %s; %s",
+	return fmt.Sprintf("%s%s, fencing=%v: buyer-1 still stopped then: %v; buyer-1 %s, buyer-2 %s; %s",
 		strategyPrefix(pc.strategy), what, fencing, aStalled, aKind, b, describe(got)), pass, nil
 }
 
@@ -269,7 +280,7 @@ func redisRestart(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 		} else {
 			pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
 		}
-		parts = append(parts, fmt.Sprintf("%s, %s restarted: B sent while A held: %v, B %s; A %s; %s",
+		parts = append(parts, fmt.Sprintf("%s, %s restarted: buyer-2 sent while buyer-1 held: %v, buyer-2 %s; buyer-1 %s; %s",
 			strategy, node, aHeld, b, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
@@ -303,7 +314,7 @@ func redlockMinority(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 		} else {
 			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1
 		}
-		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: B sent while A held: %v, B %s; A %s; %s",
+		parts = append(parts, fmt.Sprintf("%d of 3 masters restarted: buyer-2 sent while buyer-1 held: %v, buyer-2 %s; buyer-1 %s; %s",
 			len(nodes), aHeld, b, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil
@@ -326,11 +337,11 @@ func zkDeadHolder(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 30000}); err != nil {
 		return "", false, err
 	}
-	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
-	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B") // waits the replica's whole lock wait
+	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "buyer-2") // waits the replica's whole lock wait
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
 		return "", false, err
 	}
@@ -338,7 +349,7 @@ func zkDeadHolder(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	killed := time.Now()
 	c := ""
 	for i := 0; c != shopapi.KindOrder && time.Since(killed) < 30*time.Second; i++ {
-		if c = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("C%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
+		if c = sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), fmt.Sprintf("buyer-3-%d", i)); c != shopapi.KindOrder && c != "lock_timeout" {
 			break
 		}
 	}
@@ -350,6 +361,6 @@ func zkDeadHolder(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	}
 	pass := b == "lock_timeout" && shopapi.IsHardError(aKind) && c == shopapi.KindOrder &&
 		got.Sold == 3 && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
-	return fmt.Sprintf("while A lived B got %s; A's replica killed, A's answer %s; C %s %d ms after the kill; %s",
+	return fmt.Sprintf("while buyer-1 lived buyer-2 got %s; buyer-1's replica killed, buyer-1's answer %s; buyer-3 %s %d ms after the kill; %s",
 		b, aKind, c, served.Milliseconds(), describe(got)), pass, nil
 }

@@ -46,7 +46,7 @@ func getsetExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 		} else {
 			pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0
 		}
-		parts = append(parts, fmt.Sprintf("%s, B's clock 5 s ahead: B sent while A held: %v, B %s; A %s; %s",
+		parts = append(parts, fmt.Sprintf("%s, buyer-2's clock 5 s ahead: buyer-2 sent while buyer-1 held: %v, buyer-2 %s; buyer-1 %s; %s",
 			strategy, aHeld, b, aKind, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil

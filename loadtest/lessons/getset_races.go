@@ -98,22 +98,22 @@ func getsetReleaseRace(ctx context.Context, sc *ScenarioRun) (string, bool, erro
 			if err := sc.fault(ctx, t1, map[string]any{"kind": "getset_release_gap", "ms": getsetReleaseGap.Milliseconds()}); err != nil {
 				return "", false, err
 			}
-			a = sc.orderAsync(ctx, t1, v.ID, "A")
-			if err := sc.waitGaps(ctx, t1, "A's release held between its GET and its DEL", held(1)); err != nil {
+			a = sc.orderAsync(ctx, t1, v.ID, "buyer-1")
+			if err := sc.waitGaps(ctx, t1, "buyer-1's release held between its GET and its DEL", held(1)); err != nil {
 				return "", false, err
 			}
 		} else {
-			a = sc.orderAsync(ctx, t1, v.ID, "A")
+			a = sc.orderAsync(ctx, t1, v.ID, "buyer-1")
 		}
 		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": getsetRaceStall.Milliseconds()}); err != nil {
 			return "", false, err
 		}
-		b := sc.orderAsync(ctx, t2, v.ID, "B")
+		b := sc.orderAsync(ctx, t2, v.ID, "buyer-2")
 		if err := sc.waitPaused(ctx, t2); err != nil {
 			return "", false, err
 		}
 		if getset { // A's DEL has landed once its gap is closed
-			if err := sc.waitGaps(ctx, t1, "A's DEL after B's takeover", held(0)); err != nil {
+			if err := sc.waitGaps(ctx, t1, "buyer-1's DEL after buyer-2's takeover", held(0)); err != nil {
 				return "", false, err
 			}
 		}
@@ -121,7 +121,7 @@ func getsetReleaseRace(ctx context.Context, sc *ScenarioRun) (string, bool, erro
 		if err != nil {
 			return "", false, err
 		}
-		c := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "C")
+		c := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-3")
 		aKind, bKind := <-a, <-b
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -135,11 +135,11 @@ func getsetReleaseRace(ctx context.Context, sc *ScenarioRun) (string, bool, erro
 		orders := aKind == shopapi.KindOrder && bKind == shopapi.KindOrder && c == shopapi.KindOrder
 		if getset {
 			pass = pass && orders && bHeld > 0 && freed >= 1 && got.Violations >= 1
-			parts = append(parts, fmt.Sprintf("redis-getset: A's DEL deleted B's lock %d time(s) (B inside its section when C "+
-				"was sent: %v); A %s, B %s, C %s; %s", freed, bHeld > 0, aKind, bKind, c, describe(got)))
+			parts = append(parts, fmt.Sprintf("redis-getset: buyer-1's DEL deleted buyer-2's lock %d time(s) (buyer-2 inside its section when buyer-3 "+
+				"was sent: %v); buyer-1 %s, buyer-2 %s, buyer-3 %s; %s", freed, bHeld > 0, aKind, bKind, c, describe(got)))
 		} else {
 			pass = pass && orders && got.Violations == 0 && got.LostUpdates == 0
-			parts = append(parts, fmt.Sprintf("redis: A %s, B %s, C %s (C waited for B); %s", aKind, bKind, c, describe(got)))
+			parts = append(parts, fmt.Sprintf("redis: buyer-1 %s, buyer-2 %s, buyer-3 %s (buyer-3 waited for buyer-2); %s", aKind, bKind, c, describe(got)))
 		}
 	}
 	return strings.Join(parts, " | "), pass, nil
@@ -179,12 +179,12 @@ func getsetLoserOverwrites(ctx context.Context, sc *ScenarioRun) (string, bool, 
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
 		return "", false, err
 	}
-	aKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A")
+	aKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-1")
 	if err := sc.fault(ctx, t2, map[string]any{"kind": "getset_takeover_gap", "ms": (4 * ttl).Milliseconds()}); err != nil {
 		return "", false, err
 	}
-	c := sc.orderAsync(ctx, t2, v.ID, "C")
-	if err := sc.waitGaps(ctx, t2, "C between its GET of A's expired value and its GETSET", held(1)); err != nil {
+	c := sc.orderAsync(ctx, t2, v.ID, "buyer-3")
+	if err := sc.waitGaps(ctx, t2, "buyer-3 between its GET of buyer-1's expired value and its GETSET", held(1)); err != nil {
 		return "", false, err
 	}
 	// B stays inside its section until C's losing GETSET has landed: else
@@ -193,16 +193,16 @@ func getsetLoserOverwrites(ctx context.Context, sc *ScenarioRun) (string, bool, 
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": bStall.Milliseconds()}); err != nil {
 		return "", false, err
 	}
-	b := sc.orderAsync(ctx, t1, v.ID, "B")
+	b := sc.orderAsync(ctx, t1, v.ID, "buyer-2")
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, err
 	}
-	if err := sc.waitGaps(ctx, t2, "C's losing GETSET", func(g getsetGaps) bool { return g.Overwrites > b2.Overwrites }); err != nil {
+	if err := sc.waitGaps(ctx, t2, "buyer-3's losing GETSET", func(g getsetGaps) bool { return g.Overwrites > b2.Overwrites }); err != nil {
 		return "", false, err
 	}
 	bKind := <-b
 	start := time.Now()
-	dKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "D")
+	dKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-4")
 	dWait := time.Since(start)
 	cKind := <-c
 	got, err := sc.settled(ctx, v.ID)
@@ -219,11 +219,11 @@ func getsetLoserOverwrites(ctx context.Context, sc *ScenarioRun) (string, bool, 
 	}
 	overwrites, refused := a2.Overwrites-b2.Overwrites, a1.RefusedReleases-b1.RefusedReleases
 	pass := aKind == "holder_crashed" && bKind == shopapi.KindOrder && overwrites >= 1 && refused >= 1 && got.Oversold == 0
-	way := "C's expiry came after B was done: the lock was held by nobody until then"
+	way := "buyer-3's expiry came after buyer-2 was done: the lock was held by nobody until then"
 	if got.Violations > 0 {
-		way = "C's expiry came while B still worked: another buyer took the lock beside B"
+		way = "buyer-3's expiry came while buyer-2 still worked: another buyer took the lock beside buyer-2"
 	}
-	return fmt.Sprintf("A %s; C's losing GETSET overwrote the winner's expiry %d time(s); B %s, its release refused %d "+
-		"time(s); %s; D %s after %.1f s; C %s; %s",
+	return fmt.Sprintf("buyer-1 %s; buyer-3's losing GETSET overwrote the winner's expiry %d time(s); buyer-2 %s, its release refused %d "+
+		"time(s); %s; buyer-4 %s after %.1f s; buyer-3 %s; %s",
 		aKind, overwrites, bKind, refused, way, dKind, dWait.Seconds(), cKind, describe(got)), pass, nil
 }

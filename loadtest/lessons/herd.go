@@ -52,6 +52,7 @@ func (sc *ScenarioRun) herdSale(ctx context.Context, name string, stock int64, g
 	if _, err := sc.C.CallJSON(ctx, http.MethodPost, sc.Targets[0]+"/api/sales", body, http.StatusCreated, &v); err != nil {
 		return 0, time.Time{}, err
 	}
+	sc.note(v.ID) // created outside CreateSale: recorded here, so that the band follows it from its opening
 	if v.OpensAt.IsZero() {
 		return 0, time.Time{}, fmt.Errorf("sale %d: no opens_at in the answer (a shop without the opening?)", v.ID)
 	}

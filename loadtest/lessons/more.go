@@ -138,7 +138,7 @@ func zkSessionExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 		return "", false, err
 	}
 	a := make(chan string, 1)
-	go func() { a <- sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "A") }()
+	go func() { a <- sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-1") }()
 	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock and stalls
 		return "", false, err
 	}
@@ -146,7 +146,7 @@ func zkSessionExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 		return "", false, err
 	}
 	bStart := time.Now()
-	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "B")
+	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "buyer-2")
 	bTook := time.Since(bStart)
 	aStalled := len(a) == 0 // A has not answered yet
 	aKind := <-a
@@ -157,8 +157,8 @@ func zkSessionExpiry(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 	pass := b == shopapi.KindOrder && aStalled && (aKind == "fenced" || aKind == "lock_lost") &&
 		got.Violations >= 1 && got.Oversold == 0 && got.LostUpdates == 0 &&
 		(aKind != "fenced" || got.FencedWrites == 1)
-	return fmt.Sprintf("B (target 2) %s after %d ms while A still stalled: %v; A (target 1) %s; %s",
-		b, bTook.Milliseconds(), aStalled, aKind, describe(got)), pass, nil
+	return fmt.Sprintf("buyer-2 (on %s) %s after %d ms while buyer-1 still stalled: %v; buyer-1 (on %s) %s; %s",
+		sc.replicaName(ctx, t2), b, bTook.Milliseconds(), aStalled, sc.replicaName(ctx, t1), aKind, describe(got)), pass, nil
 }
 
 // cacheDBDrift: a redis-lua-stock sale of 40 units sells 10,

@@ -28,9 +28,9 @@ func reentrancy(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 			return "", false, err
 		}
 		start := time.Now()
-		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "buyer-1")
 		took := time.Since(start)
-		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
@@ -41,7 +41,7 @@ func reentrancy(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 			pass = pass && a == shopapi.KindOrder && b == shopapi.KindOrder && got.Sold == 2
 		}
 		pass = pass && got.Oversold == 0 && got.Violations == 0
-		parts = append(parts, fmt.Sprintf("%s: nested lock: A %s after %d ms; then B %s; %s",
+		parts = append(parts, fmt.Sprintf("%s: nested lock: buyer-1 %s after %d ms; then buyer-2 %s; %s",
 			strategy, a, took.Milliseconds(), b, describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil

@@ -29,7 +29,7 @@ func renewalFails(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 4000}); err != nil {
 		return "", false, err
 	}
-	a := sc.orderAsync(ctx, t1, v.ID, "A")
+	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock, in its slow step
 		return "", false, err
 	}
@@ -39,7 +39,7 @@ func renewalFails(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var b string
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
 		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) {
 			break
 		}
@@ -53,5 +53,5 @@ func renewalFails(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 		return "", false, err
 	}
 	pass := aKind == "lock_lost" && b == shopapi.KindOrder && got.LostUpdates == 0 && got.Oversold == 0
-	return fmt.Sprintf("redis restarted under A's slow work: A %s, B %s; %s", aKind, b, describe(got)), pass, nil
+	return fmt.Sprintf("redis restarted under buyer-1's slow work: buyer-1 %s, buyer-2 %s; %s", aKind, b, describe(got)), pass, nil
 }

@@ -30,9 +30,9 @@ func acquireReplyLost(ctx context.Context, sc *ScenarioRun) (string, bool, error
 		if err := sc.fault(ctx, sc.Targets[0], map[string]any{"kind": "drop_reply", "sale_id": v.ID}); err != nil {
 			return "", false, err
 		}
-		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "A")
+		a := sc.C.Order(ctx, shopapi.OrdersURL(sc.Targets[0], v.ID), "buyer-1")
 		start := time.Now()
-		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+		b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
 		bTook := time.Since(start)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
@@ -44,7 +44,7 @@ func acquireReplyLost(ctx context.Context, sc *ScenarioRun) (string, bool, error
 			pass = pass && a != shopapi.KindOrder && b == shopapi.KindOrder
 		}
 		pass = pass && got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
-		parts = append(parts, fmt.Sprintf("%s, A's acquire reply lost: A %s; B %s after %d ms; %s",
+		parts = append(parts, fmt.Sprintf("%s, buyer-1's acquire reply lost: buyer-1 %s; buyer-2 %s after %d ms; %s",
 			strategy, a, b, bTook.Milliseconds(), describe(got)))
 	}
 	return strings.Join(parts, " | "), pass, nil

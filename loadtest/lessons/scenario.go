@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -38,10 +37,15 @@ type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, p
 type ScenarioRun struct {
 	C       *shopapi.Client `json:"-"`
 	Targets []string        `json:"-"`
-	// mu guards sales: every sale the scenarios read settled, in order
-	// (--timeline saves theirs).
-	mu    sync.Mutex
-	sales []uint64
+	// Pace is catalogue.PaceClass for a run a class watches (the
+	// scenarios of PacedScenarios then use less stock and longer work);
+	// "" or PaceNormal is the scenario's own.
+	Pace string `json:"-"`
+	// mu guards sales: every sale the scenarios created or read, in order
+	// (--timeline saves theirs, the agent reports them).
+	mu      sync.Mutex
+	sales   []uint64
+	onSales func([]uint64)
 }
 
 // Runners maps each lesson of the catalogue to its scenario.
@@ -93,6 +97,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
 	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
+	pace := fs.String("pace", catalogue.PaceNormal, "`pace`: normal, or class (less stock, longer work, where the scenario can)")
 	timeline := fs.String("timeline", "", "save the lock timeline of each sale the scenarios made as a self-contained HTML `file` (several: file-<sale id>.html)")
 	fs.Usage = func() { scenarioUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
@@ -111,6 +116,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return load.ExitOK
 	}
+	if !catalogue.ValidPace(*pace) {
+		fmt.Fprintf(stderr, "loadtest scenario: --pace must be %s or %s, not %q\n", catalogue.PaceNormal, catalogue.PaceClass, *pace)
+		return load.ExitUsage
+	}
 	chosen, ok := chooseScenarios(fs.Arg(0))
 	if !ok {
 		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario in %q (try list)\n", fs.Arg(0))
@@ -123,10 +132,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := shopapi.NewClient(64, *timeout, *token)
 	defer c.Close()
-	sc := &ScenarioRun{C: c, Targets: urls}
+	sc := NewScenarioRun(c, urls, *pace, nil)
 	code := runScenarios(ctx, sc, chosen, stdout)
 	if *timeline != "" {
-		files, err := c.SaveTimelines(context.WithoutCancel(ctx), urls[0], *timeline, sc.sales)
+		files, err := c.SaveTimelines(context.WithoutCancel(ctx), urls[0], *timeline, sc.Sales())
 		for _, f := range files {
 			fmt.Fprintf(stderr, "timeline written to %s\n", f)
 		}
@@ -207,6 +216,9 @@ func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (ve
 		fmt.Fprintf(out, "   %s: %s\n", catalogue.VerdictSkip, observed)
 		return catalogue.VerdictSkip, observed
 	}
+	if sc.Pace == catalogue.PaceClass && !s.ClassPace {
+		fmt.Fprintf(out, "   pace:          this lesson has no teaching pace; it runs at normal pace\n")
+	}
 	start := time.Now()
 	err := sc.preflight(ctx, s)
 	var pass bool
@@ -250,7 +262,7 @@ func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for buyer A to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
+			return fmt.Errorf("waiting for buyer-1 to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -275,11 +287,7 @@ func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 // settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
 func (sc *ScenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
-	sc.mu.Lock()
-	if !slices.Contains(sc.sales, id) {
-		sc.sales = append(sc.sales, id)
-	}
-	sc.mu.Unlock()
+	sc.note(id)
 	v, _, err := sc.C.SettledSale(ctx, sc.Targets, id)
 	return v, err
 }
@@ -335,17 +343,22 @@ func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 }
 
 // brokenThenHeld runs the same contended sale (16 buyers over the targets,
-// 4 orders each, 20 ms of work) on a broken strategy, which must break an
+// 4 orders each, 20 ms of work; at the class pace 8 buyers, 2 orders each,
+// 10 units and 500 ms of work) on a broken strategy, which must break an
 // invariant, and on its fix, which must hold them all.
 func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
 	var parts []string
 	pass := true
+	stock, work, buyers, orders := int64(40), 20, 16, 4
+	if sc.Pace == catalogue.PaceClass {
+		stock, work, buyers, orders = 10, 500, 8, 2
+	}
 	for _, strategy := range []string{broken, fix} {
-		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: 40, WorkMS: 20})
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: stock, WorkMS: work})
 		if err != nil {
 			return "", false, err
 		}
-		sc.contend(ctx, v.ID, 16, 4)
+		sc.contend(ctx, v.ID, buyers, orders)
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err

@@ -52,7 +52,7 @@ func sentinelFailover(ctx context.Context, sc *ScenarioRun) (string, bool, error
 		} else {
 			pass = pass && b == shopapi.KindOrder && aHeld && got.Violations >= 1 && got.LostUpdates >= 1
 		}
-		parts = append(parts, fmt.Sprintf("redis-sentinel, fencing=%v, master killed before replicating: B sent while A held: %v, B %s; A %s; %s",
+		parts = append(parts, fmt.Sprintf("redis-sentinel, fencing=%v, master killed before replicating: buyer-2 sent while buyer-1 held: %v, buyer-2 %s; buyer-1 %s; %s",
 			fencing, aHeld, b, aKind, describe(got)))
 	}
 	v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario sentinel-failover", Strategy: "redlock", Stock: 10, TTLMS: 15000})
@@ -71,7 +71,7 @@ func sentinelFailover(ctx context.Context, sc *ScenarioRun) (string, bool, error
 		return "", false, err
 	}
 	pass = pass && b == shopapi.KindOrder && aHeld && aKind == shopapi.KindOrder && got.Violations == 0 && got.LostUpdates == 0 && got.Oversold == 0
-	parts = append(parts, fmt.Sprintf("redlock, 1 of 3 independent masters restarted: B sent while A held: %v, B %s; A %s; %s",
+	parts = append(parts, fmt.Sprintf("redlock, 1 of 3 independent masters restarted: buyer-2 sent while buyer-1 held: %v, buyer-2 %s; buyer-1 %s; %s",
 		aHeld, b, aKind, describe(got)))
 	return strings.Join(parts, " | "), pass, nil
 }
@@ -89,7 +89,7 @@ func (sc *ScenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
 		return "", false, "", err
 	}
-	a := sc.orderAsync(ctx, t1, id, "A")
+	a := sc.orderAsync(ctx, t1, id, "buyer-1")
 	if err := sc.waitPaused(ctx, t1); err != nil {
 		return "", false, "", err
 	}
@@ -105,7 +105,7 @@ func (sc *ScenarioRun) holdAndFault(ctx context.Context, id uint64, hold time.Du
 	aHeld = n > 0
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), id), "B")
+		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), id), "buyer-2")
 		// B waiting out its lock wait while A still holds is B waiting for
 		// A: it asks again. (A make test once took longer than the shops'
 		// 7 s lock wait to restart a RedLock master and let A finish its 6 s

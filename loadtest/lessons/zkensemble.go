@@ -46,7 +46,7 @@ func zkEnsembleServerKilled(ctx context.Context, sc *ScenarioRun) (string, bool,
 		return "", false, err
 	}
 	bWhileDown := down > 0
-	b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "B")
+	b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
 	aKind := <-a
 	burst, _ := sc.burst(ctx, v.ID, 16, "c")
 	down, _, err = sc.zkServersDown(ctx, t1)
@@ -62,13 +62,13 @@ func zkEnsembleServerKilled(ctx context.Context, sc *ScenarioRun) (string, bool,
 	if err != nil {
 		return "", false, err
 	}
-	session := fmt.Sprintf("A's session was on it and moved to %s", kill.SessionOn)
+	session := fmt.Sprintf("buyer-1's session was on it and moved to %s", kill.SessionOn)
 	if !kill.SessionWasOn {
-		session = fmt.Sprintf("A's session was on the leader %s and stayed", kill.SessionOn)
+		session = fmt.Sprintf("buyer-1's session was on the leader %s and stayed", kill.SessionOn)
 	}
 	pass := aHeld && aKind == shopapi.KindOrder && bWhileDown && b == shopapi.KindOrder && burst[shopapi.KindOrder] == 16 &&
 		got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
-	return fmt.Sprintf("killed follower %s while A held the lock (%s); A %s, B (sent with 2 of 3 servers) %s, "+
+	return fmt.Sprintf("killed follower %s while buyer-1 held the lock (%s); buyer-1 %s, buyer-2 (sent with 2 of 3 servers) %s, "+
 		"burst %d of 16 orders (server still down after it: %v); the ensemble whole again %.1f s after the kill; %s",
 		kill.Killed, session, aKind, b, burst[shopapi.KindOrder], burstWhileDown, back.Seconds(), describe(got)), pass, nil
 }
@@ -91,7 +91,7 @@ func (sc *ScenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 		if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": zkEnsembleHold.Milliseconds()}); err != nil {
 			return nil, false, kill, err
 		}
-		a = sc.orderAsync(ctx, t1, id, fmt.Sprintf("A%d", round))
+		a = sc.orderAsync(ctx, t1, id, fmt.Sprintf("buyer-1-%d", round))
 		if err := sc.waitPaused(ctx, t1); err != nil {
 			return nil, false, kill, err
 		}

@@ -83,6 +83,15 @@ type SaleRequest struct {
 // view goes to the JSON report untouched.
 type SaleView struct {
 	ID           uint64 `json:"id"`
+	Name         string `json:"name"`
+	Strategy     string `json:"strategy"`
+	WorkMS       int    `json:"work_ms"`
+	TTLMS        int    `json:"ttl_ms"`
+	Fencing      bool   `json:"fencing"`
+	Watchdog     bool   `json:"watchdog"`
+	PerUserLimit int    `json:"per_user_limit"`
+	SoldOutCache bool   `json:"sold_out_cache"`
+	RateLimitIP  int    `json:"rate_limit_ip"`
 	InitialStock int64  `json:"initial_stock"`
 	Stock        int64  `json:"stock"`
 	Sold         int64  `json:"sold"`
@@ -177,6 +186,9 @@ const MaxErrorBody = 4 << 10
 type Client struct {
 	Http  *http.Client `json:"-"`
 	Token string       `json:"-"` // admin bearer token for the writes and the order reads; "" sends none
+	// SaleCreated, when set, is told the id of each sale CreateSale made
+	// (a lesson's agent reports them while the lesson runs).
+	SaleCreated func(id uint64) `json:"-"`
 }
 
 // authorize adds the admin token, when there is one, to a write and to a
@@ -222,6 +234,9 @@ func (c *Client) Strategies(ctx context.Context, target string) ([]StrategyInfo,
 func (c *Client) CreateSale(ctx context.Context, target string, req SaleRequest) (SaleView, json.RawMessage, error) {
 	var v SaleView
 	raw, err := c.CallJSON(ctx, http.MethodPost, target+"/api/sales", req, http.StatusCreated, &v)
+	if err == nil && c.SaleCreated != nil {
+		c.SaleCreated(v.ID)
+	}
 	return v, raw, err
 }
 

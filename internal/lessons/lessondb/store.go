@@ -24,6 +24,7 @@ var (
 	ErrNotFound = errors.New("lessondb: no such run")
 	ErrNotYours = errors.New("lessondb: the run is not running under this agent")
 	ErrVerdict  = errors.New("lessondb: verdict must be PASS, FAIL, ERROR or SKIP")
+	ErrPace     = errors.New("lessondb: pace must be normal or class")
 )
 
 // Store keeps lesson runs in the database; any number of replicas may use
@@ -33,10 +34,14 @@ type Store struct{ db *gorm.DB }
 // NewStore returns a Store over db (migrated).
 func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 
-// Create queues a run of lesson; ErrBusy when one is pending or running.
-func (s *Store) Create(ctx context.Context, lesson string) (lessons.Run, error) {
+// Create queues a run of lesson at pace (lessons.PaceNormal or
+// lessons.PaceClass); ErrBusy when one is pending or running.
+func (s *Store) Create(ctx context.Context, lesson, pace string) (lessons.Run, error) {
 	if _, ok := lessons.Find(lesson); !ok {
 		return lessons.Run{}, ErrUnknown
+	}
+	if !lessons.ValidPace(pace) {
+		return lessons.Run{}, ErrPace
 	}
 	if err := s.expire(ctx); err != nil {
 		return lessons.Run{}, err
@@ -53,7 +58,7 @@ func (s *Store) Create(ctx context.Context, lesson string) (lessons.Run, error) 
 		if open > 0 {
 			return ErrBusy
 		}
-		run = lessons.Run{Lesson: lesson, Status: lessons.StatusPending, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		run = lessons.Run{Lesson: lesson, Status: lessons.StatusPending, Pace: pace, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
 		return tx.Create(&run).Error
 	})
 	if err != nil {
@@ -115,23 +120,58 @@ func (s *Store) Claim(ctx context.Context, agentID string) (run lessons.Run, ok 
 	return run, err == nil, err
 }
 
-// Finish records agentID's verdict for run id.
-func (s *Store) Finish(ctx context.Context, id uint64, agentID, verdict, observed, output string) error {
-	switch verdict {
+// Result is what an agent reports when a lesson run ends.
+type Result struct {
+	Verdict  string
+	Observed string // the one-line summary
+	Output   string // the scenario's full output
+	Cases    lessons.Cases
+	Sales    lessons.SaleIDs // every sale the scenario created
+}
+
+// Finish records agentID's result for run id.
+func (s *Store) Finish(ctx context.Context, id uint64, agentID string, r Result) error {
+	switch r.Verdict {
 	case lessons.VerdictPass, lessons.VerdictFail, lessons.VerdictError, lessons.VerdictSkip:
 	default:
 		return ErrVerdict
 	}
 	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = ?, observed = ?, output = ?,
-  finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
-		verdict, clipText(observed, 60000), clipText(output, 1<<20), id, agentID)
+  cases = ?, sales = COALESCE(?, sales), finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
+		r.Verdict, clipText(r.Observed, 60000), clipText(r.Output, 1<<20), r.Cases, r.Sales, id, agentID)
 	if res.Error != nil {
 		return fmt.Errorf("lessondb: finish: %w", res.Error)
 	}
-	if res.RowsAffected == 0 {
-		if _, err := s.Get(ctx, id); err != nil {
-			return err
-		}
+	return s.mine(ctx, id, agentID, res.RowsAffected)
+}
+
+// SetSales records the sales run id created so far, while agentID runs it:
+// the dashboard follows the newest.
+func (s *Store) SetSales(ctx context.Context, id uint64, agentID string, sales lessons.SaleIDs) error {
+	if sales == nil {
+		sales = lessons.SaleIDs{}
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET sales = ? WHERE id = ? AND status = 'running' AND agent_id = ?`,
+		sales, id, agentID)
+	if res.Error != nil {
+		return fmt.Errorf("lessondb: sales: %w", res.Error)
+	}
+	return s.mine(ctx, id, agentID, res.RowsAffected)
+}
+
+// mine checks an update of run id by agentID that changed no row: an
+// update that wrote the values already there changes none either (MariaDB
+// counts changed rows), which is fine while the run is agentID's;
+// otherwise ErrNotFound (no such run) or ErrNotYours.
+func (s *Store) mine(ctx context.Context, id uint64, agentID string, rows int64) error {
+	if rows > 0 {
+		return nil
+	}
+	run, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if run.Status != lessons.StatusRunning || run.AgentID == nil || *run.AgentID != agentID {
 		return ErrNotYours
 	}
 	return nil

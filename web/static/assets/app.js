@@ -30,6 +30,15 @@ let timeline = null;
 let herd = null; // the Run section's Herd panel (herd.js)
 let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
+let lessons = null; // the Lessons view (started below)
+// A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
+// read before the nav rewrites the hash to its canonical form.
+const saleInHash = (hash) => Number((/^#\/timeline\?(?:.*&)?sale=(\d+)/.exec(hash) || [])[1] || 0);
+let openSaleFirst = saleInHash(location.hash);
+window.addEventListener('hashchange', () => {
+  const id = saleInHash(location.hash);
+  if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
+});
 const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
@@ -43,6 +52,7 @@ const state = {
   zh: localStorage.getItem(LANG_KEY) === '1',
   step: null, // the step the live band shows
   more: {}, // {sale, queue}: the band's sale view and queue figures (queue.js), which the stream does not carry
+  lesson: null, // the lesson run the band shows ({title, run}, lessons.js) instead of a load-test run
 };
 
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
@@ -71,6 +81,7 @@ function applyLang() {
   arming?.relabel();
   herd?.relabel();
   share?.relabel();
+  lessons?.relabel();
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;
@@ -298,11 +309,35 @@ function showRun(run) {
   renderTables(view.step, state.replicas, state.zh);
 }
 
+/**
+ * showLesson puts a lesson run on the band (lessons.js's bandRun: its
+ * sales as steps, the title naming the lesson and the case). It stays
+ * there after the lesson ends until a load-test run is queued or runs.
+ */
+function showLesson(b) {
+  state.lesson = b;
+  const view = liveView(b.run, state.last, Date.now() / 1000, undefined, { zh: state.zh });
+  if (!view) return;
+  view.title = b.title;
+  renderLive(view, charts, state.zh);
+  state.view = view;
+  state.last = view.sample;
+  state.step = view.step;
+  if (view.saleId) faults.setSaleId(view.saleId);
+  renderTables(view.step, state.replicas, state.zh);
+}
+
 function onRuns(list) {
   if (!list.length) return;
   const run = list.find((r) => r.id === state.focus)
     || list.find((r) => r.status === 'running' || r.status === 'queued') || list[0];
-  showRun(run);
+  const loadRuns = run.status === 'running' || run.status === 'queued';
+  if (state.lesson && (state.lesson.run.status === 'running' || !loadRuns)) {
+    // the band follows the lesson
+  } else {
+    state.lesson = null;
+    showRun(run);
+  }
   // A run that just finished: refresh the comparison from the database.
   const fresh = list.filter((r) => (r.status === 'done' || r.status === 'failed') && !state.finishedSeen.has(r.id));
   if (fresh.length) {
@@ -359,10 +394,11 @@ applyLang();
 loadLimits();
 syncClock();
 const zh = () => state.zh;
-const lessons = initLessons({ zh, needToken });
+lessons = initLessons({ zh, needToken, onBand: showLesson });
 const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
 timeline = initTimeline({ zh, liveStep: () => state.step });
 if (!$('#timeline').hidden) timeline.show();
+if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.
 $('#b-viol').addEventListener('click', () => {
   if (state.step?.sale) timeline.openSale(state.step.sale.id);

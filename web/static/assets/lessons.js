@@ -1,17 +1,48 @@
 // The Lessons view: one card per scenario of `loadtest scenario`, what the
-// seed predicts, a Run button, and the last run's verdict (in words and
-// colour). A load-test agent runs the lesson; this module only asks for it
-// (POST /api/lessons/{name}/runs) and polls GET /api/lessons: every second
-// while a run is pending or running, else every 5 s.
+// seed predicts, a Run button and a "Run at teaching pace" one, and the
+// last run's verdict (in words and colour) with its result table: one row
+// per case (each sale the scenario ran), each linked to its timeline, and
+// the decisive moment of the first case whose sections overlapped. A
+// load-test agent runs the lesson; this module only asks for it (POST
+// /api/lessons/{name}/runs) and polls GET /api/lessons: every second while
+// a run is pending or running, else every 5 s. While one runs it reads the
+// sales it made so far (GET /api/sales/{id}) and hands the band a view of
+// them (onBand).
 import { ApiError, getJSON, postJSON } from './api.js';
-import { el } from './dom.js';
-import { applyLabels } from './i18n.js';
+import { el, fmt } from './dom.js';
+import { addLabels, applyLabels, label } from './i18n.js';
+import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, runningLesson } from './lessons-model.js';
+
+addLabels({
+  runClass: ['Run at teaching pace', '课堂节奏运行'],
+  noClassPace: ['no teaching pace for this lesson: it runs at normal pace', '此课程没有课堂节奏：按正常节奏运行'],
+  lResult: ['What happened', '实际结果'],
+  lCase: ['Case', '案例'],
+  lInitial: ['Initial stock', '初始库存'],
+  lSold: ['Sold', '售出'],
+  lExpected: ['Expected stock', '应剩库存'],
+  lLeft: ['Stock left', '实剩库存'],
+  lOversold: ['Oversold', '超卖'],
+  lLost: ['Lost updates', '丢失更新'],
+  lViol: ['Overlaps', '重叠'],
+  lFenced: ['Fenced writes', '被拒写入'],
+  lVerdict: ['Verdict', '结论'],
+  lMoment: ['Decisive moment', '关键时刻'],
+  lTimeline: ['timeline', '时间线'],
+  lNotRun: ['not run yet', '尚未运行'],
+  lWaiting: ['waiting for the agent…', '等待压测代理…'],
+  lClassPace: ['teaching pace', '课堂节奏'],
+  lDone: ['done', '已完成'],
+  lRunning: ['running…', '运行中…'],
+  lPending: ['queued…', '排队中…'],
+});
 
 const FAST = 1000, SLOW = 5000;
-const VERDICT = { // word, css class, symbol (colour is never the only signal)
-  PASS: ['PASS', 'pass', '✓'], FAIL: ['FAIL', 'fail', '✗'], ERROR: ['ERROR', 'error', '!'], SKIP: ['SKIP', 'skip', '–'],
-};
 const NO_AGENT_HINT = 'start a load-test agent: shop demo starts two';
+const COLUMNS = [ // label key, case member, flagged when above 0
+  ['lInitial', 'initial_stock'], ['lSold', 'sold'], ['lExpected', 'expected_stock'], ['lLeft', 'stock_left'],
+  ['lOversold', 'oversold', true], ['lLost', 'lost_updates', true], ['lViol', 'violations', true], ['lFenced', 'fenced_writes'],
+];
 
 const $ = (sel) => document.querySelector(sel);
 const active = (run) => run && (run.status === 'pending' || run.status === 'running');
@@ -24,15 +55,22 @@ function clock(iso) {
 }
 
 /**
- * initLessons starts the view. opts.zh() says whether Chinese labels are on;
- * opts.needToken(err) handles a 401 (asks for the admin token). Returns
- * setReplicas(list), for "needs N replicas (M alive)".
+ * initLessons starts the view. opts.zh() says whether Chinese is on;
+ * opts.needToken(err) handles a 401 (asks for the admin token);
+ * opts.onBand({title, run} | null) gets the running lesson's view for the
+ * band (bandRun), once more when it ends, and null when none ran.
+ * Returns setReplicas(list), for "needs N replicas (M alive)", and
+ * relabel(), after a language switch.
  */
-export function initLessons({ zh, needToken }) {
+export function initLessons({ zh, needToken, onBand = () => {} }) {
   const cards = new Map(); // name -> {li, parts}
   let shops = 0; // live shop replicas, from the replicas events
   let lessons = [];
   let timer = null;
+  const timelines = new Map(); // sale id -> decisive lines (a finished case's timeline does not change)
+  let band = { run: 0, views: [] }; // the lesson run the band shows, and its sales' views
+  const shown = new Set(); // lesson runs the band has shown
+  const opened = Date.now(); // runs that finished before the page opened stay off the band
 
   const msg = (text, bad = true) => { const m = $('#lessons-msg'); m.textContent = text; m.className = `msg${bad && text ? ' bad' : ''}`; };
 
@@ -45,56 +83,181 @@ export function initLessons({ zh, needToken }) {
     const pre = el('pre', { class: 'l-output' });
     const details = el('details', { class: 'l-details', hidden: '' }, el('summary', { 'data-l': 'output', text: 'Full output' }), pre);
     const needs = el('dd', {});
+    const title = el('h3', { id: `${id}-h` });
+    const predict = el('dd', { class: 'l-predict' });
+    const fix = el('dd', {});
     const run = el('button', { type: 'button', class: 'l-run', 'aria-describedby': `${id}-res` },
       el('span', { 'data-l': 'runLesson', text: 'Run' }), el('span', { class: 'sr-only', text: ` ${l.title}` }));
-    run.addEventListener('click', () => start(l.name, run));
+    run.addEventListener('click', () => start(l.name, 'normal', run));
+    const slow = el('button', { type: 'button', class: 'l-run l-class', 'aria-describedby': `${id}-res` },
+      el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only', text: ` ${l.title}` }));
+    slow.addEventListener('click', () => start(l.name, 'class', slow));
     const dl = el('dl', { class: 'l-facts' },
-      el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), el('dd', { class: 'l-predict', text: l.predict }),
-      el('dt', { 'data-l': 'fix', text: 'The fix' }), el('dd', { text: l.fix || '–' }),
+      el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
+      el('dt', { 'data-l': 'fix', text: 'The fix' }), fix,
       el('dt', { 'data-l': 'strategies', text: 'Strategies' }),
       el('dd', {}, ...(l.strategies || []).flatMap((s, i) => [i ? ' ' : '', el('code', { class: 'tag', text: s })])),
       el('dt', { 'data-l': 'minReplicas', text: 'Needs' }), needs);
     if (l.seed) dl.append(el('dt', { 'data-l': 'seed', text: 'From the seed' }), el('dd', { class: 'l-seed', text: l.seed }));
-    const head = el('div', { class: 'l-head' }, el('h3', { id: `${id}-h`, text: l.title }), el('code', { class: 'l-name', text: l.name }));
+    const head = el('div', { class: 'l-head' }, title, el('code', { class: 'l-name', text: l.name }));
+    const cases = el('div', { class: 'l-cases', hidden: '' });
+    const moment = el('div', { class: 'l-moment', hidden: '' });
     const res = el('div', { class: 'l-result', id: `${id}-res`, 'aria-live': 'polite' }, badge, ' ', status, observed, meta);
+    const body = el('div', { class: 'l-body' }, dl, el('div', { class: 'l-outcome' }, cases, moment));
     const li = el('li', { class: 'lesson', id, 'data-lesson': l.name, 'aria-labelledby': `${id}-h` },
-      head, dl, el('div', { class: 'l-foot' }, res, run), details);
+      head, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run, slow,
+      ...(l.class_pace ? [] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
     applyLabels(li, zh());
-    return { li, parts: { status, badge, observed, meta, pre, details, needs, run } };
+    return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, cases, moment } };
   }
 
   // set changes an element's text only when it differs: the result is a
   // live region, and a poll every second must not repeat it.
   const set = (e, text) => { if (e.textContent !== text) e.textContent = text; };
+  const word = (w) => (zh() ? w.zh : w.en);
 
-  function update(l, { li, parts: p }) {
+  /** renderCases writes the result table: one row per case, each linked to its sale's timeline. */
+  function renderCases(box, rows, lessonName) {
+    const sig = JSON.stringify(rows) + zh();
+    if (box.dataset.sig === sig) return;
+    box.dataset.sig = sig;
+    box.hidden = !rows.length;
+    if (!rows.length) { box.replaceChildren(); return; }
+    // The verdict beside the case: on a phone the figures scroll, the verdict stays in view.
+    const th = (key) => (zh() ? zhOf(key) : label(key, false)); // one language in the narrow header cells
+    const head = el('tr', {}, el('th', { scope: 'col', text: th('lCase') }), el('th', { scope: 'col', text: th('lVerdict') }),
+      ...COLUMNS.map(([key]) => el('th', { scope: 'col', class: 'num', text: th(key) })));
+    const body = rows.map((c) => {
+      const v = CASE_VERDICT[c.verdict] || { en: c.verdict, zh: c.verdict, cls: '' };
+      const name = zh() && c.name_zh ? c.name_zh : c.name;
+      return el('tr', { class: `case-${v.cls}`, 'data-sale': String(c.sale_id) },
+        el('th', { scope: 'row' }, el('a', { href: `#/timeline?sale=${c.sale_id}`, 'data-sale': String(c.sale_id),
+          title: `${label('lTimeline', zh())} #${c.sale_id}` }, name)),
+        el('td', { class: `l-verdict ${v.cls}`, text: word(v), title: (zh() ? c.reason_zh : c.reason) || '' }),
+        // A count above 0 is red when the case broke, amber when it overlapped without damage.
+        ...COLUMNS.map(([, k, flag]) => el('td', { class: `num${flag && c[k] > 0 ? (v.cls === 'bad' ? ' bad' : ' warn') : ''}`, text: fmt(c[k]) })));
+    });
+    box.replaceChildren(el('h4', { text: label('lResult', zh()) }),
+      el('div', { class: 'l-table-scroll', tabindex: '0', role: 'region', 'aria-label': `${lessonName}: ${label('lResult', false)}` },
+        el('table', { class: 'l-table' }, el('thead', {}, head), el('tbody', {}, ...body))));
+  }
+  const zhOf = (key) => {
+    const t = label(key, true);
+    const i = t.lastIndexOf(' · ');
+    return i >= 0 ? t.slice(i + 3) : t;
+  };
+
+  /** renderMoment shows the decisive moment of the first case that overlapped or was fenced, once its timeline is read. */
+  function renderMoment(box, rows) {
+    const c = rows.find((r) => r.violations > 0 || r.fenced_writes > 0);
+    if (!c) { box.hidden = true; return; }
+    const lines = timelines.get(c.sale_id);
+    if (lines === undefined) { readMoment(c.sale_id); box.hidden = true; return; }
+    const sig = `${c.sale_id}:${zh()}:${lines.length}`;
+    box.hidden = !lines.length;
+    if (box.dataset.sig === sig) return;
+    box.dataset.sig = sig;
+    const name = zh() && c.name_zh ? c.name_zh : c.name;
+    box.replaceChildren(el('h4', {}, `${label('lMoment', zh())}: `, el('a', { href: `#/timeline?sale=${c.sale_id}`, 'data-sale': String(c.sale_id) }, name)),
+      el('ol', { class: 'l-narration' }, ...lines.map((l) => el('li', {}, el('span', { class: 'at', text: l.since }), ' ', zh() ? l.zh : l.en))));
+  }
+
+  async function readMoment(sale) {
+    timelines.set(sale, []); // asked once
+    try {
+      timelines.set(sale, decisiveLines(await getJSON(`/api/sales/${sale}/timeline`, { timeoutMs: 15000 })));
+    } catch { timelines.delete(sale); return; }
+    for (const l of lessons) update(l, cards.get(l.name));
+  }
+
+  function update(l, c) {
+    if (!c) return;
+    const { li, parts: p } = c;
+    set(p.title, lessonText(l, 'title', zh()));
+    set(p.predict, lessonText(l, 'predict', zh()));
+    set(p.fix, lessonText(l, 'fix', zh()) || '–');
     const r = l.last;
     const min = l.min_replicas || 1;
-    set(p.needs, `${min} shop replica${min > 1 ? 's' : ''} (${shops} alive${shops && shops < min ? ': not enough' : ''})`);
+    set(p.needs, zh() ? `${min} 个实例（${shops} 个在线${shops && shops < min ? '：不够' : ''}）`
+      : `${min} shop replica${min > 1 ? 's' : ''} (${shops} alive${shops && shops < min ? ': not enough' : ''})`);
     li.dataset.status = r ? r.status : 'none';
     li.dataset.verdict = r?.verdict || '';
     const busy = active(r);
     p.run.disabled = busy;
+    p.slow.disabled = busy;
     if (!r) {
       set(p.badge, ''); p.badge.className = 'badge';
-      set(p.status, 'not run yet'); set(p.observed, ''); set(p.meta, ''); p.details.hidden = true;
+      set(p.status, label('lNotRun', zh())); set(p.observed, ''); set(p.meta, ''); p.details.hidden = true;
+      renderCases(p.cases, [], l.name); p.moment.hidden = true; li.classList.remove('has-cases');
       return;
     }
-    const v = VERDICT[r.verdict];
-    set(p.badge, v ? `${v[2]} ${v[0]}` : '');
-    p.badge.className = `badge ${v ? v[1] : ''}`;
-    set(p.status, r.status === 'done' ? 'done' : `${r.status}…`);
-    set(p.observed, r.observed || (busy ? 'waiting for the agent…' : ''));
-    const when = r.finished_at ? `finished ${clock(r.finished_at)}` : r.started_at ? `started ${clock(r.started_at)}` : `asked ${clock(r.created_at)}`;
-    set(p.meta, `run ${r.id} · ${when} · ${r.agent ? `agent ${r.agent}` : 'no agent yet'}`);
+    const v = LESSON_VERDICT[r.verdict];
+    set(p.badge, v ? `${v.sym} ${word(v)}` : '');
+    p.badge.className = `badge ${v ? v.cls : ''}`;
+    set(p.status, label({ done: 'lDone', running: 'lRunning', pending: 'lPending' }[r.status] || r.status, zh()));
+    set(p.observed, r.observed || (busy ? label('lWaiting', zh()) : ''));
+    const pace = r.pace === 'class' ? ` · ${label('lClassPace', zh())}` : '';
+    if (zh()) {
+      const when = r.finished_at ? `完成于 ${clock(r.finished_at)}` : r.started_at ? `开始于 ${clock(r.started_at)}` : `请求于 ${clock(r.created_at)}`;
+      set(p.meta, `第 ${r.id} 次运行 · ${when} · ${r.agent ? `压测节点 ${r.agent}` : '尚无压测节点'}${pace}`);
+    } else {
+      const when = r.finished_at ? `finished ${clock(r.finished_at)}` : r.started_at ? `started ${clock(r.started_at)}` : `asked ${clock(r.created_at)}`;
+      set(p.meta, `run ${r.id} · ${when} · ${r.agent ? `agent ${r.agent}` : 'no agent yet'}${pace}`);
+    }
     p.details.hidden = !r.output;
     set(p.pre, r.output || '');
+    // While it runs, the table is the sales read so far; once done, the agent's.
+    const rows = r.cases?.length ? r.cases : (band.run === r.id ? liveRows(band.views) : []);
+    renderCases(p.cases, rows, l.name);
+    li.classList.toggle('has-cases', rows.length > 0);
+    if (r.status === 'done') renderMoment(p.moment, rows); else p.moment.hidden = true;
   }
 
+  /** liveRows are the running lesson's sales as table rows (the agent sends the final ones at the end). */
+  function liveRows(views) {
+    const names = caseNames(views);
+    return views.map((v, i) => {
+      const row = { sale_id: v.id, name: names[i].en, name_zh: names[i].zh, initial_stock: v.initial_stock, sold: v.sold,
+        expected_stock: v.initial_stock - v.sold, stock_left: v.stock, oversold: v.oversold, lost_updates: v.lost_updates,
+        violations: v.violations, fenced_writes: v.fenced_writes };
+      // The shop's verdict on the sale (internal/verdict), as the agent's table will carry it.
+      Object.assign(row, { verdict: v.verdict?.kind || '', reason: v.verdict?.reason_en || '', reason_zh: v.verdict?.reason_zh || '' });
+      return row;
+    });
+  }
+
+  /**
+   * follow reads the running lesson's sales and hands the band their view;
+   * once more when the run ended. A lesson that ran between two polls (a
+   * herd takes 3 s; the poll is every 5 s when nothing runs) is shown once
+   * done, when it finished after this page opened.
+   */
+  async function follow() {
+    const l = runningLesson(lessons) || lessons.find((x) => x.last?.id === band.run && x.last.status === 'done' && !band.final)
+      || lessons.find((x) => x.last?.status === 'done' && x.last.id > band.run && !shown.has(x.last.id)
+        && Date.parse(x.last.finished_at) > opened && x.last.sales?.length);
+    if (!l) return;
+    shown.add(l.last.id);
+    const r = l.last;
+    if (band.run !== r.id) band = { run: r.id, views: [] };
+    if (r.status === 'done') band.final = true;
+    const ids = r.sales || [];
+    if (!ids.length) return;
+    try {
+      band.views = await Promise.all(ids.map((id) => getJSON(`/api/sales/${id}`)));
+    } catch { return; }
+    const b = bandRun(l, band.views, zh());
+    if (b) onBand(b);
+    update(l, cards.get(l.name));
+  }
+
+  let lastBody = null;
   function render(body) {
+    lastBody = body;
     lessons = body.lessons || [];
     const n = body.agents ?? 0;
-    set($('#lessons-agents'), n ? `${n} load-test agent${n > 1 ? 's' : ''} live` : `no load-test agent is live: ${NO_AGENT_HINT}`);
+    set($('#lessons-agents'), zh() ? (n ? `${n} 个压测节点在线` : '没有在线的压测节点：shop demo 会启动两个')
+      : n ? `${n} load-test agent${n > 1 ? 's' : ''} live` : `no load-test agent is live: ${NO_AGENT_HINT}`);
     $('#lessons-agents').classList.toggle('bad', !n);
     const list = $('#lesson-list');
     const names = lessons.map((l) => l.name).join();
@@ -115,6 +278,7 @@ export function initLessons({ zh, needToken }) {
       render(body);
       if (lessons.some((l) => active(l.last))) next = FAST;
       if ($('#lessons-msg').dataset.api === 'down') { msg(''); delete $('#lessons-msg').dataset.api; }
+      await follow();
     } catch (err) {
       msg(`Cannot list the lessons: ${err.message}`);
       $('#lessons-msg').dataset.api = 'down';
@@ -129,12 +293,12 @@ export function initLessons({ zh, needToken }) {
     msg(err instanceof ApiError ? `Refused: ${err.message}` : `Failed: ${err.message}`);
   }
 
-  async function start(name, btn) {
+  async function start(name, pace, btn) {
     btn.disabled = true;
     msg('');
     try {
-      const run = await postJSON(`/api/lessons/${encodeURIComponent(name)}/runs`, {});
-      msg(`${name}: run ${run.id} queued; its card shows the progress and the verdict.`, false);
+      const run = await postJSON(`/api/lessons/${encodeURIComponent(name)}/runs`, pace === 'class' ? { pace } : {});
+      msg(`${name}: run ${run.id} queued${pace === 'class' ? ' at teaching pace' : ''}; its card shows the progress and the verdict.`, false);
     } catch (err) {
       refused(err, 'run it');
     } finally {
@@ -163,6 +327,12 @@ export function initLessons({ zh, needToken }) {
     setReplicas(list) {
       shops = list.filter((m) => m.kind === 'shop' && m.alive).length;
       for (const l of lessons) update(l, cards.get(l.name));
+    },
+    relabel() {
+      if (lastBody) render(lastBody);
+      const l = lessons.find((x) => x.last?.id === band.run);
+      const b = l && bandRun(l, band.views, zh());
+      if (b) onBand(b);
     },
   };
 }

@@ -1,0 +1,50 @@
+// The Lessons view's pure logic (web/static/assets/lessons-model.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bandRun, caseNames, decisiveLines, lessonText, runningLesson } from '../../web/static/assets/lessons-model.js';
+
+const sale = (id, more) => ({ id, strategy: 'redis', initial_stock: 10, stock: 10, sold: 0, oversold: 0, lost_updates: 0,
+  violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 0, ttl_ms: 500, ...more });
+
+test('cases are named by strategy and what differs, as the result table names them', () => {
+  const names = caseNames([sale(1), sale(2, { fencing: true }), sale(3)]);
+  assert.deepEqual(names.map((n) => n.en), ['redis, fencing off', 'redis, fencing on', 'redis, fencing off (2)']);
+  assert.deepEqual(names.map((n) => n.zh), ['redis，防护令牌 关', 'redis，防护令牌 开', 'redis，防护令牌 关（2）']);
+  assert.deepEqual(caseNames([sale(1, { strategy: 'mutex' }), sale(2, { strategy: 'db-pessimistic' })]).map((n) => n.en), ['mutex', 'db-pessimistic']);
+  // What a sale's name adds to the lesson's common name, in whole words.
+  assert.deepEqual(caseNames([sale(1, { name: 'scenario p' }), sale(2, { name: 'scenario p, buyer-2 reads first' })]).map((n) => n.en),
+    ['redis', 'redis, buyer-2 reads first']);
+  assert.deepEqual(caseNames([sale(1, { name: 'herd cache on' }), sale(2, { name: 'herd cache off' })]).map((n) => n.en), ['redis, on', 'redis, off']);
+});
+
+test('the band names the running lesson and its newest case', () => {
+  const lesson = { name: 'pause-past-ttl', last: { id: 4, status: 'running', sales: [1, 2] } };
+  assert.equal(runningLesson([{ name: 'x', last: { status: 'done' } }, lesson]), lesson);
+  assert.equal(bandRun(lesson, [], false), null);
+  const b = bandRun(lesson, [sale(1), sale(2, { fencing: true, sold: 3, stock: 7 })], false);
+  assert.equal(b.title, 'Lesson: pause-past-ttl, case 2: redis, fencing on');
+  assert.equal(b.run.status, 'running');
+  assert.deepEqual(b.run.steps.map((s) => s.status), ['done', 'running']);
+  assert.equal(b.run.steps[1].sale.sold, 3);
+  const done = bandRun({ ...lesson, last: { ...lesson.last, status: 'done' } }, [sale(1), sale(2, { fencing: true })], true);
+  assert.equal(done.title, '课程：pause-past-ttl，第 2 个案例，共 2 个：redis，防护令牌 开');
+});
+
+test('the decisive moment is the first overlap, else the first fenced write', () => {
+  const narration = [
+    { at: 5, en: 'shop-1 gets token 3', zh: 'shop-1 获得令牌 3', section: 11 },
+    { at: 900, en: 'shop-2 gets token 4 while shop-1 still holds token 3: the first overlap (1 in all)', zh: '…', section: 12 },
+    { at: 2100, en: 'shop-1 writes with token 3: refused (fenced)', zh: '…', section: 11 },
+  ];
+  assert.deepEqual(decisiveLines({ from: 0, narration, overlaps: [{ a: 11, b: 12 }] }).map((l) => l.since), ['+0.01 s', '+0.90 s']);
+  assert.deepEqual(decisiveLines({ narration, overlaps: [] }).map((l) => l.at), [2100]);
+  assert.deepEqual(decisiveLines({ narration: [], overlaps: [] }), []);
+  assert.deepEqual(decisiveLines(null), []);
+});
+
+test('Chinese texts where the lesson has them', () => {
+  const l = { title: 'T', title_zh: '标题', fix: 'F' };
+  assert.equal(lessonText(l, 'title', true), '标题');
+  assert.equal(lessonText(l, 'title', false), 'T');
+  assert.equal(lessonText(l, 'fix', true), 'F');
+});

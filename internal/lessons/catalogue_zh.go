@@ -1,0 +1,145 @@
+package lessons
+
+// zhTexts is each lesson's title, prediction and fix in Chinese, by name
+// (TestCatalogueHasChinese fails when a lesson lacks one). Strategy names,
+// fault kinds, codes and the seeds' quotes stay as they are.
+var zhTexts = map[string][3]string{
+	"mutex-across-replicas": {
+		"进程内的锁管不到其他实例",
+		"进程内的 mutex 挡不住第二个实例：临界区重叠，出现丢失更新；同样的负载下 db-pessimistic 什么都不破坏",
+		"所有实例共用的锁（这里用 SELECT ... FOR UPDATE）",
+	},
+	"setnx-expire-crash": {
+		"先 SETNX 再 EXPIRE：两步之间崩溃，锁永不过期",
+		"redis-setnx-expire 在 SETNX 之后、EXPIRE 之前崩溃：键没有 TTL，之后每个买家都等锁超时（售出 0）；redis（SET NX PX，一条命令）在同一点崩溃，锁只丢到 TTL 为止，之后下一个买家照常成交",
+		"SET key token NX PX ttl：加锁和过期时间在一条原子命令里",
+	},
+	"del-without-owner": {
+		"释放时不校验持有者（直接 DEL）会删掉别人的锁",
+		"redis-no-owner 与 redis，都是 TTL 3 秒、业务 2 秒、看门狗关：buyer-1 在一个慢步骤（slow_work 1.8 秒）里超过了 TTL，锁过期，两边都会放 buyer-2 进来与 buyer-1 重叠（buyer-1 的锁检查让它以 lock_lost 停下）；随后 buyer-1 在 buyer-2 工作时释放：redis-no-owner 的普通 DEL 删掉了 buyer-2 的锁（freed_other >= 1），buyer-3 进来与 buyer-2 重叠（在被删的锁之后重叠；buyer-3 读到旧值，造成丢失更新）；redis 的校验持有者释放发现锁属于 buyer-2，不删（release_refused >= 1，freed_other 0）：buyer-3 等 buyer-2",
+		"用 Lua 脚本按持有者令牌比较并删除",
+	},
+	"ttl-shorter-than-work": {
+		"没有看门狗时，TTL 短于业务耗时会放进两个持有者",
+		"redis，锁过期时间 450 毫秒，锁内业务 1200 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则会超卖）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
+		"持有者活着时由看门狗续期租约（Redisson 的 lockWatchdogTimeout）",
+	},
+	"pause-past-ttl": {
+		"进程暂停超过 TTL：有看门狗也会出错",
+		"持有 redis 锁的实例被暂停（SIGSTOP，相当于长时间 GC）超过 TTL：看门狗也一起冻结，锁过期，另一个实例上的买家拿到锁；暂停的持有者醒来后写入过时的库存（丢失更新），不论新持有者是已提交还是只读了库存；开启防护令牌（fencing token）后，两种情况下过时的写入都被拒绝（fenced_writes 1，没有丢失更新），因为每个持有者在读之前先登记令牌",
+		"防护令牌（fencing token）：每个持有者读之前把令牌登记到存储里，只有在此之后没有登记更新的令牌时，它的写入才生效",
+	},
+	"redis-restart": {
+		"没有持久化的 Redis 重启会丢锁",
+		"买家持有 redis 锁时，Redis 节点在没有持久化的情况下重启：键没了，第二个买家立刻拿到锁，两个都写入（violations >= 1，丢失更新）；redlock 三个主节点重启一个仍有多数：第二个买家等待（violations 0）",
+		"在独立主节点上用 RedLock（多数 N/2+1），再加延迟重启或持久化",
+	},
+	"redlock-minority": {
+		"RedLock 扛得住三个主节点挂一个，扛不住挂两个",
+		"三个主节点重启一个时，redlock 持有者保住锁（三个里仍有两个持有：第二个买家等待，violations 0）；重启两个时，第二个买家在两个空的主节点上拿到多数，两个都写入（violations >= 1）；这里只测试重启：多数派还假设时钟漂移有界、没有超过有效期的停顿，本实验不测试这些",
+		"更多主节点，或 fsync=always 持久化；让重启的主节点延迟最大 TTL 再加入是 antirez 的办法（Redis 文档），不是参考文章的；这些都挡不住时钟跳变或停顿：写入要用防护令牌",
+	},
+	"optimistic-vs-pessimistic": {
+		"竞争激烈时乐观锁付出重试，悲观锁排队",
+		"64 个买家同时抢 50 件：乐观 CAS 屡屡失败重试（CAS 重试 > 0），悲观锁在行锁上排队，不重试（0）；两者都守住（oversold 0）；各自的每秒订单数只展示，不作判定",
+		"乐观锁只用于冲突少的场景；热点行干脆不用锁：条件扣减（UPDATE … SET stock = stock - 1 WHERE stock > 0）、先在 Redis 扣库存，或用队列；悲观锁能守住，但所有买家都排在一行上",
+	},
+	"cache-db-drift": {
+		"缓存和数据库不一致",
+		"秒杀进行中 Redis 在没有持久化的情况下重启，丢了 redis-lua-stock 存在那里的库存：下单短暂返回 503 stock_reloading（没有 500），库存从数据库重建，之后每件都卖出、没有重复，Redis 和数据库的库存都以 0 结束",
+		"以数据库为准：等从丢失的库存里扣出的订单全部落库后，再从数据库重建缓存库存；回补的库存只还给它来自的那一份",
+	},
+	"queue-durability": {
+		"队列的持久性取决于它的 Redis：没有持久化时重启会丢掉已返回 202 的订单",
+		"异步 redis-lua-stock 秒杀返回 202 和凭证，同时一个被占住的秒杀行让消费者无法提交；默认 Redis 在流里还有未读条目时重启：持久化为 none 时这些 202 凭证永远变不成订单（GET /api/orders/:ticket 404，计为丢失），appendfsync always 一条不丢；everysec 只展示、不判定：重启是进程崩溃（DEBUG CRASH-AND-RECOVER），操作系统的页缓存还在，所以这里 everysec 通常不丢，只有操作系统崩溃或断电才会暴露它那一秒的窗口；每次重启后对账修复使 drift 为 0",
+		"流所在的 Redis 用 appendonly yes 和 appendfsync always（PUT /api/queue/durability），或者接受并统计丢失；重启后用数据库核对 Redis 库存",
+	},
+	"herd-sold-out-cache": {
+		"售罄后的蜂拥：售罄缓存从内存直接应答",
+		"600 个买家在开售时抢一个 20 件的 redis 秒杀：没有售罄缓存时，每个售罄应答都要排队拿锁去读库存 0（没有来自 sold_out_cache 层的应答）；有售罄缓存时，记录中的库存读到 0 之后，大多数售罄应答来自内存，拿锁的临界区少得多；两次都恰好卖出 20 件，oversold 0，duplicates 0",
+		"在每个实例上记住售罄的秒杀（只在数据库读到 0 之后设置，补货时清除），在拿锁前拒绝",
+	},
+	"herd-rate-limit": {
+		"重复点击的蜂拥：按用户限流在拿锁前挡住它们",
+		"150 个买家各同时点击三次，抢 20 件（售罄缓存关）：不限流时每次点击都到达锁；rate_limit_user 为 1 次/秒时，重复点击在拿锁前得到 429 rate_limited（Retry-After，rate_limit 层），库存仍然恰好卖完：售出 20，oversold 0，duplicates 0；通过的买家的 p99 只展示、不判定",
+		"在 Redis 里做全集群的按用户（和按 IP）限流（GCRA），Redis 不可用时退回每个实例自己的限流",
+	},
+	"reentrancy": {
+		"不可重入的锁上重入加锁（嵌套），会等待自己",
+		"一个订单再次获取自己的锁（故障 nested_lock，最多 1.5 秒）：在 redis 上，嵌套的 Lock 一直等自己订单持有的锁直到上限，订单失败（nested_lock_timeout），什么也没写，外层释放后锁随之释放（buyer-2 成交）；在 redisson 上（持有者 -> 持有次数的哈希），同一个订单立即再次获得锁、下单，在最后一次解锁时释放（buyer-2 也成交）",
+		"按持有者计数的可重入锁（Redisson 的 HINCRBY 哈希），或者代码永不获取自己可能已持有的锁",
+	},
+	"getset-expiry": {
+		"SETNX + GETSET 用客户端算的过期时间：各客户端的时钟必须一致",
+		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 buyer-1 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；buyer-2 认为 buyer-1 的过期时间已过，用 GETSET 接管锁，在 buyer-1 持锁时下单；buyer-1 写入过时的库存：丢失更新（violations >= 1）。redis 的 TTL 由服务器计时，buyer-2 等待 buyer-1：violations 0",
+		"让服务器计时（SET NX PX），值里放持有者，用一次原子的比较并删除来释放",
+	},
+	"getset-release-race": {
+		"SETNX + GETSET 用 GET 再 DEL 释放：DEL 删掉了下一个持有者的锁",
+		"redis-getset（TTL 2.5 秒）：buyer-1 释放时用 GET 找到自己的值，在 DEL 之前等待（故障 getset_release_gap），直到锁过期、另一实例上的 buyer-2 用 GETSET 接管；buyer-2 留在临界区内（2 秒，在自己的 TTL 内）；buyer-1 的 DEL 删掉了 buyer-2 的锁，buyer-3 用 SETNX 在 buyer-2 旁边进入：freed_others >= 1，violations >= 1。redis 用一个比较并删除脚本释放：buyer-2 等 buyer-1，buyer-3 等 buyer-2，violations 0",
+		"值里放持有者令牌，用一次原子的比较并删除（Lua 脚本）释放，就像 redis 策略那样",
+	},
+	"getset-loser-overwrites": {
+		"并发 GETSET：失败者把自己的过期时间写在胜者的上面",
+		"redis-getset（TTL 4 秒）：buyer-1 拿到锁后死掉（crash_after_setnx）；buyer-3 认为 buyer-1 的过期时间已过，在 GETSET 之前等待（故障 getset_takeover_gap），直到 buyer-2 的 GETSET 胜出；buyer-2 留在临界区（1.5 秒）直到 buyer-3 的 GETSET 落地：buyer-3 输了，却把自己的过期时间写在 buyer-2 的上面（overwrites >= 1）；buyer-2 下单，释放时发现是 buyer-3 的值：被拒（refused releases >= 1）。锁现在在 buyer-3 的过期时间结束（buyer-3 等待之前算的）：在 buyer-2 完成之后（在此之前没人持有，buyer-4 等待），或在慢机器上 buyer-2 还在工作时（buyer-2 旁边又进来一个买家：重叠）；没有超卖",
+		"用只在获胜时才写入的一步原子操作获取空闲或过期的锁（SET NX PX，或 Lua 脚本），并按持有者释放",
+	},
+	"renewal-fails": {
+		"续期失败时锁只会发出信号：持有者必须自己停下",
+		"buyer-1 持有 redis 锁（TTL 1.5 秒，看门狗开），在一个 4 秒的业务步骤里（故障 slow_work，在锁检查之前）；Redis 在没有持久化的情况下重启，键没了；看门狗下一次续期失败并关闭 Lost()；buyer-1 写入前的检查让它停下（lock_lost，什么也没写），同时 buyer-2 下单：lost_updates 0，oversold 0（redis-restart 展示了同样的丢锁越过检查：一次丢失更新）",
+		"在锁保护的每次写入前检查租约（Lost），并用防护令牌（fencing token）防住检查之后的暂停",
+	},
+	"acquire-reply-lost": {
+		"加锁的应答丢了：重试前先查是不是自己的值",
+		"第一个实例的下一次加锁脚本在 Redis 上执行了，但应答丢了（故障 drop_reply）：我们的 redisson 模型因出错而放弃（buyer-1 失败），它遗留的锁让 buyer-2 一直等到 TTL（3 秒）；redis 先问 Redis 锁是不是自己的，找到自己的 id，buyer-1 立即下单，buyer-2 随后",
+		"超时或应答丢失后，先查自己的令牌（GET key == 我的 id）再重试",
+	},
+	"two-level-handoff": {
+		"分布式锁前面加一层本地交接：照样安全，还省往返",
+		"同样的竞争秒杀（16 个买家，96 个订单，锁内 1 毫秒，防护令牌开）分别用 redis 和 redis-2level：两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0，fenced_writes 0：令牌在交接中保持单调）；各自的每秒订单数只展示、不判定（锁本身的收益见 make bench 的 BenchmarkContentionProcesses：3 个进程、0 毫秒临界区时约 5 倍）",
+		"同一进程的竞争者先在本地排队，派其中一个去拿分布式锁，在公平上限内把锁在本地等待者之间传递，再释放",
+	},
+	"for-update-needs-tx": {
+		"SELECT ... FOR UPDATE 只在事务里才加锁",
+		"db-pessimistic-autocommit 在自动提交下执行 FOR UPDATE：行锁随语句结束，16 个买家同时读写库存：丢失更新和重叠；db-pessimistic 把同样的 SELECT 放在订单的事务里，卖得分毫不差",
+		"开启事务，拿行锁，在事务里完成业务和写入，再提交：提交即解锁",
+	},
+	"etcd-lease-expiry": {
+		"etcd：暂停超过租约的持有者丢锁，创建版本号可以防住它",
+		"etcd 租约 2 秒：buyer-1 的实例在临界区内被暂停（SIGSTOP）6 秒，保活停止，租约过期，buyer-2 的键持有锁；buyer-2 在 buyer-1 暂停时提交，buyer-1 醒来后写入：丢失更新（lost_updates >= 1）；开启防护令牌后，buyer-1 的令牌（它的键的创建版本号）小于 buyer-2 的，写入被拒（fenced 1，lost_updates 0）；参考文章里的锁对暂停的持有者也一样（pause-past-ttl 里的 Redis TTL，zk-session-expiry 里的 ZooKeeper 会话）：租约在持有者沉睡时结束",
+		"一致性存储让锁本身保持一致（没有哪次故障转移会丢键），它的创建版本号就是现成的防护令牌：把它传给资源",
+	},
+	"sentinel-failover": {
+		"主节点在复制锁之前故障转移，会放进第二个持有者",
+		"redis-sentinel：复制被暂停时 buyer-1 在主节点上持锁，主节点死掉，哨兵把从来没见过这个键的从节点提升为主：buyer-1 还持锁时 buyer-2 拿到锁，buyer-1 迟到的写入是一次丢失更新（violations >= 1）；开启防护令牌后，buyer-2 的令牌大于 buyer-1 的（令牌跟随服务器时钟，这里所有节点共用一台主机：若被提升的从节点时钟落后，发出的令牌会更小），buyer-1 的写入被拒（fenced 1，oversold 0）；redlock 三个独立主节点重启一个时，buyer-2 继续等待",
+		"节点丢失后锁状态仍在的锁：多数独立主节点（redlock，对暂停仍不安全）、一致性存储（zookeeper、etcd），而且无论哪种都要在资源上用防护令牌",
+	},
+	"zk-ensemble-server-killed": {
+		"ZooKeeper 集群三台死一台，锁还在",
+		"zookeeper 跑在三台服务器的集群上（实例的 SECKILL_ZK_SERVERS 列出它们：scripts/services.sh up --zk-ensemble）：buyer-1 持锁并停顿 4 秒；杀掉一个跟随者（SIGKILL），即 buyer-1 的实例会话所在的服务器（除非它是领导者）：会话转到一台活着的服务器（或留在领导者上），buyer-1 保住锁，锁节点在集群里而不在某一台上；服务器宕机期间另一实例上的 buyer-2 等待 buyer-1，之后下单；剩下两台服务器接住 16 个买家的一波请求；服务器重新启动，集群恢复完整：oversold 0，lost_updates 0，violations 0",
+		"一台服务器不用修：三台里两台就是多数（三台扛一台，五台扛两台）；领导者死掉会断开所有会话，直到选出新的（这里约一秒），会话超时必须覆盖这段时间",
+	},
+	"db-lock-single-point": {
+		"锁放在数据库里，数据库一挂，所有秒杀都停",
+		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 buyer-1 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，buyer-1 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（buyer-1 的行锁随连接释放），db-lock-table 要等 buyer-1 没能删除的锁行过期（5 秒 TTL）；redis 的锁不在数据库里，也照样停：记录库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
+		"参考文章 004 的做法：数据库同步复制，虚拟 IP 切到新主；把锁放到别处（Redis、ZooKeeper、etcd）能让锁离开数据库，但秒杀离不开：只要记录库存在数据库里，它的可用性就限制着每一种策略",
+	},
+	"zk-session-expiry": {
+		"ZooKeeper 持有者的会话过期就丢锁",
+		"会话过期的 zookeeper 持有者丢了锁：在第一个还停顿时，另一实例上的买家拿到锁；第一个的写入被防护令牌拒绝（或以 lock_lost 放弃）；violations >= 1，oversold 0",
+		"写入前检查租约，并用节点的 czxid 作防护令牌",
+	},
+	"zk-dead-holder": {
+		"持有者死掉时，ZooKeeper 在会话过期时释放它的锁",
+		"zookeeper 持有者活着（停顿）时，另一个买家拿不到锁（lock_timeout）；持有者的实例被杀掉（SIGKILL）后，它的会话过期，下一个买家在会话超时内成交，没有超卖（死掉的持有者什么也没写）",
+		"死掉的持有者不用修：会话结束，它的节点也随之删除；会话超时起了 TTL 的作用（太短会让活着的持有者过期，太长会让死者的锁留得更久；被杀的实例不会复活：请重启演示）",
+	},
+}
+
+func init() {
+	for i := range Catalogue {
+		if zh, ok := zhTexts[Catalogue[i].Name]; ok {
+			Catalogue[i].TitleZh, Catalogue[i].PredictZh, Catalogue[i].FixZh = zh[0], zh[1], zh[2]
+		}
+	}
+}

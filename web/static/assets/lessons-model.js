@@ -1,0 +1,126 @@
+// The Lessons view's model, without the DOM (node --test runs it): the
+// names of a lesson's cases, the lesson that runs now, the band's view of
+// it (a run as live-model.js's liveView reads one) and the decisive moment
+// of a case's timeline. Case names follow loadtest/lessons' CaseTable: the
+// strategy and the settings that differ between the lesson's sales.
+
+/** The verdict of a lesson run, in both languages, with its css class and symbol (colour is never the only signal). */
+export const LESSON_VERDICT = {
+  PASS: { en: 'PASS', zh: '通过', cls: 'pass', sym: '✓' },
+  FAIL: { en: 'FAIL', zh: '未通过', cls: 'fail', sym: '✗' },
+  ERROR: { en: 'ERROR', zh: '出错', cls: 'error', sym: '!' },
+  SKIP: { en: 'SKIP', zh: '跳过', cls: 'skip', sym: '–' },
+};
+
+/** The verdict of one case (one sale): the shop's kinds (internal/verdict) in words. */
+export const CASE_VERDICT = {
+  holds: { en: 'holds', zh: '守住', cls: 'ok' },
+  overlapped_safe: { en: 'overlapped, data safe', zh: '重叠，数据安全', cls: 'warn' },
+  broken: { en: 'BROKEN', zh: '已破坏', cls: 'bad' },
+};
+
+const onOff = (key, en, zh) => ({ value: (v) => String(!!v[key]), en: (v) => `${en} ${v[key] ? 'on' : 'off'}`, zh: (v) => `${zh} ${v[key] ? '开' : '关'}` });
+const num = (key, en, zh) => ({ value: (v) => String(v[key] ?? 0), en: (v) => en.replace('%d', v[key] ?? 0), zh: (v) => zh.replace('%d', v[key] ?? 0) });
+const SETTINGS = [
+  onOff('fencing', 'fencing', '防护令牌'),
+  onOff('watchdog', 'watchdog', '看门狗'),
+  num('work_ms', 'work %d ms', '锁内业务耗时 %d 毫秒'),
+  num('ttl_ms', 'ttl %d ms', '锁过期时间 %d 毫秒'),
+  onOff('sold_out_cache', 'sold-out cache', '售罄缓存'),
+  num('rate_limit_ip', '%d orders/s per IP', '每 IP 限流 %d 次/秒'),
+  num('per_user_limit', 'limit %d per buyer', '每人限购 %d'),
+  { value: (v) => String(v.order_mode || ''), en: (v) => `${v.order_mode} orders`, zh: (v) => `下单模式 ${v.order_mode}` },
+];
+
+const SEP = ' ,;:';
+/** commonName is the start every sale name shares, cut back to a whole word. */
+function commonName(views) {
+  let common = views[0]?.name || '';
+  for (const v of views) while (!(v.name || '').startsWith(common)) common = common.slice(0, -1);
+  for (const v of views) {
+    const name = v.name || '';
+    if (name.length > common.length && !SEP.includes(name[common.length]) && (!common || !SEP.includes(common.at(-1)))) {
+      common = common.slice(0, Math.max(...[...SEP].map((c) => common.lastIndexOf(c))) + 1);
+    }
+  }
+  return common;
+}
+
+/**
+ * caseNames names each sale view ({en, zh}) as the result table does
+ * (loadtest/lessons CaseTable): the strategy, the settings that differ
+ * ("redis, fencing on") and what its name adds to the lesson's common one.
+ */
+export function caseNames(views) {
+  const differ = SETTINGS.filter((s) => views.some((v) => s.value(v) !== s.value(views[0])));
+  const common = commonName(views);
+  const seen = new Map();
+  return views.map((v) => {
+    const extra = common ? (v.name || '').slice(common.length).replace(/^[ ,;:]+|[ ,;:]+$/g, '') : '';
+    let en = [v.strategy, ...differ.map((s) => s.en(v)), ...(extra ? [extra] : [])].join(', ');
+    let zh = [v.strategy, ...differ.map((s) => s.zh(v)), ...(extra ? [extra] : [])].join('，');
+    const n = (seen.get(en) || 0) + 1;
+    seen.set(en, n);
+    if (n > 1) { en += ` (${n})`; zh += `（${n}）`; }
+    return { en, zh };
+  });
+}
+
+/** lessonText is a lesson's title, prediction or fix in the mode's language (Chinese when the lesson has it). */
+export const lessonText = (l, key, zh) => (zh && l[`${key}_zh`]) || l[key] || '';
+
+/** runningLesson is the lesson whose run is running now (one at a time), or null. */
+export function runningLesson(lessons) {
+  return lessons.find((l) => l.last?.status === 'running') || null;
+}
+
+const NO_CLIENT = { requests: 0, requests_per_s: 0, orders_per_s: 0, latency_ms: {} };
+
+/**
+ * bandRun is the lesson run as a run the band's liveView reads: one step
+ * per sale the lesson made so far (views: their GET /api/sales/{id}, in
+ * order), the newest running while the lesson runs. title says which
+ * lesson and case the band shows, in the mode's language. null before the
+ * lesson made a sale.
+ */
+export function bandRun(lesson, views, zh) {
+  const run = lesson.last;
+  if (!run || !views.length) return null;
+  const live = run.status === 'running';
+  const names = caseNames(views);
+  const i = views.length - 1;
+  const of = live ? '' : (zh ? `，共 ${views.length} 个` : ` of ${views.length}`);
+  const title = zh ? `课程：${lesson.name}，第 ${i + 1} 个案例${of}：${names[i].zh}`
+    : `Lesson: ${lesson.name}, case ${i + 1}${of}: ${names[i].en}`;
+  return {
+    title,
+    run: {
+      id: `lesson-${run.id}`,
+      status: live ? 'running' : 'done',
+      steps: views.map((v, k) => ({
+        step: k, strategy: v.strategy, sale: v, sale_id: v.id, client: NO_CLIENT, server: null,
+        status: live && k === i ? 'running' : 'done',
+      })),
+    },
+  };
+}
+
+/**
+ * decisiveLines are the narration lines of a case's decisive moment (its
+ * timeline: GET /api/sales/{id}/timeline): the first overlap (the two lines
+ * that name its sections) or else the first fenced write; [] when the
+ * timeline has neither. Each line is {at, en, zh, since}: since is the
+ * time from the timeline's start, in words ("+1.25 s").
+ */
+export function decisiveLines(tl) {
+  const from = tl?.from || 0;
+  const lines = (tl?.narration || []).map((l) => ({ ...l, since: `+${((l.at - from) / 1000).toFixed(2)} s` }));
+  const o = tl?.overlaps?.[0];
+  if (o) {
+    const ids = new Set([o.a, o.b]);
+    const hit = lines.filter((l) => l.section !== undefined && l.section !== null && ids.has(l.section));
+    if (hit.length) return hit.slice(0, 2);
+  }
+  const fenced = lines.find((l) => /\(fenced\)/.test(l.en));
+  return fenced ? [fenced] : [];
+}
