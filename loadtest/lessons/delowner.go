@@ -68,14 +68,16 @@ func delWithoutOwnerHolds(unsafe, safe delSide) (ok bool, why string) {
 }
 
 // delWithoutOwner: TTL 3 s and 2 s of work on both sides, watchdog off.
-// A takes the lock and, in a slow business step (slow_work, 1.8 s, before
-// its lock check), outlives its TTL: the lock expires at 3 s, B enters
-// beside A (the expiry's overlap, on both sides alike), A's check stops it
-// (lock_lost) and A releases at about 3.8 s, while B works until about
-// 5 s, well within its own TTL (6 s). redis-no-owner's plain DEL deletes
-// B's lock and C, waiting since B was sent, enters beside B: an overlap
-// that only the DEL made (and C's stale read a lost update). redis's
-// owner-checked release finds B's lock and leaves it: C waits for B.
+// buyer-1 takes the lock and, in a slow business step (slow_work, 1.8 s,
+// before its lock check), outlives its TTL: the lock expires at 3 s,
+// buyer-2 enters beside buyer-1 (the expiry's overlap, on both sides
+// alike), buyer-1's check stops it (lock_lost) and buyer-1 releases at
+// about 3.8 s, while buyer-2 works until about 5 s, well within its own
+// TTL (6 s). redis-no-owner's plain DEL deletes buyer-2's lock and
+// buyer-3, waiting since buyer-2 was sent, enters beside buyer-2: an
+// overlap that only the DEL made (and buyer-3's stale read a lost update).
+// redis's owner-checked release finds buyer-2's lock and leaves it:
+// buyer-3 waits for buyer-2.
 func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var sides []delSide
 	off := false
@@ -93,15 +95,15 @@ func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 			return "", false, err
 		}
 		kinds := map[string]int{}
-		a := sc.orderAsync(ctx, t1, v.ID, "A")
-		if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock, in its slow step
+		a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
+		if err := sc.waitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its slow step
 			return "", false, err
 		}
-		b := sc.orderAsync(ctx, sc.last(), v.ID, "B")
+		b := sc.orderAsync(ctx, sc.last(), v.ID, "buyer-2")
 		if err := load.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return "", false, err
 		}
-		c := sc.orderAsync(ctx, t1, v.ID, "C")
+		c := sc.orderAsync(ctx, t1, v.ID, "buyer-3")
 		for _, ch := range []<-chan string{a, b, c} {
 			kinds[<-ch]++
 		}
