@@ -27,3 +27,11 @@ test('no label repeats, whatever the span and width', () => {
     }
   }
 });
+
+// A chart restored with one point let uPlot pick a span of years; ticks every
+// 600 s over it were millions, and the page hung before its load event.
+test('a span of years still gets a handful of ticks', () => {
+  const year = 365 * 24 * 3600;
+  const ticks = xSplits(1.7e9, 1.7e9 - year, 1.7e9 + year, 400);
+  assert.ok(ticks.length >= 1 && ticks.length <= 7, `${ticks.length} ticks`);
+});

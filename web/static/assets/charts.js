@@ -41,7 +41,9 @@ const STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600];
 export function xSplits(t0, min, max, widthPx, space = 70) {
   const span = Math.max(max - min, 1e-9);
   const most = Math.max(1, Math.floor(widthPx / space));
-  const step = STEPS.find((s) => span / s <= most) || STEPS[STEPS.length - 1];
+  // Past ten minutes a tick, a step that keeps the ticks to `most` (a restored
+  // single point gave uPlot a span of years: millions of ticks hung the page).
+  const step = STEPS.find((s) => span / s <= most) || Math.ceil(span / most);
   const out = [];
   for (let k = Math.ceil((min - t0) / step); t0 + k * step <= max + 1e-9; k++) out.push(t0 + k * step);
   return out;
@@ -117,6 +119,9 @@ export class Charts {
         plugins: [marksPlugin(this)],
       };
       this.plots[name] = new window.uPlot(opts, this.data[name], els[name]);
+      // One restored sample has no span: the half minute that follows it, as push shows it.
+      const d = this.data[name];
+      if (d[0].length === 1) this.plots[name].setScale('x', { min: d[0][0], max: d[0][0] + 30 });
     }
     window.addEventListener('resize', () => this.resize());
   }
