@@ -186,7 +186,7 @@ func (s *Server) routes() *gin.Engine {
 	s.staticRoutes(e) // the dashboard at / and /assets/: static.go
 	e.GET("/healthz", s.healthz)
 	e.GET("/metrics", gin.WrapH(s.metrics.Handler()))
-	api := e.Group("/api")
+	api := e.Group("/api", compressReads())
 	api.GET("/strategies", s.strategies)
 	api.GET("/sales", s.listSales)
 	api.POST("/sales", s.requireAdmin, s.createSale)

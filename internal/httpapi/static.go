@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"bytes"
-	"compress/gzip"
+	gz "compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gin-contrib/gzip"
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/web"
@@ -37,7 +38,7 @@ func gzipped(ctype string, body []byte) []byte {
 		return nil
 	}
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	zw, _ := gz.NewWriterLevel(&buf, gz.BestCompression) // a valid level: no error
 	if _, err := zw.Write(body); err != nil || zw.Close() != nil {
 		return nil
 	}
@@ -134,4 +135,16 @@ func (s *Server) staticRoutes(e *gin.Engine) {
 		name := path.Clean("assets/" + strings.TrimPrefix(c.Param("file"), "/"))
 		serve(c, name) // Clean keeps it under assets/ or it is simply not in the map
 	})
+}
+
+// compressReads gzips the API's GET answers for a client that accepts it:
+// the lessons, the fault table and the runs are tens of KiB of JSON each,
+// and the dashboard reads them at load. Never the event stream (each event
+// must leave at once), never a PNG, never a POST (an order's path stays as
+// lean as it is).
+func compressReads() gin.HandlerFunc {
+	return gzip.Gzip(gzip.DefaultCompression, gzip.WithCustomShouldCompressFn(func(c *gin.Context) bool {
+		r := c.Request
+		return r.Method == http.MethodGet && acceptsGzip(r) && r.URL.Path != "/api/events" && !strings.HasSuffix(r.URL.Path, ".png")
+	}))
 }
