@@ -73,7 +73,11 @@ function applyLang() {
   charts.relabel(state.zh);
   band.relabel(state.zh);
   // The band and the tables again in the new language (the charts keep their points).
-  if (state.view) renderLive({ ...state.view, verdict: verdictText(state.view.step, state.zh) }, { reset() {}, push() {} }, state.zh);
+  if (state.view) {
+    const { step } = state.view;
+    const oversold = { ...state.view.numbers.oversold, word: state.view.numbers.oversold.word ? label('vOversold', state.zh) : '' };
+    renderLive({ ...state.view, verdict: verdictText(step, state.zh), numbers: { ...state.view.numbers, oversold } }, { reset() {}, push() {} }, state.zh);
+  }
   renderTables(state.step, state.replicas, state.zh);
   setConn(conn.text, conn.ok);
   queue?.refresh();

@@ -100,7 +100,7 @@ export function verdictText(step, zh) {
 }
 
 /** numbers are the big figures: text, and bad when a safety count is above 0. */
-function numbers(step) {
+function numbers(step, zh) {
   const sale = step.sale;
   const c = step.client;
   const count = (n, flagged) => ({ text: fmt(n), bad: !!flagged && n > 0 });
@@ -109,7 +109,7 @@ function numbers(step) {
     stock: count(sale?.stock),
     sold: count(sale?.sold),
     // The word, not only the colour: "OVERSOLD" beside the number.
-    oversold: { ...count(sale?.oversold, true), word: sale?.oversold > 0 ? 'OVERSOLD' : '' },
+    oversold: { ...count(sale?.oversold, true), word: sale?.oversold > 0 ? label('vOversold', zh) : '' },
     lost: count(sale?.lost_updates, true),
     // Overlaps that damaged nothing (fenced, or no write collided) are
     // amber, not red: the verdict says which.
@@ -207,7 +207,7 @@ export function liveView(run, prev, now, serverMs, more = {}) {
     // The band's heading: "Run in progress" only while one is.
     heading: run.status === 'running' || run.status === 'queued' ? 'live' : 'liveLast',
     data: { run: String(run.id), strategy: step.strategy, status: run.status },
-    numbers: numbers(step),
+    numbers: numbers(step, !!more.zh),
     verdict: verdictText(step, !!more.zh),
     point: chartPoint(step, prev, now, first),
     saleId: step.sale_id || 0,
