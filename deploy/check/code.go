@@ -36,7 +36,7 @@ var (
 	envLiteral = regexp.MustCompile(`"(SECKILL_[A-Z][A-Z0-9_]*)"`)
 	// e.GET("/healthz", ...) at the root; api.GET("/sales", ...) under /api.
 	route      = regexp.MustCompile(`\b(e|api)\.GET\("([^"]+)"`)
-	apiGroup   = regexp.MustCompile(`api := e\.Group\("([^"]+)"\)`)
+	apiGroup   = regexp.MustCompile(`api := e\.Group\("([^"]+)"[,)]`)
 	copyBins   = regexp.MustCompile(`(?m)^COPY --from=build (.+) (/\S+/)$`)
 	exposeLine = regexp.MustCompile(`(?m)^EXPOSE (\d+)$`)
 	envHTTP    = regexp.MustCompile(`(?m)^ENV SECKILL_HTTP_ADDR=(\S+)$`)
