@@ -126,6 +126,7 @@ var domainErrors = []mapping{
 	{err: order.ErrPersistTimeout, status: http.StatusServiceUnavailable, code: "persist_timeout", message: "the unit taken for you could not be saved in time and went back to the sale; retry", hints: retry},
 	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},
 	// Before backend_down: a lock kept in the database wraps both.
+	{err: order.ErrAcceptUnknown, status: http.StatusServiceUnavailable, code: "accept_unknown", message: "the order was sent to the queue but its answer was lost: your unit may be taken and your ticket queued; retry with the same Idempotency-Key to get your ticket", hints: retry},
 	{err: order.ErrDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer; retry (an order whose commit reached it before the connection died is counted by GET /api/sales/{id})", hints: retry},
 	{err: inventory.ErrSaleNotFound, status: http.StatusNotFound, code: "not_found", message: "no such sale"},
 

@@ -117,7 +117,7 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 // does not answer among them), not of the sale (sold out, per-user limit)
 // or of contention a retry fixes by design (conflict).
 var errorOutcomes = []string{order.OutcomeError, order.OutcomeLockTimeout, order.OutcomeLockLost,
-	order.OutcomeBackendDown, order.OutcomeDBUnavailable}
+	order.OutcomeBackendDown, order.OutcomeDBUnavailable, order.OutcomeAcceptUnknown}
 
 func errorCount(outcomes map[string]int64) int64 {
 	var n int64

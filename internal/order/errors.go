@@ -57,6 +57,11 @@ var (
 	ErrOrderFailed = errors.New("order: the ticket's order failed")
 	// ErrNotYourOrder: the order is another user's.
 	ErrNotYourOrder = errors.New("order: the order belongs to another user")
+	// ErrAcceptUnknown: the queue's accept script was sent to Redis and its
+	// reply was lost (a timeout, a reset): the unit may be taken and the
+	// ticket queued, or not. Not a refusal: the buyer learns which by
+	// retrying with the same idempotency key.
+	ErrAcceptUnknown = errors.New("order: the queue's accept may have run: its reply was lost")
 	// ErrOrderNotFound: no order or ticket by that reference.
 	ErrOrderNotFound = errors.New("order: no such order or ticket")
 )
@@ -93,6 +98,7 @@ const (
 	OutcomePersistTimeout = "persist_timeout"
 	OutcomeDBUnavailable  = "db_unavailable"
 	OutcomeBackendDown    = "backend_down"
+	OutcomeAcceptUnknown  = "accept_unknown"
 	OutcomeError          = "error"
 )
 
@@ -107,7 +113,7 @@ func OutcomeOf(err error) string {
 		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
 		{ErrPersistTimeout, OutcomePersistTimeout}, {ErrDBUnavailable, OutcomeDBUnavailable},
-		{lockstrategy.ErrBackendDown, OutcomeBackendDown},
+		{ErrAcceptUnknown, OutcomeAcceptUnknown}, {lockstrategy.ErrBackendDown, OutcomeBackendDown},
 	} {
 		if err == c.err || (c.err != nil && errors.Is(err, c.err)) {
 			return c.name

@@ -3,6 +3,11 @@ package order
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -32,6 +37,8 @@ func (s *Service) placeQueued(ctx context.Context, sale inventory.Sale, p Purcha
 	case errors.Is(err, lockstrategy.ErrStockReloadClaimed):
 		s.rebuildStock(sale.ID, key, rs)
 		return inventory.Order{}, figures{layer: LayerStore}, err
+	case acceptMayHaveRun(err):
+		return inventory.Order{}, figures{layer: LayerStore}, fmt.Errorf("%w: %w", ErrAcceptUnknown, err)
 	case err != nil:
 		return inventory.Order{}, figures{layer: LayerStore}, asBackendDown(err)
 	}
@@ -43,4 +50,22 @@ func (s *Service) placeQueued(ctx context.Context, sale inventory.Sale, p Purcha
 		return o, figures{layer: LayerIdempotency}, nil
 	}
 	return o, figures{layer: LayerQueue}, nil
+}
+
+// acceptMayHaveRun says a failed accept may still have run in Redis: the
+// script was sent and its reply lost (a timeout or a reset mid-call), as
+// opposed to a request that never left (no connection, the pool empty) or
+// one Redis refused (LOADING, READONLY...). Answering the first kind with
+// backend_down told a buyer "no" for a unit its queued ticket then turned
+// into an order.
+func acceptMayHaveRun(err error) bool {
+	if err == nil || !lockstrategy.IsTransport(err) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false // a reply came: Redis refused the call
+	}
+	var oe *net.OpError
+	return !errors.As(err, &oe) || oe.Op != "dial"
 }

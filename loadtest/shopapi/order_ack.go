@@ -56,9 +56,10 @@ func (c *Client) OrderAck(ctx context.Context, ordersURL, userID string) (ack in
 	var e APIErrorBody
 	_ = json.Unmarshal(raw, &e)
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 || resp.StatusCode == http.StatusServiceUnavailable {
-		if e.Error == "db_unavailable" {
-			// The connection died: a COMMIT may have reached the server
-			// before it did (the shop says so), as with no answer at all.
+		if e.Error == "db_unavailable" || e.Error == "accept_unknown" {
+			// The connection died: a COMMIT (or the queue's accept) may
+			// have reached the server before it did (the shop says so), as
+			// with no answer at all.
 			return AckUnknown, 0, "", e.Error
 		}
 		if ValidCode(e.Error) {
