@@ -2,7 +2,9 @@ package dblock
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -27,10 +29,17 @@ import (
 // the tokens of the leases handed out follow the order of acquisition.
 // (Not the row's auto-increment id: InnoDB hands that out before the INSERT
 // waits on the unique key, and the suite saw a waiter win with an older id.)
+//
+// Reentrant (db-lock-table, not db-lock-table-plain): the row's owner is
+// this process and the holder ctx names (lockstrategy.WithHolder), and its
+// holds column counts that holder's nested Locks, as seed 004's memo column
+// would ("标记下当前加锁的client和加锁次数"): a Lock that finds the row its own
+// adds one hold, an Unlock takes one off, and the last deletes the row.
 type LockTable struct {
-	db    *sql.DB
-	ttl   time.Duration
-	owner string // per process; each lease adds its own suffix
+	db        *sql.DB
+	ttl       time.Duration
+	owner     string // per process; each lease adds its own suffix
+	reentrant bool
 }
 
 var _ lockstrategy.Locker = (*LockTable)(nil)
@@ -47,13 +56,15 @@ const (
 
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{
-		Name:        "db-lock-table",
-		Description: "Insert a row with a unique lock key (owner, expiry); delete by owner; expired rows are reclaimed.",
-		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
-		Safe:        true,
-		Tokens:      true,
-		Expiry:      lockstrategy.ExpiryTTL,
-		Normalize:   lockstrategy.TTLOnly,
+		Name: "db-lock-table",
+		Description: "Insert a row with a unique lock key (owner, expiry, hold count); the same holder locks again by " +
+			"counting; the last unlock deletes it; expired rows are reclaimed.",
+		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:      true,
+		Tokens:    true,
+		Expiry:    lockstrategy.ExpiryTTL,
+		Reentrant: true,
+		Normalize: lockstrategy.TTLOnly,
 		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			sqlDB, err := b.DB.DB()
 			if err != nil {
@@ -62,14 +73,50 @@ func init() {
 			return NewLockTable(sqlDB, o.TTL), nil
 		},
 	})
+	lockstrategy.Register(lockstrategy.Strategy{
+		Name: "db-lock-table-plain",
+		Description: "Teaching variant: db-lock-table without the hold count; every Lock is a holder of its own, so a " +
+			"nested Lock waits for the row its own caller holds.",
+		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:      true,
+		Tokens:    true,
+		Expiry:    lockstrategy.ExpiryTTL,
+		Normalize: lockstrategy.TTLOnly,
+		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
+			sqlDB, err := b.DB.DB()
+			if err != nil {
+				return nil, err
+			}
+			return NewPlainLockTable(sqlDB, o.TTL), nil
+		},
+	})
 }
 
-// NewLockTable returns a db-lock-table locker; ttl 0 means DefaultTTL.
+// NewLockTable returns a db-lock-table locker (reentrant); ttl 0 means
+// DefaultTTL.
 func NewLockTable(db *sql.DB, ttl time.Duration) *LockTable {
+	l := NewPlainLockTable(db, ttl)
+	l.reentrant = true
+	return l
+}
+
+// NewPlainLockTable returns a db-lock-table-plain locker: no hold count.
+func NewPlainLockTable(db *sql.DB, ttl time.Duration) *LockTable {
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
 	return &LockTable{db: db, ttl: ttl, owner: lockstrategy.NewOwner()[:12]}
+}
+
+// ownerFor is the row's owner for a Lock under ctx: this process and ctx's
+// holder (hashed to a fixed length) when the table counts holds and ctx
+// names one, else a holder of its own.
+func (l *LockTable) ownerFor(ctx context.Context) (owner string, named bool) {
+	if h := lockstrategy.Holder(ctx); l.reentrant && h != "" {
+		sum := sha256.Sum256([]byte(h))
+		return l.owner + "-h" + hex.EncodeToString(sum[:])[:32], true
+	}
+	return l.owner + "-" + lockstrategy.NewOwner()[:16], false
 }
 
 // insertLockWait caps how long the server lets a lock-row INSERT wait for
@@ -80,7 +127,7 @@ const insertLockWait = time.Second
 
 // Lock polls until the row is inserted, ctx is done, or the database fails.
 func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
-	owner := l.owner + "-" + lockstrategy.NewOwner()[:16]
+	owner, named := l.ownerFor(ctx)
 	poll := minPoll
 	for {
 		start := time.Now() // before the INSERT: the local expiry errs early, the safe side
@@ -102,14 +149,25 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 		}
 		if ctx.Err() != nil {
 			// The INSERT may still land in the server (defect 7): delete a
-			// row it leaves, once the server has given up waiting.
-			time.AfterFunc(insertLockWait+time.Second, func() {
-				_, _ = deleteOwned(context.Background(), l.db, key, owner)
-			})
+			// row it leaves, once the server has given up waiting. Not a
+			// named holder's: by then the row may be that holder's outer
+			// hold, and a stray row of it expires after the TTL.
+			if !named {
+				time.AfterFunc(insertLockWait+time.Second, func() {
+					_, _ = deleteOwned(context.Background(), l.db, key, owner)
+				})
+			}
 			return nil, ctx.Err()
 		}
 		if !dberr.IsDuplicate(err) && !dberr.IsDeadlock(err) && !dberr.IsLockWaitTimeout(err) {
 			return nil, fmt.Errorf("dblock: insert lock row: %w", err)
+		}
+		if named {
+			// Held: by this holder? Then one more hold, not a wait for itself.
+			le, err := l.holdAgain(ctx, key, owner)
+			if le != nil || err != nil {
+				return le, err
+			}
 		}
 		// Held. Reclaim it if its holder let it expire (died, or too slow).
 		res, err := l.db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND expires_at < NOW(6)", key)
@@ -180,6 +238,53 @@ func deleteOwned(ctx context.Context, db *sql.DB, key, owner string) (bool, erro
 	return n > 0, nil
 }
 
+// holdAgain adds a hold to key's row if owner has it and it has not
+// expired; the nested lease shares the row's token and what is left of its
+// validity. It returns nil, nil when owner does not hold key.
+func (l *LockTable) holdAgain(ctx context.Context, key, owner string) (lockstrategy.Lease, error) {
+	res, err := l.db.ExecContext(ctx,
+		"UPDATE lock_table SET holds = holds + 1 WHERE lock_key = ? AND owner = ? AND expires_at > NOW(6)", key, owner)
+	if err != nil {
+		return nil, fmt.Errorf("dblock: count a nested hold: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, nil
+	}
+	var (
+		token   uint64
+		leftUS  int64
+		holding = context.WithoutCancel(ctx)
+	)
+	err = l.db.QueryRowContext(holding, "SELECT f.n, TIMESTAMPDIFF(MICROSECOND, NOW(6), t.expires_at) "+
+		"FROM lock_table t JOIN lock_fences f ON f.lock_key = t.lock_key WHERE t.lock_key = ? AND t.owner = ?",
+		key, owner).Scan(&token, &leftUS)
+	left := time.Duration(leftUS)*time.Microsecond - lockstrategy.Drift(l.ttl)
+	if err == nil && left > 0 {
+		return newTableLease(l.db, key, owner, max(1, token), left), nil
+	}
+	_, _ = releaseHold(holding, l.db, key, owner) // the hold just added
+	if err != nil {
+		return nil, fmt.Errorf("dblock: read a nested hold's token: %w", err)
+	}
+	return nil, nil // expired meanwhile: wait, as for anyone's row
+}
+
+// releaseHold takes one hold off key's row if owner has it: a nested hold
+// is counted down, the last deletes the row. It reports whether owner held it.
+func releaseHold(ctx context.Context, db *sql.DB, key, owner string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
+	res, err := db.ExecContext(ctx,
+		"UPDATE lock_table SET holds = holds - 1 WHERE lock_key = ? AND owner = ? AND holds > 1", key, owner)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return true, nil
+	}
+	return deleteOwned(ctx, db, key, owner)
+}
+
 type tableLease struct {
 	db         *sql.DB
 	key, owner string
@@ -201,13 +306,14 @@ func newTableLease(db *sql.DB, key, owner string, id uint64, validFor time.Durat
 func (le *tableLease) Token() uint64         { return le.id }
 func (le *tableLease) Lost() <-chan struct{} { return le.lost }
 
-// Unlock deletes the row only if this lease still owns it.
+// Unlock takes this lease's hold off the row, only if it still owns it:
+// the last hold deletes the row.
 func (le *tableLease) Unlock(ctx context.Context) error {
 	err := lockstrategy.ErrNotHeld
 	le.once.Do(func() {
 		le.expiry.Stop()
 		var deleted bool
-		deleted, err = deleteOwned(ctx, le.db, le.key, le.owner)
+		deleted, err = releaseHold(ctx, le.db, le.key, le.owner)
 		if err == nil && !deleted {
 			err = lockstrategy.ErrNotHeld
 		}
