@@ -140,7 +140,7 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 			// not a lock. Given back, the tokens of the leases handed out
 			// follow the order of acquisition.
 			if left := l.ttl - lockstrategy.Drift(l.ttl) - time.Since(start); left > 0 {
-				return newTableLease(l.db, key, owner, token, left), nil
+				return newTableLease(l.db, key, owner, named, token, left), nil
 			}
 			if _, err := deleteOwned(context.WithoutCancel(ctx), l.db, key, owner); err != nil {
 				return nil, fmt.Errorf("dblock: give back a lock taken past its TTL: %w", err)
@@ -221,21 +221,29 @@ const releaseTimeout = 5 * time.Second
 func deleteOwned(ctx context.Context, db *sql.DB, key, owner string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
-	var (
-		res sql.Result
-		err error
-	)
-	for range 5 { // a deadlock victim's DELETE did nothing: repeat it
-		res, err = db.ExecContext(ctx, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", key, owner)
+	n, err := execRepeatingDeadlocks(ctx, db, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ?", key, owner)
+	return n > 0, err
+}
+
+// execRepeatingDeadlocks runs one statement, repeating it while it is a
+// deadlock victim (it did nothing: contended INSERTs and DELETEs on one
+// unique key make InnoDB pick victims), after a short jittered pause, until
+// ctx ends; it returns the rows it changed. (Five repeats back to back were
+// not enough: 32 pollers on one key, on a machine at load 20, made one
+// release a victim five times running.)
+func execRepeatingDeadlocks(ctx context.Context, db *sql.DB, query string, args ...any) (int64, error) {
+	for {
+		res, err := db.ExecContext(ctx, query, args...)
+		if err == nil {
+			return res.RowsAffected()
+		}
 		if !dberr.IsDeadlock(err) {
-			break
+			return 0, err
+		}
+		if lockstrategy.Sleep(ctx, minPoll+time.Duration(rand.Int64N(int64(4*minPoll)))) != nil {
+			return 0, err
 		}
 	}
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
 }
 
 // holdAgain adds a hold to key's row if owner has it and it has not
@@ -244,6 +252,9 @@ func deleteOwned(ctx context.Context, db *sql.DB, key, owner string) (bool, erro
 func (l *LockTable) holdAgain(ctx context.Context, key, owner string) (lockstrategy.Lease, error) {
 	res, err := l.db.ExecContext(ctx,
 		"UPDATE lock_table SET holds = holds + 1 WHERE lock_key = ? AND owner = ? AND expires_at > NOW(6)", key, owner)
+	if dberr.IsDeadlock(err) || dberr.IsLockWaitTimeout(err) {
+		return nil, nil // contended: poll again, as for anyone's row
+	}
 	if err != nil {
 		return nil, fmt.Errorf("dblock: count a nested hold: %w", err)
 	}
@@ -260,7 +271,7 @@ func (l *LockTable) holdAgain(ctx context.Context, key, owner string) (lockstrat
 		key, owner).Scan(&token, &leftUS)
 	left := time.Duration(leftUS)*time.Microsecond - lockstrategy.Drift(l.ttl)
 	if err == nil && left > 0 {
-		return newTableLease(l.db, key, owner, max(1, token), left), nil
+		return newTableLease(l.db, key, owner, true, max(1, token), left), nil
 	}
 	_, _ = releaseHold(holding, l.db, key, owner) // the hold just added
 	if err != nil {
@@ -269,25 +280,26 @@ func (l *LockTable) holdAgain(ctx context.Context, key, owner string) (lockstrat
 	return nil, nil // expired meanwhile: wait, as for anyone's row
 }
 
-// releaseHold takes one hold off key's row if owner has it: a nested hold
-// is counted down, the last deletes the row. It reports whether owner held it.
+// releaseHold takes one hold off key's row if owner has it: the last
+// deletes the row, a nested one is counted down. It reports whether owner
+// held it.
 func releaseHold(ctx context.Context, db *sql.DB, key, owner string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
-	res, err := db.ExecContext(ctx,
+	// The last hold first: the usual case, one statement.
+	n, err := execRepeatingDeadlocks(ctx, db, "DELETE FROM lock_table WHERE lock_key = ? AND owner = ? AND holds <= 1", key, owner)
+	if err != nil || n > 0 {
+		return n > 0, err
+	}
+	n, err = execRepeatingDeadlocks(ctx, db,
 		"UPDATE lock_table SET holds = holds - 1 WHERE lock_key = ? AND owner = ? AND holds > 1", key, owner)
-	if err != nil {
-		return false, err
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		return true, nil
-	}
-	return deleteOwned(ctx, db, key, owner)
+	return n > 0, err
 }
 
 type tableLease struct {
 	db         *sql.DB
 	key, owner string
+	counted    bool // the owner is a named holder: its holds may be more than 1
 	id         uint64
 	lost       chan struct{}
 	expiry     *time.Timer
@@ -296,8 +308,8 @@ type tableLease struct {
 
 // newTableLease: validFor is what is left of the TTL, counted from before
 // the INSERT and less the drift.
-func newTableLease(db *sql.DB, key, owner string, id uint64, validFor time.Duration) *tableLease {
-	le := &tableLease{db: db, key: key, owner: owner, id: id, lost: make(chan struct{})}
+func newTableLease(db *sql.DB, key, owner string, counted bool, id uint64, validFor time.Duration) *tableLease {
+	le := &tableLease{db: db, key: key, owner: owner, counted: counted, id: id, lost: make(chan struct{})}
 	// Without renewal the row is reclaimable at expiry: say so to the holder.
 	le.expiry = time.AfterFunc(validFor, func() { close(le.lost) })
 	return le
@@ -313,7 +325,11 @@ func (le *tableLease) Unlock(ctx context.Context) error {
 	le.once.Do(func() {
 		le.expiry.Stop()
 		var deleted bool
-		deleted, err = releaseHold(ctx, le.db, le.key, le.owner)
+		if le.counted {
+			deleted, err = releaseHold(ctx, le.db, le.key, le.owner)
+		} else { // a holder of its own holds once: no count to take off
+			deleted, err = deleteOwned(ctx, le.db, le.key, le.owner)
+		}
 		if err == nil && !deleted {
 			err = lockstrategy.ErrNotHeld
 		}
