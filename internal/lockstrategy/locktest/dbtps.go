@@ -17,8 +17,8 @@ import (
 // deletes it after.
 func RunDBTPS(db *sql.DB, conns int, window time.Duration) (float64, error) {
 	ctx := context.Background()
-	res, err := db.ExecContext(ctx, "INSERT INTO sales (name, strategy, initial_stock, stock, created_at, updated_at) "+
-		"VALUES ('claims: database TPS', 'none', 1000000000, 1000000000, NOW(6), NOW(6))")
+	res, err := db.ExecContext(ctx, "INSERT INTO sales (name, strategy, initial_stock, stock, opens_at, created_at, updated_at) "+
+		"VALUES ('claims: database TPS', 'none', 1000000000, 1000000000, NOW(6), NOW(6), NOW(6))")
 	if err != nil {
 		return 0, fmt.Errorf("dbtps: row: %w", err)
 	}
