@@ -2,7 +2,7 @@
 // canned GET /api/claims (fixtures/claims.json: the Go judge's answer on a
 // make bench measurement), no demo: every claim has its figures with their
 // spread, an overlap reads "inconclusive" (amber), the complexity ranking
-// "contradicts itself", and the verdicts switch to Chinese. Screenshots at
+// "contradicts itself", and the checks and verdicts switch to Chinese. Screenshots at
 // 1366x768 and 390x844, in English and Chinese, go to
 // e2e/browser/test-results/.
 import { test, before, after } from 'node:test';
@@ -77,6 +77,8 @@ test('in Chinese the verdicts are Chinese', async () => {
   await page.locator('#lang').click();
   await page.waitForFunction(() => document.querySelector('#t-claims td.verdict-cell')?.textContent !== '');
   await verdictOf('从实现的复杂性角度').filter({ hasText: '自相矛盾' }).waitFor({ timeout: 10_000 });
+  // The check in Chinese alone; the seed's own words stay.
+  assert.match(await rows().nth(0).locator('td').nth(1).innerText(), /^吞吐量：/);
   assert.match(await page.locator('#claims-h + p.note').innerText(), /最多 5 次/);
   await shoot('claims-zh-1366.png', PROJECTOR);
   await shoot('claims-zh-390.png', PHONE);

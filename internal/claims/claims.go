@@ -19,6 +19,7 @@ import (
 type Claim struct {
 	Seed     string `json:"seed"`     // the seed and its own sentence
 	Claim    string `json:"claim"`    // what is checked, in our words
+	ClaimZh  string `json:"claim_zh"` // the same in Chinese
 	Measured string `json:"measured"` // the figures it was judged on (median, min-max, runs), with their conditions
 	Verdict  string `json:"verdict"`  // one of the verdicts below
 }
@@ -112,7 +113,8 @@ func dbLocks(sp map[string]Spread) (names []string, text string) {
 
 func ranking(sp map[string]Spread, cond string) Claim {
 	c := Claim{Seed: "seed 000: 「从性能角度(从高到低)Redis > Zookeeper >= 数据库」",
-		Claim: "throughput: redis > zookeeper >= every database lock, each gap wider than the runs' spread"}
+		Claim:   "throughput: redis > zookeeper >= every database lock, each gap wider than the runs' spread",
+		ClaimZh: "吞吐量：redis > zookeeper >= 每种数据库锁，每个差距都要大于多次运行的波动范围"}
 	redis, okR := sp["redis"]
 	zk, okZ := sp["zookeeper"]
 	dbs, dbText := dbLocks(sp)
@@ -135,7 +137,8 @@ func ranking(sp map[string]Spread, cond string) Claim {
 
 func ceiling(sp map[string]Spread, cond string) Claim {
 	c := Claim{Seed: "seed 004: 「因为单实例DB的TPS一般为几百,所以基于DB的分布式性能上限一般也是1k以下」",
-		Claim: "every database lock stays under 1,000 per second, in every run"}
+		Claim:   "every database lock stays under 1,000 per second, in every run",
+		ClaimZh: "每种数据库锁在每次运行中都低于每秒 1,000 次"}
 	dbs, dbText := dbLocks(sp)
 	if len(dbs) == 0 {
 		c.Verdict, c.Measured = NotMeasured, cond+": missing a database lock"
@@ -152,7 +155,9 @@ func ceiling(sp map[string]Spread, cond string) Claim {
 func dbTPS(f Figures) Claim {
 	c := Claim{Seed: "seed 004: 「单实例DB的TPS一般为几百」",
 		Claim: "the database alone runs a few hundred (100-999) transactions per second: UPDATE ... SET stock = stock - 1 " +
-			"WHERE stock > 0 on one row, autocommit, from one connection and from several"}
+			"WHERE stock > 0 on one row, autocommit, from one connection and from several",
+		ClaimZh: "数据库自身每秒只能执行几百（100-999）个事务：对同一行执行 UPDATE ... SET stock = stock - 1 WHERE stock > 0，" +
+			"自动提交，分别用一个连接和多个连接"}
 	if len(f.DBTPS) == 0 {
 		c.Verdict, c.Measured = NotMeasured, "not in these figures: make bench (BenchmarkClaims) measures it"
 		return c
@@ -174,7 +179,8 @@ func dbTPS(f Figures) Claim {
 func redlockCost(sp map[string]Spread, cond string) Claim {
 	c := Claim{Seed: "seed 002: 「Redlock 成本高,性能也比较差」",
 		Claim: "redlock is slower than the single-Redis lock (redis); its cost is 3 independent masters here against 1, " +
-			"each acquisition a round trip to all of them"}
+			"each acquisition a round trip to all of them",
+		ClaimZh: "redlock 比单个 Redis 的锁（redis）慢；它的成本是这里的 3 个独立主节点对 1 个，每次加锁都要访问所有主节点"}
 	rl, okL := sp["redlock"]
 	redis, okR := sp["redis"]
 	if !okL || !okR {
@@ -201,7 +207,9 @@ func pollingName(sp map[string]Spread) string {
 func polling(sp map[string]Spread, cond string) Claim {
 	c := Claim{Seed: "seed 003: 「獲取不到鎖直接不斷嘗試獲取鎖,比較消耗性能」",
 		Claim: "a Redis lock whose waiters poll is slower than redis, whose waiters are handed the lock in turn (FIFO); " +
-			"the commands per acquisition and Redis's CPU are the polling-vs-subscribe lesson's"}
+			"the commands per acquisition and Redis's CPU are the polling-vs-subscribe lesson's",
+		ClaimZh: "等待者轮询的 Redis 锁比 redis（等待者按顺序（FIFO）接手锁）慢；每次加锁的命令数和 Redis 的 CPU " +
+			"由 polling-vs-subscribe 实验课来测"}
 	p := pollingName(sp)
 	redis, okR := sp["redis"]
 	if p == "" || !okR {
@@ -225,6 +233,7 @@ func complexity() Claim {
 		Seed: "seed 000: 「从实现的复杂性角度(从低到高)Zookeeper > Redis > 数据库」, beside 「从理解的难易程度角度(从低到高)数据库 > Redis > Zookeeper」",
 		Claim: "complexity of implementation, from low to high: zookeeper, redis, the database (a ranking of words, " +
 			"judged on the seed's own text)",
+		ClaimZh: "实现的复杂性，从低到高：zookeeper、redis、数据库（文字上的排序，依据参考文章自己的文字判定）",
 		Measured: "not a figure. Read by its heading (from low to high), the database is the most complex to implement, " +
 			"while the line above it, in the same order, makes the database the easiest to understand and ZooKeeper the " +
 			"hardest, and seed 000's own list of the database lock's merits opens with 「简单,使用方便」; read by its " +

@@ -139,3 +139,13 @@ func TestComplexityRankingContradictsItself(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// The dashboard shows the check in the page's language: every claim has it
+// in Chinese too.
+func TestEveryClaimSaysItInChinese(t *testing.T) {
+	for _, c := range Judge(Figures{}) {
+		if c.ClaimZh == "" {
+			t.Errorf("%s: no claim_zh", c.Seed)
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // The seeds' claims table (#t-claims): each claim, the figures it was
 // judged on (median and min-max over repeated runs of the same settings)
 // and its verdict, which decides only outside the runs' spread. The seed's
-// sentence, the check and the figures come from the Go judge (English);
-// the verdict is in the page's language.
+// sentence (its own words), the check (in both languages) and the figures
+// (English) come from the Go judge; the check and the verdict follow the
+// page's language.
 import { el } from './dom.js';
 import { addLabels, label } from './i18n.js';
 
@@ -31,7 +32,7 @@ export function claimRow(c, zh) {
   const [key, cls] = VERDICTS[c.verdict] || [null, ''];
   return el('tr', { 'data-verdict': c.verdict },
     el('td', { class: 'small', text: c.seed }),
-    el('td', { text: c.claim }),
+    el('td', { text: zh && c.claim_zh ? c.claim_zh : c.claim }),
     el('td', { class: 'small', text: c.measured }),
     el('td', { class: `${cls} verdict-cell`.trim(), text: key ? label(key, zh) : c.verdict }));
 }
