@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill-lab/seckill/internal/claims"
 	"github.com/seckill-lab/seckill/internal/runwire"
@@ -20,9 +21,10 @@ func TestClaimsOnRepeatedRunsOfTheSameSettings(t *testing.T) {
 	ctx := context.Background()
 	s := New(db, saleMaker(db))
 	ag := agents(1)
-	// A workload no other test of the package uses, so that their runs never join these.
+	// Settings no other run uses (the package's database keeps earlier
+	// runs, of this test too), so that no other run joins these.
 	c := Config{Strategy: "redis,zookeeper,db-pessimistic", Strategies: []string{"redis", "zookeeper", "db-pessimistic"},
-		Stock: 517, Buyers: 10, Concurrency: 2, WorkMS: 1}
+		Stock: 1000 + time.Now().UnixNano()%1_000_000, Buyers: 10, Concurrency: 2, WorkMS: 1}
 	run := func(d int64) uint64 {
 		id, err := s.Create(ctx, c, ag, []string{"http://a"})
 		if err != nil {
