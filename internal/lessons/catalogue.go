@@ -206,6 +206,21 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "db-lock-reentrant",
+		Title: "A nested lock on a lock table without a hold count waits for itself",
+		Predict: "an order takes its own lock again (fault nested_lock, at most 1.5 s): on db-lock-table-plain, the lock " +
+			"table without a count, the nested INSERT meets the row its own order holds and waits for it until the " +
+			"bound: the order fails (nested_lock_timeout) having written nothing and buyer-2 is served; on " +
+			"db-lock-table the row's owner is the order and its holds column counts the nested lock: the same order " +
+			"goes through at once, buys, and its last unlock deletes the row (buyer-2 is served too)",
+		Fix: "a hold count per owner in the lock row (holds + 1 when the owner locks again, the last unlock deletes " +
+			"the row), the owner being the caller (here the order), not each Lock call",
+		Seed: "seed 004: 「分布式锁最好也能满足可重入、高性能、阻塞锁特性」 and its memo column 「可用来支持重入特性,标记下当前加锁的" +
+			"client和加锁次数」",
+		Strategies:  []string{"db-lock-table-plain", "db-lock-table"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "getset-expiry",
 		Title: "SETNX + GETSET with the client's expiry: the clients' clocks must agree",
 		Predict: "redis-getset (TTL 3 s): the second replica's clock runs 5 s ahead (fault clock_skew); buyer-1 on the first " +

@@ -69,6 +69,11 @@ var zhTexts = map[string][3]string{
 		"一个订单再次获取自己的锁（故障 nested_lock，最多 1.5 秒）：在 redis 上，嵌套的 Lock 一直等自己订单持有的锁直到上限，订单失败（nested_lock_timeout），什么也没写，外层释放后锁随之释放（buyer-2 成交）；在 redisson 上（持有者 -> 持有次数的哈希），同一个订单立即再次获得锁、下单，在最后一次解锁时释放（buyer-2 也成交）",
 		"按持有者计数的可重入锁（Redisson 的 HINCRBY 哈希），或者代码永不获取自己可能已持有的锁",
 	},
+	"db-lock-reentrant": {
+		"没有持有次数的锁表上重入加锁（嵌套），会等待自己",
+		"一个订单再次获取自己的锁（故障 nested_lock，最多 1.5 秒）：在 db-lock-table-plain（没有计数的锁表）上，嵌套的 INSERT 遇到自己订单持有的那一行，一直等到上限，订单失败（nested_lock_timeout），什么也没写，buyer-2 成交；在 db-lock-table 上，行的持有者是这个订单，holds 列记下嵌套的加锁：同一个订单立即通过、下单，最后一次解锁时删除该行（buyer-2 也成交）",
+		"在锁行里按持有者记持有次数（同一持有者再次加锁时 holds + 1，最后一次解锁删除该行），持有者是调用方（这里是订单），而不是每次 Lock 调用",
+	},
 	"getset-expiry": {
 		"SETNX + GETSET 用客户端算的过期时间：各客户端的时钟必须一致",
 		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 buyer-1 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；buyer-2 认为 buyer-1 的过期时间已过，用 GETSET 接管锁，在 buyer-1 持锁时下单；buyer-1 写入过时的库存：丢失更新（violations >= 1）。redis 的 TTL 由服务器计时，buyer-2 等待 buyer-1：violations 0",

@@ -9,7 +9,8 @@ package lockstrategy_test
 //	go test -run '^$' -bench BenchmarkContention -benchtime 1x ./internal/lockstrategy/
 //
 // After the run it prints one Markdown table and the 64-contender ratios of
-// `redis` to redsync-defaults. `none` shows overlaps there by design; an
+// `redis` to redsync-defaults. (The seeds' claims need repeated runs:
+// BenchmarkClaims judges them.) `none` shows overlaps there by design; an
 // overlap in a strategy marked Safe, or in a peer, fails the benchmark.
 
 import (
@@ -56,8 +57,6 @@ func BenchmarkContention(b *testing.B) {
 		locktest.PrintTable(os.Stdout, results)
 		fmt.Println()
 		locktest.PrintRatios(os.Stdout, results, "redis", locktest.PeerRedsync, 64, benchWork)
-		fmt.Println()
-		locktest.PrintClaims(os.Stdout, results, 64, benchWork)
 	})
 	// Strategies innermost: the runs that are compared are adjacent in time,
 	// which matters on a shared, noisy machine.

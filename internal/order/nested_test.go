@@ -14,14 +14,16 @@ import (
 // On redis (not reentrant) the nested Lock waits for the lock its own order
 // holds until its bound: ErrNestedLock, nothing written, and the lock is
 // freed (the next order is served). On redisson the same order takes it
-// again (a hold count of 2), buys, and frees it on its last unlock.
+// again (a hold count of 2), buys, and frees it on its last unlock. The
+// same on the database's lock table: db-lock-table-plain waits for its own
+// row, db-lock-table counts the hold in the row.
 func TestNestedLock(t *testing.T) {
 	store, _, svc := newService(t, "nested")
 	ctx := context.Background()
 	for _, tc := range []struct {
 		strategy  string
 		reentrant bool
-	}{{"redis", false}, {"redisson", true}} {
+	}{{"redis", false}, {"redisson", true}, {"db-lock-table-plain", false}, {"db-lock-table", true}} {
 		sale := inventory.Sale{Name: "nested", Strategy: tc.strategy, InitialStock: 10}
 		if err := store.CreateSale(ctx, &sale); err != nil {
 			t.Fatal(err)

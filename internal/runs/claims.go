@@ -2,77 +2,118 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/seckill-lab/seckill/internal/claims"
 )
 
-// ClaimsView is the seeds' performance claims judged on one finished run:
-// its steps ran one after the other with the same load, work and replicas,
-// which is as close to side by side as the runs get.
+// ClaimsView is the seeds' claims judged on the newest finished runs that
+// share one set of settings: each run's steps ran one after the other with
+// the same load, work and replicas, which is as close to side by side as
+// the runs get, and the runs repeated give each figure its spread.
 type ClaimsView struct {
-	RunID      uint64         `json:"run_id"` // 0: no run had the strategies the claims need
+	RunID      uint64         `json:"run_id"`  // the newest run judged; 0: no finished run had a figure
+	RunIDs     []uint64       `json:"run_ids"` // every run judged, newest first
 	Conditions string         `json:"conditions"`
 	Claims     []claims.Claim `json:"claims"`
 }
 
-// claimsScan is how many of the newest finished runs Claims looks through.
-const claimsScan = 50
+// claimsScan is how many of the newest finished runs Claims looks through;
+// claimsRuns how many runs of the same settings it judges at most.
+const (
+	claimsScan = 50
+	claimsRuns = 5
+)
 
-// Claims judges the claims on the newest finished run with a finished step
-// of redis, of zookeeper and of a database lock (orders per second of each
-// step, the client's count); failing that, on the newest finished run
-// with any of them, whose missing figures the verdicts name.
+// Claims judges the claims on up to claimsRuns finished runs with the
+// settings of the newest finished run that has a finished step of redis,
+// of zookeeper and of a database lock (failing that, of the newest
+// finished run with any step): orders per second of each step, the
+// client's count, one figure per run. Runs of other settings are never
+// mixed in; with fewer than claims.MinRuns runs nothing is decided.
 func (s *Service) Claims(ctx context.Context) (ClaimsView, error) {
 	views, err := s.List(ctx, claimsScan, StatusDone)
 	if err != nil {
 		return ClaimsView{}, err
 	}
-	var fallback *RunView
+	pick, fallback := -1, -1
 	for i := range views {
 		ops := stepRates(views[i])
 		if len(ops) == 0 {
 			continue
 		}
-		if fallback == nil {
-			fallback = &views[i]
+		if fallback < 0 {
+			fallback = i
 		}
 		_, r := ops["redis"]
 		_, z := ops["zookeeper"]
 		db := slices.ContainsFunc(claims.DBLocks, func(n string) bool { _, ok := ops[n]; return ok })
 		if r && z && db {
-			return judgeRun(views[i], ops), nil
+			pick = i
+			break
 		}
 	}
-	if fallback == nil {
-		return ClaimsView{Conditions: "no finished run yet", Claims: claims.Judge(nil, "no finished run")}, nil
+	if pick < 0 {
+		pick = fallback
 	}
-	return judgeRun(*fallback, stepRates(*fallback)), nil
+	if pick < 0 {
+		return ClaimsView{Conditions: "no finished run yet",
+			Claims: claims.Judge(claims.Figures{Conditions: "no finished run"})}, nil
+	}
+	key := settingsOf(views[pick])
+	perSecond := map[string][]float64{}
+	var ids []uint64
+	for i := pick; i < len(views) && len(ids) < claimsRuns; i++ {
+		ops := stepRates(views[i])
+		if len(ops) == 0 || settingsOf(views[i]) != key {
+			continue
+		}
+		ids = append(ids, views[i].ID)
+		for name, v := range ops {
+			perSecond[name] = append(perSecond[name], v)
+		}
+	}
+	cond := conditions(views[pick], ids)
+	return ClaimsView{RunID: ids[0], RunIDs: ids, Conditions: cond,
+		Claims: claims.Judge(claims.Figures{Conditions: cond, PerSecond: perSecond})}, nil
 }
 
-// stepRates is the orders per second of each finished step of the
-// strategies the claims compare.
+// stepRates is the orders per second of each finished step.
 func stepRates(v RunView) map[string]float64 {
 	out := map[string]float64{}
 	for _, st := range v.Steps {
-		if st.Status != StatusDone || st.Client.OrdersPerS <= 0 {
-			continue
-		}
-		if st.Strategy == "redis" || st.Strategy == "zookeeper" || slices.Contains(claims.DBLocks, st.Strategy) {
+		if st.Status == StatusDone && st.Client.OrdersPerS > 0 {
 			out[st.Strategy] = st.Client.OrdersPerS
 		}
 	}
 	return out
 }
 
-func judgeRun(v RunView, ops map[string]float64) ClaimsView {
+// settingsOf is a run's settings but its strategies, and how many replicas
+// it targeted: the runs whose figures may be judged together.
+func settingsOf(v RunView) string {
+	c := v.Config
+	c.Strategy, c.Strategies = "", nil
+	b, _ := json.Marshal(struct {
+		Config
+		Targets int
+	}{c, len(v.Targets)})
+	return string(b)
+}
+
+func conditions(v RunView, ids []uint64) string {
 	c := v.Config
 	load := fmt.Sprintf("%d workers", c.Concurrency)
 	if c.Rate > 0 {
 		load = fmt.Sprintf("%.0f req/s offered", c.Rate)
 	}
-	cond := fmt.Sprintf("run #%d, orders/s per step: %d buyers, %s, work %d ms, %d replicas, stock %d",
-		v.ID, c.Buyers, load, c.WorkMS, len(v.Targets), c.Stock)
-	return ClaimsView{RunID: v.ID, Conditions: cond, Claims: claims.Judge(ops, cond)}
+	runs := make([]string, len(ids))
+	for i, id := range ids {
+		runs[i] = fmt.Sprintf("run #%d", id)
+	}
+	return fmt.Sprintf("%s (same settings; median, min-max), orders/s per step: %d buyers, %s, work %d ms, %d replicas, stock %d",
+		strings.Join(runs, ", "), c.Buyers, load, c.WorkMS, len(v.Targets), c.Stock)
 }

@@ -63,6 +63,7 @@ var Runners = map[string]ScenarioFunc{
 	"herd-sold-out-cache":       herdSoldOutCache,
 	"herd-rate-limit":           herdRateLimit,
 	"reentrancy":                reentrancy,
+	"db-lock-reentrant":         dbLockReentrant,
 	"getset-expiry":             getsetExpiry,
 	"getset-release-race":       getsetReleaseRace,
 	"getset-loser-overwrites":   getsetLoserOverwrites,

@@ -11,27 +11,41 @@ import (
 // Claim is a claim of the seeds judged on the benchmark's figures.
 type Claim = claims.Claim
 
-// Claims judges the seeds' performance claims on rs at contenders and
-// work: each lock's critical sections per second, side by side in one run.
-func Claims(rs []Result, contenders int, work time.Duration) []Claim {
-	ops := map[string]float64{}
+// Claims judges the seeds' claims on rs at contenders and work: each
+// lock's critical sections per second in every round (a strategy's results
+// at the same contenders and work are its runs), and the database's own
+// transactions per second (tps: connections -> per round; tpsCond says how).
+func Claims(rs []Result, contenders int, work time.Duration, tps map[int][]float64, tpsCond string) []Claim {
+	ops := map[string][]float64{}
+	rounds := 0
 	for _, r := range rs {
 		if r.Contenders == contenders && r.Work == work && r.Ops > 0 {
-			ops[r.Strategy] = r.PerSecond()
+			ops[r.Strategy] = append(ops[r.Strategy], r.PerSecond())
+			rounds = max(rounds, len(ops[r.Strategy]))
 		}
 	}
-	return claims.Judge(ops, fmt.Sprintf("%d contenders, work %v, locked sections", contenders, work))
+	return claims.Judge(claims.Figures{
+		Conditions: fmt.Sprintf("%d contenders, work %v, locked sections/s over %d rounds (median, min-max)",
+			contenders, work, rounds),
+		PerSecond: ops, DBTPS: tps, DBTPSConditions: tpsCond,
+	})
 }
 
 // PrintClaims writes the claims table (Markdown) for each work at
-// contenders.
-func PrintClaims(w io.Writer, rs []Result, contenders int, works []time.Duration) {
-	fmt.Fprintln(w, "The seeds' performance claims, checked on this machine:")
+// contenders; the claims that do not depend on the work (the database's
+// TPS, the complexity ranking) once.
+func PrintClaims(w io.Writer, rs []Result, contenders int, works []time.Duration, tps map[int][]float64, tpsCond string) {
+	fmt.Fprintln(w, "The seeds' claims, checked on this machine (inconclusive: the compared ranges overlap):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| seed says | checked | measured | verdict |")
 	fmt.Fprintln(w, "|---|---|---|---|")
+	seen := map[string]bool{}
 	for _, work := range works {
-		for _, c := range Claims(rs, contenders, work) {
+		for _, c := range Claims(rs, contenders, work, tps, tpsCond) {
+			if seen[c.Seed+c.Measured] {
+				continue
+			}
+			seen[c.Seed+c.Measured] = true
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", c.Seed, c.Claim, c.Measured, c.Verdict)
 		}
 	}

@@ -358,7 +358,7 @@ let pinsReady = false;
 const loadComparison = async (tries = 24) => {
   if (!pinsReady) { initPins(nav, () => loadComparison(1)); pinsReady = true; }
   const complete = await fillComparison(state.strategies, state.safe, state.finishedSeen, state.zh);
-  loadClaims();
+  loadClaims(state.zh);
   if (!complete && tries > 1) setTimeout(() => loadComparison(tries - 1), 2500);
 };
 

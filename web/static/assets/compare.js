@@ -4,6 +4,7 @@
 // with no pin, the newest finished step of each strategy; below it the
 // recent runs' steps, each with its pin button.
 import { getJSON } from './api.js';
+import { claimRow } from './claims-view.js';
 import {
   differingSettings, faultsText, finishedSteps, historyCell, isFinal, lessonFor, limitCell, newestRows, parsePins,
   pinKey, pinnedRows, settingValue, togglePin,
@@ -277,18 +278,13 @@ function historyTd(saleID, zh) {
 
 /**
  * loadClaims fills #t-claims from GET /api/claims: each seed's claim, the
- * figures of the run it was judged on, and the verdict. It resolves false
- * when the API did not answer.
+ * figures of the runs it was judged on, and the verdict (in the page's
+ * language when zh). It resolves false when the API did not answer.
  */
-export async function loadClaims() {
+export async function loadClaims(zh = false) {
   let v;
   try { v = await getJSON('/api/claims', { timeoutMs: 30000 }); } catch { return false; }
   const tb = document.querySelector('#t-claims tbody');
-  tb.replaceChildren(...v.claims.map((c) => el('tr', { 'data-verdict': c.verdict },
-    el('td', { class: 'small', text: c.seed }),
-    el('td', { text: c.claim }),
-    el('td', { class: 'small', text: c.measured }),
-    el('td', { class: c.verdict === 'holds' ? 'ok verdict-cell' : c.verdict === 'does not hold' ? 'bad verdict-cell' : 'verdict-cell', text: c.verdict }))));
+  tb.replaceChildren(...v.claims.map((c) => claimRow(c, zh)));
   return true;
 }
-

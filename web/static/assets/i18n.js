@@ -289,12 +289,21 @@ export const EXPLAIN = {
   },
   'db-lock-table': {
     zh: '数据库唯一键锁',
-    does: 'A lock row inserted into a lock table (unique key) with an owner and an expiry; deleting it releases.',
+    does: 'A lock row inserted into a lock table (unique key) with an owner, an expiry and a hold count: the same holder (the order) locks again by counting, and its last unlock deletes the row.',
     pitfall: 'A holder that dies leaves its row until the expiry; a holder slower than the expiry loses the lock while still writing.',
     lesson: 'A lock with an expiry needs the expiry to outlast the work, or a fencing token to stop the late writer.',
-    doesZh: "向锁表插入一行锁记录（唯一键），带持有者和过期时间；删除这一行即释放。",
+    doesZh: "向锁表插入一行锁记录（唯一键），带持有者、过期时间和持有次数：同一持有者（订单）再次加锁时计数加一，最后一次解锁删除这一行。",
     pitfallZh: "持有者崩溃后，锁记录要等到过期才消失；持有者比过期时间慢时，仍在写入却已失去了锁。",
     lessonZh: "带过期时间的锁，要么过期时间长于业务处理，要么用防护令牌（fencing token）拦住迟到的写入。",
+  },
+  'db-lock-table-plain': {
+    zh: '无计数的数据库锁表',
+    does: 'db-lock-table without the hold count (the teaching variant): every Lock is a holder of its own.',
+    pitfall: 'Not reentrant: code that locks again while it holds the lock (a locked method calling another) meets its own row and waits for itself until it gives up.',
+    lesson: 'Count holds per holder in the lock row, as seed 004\'s memo column suggests (「可用来支持重入特性,标记下当前加锁的client和加锁次数」).',
+    doesZh: "去掉持有次数的 db-lock-table（教学用）：每次 Lock 都是一个独立的持有者。",
+    pitfallZh: "不可重入：持锁期间再次加锁的代码（一个加锁的方法调用另一个）会遇到自己的那一行，一直等待自己直到放弃。",
+    lessonZh: "在锁行里按持有者记持有次数，正如参考文章 004 的 memo 列所说（「可用来支持重入特性,标记下当前加锁的client和加锁次数」）。",
   },
   redis: {
     zh: 'Redis 分布式锁',

@@ -1,0 +1,38 @@
+// The seeds' claims table (#t-claims): each claim, the figures it was
+// judged on (median and min-max over repeated runs of the same settings)
+// and its verdict, which decides only outside the runs' spread. The seed's
+// sentence (its own words), the check (in both languages) and the figures
+// (English) come from the Go judge; the check and the verdict follow the
+// page's language.
+import { el } from './dom.js';
+import { addLabels, label } from './i18n.js';
+
+addLabels({
+  claimsNote1: ['Judged on up to 5 newest finished runs with the same settings that measured redis, zookeeper and a database lock one step after the other (orders per second of each step: median, min-max); a verdict decides only when the compared ranges do not overlap, and needs 3 runs;',
+    '依据最多 5 次设置相同、逐个步骤测过 redis、zookeeper 和数据库锁的已完成压测（各步骤每秒订单数：中位数、最小-最大）判定；只有比较的范围不重叠时才下结论，至少需要 3 次；'],
+  claimsNote2: ['judges them on the lock alone, 5 rounds, with the database\'s own TPS.', '只测锁本身，5 轮，并测数据库自身的 TPS。'],
+  claimHolds: ['holds', '成立'],
+  claimDoesNotHold: ['does not hold', '不成立'],
+  claimInconclusive: ['inconclusive: inside the noise', '无法判定：在波动范围内'],
+  claimNotMeasured: ['not measured', '未测'],
+  claimContradicts: ['contradicts itself', '自相矛盾'],
+});
+
+// Each verdict of the judge (internal/claims): its label and its cell's class.
+const VERDICTS = {
+  holds: ['claimHolds', 'ok'],
+  'does not hold': ['claimDoesNotHold', 'bad'],
+  inconclusive: ['claimInconclusive', 'warn'],
+  'not measured': ['claimNotMeasured', ''],
+  'contradicts itself': ['claimContradicts', 'bad'],
+};
+
+/** claimRow is one claim's row; data-verdict keeps the judge's word. */
+export function claimRow(c, zh) {
+  const [key, cls] = VERDICTS[c.verdict] || [null, ''];
+  return el('tr', { 'data-verdict': c.verdict },
+    el('td', { class: 'small', text: c.seed }),
+    el('td', { text: zh && c.claim_zh ? c.claim_zh : c.claim }),
+    el('td', { class: 'small', text: c.measured }),
+    el('td', { class: `${cls} verdict-cell`.trim(), text: key ? label(key, zh) : c.verdict }));
+}
