@@ -270,8 +270,8 @@ var table = []Kind{
 				"不可达的服务器，命令会超时；它保留自己的 key，到时自行恢复"},
 		Params: []Param{replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes), millis(4000)},
 		Needs: Needs{Strategies: []string{"redis", "redlock", "redisson", "redis-lua-stock"},
-			Settings: []Text{{"orders sent while it is frozen: a lock on one node stops (backend_down), redlock with one master of three frozen goes on",
-				"在冻结期间下单：单节点上的锁会停下（backend_down），三个主节点冻结一个的 redlock 照常"},
+			Settings: []Text{{"orders sent while it is frozen: a lock on that one node waits until it thaws, redlock with one master of three frozen goes on",
+				"在冻结期间下单：锁在这一个节点上的会一直等到它恢复，三个主节点冻结一个的 redlock 照常"},
 				{"the node runs with --enable-debug-command", "节点以 --enable-debug-command 运行"}}},
 		Arm:   Arm{Strategies: []string{"redis", "redlock"}, WorkMS: 50, Params: map[string]any{"node": "redis", "ms": 4000}},
 		Chaos: Chaos{}, // the nemesis has no schedule for it yet (chaos.Kinds would draw it as unknown)
