@@ -50,12 +50,7 @@ func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, c
 		clients = append(clients, b.Redis)
 	}
 	for _, a := range config.List(cfg.RedlockAddrs) {
-		o := lockstrategy.RedisOptions(a, redlockPoolSize)
-		// A master that hangs (answers nothing) must cost a round its deadline
-		// (redlock's pool.go), not the whole hang: go-redis honours a ctx's
-		// deadline on the socket only when told to.
-		o.ContextTimeoutEnabled = true
-		c := redis.NewClient(o)
+		c := redis.NewClient(lockstrategy.RedlockOptions(a, redlockPoolSize))
 		b.Redlock = append(b.Redlock, c)
 		clients = append(clients, c)
 	}
