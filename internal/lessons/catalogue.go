@@ -393,7 +393,7 @@ var Catalogue = []Lesson{
 	{
 		Name:  "polling-vs-subscribe",
 		Title: "Waiting for a Redis lock: polling costs the server more than subscribing or a FIFO hand-over",
-		Predict: "the same herd (48 buyers at once over the replicas, 5 ms of work) on three ways to wait, one sale after the " +
+		Predict: "the same herd (48 buyers at once over the replicas, 30 ms of work) on three ways to wait, one sale after the " +
 			"other on the same Redis node: redis-no-owner polls (SET NX, then sleep 1-20 ms, jittered, doubling), redisson " +
 			"waits on a pub/sub channel its unlock publishes to, redis waits in a FIFO queue in Redis that hands the lock to " +
 			"the next waiter; the node's commands during each herd (INFO commandstats, less the probes' INFO, HELLO, CLIENT " +
@@ -411,7 +411,7 @@ var Catalogue = []Lesson{
 		Name:  "redlock-clock-jump",
 		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
 		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
-			"10 ms and 71 ms in one run on a 2-core machine; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
+			"0.8-10 ms and 40-71 ms in two runs on a shared 2-core machine; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
 			"(TTL 8 s) and stalls 4 s inside its section; redlock-3 restarts empty (buyer-1 keeps 2 of 3) and redlock-2's clock " +
 			"jumps forward (fault clock_jump_redis: its key expires at once): buyer-2 on the other replica takes masters 2 and 3, " +
 			"a quorum, while buyer-1's validity, counted on its own clock, has 4 s left: two holders (violations >= 1); watchdog " +

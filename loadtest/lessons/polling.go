@@ -17,7 +17,7 @@ import (
 // each, pollWorkMS of work inside the lock, on each way of waiting.
 const (
 	pollHerd   = 48
-	pollWorkMS = 5
+	pollWorkMS = 30
 )
 
 // waitSide is what one way of waiting cost the Redis node during the herd.
@@ -67,7 +67,7 @@ func pollingCostsMore(poll, sub, fifo waitSide) (ok bool, why string) {
 }
 
 // pollingVsSubscribe: the same herd (48 buyers at once over the replicas,
-// 5 ms of work) on three ways to wait for a Redis lock, one sale after the
+// 30 ms of work) on three ways to wait for a Redis lock, one sale after the
 // other on the same node: redis-no-owner's wait is the teaching variants'
 // polling loop (SET NX, then sleep 1-20 ms, jittered, doubling), redisson's
 // a pub/sub channel its unlock publishes to, redis's a FIFO queue in Redis
