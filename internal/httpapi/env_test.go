@@ -145,7 +145,9 @@ func newServer(d Deps) *Server {
 }
 
 // withFaultsRedis turns faults on, with addr as their Redis node "redis".
-func withFaultsRedis(addr string) func(*envConfig) { return func(c *envConfig) { c.faultsRedis = addr } }
+func withFaultsRedis(addr string) func(*envConfig) {
+	return func(c *envConfig) { c.faultsRedis = addr }
+}
 
 func withToken(tok string) func(*envConfig) { return func(c *envConfig) { c.token = tok } }
 
