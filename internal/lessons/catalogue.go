@@ -411,15 +411,15 @@ var Catalogue = []Lesson{
 		Name:  "redlock-clock-jump",
 		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
 		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
-			"0.8-10 ms and 40-71 ms in two runs on a shared 2-core machine; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
+			"0.5-10 ms and 3-71 ms in three runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
 			"(TTL 8 s) and stalls 4 s inside its section; redlock-3 restarts empty (buyer-1 keeps 2 of 3) and redlock-2's clock " +
 			"jumps forward (fault clock_jump_redis: its key expires at once): buyer-2 on the other replica takes masters 2 and 3, " +
 			"a quorum, while buyer-1's validity, counted on its own clock, has 4 s left: two holders (violations >= 1); watchdog " +
 			"off, buyer-1 writes its stale stock (lost update); watchdog on, its renewal finds no quorum and Lost() stops it " +
 			"(lock_lost, no lost update)",
 		Fix: "no clock is shared: bound the drift (no stepping clocks on the masters), keep the TTL well above the time to " +
-			"acquire (seed 003's 「幾十毫秒」 is far too short for any work: the measured time to acquire is itself tens of ms " +
-			"at p99 here, which would leave a TTL of tens of ms no validity; the Redis documentation puts the per-master timeout, " +
+			"acquire (seed 003's 「幾十毫秒」 is far too short for any work: the measured time to acquire reaches tens of ms " +
+			"at p99 on a loaded machine here, which would leave a TTL of tens of ms no validity; the Redis documentation puts the per-master timeout, " +
 			"not the TTL, at 5-50 ms), renew and check " +
 			"before writing; only a fencing token at the resource covers a jump or a pause after the check",
 		Seed: "seed 000: 「如果取到了锁,key的真正有效时间就变啦,需要减去获取锁所使用的时间。」; seed 002: 「假设说你的锁过期时间是 " +
