@@ -265,9 +265,10 @@ var table = []Kind{
 		Title: Text{"Freeze a Redis node", "冻结 Redis 节点"},
 		Description: Text{
 			"a Redis (node redis or redlock-N) answers nothing for ms (DEBUG SLEEP): to its clients a hung or " +
-				"unreachable server, whose commands time out; it keeps its keys and thaws by itself",
+				"unreachable server, on which a command waits for its client's own deadline or for the thaw; it keeps " +
+				"its keys and thaws by itself",
 			"一个 Redis（节点 redis 或 redlock-N）在 ms 毫秒内不回答任何命令（DEBUG SLEEP）：对客户端来说就是挂住或" +
-				"不可达的服务器，命令会超时；它保留自己的 key，到时自行恢复"},
+				"不可达的服务器，命令要么等到客户端自己的期限，要么等到它恢复；它保留自己的 key，到时自行恢复"},
 		Params: []Param{replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes), millis(4000)},
 		Needs: Needs{Strategies: []string{"redis", "redlock", "redisson", "redis-lua-stock"},
 			Settings: []Text{{"orders sent while it is frozen: a lock on that one node waits until it thaws, redlock with one master of three frozen goes on",
