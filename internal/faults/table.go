@@ -269,7 +269,7 @@ var table = []Kind{
 				"its keys and thaws by itself",
 			"一个 Redis（节点 redis 或 redlock-N）在 ms 毫秒内不回答任何命令（DEBUG SLEEP）：对客户端来说就是挂住或" +
 				"不可达的服务器，命令要么等到客户端自己的期限，要么等到它恢复；它保留自己的 key，到时自行恢复"},
-		Params: []Param{replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes), millis(4000)},
+		Params: []Param{millis(4000), replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes)},
 		Needs: Needs{Strategies: []string{"redis", "redlock", "redisson", "redis-lua-stock"},
 			Settings: []Text{{"orders sent while it is frozen: a lock on that one node waits until it thaws, redlock with one master of three frozen goes on",
 				"在冻结期间下单：锁在这一个节点上的会一直等到它恢复，三个主节点冻结一个的 redlock 照常"},
@@ -286,7 +286,7 @@ var table = []Kind{
 				"keeps only ms, so a lock on that node expires early while its holder, counting on its own clock, still holds it",
 			"时钟向前跳变对一个 Redis（节点 redis 或 redlock-N）的影响：每个剩余 TTL 长于 ms 的 key 只剩 ms，" +
 				"于是该节点上的锁提前过期，而持有者按自己的时钟计算仍然持有它"},
-		Params: []Param{replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes), millis(1)},
+		Params: []Param{millis(1), replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes)},
 		Needs: Needs{Strategies: []string{"redlock", "redis"},
 			Settings: []Text{{"a holder inside its section (work_ms or slow_work) when the clock jumps", "时钟跳变时有持锁者在临界区内（work_ms 或 slow_work）"},
 				{"for redlock: the holder's key already gone on another master (restart_redis), so that the jump leaves it a minority",
