@@ -411,7 +411,7 @@ var Catalogue = []Lesson{
 		Name:  "redlock-clock-jump",
 		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
 		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
-			"0.5-10 ms and 3-71 ms in three runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
+			"0.4-10 ms and 1-71 ms in four runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
 			"(TTL 8 s) and stalls 4 s inside its section; redlock-3 restarts empty (buyer-1 keeps 2 of 3) and redlock-2's clock " +
 			"jumps forward (fault clock_jump_redis: its key expires at once): buyer-2 on the other replica takes masters 2 and 3, " +
 			"a quorum, while buyer-1's validity, counted on its own clock, has 4 s left: two holders (violations >= 1); watchdog " +
