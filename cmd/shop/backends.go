@@ -50,7 +50,7 @@ func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, c
 		clients = append(clients, b.Redis)
 	}
 	for _, a := range config.List(cfg.RedlockAddrs) {
-		c := redis.NewClient(lockstrategy.RedisOptions(a, redlockPoolSize))
+		c := redis.NewClient(lockstrategy.RedlockOptions(a, redlockPoolSize))
 		b.Redlock = append(b.Redlock, c)
 		clients = append(clients, c)
 	}

@@ -100,6 +100,25 @@ func runRestartRedis(ctx context.Context, s *Service, a Args) (Result, error) {
 	return Result{"node": res.Node, "addr": res.Addr, "run_id_before": res.RunIDBefore, "run_id_after": res.RunIDAfter}, nil
 }
 
+// runFreezeRedis answers once the node is frozen, not when it thaws.
+func runFreezeRedis(ctx context.Context, s *Service, a Args) (Result, error) {
+	node, d := a.Choice("node"), a.Duration("ms")
+	addr, err := s.FreezeRedis(ctx, node, d)
+	if errors.Is(err, ErrUnknownNode) {
+		return nil, paramError("node", "unknown node %q: this replica has %s", clip.Input(node), strings.Join(s.RedisNodes(), ", "))
+	}
+	return Result{"node": node, "addr": addr, "ms": d.Milliseconds()}, err
+}
+
+func runClockJumpRedis(ctx context.Context, s *Service, a Args) (Result, error) {
+	node, d := a.Choice("node"), a.Duration("ms")
+	addr, cut, err := s.JumpRedisClock(ctx, node, d)
+	if errors.Is(err, ErrUnknownNode) {
+		return nil, paramError("node", "unknown node %q: this replica has %s", clip.Input(node), strings.Join(s.RedisNodes(), ", "))
+	}
+	return Result{"node": node, "addr": addr, "ms": d.Milliseconds(), "keys_cut": cut}, err
+}
+
 func runHoldReplication(ctx context.Context, s *Service, a Args) (Result, error) {
 	d := a.Duration("ms")
 	master, err := s.HoldReplication(ctx, d)

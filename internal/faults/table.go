@@ -16,6 +16,8 @@ const (
 	KindStopProcess       = "stop_process"
 	KindKillProcess       = "kill_process"
 	KindRestartRedis      = "restart_redis"
+	KindFreezeRedis       = "freeze_redis"
+	KindClockJumpRedis    = "clock_jump_redis"
 	KindHoldReplication   = "hold_replication"
 	KindKillRedisMaster   = "kill_redis_master"
 	KindKillZKServer      = "kill_zk_server"
@@ -257,6 +259,41 @@ var table = []Kind{
 		Arm:   Arm{Strategies: []string{"redis", "redlock", "redis-lua-stock"}, WorkMS: 1000, Params: map[string]any{"node": "redis"}},
 		Chaos: Chaos{Draw: true},
 		Run:   runRestartRedis,
+	},
+	{
+		Name:  KindFreezeRedis,
+		Title: Text{"Freeze a Redis node", "冻结 Redis 节点"},
+		Description: Text{
+			"a Redis (node redis or redlock-N) answers nothing for ms (DEBUG SLEEP): to its clients a hung or " +
+				"unreachable server, on which a command waits for its client's own deadline or for the thaw; it keeps " +
+				"its keys and thaws by itself",
+			"一个 Redis（节点 redis 或 redlock-N）在 ms 毫秒内不回答任何命令（DEBUG SLEEP）：对客户端来说就是挂住或" +
+				"不可达的服务器，命令要么等到客户端自己的期限，要么等到它恢复；它保留自己的 key，到时自行恢复"},
+		Params: []Param{millis(4000), replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes)},
+		Needs: Needs{Strategies: []string{"redis", "redlock", "redisson", "redis-lua-stock"},
+			Settings: []Text{{"orders sent while it is frozen: a lock on that one node waits until it thaws, redlock with one master of three frozen goes on",
+				"在冻结期间下单：锁在这一个节点上的会一直等到它恢复，三个主节点冻结一个的 redlock 照常"},
+				{"the node runs with --enable-debug-command", "节点以 --enable-debug-command 运行"}}},
+		Arm:   Arm{Strategies: []string{"redis", "redlock"}, WorkMS: 50, Params: map[string]any{"node": "redis", "ms": 4000}},
+		Chaos: Chaos{}, // the nemesis has no schedule for it yet (chaos.Kinds would draw it as unknown)
+		Run:   runFreezeRedis,
+	},
+	{
+		Name:  KindClockJumpRedis,
+		Title: Text{"Jump a Redis node's clock forward", "让 Redis 节点的时钟向前跳"},
+		Description: Text{
+			"what a forward clock jump does to one Redis (node redis or redlock-N): every key with a TTL longer than ms " +
+				"keeps only ms, so a lock on that node expires early while its holder, counting on its own clock, still holds it",
+			"时钟向前跳变对一个 Redis（节点 redis 或 redlock-N）的影响：每个剩余 TTL 长于 ms 的 key 只剩 ms，" +
+				"于是该节点上的锁提前过期，而持有者按自己的时钟计算仍然持有它"},
+		Params: []Param{millis(1), replicaChoice("node", Text{"Redis node", "Redis 节点"}, (*Service).RedisNodes)},
+		Needs: Needs{Strategies: []string{"redlock", "redis"},
+			Settings: []Text{{"a holder inside its section (work_ms or slow_work) when the clock jumps", "时钟跳变时有持锁者在临界区内（work_ms 或 slow_work）"},
+				{"for redlock: the holder's key already gone on another master (restart_redis), so that the jump leaves it a minority",
+					"对 redlock：持有者在另一个主节点上的 key 已经没了（restart_redis），跳变之后它只剩少数派"}}},
+		Arm:   Arm{Strategies: []string{"redlock"}, Watchdog: off(), WorkMS: 3000, TTLMS: 8000, Params: map[string]any{"node": "redlock-2", "ms": 1}},
+		Chaos: Chaos{}, // as freeze_redis; and on redlock it breaks the lock by design
+		Run:   runClockJumpRedis,
 	},
 	{
 		Name:  KindHoldReplication,

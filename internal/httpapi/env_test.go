@@ -56,6 +56,9 @@ type envConfig struct {
 	// orderRate limits the order routes per client IP (0: no limit),
 	// through the guards' Redis limiter with withGuards.
 	orderRate int
+	// faultsRedis is the Redis node "redis" of the fault injector ("":
+	// none); faults are on with it.
+	faultsRedis string
 }
 
 // withOrderRate limits the order routes to n requests per second per IP.
@@ -92,6 +95,9 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
 		Ping: cfg.ping, AdminToken: cfg.token, Log: log, OrderRateIP: cfg.orderRate,
 		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams}
+	if cfg.faultsRedis != "" {
+		d.Faults = faults.New(faults.Config{Enabled: true, RedisAddr: cfg.faultsRedis}, orders, e.lockers, e.store)
+	}
 	if cfg.queue {
 		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
 		orders.UseQueue(q)
@@ -136,6 +142,11 @@ func newServer(d Deps) *Server {
 		d.Faults = faults.New(faults.Config{Enabled: enabled}, d.Orders, d.Lockers, d.Store)
 	}
 	return New(d)
+}
+
+// withFaultsRedis turns faults on, with addr as their Redis node "redis".
+func withFaultsRedis(addr string) func(*envConfig) {
+	return func(c *envConfig) { c.faultsRedis = addr }
 }
 
 func withToken(tok string) func(*envConfig) { return func(c *envConfig) { c.token = tok } }

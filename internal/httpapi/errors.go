@@ -176,6 +176,7 @@ var domainErrors = []mapping{
 	{err: faults.ErrNoConsumer, status: http.StatusConflict, code: "no_consumer", message: "this replica runs no order-queue consumer (it has no default Redis)"},
 	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
+	{err: faults.ErrRedisFault, status: http.StatusServiceUnavailable, code: "redis_fault_failed", field: "node", fill: ownText},
 	{err: faults.ErrNoReplyDrop, status: http.StatusConflict, code: "no_redis", message: "this replica has no default Redis: no lock script reply to drop"},
 	{err: faults.ErrNoFailover, status: http.StatusServiceUnavailable, code: "no_failover", fill: ownText},
 	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},

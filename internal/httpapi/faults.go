@@ -29,6 +29,7 @@ type faultsAPI struct {
 func (s *Server) faultRoutes(api *gin.RouterGroup) {
 	f := &faultsAPI{s: s, svc: s.faults}
 	api.GET("/faults", f.list)
+	api.GET("/faults/redis-stats", f.redisStats)
 	api.POST("/faults", s.requireFaultAdmin, f.inject)
 }
 
@@ -49,6 +50,25 @@ func (f *faultsAPI) list(c *gin.Context) {
 		body["replica"] = f.s.replicaID
 	}
 	c.JSON(http.StatusOK, body)
+}
+
+// redisStats is GET /api/faults/redis-stats?node=redis: a Redis node's
+// command counts and CPU seconds (faults.RedisStats), where faults run.
+func (f *faultsAPI) redisStats(c *gin.Context) {
+	node := c.Query("node")
+	if node == "" {
+		writeError(c, f.s.log, badField("node", "node must name a Redis node: %s", strings.Join(f.svc.RedisNodes(), ", ")))
+		return
+	}
+	st, err := f.svc.ReadRedisStats(c.Request.Context(), node)
+	if errors.Is(err, faults.ErrUnknownNode) {
+		err = badField("node", "unknown node %q: this replica has %s", clip.Input(node), strings.Join(f.svc.RedisNodes(), ", "))
+	}
+	if err != nil {
+		writeError(c, f.s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
 }
 
 // faultRequest is the body of POST /api/faults: the kind, the replica to

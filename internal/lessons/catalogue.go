@@ -281,6 +281,23 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "renewal-fails-aggressive",
+		Title: "Renewal keeps failing: the conservative holder gives up the order, the aggressive one risks the data",
+		Predict: "renewal-fails' setup on both policies: buyer-1 holds the lock (TTL 1.5 s, watchdog on) in a 4 s business step " +
+			"(slow_work, before its lock check), Redis restarts without persistence, the watchdog's next renewal finds the lock " +
+			"gone and buyer-2 on the other replica buys; redis (conservative: Lost() closes, the check stops buyer-1) gives up " +
+			"buyer-1's order (lock_lost: 1 order given up, lost_updates 0); redis-aggressive (the same lock whose holder is " +
+			"not told) lets buyer-1 write its stale stock (0 orders given up, an overlap and a lost update counted)",
+		Fix: "choose per business: conservative where a wrong write costs more than a lost sale (stock, money), aggressive " +
+			"only where a rare inconsistency is acceptable; either way the lock only signals, and fencing at the resource " +
+			"is what refuses the aggressive holder's write",
+		Seed: "seed 002: 「如果不断重试之后,续约都失败了,那么这个时候就要根据业务来决定采取保守策略还是激进策略了」, 「如果你觉得这种非常偶然的" +
+			"续约失败是可以接受的,那么你还是可以继续执行业务,当然这可能引起数据不一致的问题,这也就是激进方案。」 and " +
+			"「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」",
+		Strategies:  []string{"redis", "redis-aggressive"},
+		MinReplicas: 2,
+	},
+	{
 		Name:  "acquire-reply-lost",
 		Title: "An acquire whose reply was lost: check for your own value before retrying",
 		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): our " +
@@ -386,6 +403,60 @@ var Catalogue = []Lesson{
 			"以及使用vip切换Master就能解决这个问题。」; seed 000 ranks it last for reliability: " +
 			"「从可靠性角度(从高到低)Zookeeper > Redis > 数据库。」",
 		Strategies:  []string{"db-lock-table", "db-pessimistic", "redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "polling-vs-subscribe",
+		Title: "Waiting for a Redis lock: polling costs the server more than subscribing or a FIFO hand-over",
+		Predict: "the same herd (48 buyers at once over the replicas, 30 ms of work) on three ways to wait, one sale after the " +
+			"other on the same Redis node: redis-no-owner polls (SET NX, then sleep 1-20 ms, jittered, doubling), redisson " +
+			"waits on a pub/sub channel its unlock publishes to, redis waits in a FIFO queue in Redis that hands the lock to " +
+			"the next waiter; the node's commands during each herd (INFO commandstats, less the probes' INFO, HELLO, CLIENT " +
+			"and PING) divided by the orders sold: polling runs more commands per acquisition than both others; the node's " +
+			"CPU (INFO cpu) and the p99 lock wait are shown, not judged; all three sell exactly",
+		Fix: "wait without asking: subscribe to the release (redisson) or queue and be handed the lock (redis); where " +
+			"polling stays, sleep longer between tries (seed 002's 100 ms) and pay for it in wait",
+		Seed: "seed 003: 「獲取不到鎖直接不斷嘗試獲取鎖,比較消耗性能」 and, of redisson: 「如果獲取不到鎖,只需要添加一個監聽器就可以了," +
+			"不用一直輪詢,性能消耗較小。」; seed 002: 「第一种方式就是轮询,比如说在加锁失败之后,每睡眠 100 毫秒就尝试加锁一次」 and " +
+			"「第二种方式是监听删除事件」",
+		Strategies:  []string{"redis-no-owner", "redisson", "redis"},
+		MinReplicas: 1,
+	},
+	{
+		Name:  "redlock-clock-jump",
+		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
+		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
+			"0.4-10 ms and 1-71 ms in four runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
+			"(TTL 8 s) and stalls 4 s inside its section; redlock-3 restarts empty (buyer-1 keeps 2 of 3) and redlock-2's clock " +
+			"jumps forward (fault clock_jump_redis: its key expires at once): buyer-2 on the other replica takes masters 2 and 3, " +
+			"a quorum, while buyer-1's validity, counted on its own clock, has 4 s left: two holders (violations >= 1); watchdog " +
+			"off, buyer-1 writes its stale stock (lost update); watchdog on, its renewal finds no quorum and Lost() stops it " +
+			"(lock_lost, no lost update)",
+		Fix: "no clock is shared: bound the drift (no stepping clocks on the masters), keep the TTL well above the time to " +
+			"acquire (seed 003's 「幾十毫秒」 is far too short for any work: the measured time to acquire reaches tens of ms " +
+			"at p99 on a loaded machine here, which would leave a TTL of tens of ms no validity; the Redis documentation puts the per-master timeout, " +
+			"not the TTL, at 5-50 ms), renew and check " +
+			"before writing; only a fencing token at the resource covers a jump or a pause after the check",
+		Seed: "seed 000: 「如果取到了锁,key的真正有效时间就变啦,需要减去获取锁所使用的时间。」; seed 002: 「假设说你的锁过期时间是 " +
+			"10 秒,加锁花了 1 秒钟,那么你就只剩下 9 秒钟。」; seed 003: 「輪流嘗試在每個master節點上創建鎖,過期時間設置較短,一般就幾十毫秒」 " +
+			"(beyond the seeds: the drift term and the clock jump are the Redis documentation's and Kleppmann's)",
+		Strategies:  []string{"redlock"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "redis-single-point",
+		Title: "One Redis node is a single point of failure; RedLock goes on with one master of three down",
+		Predict: "a redis sale and a redlock sale (TTL 10 s); the redis sale's one node and the first of redlock's three masters " +
+			"are frozen for 7 s (fault freeze_redis: they answer nothing, as a hung or unreachable server) while buyers keep " +
+			"ordering on both, every replica: the redis sale sells nothing inside the freeze (its orders wait on the silent " +
+			"node and are answered once it thaws: an order or lock_lost); redlock takes its quorum on the two masters left " +
+			"and sells inside the freeze (its clients give a silent master a round's deadline, not the whole hang; an order " +
+			"that met the master mid-command still waits: the slowest answer is shown); once the nodes thaw both sell again, " +
+			"and neither oversells nor loses an update",
+		Fix: "a quorum of independent masters (redlock) or a replicated store keeps the lock available; Sentinel's " +
+			"failover keeps the service too, at the price of the sentinel-failover lesson's lost lock",
+		Seed:        "seed 003: 「使用redis做分布式鎖的缺點在于:如果采用單機部署模式,會存在單點問題,只要redis故障了。加鎖就不行了。」",
+		Strategies:  []string{"redis", "redlock"},
 		MinReplicas: 1,
 	},
 	{

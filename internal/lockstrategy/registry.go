@@ -279,6 +279,18 @@ func RedisOptions(addr string, poolSize int) *redis.Options {
 	return &redis.Options{Addr: addr, PoolSize: poolSize, MaxRetries: -1}
 }
 
+// RedlockOptions are RedisOptions for one RedLock master, whose commands
+// also end at their ctx's deadline: a master that hangs (answers nothing)
+// must cost a round its deadline (redlock's pool.go), not the whole hang,
+// and go-redis honours a ctx's deadline on the socket only when told to.
+// Measured with one master of three frozen for 7 s (redis-single-point):
+// without it every acquisition waited for the thaw.
+func RedlockOptions(addr string, poolSize int) *redis.Options {
+	o := RedisOptions(addr, poolSize)
+	o.ContextTimeoutEnabled = true
+	return o
+}
+
 // SentinelOptions is a go-redis failover client's options over the
 // Sentinels at addrs watching master: it asks them for the master and
 // follows it through a failover (+switch-master), as RedisOptions would

@@ -98,7 +98,7 @@ func DB(t testing.TB, name string) *gorm.DB {
 func Redis(t testing.TB) *redis.Client {
 	t.Helper()
 	SkipInShort(t)
-	return redisClient(t, config.Get(config.EnvRedisAddr, config.DefaultRedisAddr))
+	return redisClient(t, lockstrategy.RedisOptions(config.Get(config.EnvRedisAddr, config.DefaultRedisAddr), 256)) // as the shop's
 }
 
 // Redlock returns one client per master of SECKILL_REDLOCK_ADDRS.
@@ -107,14 +107,16 @@ func Redlock(t testing.TB) []*redis.Client {
 	SkipInShort(t)
 	var out []*redis.Client
 	for _, a := range config.List(config.Get(config.EnvRedlockAddrs, config.DefaultRedlockAddrs)) {
-		out = append(out, redisClient(t, a))
+		out = append(out, redisClient(t, lockstrategy.RedlockOptions(a, 256)))
 	}
 	return out
 }
 
-func redisClient(t testing.TB, addr string) *redis.Client {
+// redisClient is a client with options o (the shop's), answering PING.
+func redisClient(t testing.TB, o *redis.Options) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(lockstrategy.RedisOptions(addr, 256)) // as the shop's
+	addr := o.Addr
+	c := redis.NewClient(o)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {

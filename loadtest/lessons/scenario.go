@@ -68,6 +68,7 @@ var Runners = map[string]ScenarioFunc{
 	"getset-release-race":       getsetReleaseRace,
 	"getset-loser-overwrites":   getsetLoserOverwrites,
 	"renewal-fails":             renewalFails,
+	"renewal-fails-aggressive":  renewalFailsAggressive,
 	"acquire-reply-lost":        acquireReplyLost,
 	"two-level-handoff":         twoLevelHandoff,
 	"for-update-needs-tx":       forUpdateNeedsTx,
@@ -75,6 +76,9 @@ var Runners = map[string]ScenarioFunc{
 	"sentinel-failover":         sentinelFailover,
 	"zk-ensemble-server-killed": zkEnsembleServerKilled,
 	"db-lock-single-point":      dbLockSinglePoint,
+	"redis-single-point":        redisSinglePoint,
+	"redlock-clock-jump":        redlockClockJump,
+	"polling-vs-subscribe":      pollingVsSubscribe,
 	"zk-session-expiry":         zkSessionExpiry,
 	"zk-dead-holder":            zkDeadHolder,
 }

@@ -16,8 +16,31 @@ const shortTTL = 300 * time.Millisecond
 
 func TestRegistered(t *testing.T) {
 	locktest.CheckRegistered(t, map[string]lockstrategy.Strategy{
-		"redis": {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
+		"redis":            {Safe: true, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
+		"redis-aggressive": {Safe: false, Tokens: true, Expiry: lockstrategy.ExpiryTTL},
 	})
+}
+
+// redis-aggressive's holder never hears that its lease is gone: the lease
+// underneath closes Lost at its TTL, the one the holder sees does not.
+func TestAggressiveLeaseHidesTheLoss(t *testing.T) {
+	rdb := testenv.Redis(t)
+	key := locktest.RedisKey(t, rdb)
+	le := locktest.MustLock(t, aggressiveLocker{New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true})}, key)
+	defer locktest.Unlock(le)
+	select {
+	case <-le.(aggressiveLease).Lease.Lost():
+	case <-time.After(10 * shortTTL):
+		t.Fatal("the lease underneath never lost its lock")
+	}
+	select {
+	case <-le.Lost():
+		t.Fatal("the aggressive holder was told")
+	default:
+	}
+	if le.Token() == 0 {
+		t.Error("the aggressive lease lost its fencing token")
+	}
 }
 
 func TestDefaultTTL(t *testing.T) {

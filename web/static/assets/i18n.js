@@ -314,6 +314,15 @@ export const EXPLAIN = {
     pitfallZh: "单个 Redis：如果它在没有持久化的情况下重启就会忘记这把锁；一主一从异步复制时，切换到一个没见过该键的从节点也一样：第二个持有者会进来。暂停超过 TTL 也会让锁在持有者还活着时被释放。",
     lessonZh: "持有者令牌、原子释放和续期修复了经典的错误；但没有哪种租约能扛过超过 TTL 的暂停。防护令牌让存储拒绝过期持有者的写入，但前提是每个持有者在读取之前就记录自己的令牌（在写入时才认领令牌，过期的写入就可能落在新持有者的读和写之间）。",
   },
+  'redis-aggressive': {
+    zh: 'Redis 锁（激进策略）',
+    does: 'The redis lock with seed 002\'s aggressive policy: when the watchdog\'s renewal fails, the holder is not told and goes on to write.',
+    pitfall: 'A lock lost under a holder (a Redis restart, an expiry) lets a second holder in while the first still writes: a lost update, unless fencing refuses it.',
+    lesson: 'The lock can only signal a failed renewal; stopping the work is the business code\'s choice: the conservative policy (redis) gives up the order, the aggressive one risks the data.',
+    doesZh: "redis 锁加上参考文章 002 的激进策略：看门狗续期失败时不通知持有者，它照样写入。",
+    pitfallZh: "持有者手里的锁丢了（Redis 重启、过期）时，第二个持有者进来，而第一个仍在写入：丢失更新，除非防护令牌拒绝它。",
+    lessonZh: "锁只能发出续期失败的信号；是否中断业务由业务代码决定：保守策略（redis）放弃这笔订单，激进策略拿数据冒险。",
+  },
   'redis-sentinel': {
     zh: 'Redis 哨兵主从',
     does: 'The redis lock, unchanged, over a master with one asynchronous replica and three Sentinels (go-redis\'s failover client follows the master through a failover).',
