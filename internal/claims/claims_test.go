@@ -121,7 +121,7 @@ func TestRedlockAndPolling(t *testing.T) {
 	if c := byClaim(t, cs, "seed 002"); c.Verdict != Holds {
 		t.Errorf("redlock well below redis: %+v", c)
 	}
-	if c := byClaim(t, cs, "seed 003"); c.Verdict != NotMeasured || !strings.Contains(c.Measured, "polling variant") {
+	if c := byClaim(t, cs, "seed 003"); c.Verdict != NotMeasured || !strings.Contains(c.Measured, "polling-vs-subscribe") {
 		t.Errorf("no polling variant: %+v", c)
 	}
 	cs = Judge(Figures{PerSecond: map[string][]float64{"redis": around(3000), "redlock": around(3050), "redis-poll": around(3000)}})
