@@ -340,6 +340,7 @@ var table = []Kind{
 			fencingOff}},
 		Arm: Arm{Strategies: []string{"consistent-hash"}, WorkMS: 50, Fencing: []bool{false, true}, Params: ms(3000),
 			Replicas: 2},
-		Run: runStaleRing,
+		Chaos: Chaos{Draw: true},
+		Run:   runStaleRing,
 	},
 }
