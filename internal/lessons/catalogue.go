@@ -402,6 +402,7 @@ var Catalogue = []Lesson{
 			"\"the same node\" is beyond the seeds)",
 		Strategies:  []string{"consistent-hash"},
 		MinReplicas: 2,
+		ClassPace:   true,
 	},
 	{
 		Name:  "zk-dead-holder",
