@@ -8,7 +8,8 @@
 package hashring
 
 import (
-	"hash/fnv"
+	"crypto/sha256"
+	"encoding/binary"
 	"sort"
 	"strconv"
 )
@@ -65,10 +66,12 @@ func (r Ring) Owner(key string) (m Member, ok bool) {
 	return r.points[i].member, true
 }
 
-// hashOf is FNV-1a, 64 bits: stable across processes and versions, which
-// is all the ring needs (every replica must compute the same owner).
+// hashOf is the first 8 bytes of SHA-256: stable across processes and
+// versions (every replica must compute the same owner) and well mixed. Not
+// FNV-1a: keys that differ only in their last digits (sale:7, sale:8) get
+// FNV hashes within a hair of each other, so consecutive sales all landed
+// on one owner.
 func hashOf(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+	sum := sha256.Sum256([]byte(s))
+	return binary.BigEndian.Uint64(sum[:8])
 }

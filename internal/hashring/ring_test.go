@@ -53,3 +53,17 @@ func TestEmptyRingOwnsNothing(t *testing.T) {
 		t.Fatal("an empty ring named an owner")
 	}
 }
+
+// Consecutive sales spread over the members: their keys differ only in
+// the last digits, which a weak hash maps next to each other on the ring.
+func TestConsecutiveSalesSpread(t *testing.T) {
+	r := New(members("shop-1", "shop-2"))
+	owned := map[string]int{}
+	for id := 1; id <= 40; id++ {
+		o, _ := r.Owner(fmt.Sprintf("seckill:sale:%d", id))
+		owned[o.ID]++
+	}
+	if owned["shop-1"] < 10 || owned["shop-2"] < 10 {
+		t.Fatalf("sales 1-40 on two members: %v; want each to own at least a quarter", owned)
+	}
+}
