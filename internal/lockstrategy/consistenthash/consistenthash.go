@@ -10,7 +10,7 @@
 // from the heartbeats every hashring.Refresh, so for a moment after a
 // replica joins or leaves two of them can each believe they own the sale:
 // two holders in two processes. Fencing bounds the damage: a lease's token
-// is its view's epoch and a sequence, so that once an owner with a newer
+// is its view's epoch and a count, so that once an owner with a newer
 // view has written, the older owner's writes are refused.
 package consistenthash
 
@@ -27,8 +27,8 @@ import (
 // Name is the strategy's registry name.
 const Name = "consistent-hash"
 
-// seqBits: a token is epoch<<seqBits | seq, seq counting the acquisitions
-// of one process within one epoch (it wraps after 16 M of them).
+// seqBits: a token is epoch<<seqBits plus the acquisitions of one process
+// within that epoch (16 M of them before it reaches the next epoch's range).
 const seqBits = 24
 
 func init() {
@@ -56,9 +56,8 @@ type Locker struct {
 	ring  *hashring.Membership
 	local *memlock.Locker
 
-	mu    sync.Mutex
-	epoch uint64 // the epoch of the last token
-	seq   uint64
+	mu   sync.Mutex
+	last uint64 // the last token given
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -103,16 +102,16 @@ func (l *Locker) owned(ctx context.Context, key string) (hashring.View, error) {
 	return v, nil
 }
 
-// token is epoch<<seqBits | seq: it grows with every acquisition in this
-// process, and across processes with the epoch of the owner's view.
+// token is epoch<<seqBits plus this process's acquisitions since its view
+// took that epoch: it grows with every acquisition in this process, and
+// across processes with the epoch of the owner's view. Past 2^seqBits
+// acquisitions in one epoch it runs into the next millisecond's range
+// rather than wrapping (a wrap would fence this owner's own writes).
 func (l *Locker) token(epoch uint64) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if epoch > l.epoch {
-		l.epoch, l.seq = epoch, 0
-	}
-	l.seq++
-	return l.epoch<<seqBits | l.seq&(1<<seqBits-1)
+	l.last = max(l.last+1, epoch<<seqBits)
+	return l.last
 }
 
 // lease is the in-process lease with the ring's token.
