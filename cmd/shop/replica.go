@@ -109,8 +109,9 @@ func faultsOn() bool { return strings.EqualFold(config.Get(config.EnvFaults, "")
 func (r *replica) openStrategies(ctx context.Context) {
 	r.backends, r.closeBackends = lockBackends(r.cfg, r.log)
 	r.backends.DB = r.db
-	r.backends.Ring = hashring.NewMembership(r.db) // named in announce, once the replica listens
-	detached := context.WithoutCancel(ctx)         // the probes run until close, not until the signal
+	// The ring's view of the replicas; named in announce, once the replica listens.
+	r.backends.Ring = hashring.NewMembership(r.db, liveShops(r.db))
+	detached := context.WithoutCancel(ctx) // the probes run until close, not until the signal
 	probeAll(detached, r.backends, r.log)
 	r.monitor = startLoop(detached, func(ctx context.Context) {
 		monitorBackends(ctx, r.backends, r.log)

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-
-	"github.com/seckill-lab/seckill/internal/discovery"
 )
 
 // Refresh is how old a replica's view may be before it is read again from
@@ -48,10 +46,16 @@ func (v View) Owns(key string) bool {
 	return ok && o.ID == v.Self.ID
 }
 
+// Live lists the live shop replicas (cmd/shop reads them from
+// internal/discovery's heartbeats; this package does not import it, so that
+// discovery's tests can use the lock strategies).
+type Live func(ctx context.Context) ([]Member, error)
+
 // Membership is one replica's ring view, shared by every sale of the
 // consistent-hash strategy in the process.
 type Membership struct {
-	db *gorm.DB
+	db   *gorm.DB
+	live Live
 
 	mu         sync.Mutex
 	self       Member
@@ -60,10 +64,11 @@ type Membership struct {
 	now        func() time.Time
 }
 
-// NewMembership is a view read from db's heartbeats; db nil is a ring of
-// this process alone (a test's, or a process that is no replica).
-func NewMembership(db *gorm.DB) *Membership {
-	return &Membership{db: db, self: Member{ID: "local"}, now: time.Now}
+// NewMembership is a view of the replicas live lists, minus the departures
+// in db's ring_leaves; live nil is a ring of this process alone (a test's,
+// or a process that is no replica).
+func NewMembership(db *gorm.DB, live Live) *Membership {
+	return &Membership{db: db, live: live, self: Member{ID: "local"}, now: time.Now}
 }
 
 // SetSelf names this replica as discovery does (its id and URL): known
@@ -115,10 +120,10 @@ func (m *Membership) adopt(members []Member, now time.Time) {
 // read lists the live shop replicas minus those that left the ring, and
 // this replica itself unless it left: a process believes itself alive.
 func (m *Membership) read(ctx context.Context) ([]Member, error) {
-	if m.db == nil {
+	if m.db == nil || m.live == nil {
 		return []Member{m.self}, nil
 	}
-	live, err := discovery.List(ctx, m.db)
+	live, err := m.live(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hashring: members: %w", err)
 	}
@@ -129,8 +134,8 @@ func (m *Membership) read(ctx context.Context) ([]Member, error) {
 	}
 	var out []Member
 	for _, r := range live {
-		if r.Kind == discovery.KindShop && r.ID != m.self.ID && !slices.Contains(left, r.ID) {
-			out = append(out, Member{ID: r.ID, URL: r.URL})
+		if r.ID != m.self.ID && !slices.Contains(left, r.ID) {
+			out = append(out, r)
 		}
 	}
 	if !slices.Contains(left, m.self.ID) {
@@ -157,7 +162,7 @@ func (m *Membership) LeaveStale(ctx context.Context, d time.Duration) error {
 	if _, err := m.Current(ctx); err != nil {
 		return err
 	}
-	if m.db == nil {
+	if m.db == nil || m.live == nil {
 		return fmt.Errorf("hashring: a ring of one process has no others to leave")
 	}
 	m.mu.Lock()

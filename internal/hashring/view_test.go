@@ -8,7 +8,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/seckill-lab/seckill/internal/discovery"
 	. "github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -20,26 +19,28 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func newClock() *clock                   { return &clock{t: time.Now()} }
-func (c *clock) membership(db *gorm.DB, m Member) *Membership {
-	ms := NewMembership(db)
-	ms.SetClock(c.now)
-	ms.SetSelf(m)
-	return ms
+
+// cluster is the live replicas as the tests say (the heartbeats' stand-in):
+// a list they change, read by every view.
+type cluster struct{ members []Member }
+
+func (c *cluster) live(context.Context) ([]Member, error) {
+	return append([]Member(nil), c.members...), nil
 }
 
-// replicas registers n shop heartbeats no other test uses and returns
-// their views, each on a clock of its own.
-func replicas(t *testing.T, db *gorm.DB, n int) (views []*Membership, clocks []*clock, ids []string) {
+// join adds n replicas with ids no other test (or earlier run) uses and
+// returns their views, each on a clock of its own.
+func (c *cluster) join(t *testing.T, db *gorm.DB, n int) (views []*Membership, clocks []*clock, ids []string) {
 	t.Helper()
 	for i := 0; i < n; i++ {
 		m := Member{ID: fmt.Sprintf("%s-%d-%d", t.Name(), time.Now().UnixNano()%1e6, i), URL: fmt.Sprintf("http://127.0.0.1:%d", 1+i)}
-		if err := discovery.Register(context.Background(), db, discovery.Member{ID: m.ID, Kind: discovery.KindShop, URL: m.URL, PID: 1}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Exec("DELETE FROM replicas WHERE id = ?", m.ID) })
+		c.members = append(c.members, m)
 		ids = append(ids, m.ID)
-		c := newClock()
-		views, clocks = append(views, c.membership(db, m)), append(clocks, c)
+		clk := newClock()
+		ms := NewMembership(db, c.live)
+		ms.SetClock(clk.now)
+		ms.SetSelf(m)
+		views, clocks = append(views, ms), append(clocks, clk)
 	}
 	return views, clocks, ids
 }
@@ -70,7 +71,7 @@ func current(t *testing.T, m *Membership) View {
 // departure ends, everyone agrees again.
 func TestLeavingWithAStaleViewMakesTwoOwners(t *testing.T) {
 	db := testenv.DB(t, "hashring")
-	views, clocks, _ := replicas(t, db, 2)
+	views, clocks, _ := new(cluster).join(t, db, 2)
 	a, b := views[0], views[1]
 	key := keyOwnedBy(t, current(t, a))
 	va, vb := current(t, a), current(t, b)
@@ -103,9 +104,10 @@ func TestLeavingWithAStaleViewMakesTwoOwners(t *testing.T) {
 // not zero.
 func TestViewRefreshesAfterRefresh(t *testing.T) {
 	db := testenv.DB(t, "hashring")
-	views, clocks, _ := replicas(t, db, 1)
+	c := new(cluster)
+	views, clocks, _ := c.join(t, db, 1)
 	before := current(t, views[0])
-	_, _, more := replicas(t, db, 1)
+	_, _, more := c.join(t, db, 1)
 	if v := current(t, views[0]); len(v.Members) != len(before.Members) {
 		t.Fatalf("the view changed before Refresh: %v -> %v", before.Members, v.Members)
 	}

@@ -40,7 +40,7 @@ func (s *Server) getRing(c *gin.Context) {
 	}
 	ring := s.ring
 	if ring == nil {
-		ring = hashring.NewMembership(nil)
+		ring = hashring.NewMembership(nil, nil)
 	}
 	v, err := ring.Current(ctx)
 	if err != nil {

@@ -44,7 +44,7 @@ func init() {
 		NewLocker: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Locker, error) {
 			ring := b.Ring
 			if ring == nil {
-				ring = hashring.NewMembership(nil)
+				ring = hashring.NewMembership(nil, nil)
 			}
 			return New(ring), nil
 		},

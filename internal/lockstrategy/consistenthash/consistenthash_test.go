@@ -9,7 +9,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/consistenthash"
@@ -23,16 +22,18 @@ type replica struct {
 	locker *consistenthash.Locker
 }
 
+// replicas are n replicas on one ring: the live list is fixed (the
+// heartbeats' stand-in), the departures are the database's ring_leaves.
 func replicas(t *testing.T, db *gorm.DB, n int) []replica {
 	t.Helper()
-	var out []replica
+	var members []hashring.Member
 	for i := 0; i < n; i++ {
-		m := hashring.Member{ID: fmt.Sprintf("ch-%d-%d", time.Now().UnixNano()%1e9, i), URL: fmt.Sprintf("http://127.0.0.1:%d", 10+i)}
-		if err := discovery.Register(context.Background(), db, discovery.Member{ID: m.ID, Kind: discovery.KindShop, URL: m.URL, PID: 1}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Exec("DELETE FROM replicas WHERE id = ?", m.ID) })
-		ring := hashring.NewMembership(db)
+		members = append(members, hashring.Member{ID: fmt.Sprintf("ch-%d-%d", time.Now().UnixNano()%1e9, i), URL: fmt.Sprintf("http://127.0.0.1:%d", 10+i)})
+	}
+	live := func(context.Context) ([]hashring.Member, error) { return members, nil }
+	var out []replica
+	for _, m := range members {
+		ring := hashring.NewMembership(db, live)
 		ring.SetSelf(m)
 		out = append(out, replica{self: m, ring: ring, locker: consistenthash.New(ring)})
 	}
