@@ -16,6 +16,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/httpapi"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
@@ -108,6 +109,8 @@ func faultsOn() bool { return strings.EqualFold(config.Get(config.EnvFaults, "")
 func (r *replica) openStrategies(ctx context.Context) {
 	r.backends, r.closeBackends = lockBackends(r.cfg, r.log)
 	r.backends.DB = r.db
+	// The ring's view of the replicas; named in announce, once the replica listens.
+	r.backends.Ring = hashring.NewMembership(r.db, liveShops(r.db))
 	detached := context.WithoutCancel(ctx) // the probes run until close, not until the signal
 	probeAll(detached, r.backends, r.log)
 	r.monitor = startLoop(detached, func(ctx context.Context) {
@@ -166,6 +169,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		ReplyDrop:      r.backends.ReplyDrop,
 		ZKEnsemble:     zkensemble.FromEnv(),
 		DBLink:         r.dbLink,
+		Ring:           r.backends.Ring,
 		Injected:       r.metrics.ObserveFault,
 	}, r.orders, r.lockers, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
@@ -178,6 +182,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		AdminToken: r.cfg.AdminToken, ListenAddr: r.addr(), Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
 		Gate: g.gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis,
+		Ring:        r.backends.Ring,
 		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
@@ -197,6 +202,7 @@ func (r *replica) serve() {
 // list at once, while it drains.
 func (r *replica) announce(ctx context.Context) {
 	r.member = discovery.Member{ID: r.cfg.ReplicaID, Kind: discovery.KindShop, URL: advertiseURL(r.addr()), PID: os.Getpid()}
+	r.backends.Ring.SetSelf(hashring.Member{ID: r.member.ID, URL: r.member.URL})
 	r.heartbeat = startLoop(ctx, func(ctx context.Context) {
 		if err := (discovery.Options{Log: r.log}).Heartbeat(ctx, r.db, r.member); err != nil {
 			r.log.Warn("discovery: could not remove this replica's row; it drops out after the expiry", "err", err)

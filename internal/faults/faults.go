@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
@@ -62,6 +63,9 @@ type Config struct {
 	ZKEnsemble zkensemble.Ensemble
 	// DBLink is the path to the database that cut_db cuts; nil: none.
 	DBLink *DBLink
+	// Ring is this replica's consistent-hash ring view, which stale_ring
+	// holds stale while the replica leaves the others' rings; nil: none.
+	Ring *hashring.Membership
 	// Injected, when set, is told the kind of every fault that ran
 	// (metrics.ObserveFault: seckill_faults_injected_total).
 	Injected func(kind string)

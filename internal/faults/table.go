@@ -22,6 +22,7 @@ const (
 	KindKillRedisMaster   = "kill_redis_master"
 	KindKillZKServer      = "kill_zk_server"
 	KindKillConsumer      = "kill_consumer"
+	KindStaleRing         = "stale_ring"
 )
 
 // Settings that several kinds need to show a stale write.
@@ -360,5 +361,23 @@ var table = []Kind{
 		Arm:   Arm{Strategies: []string{"redis-lua-stock"}, OrderMode: "async", Params: map[string]any{"point": "before_commit"}, Replicas: 2},
 		Chaos: Chaos{Draw: true, OwnedOnly: true},
 		Run:   runKillConsumer,
+	},
+	{
+		Name:  KindStaleRing,
+		Title: Text{"Leave the hash ring with a stale view", "带着过期视图离开哈希环"},
+		Description: Text{
+			"for ms this replica is out of the other replicas' consistent-hash rings (as a deploy draining it), while " +
+				"its own view stays as it is: it still believes it owns its sales, and the new owner sells them too",
+			"在 ms 毫秒内，本实例从其他实例的一致性哈希环中离开（如同部署时被摘除），而它自己的环视图保持不变：" +
+				"它仍以为自己拥有这些秒杀活动，新的拥有者也在卖"},
+		Params: []Param{millis(3000)},
+		Needs: Needs{Strategies: []string{"consistent-hash"}, Settings: []Text{
+			{"this replica owns the sale (GET /api/sales/{id}/ring)", "本实例拥有该秒杀活动（GET /api/sales/{id}/ring）"},
+			{"buyers on this replica and on the new owner", "买家同时落在本实例和新的拥有者上"},
+			fencingOff}},
+		Arm: Arm{Strategies: []string{"consistent-hash"}, WorkMS: 50, Fencing: []bool{false, true}, Params: ms(3000),
+			Replicas: 2},
+		Chaos: Chaos{Draw: true},
+		Run:   runStaleRing,
 	},
 }

@@ -35,6 +35,9 @@ type errorBody struct {
 	Retryable bool   `json:"retryable,omitempty"`
 	// OpensAt is the opening of a sale that is not open yet (not_open).
 	OpensAt string `json:"opens_at,omitempty"`
+	// Owner and OwnerURL name the replica that owns the sale (not_owner).
+	Owner    string `json:"owner,omitempty"`
+	OwnerURL string `json:"owner_url,omitempty"`
 }
 
 // apiError is an error that already knows its HTTP rendering: request
@@ -118,6 +121,7 @@ var domainErrors = []mapping{
 	{err: order.ErrLimitReached, status: http.StatusConflict, code: "limit_reached", message: "this user already has the most orders the sale allows"},
 	{err: order.ErrConflict, status: http.StatusConflict, code: "conflict", message: "too many concurrent buyers won the write; retry", hints: retry},
 	{err: order.ErrFenced, status: http.StatusConflict, code: "fenced", message: "a stale lock holder's write was rejected; retry", hints: retry},
+	{err: order.ErrNotOwner, status: http.StatusConflict, code: "not_owner", message: "another replica owns this sale on the consistent-hash ring; retry there (owner_url)", hints: retry, fill: ownerOf},
 	{err: order.ErrNoFenceToken, status: http.StatusInternalServerError, code: "no_fence_token", message: "the sale is fenced and its lock gave no fencing token: nothing was written (a defect of the strategy; it is logged)", hints: warn},
 	{err: order.ErrNestedLock, status: http.StatusServiceUnavailable, code: "nested_lock_timeout", message: "the order took its own lock again (injected fault nested_lock) and the lock is not reentrant: it waited for itself; nothing was written", hints: retry},
 	{err: order.ErrLockLost, status: http.StatusServiceUnavailable, code: "lock_lost", message: "the lock was lost before commit; nothing was written; retry", hints: retry},
@@ -177,6 +181,7 @@ var domainErrors = []mapping{
 	{err: faults.ErrNoSession, status: http.StatusConflict, code: "no_session", message: "this replica has no ZooKeeper session to expire yet"},
 	{err: faults.ErrRedisRestart, status: http.StatusServiceUnavailable, code: "redis_restart_failed", field: "node", fill: ownText},
 	{err: faults.ErrRedisFault, status: http.StatusServiceUnavailable, code: "redis_fault_failed", field: "node", fill: ownText},
+	{err: faults.ErrNoRing, status: http.StatusConflict, code: "no_ring", message: "this replica has no consistent-hash ring view to hold stale"},
 	{err: faults.ErrNoReplyDrop, status: http.StatusConflict, code: "no_redis", message: "this replica has no default Redis: no lock script reply to drop"},
 	{err: faults.ErrNoFailover, status: http.StatusServiceUnavailable, code: "no_failover", fill: ownText},
 	{err: faults.ErrSentinel, status: http.StatusServiceUnavailable, code: "sentinel_failed", fill: ownText},
@@ -199,6 +204,15 @@ func opensAt(err error, b *errorBody) {
 	if errors.As(err, &e) {
 		b.OpensAt = e.OpensAt.UTC().Format(time.RFC3339Nano)
 		b.Message = "the sale opens at " + b.OpensAt
+	}
+}
+
+// ownerOf names the owner of a sale routed elsewhere (not_owner).
+func ownerOf(err error, b *errorBody) {
+	var e *lockstrategy.NotOwnerError
+	if errors.As(err, &e) {
+		b.Owner, b.OwnerURL = e.Owner, e.OwnerURL
+		b.Message = fmt.Sprintf("replica %s owns this sale on the consistent-hash ring, as this replica sees it; retry at %s", e.Owner, e.OwnerURL)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
@@ -76,6 +77,9 @@ type Deps struct {
 	Gate *guard.Gate
 	// SoldOut is the sold-out cache a restock clears; nil for none.
 	SoldOut *guard.SoldOutCache
+	// Ring is this replica's consistent-hash ring view (GET
+	// /api/sales/{id}/ring); nil: the ring of this process alone.
+	Ring *hashring.Membership
 	// QueueRedis is the order queue's Redis (the default one), whose
 	// durability /api/queue/durability reads and sets; nil for none.
 	QueueRedis *redis.Client
@@ -117,10 +121,11 @@ type Server struct {
 	faults     *faults.Service // fault injection (faults.go)
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
-	queueRedis *redis.Client    // the order queue's Redis (queue.go)
-	salesList  salesList        // GET /api/sales's shared answer (sales_list.go)
-	eventHub   *eventHub        // GET /api/events's snapshots and caps (eventhub.go)
-	verdicts   history.Verdicts // each sale's last linearizability verdict (history.go)
+	queueRedis *redis.Client        // the order queue's Redis (queue.go)
+	ring       *hashring.Membership // this replica's ring view (ring.go)
+	salesList  salesList            // GET /api/sales's shared answer (sales_list.go)
+	eventHub   *eventHub            // GET /api/events's snapshots and caps (eventhub.go)
+	verdicts   history.Verdicts     // each sale's last linearizability verdict (history.go)
 	// Who may read and pay an order, and how often (orderaccess.go).
 	orderTokens *guard.OrderTokens
 	orderLimits *guard.Limiter
@@ -134,7 +139,7 @@ var _ http.Handler = (*Server)(nil)
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
 		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
-		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis,
+		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis, ring: d.Ring,
 		orderTokens: d.OrderTokens, orderLimits: d.Limits, orderRateIP: d.OrderRateIP}
 	if s.orderTokens == nil {
 		s.orderTokens = guard.NewOrderTokens([]byte(rand.Text()))
@@ -198,6 +203,7 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/sales/:id/history", s.getHistory)            // history.go
 	api.GET("/sales/:id/history.html", s.getHistoryHTML)   // porcupine's drawing
 	api.GET("/sales/:id/timeline", s.getTimeline)          // timeline.go
+	api.GET("/sales/:id/ring", s.getRing)                  // ring.go: the sale's owner on the hash ring
 	api.GET("/sales/:id/timeline.html", s.getTimelineHTML) // the same, one self-contained file
 	api.POST("/sales/:id/orders", s.placeOrder)
 	api.POST("/sales/:id/ticket", s.issueTicket)              // a purchase ticket: writes nothing

@@ -387,6 +387,25 @@ var Catalogue = []Lesson{
 		MinReplicas: 2,
 	},
 	{
+		Name:  "consistent-hashing-ring-change",
+		Title: "Consistent hashing removes the lock until the ring changes: two owners for a moment",
+		Predict: "consistent-hash (one owner replica per sale on a hash ring over the live replicas, an in-process lock " +
+			"there, the others refuse with not_owner), 50 ms of work, buyers on the owner and on another replica: the owner " +
+			"leaves the others' rings for 3 s while its own view stays stale (stale_ring); within 0.5 s the other replica's " +
+			"view names itself the owner while the old owner's still names the old owner (GET /api/sales/{id}/ring on " +
+			"each): two holders in two processes, overlapping sections (violations >= 1) and lost updates (lost_updates >= 1); " +
+			"with fencing on, the same change: the new owner's token carries its newer ring epoch and the old owner's writes " +
+			"are refused (fenced_writes >= 1, lost_updates 0, oversold 0)",
+		Fix: "fence by ring epoch (a token per owner view, claimed in the database before the read), or let the database's " +
+			"conditional write decide; routing alone is safe only while every replica sees the same ring",
+		Seed: "seed 002 (去分布式锁, 2): 「在使用这种算法的时候,同一个业务的请求肯定发到同一个节点上。这时候就没必要使用分布式锁了," +
+			"本地直接加锁,或者用 Singleflight 模式就可以。」 (the seed stops there: what a replica joining or leaving does to " +
+			"\"the same node\" is beyond the seeds)",
+		Strategies:  []string{"consistent-hash"},
+		MinReplicas: 2,
+		ClassPace:   true,
+	},
+	{
 		Name:  "db-lock-single-point",
 		Title: "A lock kept in the database stops every sale when the database goes",
 		Predict: "every replica is cut off the database for 2.5 s (fault cut_db: its connections closed, new ones refused) " +

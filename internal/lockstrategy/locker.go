@@ -28,6 +28,10 @@ var (
 	// ErrNotALock means a caller asked for a lock of a strategy that takes
 	// none (a LockFree or a Reserver).
 	ErrNotALock = errors.New("lockstrategy: strategy takes no lock")
+	// ErrNotOwner means this replica does not own the key (consistent-hash:
+	// another replica owns the sale on the ring); the error names the owner,
+	// and the buyer may retry there.
+	ErrNotOwner = errors.New("lockstrategy: another replica owns this key")
 	// ErrMissingBackend means a strategy needs a backend that is not configured.
 	ErrMissingBackend = errors.New("lockstrategy: backend not configured")
 	// ErrStockReloading means a Reserver's stock is being rebuilt from the
@@ -107,6 +111,22 @@ func As[T any](i Instance) (T, bool) {
 	t, ok := i.impl().(T)
 	return t, ok
 }
+
+// NotOwnerError is a Lock refused because another replica owns the key
+// (consistent-hash); it is ErrNotOwner, and names the owner so that the
+// buyer can retry there.
+type NotOwnerError struct {
+	Key      string
+	Owner    string // the owner's replica id, "" when no replica owns it
+	OwnerURL string
+}
+
+func (e *NotOwnerError) Error() string {
+	return fmt.Sprintf("%s is owned by replica %s (%s), not this one", e.Key, e.Owner, e.OwnerURL)
+}
+
+// Unwrap makes it an ErrNotOwner.
+func (e *NotOwnerError) Unwrap() error { return ErrNotOwner }
 
 // Locker takes a named lock.
 type Locker interface {

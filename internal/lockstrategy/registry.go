@@ -8,6 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/hashring"
 )
 
 // Need names a backend a strategy depends on.
@@ -50,6 +52,9 @@ type Backends struct {
 	// ReplyDrop, when set, is the hook on Redis that the drop_reply fault
 	// arms (a script that ran, its reply lost); nil: no such fault.
 	ReplyDrop *ReplyDropper
+	// Ring is this replica's view of the consistent-hash ring (the
+	// consistent-hash strategy); nil: a ring of this process alone.
+	Ring *hashring.Membership
 	// Crash is the replica's crash point for fault injection (crash_after_setnx);
 	// NewInstances gives each cache its own when nil.
 	Crash *CrashHook

@@ -27,6 +27,10 @@ var (
 	// waited for the lock its own order holds, to its bound: the lock is not
 	// reentrant. Nothing was written.
 	ErrNestedLock = errors.New("order: a nested lock waited for the lock its own order holds")
+	// ErrNotOwner: the sale's strategy routes it to another replica
+	// (consistent-hash), which the error names (lockstrategy.NotOwnerError).
+	// Nothing was written; retry there.
+	ErrNotOwner = errors.New("order: another replica owns this sale")
 	// ErrNoFenceToken: a fenced sale's lock promises fencing tokens and gave
 	// token 0 (a defect of the strategy): nothing was written.
 	ErrNoFenceToken = errors.New("order: the lock gave no fencing token to a fenced sale")
@@ -91,6 +95,7 @@ const (
 	OutcomeFenced         = "fenced"
 	OutcomeLockLost       = "lock_lost"
 	OutcomeNestedLock     = "nested_lock_timeout"
+	OutcomeNotOwner       = "not_owner"
 	OutcomeNotFound       = "not_found"
 	OutcomeCanceled       = "canceled"
 	OutcomeReloading      = "stock_reloading"
@@ -110,7 +115,7 @@ func OutcomeOf(err error) string {
 	}{
 		{nil, OutcomeOK}, {ErrSoldOut, OutcomeSoldOut}, {ErrLockTimeout, OutcomeLockTimeout},
 		{ErrLimitReached, OutcomeLimitReached}, {ErrConflict, OutcomeConflict}, {ErrFenced, OutcomeFenced},
-		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrSaleNotFound, OutcomeNotFound},
+		{ErrLockLost, OutcomeLockLost}, {ErrNestedLock, OutcomeNestedLock}, {ErrNotOwner, OutcomeNotOwner}, {ErrSaleNotFound, OutcomeNotFound},
 		{lockstrategy.ErrStockReloading, OutcomeReloading}, {ErrDuplicateRequest, OutcomeDuplicate},
 		{ErrPersistTimeout, OutcomePersistTimeout}, {ErrDBUnavailable, OutcomeDBUnavailable},
 		{ErrAcceptUnknown, OutcomeAcceptUnknown}, {lockstrategy.ErrBackendDown, OutcomeBackendDown},

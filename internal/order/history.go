@@ -34,7 +34,7 @@ func historyOutcome(o inventory.Order, err error) string {
 	case OutcomeSoldOut:
 		return history.SoldOut
 	case OutcomeLockTimeout, OutcomeLimitReached, OutcomeConflict, OutcomeFenced, OutcomeLockLost,
-		OutcomeNestedLock, OutcomeNotFound, OutcomeReloading, OutcomeDuplicate:
+		OutcomeNestedLock, OutcomeNotFound, OutcomeReloading, OutcomeDuplicate, OutcomeNotOwner:
 		return history.Refused
 	}
 	return history.Unknown

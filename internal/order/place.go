@@ -151,6 +151,8 @@ func (s *Service) lock(ctx context.Context, locker lockstrategy.Locker, key stri
 		return nil, ctx.Err() // the buyer left; not a timeout of ours
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lockstrategy.ErrNotAcquired):
 		return nil, fmt.Errorf("%w: %w", ErrLockTimeout, err)
+	case errors.Is(err, lockstrategy.ErrNotOwner):
+		return nil, fmt.Errorf("%w: %w", ErrNotOwner, err)
 	}
 	return nil, fmt.Errorf("order: lock: %w", asBackendDown(err))
 }

@@ -227,7 +227,7 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 		return n.fault(ctx, target, map[string]any{"kind": "slow_db", "ms": ms, "sale_id": n.saleOf(e.Config)})
 	case faults.KindDropReply:
 		return n.fault(ctx, target, map[string]any{"kind": "drop_reply", "sale_id": n.saleOf(e.Config)})
-	case faults.KindNestedLock, faults.KindSlowWork, faults.KindCutDB:
+	case faults.KindNestedLock, faults.KindSlowWork, faults.KindCutDB, faults.KindStaleRing:
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind, "ms": ms})
 	case faults.KindCrashAfterSetNX:
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind})

@@ -143,7 +143,7 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 			e.For = stall
 		case faults.KindNestedLock: // how long the holder waits for itself
 			e.For = between(100*time.Millisecond, time.Second)
-		case faults.KindCutDB, faults.KindHoldReplication:
+		case faults.KindCutDB, faults.KindHoldReplication, faults.KindStaleRing:
 			e.For = between(500*time.Millisecond, 5*time.Second)
 		case faults.KindKillRedisMaster: // down longer than the Sentinels' down-after (1 s)
 			e.For = between(1500*time.Millisecond, 5*time.Second)

@@ -121,7 +121,7 @@ func TestClassPaceLessonsUseThePace(t *testing.T) {
 			paced = append(paced, l.Name)
 		}
 	}
-	if want := []string{"mutex-across-replicas", "ttl-shorter-than-work", "for-update-needs-tx"}; !slices.Equal(paced, want) {
-		t.Errorf("class pace lessons %q, want %q (brokenThenHeld and ttlShorterThanWork read the pace; add a lesson here when its scenario does)", paced, want)
+	if want := []string{"mutex-across-replicas", "ttl-shorter-than-work", "for-update-needs-tx", "consistent-hashing-ring-change"}; !slices.Equal(paced, want) {
+		t.Errorf("class pace lessons %q, want %q (brokenThenHeld, ttlShorterThanWork and consistentHashingRingChange read the pace; add a lesson here when its scenario does)", paced, want)
 	}
 }

@@ -3,14 +3,15 @@
 package all
 
 import (
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/dblock"    // db-* strategies
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/etcdlock"  // etcd
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/memlock"   // mutex
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/nolock"    // none
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redisfifo" // redis
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redislock" // redis-setnx-expire, redis-no-owner, redis-lua-stock
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redisson"  // redisson
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redlock"   // redlock
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/twolevel"  // redis-2level
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/zklock"    // zookeeper
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/consistenthash" // consistent-hash
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/dblock"         // db-* strategies
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/etcdlock"       // etcd
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/memlock"        // mutex
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/nolock"         // none
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redisfifo"      // redis
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redislock"      // redis-setnx-expire, redis-no-owner, redis-lua-stock
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redisson"       // redisson
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/redlock"        // redlock
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/twolevel"       // redis-2level
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/zklock"         // zookeeper
 )

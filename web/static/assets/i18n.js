@@ -413,6 +413,15 @@ export const EXPLAIN = {
     pitfallZh: "租约就是 TTL：持有者暂停时间超过它（GC、SIGSTOP）就会失去自己的键，而它仍以为自己持有锁；客户端要等到续约截止时间过去才知道租约已过期。租约以整秒计，这里至少 2 秒。",
     lessonZh: "Raft 让锁本身保持一致（故障转移不会丢键），版本号免费充当防护令牌；租约仍然拦不住暂停的持有者，令牌可以。",
   },
+  'consistent-hash': {
+    zh: '一致性哈希路由',
+    does: 'No shared lock: a consistent-hash ring (64 virtual nodes per replica) over the live replicas names one owner per sale; the owner serialises the sale\'s orders with an in-process lock, the others refuse them (409 not_owner, naming the owner). Each replica reads the ring from the heartbeats again every 500 ms. Seed 002.',
+    pitfall: 'A replica that joins or leaves changes the ring, and the replicas do not all see it at once: for a moment two of them each believe they own the sale, two holders in two processes. Without fencing the old owner\'s write lands over the new one\'s (a lost update).',
+    lesson: 'Routing removes the lock only while everyone agrees on the routing. Fence the moment of change: the lease token carries the owner\'s ring epoch, so the newer owner\'s write makes the older owner\'s refused.',
+    doesZh: "不用共享锁：在存活实例上建一致性哈希环（每个实例 64 个虚拟节点），每场秒杀只有一个拥有者实例；拥有者用进程内锁串行处理该秒杀的订单，其他实例拒绝（409 not_owner，并给出拥有者）。每个实例每 500 毫秒从心跳重新读取环。参考文章 002。",
+    pitfallZh: "实例加入或离开会改变哈希环，而各实例不会同时看到：有一小段时间两个实例都以为自己拥有这场秒杀，两个进程里各有一个持锁者。没有防护令牌时，旧拥有者的写入会覆盖新拥有者的（丢失更新）。",
+    lessonZh: "只有在大家对路由达成一致时，路由才能去掉锁。在变更的那一刻加防护：租约令牌带上拥有者的环纪元，新拥有者写入后，旧拥有者的写入就会被拒绝。",
+  },
 };
 
 /**
