@@ -4,13 +4,14 @@
 
 /**
  * faultLabels returns the labels the table carries, as i18n.js keys them:
- * f<kind> for a kind's title, p<name> for a parameter's label, each
- * [English, 中文].
+ * f<kind> for a kind's title, d<kind> for its description, p<name> for a
+ * parameter's label, each [English, 中文].
  */
 export function faultLabels(kinds) {
   const out = {};
   for (const k of kinds || []) {
     if (k.title) out[`f${k.kind}`] = [k.title.en, k.title.zh];
+    if (k.descriptions?.en) out[`d${k.kind}`] = [k.descriptions.en, k.descriptions.zh || k.descriptions.en];
     for (const p of k.parameters || []) {
       if (p.label) out[`p${p.name}`] = [p.label.en, p.label.zh];
     }

@@ -129,7 +129,7 @@ export function initFaults({ zh, needToken, onArm = () => {}, onInjected = () =>
     const needs = Object.keys(needLabels(k)).map((key) => el('li', { 'data-l': key, text: key }));
     const form = el('form', { class: 'fault', id, 'data-kind': k.kind, novalidate: '', 'aria-labelledby': `${id}-h`, 'aria-describedby': `${id}-d` },
       el('h3', { id: `${id}-h` }, el('span', { 'data-l': `f${k.kind}`, text: k.kind }), ' ', el('code', { text: k.kind })),
-      el('p', { class: 'note', id: `${id}-d`, text: k.description }),
+      el('p', { class: 'note', id: `${id}-d`, ...(k.descriptions?.en ? { 'data-l': `d${k.kind}` } : {}), text: k.description }),
       el('div', { class: 'fault-needs' }, el('strong', { 'data-l': 'faultNeeds', text: 'Shows something with' }),
         el('ul', {}, ...needs), arm),
       el('div', { class: 'fault-params' }, ...params.map((p) => param(k.kind, p)), btn),
