@@ -69,7 +69,7 @@ var Catalogue = []Lesson{
 	{
 		Name:  "ttl-shorter-than-work",
 		Title: "A TTL shorter than the work lets two holders in without the watchdog",
-		Predict: "redis with ttl 450 ms and 1200 ms of work, watchdog off: the lock expires mid-work, a second " +
+		Predict: "redis with ttl 1000 ms and 1800 ms of work, watchdog off: the lock expires mid-work, a second " +
 			"buyer enters, sections overlap (violations > 0; our holders check Lost() before writing and abort " +
 			"with lock_lost, else this would oversell); the same sale with the watchdog renewing the " +
 			"lease every ttl/3 holds (violations 0, oversold 0)",

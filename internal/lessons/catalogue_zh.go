@@ -21,7 +21,7 @@ var zhTexts = map[string][3]string{
 	},
 	"ttl-shorter-than-work": {
 		"没有看门狗时，TTL 短于业务耗时会放进两个持有者",
-		"redis，锁过期时间 450 毫秒，锁内业务 1200 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则会超卖）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
+		"redis，锁过期时间 1000 毫秒，锁内业务 1800 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则会超卖）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
 		"持有者活着时由看门狗续期租约（Redisson 的 lockWatchdogTimeout）",
 	},
 	"pause-past-ttl": {

@@ -87,9 +87,15 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
-	stock, work, ttl := int64(20), 1200, 450
+	// The watchdog renews every ttl/3, so it keeps the lease only while its
+	// process runs within 2/3 of the TTL: at 450 ms a loaded machine stalled
+	// it past that (300 ms) and the fixed side overlapped too. A 1 s TTL
+	// shows the watchdog's normal case; a stall past the TTL is
+	// pause-past-ttl's lesson. Three buyers keep the last one's wait (3.6 s
+	// of others' work) well inside the lock wait.
+	stock, work, ttl, buyers := int64(20), 1800, 1000, 3
 	if sc.Pace == catalogue.PaceClass {
-		stock, work, ttl = 5, 2000, 750
+		stock, work, ttl = 5, 3000, 1200
 	}
 	for _, watchdog := range []bool{false, true} {
 		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
@@ -97,13 +103,13 @@ func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, err
 		if err != nil {
 			return "", false, err
 		}
-		kinds, _ := sc.burst(ctx, v.ID, 4, "w")
+		kinds, _ := sc.burst(ctx, v.ID, buyers, "w")
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
 		if watchdog {
-			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == 4
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == buyers
 		} else {
 			pass = pass && got.Violations > 0
 		}
