@@ -221,6 +221,16 @@ func checkCtxCancel(t *testing.T, s lockstrategy.Strategy, b lockstrategy.Backen
 		return fmt.Errorf("waiter with a 200ms deadline returned %v after %v", err, took)
 	}
 
+	// A generous wait while A still holds it. A lock that excludes nothing
+	// hands it over here even when a loaded database made the two attempts
+	// above look like waits (each statement slower than its deadline: the
+	// broken lock then passed this check); a lock that excludes gives up.
+	if le, err := locktest.LockWithin(l, key, 2*time.Second); err == nil {
+		locktest.Unlock(le)
+		locktest.Unlock(a)
+		return fmt.Errorf("a waiter with 2 s to spare got the lock while A held it")
+	}
+
 	if err := locktest.Unlock(a); err != nil {
 		return fmt.Errorf("A unlock: %w", err)
 	}
