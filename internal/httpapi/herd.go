@@ -13,17 +13,11 @@ import (
 // layer (from every replica's live figures). The dashboard's Herd panel and
 // `loadtest herd` both read it.
 func (s *Server) getHerd(c *gin.Context) {
-	id, err := saleID(c)
-	if err != nil {
-		writeError(c, s.log, err)
+	sale, ok := s.saleParam(c)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	sale, err := s.store.GetSale(ctx, id)
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	v, err := herd.Load(ctx, s.store.DB(), sale)
 	if err != nil {
 		writeError(c, s.log, err)

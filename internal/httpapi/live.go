@@ -16,17 +16,12 @@ import (
 // a 404 (the sale is looked up first); a known sale nobody has ordered
 // from yet shows zeros.
 func (s *Server) saleLive(c *gin.Context) {
-	id, err := saleID(c)
-	if err != nil {
-		writeError(c, s.log, err)
+	sale, ok := s.saleParam(c)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	if _, err := s.store.GetSale(ctx, id); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	live, err := metrics.LoadMerged(ctx, s.store.DB(), id)
+	live, err := metrics.LoadMerged(ctx, s.store.DB(), sale.ID)
 	if err != nil {
 		writeError(c, s.log, err)
 		return

@@ -27,17 +27,11 @@ type ringView struct {
 }
 
 func (s *Server) getRing(c *gin.Context) {
-	id, err := saleID(c)
-	if err != nil {
-		writeError(c, s.log, err)
+	sale, ok := s.saleParam(c)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	sale, err := s.store.GetSale(ctx, id)
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
 	ring := s.ring
 	if ring == nil {
 		ring = hashring.NewMembership(nil, nil)
@@ -47,8 +41,8 @@ func (s *Server) getRing(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	key := s.orders.LockKey(id)
+	key := s.orders.LockKey(sale.ID)
 	owner, _ := v.Owner(key)
-	c.JSON(http.StatusOK, ringView{SaleID: id, Strategy: sale.Strategy, Key: key, Replica: v.Self.ID,
+	c.JSON(http.StatusOK, ringView{SaleID: sale.ID, Strategy: sale.Strategy, Key: key, Replica: v.Self.ID,
 		Owner: owner, Owns: v.Owns(key), Fence: sale.Fence, View: v})
 }

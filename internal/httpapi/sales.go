@@ -109,6 +109,20 @@ func (s *Server) storeStock(ctx context.Context, sl inventory.Sale) *int64 {
 	return &n
 }
 
+// saleParam reads the sale named by :id; on a bad id or no such sale it
+// writes the error and returns false.
+func (s *Server) saleParam(c *gin.Context) (inventory.Sale, bool) {
+	id, err := saleID(c)
+	if err == nil {
+		var sale inventory.Sale
+		if sale, err = s.store.GetSale(c.Request.Context(), id); err == nil {
+			return sale, true
+		}
+	}
+	writeError(c, s.log, err)
+	return inventory.Sale{}, false
+}
+
 // saleID parses the :id path parameter: a decimal integer (ids start at 1,
 // so 0 parses and is then simply not found).
 func saleID(c *gin.Context) (uint64, error) {
