@@ -54,8 +54,8 @@ var Catalogue = []Lesson{
 	{
 		Name:  "del-without-owner",
 		Title: "DEL without an owner check frees another client's lock",
-		Predict: "redis-no-owner and redis, both TTL 3 s, 2 s of work, no watchdog: buyer-1 outlives its TTL in a slow step " +
-			"(slow_work 1.8 s), the lock expires and buyer-2 enters beside buyer-1 on both sides alike (buyer-1's lock check stops it: " +
+		Predict: "redis-no-owner and redis, both TTL 4 s, 2 s of work, no watchdog: buyer-1 outlives its TTL in a slow step " +
+			"(slow_work 2.5 s), the lock expires and buyer-2 enters beside buyer-1 on both sides alike (buyer-1's lock check stops it: " +
 			"lock_lost); buyer-1 then releases while buyer-2 works: redis-no-owner's plain DEL deletes buyer-2's lock (freed_other >= 1) " +
 			"and buyer-3 enters beside buyer-2 (an overlap after the freed lock; buyer-3's stale read is a lost update); redis's " +
 			"owner-checked release finds buyer-2's lock and leaves it (release_refused >= 1, freed_other 0): buyer-3 waits for buyer-2",

@@ -16,7 +16,7 @@ var zhTexts = map[string][3]string{
 	},
 	"del-without-owner": {
 		"释放时不校验持有者（直接 DEL）会删掉别人的锁",
-		"redis-no-owner 与 redis，都是 TTL 3 秒、业务 2 秒、看门狗关：buyer-1 在一个慢步骤（slow_work 1.8 秒）里超过了 TTL，锁过期，两边都会放 buyer-2 进来与 buyer-1 重叠（buyer-1 的锁检查让它以 lock_lost 停下）；随后 buyer-1 在 buyer-2 工作时释放：redis-no-owner 的普通 DEL 删掉了 buyer-2 的锁（freed_other >= 1），buyer-3 进来与 buyer-2 重叠（在被删的锁之后重叠；buyer-3 读到旧值，造成丢失更新）；redis 的校验持有者释放发现锁属于 buyer-2，不删（release_refused >= 1，freed_other 0）：buyer-3 等 buyer-2",
+		"redis-no-owner 与 redis，都是 TTL 4 秒、业务 2 秒、看门狗关：buyer-1 在一个慢步骤（slow_work 2.5 秒）里超过了 TTL，锁过期，两边都会放 buyer-2 进来与 buyer-1 重叠（buyer-1 的锁检查让它以 lock_lost 停下）；随后 buyer-1 在 buyer-2 工作时释放：redis-no-owner 的普通 DEL 删掉了 buyer-2 的锁（freed_other >= 1），buyer-3 进来与 buyer-2 重叠（在被删的锁之后重叠；buyer-3 读到旧值，造成丢失更新）；redis 的校验持有者释放发现锁属于 buyer-2，不删（release_refused >= 1，freed_other 0）：buyer-3 等 buyer-2",
 		"用 Lua 脚本按持有者令牌比较并删除",
 	},
 	"ttl-shorter-than-work": {

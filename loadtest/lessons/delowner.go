@@ -67,23 +67,24 @@ func delWithoutOwnerHolds(unsafe, safe delSide) (ok bool, why string) {
 	return true, ""
 }
 
-// delWithoutOwner: TTL 3 s and 2 s of work on both sides, watchdog off.
-// buyer-1 takes the lock and, in a slow business step (slow_work, 1.8 s,
-// before its lock check), outlives its TTL: the lock expires at 3 s,
+// delWithoutOwner: TTL 4 s and 2 s of work on both sides, watchdog off.
+// buyer-1 takes the lock and, in a slow business step (slow_work, 2.5 s,
+// before its lock check), outlives its TTL: the lock expires at 4 s,
 // buyer-2 enters beside buyer-1 (the expiry's overlap, on both sides
 // alike), buyer-1's check stops it (lock_lost) and buyer-1 releases at
-// about 3.8 s, while buyer-2 works until about 5 s, well within its own
-// TTL (6 s). redis-no-owner's plain DEL deletes buyer-2's lock and
-// buyer-3, waiting since buyer-2 was sent, enters beside buyer-2: an
-// overlap that only the DEL made (and buyer-3's stale read a lost update).
-// redis's owner-checked release finds buyer-2's lock and leaves it:
-// buyer-3 waits for buyer-2.
+// about 4.5 s, while buyer-2 works until about 6 s, 2 s within its own TTL
+// (8 s): with 1 s to spare (TTL 3 s) a loaded make test let buyer-2's own
+// lease expire and buyer-3 enter on the owner-checked side too.
+// redis-no-owner's plain DEL deletes buyer-2's lock and buyer-3, waiting
+// since buyer-2 was sent, enters beside buyer-2: an overlap that only the
+// DEL made (and buyer-3's stale read a lost update). redis's owner-checked
+// release finds buyer-2's lock and leaves it: buyer-3 waits for buyer-2.
 func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var sides []delSide
 	off := false
 	t1 := sc.Targets[0]
 	for _, strategy := range []string{"redis-no-owner", "redis"} {
-		req := shopapi.SaleRequest{Name: "scenario del-without-owner", Strategy: strategy, Stock: 10, WorkMS: 2000, TTLMS: 3000}
+		req := shopapi.SaleRequest{Name: "scenario del-without-owner", Strategy: strategy, Stock: 10, WorkMS: 2000, TTLMS: 4000}
 		if strategy == "redis" {
 			req.Watchdog = &off // redis-no-owner has none to turn off
 		}
@@ -91,7 +92,7 @@ func delWithoutOwner(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 1800}); err != nil {
+		if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 2500}); err != nil {
 			return "", false, err
 		}
 		kinds := map[string]int{}
