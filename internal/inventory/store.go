@@ -178,6 +178,49 @@ func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 	return tx.WithContext(ctx).Create(o).Error
 }
 
+// InsertOrders inserts orders inside tx in one multi-row INSERT; each gets
+// its id (consecutive: the server hands out one auto-increment range per
+// statement).
+func InsertOrders(ctx context.Context, tx *gorm.DB, orders []Order) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	now := time.Now().Truncate(time.Microsecond)
+	for i := range orders {
+		orders[i].CreatedAt = now
+	}
+	return tx.WithContext(ctx).Create(&orders).Error
+}
+
+// DecrementBy is the conditional write of a batch: stock = stock - n where
+// at least n units are left; zero rows means fewer than n were (ErrSoldOut).
+func DecrementBy(ctx context.Context, tx *gorm.DB, saleID uint64, n int64) error {
+	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock - ?, updated_at = NOW(6) WHERE id = ? AND stock >= ?", n, saleID, n)
+	if res.Error == nil && res.RowsAffected == 0 {
+		return ErrSoldOut
+	}
+	return res.Error
+}
+
+// CountUsersOrders counts, in one query, the orders each of users already
+// has in the sale; a user without one is absent from the map.
+func CountUsersOrders(ctx context.Context, tx *gorm.DB, saleID uint64, users []string) (map[string]int64, error) {
+	counts := make(map[string]int64, len(users))
+	if len(users) == 0 {
+		return counts, nil
+	}
+	var rows []struct {
+		UserID string
+		N      int64
+	}
+	err := tx.WithContext(ctx).Raw("SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ? AND user_id IN ? GROUP BY user_id",
+		saleID, users).Scan(&rows).Error
+	for _, r := range rows {
+		counts[r.UserID] = r.N
+	}
+	return counts, err
+}
+
 // AddStock adds units to a sale's stock and initial stock inside tx, and
 // moves its version so that a CAS writer that read before retries.
 func AddStock(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) error {
