@@ -180,11 +180,8 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 		// left (B answered after A, "A still stopped then: false").
 		stop += 2000
 	}
-	if err := sc.fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": stop}); err != nil {
-		return "", false, err
-	}
-	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
-	if err := sc.waitPaused(ctx, t1); err != nil {
+	a, err := sc.stalledOrder(ctx, t1, v.ID, "buyer-1", stop)
+	if err != nil {
 		return "", false, err
 	}
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": stop}); err != nil {
@@ -193,11 +190,8 @@ func (sc *ScenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	var b string
 	aStalled := true
 	if bStalls {
-		if err := sc.fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": 2 * stop}); err != nil {
-			return "", false, err
-		}
-		bc := sc.orderAsync(ctx, t2, v.ID, "buyer-2")
-		if err := sc.waitPaused(ctx, t2); err != nil { // B holds the lock and has read
+		bc, err := sc.stalledOrder(ctx, t2, v.ID, "buyer-2", 2*stop) // B holds the lock and has read
+		if err != nil {
 			return "", false, err
 		}
 		aStalled = len(a) == 0

@@ -274,6 +274,57 @@ func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
 	}
 }
 
+// stalledOrder arms pause_holder (ms) on target, sends user's order there
+// and returns once it is stalled inside its section, holding the lock; its
+// answer comes on the channel. A short lease (pause-past-ttl's 500 ms, the
+// watchdog renewing every third of it) can lapse on a loaded machine before
+// the buyer reaches the stall: its lock check stops it (lock_lost, nothing
+// written, the pause spent), and it tries again.
+// Any other answer before the stall is an error that names it.
+func (sc *ScenarioRun) stalledOrder(ctx context.Context, target string, id uint64, user string, ms int) (<-chan string, error) {
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		if err := sc.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms}); err != nil {
+			return nil, err
+		}
+		answer := sc.orderAsync(ctx, target, id, user)
+		early, err := sc.waitPausedOr(ctx, target, answer)
+		switch {
+		case err != nil:
+			return nil, err
+		case early == "":
+			return answer, nil
+		case early != "lock_lost" || attempt == attempts:
+			return nil, fmt.Errorf("%s answered %s before it was stalled inside its section on %s (attempt %d)", user, early, target, attempt)
+		}
+		// The lost attempt took the armed pause with it (a section takes the
+		// pause when it enters): the next attempt arms it again.
+	}
+}
+
+// waitPausedOr is waitPaused that also ends when the buyer's answer comes
+// first: then it returns that answer (and the channel is drained).
+func (sc *ScenarioRun) waitPausedOr(ctx context.Context, target string, answer <-chan string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		n, err := sc.pausedHolders(ctx, target)
+		if errors.Is(err, errNoPausedHolders) {
+			return "", err
+		}
+		if err == nil && n > 0 {
+			return "", nil
+		}
+		select {
+		case k := <-answer:
+			return k, nil
+		case <-ctx.Done():
+			return "", fmt.Errorf("waiting for a buyer to hold the lock stalled by pause_holder on %s: %w", target, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 var errNoPausedHolders = errors.New("GET /api/faults has no paused_holders (an older shop?)")
 
 // pausedHolders is target's count of holders stalled by pause_holder now.
