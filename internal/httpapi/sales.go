@@ -23,6 +23,7 @@ func saleMembers(spec *sale.Spec) map[string]any {
 		"opens_at": &spec.OpensAt, "opens_in_ms": &spec.OpensInMS, "sold_out_cache": &spec.SoldOutCache,
 		"rate_limit_user": &spec.RateLimitUser, "rate_limit_ip": &spec.RateLimitIP, "ticket_required": &spec.TicketRequired,
 		"order_mode": &spec.OrderMode, "pay_within_ms": &spec.PayWithinMS,
+		"combine": &spec.Combine, "combine_max_batch": &spec.CombineMaxBatch, "combine_max_wait_us": &spec.CombineMaxWaitUS,
 	}
 }
 

@@ -55,6 +55,13 @@ type Sale struct {
 	// makes every order a reservation to pay within that many ms.
 	OrderMode   string `json:"order_mode"`
 	PayWithinMS int    `gorm:"column:pay_within_ms" json:"pay_within_ms"`
+	// Combine sells the orders waiting on one replica for the sale's lock
+	// as one batch: one acquisition, one transaction, at most
+	// CombineMaxBatch buyers, gathered for at most CombineMaxWaitUS before
+	// the lock is asked for.
+	Combine          bool `json:"combine"`
+	CombineMaxBatch  int  `json:"combine_max_batch"`
+	CombineMaxWaitUS int  `gorm:"column:combine_max_wait_us" json:"combine_max_wait_us"`
 	// Drift is the last reconciliation of a stock kept in Redis against the
 	// database (0: they agree), checked at ReconciledAt.
 	Drift        int64      `json:"drift"`

@@ -221,6 +221,22 @@ func CountUsersOrders(ctx context.Context, tx *gorm.DB, saleID uint64, users []s
 	return counts, err
 }
 
+// KeysUsed is the (user id, idempotency key) pairs among keys that already
+// made an order of the sale, in one query.
+func KeysUsed(ctx context.Context, tx *gorm.DB, saleID uint64, keys []string) ([][2]string, error) {
+	var rows []struct {
+		UserID         string
+		IdempotencyKey string
+	}
+	err := tx.WithContext(ctx).Raw("SELECT user_id, idempotency_key FROM orders WHERE sale_id = ? AND idempotency_key IN ?",
+		saleID, keys).Scan(&rows).Error
+	pairs := make([][2]string, len(rows))
+	for i, r := range rows {
+		pairs[i] = [2]string{r.UserID, r.IdempotencyKey}
+	}
+	return pairs, err
+}
+
 // AddStock adds units to a sale's stock and initial stock inside tx, and
 // moves its version so that a CAS writer that read before retries.
 func AddStock(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) error {

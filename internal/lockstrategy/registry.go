@@ -304,6 +304,18 @@ func SentinelOptions(master string, addrs []string, poolSize int) *redis.Failove
 	return &redis.FailoverOptions{MasterName: master, SentinelAddrs: addrs, PoolSize: poolSize, MaxRetries: -1}
 }
 
+// Locking names the strategies that take a lock (KindLock): the ones a
+// sale can combine (sell the orders waiting for the lock as a batch).
+func Locking() []string {
+	var out []string
+	for _, s := range All() {
+		if s.Kind() == KindLock {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // Queueing returns the names of the strategies an async sale may use: their
 // stock lives in the default Redis, beside the order queue.
 func Queueing() []string {

@@ -59,6 +59,9 @@ type criticalSection struct {
 	stalled *atomic.Int64
 	// slowWork is injected work before the Lost() check (SlowNextSection).
 	slowWork time.Duration
+	// batch: the section sells a batch of buyers (combining), not userID's
+	// one order; nil for one order.
+	batch *saleBatch
 }
 
 // inNewTx runs the section in a transaction of its own.
@@ -90,6 +93,9 @@ func (cs criticalSection) inSavepoint(ctx context.Context, tx *gorm.DB) (invento
 
 // run is read, checks, work, write, insert.
 func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
+	if cs.batch != nil {
+		return cs.runBatch(ctx, tx)
+	}
 	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
 	if err != nil {
 		return inventory.Order{}, err

@@ -41,3 +41,16 @@ func settledView(tb testing.TB, store *inventory.Store, svc *order.Service, sale
 	}
 	return v
 }
+
+// newReplica is a second order service on the same database as newService's,
+// with lock instances of its own (a ZooKeeper session, a mutex table): a
+// second replica of the shop.
+func newReplica(tb testing.TB, replica string) *order.Service {
+	tb.Helper()
+	b := testenv.Backends(tb, "order")
+	lockers := lockstrategy.NewInstances(b)
+	tb.Cleanup(func() { lockers.Close() })
+	svc := order.NewService(order.Config{ReplicaID: replica}, inventory.NewStore(b.DB), lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tb.Cleanup(svc.Close)
+	return svc
+}

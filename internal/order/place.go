@@ -55,7 +55,7 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 			Arrived: start, Opening: sale.OpensAt, Acquired: f.acquired, Total: time.Since(start),
 			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries, Layer: f.layer})
 	}
-	if errors.Is(err, ErrFenced) {
+	if errors.Is(err, ErrFenced) && !sale.Combine { // a batch counts its one stale write itself (sellBatch)
 		s.countFenced(ctx, p.SaleID)
 	}
 	if err != nil && OutcomeOf(err) == OutcomeError {
@@ -90,6 +90,9 @@ func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (i
 		o, layer, err := s.placeReserved(ctx, cs, inst.Reserver)
 		return o, figures{layer: layer}, err
 	}
+	if sale.Combine && sale.CombineMaxBatch > 0 {
+		return s.placeCombined(ctx, sale, p, inst.Locker)
+	}
 	return s.placeLocked(ctx, cs, inst.Locker)
 }
 
@@ -108,7 +111,7 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
-	defer func() { s.leave(ctx, cs.sale, lease, waitStart, f.acquired, &o, &err) }()
+	defer func() { s.leave(ctx, cs.sale, lease, waitStart, f.acquired, cs.batch, &o, &err) }()
 	if d := time.Duration(s.nestNext.Swap(0)); d > 0 {
 		inner, err := s.lockAgain(ctx, locker, s.LockKey(cs.sale.ID), d)
 		if err != nil {
@@ -191,7 +194,7 @@ func (s *Service) unlockQuietly(ctx context.Context, sale inventory.Sale, le loc
 // unlock: its COMMIT failing is the order failing (*o, *err), and the buyer
 // is told the database did not answer, never 201 for a row rolled back.
 func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time,
-	o *inventory.Order, err *error) {
+	batch *saleBatch, o *inventory.Order, err *error) {
 	exit := time.Now()
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
@@ -207,6 +210,12 @@ func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstra
 	if *err == nil && o.ID != 0 {
 		id := o.ID
 		section.OrderID = &id
+	}
+	if batch != nil {
+		section.BatchBuyers = len(batch.buyers)
+		if *err == nil {
+			section.BatchOrders = batch.orders
+		}
 	}
 	s.sections.Record(section)
 }

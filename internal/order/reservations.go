@@ -205,7 +205,7 @@ func (s *Service) saleWrite(ctx context.Context, sale inventory.Sale, inst locks
 			return err
 		}
 		enter := time.Now()
-		defer func() { s.leave(ctx, sale, lease, waitStart, enter, &inventory.Order{}, &err) }()
+		defer func() { s.leave(ctx, sale, lease, waitStart, enter, nil, &inventory.Order{}, &err) }()
 		if tl, ok := lease.(lockstrategy.TxLease); ok {
 			db = tl.Tx() // the lock is this transaction: commit is its Unlock
 		}

@@ -65,6 +65,11 @@ type Spec struct {
 	// (0: orders are paid when made).
 	OrderMode   *string
 	PayWithinMS *int64
+	// Combining: sell the orders waiting on one replica for the lock as one
+	// batch (a strategy that takes a lock, order_mode sync).
+	Combine          *bool
+	CombineMaxBatch  *int64
+	CombineMaxWaitUS *int64
 }
 
 // Validate checks spec member by member, in a fixed order (the first wrong
@@ -125,6 +130,9 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	}
 	if sale.PayWithinMS > 0 && sale.PayWithinMS < MinPayWithinMS {
 		return sale, FieldErrorf("pay_within_ms", "pay_within_ms must be 0 (no reservation) or between %d and %d", MinPayWithinMS, MaxPayWithinMS)
+	}
+	if err := combining(&sale, st, spec); err != nil {
+		return sale, err
 	}
 	return sale, nil
 }

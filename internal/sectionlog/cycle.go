@@ -25,6 +25,12 @@ type Cycle struct {
 	// Overlaps are sections that began before an earlier one ended: the
 	// lock did not exclude (Violations).
 	Overlaps int64 `json:"overlaps"`
+	// Orders are the orders the sections made: one per section without
+	// combining, up to a batch per section with it.
+	Orders int64 `json:"orders"`
+	// UnitsPerHold is Orders per section: the units one acquisition of
+	// the lock sold (1 or less without combining).
+	UnitsPerHold float64 `json:"units_per_hold"`
 }
 
 // LimitPerS is 1000 / (mean hold + mean hand-over): the most sections per
@@ -78,6 +84,7 @@ func CycleOf(sections []Section) Cycle {
 	c.Overlaps = EachOverlap(s, nil)
 	var lastExit time.Time
 	for i, x := range s {
+		c.Orders += x.Orders()
 		hold += x.ExitAt.Sub(x.EnterAt)
 		if i > 0 && !firstWait[i].IsZero() && !firstWait[i].After(lastExit) {
 			c.Handovers++
@@ -92,6 +99,7 @@ func CycleOf(sections []Section) Cycle {
 		return c
 	}
 	c.HoldMS = ms(hold) / float64(c.Sections)
+	c.UnitsPerHold = float64(c.Orders) / float64(c.Sections)
 	if c.Handovers > 0 {
 		c.HandoverMS = ms(handover) / float64(c.Handovers)
 	}
@@ -143,7 +151,7 @@ func LoadCycles(ctx context.Context, db *gorm.DB, saleIDs []uint64) (map[uint64]
 	if len(saleIDs) == 0 {
 		return out, nil
 	}
-	rows, err := db.WithContext(ctx).Raw(`SELECT sale_id, wait_at, enter_at, exit_at FROM critical_sections
+	rows, err := db.WithContext(ctx).Raw(`SELECT sale_id, wait_at, enter_at, exit_at, order_id, batch_buyers, batch_orders FROM critical_sections
 		WHERE sale_id IN ? ORDER BY sale_id, enter_at, id`, saleIDs).Rows()
 	if err != nil {
 		return nil, err
@@ -154,8 +162,13 @@ func LoadCycles(ctx context.Context, db *gorm.DB, saleIDs []uint64) (map[uint64]
 	for rows.Next() {
 		var s Section
 		var wait sql.NullTime
-		if err := rows.Scan(&s.SaleID, &wait, &s.EnterAt, &s.ExitAt); err != nil {
+		var order sql.NullInt64
+		if err := rows.Scan(&s.SaleID, &wait, &s.EnterAt, &s.ExitAt, &order, &s.BatchBuyers, &s.BatchOrders); err != nil {
 			return nil, err
+		}
+		if order.Valid {
+			id := uint64(order.Int64)
+			s.OrderID = &id
 		}
 		if s.SaleID != sale && len(sections) > 0 {
 			out[sale] = CycleOf(sections)

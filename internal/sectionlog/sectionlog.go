@@ -30,6 +30,23 @@ type Section struct {
 	// Outcome is how the section ended (OutcomeCommitted, ...); "" when
 	// unknown (recorded before outcomes were).
 	Outcome string `gorm:"default:null"`
+	// BatchBuyers and BatchOrders: a section that sold a batch (combining)
+	// served BatchBuyers buyers and made BatchOrders orders, OrderID the
+	// first of them; both 0 for a section of one order.
+	BatchBuyers int
+	BatchOrders int
+}
+
+// Orders is the orders the section made: its batch's, else 1 with an
+// order, 0 without.
+func (s Section) Orders() int64 {
+	switch {
+	case s.BatchBuyers > 0:
+		return int64(s.BatchOrders)
+	case s.OrderID != nil:
+		return 1
+	}
+	return 0
 }
 
 // How a critical section ended, as the timeline shows it.

@@ -106,7 +106,7 @@ func lanes(sections []sectionlog.Section) ([]string, []Section) {
 		rows[lane] = s.ExitAt
 		busy[s.ReplicaID] = rows
 		out[i] = Section{ID: s.ID, Replica: s.ReplicaID, Lane: lane, Token: s.Token, EnterAt: At(s.EnterAt),
-			ExitAt: At(s.ExitAt), OrderID: s.OrderID, Outcome: s.Outcome}
+			ExitAt: At(s.ExitAt), OrderID: s.OrderID, Outcome: s.Outcome, Buyers: s.BatchBuyers, Orders: s.BatchOrders}
 		if s.WaitAt != nil {
 			w := At(*s.WaitAt)
 			out[i].WaitAt = &w

@@ -15,7 +15,7 @@ type window struct{ from, to time.Time }
 
 // loadSections reads the sale's sections that overlap w, in entry order.
 func loadSections(ctx context.Context, db *gorm.DB, saleID uint64, w window) ([]sectionlog.Section, error) {
-	q := `SELECT id, replica_id, token, wait_at, enter_at, exit_at, order_id, outcome FROM critical_sections
+	q := `SELECT id, replica_id, token, wait_at, enter_at, exit_at, order_id, outcome, batch_buyers, batch_orders FROM critical_sections
 		WHERE sale_id = ?`
 	args := []any{saleID}
 	if !w.to.IsZero() {
@@ -37,7 +37,7 @@ func loadSections(ctx context.Context, db *gorm.DB, saleID uint64, w window) ([]
 		var wait sql.NullTime
 		var order sql.NullInt64
 		var outcome sql.NullString
-		if err := rows.Scan(&s.ID, &s.ReplicaID, &s.Token, &wait, &s.EnterAt, &s.ExitAt, &order, &outcome); err != nil {
+		if err := rows.Scan(&s.ID, &s.ReplicaID, &s.Token, &wait, &s.EnterAt, &s.ExitAt, &order, &outcome, &s.BatchBuyers, &s.BatchOrders); err != nil {
 			return nil, err
 		}
 		if wait.Valid {

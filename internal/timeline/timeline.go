@@ -68,6 +68,10 @@ type Section struct {
 	ExitAt  Millis  `json:"exit_at"`
 	OrderID *uint64 `json:"order_id"`
 	Outcome string  `json:"outcome"`
+	// Buyers and Orders: a section that sold a batch (combining) served
+	// Buyers buyers and made Orders orders; absent for one order.
+	Buyers int `json:"buyers,omitempty"`
+	Orders int `json:"orders,omitempty"`
 }
 
 // Overlap is a section (B) that entered while another (A) held the lock:
