@@ -108,6 +108,10 @@ func defineRunFlags(c *load.RunConfig, fs *flag.FlagSet) (targets *string) {
 	fs.BoolVar(&c.NoWatchdog, "no-watchdog", false, "sale option: turn off the lease watchdog of the strategies that have one (redis, redlock): "+
 		"the lock then expires after --ttl-ms even while held, and they are judged as unsafe")
 	fs.IntVar(&c.PerUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
+	fs.BoolVar(&c.Combine, "combine", false, "sale option: sell the orders waiting on one replica for the lock as a batch "+
+		"(one acquisition, one transaction; the strategies that take a lock, sync mode)")
+	fs.IntVar(&c.CombineMaxBatch, "combine-max-batch", 0, "sale option with --combine: most buyers in a batch (0: the shop's default, 100)")
+	fs.IntVar(&c.CombineMaxWaitUS, "combine-max-wait-us", 0, "sale option with --combine: most microseconds a batch gathers before it asks for the lock (0: the shop's default, 500)")
 	c.MaxErrorRate = 0.01 // before Var: the flag package records the default then
 	fs.Var((*ratioFlag)(&c.MaxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
@@ -200,6 +204,14 @@ func checkRunConfig(c *load.RunConfig, set map[string]bool) error {
 		return fmt.Errorf("--pay-within-ms must be 0 or between %d and %d, not %d", load.MinPayWithinMS, load.MaxPayWithinMS, c.PayWithinMS)
 	case c.DrainTimeout <= 0:
 		return fmt.Errorf("--drain-timeout must be positive, not %v", c.DrainTimeout)
+	case !c.Combine && (c.CombineMaxBatch != 0 || c.CombineMaxWaitUS != 0):
+		return errors.New("--combine-max-batch and --combine-max-wait-us need --combine")
+	case c.CombineMaxBatch < 0 || c.CombineMaxBatch > 1000:
+		return fmt.Errorf("--combine-max-batch must be between 1 and 1000 (0: the shop's default), not %d", c.CombineMaxBatch)
+	case c.CombineMaxWaitUS < 0 || c.CombineMaxWaitUS > 100_000:
+		return fmt.Errorf("--combine-max-wait-us must be between 1 and 100000 (0: the shop's default), not %d", c.CombineMaxWaitUS)
+	case c.Combine && c.Async():
+		return errors.New("--combine needs --order-mode sync: in async mode the queue already batches the orders")
 	}
 	return nil
 }

@@ -72,6 +72,11 @@ type Config struct {
 	// (the others stay sync); PayWithinMS makes every order a reservation.
 	OrderMode   string `json:"order_mode"`
 	PayWithinMS int    `json:"pay_within_ms"`
+	// Combine sells the orders waiting for the lock as batches, in the
+	// steps whose strategy takes a lock (the others run as they are).
+	Combine          bool `json:"combine"`
+	CombineMaxBatch  int  `json:"combine_max_batch,omitempty"`
+	CombineMaxWaitUS int  `json:"combine_max_wait_us,omitempty"`
 }
 
 // UnmarshalJSON reads a stored config; one stored before the watchdog
@@ -116,10 +121,15 @@ func StepSpec(strategy string, cfg Config) sale.Spec {
 	stock, work, ttl, limit := cfg.Stock, int64(cfg.WorkMS), int64(cfg.TTLMS), int64(cfg.PerUserLimit)
 	fencing, opensIn, cache, ticket := cfg.Fencing, int64(cfg.OpensInMS), cfg.SoldOutCache, cfg.TicketRequired
 	perUser, perIP, payWithin := int64(cfg.RateLimitUser), int64(cfg.RateLimitIP), int64(cfg.PayWithinMS)
-	return sale.Spec{Name: &name, Strategy: &strategy, Stock: &stock, WorkMS: &work, TTLMS: &ttl,
+	spec := sale.Spec{Name: &name, Strategy: &strategy, Stock: &stock, WorkMS: &work, TTLMS: &ttl,
 		Fencing: &fencing, Watchdog: sale.LenientWatchdog(strategy, cfg.Watchdog), PerUserLimit: &limit,
 		OpensInMS: &opensIn, SoldOutCache: &cache, RateLimitUser: &perUser, RateLimitIP: &perIP, TicketRequired: &ticket,
 		OrderMode: sale.LenientOrderMode(strategy, cfg.OrderMode), PayWithinMS: &payWithin}
+	if spec.Combine = sale.LenientCombine(strategy, cfg.OrderMode, cfg.Combine); spec.Combine != nil {
+		batch, wait := int64(cfg.CombineMaxBatch), int64(cfg.CombineMaxWaitUS)
+		spec.CombineMaxBatch, spec.CombineMaxWaitUS = &batch, &wait
+	}
+	return spec
 }
 
 // Row types (gorm). Times are the database's clock, UTC.

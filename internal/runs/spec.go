@@ -96,6 +96,15 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 			if spec.OrderMode != nil {
 				step.OrderMode = sale.LenientOrderMode(name, *spec.OrderMode)
 			}
+			if spec.Combine != nil {
+				mode := ""
+				if step.OrderMode != nil {
+					mode = *step.OrderMode
+				}
+				if step.Combine = sale.LenientCombine(name, mode, *spec.Combine); step.Combine == nil {
+					step.CombineMaxBatch, step.CombineMaxWaitUS = nil, nil
+				}
+			}
 		}
 		valid, err := sales.Validate(step)
 		if err != nil {
@@ -107,6 +116,9 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 		cfg.TicketRequired, cfg.PayWithinMS = valid.TicketRequired, valid.PayWithinMS
 		if valid.OrderMode == inventory.OrderAsync {
 			cfg.OrderMode = inventory.OrderAsync
+		}
+		if valid.Combine {
+			cfg.Combine, cfg.CombineMaxBatch, cfg.CombineMaxWaitUS = true, valid.CombineMaxBatch, valid.CombineMaxWaitUS
 		}
 	}
 	if spec.OpensInMS != nil {

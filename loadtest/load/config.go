@@ -49,6 +49,11 @@ type RunConfig struct {
 	Guards       SaleGuards
 	OrderMode    string        // OrderModeSync or OrderModeAsync
 	PayWithinMS  int           // reservation window; 0: an order is paid when made
+	// Combine sells the orders waiting for a lock as batches (the
+	// strategies that take one); 0 batch or wait: the shop's default.
+	Combine          bool
+	CombineMaxBatch  int
+	CombineMaxWaitUS int
 	DrainTimeout time.Duration // async: the most to wait for the queue to drain
 }
 

@@ -55,6 +55,8 @@ type Config struct {
 	// and the reservation's pay-by window (0: paid when made).
 	OrderMode   string `json:"order_mode"`
 	PayWithinMS int    `json:"pay_within_ms"`
+	// Combine: the lock strategies sold batches of the waiting orders.
+	Combine bool `json:"combine"`
 }
 
 // Result is one strategy's run.
@@ -185,7 +187,7 @@ func NewReport(cfg RunConfig, started time.Time) *Report {
 		PerUserLimit: cfg.PerUserLimit, MaxErrorRate: cfg.MaxErrorRate, TimeoutS: cfg.Timeout.Seconds(),
 		OpensInMS: cfg.Guards.OpensIn.Milliseconds(), SoldOutCache: cfg.Guards.SoldOutCache,
 		RateLimitUser: cfg.Guards.RateLimitUser, RateLimitIP: cfg.Guards.RateLimitIP, TicketRequired: cfg.Guards.TicketRequired,
-		OrderMode: cfg.OrderMode, PayWithinMS: cfg.PayWithinMS,
+		OrderMode: cfg.OrderMode, PayWithinMS: cfg.PayWithinMS, Combine: cfg.Combine,
 	}
 	if cfg.Rate > 0 || cfg.herd() {
 		c.Rate, c.MaxInFlight = cfg.Rate, cfg.MaxInFlight

@@ -46,6 +46,9 @@ type StrategyInfo struct {
 	Needs       []string `json:"needs"`
 	Safe        bool     `json:"safe"`
 	Renews      bool     `json:"renews"` // the lease renews itself (a watchdog); absent from older shops
+	// Kind: "lock" (a critical section under a lock: it can combine),
+	// "lock-free" or "reserve"; absent from older shops.
+	Kind string `json:"kind"`
 	Available   bool     `json:"available"`
 	// Tokens: the lease carries a fencing token; Expiry: what frees a dead
 	// holder's lock (ttl, session, connection, none...). Absent from older shops.
@@ -77,6 +80,10 @@ type SaleRequest struct {
 	// default (sync, no reservation), for the same reason.
 	OrderMode   string `json:"order_mode,omitempty"`
 	PayWithinMS int    `json:"pay_within_ms,omitempty"`
+	// Combining (a strategy that takes a lock), sent only when on.
+	Combine          bool `json:"combine,omitempty"`
+	CombineMaxBatch  int  `json:"combine_max_batch,omitempty"`
+	CombineMaxWaitUS int  `json:"combine_max_wait_us,omitempty"`
 }
 
 // SaleView is the part of the API's sale view the verdict reads; the whole
