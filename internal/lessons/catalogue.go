@@ -324,6 +324,22 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "lock-per-batch",
+		Title: "One lock per batch: the buyers waiting on a replica share one acquisition and one transaction",
+		Predict: "the same herd (100 units, 400 buyers at the opening, fencing on) on redis without and with combine: " +
+			"without it every order takes the lock and a transaction of its own (lock acquisitions >= orders); with it " +
+			"the buyers waiting on one replica are sold together (acquisitions < orders, several units per hold); both " +
+			"sell exactly what the database counts (oversold 0, lost_updates 0, violations 0); the time to sell out and " +
+			"the buyers' p99 are shown, not judged",
+		Fix: "gather the orders of one sale waiting on a replica, take the lock once, sell the batch in one transaction " +
+			"(one conditional stock write by n, one multi-row insert, each buyer's limit and key checked inside), and " +
+			"answer each buyer on its own",
+		Seed: "beyond the seeds (no source quoted): flash-sale practice calls it 合并请求 (request combining); seed 002's " +
+			"local hand-off (two-level-handoff) is its first step",
+		Strategies:  []string{"redis"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "for-update-needs-tx",
 		Title: "SELECT ... FOR UPDATE locks only inside a transaction",
 		Predict: "db-pessimistic-autocommit runs the FOR UPDATE in autocommit: the row lock ends with the statement, " +

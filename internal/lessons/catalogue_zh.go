@@ -109,6 +109,11 @@ var zhTexts = map[string][3]string{
 		"同样的竞争秒杀（16 个买家，96 个订单，锁内 1 毫秒，防护令牌开）分别用 redis 和 redis-2level：两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0，fenced_writes 0：令牌在交接中保持单调）；各自的每秒订单数只展示、不判定（锁本身的收益见 make bench 的 BenchmarkContentionProcesses：3 个进程、0 毫秒临界区时约 5 倍）",
 		"同一进程的竞争者先在本地排队，派其中一个去拿分布式锁，在公平上限内把锁在本地等待者之间传递，再释放",
 	},
+	"lock-per-batch": {
+		"一批一把锁：同一实例上等锁的买家共用一次加锁和一个事务",
+		"同一群买家（100 件库存，开售瞬间 400 个买家，防护令牌开）分别在不合并和合并（combine）下抢 redis 秒杀：不合并时每个订单各拿一次锁、各开一个事务（加锁次数 >= 订单数）；合并后同一实例上等锁的买家一起卖出（加锁次数 < 订单数，每次持锁卖出多件）；两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0）；售罄用时和买家的 p99 只展示、不判定",
+		"把同一实例上等同一场秒杀的订单攒成一批，只拿一次锁，在一个事务里卖完这一批（一次按 n 扣减的条件写库存，一次多行插入，每个买家的限购和幂等键在批内检查），再分别回答每个买家",
+	},
 	"for-update-needs-tx": {
 		"SELECT ... FOR UPDATE 只在事务里才加锁",
 		"db-pessimistic-autocommit 在自动提交下执行 FOR UPDATE：行锁随语句结束，16 个买家同时读写库存：丢失更新和重叠；db-pessimistic 把同样的 SELECT 放在订单的事务里，卖得分毫不差",

@@ -71,6 +71,7 @@ var Runners = map[string]ScenarioFunc{
 	"renewal-fails-aggressive":       renewalFailsAggressive,
 	"acquire-reply-lost":             acquireReplyLost,
 	"two-level-handoff":              twoLevelHandoff,
+	"lock-per-batch":                 lockPerBatch,
 	"for-update-needs-tx":            forUpdateNeedsTx,
 	"etcd-lease-expiry":              etcdLeaseExpiry,
 	"sentinel-failover":              sentinelFailover,
