@@ -108,6 +108,14 @@ set -e
 cat "$WORK/herd.md" >>"$MD"
 [ "$run_code" = 0 ] && run_code=$herd_code
 
+# The herd with combining: one lock per order against one per batch.
+set +e
+BENCH_TARGETS=$TARGETS BENCH_WORK=$WORK bash scripts/bench_combine.sh >"$WORK/combine.md"
+combine_code=$?
+set -e
+cat "$WORK/combine.md" >>"$MD"
+[ "$run_code" = 0 ] && run_code=$combine_code
+
 # Orders through the queue: accepted/s against the same ceiling, confirmed/s
 # against the lock strategies, 202-to-confirmed p99 by oversubscription.
 set +e
