@@ -77,7 +77,11 @@ func TestChaos(t *testing.T) {
 	// faults would otherwise take the 2 cores from the other packages' tests
 	// and the browser test (whose deadlines then ran out in CI). A starved
 	// replica only makes the faults harsher; nothing here is timed.
+	// Combining twins for two lock strategies only (one lease-based and
+	// fenced, one whose lock is the transaction), for the same reason; make
+	// chaos runs them all.
 	code := dispatch(context.Background(), []string{"chaos", "--duration", "60s", "--seed", strconv.FormatUint(seed, 10), "--buyers", "2", "--fenced-only", "--replica-nice", "10",
+		"--combine", "redis,db-pessimistic",
 		"--shop", shop, "--mysql-dsn", dsn, "--redis-addr", redis[0], "--redlock-addrs", strings.Join(redis[1:], ","),
 		"--zk-servers", strings.Join(ens.Servers, ","), "--zk-ensemble", "--services-dir", ens.Dir,
 		"--sentinel-addrs", strings.Join(sentinels, ","), "--sentinel-master", testenv.SentinelMaster,
@@ -89,7 +93,7 @@ func TestChaos(t *testing.T) {
 	}
 	for _, name := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "db-lock-table+fencing",
 		"redis+fencing", "redis-lua-stock", "redlock", "zookeeper+fencing", "etcd+fencing", "redisson+fencing", "redis-sentinel+fencing",
-		"redis-lua-stock/async", "redis-lua-stock/async+pay"} {
+		"redis-lua-stock/async", "redis-lua-stock/async+pay", "redis+fencing+combine", "db-pessimistic+combine"} {
 		row := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `\s+(true|false)\s+(\d+)\s+(\d+)`).FindStringSubmatch(out)
 		if row == nil {
 			t.Errorf("no table row for %s", name)

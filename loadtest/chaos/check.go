@@ -32,6 +32,8 @@ type chaosConfig struct {
 	// StoreStock: buyers are served from a stock kept in Redis
 	// (redis-lua-stock), whose units must all come back to it or be sold.
 	StoreStock bool
+	// Combine: the sale sells the orders waiting for its lock as batches.
+	Combine bool
 
 	create  sync.Mutex // held while a sold-out sale is replaced
 	mu      sync.Mutex
@@ -49,8 +51,12 @@ func (c *chaosConfig) name() string {
 		return c.Strategy + "/async+pay"
 	case c.Async:
 		return c.Strategy + "/async"
+	case c.Fencing && c.Combine:
+		return c.Strategy + "+fencing+combine"
 	case c.Fencing:
 		return c.Strategy + "+fencing"
+	case c.Combine:
+		return c.Strategy + "+combine"
 	}
 	return c.Strategy
 }

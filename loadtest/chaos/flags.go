@@ -42,6 +42,9 @@ type chaosFlags struct {
 	logDir     string
 	nice       int
 	fencedOnly bool
+	// combine: the lock strategies whose configurations get a combining
+	// twin ("all", "none" or names).
+	combine string
 }
 
 const chaosSummary = "usage: loadtest chaos [flags]\n\nBuyers order on every safe strategy while a seeded schedule of faults runs;\n" +
@@ -107,6 +110,8 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.logDir, "log-dir", ".run/chaos", "`directory` of the run's shop logs")
 	fs.BoolVar(&f.fencedOnly, "fenced-only", false, "leave out the unfenced configuration of each strategy that also runs fenced "+
 		"(its breaks are expected, counted and not asserted): fewer buyers for a small machine, as make test runs it")
+	fs.StringVar(&f.combine, "combine", "all", "lock `strategies` whose asserted configurations (fenced, or safe without a lease) also run "+
+		"with combining (one lock per batch of orders): all, none, or names, comma-separated")
 	fs.IntVar(&f.nice, "replica-nice", 0, "`niceness` (0-19) of the replicas the run starts: make test lowers them so the other tests keep their share of the CPU")
 }
 
@@ -188,6 +193,9 @@ func (f chaosFlags) replay() string {
 	// (which strategies run, fenced only or not) and the kinds they allow.
 	if f.fencedOnly {
 		args = append(args, "--fenced-only")
+	}
+	if f.combine != "all" {
+		args = append(args, "--combine", strconv.Quote(f.combine))
 	}
 	if f.zkEnsemble {
 		args = append(args, "--zk-servers", f.zk, "--zk-ensemble")

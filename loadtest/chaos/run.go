@@ -45,7 +45,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	run.probeQueue(ctx)
 	defer run.restoreDurability(ctx)
-	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued, f.fencedOnly)
+	configs, err := chooseConfigs(ctx, run.c, run.targets[0], f.strategy, run.queued, f.fencedOnly, f.combine)
 	if errors.Is(err, errBadStrategy) {
 		fmt.Fprintf(stderr, "loadtest chaos: %v\n", err)
 		return load.ExitUsage
@@ -293,7 +293,9 @@ var errBadStrategy = errors.New("-strategy")
 // strategy, fenced and unfenced when its leases carry tokens.
 // queued: the replicas have the queue, and redis-lua-stock gets its async
 // configurations too. fencedOnly: a strategy with tokens runs fenced only.
-func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string, queued, fencedOnly bool) ([]*chaosConfig, error) {
+// combine ("all", "none" or names): each asserted configuration of a lock
+// strategy among them gets a twin that combines (one lock per batch).
+func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string, queued, fencedOnly bool, combine string) ([]*chaosConfig, error) {
 	ctx, cancel := context.WithTimeout(ctx, load.SetupTimeout)
 	defer cancel()
 	all, err := c.Strategies(ctx, target)
@@ -347,6 +349,11 @@ func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string,
 			c.RedisLock = s.Tokens && slices.Contains(s.Needs, "redis")
 			c.StoreStock = s.Name == "redis-lua-stock"
 			out = append(out, c)
+			if c.MustHold && s.Kind == "lock" && combines(combine, s.Name) {
+				twin := newConfig(s.Name)
+				twin.Fencing, twin.MustHold, twin.RedisLock, twin.Combine = c.Fencing, true, c.RedisLock, true
+				out = append(out, twin)
+			}
 		}
 		if s.Name == "redis-lua-stock" && queued {
 			for _, c := range queueConfigs(newConfig) {
@@ -356,6 +363,17 @@ func chooseConfigs(ctx context.Context, c *shopapi.Client, target, names string,
 		}
 	}
 	return out, nil
+}
+
+// combines says strategy is among the --combine list.
+func combines(list, strategy string) bool {
+	switch list {
+	case "all":
+		return true
+	case "none", "":
+		return false
+	}
+	return slices.Contains(config.List(list), strategy)
 }
 
 // usableKinds drops the kinds this run cannot inject, saying why.
@@ -402,7 +420,7 @@ func (c *chaosConfig) openSale(ctx context.Context, cl *shopapi.Client, targets 
 	}
 	c.mu.Unlock()
 	req := shopapi.SaleRequest{Name: "chaos " + c.name() + " seed " + strconv.FormatUint(f.seed, 10), Strategy: c.Strategy,
-		Stock: f.stock, WorkMS: f.workMS, TTLMS: f.ttlMS, Fencing: c.Fencing, PerUserLimit: 1}
+		Stock: f.stock, WorkMS: f.workMS, TTLMS: f.ttlMS, Fencing: c.Fencing, PerUserLimit: 1, Combine: c.Combine}
 	if c.StoreStock {
 		req.WorkMS = max(req.WorkMS, chaosPersistWorkMS)
 	}

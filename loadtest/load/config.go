@@ -47,14 +47,14 @@ type RunConfig struct {
 	TimelinePath string
 	AdminToken   string
 	Guards       SaleGuards
-	OrderMode    string        // OrderModeSync or OrderModeAsync
-	PayWithinMS  int           // reservation window; 0: an order is paid when made
+	OrderMode    string // OrderModeSync or OrderModeAsync
+	PayWithinMS  int    // reservation window; 0: an order is paid when made
 	// Combine sells the orders waiting for a lock as batches (the
 	// strategies that take one); 0 batch or wait: the shop's default.
 	Combine          bool
 	CombineMaxBatch  int
 	CombineMaxWaitUS int
-	DrainTimeout time.Duration // async: the most to wait for the queue to drain
+	DrainTimeout     time.Duration // async: the most to wait for the queue to drain
 }
 
 // Async reports whether the sales take orders through the queue.

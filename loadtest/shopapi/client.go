@@ -48,8 +48,8 @@ type StrategyInfo struct {
 	Renews      bool     `json:"renews"` // the lease renews itself (a watchdog); absent from older shops
 	// Kind: "lock" (a critical section under a lock: it can combine),
 	// "lock-free" or "reserve"; absent from older shops.
-	Kind string `json:"kind"`
-	Available   bool     `json:"available"`
+	Kind      string `json:"kind"`
+	Available bool   `json:"available"`
 	// Tokens: the lease carries a fencing token; Expiry: what frees a dead
 	// holder's lock (ttl, session, connection, none...). Absent from older shops.
 	Tokens   bool              `json:"tokens"`
