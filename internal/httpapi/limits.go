@@ -48,6 +48,9 @@ func inputLimits() limitsView {
 			"rate_limit_ip":   {Min: num(0), Max: sale.MaxRateLimit, Default: num(0)},
 			// 0 (no reservation) or MinPayWithinMS..MaxPayWithinMS.
 			"pay_within_ms": {Min: num(0), Max: sale.MaxPayWithinMS, Default: num(0)},
+			// With combine: true only (a strategy that takes a lock, sync).
+			"combine_max_batch":   {Min: num(1), Max: sale.MaxCombineBatch, Default: num(sale.DefaultCombineBatch)},
+			"combine_max_wait_us": {Min: num(0), Max: sale.MaxCombineWaitUS, Default: num(sale.DefaultCombineWaitUS)},
 		},
 		Run: map[string]bound{
 			"buyers":      {Min: num(1), Max: runs.MaxBuyers},

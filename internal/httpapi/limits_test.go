@@ -23,15 +23,17 @@ func TestLimits(t *testing.T) {
 	mustJSON(t, rec, &got)
 	want := map[string]map[string]map[string]any{
 		"sale": {
-			"stock":           {"min": 1.0, "max": float64(sale.MaxStock)},
-			"work_ms":         {"min": 0.0, "max": float64(sale.MaxWorkMS), "default": 0.0},
-			"ttl_ms":          {"min": 0.0, "max": float64(sale.MaxTTLMS), "default": float64(sale.DefaultTTLMS)},
-			"per_user_limit":  {"min": 0.0, "max": float64(sale.MaxPerUserLimit), "default": float64(sale.DefaultPerUserLimit)},
-			"name":            {"max_chars": float64(sale.MaxNameLen)},
-			"opens_in_ms":     {"min": 0.0, "max": float64(sale.MaxOpensInMS), "default": 0.0},
-			"rate_limit_user": {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
-			"rate_limit_ip":   {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
-			"pay_within_ms":   {"min": 0.0, "max": float64(sale.MaxPayWithinMS), "default": 0.0},
+			"stock":               {"min": 1.0, "max": float64(sale.MaxStock)},
+			"work_ms":             {"min": 0.0, "max": float64(sale.MaxWorkMS), "default": 0.0},
+			"ttl_ms":              {"min": 0.0, "max": float64(sale.MaxTTLMS), "default": float64(sale.DefaultTTLMS)},
+			"per_user_limit":      {"min": 0.0, "max": float64(sale.MaxPerUserLimit), "default": float64(sale.DefaultPerUserLimit)},
+			"name":                {"max_chars": float64(sale.MaxNameLen)},
+			"opens_in_ms":         {"min": 0.0, "max": float64(sale.MaxOpensInMS), "default": 0.0},
+			"rate_limit_user":     {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
+			"rate_limit_ip":       {"min": 0.0, "max": float64(sale.MaxRateLimit), "default": 0.0},
+			"pay_within_ms":       {"min": 0.0, "max": float64(sale.MaxPayWithinMS), "default": 0.0},
+			"combine_max_batch":   {"min": 1.0, "max": float64(sale.MaxCombineBatch), "default": float64(sale.DefaultCombineBatch)},
+			"combine_max_wait_us": {"min": 0.0, "max": float64(sale.MaxCombineWaitUS), "default": float64(sale.DefaultCombineWaitUS)},
 		},
 		"run": {
 			"buyers":      {"min": 1.0, "max": float64(runs.MaxBuyers)},

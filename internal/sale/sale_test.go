@@ -103,6 +103,14 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"work_ms of 2 s on a synchronous redis-lua-stock", ok(func(s *Spec) { s.Strategy, s.WorkMS = str("sale-test-queues"), num(2000) }), "work_ms", "use order_mode async"},
 		{"pay_within_ms negative", ok(func(s *Spec) { s.PayWithinMS = num(-1) }), "pay_within_ms", "pay_within_ms must be between 0 and 86400000"},
 		{"pay_within_ms below the expiry's granularity", ok(func(s *Spec) { s.PayWithinMS = num(MinPayWithinMS - 1) }), "pay_within_ms", "pay_within_ms must be 0 (no reservation) or between 500"},
+		{"combine on a strategy without a lock", ok(func(s *Spec) { s.Strategy, s.Combine = str("sale-test-queues"), flag(true) }), "combine", "combine needs a strategy that takes a lock"},
+		{"combine in order_mode async", ok(func(s *Spec) { s.Strategy, s.Combine, s.OrderMode = str("sale-test-queues"), flag(true), str("async") }), "combine", "combine needs"},
+		{"combine_max_batch without combine", ok(func(s *Spec) { s.CombineMaxBatch = num(5) }), "combine_max_batch", "combine_max_batch needs combine: true"},
+		{"combine_max_wait_us with combine off", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(false), num(5) }), "combine_max_wait_us", "needs combine: true"},
+		{"combine_max_batch zero", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(0) }), "combine_max_batch", "combine_max_batch must be between 1 and 1000"},
+		{"combine_max_batch too big", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(MaxCombineBatch + 1) }), "combine_max_batch", "between 1 and 1000"},
+		{"combine_max_wait_us negative", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(-1) }), "combine_max_wait_us", "combine_max_wait_us must be between 0 and 100000"},
+		{"combine_max_wait_us too big", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(MaxCombineWaitUS + 1) }), "combine_max_wait_us", "between 0 and 100000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,6 +167,15 @@ func TestCreateDefaults(t *testing.T) {
 	if err != nil || got.Name != strings.Repeat("秒", MaxNameLen) || got.TTLMS != MaxTTLMS || got.PerUserLimit != MaxPerUserLimit ||
 		got.Product != strings.Repeat("键", MaxProductLen) {
 		t.Fatalf("upper bounds not accepted: %+v, %v", got, err)
+	}
+	got, err = s.Create(context.Background(), Spec{Strategy: str("mutex"), Stock: num(5), Combine: flag(true)})
+	if err != nil || !got.Combine || got.CombineMaxBatch != DefaultCombineBatch || got.CombineMaxWaitUS != DefaultCombineWaitUS {
+		t.Fatalf("combine without its options should take the defaults (%d, %d µs): %+v, %v", DefaultCombineBatch, DefaultCombineWaitUS, got, err)
+	}
+	got, err = s.Create(context.Background(), Spec{Strategy: str("mutex"), Stock: num(5), Combine: flag(true),
+		CombineMaxBatch: num(MaxCombineBatch), CombineMaxWaitUS: num(0)})
+	if err != nil || got.CombineMaxBatch != MaxCombineBatch || got.CombineMaxWaitUS != 0 {
+		t.Fatalf("combine's bounds not kept: %+v, %v", got, err)
 	}
 	if stored, err := inventory.NewStore(s.db).GetSale(context.Background(), got.ID); err != nil || stored.Product != got.Product {
 		t.Fatalf("product not stored: %q, %v", stored.Product, err)
