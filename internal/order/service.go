@@ -1,8 +1,9 @@
 // Package order is the order flow: Service.Place runs one purchase through
 // the sale's lock strategy and the critical section (lock, read the stock,
 // simulated work, write the stock, insert the order, unlock; place.go and
-// critical.go). It imports no HTTP; httpapi maps its sentinel errors to
-// status codes.
+// critical.go), or, on a sale that combines, sells the buyers waiting on
+// this replica as one batch under one lock (combine.go, batch.go). It
+// imports no HTTP; httpapi maps its sentinel errors to status codes.
 package order
 
 import (
