@@ -21,7 +21,11 @@
 #      (202) req/s against the same /healthz ceiling, confirmed orders/s
 #      against the best lock strategy at the same work_ms, and the
 #      202-to-confirmed p99 at 1x, 10x and 100x oversubscription
-#      (bench/results/<stamp>.queue.json).
+#      (bench/results/<stamp>.queue.json);
+#   7. scripts/bench_selling.sh appends the selling phase of one replica
+#      (db-conditional, db-optimistic) against loadtest/minishop, wrk -c64;
+#   8. scripts/bench_combine.sh appends the herd on each safe lock
+#      strategy without and with combining.
 #
 # The demo is stopped with SIGINT on any exit (trap). ~5-6 minutes.
 # Needs the services up (make services-up). Exit: loadtest run's code (1 when
@@ -107,6 +111,14 @@ herd_code=$?
 set -e
 cat "$WORK/herd.md" >>"$MD"
 [ "$run_code" = 0 ] && run_code=$herd_code
+
+# The selling phase of one replica against a minimal Go shop.
+set +e
+BENCH_TARGETS=$TARGETS BENCH_WORK=$WORK bash scripts/bench_selling.sh >"$WORK/selling.md"
+selling_code=$?
+set -e
+cat "$WORK/selling.md" >>"$MD"
+[ "$run_code" = 0 ] && run_code=$selling_code
 
 # The herd with combining: one lock per order against one per batch.
 set +e
