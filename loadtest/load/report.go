@@ -121,6 +121,14 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 		v := r.View
 		fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
 			v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Duplicates, v.Violations, v.FencedWrites)
+		if c := v.LockCycle; c != nil && c.Sections > 0 {
+			how := "one order at most per hold"
+			if v.Combine {
+				how = "combining: one batch per hold"
+			}
+			fmt.Fprintf(tw, "  lock	%d acquisitions, one transaction each, for %d orders: %.1f units per hold (%s); hold %.2f ms, hand-over %.2f ms\n",
+				c.Sections, c.Orders, c.UnitsPerHold, how, c.HoldMS, c.HandoverMS)
+		}
 		if rv := v.Reservations; rv != nil && rv.Reserved+rv.Paid+rv.Expired > 0 {
 			fmt.Fprintf(tw, "  reservations\treserved %d  paid %d  expired %d  returned %d\n", rv.Reserved, rv.Paid, rv.Expired, rv.Returned)
 		}

@@ -118,6 +118,20 @@ type SaleView struct {
 	// Verdict is the shop's judgement of the figures above (nil from shops
 	// that do not give one).
 	Verdict *VerdictView `json:"verdict"`
+	// Combine: the sale sold the orders waiting for its lock as batches.
+	Combine bool `json:"combine"`
+	// LockCycle is the sale's recorded critical sections (nil from older
+	// shops): one lock acquisition and one transaction each.
+	LockCycle *LockCycleView `json:"lock_cycle"`
+}
+
+// LockCycleView is the part of the sale view's lock_cycle the tool prints.
+type LockCycleView struct {
+	Sections     int64   `json:"sections"`
+	Orders       int64   `json:"orders"`
+	UnitsPerHold float64 `json:"units_per_hold"`
+	HoldMS       float64 `json:"hold_ms"`
+	HandoverMS   float64 `json:"handover_ms"`
 }
 
 // VerdictView is the sale view's "verdict": holds, overlapped_safe (the
