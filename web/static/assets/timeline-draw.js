@@ -5,6 +5,7 @@
 // their orders, the stock line underneath and the replay cursor. Only what
 // is in the window is drawn (two binary searches per lane), and sections
 // narrower than a pixel are merged, so that 20,000 sections stay smooth.
+import { batchBarLabels } from './combine-view.js';
 import { label } from './i18n.js';
 import { densityStrip, niceTicks, sectionEnd, visibleSections } from './timeline-model.js';
 
@@ -186,7 +187,16 @@ function drawLanes(ctx, model, view, x, top, opts) {
         ctx.strokeStyle = COLOURS.text; ctx.lineWidth = 2;
         ctx.strokeRect(x0 - 1, holdY - 1, Math.max(1, wpx) + 2, holdH + 2);
       }
-      if (s.token && wpx > 28) {
+      // A batch hold (combining) says its size, else the token.
+      const batch = batchBarLabels(s, opts.zh);
+      if (batch.length && wpx > 14) {
+        ctx.fillStyle = '#fff';
+        ctx.textAlign = 'left';
+        ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
+        const tx = Math.max(x0 + 3, LAYOUT.labelW + 4);
+        const fits = batch.find((t) => tx + ctx.measureText(t).width + 2 < x1);
+        if (fits) ctx.fillText(fits, tx, holdY + holdH / 2);
+      } else if (s.token && wpx > 28) {
         ctx.fillStyle = '#fff';
         ctx.textAlign = 'left';
         ctx.font = 'bold 12px system-ui, sans-serif';
