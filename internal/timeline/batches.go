@@ -8,7 +8,7 @@ import (
 )
 
 // batches tells the holds that sold a batch (combining, 合并请求): the
-// first one and the largest, each as "vm:1 held the lock once for 37
+// first one of more than one buyer and the largest, each as "vm:1 held the lock once for 37
 // buyers: 30 orders (token 12)" with what the other buyers got, and a last
 // line with the totals (holds, orders, buyers, orders per hold). Nothing
 // for a sale without batches.
@@ -29,7 +29,7 @@ func batches(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64
 		if s.Outcome != sectionlog.OutcomeCommitted {
 			continue // a refused batch has its own line (narrate's fenced and lock-lost lines)
 		}
-		if first < 0 {
+		if first < 0 && s.BatchBuyers > 1 { // the first that combined buyers
 			first = i
 		}
 		if largest < 0 || s.BatchBuyers > sections[largest].BatchBuyers {
@@ -64,7 +64,8 @@ func heldOnce(s *sectionlog.Section, stockLeft int64) (en, zh string) {
 	if s.Token != 0 {
 		tokenEn, tokenZh = fmt.Sprintf(" (token %d)", s.Token), fmt.Sprintf("（令牌 %d）", s.Token)
 	}
-	en = fmt.Sprintf("%s held the lock once for %d buyers: %d orders%s", s.ReplicaID, s.BatchBuyers, s.BatchOrders, tokenEn)
+	en = fmt.Sprintf("%s held the lock once for %d buyer%s: %d order%s%s", s.ReplicaID, s.BatchBuyers, plural(s.BatchBuyers),
+		s.BatchOrders, plural(s.BatchOrders), tokenEn)
 	zh = fmt.Sprintf("%s 持锁一次服务 %d 位买家：%d 个订单%s", s.ReplicaID, s.BatchBuyers, s.BatchOrders, tokenZh)
 	if rest := s.BatchBuyers - s.BatchOrders; rest > 0 {
 		if stockLeft == 0 {

@@ -26,7 +26,8 @@ func batch(id uint64, replica string, token uint64, t0 time.Time, enter, exit, b
 func TestNarrationTellsTheBatches(t *testing.T) {
 	t0 := time.Now()
 	sections := []sectionlog.Section{
-		batch(1, "vm:1", 11, t0, 0, 5, 3, 3, sectionlog.OutcomeCommitted),
+		batch(4, "vm:2", 10, t0, 0, 1, 1, 1, sectionlog.OutcomeCommitted), // a batch of one: not told
+		batch(1, "vm:1", 11, t0, 1, 5, 3, 3, sectionlog.OutcomeCommitted),
 		batch(2, "vm:1", 12, t0, 6, 20, 37, 30, sectionlog.OutcomeCommitted),
 		section(3, "vm:2", 13, t0, 21, 22, sectionlog.OutcomeSoldOut),
 	}
@@ -38,19 +39,22 @@ func TestNarrationTellsTheBatches(t *testing.T) {
 	for _, want := range []string{
 		"vm:1 held the lock once for 3 buyers: 3 orders (token 11)\n",
 		"vm:1 held the lock once for 37 buyers: 30 orders (token 12), the other 7: sold out",
-		"in all, 3 holds of the lock sold 33 orders to 41 buyers: 11.0 orders per hold",
+		"in all, 4 holds of the lock sold 34 orders to 42 buyers: 8.5 orders per hold",
 	} {
 		if !strings.Contains(en, want) {
 			t.Errorf("narration lacks %q:\n%s", want, en)
 		}
 	}
-	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 12），其余 7 位：售罄", "合计：3 次持锁卖出 33 个订单，服务 41 位买家"} {
+	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 12），其余 7 位：售罄", "合计：4 次持锁卖出 34 个订单，服务 42 位买家"} {
 		if !strings.Contains(zh, want) {
 			t.Errorf("Chinese narration lacks %q:\n%s", want, zh)
 		}
 	}
 	if i := strings.Index(en, "37 buyers"); i < strings.Index(en, "3 buyers") {
 		t.Errorf("lines out of time order:\n%s", en)
+	}
+	if strings.Contains(en, "1 buyer") {
+		t.Errorf("a batch of one buyer is told:\n%s", en)
 	}
 }
 
@@ -95,5 +99,15 @@ func TestNarrationWithoutBatchesSaysNoneOfThem(t *testing.T) {
 	}), false)
 	if strings.Contains(en, "held the lock once") || strings.Contains(en, "in all") {
 		t.Errorf("narration of a sale without batches:\n%s", en)
+	}
+}
+
+// One order is "1 order", not "1 orders".
+func TestNarrationBatchSingular(t *testing.T) {
+	t0 := time.Now()
+	tl := Timeline{From: At(t0), To: At(t0.Add(30 * time.Millisecond)), Stock: []StockPoint{{At: At(t0), Stock: 1}, {At: At(t0.Add(4 * time.Millisecond)), Stock: 0}}}
+	en := joined(narrate(tl, []sectionlog.Section{batch(1, "r1", 7, t0, 0, 5, 2, 1, sectionlog.OutcomeCommitted)}), false)
+	if !strings.Contains(en, "r1 held the lock once for 2 buyers: 1 order (token 7), the other 1: sold out") || !strings.Contains(en, "in all, 1 hold of the lock") {
+		t.Errorf("narration:\n%s", en)
 	}
 }
