@@ -175,10 +175,10 @@ function drawLanes(ctx, model, view, x, top, opts) {
       lastX = x1;
     }
     lastX = -1;
-    for (const s of seen) {
+    seen.forEach((s, i) => {
       const x0 = x(s.enter_at), x1 = x(sectionEnd(s, open));
       const wpx = x1 - x0;
-      if (wpx < 1 && Math.floor(x1) === lastX && s.outcome === 'committed') continue;
+      if (wpx < 1 && Math.floor(x1) === lastX && s.outcome === 'committed') return;
       lastX = Math.floor(x1);
       ctx.fillStyle = COLOURS[s.outcome] || COLOURS.unknown;
       ctx.fillRect(x0, holdY, Math.max(1, wpx), holdH);
@@ -189,13 +189,8 @@ function drawLanes(ctx, model, view, x, top, opts) {
       }
       // A batch hold (combining) says its size, else the token.
       const batch = batchBarLabels(s, opts.zh);
-      if (batch.length && wpx > 14) {
-        ctx.fillStyle = '#fff';
-        ctx.textAlign = 'left';
-        ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
-        const tx = Math.max(x0 + 3, LAYOUT.labelW + 4);
-        const fits = batch.find((t) => tx + ctx.measureText(t).width + 2 < x1);
-        if (fits) ctx.fillText(fits, tx, holdY + holdH / 2);
+      if (batch.length && s.buyers > 1) { // a batch of one says nothing more than a bar
+        batchLabel(ctx, batch, x0, x1, Math.min(x(view.to), seen[i + 1] ? x(seen[i + 1].enter_at) : Infinity), holdY + holdH / 2);
       } else if (s.token && wpx > 28) {
         ctx.fillStyle = '#fff';
         ctx.textAlign = 'left';
@@ -203,9 +198,32 @@ function drawLanes(ctx, model, view, x, top, opts) {
         const tx = Math.max(x0 + 4, LAYOUT.labelW + 4);
         if (tx + 24 < x1) ctx.fillText(`#${s.token}`, tx, holdY + holdH / 2);
       }
-    }
+    });
   }
   drawOverlaps(ctx, model, view, x, top);
+}
+
+/**
+ * batchLabel writes a batch hold's size: the longest of texts that fits
+ * inside its bar [x0, x1] in white, else the shortest ("×37") just right
+ * of it in dark text when the lane is free up to next (the next hold's
+ * x, or the plot's right edge).
+ */
+function batchLabel(ctx, texts, x0, x1, next, y) {
+  ctx.textAlign = 'left';
+  ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
+  const tx = Math.max(x0 + 2, LAYOUT.labelW + 4);
+  const inside = texts.find((t) => tx + ctx.measureText(t).width + 1 <= x1);
+  if (inside) {
+    ctx.fillStyle = '#fff';
+    ctx.fillText(inside, tx, y);
+    return;
+  }
+  const short = texts[texts.length - 1];
+  const ox = Math.max(x1 + 3, LAYOUT.labelW + 4);
+  if (ox + ctx.measureText(short).width + 3 > next) return;
+  ctx.fillStyle = COLOURS.text;
+  ctx.fillText(short, ox, y);
 }
 
 /** drawOverlaps outlines each overlap in red over both lanes and writes the orders it touched on a white tag. */
