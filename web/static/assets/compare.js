@@ -249,7 +249,7 @@ function summary(run, zh) {
   const load = cfg.rate ? `${fmt(cfg.rate)} req/s` : `${l('cmpConc')} ${cfg.concurrency}`;
   return [`${l('cmpBuyers')} ${fmt(cfg.buyers)}`, load, `${l('cmpWork')} ${cfg.work_ms} ms`, `${l('cmpTTL')} ${cfg.ttl_ms} ms`,
     `${l('cmpReplicas')} ${run.targets.length}`, cfg.fencing ? l('cmpFencing') : '', cfg.watchdog === false ? l('cmpNoWatchdog') : '',
-    cfg.sold_out_cache ? l('cmpCache') : ''].filter(Boolean).join(', ');
+    cfg.sold_out_cache ? l('cmpCache') : '', cfg.combine ? `${l('cmpCombine')} ≤${cfg.combine_max_batch}` : ''].filter(Boolean).join(', ');
 }
 
 /** settingText is a setting's value for people: on and off in the language. */
