@@ -139,6 +139,7 @@ test('the timeline labels a batch hold with its size; its tooltip names buyers, 
   const texts = await page.evaluate(() => window.drawnTexts);
   assert.ok(texts.some((t) => /^(×85|85 buyers · 85 orders)/.test(t)), `the batch of 85 is labelled: ${texts.join(' | ')}`);
   assert.match(await page.locator('#tl-facts').innerText(), /combining ≤100/);
+  assert.match(await page.locator('#tl-legend').innerText(), /×37\s+one hold of the lock for 37 buyers/);
   assert.match(await page.locator('#tl-narration').innerText(), /held the lock once for 85 buyers: 85 orders/);
   const lanes = data.replicas;
   // shop-3's batch of 82 buyers sold the last 24 units: the other 58 got "sold out".

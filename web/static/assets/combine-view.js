@@ -25,6 +25,7 @@ addLabels({
   cbOrders: ['orders', '单'],
   tlBatch: ['Batch', '批次'],
   tlOthers: ['The others', '其余买家'],
+  tlBatchKey: ['one hold of the lock for 37 buyers (combining)', '一次持锁服务 37 位买家（合并下单）'],
   cbBatchVal: ['{b} buyers, one hold: {o} orders', '{b} 位买家，一次持锁：{o} 单'],
   cbOthersSoldOut: ['{n}: sold out', '{n} 位：售罄'],
   cbOthersRefused: ['{n}: refused (limit or repeated key)', '{n} 位：被拒绝（限购或重复请求）'],

@@ -144,7 +144,7 @@ export function initTimeline({ zh, liveStep }) {
       st.replay = new Replay(model.from, model.to);
       st.view = live ? liveWindow(model) : openingWindow(model);
       st.following = live;
-      renderFacts(); renderNarration(); renderPairs(); links(id, live);
+      renderFacts(); renderNarration(); renderPairs(); renderLegend(); links(id, live);
     } else {
       st.replay.from = model.from; st.replay.to = model.to;
       if (st.following) st.view = liveWindow(model);
@@ -286,6 +286,8 @@ export function initTimeline({ zh, liveStep }) {
       item(COLOURS.wait, 'tlWait', 'thin'), ...OUTCOMES.map((o) => item(COLOURS[o], `o_${o}`, o === 'fenced' ? 'crossed' : '')),
       item(COLOURS.lease, 'tlLease', 'thin'), item('rgba(209,36,47,.35)', 'tlOverlap', 'red'), item(COLOURS.fault, 'tlFault'),
       item(COLOURS.stock, 'tlStockLine', 'thin'));
+    // A combining sale: what a bar's "×37" means.
+    if (st.model?.data.combine) $('#tl-legend').append(el('li', { class: 'batch-key' }, el('b', { text: '×37' }), ` ${label('tlBatchKey', zh())}`));
   }
 
   // ---- input: zoom, pan, hover, keys, replay -------------------------------------------
