@@ -8,10 +8,12 @@ import (
 )
 
 // batches tells the holds that sold a batch (combining, 合并请求): the
-// first one of more than one buyer and the largest, each as "vm:1 held the lock once for 37
-// buyers: 30 orders (token 12)" with what the other buyers got, and a last
-// line with the totals (holds, orders, buyers, orders per hold). Nothing
-// for a sale without batches.
+// first one of more than one buyer and the largest, each as "vm:1 held
+// the lock once for 37 buyers: 30 orders (token 12)" with what the other
+// buyers got, and a last line with the totals: the buyers who reached the
+// lock (the others were answered before it, by the sold-out cache or a
+// guard), the holds, the orders and the orders per hold. Nothing for a
+// sale without batches.
 func batches(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64, string, string)) {
 	first, largest := -1, -1
 	var holds, orders, buyers int64
@@ -52,8 +54,9 @@ func batches(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64
 		add(At(s.ExitAt), &s.ID, en, zh)
 	}
 	per := float64(orders) / float64(holds)
-	add(last, nil, fmt.Sprintf("in all, %d hold%s of the lock sold %d orders to %d buyers: %.1f orders per hold", holds, plural(int(holds)), orders, buyers, per),
-		fmt.Sprintf("合计：%d 次持锁卖出 %d 个订单，服务 %d 位买家：每次持锁 %.1f 单", holds, orders, buyers, per))
+	add(last, nil, fmt.Sprintf("in all, %d buyer%s reached the lock: %d hold%s of it sold them %d order%s, %.1f per hold",
+		buyers, plural(int(buyers)), holds, plural(int(holds)), orders, plural(int(orders)), per),
+		fmt.Sprintf("合计：%d 位买家进入加锁环节，%d 次持锁卖出 %d 单，每次持锁 %.1f 单", buyers, holds, orders, per))
 }
 
 // heldOnce says that s held the lock once for its batch, what it sold and

@@ -39,13 +39,13 @@ func TestNarrationTellsTheBatches(t *testing.T) {
 	for _, want := range []string{
 		"vm:1 held the lock once for 3 buyers: 3 orders (token 11)\n",
 		"vm:1 held the lock once for 37 buyers: 30 orders (token 12), the other 7: sold out",
-		"in all, 4 holds of the lock sold 34 orders to 42 buyers: 8.5 orders per hold",
+		"in all, 42 buyers reached the lock: 4 holds of it sold them 34 orders, 8.5 per hold",
 	} {
 		if !strings.Contains(en, want) {
 			t.Errorf("narration lacks %q:\n%s", want, en)
 		}
 	}
-	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 12），其余 7 位：售罄", "合计：4 次持锁卖出 34 个订单，服务 42 位买家"} {
+	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 12），其余 7 位：售罄", "合计：42 位买家进入加锁环节，4 次持锁卖出 34 单，每次持锁 8.5 单"} {
 		if !strings.Contains(zh, want) {
 			t.Errorf("Chinese narration lacks %q:\n%s", want, zh)
 		}
@@ -107,7 +107,7 @@ func TestNarrationBatchSingular(t *testing.T) {
 	t0 := time.Now()
 	tl := Timeline{From: At(t0), To: At(t0.Add(30 * time.Millisecond)), Stock: []StockPoint{{At: At(t0), Stock: 1}, {At: At(t0.Add(4 * time.Millisecond)), Stock: 0}}}
 	en := joined(narrate(tl, []sectionlog.Section{batch(1, "r1", 7, t0, 0, 5, 2, 1, sectionlog.OutcomeCommitted)}), false)
-	if !strings.Contains(en, "r1 held the lock once for 2 buyers: 1 order (token 7), the other 1: sold out") || !strings.Contains(en, "in all, 1 hold of the lock") {
+	if !strings.Contains(en, "r1 held the lock once for 2 buyers: 1 order (token 7), the other 1: sold out") || !strings.Contains(en, "in all, 2 buyers reached the lock: 1 hold of it sold them 1 order,") {
 		t.Errorf("narration:\n%s", en)
 	}
 }
