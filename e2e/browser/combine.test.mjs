@@ -101,6 +101,13 @@ test('a batch out of bounds is refused in the form; a good one posts combine:tru
   await page.waitForSelector('#live-combine:not([hidden])');
   assert.equal(await page.locator('#live-combine').innerText(), 'combining ≤50');
   await page.screenshot({ path: path.join(SHOTS, 'combine-form-1366.png') });
+  // On a phone the band's title is cut: the tag stays in view, on the verdict's line.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(200);
+  const tag = await page.locator('#live-combine').boundingBox();
+  assert.ok(tag && tag.x >= 0 && tag.x + tag.width <= 390 && tag.y + tag.height <= 844 / 5, `the tag is in the band, in view: ${JSON.stringify(tag)}`);
+  await page.screenshot({ path: path.join(SHOTS, 'combine-form-390.png') });
+  await page.setViewportSize({ width: 1366, height: 768 });
 });
 
 test('unchecked, or a strategy without a lock, sends no combine', async () => {
