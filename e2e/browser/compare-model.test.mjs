@@ -81,7 +81,9 @@ test('pinned rows keep the pins order; without pins, the newest step of each str
 test('the physical-limit ratio is n/a where sections overlapped or no lock was taken', () => {
   assert.equal(limitCell({ limit: null, sale: {} }).key, 'cmpNoLock');
   assert.equal(limitCell({ limit: { ratio: 2.9 }, sale: { violations: 4 } }).key, 'cmpOverlapNA');
-  assert.deepEqual(limitCell({ limit: { ratio: 0.93 }, sale: { violations: 0 } }), { ratio: 0.93, titleKey: 'cmpRatioTip' });
+  assert.deepEqual(limitCell({ limit: { ratio: 0.93 }, sale: { violations: 0 } }), { ratio: 0.93, titleKey: 'cmpRatioTip', units: null });
+  // A combining step's ratio stays per hold; the cell carries the units each hold sold.
+  assert.equal(limitCell({ limit: { ratio: 0.9 }, sale: { violations: 0, lock_cycle: { units_per_hold: 12.5 } } }).units, 12.5);
 });
 
 test('an unsafe strategy that held points to the lesson that breaks it', () => {

@@ -25,6 +25,9 @@ func Build(ctx context.Context, db *gorm.DB, sale inventory.Sale, from, to time.
 		Replicas: []string{}, Sections: []Section{}, Overlaps: []Overlap{}, Leases: []LeaseEvent{},
 		Faults: []Fault{}, Stock: []StockPoint{}, Buckets: []Bucket{}, Narration: []Line{}}
 	t.Violations.Counts = countsText
+	if sale.Combine {
+		t.Combine, t.CombineMaxBatch = true, sale.CombineMaxBatch
+	}
 	if from.IsZero() && to.IsZero() {
 		t.Violations.Count = sectionlog.EachOverlap(sections, nil) // the window is the whole sale
 	} else if t.Violations.Count, err = sectionlog.Violations(ctx, db, sale.ID); err != nil {

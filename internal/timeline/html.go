@@ -10,7 +10,8 @@ import (
 // WriteHTML writes t as one self-contained HTML file (no network): the
 // JSON inline, and a small script drawing one lane per replica and holder
 // on a canvas, overlaps in red, fenced writes crossed out, faults shaded,
-// and the narration under it. For slides and sharing a run.
+// and the narration under it; a batch hold (combining) is labelled with
+// its buyers. For slides and sharing a run.
 func WriteHTML(w io.Writer, t Timeline) error {
 	data, err := json.Marshal(t) // escapes <, > and &: safe inside a script element
 	if err != nil {
@@ -51,7 +52,8 @@ const T = {{.JSON}};
 const cv = document.getElementById('c'), cx = cv.getContext('2d'), tip = document.getElementById('tip');
 document.getElementById('facts').textContent = 'strategy ' + T.strategy + ', fencing ' + (T.fencing ? 'on' : 'off') +
   ', watchdog ' + (T.watchdog ? 'on' : 'off') + ', TTL ' + T.ttl_ms + ' ms; violations ' + T.violations.count +
-  ' (' + T.violations.counts.en + ')' + (T.summarised ? '; summarised per ' + T.bucket_ms + ' ms' : '');
+  ' (' + T.violations.counts.en + ')' + (T.summarised ? '; summarised per ' + T.bucket_ms + ' ms' : '') +
+  (T.combine ? '; combining: at most ' + T.combine_max_batch + ' buyers per hold' : '');
 for (const e of T.fault_effects || []) {
   const li = document.createElement('li');
   li.textContent = e.kind + ': ' + e.en + ' / ' + e.zh;
@@ -92,7 +94,7 @@ function draw() {
       cx.strokeStyle = '#c00'; cx.beginPath(); cx.moveTo(a, y + 4); cx.lineTo(a + w, y + 22);
       cx.moveTo(a, y + 22); cx.lineTo(a + w, y + 4); cx.stroke();
     }
-    if (w > 24) { cx.fillStyle = '#fff'; cx.fillText(String(s.token), a + 3, y + 17); }
+    if (w > 24) { cx.fillStyle = '#fff'; cx.fillText(s.buyers > 1 ? '×' + s.buyers : String(s.token), a + 3, y + 17); }
   }
   cx.fillStyle = 'rgba(220,0,0,0.45)';
   for (const o of T.overlaps) cx.fillRect(x(o.from), plotTop, Math.max(2, x(o.to) - x(o.from)), rows.length * rowH);
@@ -113,7 +115,8 @@ cv.addEventListener('mousemove', e => {
   if (s) {
     tip.style.left = e.clientX + 12 + 'px'; tip.style.top = e.clientY + 12 + 'px';
     tip.textContent = 'section ' + s.id + ', ' + s.replica + ', token ' + s.token + ', ' + s.outcome +
-      ', held ' + (s.exit_at - s.enter_at).toFixed(3) + ' ms' + (s.order_id != null ? ', order ' + s.order_id : '');
+      ', held ' + (s.exit_at - s.enter_at).toFixed(3) + ' ms' + (s.order_id != null ? ', order ' + s.order_id : '') +
+      (s.buyers ? ', one hold for ' + s.buyers + ' buyers: ' + (s.orders || 0) + ' orders' : '');
   }
 });
 addEventListener('resize', draw);

@@ -20,7 +20,8 @@ const perKind = 4
 // order: the faults, the leases lost or expired, the first overlap (the
 // holder's grant, then the entry beside it), the writes accepted after
 // their lease ended, the fenced writes and the sections that stopped on a
-// lost lock.
+// lost lock; with combining, the first and the largest batch and the
+// totals (batches.go).
 func narrate(t Timeline, sections []sectionlog.Section) []Line {
 	var lines []Line
 	add := func(at Millis, section *uint64, en, zh string) {
@@ -70,13 +71,19 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 			fmt.Sprintf("%s，而 %s：第一次重叠（共 %d 次）", zh, stillZh, t.Violations.Count))
 	}
 	staleWrites(t, sections, add)
+	batches(t, sections, add)
+	// A batch (combining) is refused whole: its line says how many buyers.
 	for _, c := range []struct {
-		outcome, en, zh, moreEn, moreZh string
+		outcome, en, zh, batchEn, batchZh, moreEn, moreZh string
 	}{
 		{sectionlog.OutcomeFenced, "%s writes with token %d: refused (fenced)", "%s 用令牌 %d 写入：被拒绝（fenced）",
+			"%s writes a batch of %d buyers with token %d: refused whole (fenced)", "%s 用令牌 %d 写入 %d 位买家的批次：整批被拒绝（fenced）",
 			"more fenced writes", "次写入被防护令牌拒绝"},
 		{sectionlog.OutcomeLockLost, "%s stops before its write with token %d: lock lost",
-			"%s 在用令牌 %d 写入前停下：锁已丢失", "more sections stopped on a lost lock", "个临界区因锁丢失而停下"},
+			"%s 在用令牌 %d 写入前停下：锁已丢失",
+			"%s stops before writing a batch of %d buyers with token %d: lock lost, none of them written",
+			"%s 在用令牌 %d 写入 %d 位买家的批次前停下：锁已丢失，整批未写入",
+			"more sections stopped on a lost lock", "个临界区因锁丢失而停下"},
 	} {
 		n := 0
 		for i := range sections {
@@ -84,9 +91,15 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 			if s.Outcome != c.outcome {
 				continue
 			}
-			if n++; n <= perKind {
-				add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.en, s.ReplicaID, s.Token), fmt.Sprintf(c.zh, s.ReplicaID, s.Token))
+			if n++; n > perKind {
+				continue
 			}
+			if s.BatchBuyers > 0 {
+				add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.batchEn, s.ReplicaID, s.BatchBuyers, s.Token),
+					fmt.Sprintf(c.batchZh, s.ReplicaID, s.Token, s.BatchBuyers))
+				continue
+			}
+			add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.en, s.ReplicaID, s.Token), fmt.Sprintf(c.zh, s.ReplicaID, s.Token))
 		}
 		more(&lines, n, t.To, c.moreEn, c.moreZh)
 	}

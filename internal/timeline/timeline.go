@@ -55,6 +55,10 @@ type Timeline struct {
 	Buckets      []Bucket      `json:"buckets"`
 	Violations   Violations    `json:"violations"`
 	Narration    []Line        `json:"narration"`
+	// Combine: the sale sells the buyers waiting for its lock in batches
+	// of at most CombineMaxBatch (its sections' Buyers and Orders).
+	Combine         bool `json:"combine,omitempty"`
+	CombineMaxBatch int  `json:"combine_max_batch,omitempty"`
 }
 
 // Section is one critical section in its lane.

@@ -5,6 +5,7 @@
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
+import { initCombineForm } from './combine-view.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
 import { initFaultArm } from './fault-arm.js';
@@ -173,6 +174,8 @@ form.addEventListener('change', (e) => {
   hint.dataset.l = rate ? 'loadHintOpen' : 'loadHintClosed';
   hint.textContent = label(hint.dataset.l, state.zh);
 });
+// Combining: offered where a lock can be shared (combine-view.js).
+const combine = initCombineForm(form, { strategies: () => state.strategies, zh: () => state.zh });
 
 /** fill writes the label key in the current language with its {placeholders} replaced. */
 const fill = (key, values) => label(key, state.zh).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
@@ -237,6 +240,9 @@ function readForm() {
     msg.push(fill('mustPay', { min: payInput.dataset.minOn, max: payInput.max }));
   }
   if (pay > 0) body.pay_within_ms = pay;
+  const combined = combine.read();
+  Object.assign(body, combined.body);
+  msg.push(...combined.msg);
   return { body, msg };
 }
 
@@ -418,6 +424,7 @@ queue = initQueue({
 });
 await loadStrategies();
 offerOrderMode();
+combine.offer();
 loadComparison();
 
 openStream({

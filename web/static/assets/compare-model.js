@@ -1,5 +1,6 @@
 // What the comparison of runs shows for a sale's history check (the sale
 // view's `history` member, GET /api/sales/{id}): pure, so node tests it.
+import { unitsPerHold } from './combine-model.js';
 
 /**
  * historyCell is the "linearizable?" cell of a sale whose view answered
@@ -95,6 +96,8 @@ export const SETTINGS = [
   ['cmpOpens', (run) => `${run.config.opens_in_ms || 0} ms`],
   ['cmpTicket', (run) => onOff(run.config.ticket_required)],
   ['cmpPay', (run) => `${run.config.pay_within_ms || 0} ms`],
+  // combine-view.js registers its label; "≤100 / 500 µs" on, else off.
+  ['cmpCombine', (run) => (run.config.combine ? `≤${run.config.combine_max_batch} / ${run.config.combine_max_wait_us} µs` : 'off')],
 ];
 const onOff = (b) => (b ? 'on' : 'off');
 
@@ -109,13 +112,15 @@ export const settingValue = (row, key) => SETTINGS.find(([k]) => k === key)[1](r
 
 /**
  * limitCell is the physical-limit ratio's cell: a label key (or the ratio
- * when it means something) and its hover's key. A lock that let sections
- * overlap was not the serial bottleneck the ratio assumes: "n/a".
+ * of holds of the lock, when it means something, with the units each hold
+ * sold: more than one when the sale combined) and its hover's key. A lock
+ * that let sections overlap was not the serial bottleneck the ratio
+ * assumes: "n/a".
  */
 export function limitCell(step) {
   if (!step.limit) return { key: 'cmpNoLock', titleKey: 'cmpNoLockTip' };
   if (step.sale?.violations > 0) return { key: 'cmpOverlapNA', titleKey: 'cmpOverlapNATip' };
-  return { ratio: step.limit.ratio, titleKey: 'cmpRatioTip' };
+  return { ratio: step.limit.ratio, titleKey: 'cmpRatioTip', units: unitsPerHold(step) };
 }
 
 /**

@@ -5,6 +5,7 @@
 // recent runs' steps, each with its pin button.
 import { getJSON } from './api.js';
 import { claimRow } from './claims-view.js';
+import { limitWords } from './combine-view.js';
 import {
   differingSettings, faultsText, finishedSteps, historyCell, isFinal, lessonFor, limitCell, newestRows, parsePins,
   pinKey, pinnedRows, settingValue, togglePin,
@@ -34,7 +35,7 @@ addLabels({
   cmpNoLockTip: ['This strategy takes no lock: nothing is serialised, so there is no physical limit to compare with.', '该策略不加锁：没有串行化，因此没有物理上限可比。'],
   cmpOverlapNA: ['n/a: sections overlapped', '不适用：临界区重叠'],
   cmpOverlapNATip: ['The ratio assumes one holder at a time. Here critical sections overlapped, so more ran per second than one lock can allow: the ratio would exceed 1 and means nothing.', '该比值假设同一时刻只有一个持锁者。这里临界区发生了重叠，每秒完成的数量超过了一把锁所允许的上限：比值会大于 1，没有意义。'],
-  cmpRatioTip: ['Critical sections per second divided by the most one lock can do, 1 / (mean hold + mean hand-over to a waiting buyer), both measured in this step. 1: the lock never sat free while a buyer waited (it was the bottleneck); lower: it idled with nobody waiting.', '每秒完成的临界区数除以一把锁的上限 1 /（平均持有时间 + 交给等待买家的平均交接时间），两者都在本步骤中测得。1：有买家等待时锁从不空闲（锁就是瓶颈）；更低：锁空闲且无人等待。'],
+  cmpRatioTip: ['Holds of the lock (critical sections) per second divided by the most one lock can do, 1 / (mean hold + mean hand-over to a waiting buyer), both measured in this step. 1: the lock never sat free while a buyer waited (it was the bottleneck); lower: it idled with nobody waiting.', '每秒完成的临界区数除以一把锁的上限 1 /（平均持有时间 + 交给等待买家的平均交接时间），两者都在本步骤中测得。1：有买家等待时锁从不空闲（锁就是瓶颈）；更低：锁空闲且无人等待。'],
   cmpOrdersTip: ['Orders made per second: 201 answers only. Sold-out and refused answers are in Answers/s.', '每秒成功下单数：只计 201 应答。售罄和拒绝的应答计入“全部应答”。'],
   cmpAnswersTip: ['Every answer per second, sold-out (409) and refusals included: a fast "sold out" is not a fast lock.', '每秒全部应答，包括售罄（409）和拒绝：很快地回答“售罄”并不代表锁快。'],
   cmpSettings: ['Settings', '设置'],
@@ -175,7 +176,7 @@ function drawCompare(rows, safeOf, zh) {
       el('td', { class: 'fenced-cell', text: fmt(s.fenced_writes) }),
       el('td', { class: 'orders-cell', text: fmt(c.orders_per_s, 1) }),
       el('td', { class: 'answers-cell', text: fmt(c.requests_per_s, 1) }),
-      el('td', { class: 'limit-cell', title: label(lim.titleKey, zh), text: lim.key ? label(lim.key, zh) : fmt(lim.ratio, 2) }),
+      limitTd(step, lim, zh),
       el('td', { class: s.oversold > 0 ? 'bad' : '', text: fmt(s.oversold) }),
       el('td', { class: s.lost_updates > 0 ? 'bad' : '', text: fmt(s.lost_updates) }),
       el('td', { class: s.violations > 0 ? (v.bad ? 'bad' : 'warn') : '', text: fmt(s.violations) }),
@@ -187,6 +188,20 @@ function drawCompare(rows, safeOf, zh) {
       el('td', { class: 'safe-cell', text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
       el('td', { class: 'small', text: `#${run.id}: ${label('sold', zh)} ${fmt(s.sold)}/${fmt(s.initial_stock)}, ${summary(run, zh)}` })));
   }
+}
+
+/**
+ * limitTd is the physical-limit cell: the ratio of holds of the lock, the
+ * units each hold sold under it when more than one (combining), and the
+ * hover: holds/s, the limit, × units per hold = orders/s, then what the
+ * ratio means.
+ */
+function limitTd(step, lim, zh) {
+  if (lim.key) return el('td', { class: 'limit-cell', title: label(lim.titleKey, zh), text: label(lim.key, zh) });
+  const w = limitWords(step, zh);
+  const td = el('td', { class: 'limit-cell', title: `${w.title}\n${label(lim.titleKey, zh)}`.trim() }, fmt(lim.ratio, 2));
+  if (w.units) td.append(el('span', { class: 'units-per-hold', text: w.units }));
+  return td;
 }
 
 /** drawRecent fills #t-recent: one row per finished step, newest first, with its pin button. */
@@ -234,7 +249,7 @@ function summary(run, zh) {
   const load = cfg.rate ? `${fmt(cfg.rate)} req/s` : `${l('cmpConc')} ${cfg.concurrency}`;
   return [`${l('cmpBuyers')} ${fmt(cfg.buyers)}`, load, `${l('cmpWork')} ${cfg.work_ms} ms`, `${l('cmpTTL')} ${cfg.ttl_ms} ms`,
     `${l('cmpReplicas')} ${run.targets.length}`, cfg.fencing ? l('cmpFencing') : '', cfg.watchdog === false ? l('cmpNoWatchdog') : '',
-    cfg.sold_out_cache ? l('cmpCache') : ''].filter(Boolean).join(', ');
+    cfg.sold_out_cache ? l('cmpCache') : '', cfg.combine ? `${l('cmpCombine')} ≤${cfg.combine_max_batch}` : ''].filter(Boolean).join(', ');
 }
 
 /** settingText is a setting's value for people: on and off in the language. */

@@ -1,6 +1,7 @@
 // The live panel's rendering: writes a view model (live-model.js) into the
 // always-visible band, and fills the replica and agent tables of the Run
 // section. It decides nothing: the model says what is bad and in which words.
+import { renderCombineTag } from './combine-view.js';
 import { el, fmt, ms } from './dom.js';
 import { addLabels, label } from './i18n.js';
 
@@ -108,6 +109,7 @@ function renderQueue(view, zh) {
 export function renderLive(view, charts, zh = false) {
   const title = titleIn(view.title, zh);
   if ($('#live-title').textContent !== title) $('#live-title').textContent = title;
+  renderCombineTag($('#live-combine'), view.step.sale, zh);
   const heading = $('#live-h [data-l]');
   if (heading && view.heading && heading.dataset.l !== view.heading) {
     heading.dataset.l = view.heading;

@@ -5,6 +5,7 @@
 // their orders, the stock line underneath and the replay cursor. Only what
 // is in the window is drawn (two binary searches per lane), and sections
 // narrower than a pixel are merged, so that 20,000 sections stay smooth.
+import { batchBarLabels } from './combine-view.js';
 import { label } from './i18n.js';
 import { densityStrip, niceTicks, sectionEnd, visibleSections } from './timeline-model.js';
 
@@ -174,10 +175,10 @@ function drawLanes(ctx, model, view, x, top, opts) {
       lastX = x1;
     }
     lastX = -1;
-    for (const s of seen) {
+    seen.forEach((s, i) => {
       const x0 = x(s.enter_at), x1 = x(sectionEnd(s, open));
       const wpx = x1 - x0;
-      if (wpx < 1 && Math.floor(x1) === lastX && s.outcome === 'committed') continue;
+      if (wpx < 1 && Math.floor(x1) === lastX && s.outcome === 'committed') return;
       lastX = Math.floor(x1);
       ctx.fillStyle = COLOURS[s.outcome] || COLOURS.unknown;
       ctx.fillRect(x0, holdY, Math.max(1, wpx), holdH);
@@ -186,16 +187,43 @@ function drawLanes(ctx, model, view, x, top, opts) {
         ctx.strokeStyle = COLOURS.text; ctx.lineWidth = 2;
         ctx.strokeRect(x0 - 1, holdY - 1, Math.max(1, wpx) + 2, holdH + 2);
       }
-      if (s.token && wpx > 28) {
+      // A batch hold (combining) says its size, else the token.
+      const batch = batchBarLabels(s, opts.zh);
+      if (batch.length && s.buyers > 1) { // a batch of one says nothing more than a bar
+        batchLabel(ctx, batch, x0, x1, Math.min(x(view.to), seen[i + 1] ? x(seen[i + 1].enter_at) : Infinity), holdY + holdH / 2);
+      } else if (s.token && wpx > 28) {
         ctx.fillStyle = '#fff';
         ctx.textAlign = 'left';
         ctx.font = 'bold 12px system-ui, sans-serif';
         const tx = Math.max(x0 + 4, LAYOUT.labelW + 4);
         if (tx + 24 < x1) ctx.fillText(`#${s.token}`, tx, holdY + holdH / 2);
       }
-    }
+    });
   }
   drawOverlaps(ctx, model, view, x, top);
+}
+
+/**
+ * batchLabel writes a batch hold's size: the longest of texts that fits
+ * inside its bar [x0, x1] in white, else the shortest ("×37") just right
+ * of it in dark text when the lane is free up to next (the next hold's
+ * x, or the plot's right edge).
+ */
+function batchLabel(ctx, texts, x0, x1, next, y) {
+  ctx.textAlign = 'left';
+  ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
+  const tx = Math.max(x0 + 2, LAYOUT.labelW + 4);
+  const inside = texts.find((t) => tx + ctx.measureText(t).width + 1 <= x1);
+  if (inside) {
+    ctx.fillStyle = '#fff';
+    ctx.fillText(inside, tx, y);
+    return;
+  }
+  const short = texts[texts.length - 1];
+  const ox = Math.max(x1 + 3, LAYOUT.labelW + 4);
+  if (ox + ctx.measureText(short).width + 3 > next) return;
+  ctx.fillStyle = COLOURS.text;
+  ctx.fillText(short, ox, y);
 }
 
 /** drawOverlaps outlines each overlap in red over both lanes and writes the orders it touched on a white tag. */

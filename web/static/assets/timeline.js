@@ -10,12 +10,13 @@
 // window is fetched again (`?from=&to=`, debounced) and its real sections
 // are drawn while the view stays inside it.
 import { getJSON } from './api.js';
+import { batchRows, combineFact } from './combine-view.js';
 import { el } from './dom.js';
 import { applyLabels, label } from './i18n.js';
 import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
 import {
   OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
-  narrationText, pairWindow, panBy, relTime, sectionDetail, sectionEnd, visibleSections, violationPairs, zoomAt,
+  narrationText, pairWindow, panBy, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
 } from './timeline-model.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -143,7 +144,7 @@ export function initTimeline({ zh, liveStep }) {
       st.replay = new Replay(model.from, model.to);
       st.view = live ? liveWindow(model) : openingWindow(model);
       st.following = live;
-      renderFacts(); renderNarration(); renderPairs(); links(id, live);
+      renderFacts(); renderNarration(); renderPairs(); renderLegend(); links(id, live);
     } else {
       st.replay.from = model.from; st.replay.to = model.to;
       if (st.following) st.view = liveWindow(model);
@@ -188,7 +189,7 @@ export function initTimeline({ zh, liveStep }) {
     const yes = (b) => label(b ? 'tlOn' : 'tlOff', zh());
     $('#tl-facts').textContent = [`#${d.sale_id} ${d.strategy}`, `${label('fencing', zh())}: ${yes(d.fencing)}`,
       `${label('watchdog', zh())}: ${yes(d.watchdog)}`, `TTL ${d.ttl_ms} ms`, `${label('workMs', zh())}: ${d.work_ms}`,
-      `${label('stock', zh())}: ${d.initial_stock}`,
+      `${label('stock', zh())}: ${d.initial_stock}`, combineFact(d, zh()),
       d.summarised ? label('tlSummarised', zh()).replace('{ms}', String(d.bucket_ms)) : ''].filter(Boolean).join(' · ');
     const v = d.violations || { count: 0, counts: {} };
     $('#tl-viol-n').textContent = String(v.count);
@@ -285,6 +286,8 @@ export function initTimeline({ zh, liveStep }) {
       item(COLOURS.wait, 'tlWait', 'thin'), ...OUTCOMES.map((o) => item(COLOURS[o], `o_${o}`, o === 'fenced' ? 'crossed' : '')),
       item(COLOURS.lease, 'tlLease', 'thin'), item('rgba(209,36,47,.35)', 'tlOverlap', 'red'), item(COLOURS.fault, 'tlFault'),
       item(COLOURS.stock, 'tlStockLine', 'thin'));
+    // A combining sale: what a bar's "×37" means.
+    if (st.model?.data.combine) $('#tl-legend').append(el('li', { class: 'batch-key' }, el('b', { text: '×37' }), ` ${label('tlBatchKey', zh())}`));
   }
 
   // ---- input: zoom, pan, hover, keys, replay -------------------------------------------
@@ -346,6 +349,7 @@ export function initTimeline({ zh, liveStep }) {
     const rows = [];
     if (found) {
       for (const [k, v] of sectionDetail(found, st.model.from)) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
+      for (const [k, v] of batchRows(found, stockAt(m.stock, sectionEnd(found, m.to)), zh())) rows.push(el('dt', { text: k }), el('dd', { class: 'batch-row', text: v }));
       const ov = m.overlaps.filter((o) => o.a === found.id || o.b === found.id);
       if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => o.orders?.map((n) => `#${n}`).join(' ') || '–').join(', ') }));
     }
