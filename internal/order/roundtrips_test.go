@@ -37,6 +37,11 @@ var maxStatements = map[int]map[string]int64{
 	1: {"db-conditional": 3, "db-optimistic": 5},
 }
 
+// maxStatementsAny bounds every strategy's order: db-pessimistic's row lock
+// and savepoint, then the read, the per-user count, the write and the
+// INSERT (a fenced lock's claim takes the savepoint's place).
+const maxStatementsAny = 6
+
 // measureRoundTrips places one order on a fresh sale for every registered
 // strategy (sync, per-user limit 1, fenced where the strategy gives tokens;
 // the lock-free ones also without a limit) and counts the SQL statements, transactions and Redis commands of the
@@ -109,8 +114,8 @@ func roundTripsTable(rows []orderRoundTrips) string {
 }
 
 // TestOrderRoundTrips prints what one order costs on every strategy and
-// holds the lock-free paths to their budget: every order is one transaction
-// at most, and db-conditional and db-optimistic send no statement beyond
+// holds the paths to their budget: every order is one transaction at most
+// and maxStatementsAny statements, and db-conditional and db-optimistic send no statement beyond
 // maxStatements (db-conditional without a limit: the minimal shop's two).
 func TestOrderRoundTrips(t *testing.T) {
 	rows := measureRoundTrips(t)
@@ -118,6 +123,9 @@ func TestOrderRoundTrips(t *testing.T) {
 	for _, r := range rows {
 		if r.transactions > 1 {
 			t.Errorf("%s: one order ran %d transactions, want at most 1", r.strategy, r.transactions)
+		}
+		if r.statements > maxStatementsAny {
+			t.Errorf("%s: one order sent %d statements, want at most %d", r.strategy, r.statements, maxStatementsAny)
 		}
 		if r.statements == 0 {
 			t.Errorf("%s: no statement counted: the counter is not on the order's path", r.strategy)
