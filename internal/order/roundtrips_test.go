@@ -37,6 +37,19 @@ var maxStatements = map[int]map[string]int64{
 	1: {"db-conditional": 3, "db-optimistic": 5},
 }
 
+// newCountingService is newService over countingBackends, with recorder
+// rec (may be nil): the orders placed under countRoundTrips count.
+func newCountingService(tb testing.TB, rec order.Recorder) (*inventory.Store, *lockstrategy.Instances, *order.Service) {
+	tb.Helper()
+	b := countingBackends(tb, testenv.Backends(tb, "order"))
+	store := inventory.NewStore(b.DB)
+	lockers := lockstrategy.NewInstances(b)
+	tb.Cleanup(func() { lockers.Close() })
+	svc := order.NewService(order.Config{ReplicaID: "roundtrips"}, store, lockers, rec, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tb.Cleanup(svc.Close)
+	return store, lockers, svc
+}
+
 // maxStatementsAny bounds every strategy's order: db-pessimistic's row lock
 // and savepoint, then the read, the per-user count, the write and the
 // INSERT (a fenced lock's claim takes the savepoint's place).
@@ -49,12 +62,7 @@ const maxStatementsAny = 6
 // ZooKeeper's and etcd's round trips are not counted.
 func measureRoundTrips(tb testing.TB) []orderRoundTrips {
 	tb.Helper()
-	b := countingBackends(tb, testenv.Backends(tb, "order"))
-	store := inventory.NewStore(b.DB)
-	lockers := lockstrategy.NewInstances(b)
-	tb.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: "roundtrips"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	tb.Cleanup(svc.Close)
+	store, lockers, svc := newCountingService(tb, nil)
 	ctx := context.Background()
 	var out []orderRoundTrips
 	type run struct {
