@@ -72,11 +72,13 @@ type casRounds struct {
 }
 
 // inNewTx runs the section in a transaction of its own. A CAS section's
-// runs in READ COMMITTED: its retries read the stock anew in the same
-// transaction, and its losing UPDATE leaves the row unlocked at once
-// (REPEATABLE READ would show every retry the first read's snapshot, and
-// keeps the row a losing UPDATE scanned locked until the rollback, so
-// that the losers queue behind each other).
+// runs in READ COMMITTED, so that its retry reads the stock anew in the
+// same transaction (REPEATABLE READ would show it the first read's
+// snapshot again). A losing CAS UPDATE waited for the winner's commit and
+// was then granted the row, which it keeps until its transaction ends:
+// retried in the same transaction, its second CAS holds the row and wins,
+// where a new transaction gave the row up only after a rollback's round
+// trip and went back to the end of the row's queue.
 func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) {
 	var o inventory.Order
 	var opts []*sql.TxOptions
