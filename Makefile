@@ -60,8 +60,10 @@ e2e: services-up ## the tests that start real shop and loadtest processes
 # contenders, 0 and 1 ms critical sections, one Markdown table (~2-3 min;
 # SECKILL_BENCH_WINDOW sets each case's window, default 2s). Then the seeds'
 # claims over SECKILL_CLAIMS_ROUNDS rounds (default 5, ~2 min), each verdict
-# judged with the rounds' spread, the database's own TPS beside them. Then the DB
-# strategies through the order flow: orders/s and p99 on a sale of 1,000; then
+# judged with the rounds' spread, the database's own TPS beside them. Then what one
+# order sends to the database and Redis on every strategy, and the DB
+# strategies through the order flow: orders/s and p99 on a sale of 1,000, a
+# minimal shop (UPDATE ... WHERE stock > 0 + INSERT) beside them; then
 # the whole stack: loadtest against a 3-replica demo, with each strategy's
 # ratio to its physical limit, and loadtest's own ceiling against wrk; then
 # the orders through a queue (scripts/bench_queue.sh) on the same demo.
@@ -69,7 +71,8 @@ bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench 'BenchmarkContention$$' -benchtime 1x ./internal/lockstrategy/
 	$(GO) test -run '^$$' -bench 'BenchmarkClaims$$' -benchtime 1x -timeout 30m ./internal/lockstrategy/ # the seeds' claims over 5 rounds, judged with their spread
 	$(GO) test -run '^$$' -bench BenchmarkContentionProcesses -benchtime 1x -count 3 ./internal/lockstrategy/ # redis-2level's target: 64 contenders over 3 processes
-	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/
+	$(GO) test -run '^$$' -bench BenchmarkOrderRoundTrips -benchtime 1x ./internal/order/ # one order's SQL statements, transactions and Redis commands per strategy
+	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/ # with the minimal shop (UPDATE ... WHERE stock > 0 + INSERT) beside db-conditional
 	bash scripts/bench.sh # loadtest --strategy all, the flash sale (herd, sold-out answer, loadtest vs wrk), the queue targets, on a 3-replica demo; bench/results/*.md|json
 
 bench-queue: services-up ## only the queue targets of make bench (accepted/s, confirmed/s, 202->confirmed p99), on a demo of their own

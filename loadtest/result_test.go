@@ -45,6 +45,7 @@ func TestReportSchema(t *testing.T) {
 	r := load.NewResult(shopapi.StrategyInfo{Name: "x", Safe: true}, "closed")
 	r.Measure(hdrhistogram.New(load.HistMinUS, load.HistMaxUS, load.HistSigFigs), map[string]int64{shopapi.KindOrder: 1, "conflict": 1}, time.Second)
 	r.Sale = json.RawMessage(`{"id":1}`)
+	r.Retries = &load.Retries{Rounds: 3, Orders: 1, PerOrder: 3}
 	r.Verdict = load.VerdictOK
 	rep.Results = append(rep.Results, r)
 	h := load.NewResult(shopapi.StrategyInfo{Name: "herd"}, "herd")
@@ -88,6 +89,7 @@ func TestReportSchema(t *testing.T) {
 		"results[].queue.drift", "results[].queue.durability", "results[].queue.failed", "results[].queue.failed_reasons",
 		"results[].queue.lost", "results[].queue.mismatched", "results[].queue.tickets", "results[].queue.unsettled",
 		"results[].requests", "results[].requests_per_s",
+		"results[].retries", "results[].retries.orders", "results[].retries.per_order", "results[].retries.rounds",
 		"results[].safe", "results[].sale", "results[].sold_out", "results[].strategy", "results[].verdict",
 		"started_at",
 	}

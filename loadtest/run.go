@@ -199,6 +199,7 @@ func runStrategy(ctx context.Context, c *shopapi.Client, cfg load.RunConfig, st 
 	}
 	res.Sale, res.View = raw, final
 	res.History = load.CheckHistory(readCtx, c, cfg.Targets, created.ID)
+	res.Retries = load.ReadRetries(readCtx, c, cfg.Targets, created.ID, res.AnsweredByShop())
 	if res.Herd != nil {
 		res.Herd.Shop = load.ShopHerd(readCtx, c, cfg.Targets, created.ID, res.AnsweredByShop())
 	}

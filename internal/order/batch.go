@@ -7,7 +7,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // saleBatch is the buyers one combined critical section serves (combine.go)
@@ -49,17 +48,7 @@ func (cs criticalSection) runBatch(ctx context.Context, tx *gorm.DB) (inventory.
 		b.decided = true
 		return inventory.Order{}, firstRefusal(b.answers)
 	}
-	if cs.sale.WorkMS > 0 { // the business work, once for the batch
-		if err := lockstrategy.Sleep(ctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
-			return inventory.Order{}, err
-		}
-	}
-	if cs.slowWork > 0 {
-		cs.stalled.Add(1)
-		time.Sleep(cs.slowWork)
-		cs.stalled.Add(-1)
-	}
-	if err := cs.stillHeld(); err != nil {
+	if err := cs.work(ctx); err != nil { // the business work, once for the batch, then the lease check
 		return inventory.Order{}, err
 	}
 	if err := cs.writeBatch(ctx, tx, row.Stock-int64(len(selling))); err != nil {

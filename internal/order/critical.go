@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -62,16 +63,36 @@ type criticalSection struct {
 	// batch: the section sells a batch of buyers (combining), not userID's
 	// one order; nil for one order.
 	batch *saleBatch
+	// cas counts the CAS rounds a writeCAS section lost; shared by the
+	// copies of cs that its retries run in.
+	cas *casRounds
 }
 
-// inNewTx runs the section in a transaction of its own.
+// casRounds are a CAS section's rounds: lost so far, and the most it may
+// lose before ErrConflict.
+type casRounds struct {
+	lost, maxLost int
+}
+
+// inNewTx runs the section in a transaction of its own. A CAS section's
+// runs in READ COMMITTED, so that its retry reads the stock anew in the
+// same transaction (REPEATABLE READ would show it the first read's
+// snapshot again). A losing CAS UPDATE waited for the winner's commit and
+// was then granted the row, which it keeps until its transaction ends:
+// retried in the same transaction, its second CAS holds the row and wins,
+// where a new transaction gave the row up only after a rollback's round
+// trip and went back to the end of the row's queue.
 func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) {
 	var o inventory.Order
+	var opts []*sql.TxOptions
+	if cs.kind == writeCAS {
+		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	}
 	err := cs.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
 		o, err = cs.run(ctx, tx)
 		return err
-	})
+	}, opts...)
 	return o, err
 }
 
@@ -91,57 +112,26 @@ func (cs criticalSection) inSavepoint(ctx context.Context, tx *gorm.DB) (invento
 	return o, err
 }
 
-// run is read, checks, work, write, insert.
+// run is the stock taken (take), then the order inserted and, where no
+// lock serialised the buyers, the per-user limit checked after the insert.
 func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	if cs.batch != nil {
 		return cs.runBatch(ctx, tx)
 	}
-	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
+	left, err := cs.take(ctx, tx)
 	if err != nil {
 		return inventory.Order{}, err
 	}
-	if row.Stock <= 0 {
-		return inventory.Order{}, ErrSoldOut
-	}
-	if cs.sale.PerUserLimit > 0 { // enough where the lock, the CAS or the row lock serialises buyers; else see limitHeld
-		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
-		if err != nil {
-			return inventory.Order{}, err
-		}
-		if n >= int64(cs.sale.PerUserLimit) {
-			return inventory.Order{}, ErrLimitReached
-		}
-	}
-	if cs.sale.WorkMS > 0 { // the simulated business work that widens the race
-		if err := lockstrategy.Sleep(ctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
-			return inventory.Order{}, err
-		}
-	}
-	if cs.slowWork > 0 { // counted as stalled: a scenario waits for the holder to be inside
-		cs.stalled.Add(1)
-		time.Sleep(cs.slowWork)
-		cs.stalled.Add(-1)
-	}
-	if err := cs.stillHeld(); err != nil {
-		return inventory.Order{}, err
-	}
-	if err := cs.write(ctx, tx, row); err != nil {
-		return inventory.Order{}, err
-	}
 	o := inventory.NewOrder(cs.sale, cs.userID, cs.replica, time.Now())
-	o.FenceToken, o.IdempotencyKey = cs.token, cs.idemKey
-	if cs.kind != writeConditional && cs.kind != writeReserved {
-		left := row.Stock - 1 // what the write wrote: the read minus one
-		o.StockLeft = &left
-	}
+	o.FenceToken, o.IdempotencyKey, o.StockLeft = cs.token, cs.idemKey, left
 	if cs.reserved.Ticket != "" {
 		o.OrderTicket, o.AcceptedAt = &cs.reserved.Ticket, &cs.reserved.AcceptedAt
 	}
 	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
 	}
-	if cs.kind == writeConditional || cs.kind == writeReserved {
-		// Nothing serialised this buyer's read with the others' writes.
+	if !cs.kind.readsFirst() || cs.kind == writeCAS {
+		// Nothing serialised this buyer's checks with the others' writes.
 		if err := cs.limitHeld(ctx, tx); err != nil {
 			return inventory.Order{}, err
 		}
@@ -154,6 +144,80 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 		}
 	}
 	return o, nil
+}
+
+// readsFirst says the write needs the stock read before it: every write
+// but the conditional decrement, whose WHERE stock > 0 is the read (zero
+// rows: sold out).
+func (k writeKind) readsFirst() bool { return k != writeConditional && k != writeReserved }
+
+// take takes one unit off the stock and returns the stock it left where the
+// write wrote it from a read (nil for the conditional decrement). A CAS
+// that lost its round (the version moved since the read) is retried here,
+// in the same transaction, from the read: a lost round costs a read and a
+// conditional update, up to cs.cas.maxLost rounds (then ErrConflict).
+func (cs criticalSection) take(ctx context.Context, tx *gorm.DB) (*int64, error) {
+	if !cs.kind.readsFirst() {
+		if err := cs.work(ctx); err != nil {
+			return nil, err
+		}
+		return nil, cs.write(ctx, tx, inventory.StockRow{})
+	}
+	for {
+		left, err := cs.readAndWrite(ctx, tx)
+		if cs.kind != writeCAS || !errors.Is(err, inventory.ErrVersionConflict) {
+			return left, err
+		}
+		cs.cas.lost++
+		if cs.cas.lost >= cs.cas.maxLost {
+			return nil, ErrConflict
+		}
+	}
+}
+
+// readAndWrite is read, sold out?, the per-user limit (under a lock), the
+// work, the lease check, and the write of read - 1.
+func (cs criticalSection) readAndWrite(ctx context.Context, tx *gorm.DB) (*int64, error) {
+	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
+	if err != nil {
+		return nil, err
+	}
+	if row.Stock <= 0 {
+		return nil, ErrSoldOut
+	}
+	if cs.sale.PerUserLimit > 0 && cs.kind != writeCAS { // the lock or the row lock serialises buyers; a CAS counts in limitHeld
+		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
+		if err != nil {
+			return nil, err
+		}
+		if n >= int64(cs.sale.PerUserLimit) {
+			return nil, ErrLimitReached
+		}
+	}
+	if err := cs.work(ctx); err != nil {
+		return nil, err
+	}
+	if err := cs.write(ctx, tx, row); err != nil {
+		return nil, err
+	}
+	left := row.Stock - 1 // what the write wrote: the read minus one
+	return &left, nil
+}
+
+// work is the simulated business work that widens the race, the injected
+// slow work, and the lease check just before the write.
+func (cs criticalSection) work(ctx context.Context) error {
+	if cs.sale.WorkMS > 0 {
+		if err := lockstrategy.Sleep(ctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	if cs.slowWork > 0 { // counted as stalled: a scenario waits for the holder to be inside
+		cs.stalled.Add(1)
+		time.Sleep(cs.slowWork)
+		cs.stalled.Add(-1)
+	}
+	return cs.stillHeld()
 }
 
 // underLease runs the section held by cs.lease: inside the lease's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -245,27 +244,16 @@ func sectionOutcome(err error) string {
 }
 
 // placeLockFree runs the section with the strategy's safe write and no
-// lock; CAS conflicts are retried from the read, up to MaxRetries.
+// lock, in one transaction; a CAS that lost its round retries inside it
+// (criticalSection.take), up to MaxRetries rounds lost.
 func placeLockFree(ctx context.Context, cs criticalSection, lf lockstrategy.LockFree) (inventory.Order, figures, error) {
 	cs.kind = writeCAS
 	if lf.StockWrite() == lockstrategy.WriteConditional {
 		cs.kind = writeConditional
 	}
-	for lost := 0; ; lost++ {
-		o, err := cs.inNewTx(ctx)
-		if !errors.Is(err, inventory.ErrVersionConflict) {
-			return o, figures{retries: lost}, err
-		}
-		if lost+1 >= lf.MaxRetries() {
-			return o, figures{retries: lost + 1}, ErrConflict
-		}
-		// Jittered backoff that grows with the losses: retrying at once only
-		// meets the same crowd at the next version.
-		backoff := time.Duration(rand.Int64N(int64(min(lost+1, 10)) * int64(time.Millisecond)))
-		if err := lockstrategy.Sleep(ctx, backoff); err != nil {
-			return o, figures{retries: lost + 1}, err
-		}
-	}
+	cs.cas = &casRounds{maxLost: lf.MaxRetries()}
+	o, err := cs.inNewTx(ctx)
+	return o, figures{retries: cs.cas.lost}, err
 }
 
 // reservePersistTimeout bounds the database half of a reserved order, so

@@ -100,6 +100,9 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 	fmt.Fprintf(tw, "  latency ms\tp50 %.2f  p95 %.2f  p99 %.2f  max %.2f\n", l.P50, l.P95, l.P99, l.Max)
 	fmt.Fprintf(tw, "  \t%s\n", modelNote(r.Model))
 	fmt.Fprintf(tw, "  answers per layer\t%s\n", layerList(r.Layers))
+	if rt := r.Retries; rt != nil && rt.Rounds > 0 {
+		fmt.Fprintf(tw, "  retries\t%s\n", retriesLine(rt))
+	}
 	if h := r.Herd; h != nil {
 		f := h.FirstSecond
 		fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d accepted, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",

@@ -91,6 +91,9 @@ type Result struct {
 	Layers map[string]int64 `json:"layers"`
 	// Herd is the first second after the opening (--opens-in only).
 	Herd *Herd `json:"herd,omitempty"`
+	// Retries is the CAS rounds the sale's orders lost (db-optimistic), from
+	// the shop's live figures; nil when they could not be read.
+	Retries *Retries `json:"retries,omitempty"`
 	// Queue is the 202 tickets followed to their end (async sales only).
 	Queue *Queue `json:"queue,omitempty"`
 	// History is the shop's linearizability check of the sale's answered

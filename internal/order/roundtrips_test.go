@@ -1,0 +1,157 @@
+package order_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
+)
+
+// orderRoundTrips is what one order of a strategy sent, on a sale whose
+// options are cached and whose strategy is built (the order after a first one).
+type orderRoundTrips struct {
+	strategy                   string
+	perUserLimit               int
+	fenced                     bool
+	statements, transactions   int64
+	dbRoundTrips, redisCommand int64
+}
+
+// The most one order may cost on the two paths that take no lock, by
+// per-user limit: a regression that adds a statement to them fails here.
+// db-conditional: the conditional UPDATE and the INSERT (the minimal shop's
+// two), and with a limit the per-user count that holds without a lock;
+// db-optimistic: the read, the CAS UPDATE, the INSERT, the SET TRANSACTION
+// of its isolation, and with a limit the per-user count.
+var maxStatements = map[int]map[string]int64{
+	0: {"db-conditional": 2, "db-optimistic": 4},
+	1: {"db-conditional": 3, "db-optimistic": 5},
+}
+
+// newCountingService is newService over countingBackends, with recorder
+// rec (may be nil): the orders placed under countRoundTrips count.
+func newCountingService(tb testing.TB, rec order.Recorder) (*inventory.Store, *lockstrategy.Instances, *order.Service) {
+	tb.Helper()
+	b := countingBackends(tb, testenv.Backends(tb, "order"))
+	store := inventory.NewStore(b.DB)
+	lockers := lockstrategy.NewInstances(b)
+	tb.Cleanup(func() { lockers.Close() })
+	svc := order.NewService(order.Config{ReplicaID: "roundtrips"}, store, lockers, rec, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tb.Cleanup(svc.Close)
+	return store, lockers, svc
+}
+
+// maxStatementsAny bounds every strategy's order: db-pessimistic's row lock
+// and savepoint, then the read, the per-user count, the write and the
+// INSERT (a fenced lock's claim takes the savepoint's place).
+const maxStatementsAny = 6
+
+// measureRoundTrips places one order on a fresh sale for every registered
+// strategy (sync, per-user limit 1, fenced where the strategy gives tokens;
+// the lock-free ones also without a limit) and counts the SQL statements, transactions and Redis commands of the
+// second order, the first having read the sale and built the strategy.
+// ZooKeeper's and etcd's round trips are not counted.
+func measureRoundTrips(tb testing.TB) []orderRoundTrips {
+	tb.Helper()
+	store, lockers, svc := newCountingService(tb, nil)
+	ctx := context.Background()
+	var out []orderRoundTrips
+	type run struct {
+		st    lockstrategy.Strategy
+		limit int
+	}
+	var runs []run
+	for _, st := range lockstrategy.All() {
+		if strings.Contains(st.Name, "test-") {
+			continue // registered by this package's tests, not the shop's
+		}
+		runs = append(runs, run{st, 1})
+		if _, ok := maxStatements[0][st.Name]; ok {
+			runs = append(runs, run{st, 0})
+		}
+	}
+	for _, r := range runs {
+		st := r.st
+		sale := inventory.Sale{Name: "roundtrips " + st.Name, Strategy: st.Name, InitialStock: 10, TTLMS: 2000,
+			Watchdog: true, PerUserLimit: r.limit, Fencing: st.Tokens}
+		if err := store.CreateSale(ctx, &sale); err != nil {
+			tb.Fatal(err)
+		}
+		inst, err := lockers.Get(st.Name, order.LockOptions(sale))
+		if err != nil {
+			tb.Fatalf("%s: %v", st.Name, err)
+		}
+		if rs := inst.Reserver; rs != nil {
+			if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), sale.InitialStock); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if _, err := svc.Place(ctx, sale.ID, "first"); err != nil {
+			tb.Fatalf("%s: the first order: %v", st.Name, err)
+		}
+		var c roundTrips
+		if _, err := svc.Place(countRoundTrips(ctx, &c), sale.ID, "counted"); err != nil {
+			tb.Fatalf("%s: the counted order: %v", st.Name, err)
+		}
+		out = append(out, orderRoundTrips{strategy: st.Name, perUserLimit: r.limit, fenced: sale.Fencing, statements: c.statements.Load(),
+			transactions: c.transactions.Load(), dbRoundTrips: c.dbRoundTrips(), redisCommand: c.redis.Load()})
+	}
+	return out
+}
+
+// roundTripsTable is the measured figures as a table, one strategy a line.
+func roundTripsTable(rows []orderRoundTrips) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "one order, after the sale is cached; not counted: ZooKeeper and etcd round trips, db-lock-table's lock statements (its own *sql.DB)\n")
+	fmt.Fprintf(&sb, "%-26s %5s %-6s %5s %4s %9s %6s\n", "strategy", "limit", "fenced", "sql", "tx", "db trips", "redis")
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%-26s %5d %-6v %5d %4d %9d %6d\n", r.strategy, r.perUserLimit, r.fenced, r.statements, r.transactions,
+			r.dbRoundTrips, r.redisCommand)
+	}
+	fmt.Fprintf(&sb, "minimal shop: UPDATE ... WHERE stock > 0 + INSERT in one transaction: sql 2, tx 1, db trips 4\n")
+	return sb.String()
+}
+
+// TestOrderRoundTrips prints what one order costs on every strategy and
+// holds the paths to their budget: every order is one transaction at most
+// and maxStatementsAny statements, and db-conditional and db-optimistic send no statement beyond
+// maxStatements (db-conditional without a limit: the minimal shop's two).
+func TestOrderRoundTrips(t *testing.T) {
+	rows := measureRoundTrips(t)
+	t.Log("\n" + roundTripsTable(rows))
+	for _, r := range rows {
+		if r.transactions > 1 {
+			t.Errorf("%s: one order ran %d transactions, want at most 1", r.strategy, r.transactions)
+		}
+		if r.statements > maxStatementsAny {
+			t.Errorf("%s: one order sent %d statements, want at most %d", r.strategy, r.statements, maxStatementsAny)
+		}
+		if r.statements == 0 {
+			t.Errorf("%s: no statement counted: the counter is not on the order's path", r.strategy)
+		}
+		if most, ok := maxStatements[r.perUserLimit][r.strategy]; ok && r.statements > most {
+			t.Errorf("%s, per-user limit %d: one order sent %d statements, want at most %d", r.strategy, r.perUserLimit,
+				r.statements, most)
+		}
+	}
+}
+
+// BenchmarkOrderRoundTrips is TestOrderRoundTrips's table for make bench:
+//
+//	go test -run '^$' -bench BenchmarkOrderRoundTrips -benchtime 1x ./internal/order/
+func BenchmarkOrderRoundTrips(b *testing.B) {
+	for range b.N {
+		start := time.Now()
+		rows := measureRoundTrips(b)
+		b.Logf("\n%s(measured in %v)", roundTripsTable(rows), time.Since(start).Round(time.Millisecond))
+	}
+}
