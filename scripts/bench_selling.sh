@@ -5,7 +5,9 @@
 # request, the sold-out cache on, against the yardstick measured beside it:
 # loadtest/minishop, the smallest Go shop that does not oversell (one
 # transaction: UPDATE ... SET stock = stock - 1 WHERE stock > 0, INSERT).
-# Alternated twice: ours db-conditional, the minishop, ours db-optimistic.
+# Alternated twice: ours db-conditional (limit 1, the default), the
+# minishop, ours db-conditional without a per-user limit (the problem the
+# minishop solves: it checks none), ours db-optimistic.
 #
 # Sell-out is measured by the database: the first order's created_at to
 # the last one's (GET /api/sales/{id}/herd, the minishop's GET /sales/{id}).
@@ -58,10 +60,10 @@ run_wrk() {
 span() { if [ -n "$1" ] && [ "$1" != null ] && [ -n "$2" ] && [ "$2" != null ]; then
 	echo "$(($(date -d "$2" +%s%N) - $(date -d "$1" +%s%N)))" | awk '{printf "%.2f", $1 / 1e9}'; else echo -; fi; }
 
-ours() { # STRATEGY ROUND: one row for our shop
-	local id rate tmo herd live sold first last retries
+ours() { # STRATEGY ROUND [PER_USER_LIMIT]: one row for our shop
+	local id rate tmo herd live sold first last retries limit=${3:-1} what
 	id=$(curl -fsS "${auth[@]}" -H 'Content-Type: application/json' -X POST "$R0/api/sales" \
-		-d "{\"name\":\"bench selling $1 $2\",\"strategy\":\"$1\",\"stock\":1000,\"work_ms\":0}" | jq -r .id)
+		-d "{\"name\":\"bench selling $1 $2\",\"strategy\":\"$1\",\"stock\":1000,\"work_ms\":0,\"per_user_limit\":$limit}" | jq -r .id)
 	read -r rate tmo < <(run_wrk "$R0/api/sales/$id/orders")
 	sleep 1.5 # the replicas publish their live figures every second
 	herd=$(curl -fsS "$R0/api/sales/$id/herd")
@@ -70,7 +72,9 @@ ours() { # STRATEGY ROUND: one row for our shop
 	first=$(jq -r .first_order_at <<<"$herd")
 	last=$(jq -r .last_order_at <<<"$herd")
 	retries=$(jq -r --argjson s "$sold" 'if $s > 0 then (.retries / $s * 100 | round / 100) else 0 end' <<<"$live")
-	echo "| $2 | ours, \`$1\` | $(printf %.0f "$rate") | $tmo | $sold | $(span "$first" "$last") | $retries |"
+	what="ours, \`$1\`"
+	[ "$limit" = 0 ] && what+=", no per-user limit"
+	echo "| $2 | $what | $(printf %.0f "$rate") | $tmo | $sold | $(span "$first" "$last") | $retries |"
 }
 
 mini() { # ROUND: one row for the minishop
@@ -94,6 +98,7 @@ for k in 1 2; do
 	echo "bench: selling phase, round $k" >&2
 	ours db-conditional "$k"
 	mini "$k"
+	ours db-conditional "$k" 0
 	ours db-optimistic "$k"
 done
 echo
