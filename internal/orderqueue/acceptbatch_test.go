@@ -74,7 +74,7 @@ func batchedAcceptHerd(t *testing.T, a, b *lab, stock int64) {
 	close(start)
 	wg.Wait()
 
-	accepted := map[string]string{} // ticket -> buyer, new accepts only
+	accepted := map[string]string{}  // ticket -> buyer, new accepts only
 	keyTicket := map[string]string{} // retrying buyer -> the tickets its answers carried
 	outcomes := map[string]int{}
 	for i, an := range answers {
