@@ -22,7 +22,11 @@ var (
 // enqueueScript takes one unit and queues its order in one step, for
 // each request of a batch of one sale in turn: either both happen or
 // neither, so no unit is taken for an order that is not queued, and no
-// order is queued without its unit. One call answers the whole batch.
+// order is queued without its unit. One call answers the whole batch: the
+// stock is read once and counted down here, the buyers' counts and keys
+// are kept as the batch goes, and every write but the stream's is made
+// once at the end, for the batch (a script runs alone: nothing else sees
+// the keys in between).
 // KEYS: stock, epoch, reloading, in flight, buyers, idem, accepted, stream.
 // ARGV: marker ttl ms, sale, per-user limit (0 none), then per request:
 // ticket, user, idem field (empty: none), idempotency key.
@@ -33,30 +37,44 @@ var enqueueScript = redis.NewScript(`
 local lim = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local at = t[1] .. string.format('%06d', tonumber(t[2]))
-local out, queued = {}, 0
+local s = redis.call('GET', KEYS[1])
+local left = s and tonumber(s)
+local out, queued, inflight, idems, bought, counts = {}, 0, {}, {}, {}, {}
 local function answer(code, ticket, when)
   out[#out + 1] = code; out[#out + 1] = ticket; out[#out + 1] = when
 end
 for b = 4, #ARGV, 4 do
   local ticket, user, idemf, idemk = ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3]
-  local replay = idemf ~= '' and redis.call('HGET', KEYS[6], idemf)
-  local s = redis.call('GET', KEYS[1])
+  local replay = idemf ~= '' and (idems[idemf] or redis.call('HGET', KEYS[6], idemf))
   if replay then answer(2, replay, '')
-  elseif not s then
+  elseif not left then
     if redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then answer(-3, '', '') else answer(-2, '', '') end
-  elseif tonumber(s) <= 0 then answer(0, '', '')
-  elseif lim > 0 and tonumber(redis.call('HGET', KEYS[5], user) or '0') >= lim then answer(-4, '', '')
+  elseif left <= 0 then answer(0, '', '')
   else
-    redis.call('DECR', KEYS[1])
-    if lim > 0 then redis.call('HINCRBY', KEYS[5], user, 1) end
-    local id = redis.call('XADD', KEYS[8], '*', 'ticket', ticket, 'sale', ARGV[2], 'user', user, 'idem', idemk, 'at', at)
-    redis.call('HSET', KEYS[4], ticket, id)
-    if idemf ~= '' then redis.call('HSET', KEYS[6], idemf, ticket) end
-    queued = queued + 1
-    answer(1, ticket, at)
+    if lim > 0 and not counts[user] then counts[user] = tonumber(redis.call('HGET', KEYS[5], user) or '0') end
+    if lim > 0 and counts[user] >= lim then answer(-4, '', '')
+    else
+      left = left - 1
+      if lim > 0 then counts[user] = counts[user] + 1; bought[user] = counts[user] end
+      local id = redis.call('XADD', KEYS[8], '*', 'ticket', ticket, 'sale', ARGV[2], 'user', user, 'idem', idemk, 'at', at)
+      inflight[#inflight + 1] = ticket; inflight[#inflight + 1] = id
+      if idemf ~= '' then idems[idemf] = ticket end
+      queued = queued + 1
+      answer(1, ticket, at)
+    end
   end
 end
-if queued > 0 then redis.call('INCRBY', KEYS[7], queued) end
+if queued > 0 then
+  redis.call('DECRBY', KEYS[1], queued)
+  redis.call('INCRBY', KEYS[7], queued)
+  redis.call('HSET', KEYS[4], unpack(inflight))
+  local pairs_ = {}
+  for u, n in pairs(bought) do pairs_[#pairs_ + 1] = u; pairs_[#pairs_ + 1] = n end
+  if #pairs_ > 0 then redis.call('HSET', KEYS[5], unpack(pairs_)) end
+  pairs_ = {}
+  for f, tk in pairs(idems) do pairs_[#pairs_ + 1] = f; pairs_[#pairs_ + 1] = tk end
+  if #pairs_ > 0 then redis.call('HSET', KEYS[6], unpack(pairs_)) end
+end
 return out
 `)
 
