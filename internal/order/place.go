@@ -262,7 +262,8 @@ func placeLockFree(ctx context.Context, cs criticalSection, lf lockstrategy.Lock
 const reservePersistTimeout = lockstrategy.PersistBound
 
 // placeReserved takes the unit from the strategy's own stock first (atomic
-// in Redis), then persists it with a conditional DB decrement; if that fails
+// in Redis), then persists it with a conditional DB decrement, in a batch
+// with the other buyers' units of the sale (persistReserved); if that fails
 // the unit goes back (giveBack), so that the two stocks agree. A lost stock
 // is rebuilt by the one caller the strategy names.
 func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, string, error) {
@@ -279,11 +280,11 @@ func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lock
 	}
 	cs.kind, cs.reserved = writeReserved, r
 	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
-	o, err := cs.inNewTx(pctx)
+	o, err := s.persistReserved(pctx, cs)
 	timedOut := pctx.Err() != nil && ctx.Err() == nil // our bound, not the buyer leaving
 	cancel()
 	if err != nil {
-		if timedOut {
+		if timedOut && !errors.Is(err, ErrPersistTimeout) {
 			err = fmt.Errorf("%w: %w", ErrPersistTimeout, err)
 		}
 		return o, LayerDatabase, s.giveBack(ctx, rs, key, r, err)

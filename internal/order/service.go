@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/eventlog"
+	"github.com/seckill-lab/seckill/internal/gather"
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -34,6 +35,13 @@ type Config struct {
 	// UnlockTimeout bounds Unlock, run on a fresh ctx so that a buyer who
 	// hung up still releases the lock. Default 5s.
 	UnlockTimeout time.Duration
+	// ReservedBatch is the most reserved units (redis-lua-stock, sync)
+	// persisted in one transaction (group commit, groupcommit.go); 1
+	// persists each alone. Default 128.
+	ReservedBatch int
+	// ReservedBatchWait is how long the first unit of a batch waits for
+	// others before the batch is written. Default 1ms.
+	ReservedBatchWait time.Duration
 }
 
 // Observation is what one Place did, for metrics.
@@ -66,6 +74,8 @@ type Service struct {
 	rec     Recorder
 	log     *slog.Logger
 	queue   *orderqueue.Queue // the async order mode; nil: off
+	// commits persists the reserved units of a sale in batches.
+	commits *gather.Gatherer[uint64, reservedOrder, inventory.Order]
 	// OnUnitsBack is told of a sale whose units went back to its stock (an
 	// expired reservation): the sold-out cache must forget it. May be nil.
 	OnUnitsBack func(saleID uint64)
@@ -132,9 +142,17 @@ func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instan
 	if cfg.UnlockTimeout <= 0 {
 		cfg.UnlockTimeout = 5 * time.Second
 	}
-	return &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
+	if cfg.ReservedBatch <= 0 {
+		cfg.ReservedBatch = defaultReservedBatch
+	}
+	if cfg.ReservedBatchWait <= 0 {
+		cfg.ReservedBatchWait = defaultReservedBatchWait
+	}
+	s := &Service{cfg: cfg, store: store, lockers: lockers, rec: rec, log: log,
 		keyspace: store.DB().Migrator().CurrentDatabase(), closing: make(chan struct{}),
 		sections: sectionlog.New(store.DB(), log), history: history.New(store.DB(), log), events: eventlog.New(store.DB(), log)}
+	s.commits = s.newGroupCommit()
+	return s
 }
 
 // Close stops stock rebuilds still waiting and writes the critical

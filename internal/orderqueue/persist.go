@@ -33,21 +33,27 @@ type settlement struct {
 // acknowledges them: each ticket still in flight leaves it, its unit going
 // back (1) or the stock zeroed (2) as decided; then the entries are acked
 // and deleted from the stream. A redelivered entry finds its ticket gone
-// and changes nothing: the unit goes back once.
+// and changes nothing: the unit goes back once. The kept tickets leave in
+// one HDEL, the entries in one XACK and one XDEL.
 // KEYS: stock, in flight, stream. ARGV: group, n, n x (ticket, how), ids...
 var settleScript = redis.NewScript(`
 local n = tonumber(ARGV[2])
 local back = 0
+local stock = redis.call('EXISTS', KEYS[1]) == 1
+local kept, ids = {}, {}
 for i = 0, n - 1 do
   local t, how = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
-  if redis.call('HDEL', KEYS[2], t) == 1 and redis.call('EXISTS', KEYS[1]) == 1 then
+  if how == '0' then kept[#kept + 1] = t
+  elseif redis.call('HDEL', KEYS[2], t) == 1 and stock then
     if how == '1' then redis.call('INCR', KEYS[1]); back = back + 1 end
     if how == '2' then redis.call('SET', KEYS[1], 0) end
   end
 end
-for i = 3 + 2 * n, #ARGV do
-  redis.call('XACK', KEYS[3], ARGV[1], ARGV[i])
-  redis.call('XDEL', KEYS[3], ARGV[i])
+if #kept > 0 then redis.call('HDEL', KEYS[2], unpack(kept)) end
+for i = 3 + 2 * n, #ARGV do ids[#ids + 1] = ARGV[i] end
+if #ids > 0 then
+  redis.call('XACK', KEYS[3], ARGV[1], unpack(ids))
+  redis.call('XDEL', KEYS[3], unpack(ids))
 end
 return back
 `)

@@ -1,0 +1,231 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/gather"
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+)
+
+// Group commit of redis-lua-stock: the units reserved by the concurrent
+// buyers of one sale on this replica are persisted together, in one
+// transaction that holds the sale's row once for all of them, instead of
+// one transaction (and one turn on the row) each. Each buyer still gets its
+// own order or its own refusal; the checks are the section's (the stock,
+// the per-user limit, the idempotency key, the reclaim), made for the whole
+// batch under the row lock.
+
+// Defaults of Config.ReservedBatch and Config.ReservedBatchWait.
+const (
+	defaultReservedBatch     = 128
+	defaultReservedBatchWait = time.Millisecond
+)
+
+// reservedOrder is one buyer's reserved unit waiting to be persisted, and
+// the end of its persist bound (reservePersistTimeout).
+type reservedOrder struct {
+	cs       criticalSection
+	deadline time.Time
+}
+
+// newGroupCommit is the Gatherer that persists reserved units in batches.
+func (s *Service) newGroupCommit() *gather.Gatherer[uint64, reservedOrder, inventory.Order] {
+	return &gather.Gatherer[uint64, reservedOrder, inventory.Order]{MaxBatch: s.cfg.ReservedBatch,
+		MaxWait: s.cfg.ReservedBatchWait, Run: s.persistReservedBatch}
+}
+
+// persistReserved persists one reserved unit (cs, writeReserved) within
+// pctx, the buyer's persist bound: the buyer's business work first, side by
+// side with the others' (it needs no lock), then the write in a batch of
+// the sale's units gathered on this replica.
+func (s *Service) persistReserved(pctx context.Context, cs criticalSection) (inventory.Order, error) {
+	if cs.sale.WorkMS > 0 {
+		if err := lockstrategy.Sleep(pctx, time.Duration(cs.sale.WorkMS)*time.Millisecond); err != nil {
+			return inventory.Order{}, err
+		}
+		cs.sale.WorkMS = 0 // done: the batch (or a retry alone) must not work again
+	}
+	deadline, ok := pctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(reservePersistTimeout)
+	}
+	return s.commits.Do(pctx, cs.sale.ID, reservedOrder{cs: cs, deadline: deadline})
+}
+
+// persistReservedBatch persists a batch of one sale's reserved units in one
+// transaction, bounded by the earliest of their persist bounds (so each
+// unit is an order within its own, as the stock's rebuild and the reclaim
+// expect). If the batch's transaction fails as a whole (a deadlock, a
+// duplicate key no check foresaw), each unit is persisted alone by the
+// section, so one buyer's row cannot sink the others.
+func (s *Service) persistReservedBatch(saleID uint64, batch []reservedOrder) []gather.Result[inventory.Order] {
+	deadline := batch[0].deadline
+	for _, r := range batch[1:] {
+		if r.deadline.Before(deadline) {
+			deadline = r.deadline
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	results, err := commitReserved(ctx, s.store.DB(), batch)
+	if err == nil {
+		return results
+	}
+	results = make([]gather.Result[inventory.Order], len(batch))
+	if ctx.Err() != nil {
+		for i := range results {
+			results[i].Err = fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+		}
+		return results
+	}
+	s.log.Warn("a batch of reserved orders failed as a whole; persisting them one by one", "sale", saleID,
+		"orders", len(batch), "err", err)
+	for i, r := range batch {
+		o, err := r.cs.inNewTx(ctx)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ErrPersistTimeout) {
+			err = fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+		}
+		results[i] = gather.Result[inventory.Order]{Value: o, Err: err}
+	}
+	return results
+}
+
+// commitReserved writes a batch of one sale's reserved units in one
+// transaction: it takes the sale's row (FOR UPDATE), decides each unit,
+// then writes the stock once (stock - n where n are left) and the orders
+// in one multi-row INSERT. Every order of a sale is inserted by a
+// transaction that wrote (or locked) the sale's row first, so once the row
+// is held every other order of the sale is committed, and the plain reads
+// below (their snapshot taken after the lock) see them all: the counts are
+// exact, as limitHeld's locking read is for one order, without its gap
+// locks. Per unit, in the section's order of checks: a reclaimed ticket
+// (ErrPersistTimeout: the reconciliation gave its unit back), the
+// idempotency key (ErrDuplicateRequest, also within the batch), the
+// per-user limit (ErrLimitReached, also within the batch), then the stock:
+// a unit the database does not have is overdrawn (giveBack zeroes the
+// store's stock). An error returned is the batch's: nothing was written.
+func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]gather.Result[inventory.Order], error) {
+	sale := batch[0].cs.sale
+	results := make([]gather.Result[inventory.Order], len(batch))
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var stock []int64
+		if err := tx.Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", sale.ID).Scan(&stock).Error; err != nil {
+			return err
+		}
+		if len(stock) == 0 {
+			return ErrSaleNotFound
+		}
+		seen, err := loadBatchSeen(ctx, tx, sale, batch)
+		if err != nil {
+			return err
+		}
+		left := stock[0]
+		now := time.Now()
+		var orders []inventory.Order
+		var at []int // orders[j] is batch[at[j]]'s
+		for i, r := range batch {
+			if err := seen.refuse(sale, r.cs, &left); err != nil {
+				results[i].Err = err
+				continue
+			}
+			o := inventory.NewOrder(sale, r.cs.userID, r.cs.replica, now)
+			o.IdempotencyKey = r.cs.idemKey
+			ticket, accepted := r.cs.reserved.Ticket, r.cs.reserved.AcceptedAt
+			o.OrderTicket, o.AcceptedAt = &ticket, &accepted
+			orders, at = append(orders, o), append(at, i)
+		}
+		if len(orders) == 0 {
+			return nil
+		}
+		if err := inventory.DecrementBy(ctx, tx, sale.ID, int64(len(orders))); err != nil {
+			return err // fewer units than the row lock's read: not ours to explain, the batch fails
+		}
+		if err := inventory.InsertOrders(ctx, tx, orders); err != nil {
+			return err
+		}
+		for j, i := range at {
+			results[i].Value = orders[j]
+		}
+		return nil
+	})
+	return results, err
+}
+
+// batchSeen is what the database knows of a batch's buyers and tickets,
+// read holding the sale's row, then counted on as the batch is decided.
+type batchSeen struct {
+	reclaimed map[string]bool  // ticket given back by a reconciliation
+	keys      map[string]bool  // user + "\x00" + idempotency key that made an order
+	orders    map[string]int64 // orders per buyer
+}
+
+// loadBatchSeen reads, in one query each, the reclaimed tickets, the used
+// idempotency keys and the buyers' orders (with a per-user limit).
+func loadBatchSeen(ctx context.Context, tx *gorm.DB, sale inventory.Sale, batch []reservedOrder) (batchSeen, error) {
+	s := batchSeen{reclaimed: map[string]bool{}, keys: map[string]bool{}}
+	tickets, users, keys := make([]string, 0, len(batch)), make([]string, 0, len(batch)), []string{}
+	for _, r := range batch {
+		tickets, users = append(tickets, r.cs.reserved.Ticket), append(users, r.cs.userID)
+		if r.cs.idemKey != nil {
+			keys = append(keys, *r.cs.idemKey)
+		}
+	}
+	var reclaimed []string
+	if err := tx.WithContext(ctx).Raw("SELECT order_ticket FROM ticket_failures WHERE order_ticket IN ?", tickets).
+		Scan(&reclaimed).Error; err != nil {
+		return s, err
+	}
+	for _, t := range reclaimed {
+		s.reclaimed[t] = true
+	}
+	if len(keys) > 0 {
+		var used []struct{ UserID, IdempotencyKey string }
+		if err := tx.WithContext(ctx).Raw("SELECT user_id, idempotency_key FROM orders WHERE sale_id = ? AND idempotency_key IN ?",
+			sale.ID, keys).Scan(&used).Error; err != nil {
+			return s, err
+		}
+		for _, u := range used {
+			s.keys[u.UserID+"\x00"+u.IdempotencyKey] = true
+		}
+	}
+	if sale.PerUserLimit > 0 {
+		var err error
+		if s.orders, err = inventory.CountUsersOrders(ctx, tx, sale.ID, users); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// refuse says why cs gets no order; nil: it gets one, and is counted
+// (its key used, its buyer's orders and the units left moved).
+func (s batchSeen) refuse(sale inventory.Sale, cs criticalSection, left *int64) error {
+	key := ""
+	if cs.idemKey != nil {
+		key = cs.userID + "\x00" + *cs.idemKey
+	}
+	switch {
+	case s.reclaimed[cs.reserved.Ticket]:
+		return fmt.Errorf("%w: %w", ErrPersistTimeout, inventory.ErrTicketReclaimed)
+	case key != "" && s.keys[key]:
+		return ErrDuplicateRequest
+	case sale.PerUserLimit > 0 && s.orders[cs.userID] >= int64(sale.PerUserLimit):
+		return ErrLimitReached
+	case *left <= 0:
+		return fmt.Errorf("%w: %w", errOverdrawn, inventory.ErrSoldOut)
+	}
+	if key != "" {
+		s.keys[key] = true
+	}
+	if sale.PerUserLimit > 0 {
+		s.orders[cs.userID]++
+	}
+	*left--
+	return nil
+}

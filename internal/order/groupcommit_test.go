@@ -1,0 +1,165 @@
+package order_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/reconcile"
+)
+
+// A herd on one redis-lua-stock sale over two replicas, whose reserved
+// units are persisted in batches (group commit): distinct buyers, buyers
+// sending three orders against a limit of one, and buyers sending three
+// orders with one idempotency key, all at once; with more units than
+// buyers (every refusal is then the limit's or the key's, counted exactly)
+// and with fewer. Every request gets exactly one answer; each 201 is a row of its buyer and
+// each row a 201; the database's truth is exact (sold = initial - stock,
+// nobody over the limit, one order per key); the batches did gather; and
+// Redis's stock agrees with the database's (the reconciliation).
+func TestGroupCommitHerdKeepsEveryCheck(t *testing.T) {
+	store, lockers, svc := newService(t, "gc-1")
+	svc2 := order.NewService(order.Config{ReplicaID: "gc-2"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(svc2.Close)
+	replicas := []*order.Service{svc, svc2}
+	for _, stock := range []int64{250, 100} {
+		t.Run(fmt.Sprintf("stock=%d", stock), func(t *testing.T) { groupCommitHerd(t, store, lockers, replicas, stock) })
+	}
+}
+
+// groupCommitHerd is one herd of TestGroupCommitHerdKeepsEveryCheck: 100
+// distinct buyers, 20 greedy ones and 20 retrying ones, on a sale of stock.
+func groupCommitHerd(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instances, replicas []*order.Service, stock int64) {
+	svc := replicas[0]
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "group commit herd", Strategy: "redis-lua-stock", InitialStock: stock, WorkMS: 1,
+		TTLMS: 5000, PerUserLimit: 1}
+	if err := store.CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := lockers.Get(sale.Strategy, order.LockOptions(sale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := svc.LockKey(sale.ID)
+	if err := inst.Reserver.LoadStock(ctx, key, stock); err != nil {
+		t.Fatal(err)
+	}
+
+	var purchases []order.Purchase
+	for i := range 100 {
+		purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("one-%d", i)})
+	}
+	for i := range 20 {
+		for range 3 {
+			purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("greedy-%d", i)})
+			purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("retry-%d", i), IdempotencyKey: "k"})
+		}
+	}
+	type answer struct {
+		o   inventory.Order
+		err error
+	}
+	answers := make([]answer, len(purchases))
+	calls := make([]int, len(purchases)) // answers per request: each exactly one
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, p := range purchases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			o, _, err := replicas[i%2].Buy(ctx, p)
+			mu.Lock()
+			answers[i] = answer{o, err}
+			calls[i]++
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	outcomes := map[string]int{}
+	okIDs := map[uint64]string{} // order id -> its buyer, from the answers
+	for i, a := range answers {
+		if calls[i] != 1 {
+			t.Fatalf("request %d answered %d times", i, calls[i])
+		}
+		outcomes[order.OutcomeOf(a.err)]++
+		switch {
+		case a.err == nil:
+			if a.o.ID == 0 || a.o.UserID != purchases[i].UserID {
+				t.Fatalf("request %d (%s) got order %+v", i, purchases[i].UserID, a.o)
+			}
+			okIDs[a.o.ID] = a.o.UserID
+		case errors.Is(a.err, order.ErrSoldOut), errors.Is(a.err, order.ErrLimitReached),
+			errors.Is(a.err, order.ErrDuplicateRequest), errors.Is(a.err, order.ErrPersistTimeout):
+		default:
+			t.Fatalf("request %d (%s): %v", i, purchases[i].UserID, a.err)
+		}
+	}
+	v := settledView(t, store, svc, sale.ID)
+	t.Logf("outcomes %v; sold %d, stock %d, duplicates %d, lost updates %d", outcomes, v.Sold, v.Stock, v.Duplicates, v.LostUpdates)
+	if v.Oversold != 0 || v.LostUpdates != 0 || v.Duplicates != 0 || v.Sold != stock-v.Stock {
+		t.Fatalf("sold %d, stock %d of %d: oversold %d, lost updates %d, users over the limit %d", v.Sold, v.Stock, stock,
+			v.Oversold, v.LostUpdates, v.Duplicates)
+	}
+
+	db := store.DB().WithContext(ctx)
+	var rows []struct {
+		ID     uint64
+		UserID string
+	}
+	if err := db.Raw("SELECT id, user_id FROM orders WHERE sale_id = ?", sale.ID).Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(okIDs) {
+		t.Fatalf("%d rows for %d orders answered", len(rows), len(okIDs))
+	}
+	for _, r := range rows {
+		if okIDs[r.ID] != r.UserID {
+			t.Fatalf("row %d of %s was answered to %q", r.ID, r.UserID, okIDs[r.ID])
+		}
+	}
+	var perKey []int64
+	if err := db.Raw(`SELECT COUNT(*) FROM orders WHERE sale_id = ? AND idempotency_key IS NOT NULL
+		GROUP BY user_id, idempotency_key`, sale.ID).Scan(&perKey).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range perKey {
+		if n != 1 {
+			t.Fatalf("an idempotency key made %d orders", n)
+		}
+	}
+	// A batch's orders share their created_at (one multi-row INSERT).
+	var biggest int64
+	if err := db.Raw(`SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?
+		GROUP BY replica_id, created_at) b`, sale.ID).Scan(&biggest).Error; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the biggest batch wrote %d orders", biggest)
+	if biggest < 2 {
+		t.Fatalf("no batch held two orders: the herd's units were persisted one by one")
+	}
+
+	r, err := reconcile.Check(ctx, store.DB(), inst.Reserver.(*redislock.LuaStock), key, sale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Drift != 0 || r.StoreStock != r.DBStock || r.InFlight != 0 {
+		t.Fatalf("reconciliation %+v: Redis's stock must equal the database's, nothing in flight", r)
+	}
+	if stock >= int64(len(purchases)) && (outcomes[order.OutcomeOK] != 140 || outcomes[order.OutcomeLimitReached] != 40 ||
+		outcomes[order.OutcomeDuplicate] != 40) {
+		t.Fatalf("outcomes %v with a unit for every request: want 140 orders (one per buyer), 40 over the limit, 40 duplicates", outcomes)
+	}
+}
