@@ -5,8 +5,10 @@
 // a key with nothing waiting holds no goroutine.
 //
 // It is the group commit of redis-lua-stock (many reserved units persisted
-// in one transaction) and the queue's accept (one script call for many
-// buyers): one round trip shared by many callers instead of one each.
+// in one transaction), the queue's accept (one script call for many
+// buyers) and combining (the buyers waiting for one sale's lock sold under
+// one acquisition): one round trip shared by many callers instead of one
+// each.
 package gather
 
 import (
@@ -93,6 +95,16 @@ func (g *Gatherer[K, T, R]) Do(ctx context.Context, key K, item T) (R, error) {
 		<-c.done // taken into a batch already: its answer is on the way
 	}
 	return c.res.Value, c.res.Err
+}
+
+// Waiting is the calls of key waiting for a batch (not yet in one).
+func (g *Gatherer[K, T, R]) Waiting(key K) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if l := g.lanes[key]; l != nil {
+		return len(l.pending)
+	}
+	return 0
 }
 
 // withdraw takes c out of l's waiting calls; false if a batch took it.

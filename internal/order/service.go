@@ -80,7 +80,7 @@ type Service struct {
 	// expired reservation): the sold-out cache must forget it. May be nil.
 	OnUnitsBack func(saleID uint64)
 	sales       sync.Map // sale id -> inventory.Sale: the options never change after creation
-	combiners   sync.Map // sale id -> *combiner: the buyers of a combining sale waiting here
+	combiners   sync.Map // sale id -> its gatherer (combine.go): the buyers of a combining sale waiting here
 	// keyspace is the database's name: sale ids restart in every database,
 	// and a demo and the tests share one Redis and one ZooKeeper.
 	keyspace string

@@ -108,9 +108,9 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"combine_max_batch without combine", ok(func(s *Spec) { s.CombineMaxBatch = num(5) }), "combine_max_batch", "combine_max_batch needs combine: true"},
 		{"combine_max_wait_us with combine off", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(false), num(5) }), "combine_max_wait_us", "needs combine: true"},
 		{"combine_max_batch zero", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(0) }), "combine_max_batch", "combine_max_batch must be between 1 and 1000"},
-		{"combine_max_batch too big", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(MaxCombineBatch + 1) }), "combine_max_batch", "between 1 and 1000"},
+		{"combine_max_batch too big", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(MaxCombineBatch+1) }), "combine_max_batch", "between 1 and 1000"},
 		{"combine_max_wait_us negative", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(-1) }), "combine_max_wait_us", "combine_max_wait_us must be between 0 and 100000"},
-		{"combine_max_wait_us too big", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(MaxCombineWaitUS + 1) }), "combine_max_wait_us", "between 0 and 100000"},
+		{"combine_max_wait_us too big", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(MaxCombineWaitUS+1) }), "combine_max_wait_us", "between 0 and 100000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
