@@ -50,6 +50,7 @@ type call[T, R any] struct {
 // lane is one key's waiting calls and whether a leader runs them.
 type lane[T, R any] struct {
 	pending []*call[T, R]
+	running int // calls in the batch running now
 	leading bool
 	full    chan struct{} // a batch's worth waits: stop gathering
 }
@@ -97,14 +98,15 @@ func (g *Gatherer[K, T, R]) Do(ctx context.Context, key K, item T) (R, error) {
 	return c.res.Value, c.res.Err
 }
 
-// Waiting is the calls of key waiting for a batch (not yet in one).
-func (g *Gatherer[K, T, R]) Waiting(key K) int {
+// Waiting is the calls of key waiting for a batch (not yet in one), and
+// those in the batch running now.
+func (g *Gatherer[K, T, R]) Waiting(key K) (waiting, running int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if l := g.lanes[key]; l != nil {
-		return len(l.pending)
+		return len(l.pending), l.running
 	}
-	return 0
+	return 0, 0
 }
 
 // withdraw takes c out of l's waiting calls; false if a batch took it.
@@ -143,8 +145,12 @@ func (g *Gatherer[K, T, R]) lead(key K, l *lane[T, R]) {
 		case <-l.full:
 		default:
 		}
+		l.running = n
 		g.mu.Unlock()
 		g.runBatch(key, batch)
+		g.mu.Lock()
+		l.running = 0
+		g.mu.Unlock()
 	}
 }
 

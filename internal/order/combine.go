@@ -61,12 +61,13 @@ func (s *Service) placeCombined(ctx context.Context, sale inventory.Sale, p Purc
 	return a.o, a.f, err
 }
 
-// CombineWaiting is the buyers of sale saleID waiting on this replica for
-// a batch (not yet in one): what a test or a lesson watches fill up.
-func (s *Service) CombineWaiting(saleID uint64) int {
+// CombineWaiting is the buyers of sale saleID on this replica waiting for
+// a batch (not yet in one), and those in the batch being sold now: what a
+// test or a lesson watches fill up.
+func (s *Service) CombineWaiting(saleID uint64) (waiting, selling int) {
 	g, ok := s.combiners.Load(saleID)
 	if !ok {
-		return 0
+		return 0, 0
 	}
 	return g.(*gather.Gatherer[uint64, batchBuyer, batchAnswer]).Waiting(saleID)
 }
