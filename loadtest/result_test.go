@@ -68,7 +68,7 @@ func TestReportSchema(t *testing.T) {
 	sort.Strings(got)
 	got = slices.Compact(got)
 	want := []string{
-		"config", "config.buyers", "config.concurrency", "config.duration_s", "config.fencing", "config.max_error_rate",
+		"config", "config.buyers", "config.combine", "config.concurrency", "config.duration_s", "config.fencing", "config.max_error_rate",
 		"config.max_in_flight", "config.model", "config.opens_in_ms", "config.order_mode", "config.pay_within_ms",
 		"config.per_user_limit", "config.rate",
 		"config.rate_limit_ip", "config.rate_limit_user", "config.sold_out_cache", "config.stock", "config.strategy",

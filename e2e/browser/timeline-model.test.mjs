@@ -173,6 +173,10 @@ test('narration in the dashboard\'s language, the line at a time, the stock at a
   assert.match(d.tlHeld, /^11\.480 ms → 3\.017 s \(3005\.920 ms\)$/);
   assert.match(d.tlWaited, /6\.050 ms → 11\.480 ms/);
   assert.equal(Object.fromEntries(sectionDetail(m.byId.get(107), m.from)).tlReplica, 'replica-2 (#2)');
+  // A batch's orders are consecutive ids from its first (one multi-row INSERT).
+  const batch = { ...m.byId.get(107), order_id: 9, buyers: 85, orders: 85 };
+  assert.equal(Object.fromEntries(sectionDetail(batch, m.from)).tlOrder, '#9–#93');
+  assert.equal(Object.fromEntries(sectionDetail({ ...batch, orders: 1 }, m.from)).tlOrder, '#9');
   assert.equal(relTime(at(1.5), at(0)), '1.500 ms');
   const { step, ticks } = niceTicks(0, 1000, 8);
   assert.equal(step, 200);

@@ -181,6 +181,13 @@ func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 // InsertOrders inserts orders inside tx in one multi-row INSERT; each gets
 // its id (consecutive: the server hands out one auto-increment range per
 // statement).
+//
+// The ids are the driver's last insert id plus one per row, which holds
+// where the server hands a multi-row INSERT consecutive ids
+// (innodb_autoinc_lock_mode 0 or 1; MariaDB's default is 1). Under mode 2
+// (MySQL 8's default) another transaction's rows may interleave: the rows
+// read back would not be ours, and the insert fails with
+// ErrIDsNotConsecutive rather than answer buyers with other buyers' ids.
 func InsertOrders(ctx context.Context, tx *gorm.DB, orders []Order) error {
 	if len(orders) == 0 {
 		return nil
@@ -189,7 +196,38 @@ func InsertOrders(ctx context.Context, tx *gorm.DB, orders []Order) error {
 	for i := range orders {
 		orders[i].CreatedAt = now
 	}
-	return tx.WithContext(ctx).Create(&orders).Error
+	if err := tx.WithContext(ctx).Create(&orders).Error; err != nil || len(orders) == 1 {
+		return err
+	}
+	return checkConsecutive(ctx, tx, orders)
+}
+
+// ErrIDsNotConsecutive: a multi-row INSERT's rows did not get consecutive
+// ids (innodb_autoinc_lock_mode 2); set the mode to 1 for batches.
+var ErrIDsNotConsecutive = errors.New("inventory: a multi-row insert did not get consecutive ids (innodb_autoinc_lock_mode 2?); batches need mode 1")
+
+// checkConsecutive reads back the rows in orders' id range, in one query,
+// and checks they are orders' own (sale and user at each id).
+func checkConsecutive(ctx context.Context, tx *gorm.DB, orders []Order) error {
+	var rows []struct {
+		ID     uint64
+		SaleID uint64
+		UserID string
+	}
+	first, last := orders[0].ID, orders[len(orders)-1].ID
+	if err := tx.WithContext(ctx).Raw("SELECT id, sale_id, user_id FROM orders WHERE id BETWEEN ? AND ? ORDER BY id",
+		first, last).Scan(&rows).Error; err != nil {
+		return err
+	}
+	if len(rows) != len(orders) {
+		return ErrIDsNotConsecutive
+	}
+	for i, r := range rows {
+		if o := orders[i]; r.ID != o.ID || r.SaleID != o.SaleID || r.UserID != o.UserID {
+			return ErrIDsNotConsecutive
+		}
+	}
+	return nil
 }
 
 // DecrementBy is the conditional write of a batch: stock = stock - n where

@@ -269,7 +269,8 @@ export function sectionDetail(s, origin) {
     ['tlReplica', s.replica + (s.lane ? ` (#${s.lane + 1})` : '')],
     ['tlToken', s.token ? String(s.token) : '–'],
     ['tlOutcome', s.outcome],
-    ['tlOrder', s.order_id ? `#${s.order_id}` : '–'],
+    // A batch's orders are one multi-row INSERT: consecutive ids from its first.
+    ['tlOrder', !s.order_id ? '–' : s.orders > 1 ? `#${s.order_id}–#${s.order_id + s.orders - 1}` : `#${s.order_id}`],
   ];
   if (s.wait_at !== null && s.wait_at !== undefined) rows.push(['tlWaited', `${relTime(s.wait_at, origin)} → ${relTime(s.enter_at, origin)} (${waitMs(s).toFixed(3)} ms)`]);
   rows.push(['tlHeld', `${relTime(s.enter_at, origin)} → ${s.exit_at === null || s.exit_at === undefined ? '…' : relTime(s.exit_at, origin)} (${holdMs(s).toFixed(3)} ms)`]);

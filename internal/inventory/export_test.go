@@ -1,0 +1,4 @@
+package inventory
+
+// CheckConsecutive is checkConsecutive, for the batch test.
+var CheckConsecutive = checkConsecutive
