@@ -32,6 +32,10 @@ const (
 type reservedOrder struct {
 	cs       criticalSection
 	deadline time.Time
+	// values is the buyer's ctx without its cancellation: the batch's
+	// transaction runs with its first buyer's values (a trace, a
+	// statement counter), as that buyer's own would have.
+	values context.Context
 }
 
 // newGroupCommit is the Gatherer that persists reserved units in batches.
@@ -55,7 +59,7 @@ func (s *Service) persistReserved(pctx context.Context, cs criticalSection) (inv
 	if !ok {
 		deadline = time.Now().Add(reservePersistTimeout)
 	}
-	return s.commits.Do(pctx, cs.sale.ID, reservedOrder{cs: cs, deadline: deadline})
+	return s.commits.Do(pctx, cs.sale.ID, reservedOrder{cs: cs, deadline: deadline, values: context.WithoutCancel(pctx)})
 }
 
 // persistReservedBatch persists a batch of one sale's reserved units in one
@@ -71,7 +75,7 @@ func (s *Service) persistReservedBatch(saleID uint64, batch []reservedOrder) []g
 			deadline = r.deadline
 		}
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	ctx, cancel := context.WithDeadline(batch[0].values, deadline)
 	defer cancel()
 	results, err := commitReserved(ctx, s.store.DB(), batch)
 	if err == nil {
