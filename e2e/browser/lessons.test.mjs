@@ -143,4 +143,9 @@ test('on a phone the table scrolls in its own box and the page does not', async 
 test('a case links to its sale\'s timeline', async () => {
   await page.click(`${card} .l-table tbody a[data-sale="7"]`);
   await page.waitForFunction(() => !document.querySelector('#timeline').hidden && document.querySelector('#tl-sale').value === '7');
+  // The other lesson is still running: the timeline's live follow (every
+  // second) must not move the reader off the case they opened. Waiting
+  // past two ticks can only miss the bug on a stalled page, never invent it.
+  await page.waitForTimeout(2500);
+  assert.equal(await page.locator('#tl-sale').inputValue(), '7', 'the live follow moved the timeline off the opened case');
 });

@@ -410,7 +410,7 @@ export function initTimeline({ zh, liveStep }) {
     st.following = false;
     redraw();
   });
-  $('#tl-sale').addEventListener('change', (e) => pickSale(Number(e.target.value)));
+  $('#tl-sale').addEventListener('change', (e) => { keepChoice(); pickSale(Number(e.target.value)); });
   $('#tl-viol-n').addEventListener('click', () => {
     const box = $('#tl-pairs-box');
     box.hidden = !box.hidden;
@@ -419,6 +419,15 @@ export function initTimeline({ zh, liveStep }) {
   new ResizeObserver(() => { if (visible()) redraw(); }).observe(canvas.parentElement);
 
   // ---- live: the running step's sale, every second ------------------------------------
+
+  // keepChoice: a sale the reader opened (a lesson case's link, the picker)
+  // stays open while the sale running now runs: the live follow moves to a
+  // running sale only when a new one starts. It had moved a trainer who
+  // opened a finished lesson's case to the other lesson still running.
+  function keepChoice() {
+    const step = liveStep();
+    st.liveSale = step?.status === 'running' ? (step.sale?.id || 0) : 0;
+  }
 
   setInterval(() => {
     if (!visible()) return;
@@ -445,7 +454,7 @@ export function initTimeline({ zh, liveStep }) {
       renderLegend();
       if (st.model) { renderFacts(); renderNarration(); setPlaying(!!st.replay?.playing); redraw(); }
     },
-    openSale(id) { loadSales(); pickSale(id); },
+    openSale(id) { keepChoice(); loadSales(); pickSale(id); },
     showPairs() { $('#tl-pairs-box').hidden = false; $('#tl-viol-n').setAttribute('aria-expanded', 'true'); },
   };
 }
