@@ -90,62 +90,21 @@ func (cs criticalSection) writeBatch(ctx context.Context, tx *gorm.DB, newStock 
 // the indexes of those who do, in arrival order: at most stock of them.
 func (cs criticalSection) refuseInBatch(ctx context.Context, tx *gorm.DB, stock int64) ([]int, error) {
 	b := cs.batch
-	keyed, err := cs.keysUsed(ctx, tx)
+	who := make([]userKey, len(b.buyers))
+	for i, p := range b.buyers {
+		who[i] = userKey{p.UserID, p.IdempotencyKey}
+	}
+	ledger, err := loadLedger(ctx, tx, cs.sale, who, stock)
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]int64{}
-	if cs.sale.PerUserLimit > 0 {
-		users := make([]string, len(b.buyers))
-		for i, p := range b.buyers {
-			users[i] = p.UserID
-		}
-		if counts, err = inventory.CountUsersOrders(ctx, tx, cs.sale.ID, users); err != nil {
-			return nil, err
-		}
-	}
 	var selling []int
-	for i, p := range b.buyers {
-		k := userKey{p.UserID, p.IdempotencyKey}
-		switch {
-		case p.IdempotencyKey != "" && keyed[k]:
-			b.answers[i].err = ErrDuplicateRequest
-		case cs.sale.PerUserLimit > 0 && counts[p.UserID] >= int64(cs.sale.PerUserLimit):
-			b.answers[i].err = ErrLimitReached
-		case int64(len(selling)) >= stock:
-			b.answers[i].err = ErrSoldOut
-		default:
+	for i, k := range who {
+		if b.answers[i].err = ledger.take(k); b.answers[i].err == nil {
 			selling = append(selling, i)
-			counts[p.UserID]++
-			if p.IdempotencyKey != "" {
-				keyed[k] = true
-			}
 		}
 	}
 	return selling, nil
-}
-
-// userKey is a buyer's idempotency key: unique per sale and user.
-type userKey struct{ user, key string }
-
-// keysUsed is the batch's idempotency keys that already made an order of
-// the sale.
-func (cs criticalSection) keysUsed(ctx context.Context, tx *gorm.DB) (map[userKey]bool, error) {
-	used := map[userKey]bool{}
-	var keys []string
-	for _, p := range cs.batch.buyers {
-		if p.IdempotencyKey != "" {
-			keys = append(keys, p.IdempotencyKey)
-		}
-	}
-	if len(keys) == 0 {
-		return used, nil
-	}
-	pairs, err := inventory.KeysUsed(ctx, tx, cs.sale.ID, keys)
-	for _, p := range pairs {
-		used[userKey{p[0], p[1]}] = true
-	}
-	return used, err
 }
 
 // firstRefusal is the error a batch that sold nothing ends with: the

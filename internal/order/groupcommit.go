@@ -125,16 +125,26 @@ func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]
 		if len(stock) == 0 {
 			return ErrSaleNotFound
 		}
-		seen, err := loadBatchSeen(ctx, tx, sale, batch)
+		reclaimed, err := reclaimedTickets(ctx, tx, batch)
 		if err != nil {
 			return err
 		}
-		left := stock[0]
+		who := make([]userKey, len(batch))
+		for i, r := range batch {
+			who[i] = userKey{user: r.cs.userID}
+			if r.cs.idemKey != nil {
+				who[i].key = *r.cs.idemKey
+			}
+		}
+		ledger, err := loadLedger(ctx, tx, sale, who, stock[0])
+		if err != nil {
+			return err
+		}
 		now := time.Now()
 		var orders []inventory.Order
 		var at []int // orders[j] is batch[at[j]]'s
 		for i, r := range batch {
-			if err := seen.refuse(sale, r.cs, &left); err != nil {
+			if err := refuseReserved(&ledger, reclaimed, r.cs.reserved.Ticket, who[i]); err != nil {
 				results[i].Err = err
 				continue
 			}
@@ -161,75 +171,36 @@ func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]
 	return results, err
 }
 
-// batchSeen is what the database knows of a batch's buyers and tickets,
-// read holding the sale's row, then counted on as the batch is decided.
-type batchSeen struct {
-	reclaimed map[string]bool  // ticket given back by a reconciliation
-	keys      map[string]bool  // user + "\x00" + idempotency key that made an order
-	orders    map[string]int64 // orders per buyer
-}
-
-// loadBatchSeen reads, in one query each, the reclaimed tickets, the used
-// idempotency keys and the buyers' orders (with a per-user limit).
-func loadBatchSeen(ctx context.Context, tx *gorm.DB, sale inventory.Sale, batch []reservedOrder) (batchSeen, error) {
-	s := batchSeen{reclaimed: map[string]bool{}, keys: map[string]bool{}}
-	tickets, users, keys := make([]string, 0, len(batch)), make([]string, 0, len(batch)), []string{}
-	for _, r := range batch {
-		tickets, users = append(tickets, r.cs.reserved.Ticket), append(users, r.cs.userID)
-		if r.cs.idemKey != nil {
-			keys = append(keys, *r.cs.idemKey)
-		}
+// reclaimedTickets is the batch's tickets a reconciliation gave back
+// (their unit is no longer the buyer's), in one query.
+func reclaimedTickets(ctx context.Context, tx *gorm.DB, batch []reservedOrder) (map[string]bool, error) {
+	tickets := make([]string, len(batch))
+	for i, r := range batch {
+		tickets[i] = r.cs.reserved.Ticket
 	}
 	var reclaimed []string
 	if err := tx.WithContext(ctx).Raw("SELECT order_ticket FROM ticket_failures WHERE order_ticket IN ?", tickets).
 		Scan(&reclaimed).Error; err != nil {
-		return s, err
+		return nil, err
 	}
+	out := make(map[string]bool, len(reclaimed))
 	for _, t := range reclaimed {
-		s.reclaimed[t] = true
+		out[t] = true
 	}
-	if len(keys) > 0 {
-		var used []struct{ UserID, IdempotencyKey string }
-		if err := tx.WithContext(ctx).Raw("SELECT user_id, idempotency_key FROM orders WHERE sale_id = ? AND idempotency_key IN ?",
-			sale.ID, keys).Scan(&used).Error; err != nil {
-			return s, err
-		}
-		for _, u := range used {
-			s.keys[u.UserID+"\x00"+u.IdempotencyKey] = true
-		}
-	}
-	if sale.PerUserLimit > 0 {
-		var err error
-		if s.orders, err = inventory.CountUsersOrders(ctx, tx, sale.ID, users); err != nil {
-			return s, err
-		}
-	}
-	return s, nil
+	return out, nil
 }
 
-// refuse says why cs gets no order; nil: it gets one, and is counted
-// (its key used, its buyer's orders and the units left moved).
-func (s batchSeen) refuse(sale inventory.Sale, cs criticalSection, left *int64) error {
-	key := ""
-	if cs.idemKey != nil {
-		key = cs.userID + "\x00" + *cs.idemKey
-	}
-	switch {
-	case s.reclaimed[cs.reserved.Ticket]:
+// refuseReserved says why a reserved unit makes no order, in the section's
+// order of checks: its ticket reclaimed (ErrPersistTimeout), then the
+// ledger's (a repeated key, the limit); a unit the database does not have
+// is overdrawn (giveBack zeroes the store's stock). nil: it makes one.
+func refuseReserved(ledger *batchLedger, reclaimed map[string]bool, ticket string, who userKey) error {
+	if reclaimed[ticket] {
 		return fmt.Errorf("%w: %w", ErrPersistTimeout, inventory.ErrTicketReclaimed)
-	case key != "" && s.keys[key]:
-		return ErrDuplicateRequest
-	case sale.PerUserLimit > 0 && s.orders[cs.userID] >= int64(sale.PerUserLimit):
-		return ErrLimitReached
-	case *left <= 0:
+	}
+	err := ledger.take(who)
+	if errors.Is(err, ErrSoldOut) {
 		return fmt.Errorf("%w: %w", errOverdrawn, inventory.ErrSoldOut)
 	}
-	if key != "" {
-		s.keys[key] = true
-	}
-	if sale.PerUserLimit > 0 {
-		s.orders[cs.userID]++
-	}
-	*left--
-	return nil
+	return err
 }
