@@ -103,40 +103,24 @@ fi
 
 bin/loadtest bench-report --calib "$WORK/calib.json" --run "$JSON" --facts "$WORK/facts.md" --out-md "$MD" >/dev/null
 
-# The flash sale: the load tool against wrk, the sold-out answer, the herd.
-set +e
-BENCH_TARGETS=$TARGETS BENCH_CEILING=${wrk_rate:-} BENCH_WORK=$WORK BENCH_SECONDS=${SECKILL_BENCH_HERD_SECONDS:-5} \
-	bash scripts/bench_herd.sh >"$WORK/herd.md"
-herd_code=$?
-set -e
-cat "$WORK/herd.md" >>"$MD"
-[ "$run_code" = 0 ] && run_code=$herd_code
-
-# The selling phase of one replica against a minimal Go shop.
-set +e
-BENCH_TARGETS=$TARGETS BENCH_WORK=$WORK bash scripts/bench_selling.sh >"$WORK/selling.md"
-selling_code=$?
-set -e
-cat "$WORK/selling.md" >>"$MD"
-[ "$run_code" = 0 ] && run_code=$selling_code
-
-# The herd with combining: one lock per order against one per batch.
-set +e
-BENCH_TARGETS=$TARGETS BENCH_WORK=$WORK bash scripts/bench_combine.sh >"$WORK/combine.md"
-combine_code=$?
-set -e
-cat "$WORK/combine.md" >>"$MD"
-[ "$run_code" = 0 ] && run_code=$combine_code
-
+# bench_part NAME SCRIPT: runs one part of the bench on the demo (its
+# environment: BENCH_* below), appends its Markdown to the report, and
+# keeps the first failure as the run's exit code.
+bench_part() {
+	local code=0
+	BENCH_TARGETS=$TARGETS BENCH_CEILING=${wrk_rate:-} BENCH_WORK=$WORK BENCH_SECONDS=${SECKILL_BENCH_HERD_SECONDS:-5} \
+		BENCH_JSON=$OUT/$STAMP.$1.json bash "$2" >"$WORK/$1.md" || code=$?
+	cat "$WORK/$1.md" >>"$MD"
+	[ "$run_code" = 0 ] && run_code=$code
+	return 0
+}
+bench_part herd scripts/bench_herd.sh       # the load tool against wrk, the sold-out answer, the herd
+bench_part selling scripts/bench_selling.sh # one replica's selling phase against a minimal Go shop
+bench_part combine scripts/bench_combine.sh # the herd, one lock per order against one per batch
 # Orders through the queue: accepted/s against the same ceiling, confirmed/s
-# against the lock strategies, 202-to-confirmed p99 by oversubscription.
-set +e
-BENCH_TARGETS=$TARGETS BENCH_CEILING=${wrk_rate:-} BENCH_WORK=$WORK BENCH_JSON=$OUT/$STAMP.queue.json \
-	bash scripts/bench_queue.sh >"$WORK/queue.md"
-queue_code=$?
-set -e
-cat "$WORK/queue.md" >>"$MD"
-[ "$run_code" = 0 ] && run_code=$queue_code
+# against the lock strategies, 202-to-confirmed p99 by oversubscription
+# (its JSON: bench/results/<stamp>.queue.json).
+bench_part queue scripts/bench_queue.sh
 bench_demo_stop
 cp "$WORK/calib.json" "$OUT/$STAMP.calib.json"
 echo "bench: wrote $MD and $JSON" >&2
