@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/faults"
@@ -117,6 +118,7 @@ var domainErrors = []mapping{
 	{err: order.ErrDuplicateRequest, status: http.StatusConflict, code: "in_progress", message: "a request with this Idempotency-Key is being answered; retry to get its answer", hints: retry},
 
 	// Orders.
+	{err: buyer.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: buyerError},
 	{err: order.ErrSoldOut, status: http.StatusConflict, code: "sold_out", message: "the sale is sold out"},
 	{err: order.ErrLimitReached, status: http.StatusConflict, code: "limit_reached", message: "this user already has the most orders the sale allows"},
 	{err: order.ErrConflict, status: http.StatusConflict, code: "conflict", message: "too many concurrent buyers won the write; retry", hints: retry},
@@ -228,6 +230,14 @@ func retryAfter(err error) string {
 		return strconv.Itoa(limited.RetryAfterSeconds())
 	}
 	return ""
+}
+
+// buyerError names the user id or key buyer.Check refused, and why.
+func buyerError(err error, b *errorBody) {
+	var be *buyer.Error
+	if errors.As(err, &be) {
+		b.Field, b.Message = be.Field, be.Message
+	}
 }
 
 // fieldError fills in the member a *sale.FieldError names and its message.

@@ -2,19 +2,19 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // MaxUserIDLen bounds user_id in characters (orders.user_id is VARCHAR(64)).
-const MaxUserIDLen = 64
+const MaxUserIDLen = buyer.MaxIDLen
 
 // Headers of the order endpoint.
 const (
@@ -25,7 +25,6 @@ const (
 	// headerIdempotencyKey makes a retried request return the first answer.
 	headerIdempotencyKey = "Idempotency-Key"
 	headerReplayed       = "Idempotency-Replayed"
-	maxIdempotencyKeyLen = 64
 )
 
 // placeOrder is POST /api/sales/:id/orders {"user_id", "ticket"}: the hot
@@ -80,18 +79,21 @@ func (s *Server) orderRequest(c *gin.Context) (guard.Request, error) {
 	return req, nil
 }
 
-// idempotencyKey accepts an absent header, or 1 to 64 characters of
-// letters, digits and . _ : -.
+// idempotencyKey accepts an absent header, or a key buyer.CheckKey allows.
 func idempotencyKey(k string) (string, error) {
-	if len(k) > maxIdempotencyKeyLen {
-		return "", badField(headerIdempotencyKey, "the %s header must be at most %d characters", headerIdempotencyKey, maxIdempotencyKeyLen)
-	}
-	for _, r := range k {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r)) {
-			return "", badField(headerIdempotencyKey, "the %s header may hold only letters, digits and . _ : -", headerIdempotencyKey)
-		}
+	if err := buyer.CheckKey(k); err != nil {
+		return "", buyerField(err)
 	}
 	return k, nil
+}
+
+// buyerField is buyer's refusal as a 400 naming the field.
+func buyerField(err error) error {
+	var be *buyer.Error
+	if errors.As(err, &be) {
+		return badField(be.Field, "%s", be.Message)
+	}
+	return err
 }
 
 // issueTicket is POST /api/sales/:id/ticket {"user_id"}: a purchase ticket
@@ -125,8 +127,9 @@ func userIDBody(c *gin.Context) (string, error) {
 	return parseUserID(raw)
 }
 
-// parseUserID accepts a non-empty string of at most MaxUserIDLen characters,
-// or a JSON integer, which becomes its decimal string: load generators
+// parseUserID accepts a string that names a buyer (buyer.CheckID: at most
+// MaxUserIDLen characters, nothing the database would fold into another
+// id), or a JSON integer, which becomes its decimal string: load generators
 // naturally number their buyers, and 42 and "42" are then the same buyer.
 func parseUserID(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -149,11 +152,8 @@ func parseUserID(raw json.RawMessage) (string, error) {
 	default:
 		return "", badField("user_id", "user_id must be a string or an integer, not %s", describeJSON(raw))
 	}
-	if id == "" {
-		return "", badField("user_id", "user_id must not be empty")
-	}
-	if utf8.RuneCountInString(id) > MaxUserIDLen {
-		return "", badField("user_id", "user_id must be at most %d characters", MaxUserIDLen)
+	if err := buyer.CheckID(id); err != nil {
+		return "", buyerField(err)
 	}
 	return id, nil
 }

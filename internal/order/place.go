@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
@@ -35,8 +36,14 @@ func (s *Service) Place(ctx context.Context, saleID uint64, userID string) (inve
 	return o, err
 }
 
-// Buy is Place for a Purchase; it also says which layer answered.
+// Buy is Place for a Purchase; it also says which layer answered. A buyer
+// buyer.Check refuses (an id the database would fold into another) is
+// refused here, before any road: the error matches buyer.ErrInvalid and
+// nothing is written or recorded.
 func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string, error) {
+	if err := buyer.Check(p.UserID, p.IdempotencyKey); err != nil {
+		return inventory.Order{}, "", err
+	}
 	start := time.Now()
 	sale, err := s.Sale(ctx, p.SaleID)
 	if err != nil {
