@@ -114,3 +114,14 @@ func Check(id, key string) error {
 	}
 	return CheckKey(key)
 }
+
+// Storable is id as a record of what was sent can hold it (a failed
+// ticket's row): valid UTF-8, at most MaxIDLen characters. For ids CheckID
+// accepts it is id itself.
+func Storable(id string) string {
+	id = strings.ToValidUTF8(id, "\ufffd")
+	if r := []rune(id); len(r) > MaxIDLen {
+		id = string(r[:MaxIDLen])
+	}
+	return id
+}

@@ -28,6 +28,30 @@ func errno(err error) uint16 {
 	return 0
 }
 
+// rowRefusals are the errors where the server refused a row for what it
+// holds: the same statement with the same row fails the same way every
+// time, whatever the load.
+var rowRefusals = map[uint16]bool{
+	dupEntry: true,
+	1048:     true, // ER_BAD_NULL_ERROR
+	1264:     true, // ER_WARN_DATA_OUT_OF_RANGE
+	1265:     true, // WARN_DATA_TRUNCATED
+	1292:     true, // ER_TRUNCATED_WRONG_VALUE
+	1366:     true, // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: a string the charset cannot hold
+	1406:     true, // ER_DATA_TOO_LONG
+	1451:     true, // ER_ROW_IS_REFERENCED_2
+	1452:     true, // ER_NO_REFERENCED_ROW_2
+	3819:     true, // ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+	4025:     true, // ER_CONSTRAINT_FAILED (MariaDB's CHECK)
+}
+
+// IsRowRefused: the server refused a row for what it holds (a unique key
+// taken, a value too long or not storable, a constraint): retrying the same
+// row fails again. A batch that meets one finds the row that caused it by
+// writing its rows one by one. Anything else (a timeout, a lost
+// connection, a deadlock) may pass on a retry.
+func IsRowRefused(err error) bool { return rowRefusals[errno(err)] }
+
 // IsDuplicate: the INSERT met a row with the same unique key.
 func IsDuplicate(err error) bool { return errno(err) == dupEntry }
 

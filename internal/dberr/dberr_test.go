@@ -26,3 +26,18 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRowRefused(t *testing.T) {
+	wrap := func(n uint16) error { return fmt.Errorf("ctx: %w", &mysql.MySQLError{Number: n}) }
+	for _, c := range []struct {
+		err     error
+		refused bool
+	}{
+		{wrap(1062), true}, {wrap(1406), true}, {wrap(1366), true}, {wrap(4025), true},
+		{wrap(1205), false}, {wrap(1213), false}, {wrap(2013), false}, {errors.New("plain"), false}, {nil, false},
+	} {
+		if IsRowRefused(c.err) != c.refused {
+			t.Errorf("IsRowRefused(%v) = %v, want %v", c.err, !c.refused, c.refused)
+		}
+	}
+}

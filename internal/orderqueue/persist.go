@@ -2,12 +2,14 @@ package orderqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -19,6 +21,13 @@ const (
 	ReasonSoldOut   = "sold_out"          // the database had no unit: Redis's stock was above the truth
 	ReasonLimit     = "limit_reached"     // the buyer's limit, checked again in the database
 	ReasonDuplicate = "duplicate_request" // the idempotency key made an order already
+	// ReasonInvalidBuyer: the entry's user id or key breaks buyer.Check (an
+	// entry queued before the rule): it would be another buyer's to the
+	// database.
+	ReasonInvalidBuyer = "invalid_buyer"
+	// ReasonRefused: the database refused this order's row (dberr.IsRowRefused)
+	// when it was written alone: the rest of its batch went through.
+	ReasonRefused = "refused"
 )
 
 // settlement is what becomes of one entry.
@@ -59,7 +68,11 @@ return back
 `)
 
 // persistSale persists one sale's entries: the simulated work, then one
-// transaction for all of them, then the settlement in Redis.
+// transaction for all of them, then the settlement in Redis. A batch whose
+// transaction fails is written again one entry at a time (persistEach): a
+// row the database refuses fails its own ticket only, and a failure that
+// may pass later leaves that entry and the ones after it pending, retried
+// when they are reclaimed.
 func (c *Consumer) persistSale(ctx context.Context, saleID uint64, es []entry) error {
 	sale, err := c.store.GetSale(ctx, saleID)
 	if err != nil {
@@ -74,24 +87,51 @@ func (c *Consumer) persistSale(ctx context.Context, saleID uint64, es []entry) e
 	}
 	var res []settlement
 	for attempt := 0; ; attempt++ {
-		res, err = c.commit(ctx, sale, es)
+		res, err = c.commit(ctx, sale, es, nil)
 		// Another consumer persisted some of these (a reclaimed entry whose
 		// first consumer was slow, not dead): the next try sees them.
 		if err == nil || !dberr.IsDuplicate(err) || attempt == 2 {
 			break
 		}
 	}
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
+		res, err = c.persistEach(ctx, sale, es, err)
+	}
+	if len(res) == 0 {
 		return err
 	}
 	c.killAt(KillAfterCommit)
-	return c.settle(ctx, sale, res)
+	return errors.Join(err, c.settle(ctx, sale, res))
+}
+
+// persistEach commits es one entry at a time, after their batch failed
+// with batchErr. An entry whose row the database refuses fails alone
+// (ReasonRefused, its unit given back); the first entry that fails
+// otherwise (the database away, a timeout) stops the pass: it and the
+// entries after it stay pending. It returns the settlements made.
+func (c *Consumer) persistEach(ctx context.Context, sale inventory.Sale, es []entry, batchErr error) ([]settlement, error) {
+	var res []settlement
+	for i := range es {
+		one, err := c.commit(ctx, sale, es[i:i+1], nil)
+		if err != nil && dberr.IsRowRefused(err) {
+			c.log.Warn("the database refused a queued order's row; its ticket fails alone", "sale", sale.ID,
+				"ticket", es[i].ticket, "err", err)
+			one, err = c.commit(ctx, sale, es[i:i+1], err)
+		}
+		if err != nil {
+			return res, fmt.Errorf("%d of %d entries left pending (the batch: %v): %w", len(es)-i, len(es), batchErr, err)
+		}
+		res = append(res, one...)
+	}
+	return res, nil
 }
 
 // commit decides every entry and writes the orders, the failures and the
 // stock in one transaction, holding the sale's row: consumers of one sale
-// take turns, and each sees what the previous committed.
-func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry) ([]settlement, error) {
+// take turns, and each sees what the previous committed. refused, when not
+// nil, is the database's refusal of these entries' rows: each that would
+// have been an order fails with ReasonRefused instead.
+func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry, refused error) ([]settlement, error) {
 	pctx, cancel := context.WithTimeout(ctx, c.cfg.PersistTimeout)
 	defer cancel()
 	var res []settlement
@@ -110,6 +150,9 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry) 
 		var failures []inventory.TicketFailure
 		for _, e := range es {
 			s := seen.decide(sale, e, &stock)
+			if refused != nil && s.fresh && s.reason == "" {
+				s, stock = failure(e, ReasonRefused, true), stock+1
+			}
 			if !s.fresh {
 				res = append(res, s)
 				continue
@@ -117,7 +160,7 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry) 
 			if s.reason != "" {
 				accepted := e.accepted
 				failures = append(failures, inventory.TicketFailure{OrderTicket: e.ticket, SaleID: sale.ID,
-					UserID: e.userID, Reason: s.reason, AcceptedAt: &accepted, FailedAt: now.UTC()})
+					UserID: buyer.Storable(e.userID), Reason: s.reason, AcceptedAt: &accepted, FailedAt: now.UTC()})
 			} else {
 				o := inventory.NewOrder(sale, e.userID, c.cfg.Name, now)
 				ticket, accepted := e.ticket, e.accepted
@@ -222,6 +265,9 @@ func (s seen) decide(sale inventory.Sale, e entry, stock *int64) settlement {
 		return failure(e, s.failed[e.ticket], false)
 	}
 	s.confirmed[e.ticket] = true // a ticket twice in one batch (reclaimed and read again) is one order
+	if buyer.Check(e.userID, e.idemKey) != nil {
+		return failure(e, ReasonInvalidBuyer, true)
+	}
 	if e.idemKey != "" {
 		k := e.userID + "\x00" + e.idemKey
 		if s.keys[k] {
