@@ -14,6 +14,11 @@ import (
 // reconciliation gave the unit back.
 const ReasonAbandoned = "abandoned"
 
+// ReasonStuck is the ticket failure of a queued order whose unit stayed in
+// flight past lockstrategy.QueuedStale (its entry lost, or failing for
+// good): a repair gave the unit back.
+const ReasonStuck = "stuck"
+
 // ErrTicketReclaimed: the unit an order was persisting was reclaimed (given
 // back) meanwhile: the order must not be made.
 var ErrTicketReclaimed = errors.New("inventory: the order's unit was reclaimed while it was being persisted")
@@ -40,10 +45,10 @@ func CheckNotReclaimed(ctx context.Context, tx *gorm.DB, ticket string) error {
 // ReclaimTickets decides, holding sale saleID's row, what becomes of
 // tickets taken for synchronous orders that were never settled: those that
 // are orders are kept (sold); the others are recorded as failed
-// (ReasonAbandoned, once: a ticket failed before stays failed) and returned
+// (with reason, once: a ticket failed before stays failed) and returned
 // in giveBack, whose units the caller gives back in the store. Once this
 // commits, no order of a giveBack ticket can commit (CheckNotReclaimed).
-func ReclaimTickets(ctx context.Context, db *gorm.DB, saleID uint64, tickets []string) (sold, giveBack []string, err error) {
+func ReclaimTickets(ctx context.Context, db *gorm.DB, saleID uint64, tickets []string, reason string) (sold, giveBack []string, err error) {
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		sold, giveBack = sold[:0], giveBack[:0]
 		var id uint64
@@ -68,7 +73,7 @@ func ReclaimTickets(ctx context.Context, db *gorm.DB, saleID uint64, tickets []s
 				continue
 			}
 			giveBack = append(giveBack, t)
-			failures = append(failures, TicketFailure{OrderTicket: t, SaleID: saleID, Reason: ReasonAbandoned, FailedAt: now})
+			failures = append(failures, TicketFailure{OrderTicket: t, SaleID: saleID, Reason: reason, FailedAt: now})
 		}
 		if len(failures) == 0 {
 			return nil

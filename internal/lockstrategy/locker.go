@@ -61,6 +61,15 @@ const PersistBound = StockReloadSettle * 2 / 3
 // reconciliation reclaims it (the unit is an order, or goes back).
 const ReservationStale = 2 * PersistBound
 
+// QueuedStale is how old (by the store's clock) a queued order's unit may
+// be and still be in flight: the consumers retry a batch that failed every
+// few seconds and fail a row the database refuses at once, so a ticket
+// pending past this is stuck (its entry lost, or a failure that keeps
+// failing): the sale is not healthy, and a repair settles the ticket (an
+// order if it is a row, else failed as stuck and its unit back). Long
+// enough for a herd's queue to drain on two cores.
+const QueuedStale = 60 * time.Second
+
 // Kind is how a strategy keeps a sale's stock safe: under a lock, with a
 // safe write and no lock, or by taking units from a stock of its own.
 type Kind string

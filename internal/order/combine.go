@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/gather"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -75,8 +76,25 @@ func (s *Service) CombineWaiting(saleID uint64) (waiting, selling int) {
 // sellBatch sells batch under one acquisition of the sale's lock and
 // answers each buyer: its own order or refusal, or, when the batch failed
 // whole (the lock not taken, a stale token, the database), the batch's
-// error.
+// error. A batch whose rows the database refused (a key taken, a value it
+// cannot store: dberr.IsRowRefused) is sold again one buyer at a time, so
+// that the refusal is the answer of the buyer whose row caused it only.
 func (s *Service) sellBatch(sale inventory.Sale, locker lockstrategy.Locker, batch []batchBuyer) []gather.Result[batchAnswer] {
+	out, err := s.sellOnce(sale, locker, batch)
+	if len(batch) > 1 && dberr.IsRowRefused(err) {
+		s.log.Warn("the database refused a combined batch's rows; selling its buyers one by one", "sale", sale.ID,
+			"buyers", len(batch), "err", err)
+		for i := range batch {
+			one, _ := s.sellOnce(sale, locker, batch[i:i+1])
+			out[i] = one[0]
+		}
+	}
+	return out
+}
+
+// sellOnce is one acquisition of the lock for batch: each buyer's answer,
+// and the section's error (nil when it committed).
+func (s *Service) sellOnce(sale inventory.Sale, locker lockstrategy.Locker, batch []batchBuyer) ([]gather.Result[batchAnswer], error) {
 	b := &saleBatch{buyers: make([]Purchase, len(batch)), answers: make([]batchResult, len(batch))}
 	for i, w := range batch {
 		b.buyers[i] = w.p
@@ -101,5 +119,5 @@ func (s *Service) sellBatch(sale inventory.Sale, locker lockstrategy.Locker, bat
 		}
 		out[i] = a
 	}
-	return out
+	return out, err
 }

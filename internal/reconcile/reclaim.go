@@ -19,13 +19,29 @@ import (
 // it), then carried out in Redis, where a ticket is settled once: a
 // reclaim that dies half-way is finished by the next, and one racing the
 // unit's own replica gives the unit back once. It returns how many units
-// it settled.
+// it settled. A queued order's unit stuck past lockstrategy.QueuedStale is
+// settled the same way (failed as inventory.ReasonStuck); its stream entry,
+// if the consumers ever read it, then finds its ticket settled.
 func Reclaim(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64) (int, error) {
 	snap, err := st.Snapshot(ctx, key)
-	if err != nil || len(snap.Stale) == 0 {
+	if err != nil {
 		return 0, err
 	}
-	sold, giveBack, err := inventory.ReclaimTickets(ctx, db, saleID, snap.Stale)
+	n, err := reclaim(ctx, db, st, key, saleID, snap.Stale, inventory.ReasonAbandoned)
+	if err != nil {
+		return n, err
+	}
+	m, err := reclaim(ctx, db, st, key, saleID, snap.StaleQueued, inventory.ReasonStuck)
+	return n + m, err
+}
+
+// reclaim settles tickets, recording those that are no order as failed
+// with reason.
+func reclaim(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64, tickets []string, reason string) (int, error) {
+	if len(tickets) == 0 {
+		return 0, nil
+	}
+	sold, giveBack, err := inventory.ReclaimTickets(ctx, db, saleID, tickets, reason)
 	if err != nil {
 		return 0, err
 	}

@@ -58,12 +58,12 @@ func Check(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64
 		}
 		r.PersistedInFlight += n
 	}
-	if len(snap.Stale) > 0 {
+	if stale := append(snap.Stale, snap.StaleQueued...); len(stale) > 0 {
 		var n int64
-		if err := d.Raw("SELECT COUNT(*) FROM orders WHERE order_ticket IN ?", snap.Stale).Scan(&n).Error; err != nil {
+		if err := d.Raw("SELECT COUNT(*) FROM orders WHERE order_ticket IN ?", stale).Scan(&n).Error; err != nil {
 			return r, err
 		}
-		r.Stuck = int64(len(snap.Stale)) - n
+		r.Stuck = int64(len(stale)) - n
 	}
 	var expired int64
 	if err := d.Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = ?", saleID, inventory.StatusExpired).

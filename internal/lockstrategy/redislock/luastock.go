@@ -294,9 +294,13 @@ type StockSnapshot struct {
 	// Stale are the tickets of InFlight taken for a synchronous order more
 	// than lockstrategy.ReservationStale ago: their replica died or lost
 	// touch before settling them (reclaimed by Reclaimable's caller).
-	Stale    []string
-	Returned int64     // expired orders whose unit went back
-	At       time.Time // the store's clock at the snapshot
+	Stale []string
+	// StaleQueued are the tickets of InFlight queued (async) more than
+	// lockstrategy.QueuedStale ago: stuck (their entry lost, or failing
+	// for good); a repair settles them.
+	StaleQueued []string
+	Returned    int64     // expired orders whose unit went back
+	At          time.Time // the store's clock at the snapshot
 }
 
 // Snapshot reads key's stock, in-flight tickets and returned count at one
@@ -317,8 +321,12 @@ func (l *LuaStock) Snapshot(ctx context.Context, key string) (StockSnapshot, err
 		ticket, _ := pairs[i].(string)
 		where, _ := pairs[i+1].(string)
 		snap.InFlight = append(snap.InFlight, ticket)
-		if taken, sync := syncTakenAt(where); sync && snap.At.Sub(taken) > lockstrategy.ReservationStale {
+		taken, sync := syncTakenAt(where)
+		switch {
+		case sync && snap.At.Sub(taken) > lockstrategy.ReservationStale:
 			snap.Stale = append(snap.Stale, ticket)
+		case !sync && snap.At.Sub(queuedAt(where)) > lockstrategy.QueuedStale:
+			snap.StaleQueued = append(snap.StaleQueued, ticket)
 		}
 	}
 	snap.Returned, _ = v[2].(int64)
@@ -341,6 +349,18 @@ func syncTakenAt(where string) (taken time.Time, sync bool) {
 		return time.Time{}, true
 	}
 	return time.UnixMilli(n).UTC(), true
+}
+
+// queuedAt reads a queued ticket's in-flight value, its stream entry's id
+// ("<ms>-<seq>", Redis's clock when it was queued); the zero time for a
+// value that is not one (stale at once).
+func queuedAt(entryID string) time.Time {
+	ms, _, _ := strings.Cut(entryID, "-")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(n).UTC()
 }
 
 // forgetScript drops a sale from the index once nothing is in flight.
