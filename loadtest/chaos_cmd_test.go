@@ -103,6 +103,10 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s: no order answered 201 or 202: the run proved nothing for it (seed %d)", name, seed)
 		}
 	}
+	// Lookalike buyers were sent, refused, and sold nothing.
+	if m := regexp.MustCompile(`LOOKALIKES: (\d+) orders .* (\d+) were sold to`).FindStringSubmatch(out); m == nil || m[1] == "0" || m[2] != "0" {
+		t.Errorf("lookalike ids: %q, want some refused and none sold to (seed %d)", m, seed)
+	}
 	// --fenced-only: no unfenced twin of a strategy with tokens.
 	for _, name := range []string{"redis", "zookeeper", "etcd", "db-lock-table", "redis-sentinel"} {
 		if regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `\s+(true|false)\s`).MatchString(out) {

@@ -132,15 +132,16 @@ func TestChaosCheckerFindsEveryBreak(t *testing.T) {
 	c.record(sale.ID, "u1", shopapi.AckUnknown, 0, shopapi.KindTimeout, time.Millisecond) // may explain ids[1]
 	c.record(sale.ID, "u2", shopapi.AckRefused, 0, "lock_timeout", time.Millisecond)
 	c.record(sale.ID, "u3", shopapi.AckOrder, 999_999_999, shopapi.KindOrder, time.Millisecond) // a 201 whose row is missing
+	c.countBadBuyer()                                                                           // a 201 to "u2 ", a lookalike
 	v, err := c.check(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := chaosVerdict{Sales: 1, Sold: 3, Oversold: 1, LostUpdates: 3, Duplicates: 1, Missing: 1, Phantom: 1, Unknown: 1}
+	want := chaosVerdict{Sales: 1, Sold: 3, Oversold: 1, LostUpdates: 3, Duplicates: 1, Missing: 1, Phantom: 1, Unknown: 1, BadBuyers: 1}
 	if !reflect.DeepEqual(v, want) {
 		t.Errorf("verdict %+v, want %+v", v, want)
 	}
-	if got := strings.Join(v.broken(), ", "); got != "oversold 1, lost updates 3, duplicates 1, 201 without order 1, order without 201 1" {
+	if got := strings.Join(v.broken(), ", "); got != "oversold 1, lost updates 3, duplicates 1, 201 without order 1, order without 201 1, lookalike ids sold to 1" {
 		t.Errorf("broken: %s", got)
 	}
 }

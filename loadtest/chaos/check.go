@@ -43,6 +43,17 @@ type chaosConfig struct {
 	kinds   map[string]int64                   // answer kinds, for the table
 	hist    *hdrhistogram.Histogram            // latency of every answer, µs
 	tickets map[uint64]map[string]ticketRecord // async: sale -> ticket -> its 202
+	// badBuyers counts orders and tickets given to ids buyer.CheckID
+	// refuses (lookalikes of a pool user): each is a defect.
+	badBuyers int64
+}
+
+// countBadBuyer notes an order or ticket given to an id the buyer rule
+// refuses.
+func (c *chaosConfig) countBadBuyer() {
+	c.mu.Lock()
+	c.badBuyers++
+	c.mu.Unlock()
 }
 
 func (c *chaosConfig) name() string {
@@ -101,7 +112,10 @@ type chaosVerdict struct {
 	// settled; Repaired: drift repaired after a non-durable Redis restart.
 	Stuck, Reclaimed, Repaired int64
 	StuckSales                 []string
-	Queue                      *ticketVerdict // async configurations only
+	// BadBuyers: orders or tickets given to an id the buyer rule refuses
+	// (a lookalike of a pool user).
+	BadBuyers int64
+	Queue     *ticketVerdict // async configurations only
 	// Histories counts the sales by the shop's linearizability verdict
 	// (history.go); shown, not asserted.
 	Histories map[string]int
@@ -147,6 +161,7 @@ func (v chaosVerdict) broken() []string {
 	add("201 without order", v.Missing)
 	add("order without 201", v.Phantom)
 	add("units stuck", v.Stuck)
+	add("lookalike ids sold to", v.BadBuyers)
 	if v.Queue != nil {
 		out = append(out, v.Queue.broken()...)
 	}
@@ -158,7 +173,7 @@ func (v chaosVerdict) broken() []string {
 func (c *chaosConfig) check(ctx context.Context, store *inventory.Store) (chaosVerdict, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var v chaosVerdict
+	v := chaosVerdict{BadBuyers: c.badBuyers}
 	for _, id := range c.sales {
 		sale, err := v.addSale(ctx, store, id)
 		if err != nil {

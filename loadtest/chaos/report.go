@@ -66,6 +66,14 @@ func printVerdicts(out io.Writer, configs []*chaosConfig, vs []chaosVerdict) (fa
 	for i, c := range configs {
 		fmt.Fprintf(out, "  %s: %s\n", c.name(), vs[i].data().ReasonEn)
 	}
+	var refused, soldTo int64
+	for i, c := range configs {
+		c.mu.Lock()
+		refused += c.kinds["invalid_field"]
+		c.mu.Unlock()
+		soldTo += vs[i].BadBuyers
+	}
+	fmt.Fprintf(out, "LOOKALIKES: %d orders from ids that differ from a buyer's by a trailing space, a control character or U+FFFD were refused (400 user_id); %d were sold to (must be 0)\n", refused, soldTo)
 	for i, c := range configs {
 		for _, s := range vs[i].StuckSales {
 			fmt.Fprintf(out, "stuck: %s: %s\n", c.name(), s)

@@ -16,6 +16,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -477,6 +478,12 @@ func (c *chaosConfig) buy(ctx context.Context, cl *shopapi.Client, targets []str
 	for ctx.Err() == nil {
 		sale := c.currentSale()
 		user := "u" + strconv.Itoa(r.IntN(int(c.userPool(f.stock))))
+		if r.IntN(8) == 0 {
+			// A lookalike of a pool user (a trailing space, a control
+			// character, another case...): refused, or a buyer of its own,
+			// never a second order for the user it looks like.
+			user = buyer.Lookalikes(r, user, 1)[0]
+		}
 		t0 := time.Now()
 		// The request gets its own bound, not ctx: the end of the run must
 		// not turn an answer in flight into an unknown one.
@@ -484,6 +491,9 @@ func (c *chaosConfig) buy(ctx context.Context, cl *shopapi.Client, targets []str
 		target := targets[r.IntN(len(targets))]
 		ack, id, ticket, kind := cl.OrderAck(rctx, shopapi.OrdersURL(target, sale), user)
 		cancel()
+		if (ack == shopapi.AckTicket || ack == shopapi.AckOrder) && buyer.CheckID(user) != nil {
+			c.countBadBuyer()
+		}
 		if ack == shopapi.AckTicket {
 			c.recordTicket(sale, user, ticket, t0, time.Since(t0))
 		} else {

@@ -1,6 +1,7 @@
 package shopapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,8 +21,8 @@ const (
 // OrderAck is one POST of an order and what the buyer learnt from its answer (an order id
 // for a 201, a ticket for a 202).
 func (c *Client) OrderAck(ctx context.Context, ordersURL, userID string) (ack int, orderID uint64, ticket, kind string) {
-	body := `{"user_id":"` + userID + `"}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, strings.NewReader(body))
+	body, _ := json.Marshal(map[string]string{"user_id": userID}) // any id, control characters included, as valid JSON
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ordersURL, bytes.NewReader(body))
 	if err != nil {
 		return AckUnknown, 0, "", KindTransport
 	}
