@@ -187,11 +187,19 @@ const FAILED = {
   sold_out: 'the sale sold out before your order reached the database',
   limit_reached: 'this user already has the most orders the sale allows',
   duplicate_request: 'this click had already been ordered once, and one order is all it makes',
+  invalid_buyer: 'the user id was not one the shop accepts (a space at an end, a control character)',
+  refused: 'the database refused this order; the other orders with it went through',
+  abandoned: 'the replica taking your order stopped before saving it',
+  stuck: 'the order could not be saved in time',
 };
 const FAILED_ZH = {
   sold_out: '订单写入数据库前已经售罄',
   limit_reached: '该用户已达到限购数量',
   duplicate_request: '这次点击已经下过一单，一次点击只下一单',
+  invalid_buyer: '用户 ID 不被商店接受（首尾有空格或含控制字符）',
+  refused: '数据库拒绝了这笔订单，同批的其他订单已成功',
+  abandoned: '处理订单的副本在保存前停止了',
+  stuck: '订单未能及时保存',
 };
 
 /**
