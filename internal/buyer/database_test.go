@@ -29,6 +29,22 @@ func seed(t *testing.T) uint64 {
 	return s
 }
 
+// probeConn is one connection of its own to the test database (temporary
+// tables live in one connection), closed at cleanup.
+func probeConn(t *testing.T) *sql.Conn {
+	t.Helper()
+	sqlDB, err := testenv.DB(t, "buyer").DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sqlDB.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // column is one column's definition as the database has it.
 type column struct{ typ, charset, collation string }
 
@@ -65,17 +81,8 @@ func randomID(rng *rand.Rand) string {
 func TestDatabaseComparesAcceptedIDsAsGo(t *testing.T) {
 	s := seed(t)
 	rng := rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
-	db := testenv.DB(t, "buyer")
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := probeConn(t)
 	for _, tc := range []struct {
 		column string
 		check  func(string) error
@@ -122,17 +129,8 @@ func TestDatabaseComparesAcceptedIDsAsGo(t *testing.T) {
 func TestAcceptedIDsRoundTripTheColumn(t *testing.T) {
 	s := seed(t)
 	rng := rand.New(rand.NewPCG(s, 7))
-	db := testenv.DB(t, "buyer")
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := probeConn(t)
 	col := readColumn(t, conn, "orders", "user_id")
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`CREATE TEMPORARY TABLE buyer_probe
 		(id INT AUTO_INCREMENT PRIMARY KEY, u %s CHARACTER SET %s COLLATE %s NOT NULL)`, col.typ, col.charset, col.collation)); err != nil {

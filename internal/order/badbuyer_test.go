@@ -5,26 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/seckill-lab/seckill/internal/dberr"
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
-
-// refuseRowsOf makes the database refuse every order row of user (a
-// trigger raising ER_DATA_TOO_LONG): a row refused for what it holds,
-// whatever the load, as a key collision is.
-func refuseRowsOf(t *testing.T, store *inventory.Store, user string) {
-	t.Helper()
-	name := fmt.Sprintf("refuse_%d", time.Now().UnixNano())
-	if err := store.DB().Exec(fmt.Sprintf(`CREATE TRIGGER %s BEFORE INSERT ON orders FOR EACH ROW
-		BEGIN IF NEW.user_id = '%s' THEN SIGNAL SQLSTATE '22001' SET MYSQL_ERRNO = 1406, MESSAGE_TEXT = 'refused by the test'; END IF; END`,
-		name, user)).Error; err != nil {
-		t.Fatalf("creating the trigger that refuses %s's rows: %v", user, err)
-	}
-	t.Cleanup(func() { store.DB().Exec("DROP TRIGGER IF EXISTS " + name) })
-}
 
 // A combined batch with one buyer whose row the database refuses: that
 // buyer alone gets the refusal; every other buyer of the batch gets an
@@ -34,7 +19,7 @@ func TestRefusedRowFailsOnlyItsBuyer(t *testing.T) {
 	store, _, svc := newService(t, "badbuyer")
 	sale := combinedSale(t, store, "db-pessimistic", 20, 50, 50000, false)
 	mallory := fmt.Sprintf("mallory-%d", sale.ID)
-	refuseRowsOf(t, store, mallory)
+	testenv.RefuseOrderRowsOf(t, store.DB(), mallory)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := map[string]error{}

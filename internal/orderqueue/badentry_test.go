@@ -8,21 +8,8 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
-
-// refuseRowsOf makes the database refuse every order row of user (a
-// trigger raising ER_DATA_TOO_LONG, the error a row too long for its column
-// gets): a row the database refuses for what it holds, whatever the load.
-func (l *lab) refuseRowsOf(user string) {
-	l.t.Helper()
-	name := fmt.Sprintf("refuse_%d", time.Now().UnixNano())
-	if err := l.b.DB.Exec(fmt.Sprintf(`CREATE TRIGGER %s BEFORE INSERT ON orders FOR EACH ROW
-		BEGIN IF NEW.user_id = '%s' THEN SIGNAL SQLSTATE '22001' SET MYSQL_ERRNO = 1406, MESSAGE_TEXT = 'refused by the test'; END IF; END`,
-		name, user)).Error; err != nil {
-		l.t.Fatalf("creating the trigger that refuses %s's rows: %v", user, err)
-	}
-	l.t.Cleanup(func() { l.b.DB.Exec("DROP TRIGGER IF EXISTS " + name) })
-}
 
 // One bad entry fails alone: a batch that holds an entry queued before the
 // buyer rule ("alice " beside "alice" with the same key: one row to the
@@ -35,7 +22,7 @@ func TestBadEntryFailsAlone(t *testing.T) {
 	l := newLab(t, nil)
 	s := l.newSale("redis-lua-stock", 30, inventory.OrderAsync, 0)
 	mallory := fmt.Sprintf("mallory-%d", s.ID)
-	l.refuseRowsOf(mallory)
+	testenv.RefuseOrderRowsOf(t, l.b.DB, mallory)
 	ctx := context.Background()
 	enqueue := func(user, key string) string {
 		t.Helper()
