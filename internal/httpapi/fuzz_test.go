@@ -98,6 +98,10 @@ func FuzzPlaceOrder(f *testing.F) {
 		`{"user_id":""}`,
 		`{"user_id":" "}`,
 		`{"user_id":"\u0000"}`,
+		`{"user_id":"alice "}`,  // one buyer with "alice" to MariaDB: refused
+		`{"user_id":"\ud800"}`,  // a lone surrogate: decoded as U+FFFD, refused
+		`{"user_id":"a\tb"}`,    // a control character: refused
+		`{"user_id":"e\u0301"}`, // a combining accent: a buyer of its own
 		`{"user_id":"买家 🛒 \ud83d\ude00"}`,
 		`{"user_id":"` + strings.Repeat("🛒", MaxUserIDLen) + `"}`,
 		`{"user_id":"` + strings.Repeat("a", MaxUserIDLen+1) + `"}`,
