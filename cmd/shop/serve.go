@@ -40,7 +40,8 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 		return 1
 	}
 	log.Info("serving", "addr", r.addr(), "replica", r.cfg.ReplicaID, "url", r.member.URL, "strategies", available(r.backends),
-		"admin_token", cfg.AdminToken != "", "faults", r.faults.Enabled())
+		"admin_token", cfg.AdminToken != "", "faults", r.faults.Enabled(),
+		"trusted_proxies", cfg.ClientIPs.Trusted())
 	if o.ready != nil {
 		o.ready(r.addr())
 	}

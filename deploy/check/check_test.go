@@ -154,6 +154,12 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 		{"an address of no backend", func(o []Object) {
 			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_SENTINEL_ADDRS"] = "sentinels:26379"
 		}, "sentinels:26379: neither"},
+		{"no trusted proxies behind the Ingress", func(o []Object) {
+			delete(find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data, "SECKILL_TRUSTED_PROXIES")
+		}, "behind Ingress/shop, yet SECKILL_TRUSTED_PROXIES is unset"},
+		{"a trusted proxy that is no address", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_TRUSTED_PROXIES"] = "10.244.0.0/16,ingress-nginx"
+		}, `item "ingress-nginx" is neither`},
 		{"a StatefulSet without its headless Service", func(o []Object) {
 			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
 		}, `serviceName "redlocks"`},

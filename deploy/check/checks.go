@@ -188,6 +188,7 @@ func checkShopContainer(w workload, ct corev1.Container, b built, c Code) []erro
 	}
 	if serves {
 		errs = append(errs, checkServing(where, ct, env, c)...)
+		errs = append(errs, checkTrustedProxies(where, env, b)...)
 	} else if len(ct.Ports) > 0 || httpProbe(ct.ReadinessProbe) != nil || httpProbe(ct.LivenessProbe) != nil {
 		errs = append(errs, fmt.Errorf("%s: it does not run shop serve, yet declares ports or HTTP probes", where))
 	}
