@@ -49,6 +49,10 @@ type serveConfig struct {
 	// AdminToken comes from SECKILL_ADMIN_TOKEN only: a flag would show the
 	// secret in ps and in shell history.
 	AdminToken string
+	// TicketSecret signs tickets and order tokens; from
+	// SECKILL_TICKET_SECRET only, like the token. Empty: the replicas
+	// share a random one kept in the database.
+	TicketSecret string
 }
 
 // flagSet returns the flags of serve/demo bound to cfg, their defaults taken
@@ -114,9 +118,15 @@ Environment only:
     	clients send "Authorization: Bearer <token>". Not a flag, so that it shows
     	in neither ps nor shell history. Without it the shop refuses to listen
     	beyond loopback (127.0.0.0/8, ::1, localhost).
-`, config.EnvAdminToken)
+  %s
+    	signs purchase tickets and order tokens, the same on every replica; unset,
+    	the replicas share a random one kept in the database.
+Beyond loopback both must be secrets: a known placeholder (change-me...) or
+fewer than %d bytes is refused. Make one: %s
+`, config.EnvAdminToken, config.EnvTicketSecret, config.MinSecretBytes, config.MakeSecret)
 	}
 	cfg.AdminToken = config.Get(config.EnvAdminToken, "")
+	cfg.TicketSecret = config.Get(config.EnvTicketSecret, "")
 	return fs, nil
 }
 

@@ -47,7 +47,7 @@ func setEnv(t *testing.T, kv map[string]string) {
 func TestFlagDefaults(t *testing.T) {
 	all := []string{config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr, config.EnvRedlockAddrs,
 		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvSentinelAddrs, config.EnvSentinelMaster, config.EnvAdminToken,
-		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP, config.EnvTrustedProxies, config.EnvClientIPHeader}
+		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP, config.EnvTrustedProxies, config.EnvClientIPHeader, config.EnvTicketSecret}
 	t.Run("local defaults", func(t *testing.T) {
 		for _, k := range all {
 			t.Setenv(k, "")

@@ -115,7 +115,7 @@ func portsFree(addrs []string) error {
 // stop every child and return 0. A child that dies is reported on stderr at
 // once and never restarted: the demo is there to show what happens.
 func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
-	if refuseBeyondLoopback(cfg.serveConfig, stderr) {
+	if refuseBeyondLoopback(cfg.serveConfig, stderr) || refuseWeakSecrets(cfg.serveConfig, stderr) {
 		return 2
 	}
 	addrs, _ := replicaAddrs(cfg.HTTPAddr, cfg.Replicas) // checked by parseDemo

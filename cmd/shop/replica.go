@@ -131,7 +131,7 @@ type guards struct {
 // cluster's secret, rate limits and the sold-out cache over the
 // strategies' Redis (when there is one).
 func (r *replica) openGuards(ctx context.Context) (guards, error) {
-	secret, err := guard.LoadSecret(ctx, r.db, config.Get(config.EnvTicketSecret, ""))
+	secret, err := guard.LoadSecret(ctx, r.db, r.cfg.TicketSecret)
 	if err != nil {
 		return guards{}, err
 	}

@@ -294,12 +294,12 @@ func dataOf(o Object) map[string]string {
 		for k, s := range v.Data {
 			out[k] = s
 		}
-	case *corev1.Secret:
-		for k, s := range v.StringData {
-			out[k] = s
-		}
+	case *corev1.Secret: // stringData over data, as the API server merges them
 		for k, s := range v.Data {
 			out[k] = string(s)
+		}
+		for k, s := range v.StringData {
+			out[k] = s
 		}
 	}
 	return out
