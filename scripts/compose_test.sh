@@ -42,10 +42,13 @@ check() { # check NAME CMD...: run CMD, count and report the result
 }
 
 # Rendered configuration with the defaults (no SECKILL_* from the caller's
-# environment), and with a token from the environment.
+# environment) but the admin token, which has none: a generated one, as the
+# file's header asks; and with other values from the environment.
 RENDERED=$(mktemp) WITH_TOKEN=$(mktemp) ERRS=$(mktemp)
 trap 'rm -f "$RENDERED" "$WITH_TOKEN" "$ERRS"' EXIT
-clean_env() { env -u SECKILL_ADMIN_TOKEN -u MARIADB_ROOT_PASSWORD "$@"; }
+TEST_TOKEN=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export TEST_TOKEN
+clean_env() { env -u SECKILL_TICKET_SECRET -u MARIADB_ROOT_PASSWORD SECKILL_ADMIN_TOKEN="$TEST_TOKEN" "$@"; }
 
 parses() {
   clean_env docker-compose -f "$COMPOSE" config >"$RENDERED" 2>"$ERRS" || { cat "$ERRS"; return 1; }
@@ -68,14 +71,15 @@ names_in_env_go() {
 }
 
 # py FILE CODE: run CODE with cfg = the rendered YAML of FILE.
-py() { python3 -c "import sys, yaml; cfg = yaml.safe_load(open(sys.argv[1])); s = cfg['services']; $2" "$1"; }
+py() { python3 -c "import os, sys, yaml; cfg = yaml.safe_load(open(sys.argv[1])); s = cfg['services']; $2" "$1"; }
 
 replicas_configured() {
   py "$RENDERED" '
 errs = []
 for name in ("shop-1", "shop-2", "shop-3"):
     svc = s[name]; env = svc.get("environment", {})
-    want = {"SECKILL_HTTP_ADDR": "0.0.0.0:8080", "SECKILL_FAULTS": "on", "SECKILL_ADMIN_TOKEN": "change-me",
+    want = {"SECKILL_HTTP_ADDR": "0.0.0.0:8080", "SECKILL_FAULTS": "on", "SECKILL_ADMIN_TOKEN": os.environ["TEST_TOKEN"],
+            "SECKILL_TICKET_SECRET": "",
             "SECKILL_REDIS_ADDR": "redis:6379", "SECKILL_ZK_SERVERS": "zookeeper-1:2181,zookeeper-2:2181,zookeeper-3:2181", "SECKILL_ETCD_ENDPOINTS": "etcd:2379",
             "SECKILL_SENTINEL_ADDRS": "sentinel-1:26379,sentinel-2:26379,sentinel-3:26379", "SECKILL_SENTINEL_MASTER": "seckill",
             "SECKILL_REDLOCK_ADDRS": "redlock-1:6379,redlock-2:6379,redlock-3:6379"}
@@ -107,11 +111,26 @@ if errs: sys.exit("\n".join(errs))
 }
 
 token_from_environment() {
-  SECKILL_ADMIN_TOKEN=s3cret-from-env docker-compose -f "$COMPOSE" config >"$WITH_TOKEN" 2>/dev/null || return 1
+  SECKILL_ADMIN_TOKEN=s3cret-from-env-0123456789 SECKILL_TICKET_SECRET=ticket-from-env-0123456789 \
+    docker-compose -f "$COMPOSE" config >"$WITH_TOKEN" 2>/dev/null || return 1
   py "$WITH_TOKEN" '
-bad = [n for n in ("shop-1", "shop-2", "shop-3") if s[n]["environment"].get("SECKILL_ADMIN_TOKEN") != "s3cret-from-env"]
-if bad: sys.exit(f"SECKILL_ADMIN_TOKEN from the environment not used by {bad}")
+for name, want in (("SECKILL_ADMIN_TOKEN", "s3cret-from-env-0123456789"), ("SECKILL_TICKET_SECRET", "ticket-from-env-0123456789")):
+    bad = [n for n in ("shop-1", "shop-2", "shop-3") if s[n]["environment"].get(name) != want]
+    if bad: sys.exit(f"{name} from the environment not used by {bad}")
 '
+}
+
+# No admin token ships: without one in the environment, compose stops and
+# names the variable (a default would be everyone's token).
+token_required() {
+  local out
+  if out=$(env -u SECKILL_ADMIN_TOKEN docker-compose -f "$COMPOSE" config 2>&1); then
+    echo "docker-compose config succeeded without SECKILL_ADMIN_TOKEN"; return 1
+  fi
+  grep -q 'SECKILL_ADMIN_TOKEN' <<<"$out" || { echo "the error does not name SECKILL_ADMIN_TOKEN: $out"; return 1; }
+  if grep -Eq '^[[:space:]]*SECKILL_(ADMIN_TOKEN|TICKET_SECRET): *"?[^"$ ]' "$COMPOSE"; then
+    echo "$COMPOSE sets a secret to a literal value"; return 1
+  fi
 }
 
 backends_configured() {
@@ -193,7 +212,8 @@ check "docker-compose config parses $COMPOSE without warnings" parses
 check "services: $SERVICES" services_listed
 check "every SECKILL_* name in $COMPOSE is defined in $ENV_GO" names_in_env_go
 check "replicas: SECKILL_* settings, ids, hostnames, health-gated start, loopback host ports; agents" replicas_configured
-check "SECKILL_ADMIN_TOKEN comes from the environment (default change-me)" token_from_environment
+check "SECKILL_ADMIN_TOKEN and SECKILL_TICKET_SECRET come from the environment" token_from_environment
+check "no admin token ships: compose refuses to render without SECKILL_ADMIN_TOKEN, naming it" token_required
 check "backends: images, no RedLock persistence, the queue Redis's from SECKILL_REDIS_PERSISTENCE, ZooKeeper tickTime 500, health checks" backends_configured
 check "prometheus and grafana mount deploy/prometheus and deploy/grafana" observability_configured
 check "Dockerfile: golang:1.26 build stage for ./cmd/shop and ./loadtest, slim non-root runtime" dockerfile_multistage

@@ -5,7 +5,7 @@
 #   etcd 12379 (peer 12380)
 #   Redis with Sentinel: master 16383, replica 16384, Sentinels 16385-16387 (name seckill)
 #   Prometheus 19090: deploy/prometheus's configuration and rules, scraping make
-#   demo's three replicas (127.0.0.1:8080-8082)
+#   demo's three replicas (127.0.0.1:8080-8082, or SECKILL_DEMO_PORTS)
 # Each service keeps its data, log and pid file under .run/<name>/ at the repo root.
 #
 # A second, private set (scripts/services_test.sh starts one from cold beside a
@@ -17,6 +17,8 @@
 #   SECKILL_SENTINEL_REDIS_PORTS ("16383 16384": the first starts as the master)
 #   SECKILL_SENTINEL_PORTS ("16385 16386 16387")  SECKILL_SENTINEL_MASTER (seckill)
 #   SECKILL_PROMETHEUS_PORT (19090)
+#   SECKILL_DEMO_PORTS (the demo replicas' ports Prometheus scrapes; default three
+#     consecutive ports from SECKILL_HTTP_ADDR's, as `shop demo` takes them: 8080 8081 8082)
 # and the persistence of the default Redis (the stock and the order queue):
 #   SECKILL_REDIS_PERSISTENCE (none | everysec | always; default none), also
 #   switchable at run time with PUT /api/queue/durability
@@ -48,6 +50,12 @@ read -r -a SR_PORTS <<<"${SECKILL_SENTINEL_REDIS_PORTS:-16383 16384}"
 read -r -a SEN_PORTS <<<"${SECKILL_SENTINEL_PORTS:-16385 16386 16387}"
 SEN_MASTER="${SECKILL_SENTINEL_MASTER:-seckill}"
 PROM_PORT="${SECKILL_PROMETHEUS_PORT:-19090}"
+# The demo's replicas, as `shop demo --replicas 3` (make demo) numbers them:
+# consecutive ports from SECKILL_HTTP_ADDR's; a private set names its own.
+demo_base=${SECKILL_HTTP_ADDR:-127.0.0.1:8080}
+demo_base=${demo_base##*:}
+[[ $demo_base =~ ^[0-9]+$ ]] || demo_base=8080
+read -r -a DEMO_PORTS <<<"${SECKILL_DEMO_PORTS-$demo_base $((demo_base + 1)) $((demo_base + 2))}"
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -532,7 +540,8 @@ sentinel_up() {
 # ---------- Prometheus ----------------------------------------------------
 # The repository's scrape configuration and rules (deploy/prometheus), copied
 # under .run/prometheus/ at every start with a file_sd target list of make
-# demo's three replicas; Debian's package ships a systemd unit on 9090 that
+# demo's three replicas (DEMO_PORTS, rewritten at every up: Prometheus
+# rereads it); Debian's package ships a systemd unit on 9090 that
 # nothing starts here (policy-rc.d during install, no systemd).
 
 PROM="$RUN/prometheus"
@@ -546,15 +555,28 @@ prom_ok() {
 prom_start() {
   mkdir -p "$PROM/config/targets"
   cp "$ROOT/deploy/prometheus/prometheus.yml" "$ROOT/deploy/prometheus/rules.yml" "$PROM/config/"
-  printf '[{"targets": ["127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"], "labels": {"stack": "demo"}}]\n' \
-    >"$PROM/config/targets/demo.json"
+  prom_targets
   spawn "$PROM/prometheus.pid" "$PROM/prometheus.log" prometheus --config.file="$PROM/config/prometheus.yml" \
     --storage.tsdb.path="$PROM/data" --storage.tsdb.retention.time=2d \
     --web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn
 }
 
+# prom_targets writes the demo's replicas (DEMO_PORTS) as Prometheus' file_sd
+# target list.
+prom_targets() {
+  local p list=""
+  for p in "${DEMO_PORTS[@]}"; do
+    [[ $p =~ ^[0-9]+$ ]] || { err "SECKILL_DEMO_PORTS: '$p' is not a port"; exit 1; }
+    list+="${list:+, }\"127.0.0.1:$p\""
+  done
+  mkdir -p "$PROM/config/targets"
+  printf '[{"targets": [%s], "labels": {"stack": "demo"}}]\n' "$list" >"$PROM/config/targets/demo.json.tmp"
+  mv "$PROM/config/targets/demo.json.tmp" "$PROM/config/targets/demo.json" # whole, never half-written
+}
+
 prometheus_up() {
   mkdir -p "$PROM"
+  [[ ! -d $PROM/config/targets ]] || prom_targets # a running one follows the ports in use
   ensure_one prometheus "$PROM_PORT" "$PROM/prometheus.pid" "$PROM_PAT" "$PROM/prometheus.log" 30 prom_start prom_ok
 }
 

@@ -34,14 +34,15 @@ free_ports() {
   echo "services_test: no $n free consecutive ports found" >&2
   exit 1
 }
-mapfile -t PORTS < <(free_ports 14) # the 8th is etcd's peer port; 9-13 the Sentinel set; 14 Prometheus
-((${#PORTS[@]} == 14)) || exit 1
+mapfile -t PORTS < <(free_ports 17) # the 8th is etcd's peer port; 9-13 the Sentinel set; 14 Prometheus; 15-17 its demo
+((${#PORTS[@]} == 17)) || exit 1
 export SECKILL_SERVICES_DIR="$ROOT/.run/services-test-$$"
 export SECKILL_MARIADB_PORT=${PORTS[0]} SECKILL_ZK_PORT=${PORTS[1]}
 export SECKILL_REDIS_PORTS="${PORTS[2]} ${PORTS[3]} ${PORTS[4]} ${PORTS[5]}"
 export SECKILL_ETCD_PORT=${PORTS[6]}
 export SECKILL_SENTINEL_REDIS_PORTS="${PORTS[8]} ${PORTS[9]}" SECKILL_SENTINEL_PORTS="${PORTS[10]} ${PORTS[11]} ${PORTS[12]}"
 export SECKILL_PROMETHEUS_PORT=${PORTS[13]}
+export SECKILL_DEMO_PORTS="${PORTS[14]} ${PORTS[15]} ${PORTS[16]}"
 RUN=$SECKILL_SERVICES_DIR
 MDB_PORT=$SECKILL_MARIADB_PORT ZK_PORT=$SECKILL_ZK_PORT
 R_MAIN=${PORTS[2]} R_1=${PORTS[3]} R_2=${PORTS[4]}
@@ -154,6 +155,15 @@ check "prometheus: ready, with the repository's rules loaded" grep -q '"name":"s
   <<<"$(timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$0 && printf "GET /api/v1/rules HTTP/1.0\r\n\r\n" >&3 && cat <&3' "$SECKILL_PROMETHEUS_PORT" 2>/dev/null)"
 
 sen_master() { redis-cli -p "$1" sentinel get-master-addr-by-name seckill 2>/dev/null | paste -sd: -; }
+# The private Prometheus scrapes the private demo's ports, never make demo's
+# (8080-8082: another checkout's demo would fill its figures).
+check "prometheus: its targets are SECKILL_DEMO_PORTS ($SECKILL_DEMO_PORTS), not 8080-8082" python3 -c '
+import json, sys
+got = sorted(t for g in json.load(open(sys.argv[1])) for t in g["targets"])
+want = sorted("127.0.0.1:" + p for p in sys.argv[2].split())
+bad = [t for t in got if t.rsplit(":", 1)[1] in ("8080", "8081", "8082")]
+if got != want or bad: sys.exit(f"targets {got}, want {want}")
+' "$RUN/prometheus/config/targets/demo.json" "$SECKILL_DEMO_PORTS"
 check "sentinel: every Sentinel names the master ${PORTS[8]}" test "$(for p in $SECKILL_SENTINEL_PORTS; do sen_master "$p"; done | sort -u)" == "127.0.0.1:${PORTS[8]}"
 check "sentinel: the replica ${PORTS[9]} replicates it" grep -q "master_port:${PORTS[8]}" <<<"$(redis-cli -p "${PORTS[9]}" info replication | tr -d '\r')"
 

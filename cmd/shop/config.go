@@ -41,9 +41,18 @@ type serveConfig struct {
 	// OrderRateIP: requests per second per client IP on the order routes
 	// (reading and paying an order); 0 for no limit.
 	OrderRateIP int
+	// TrustedProxies (comma-separated IPs or CIDR ranges) may name the
+	// client in ClientIPHeader; ClientIPs is both, checked by parseServe.
+	TrustedProxies string
+	ClientIPHeader string
+	ClientIPs      *httpapi.ClientIPs
 	// AdminToken comes from SECKILL_ADMIN_TOKEN only: a flag would show the
 	// secret in ps and in shell history.
 	AdminToken string
+	// TicketSecret signs tickets and order tokens; from
+	// SECKILL_TICKET_SECRET only, like the token. Empty: the replicas
+	// share a random one kept in the database.
+	TicketSecret string
 }
 
 // flagSet returns the flags of serve/demo bound to cfg, their defaults taken
@@ -93,6 +102,11 @@ func flagSet(name, summary string, cfg *serveConfig, stderr io.Writer) (*flag.Fl
 			return nil
 		})
 	cfg.OrderRateIP = orderRate
+	fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", config.Get(config.EnvTrustedProxies, ""),
+		"comma-separated `addresses` (IPs or CIDR ranges) of the reverse proxies in front, whose forwarding header names the client "+
+			"every per-client limit keys on; none by default: the client is the TCP peer (env "+config.EnvTrustedProxies+")")
+	fs.StringVar(&cfg.ClientIPHeader, "client-ip-header", config.Get(config.EnvClientIPHeader, httpapi.HeaderXForwardedFor),
+		"`header` the trusted proxies name the client in: X-Forwarded-For or Forwarded (env "+config.EnvClientIPHeader+")")
 	fs.TextVar(&cfg.LogLevel, "log-level", level, "log `level`: debug, info, warn or error (env "+envLogLevel+")")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: shop %s [flags]\n\n%s\n\nFlags (each defaults to its environment variable, then to the local default):\n", name, summary)
@@ -104,9 +118,15 @@ Environment only:
     	clients send "Authorization: Bearer <token>". Not a flag, so that it shows
     	in neither ps nor shell history. Without it the shop refuses to listen
     	beyond loopback (127.0.0.0/8, ::1, localhost).
-`, config.EnvAdminToken)
+  %s
+    	signs purchase tickets and order tokens, the same on every replica; unset,
+    	the replicas share a random one kept in the database.
+Beyond loopback both must be secrets: a known placeholder (change-me...) or
+fewer than %d bytes is refused. Make one: %s
+`, config.EnvAdminToken, config.EnvTicketSecret, config.MinSecretBytes, config.MakeSecret)
 	}
 	cfg.AdminToken = config.Get(config.EnvAdminToken, "")
+	cfg.TicketSecret = config.Get(config.EnvTicketSecret, "")
 	return fs, nil
 }
 
@@ -126,6 +146,9 @@ func parseServe(name, summary string, args []string, stderr io.Writer) (serveCon
 	}
 	if _, _, err := net.SplitHostPort(cfg.HTTPAddr); err != nil {
 		return cfg, fmt.Errorf("-http-addr %q: %w", cfg.HTTPAddr, err)
+	}
+	if cfg.ClientIPs, err = httpapi.NewClientIPs(cfg.TrustedProxies, cfg.ClientIPHeader); err != nil {
+		return cfg, fmt.Errorf("-trusted-proxies / %s: %w", config.EnvTrustedProxies, err)
 	}
 	if len(cfg.ReplicaID) > 64 {
 		return cfg, errors.New("-replica-id: at most 64 characters (orders.replica_id)")

@@ -47,7 +47,7 @@ func setEnv(t *testing.T, kv map[string]string) {
 func TestFlagDefaults(t *testing.T) {
 	all := []string{config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr, config.EnvRedlockAddrs,
 		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvSentinelAddrs, config.EnvSentinelMaster, config.EnvAdminToken,
-		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP}
+		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP, config.EnvTrustedProxies, config.EnvClientIPHeader, config.EnvTicketSecret}
 	t.Run("local defaults", func(t *testing.T) {
 		for _, k := range all {
 			t.Setenv(k, "")
@@ -60,7 +60,12 @@ func TestFlagDefaults(t *testing.T) {
 			RedisAddr: config.DefaultRedisAddr, RedlockAddrs: config.DefaultRedlockAddrs,
 			ZKServers: config.DefaultZKServers, EtcdEndpoints: config.DefaultEtcdEndpoints,
 			SentinelAddrs: config.DefaultSentinelAddrs, SentinelMaster: config.DefaultSentinelMaster,
-			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo, OrderRateIP: httpapi.DefaultOrderRateIP}
+			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo, OrderRateIP: httpapi.DefaultOrderRateIP,
+			ClientIPHeader: httpapi.HeaderXForwardedFor}
+		if len(cfg.ClientIPs.Trusted()) != 0 {
+			t.Fatalf("trusted proxies by default: %v, want none", cfg.ClientIPs.Trusted())
+		}
+		cfg.ClientIPs = nil // compared through Trusted
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)
 		}
@@ -71,7 +76,7 @@ func TestFlagDefaults(t *testing.T) {
 			config.EnvRedisAddr: "r:1", config.EnvRedlockAddrs: "a:1,b:2,c:3", config.EnvZKServers: "z:2181",
 			config.EnvEtcdEndpoints: "e:2379", config.EnvSentinelAddrs: "s:1,s:2", config.EnvSentinelMaster: "m",
 			config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
-			config.EnvOrderRateIP: "0",
+			config.EnvOrderRateIP: "0", config.EnvTrustedProxies: "10.244.0.0/16, 192.0.2.1", config.EnvClientIPHeader: "Forwarded",
 		})
 		cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
 		if err != nil {
@@ -80,7 +85,12 @@ func TestFlagDefaults(t *testing.T) {
 		want := serveConfig{HTTPAddr: "127.0.0.1:9999", MySQLDSN: "u@tcp(db:3306)/x", RedisAddr: "r:1",
 			RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", SentinelAddrs: "s:1,s:2", SentinelMaster: "m",
 			ReplicaID: "r1", LockWait: 250 * time.Millisecond,
-			LogLevel: slog.LevelDebug, AdminToken: "tok", OrderRateIP: 0}
+			LogLevel: slog.LevelDebug, AdminToken: "tok", OrderRateIP: 0,
+			TrustedProxies: "10.244.0.0/16, 192.0.2.1", ClientIPHeader: "Forwarded"}
+		if got := strings.Join(cfg.ClientIPs.Trusted(), " "); got != "10.244.0.0/16 192.0.2.1/32" {
+			t.Fatalf("trusted proxies %q", got)
+		}
+		cfg.ClientIPs = nil
 		if cfg != want {
 			t.Fatalf("got %+v\nwant %+v", cfg, want)
 		}
@@ -98,7 +108,7 @@ func TestFlagDefaults(t *testing.T) {
 	t.Run("bad values", func(t *testing.T) {
 		for _, args := range [][]string{{"-http-addr", "nope"}, {"-lock-wait", "soon"}, {"-log-level", "loud"},
 			{"-replica-id", strings.Repeat("r", 65)}, {"extra"}, {"-admin-token", "x"}, {"-order-rate-ip", "-1"},
-			{"-order-rate-ip", "many"}} {
+			{"-order-rate-ip", "many"}, {"-trusted-proxies", "proxy.local"}, {"-client-ip-header", "X-Real-IP"}} {
 			if _, err := parseServe("serve", "", args, &bytes.Buffer{}); err == nil {
 				t.Errorf("%v accepted", args)
 			}
@@ -111,6 +121,12 @@ func TestFlagDefaults(t *testing.T) {
 		t.Setenv(config.EnvOrderRateIP, "lots")
 		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), config.EnvOrderRateIP) {
 			t.Errorf("bad %s: %v", config.EnvOrderRateIP, err)
+		}
+		t.Setenv(config.EnvOrderRateIP, "")
+		t.Setenv(config.EnvTrustedProxies, "10.0.0.0/8,10.1.2.3/40")
+		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil ||
+			!strings.Contains(err.Error(), config.EnvTrustedProxies) || !strings.Contains(err.Error(), "10.1.2.3/40") {
+			t.Errorf("bad %s: %v", config.EnvTrustedProxies, err)
 		}
 	})
 }
@@ -138,7 +154,8 @@ func TestUsage(t *testing.T) {
 	var stderr bytes.Buffer
 	run(context.Background(), []string{"serve", "-h"}, &bytes.Buffer{}, &stderr)
 	for _, want := range []string{"-http-addr", "-mysql-dsn", "-redis-addr", "-redlock-addrs", "-zk-servers", "-etcd-endpoints",
-		"-replica-id", "-lock-wait", "-log-level", "-order-rate-ip", config.EnvOrderRateIP, config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr,
+		"-replica-id", "-lock-wait", "-log-level", "-order-rate-ip", config.EnvOrderRateIP, "-trusted-proxies", config.EnvTrustedProxies,
+		"-client-ip-header", config.EnvClientIPHeader, config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr,
 		config.EnvRedlockAddrs, config.EnvZKServers, config.EnvAdminToken, envReplicaID, envLockWait, envLogLevel} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("serve -h does not mention %s", want)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/httpapi"
 	"github.com/seckill-lab/seckill/internal/share"
 )
 
@@ -71,6 +72,9 @@ func parseDemo(args []string, stderr io.Writer) (demoConfig, error) {
 	if _, err := replicaAddrs(cfg.HTTPAddr, cfg.Replicas); err != nil {
 		return cfg, err
 	}
+	if cfg.ClientIPs, err = httpapi.NewClientIPs(cfg.TrustedProxies, cfg.ClientIPHeader); err != nil {
+		return cfg, fmt.Errorf("-trusted-proxies / %s: %w", config.EnvTrustedProxies, err)
+	}
 	return cfg, nil
 }
 
@@ -111,7 +115,7 @@ func portsFree(addrs []string) error {
 // stop every child and return 0. A child that dies is reported on stderr at
 // once and never restarted: the demo is there to show what happens.
 func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
-	if refuseBeyondLoopback(cfg.serveConfig, stderr) {
+	if refuseBeyondLoopback(cfg.serveConfig, stderr) || refuseWeakSecrets(cfg.serveConfig, stderr) {
 		return 2
 	}
 	addrs, _ := replicaAddrs(cfg.HTTPAddr, cfg.Replicas) // checked by parseDemo
@@ -175,7 +179,8 @@ func startReplicas(sup *supervisor, cfg demoConfig, addrs []string, exe string) 
 		name := fmt.Sprintf("shop-%d", i+1)
 		args := []string{"serve", "-http-addr", addr, "-replica-id", name, "-redis-addr", cfg.RedisAddr,
 			"-redlock-addrs", cfg.RedlockAddrs, "-zk-servers", cfg.ZKServers, "-etcd-endpoints", cfg.EtcdEndpoints,
-			"-lock-wait", cfg.LockWait.String(), "-log-level", cfg.LogLevel.String(), "-order-rate-ip", strconv.Itoa(cfg.OrderRateIP)}
+			"-lock-wait", cfg.LockWait.String(), "-log-level", cfg.LogLevel.String(), "-order-rate-ip", strconv.Itoa(cfg.OrderRateIP),
+			"-trusted-proxies", cfg.TrustedProxies, "-client-ip-header", cfg.ClientIPHeader}
 		// The DSN (it may hold a password) and the admin token travel in the
 		// environment, not on the command line where ps shows them.
 		env := withEnv(os.Environ(), config.EnvMySQLDSN+"="+cfg.MySQLDSN, config.EnvFaults+"=on")

@@ -131,7 +131,7 @@ type guards struct {
 // cluster's secret, rate limits and the sold-out cache over the
 // strategies' Redis (when there is one).
 func (r *replica) openGuards(ctx context.Context) (guards, error) {
-	secret, err := guard.LoadSecret(ctx, r.db, config.Get(config.EnvTicketSecret, ""))
+	secret, err := guard.LoadSecret(ctx, r.db, r.cfg.TicketSecret)
 	if err != nil {
 		return guards{}, err
 	}
@@ -183,7 +183,7 @@ func (r *replica) openServices(ctx context.Context) error {
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
 		Gate: g.gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis,
 		Ring:        r.backends.Ring,
-		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP})
+		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP, ClientIPs: r.cfg.ClientIPs})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}

@@ -30,7 +30,7 @@ type serveOptions struct {
 // (replica.close lists the steps). It returns the exit code.
 func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 	log := slog.New(slog.NewJSONHandler(o.stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	if refuseBeyondLoopback(cfg, o.stderr) {
+	if refuseBeyondLoopback(cfg, o.stderr) || refuseWeakSecrets(cfg, o.stderr) {
 		return 2
 	}
 	r := &replica{cfg: cfg, opts: o, log: log}
@@ -40,7 +40,8 @@ func serve(ctx context.Context, cfg serveConfig, o serveOptions) int {
 		return 1
 	}
 	log.Info("serving", "addr", r.addr(), "replica", r.cfg.ReplicaID, "url", r.member.URL, "strategies", available(r.backends),
-		"admin_token", cfg.AdminToken != "", "faults", r.faults.Enabled())
+		"admin_token", cfg.AdminToken != "", "faults", r.faults.Enabled(),
+		"trusted_proxies", cfg.ClientIPs.Trusted())
 	if o.ready != nil {
 		o.ready(r.addr())
 	}
@@ -90,6 +91,27 @@ func refuseBeyondLoopback(cfg serveConfig, stderr io.Writer) bool {
 		"the port could create sales. Set %s=<secret> (clients then send \"Authorization: Bearer <secret>\"),\n"+
 		"or listen on 127.0.0.1.\n", cfg.HTTPAddr, config.EnvAdminToken, config.EnvAdminToken)
 	return true
+}
+
+// refuseWeakSecrets reports (and explains on stderr) an admin token or a
+// ticket secret that is a known placeholder or too short, on a listen
+// address beyond loopback: the manifests' placeholders would let anyone
+// create sales, or compute any order's order_token. The loopback demo and
+// the tests keep their short tokens; unset is refuseBeyondLoopback's (the
+// token) or fine (the ticket secret: a random one from the database).
+func refuseWeakSecrets(cfg serveConfig, stderr io.Writer) bool {
+	if loopbackOnly(cfg.HTTPAddr) {
+		return false
+	}
+	refused := false
+	for _, s := range []struct{ name, value string }{
+		{config.EnvAdminToken, cfg.AdminToken}, {config.EnvTicketSecret, cfg.TicketSecret}} {
+		if err := config.CheckSecret(s.name, s.value); err != nil {
+			fmt.Fprintf(stderr, "shop: refusing to start on %s, beyond loopback: %v\n", cfg.HTTPAddr, err)
+			refused = true
+		}
+	}
+	return refused
 }
 
 // advertiseURL is the URL other replicas, agents and the dashboard reach

@@ -27,7 +27,7 @@ func readCode(t *testing.T) Code {
 
 func build(t *testing.T, overlay string) []Object {
 	t.Helper()
-	objs, err := Build(filepath.Join(root, "deploy/k8s/overlays", overlay))
+	objs, err := Build(filepath.Join(withSecrets(t), "k8s/overlays", overlay))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,16 +149,22 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_ETCD_ENDPOINTS"] = "etcd-0.etcd-headless:2379"
 		}, "are under etcd, not etcd-headless"},
 		{"an address on a port the backend does not serve", func(o []Object) {
-			find[*corev1.Secret](t, o, "Secret/shop-secrets").StringData["SECKILL_MYSQL_DSN"] = "root:x@tcp(mariadb-0.mariadb:3307)/seckill"
+			find[*corev1.Secret](t, o, "Secret/shop-secrets").Data["SECKILL_MYSQL_DSN"] = []byte("root:x@tcp(mariadb-0.mariadb:3307)/seckill")
 		}, "serves port 3307"},
 		{"an address of no backend", func(o []Object) {
 			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_SENTINEL_ADDRS"] = "sentinels:26379"
 		}, "sentinels:26379: neither"},
+		{"no trusted proxies behind the Ingress", func(o []Object) {
+			delete(find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data, "SECKILL_TRUSTED_PROXIES")
+		}, "behind Ingress/shop, yet SECKILL_TRUSTED_PROXIES is unset"},
+		{"a trusted proxy that is no address", func(o []Object) {
+			find[*corev1.ConfigMap](t, o, "ConfigMap/shop-config").Data["SECKILL_TRUSTED_PROXIES"] = "10.244.0.0/16,ingress-nginx"
+		}, `item "ingress-nginx" is neither`},
 		{"a StatefulSet without its headless Service", func(o []Object) {
 			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
 		}, `serviceName "redlocks"`},
 	}
-	docs, err := BuildJSON(filepath.Join(root, "deploy/k8s/overlays/with-backends"))
+	docs, err := BuildJSON(filepath.Join(withSecrets(t), "k8s/overlays/with-backends"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +217,7 @@ func TestDecodeIsStrict(t *testing.T) {
 func find[T any](t *testing.T, objs []Object, id string) T {
 	t.Helper()
 	for _, o := range objs {
-		if o.String() == id {
+		if o.String() == id || generatedAs(o, id) {
 			if v, ok := o.Obj.(T); ok {
 				return v
 			}

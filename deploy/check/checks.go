@@ -188,6 +188,7 @@ func checkShopContainer(w workload, ct corev1.Container, b built, c Code) []erro
 	}
 	if serves {
 		errs = append(errs, checkServing(where, ct, env, c)...)
+		errs = append(errs, checkTrustedProxies(where, env, b)...)
 	} else if len(ct.Ports) > 0 || httpProbe(ct.ReadinessProbe) != nil || httpProbe(ct.LivenessProbe) != nil {
 		errs = append(errs, fmt.Errorf("%s: it does not run shop serve, yet declares ports or HTTP probes", where))
 	}
@@ -293,12 +294,12 @@ func dataOf(o Object) map[string]string {
 		for k, s := range v.Data {
 			out[k] = s
 		}
-	case *corev1.Secret:
-		for k, s := range v.StringData {
-			out[k] = s
-		}
+	case *corev1.Secret: // stringData over data, as the API server merges them
 		for k, s := range v.Data {
 			out[k] = string(s)
+		}
+		for k, s := range v.StringData {
+			out[k] = s
 		}
 	}
 	return out

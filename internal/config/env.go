@@ -24,6 +24,14 @@ const (
 	// the order routes (GET /api/orders/{ref} and its /pay together); 0 for
 	// no limit. Unset: the shop's default (httpapi.DefaultOrderRateIP).
 	EnvOrderRateIP = "SECKILL_ORDER_RATE_IP"
+	// EnvTrustedProxies lists the reverse proxies (IP addresses or CIDR
+	// ranges, comma-separated; none by default) whose forwarding header
+	// names the client that every per-client limit keys on; a request from
+	// any other peer is that peer, whatever its headers say.
+	// EnvClientIPHeader is that header: X-Forwarded-For (the default) or
+	// Forwarded (RFC 7239), the one the proxies write.
+	EnvTrustedProxies = "SECKILL_TRUSTED_PROXIES"
+	EnvClientIPHeader = "SECKILL_CLIENT_IP_HEADER"
 	// EnvRedisPersistence is the persistence the default Redis (the stock
 	// and the order queue) starts with: none, everysec or always. Read by
 	// scripts/services.sh and docker-compose.yml, not by the shop, which

@@ -59,7 +59,12 @@ type envConfig struct {
 	// faultsRedis is the Redis node "redis" of the fault injector ("":
 	// none); faults are on with it.
 	faultsRedis string
+	// clientIPs finds the client behind trusted proxies (nil: the peer).
+	clientIPs *ClientIPs
 }
+
+// withClientIPs reads the client from c's trusted proxies' headers.
+func withClientIPs(c *ClientIPs) func(*envConfig) { return func(cfg *envConfig) { cfg.clientIPs = c } }
 
 // withOrderRate limits the order routes to n requests per second per IP.
 func withOrderRate(n int) func(*envConfig) { return func(c *envConfig) { c.orderRate = n } }
@@ -94,7 +99,7 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
 		Ping: cfg.ping, AdminToken: cfg.token, Log: log, OrderRateIP: cfg.orderRate,
-		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams}
+		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams, ClientIPs: cfg.clientIPs}
 	if cfg.faultsRedis != "" {
 		d.Faults = faults.New(faults.Config{Enabled: true, RedisAddr: cfg.faultsRedis}, orders, e.lockers, e.store)
 	}

@@ -27,7 +27,7 @@ var eventInterval = time.Second
 // when the client goes away (its request ctx is canceled), so a closed tab
 // frees its goroutine and its place.
 func (s *Server) events(c *gin.Context) {
-	st, err := s.eventHub.join(c.RemoteIP(), eventInterval)
+	st, err := s.eventHub.join(s.clientIP(c), eventInterval)
 	if err != nil {
 		writeError(c, s.log, err)
 		return

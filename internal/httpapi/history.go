@@ -47,7 +47,7 @@ func (s *Server) getHistoryHTML(c *gin.Context) {
 			Message: err.Error() + " Nothing to draw."}})
 		return
 	}
-	c.Data(http.StatusOK, "text/html; charset=utf-8", page.Bytes())
+	writeHTML(c, page.Bytes())
 }
 
 // saleHistory reads the sale named by :id and its recorded ops, after

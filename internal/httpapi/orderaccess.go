@@ -62,7 +62,7 @@ func (s *Server) viewTicket(st orderqueue.TicketState) ticketView {
 // limited: the operators' checkers read every ticket of a run.
 func (s *Server) limitOrderRoutes(c *gin.Context) {
 	if s.orderRateIP > 0 && !s.adminPresented(c) {
-		if err := s.orderLimits.CheckClient(c.Request.Context(), orderRateScope, s.orderRateIP, c.RemoteIP()); err != nil {
+		if err := s.orderLimits.CheckClient(c.Request.Context(), orderRateScope, s.orderRateIP, s.clientIP(c)); err != nil {
 			writeError(c, s.log, err)
 			return
 		}

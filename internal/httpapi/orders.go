@@ -72,7 +72,7 @@ func (s *Server) orderRequest(c *gin.Context) (guard.Request, error) {
 	if err != nil {
 		return guard.Request{}, err
 	}
-	req := guard.Request{SaleID: id, UserID: userID, ClientIP: c.RemoteIP(), IdempotencyKey: key}
+	req := guard.Request{SaleID: id, UserID: userID, ClientIP: s.clientIP(c), IdempotencyKey: key}
 	if ticket != nil {
 		req.Ticket = *ticket
 	}

@@ -100,6 +100,10 @@ type Deps struct {
 	// OrderRateIP is that budget in requests per second per client IP; 0:
 	// no limit. From SECKILL_ORDER_RATE_IP.
 	OrderRateIP int
+	// ClientIPs finds the client behind the trusted proxies, for every
+	// per-client limit (clientip.go); nil: the TCP peer. From
+	// SECKILL_TRUSTED_PROXIES and SECKILL_CLIENT_IP_HEADER.
+	ClientIPs *ClientIPs
 }
 
 // Server is the API as an http.Handler.
@@ -130,6 +134,7 @@ type Server struct {
 	orderTokens *guard.OrderTokens
 	orderLimits *guard.Limiter
 	orderRateIP int
+	clientIPs   *ClientIPs // who a request comes from (clientip.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -140,7 +145,7 @@ func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
 		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
 		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis, ring: d.Ring,
-		orderTokens: d.OrderTokens, orderLimits: d.Limits, orderRateIP: d.OrderRateIP}
+		orderTokens: d.OrderTokens, orderLimits: d.Limits, orderRateIP: d.OrderRateIP, clientIPs: d.ClientIPs}
 	if s.orderTokens == nil {
 		s.orderTokens = guard.NewOrderTokens([]byte(rand.Text()))
 	}
@@ -183,7 +188,7 @@ func (s *Server) routes() *gin.Engine {
 	e.HandleMethodNotAllowed = true
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
-	_ = e.SetTrustedProxies(nil) // we never use ClientIP; trust no forwarding headers
+	_ = e.SetTrustedProxies(nil) // gin's ClientIP is never used: s.clientIP reads the forwarding headers
 	e.Use(s.recovery, s.limitBody)
 	e.NoRoute(func(c *gin.Context) { writeError(c, s.log, errNoRoute) })
 	e.NoMethod(func(c *gin.Context) { writeError(c, s.log, errNoMethod) })

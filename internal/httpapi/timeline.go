@@ -35,7 +35,7 @@ func (s *Server) getTimelineHTML(c *gin.Context) {
 		writeError(c, s.log, err)
 		return
 	}
-	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	writeHTML(c, buf.Bytes())
 }
 
 // timeline parses the sale and the window and builds the sale's timeline,
