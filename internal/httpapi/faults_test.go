@@ -112,14 +112,9 @@ func TestFaultPauseHolder(t *testing.T) {
 	e := newEnv(t)
 	for _, fencing := range []bool{false, true} {
 		v := e.createSale(t, fmt.Sprintf(`{"strategy":"db-lock-table","stock":10,"ttl_ms":300,"fencing":%v}`, fencing))
-		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
-			t.Fatalf("inject: %d %s", rec.Code, rec.Body)
-		}
-		codeA := make(chan int, 1)
-		go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
 		// A holds the lock, stalled; B waits for A's lock row to expire
 		// (300 ms) and takes the lock while A still sleeps.
-		waitPausedHolders(t, e, 1)
+		codeA := stalledOrder(t, e, v.ID, "A")
 		if rec := e.post(ordersPath(v.ID), `{"user_id":"B"}`); rec.Code != http.StatusCreated {
 			t.Fatalf("fencing=%v: B: %d %s", fencing, rec.Code, rec.Body)
 		}
@@ -142,6 +137,44 @@ func TestFaultPauseHolder(t *testing.T) {
 		if a != http.StatusConflict || got.Sold != 1 || got.Stock != 9 || got.LostUpdates != 0 || got.FencedWrites != 1 {
 			t.Errorf("with fencing A's stale write must be rejected and counted: A %d %+v stock %d", a, got.Stats, got.Stock)
 		}
+	}
+}
+
+// stalledOrder arms pause_holder (3 s) and sends user's order until that
+// order is the holder the pause stalls, and returns the channel its status
+// will come on. On a loaded machine the holder's 300 ms lease can lapse
+// before it reaches the stall: its lock check then stops it (503 lock_lost,
+// nothing written) and the pause is spent; that is the world refusing the
+// schedule, not a defect, so the order is sent again (any other early
+// answer fails the test).
+func stalledOrder(t *testing.T, e *env, saleID uint64, user string) <-chan int {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
+			t.Fatalf("inject: %d %s", rec.Code, rec.Body)
+		}
+		code := make(chan int, 1)
+		go func() { code <- e.post(ordersPath(saleID), fmt.Sprintf(`{"user_id":%q}`, user)).Code }()
+		early := 0
+		testenv.WaitFor(t, 30*time.Second, user+" stalled by pause_holder, or answered", func() bool {
+			select {
+			case early = <-code:
+				return true
+			default:
+			}
+			var got struct {
+				PausedHolders *int64 `json:"paused_holders"`
+			}
+			mustJSON(t, e.get("/api/faults"), &got)
+			return got.PausedHolders != nil && *got.PausedHolders == 1
+		})
+		if early == 0 {
+			return code
+		}
+		if early != http.StatusServiceUnavailable || attempt == 5 {
+			t.Fatalf("attempt %d: %s answered %d before any stall, want it stalled (or 503 lock_lost, sent again up to 5 times)", attempt, user, early)
+		}
+		t.Logf("attempt %d: %s's lease lapsed before its stall (503); sending it again", attempt, user)
 	}
 }
 
