@@ -3,6 +3,7 @@ package buyer
 import (
 	"errors"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,19 @@ func TestLookalikesDiffer(t *testing.T) {
 		if l == "alice" {
 			t.Fatalf("a lookalike is the id itself")
 		}
+	}
+}
+
+// BenchmarkCheckID: the rule's cost on every order (a typical id and the
+// longest one).
+func BenchmarkCheckID(b *testing.B) {
+	for _, id := range []string{"u123456", strings.Repeat("买", MaxIDLen)} {
+		b.Run(strconv.Itoa(len(id))+"B", func(b *testing.B) {
+			for b.Loop() {
+				if CheckID(id) != nil {
+					b.Fatal("refused")
+				}
+			}
+		})
 	}
 }
