@@ -44,7 +44,7 @@ func Build(ctx context.Context, db *gorm.DB, sale inventory.Sale, from, to time.
 	if err := t.addEvents(ctx, db, w); err != nil {
 		return Timeline{}, err
 	}
-	ranks, err := loadTokens(ctx, db, sale.ID)
+	ranks, err := t.saleTokens(ctx, db, sections, from.IsZero() && to.IsZero())
 	if err != nil {
 		return Timeline{}, err
 	}

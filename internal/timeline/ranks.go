@@ -6,13 +6,16 @@ import (
 	"strconv"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // tokenRanks are a sale's distinct fencing tokens, ascending: a token's
 // rank is its place among them, from 1 (the sale's first grant). The
 // class reads "#3 against #4", not two 16-digit numbers; the raw tokens
 // stay in the answer. Every token of the sale counts, the whole sale's,
-// so a window (?from=&to=) numbers its holds as the whole sale does.
+// so a window (?from=&to=) numbers its holds as the whole sale does (but
+// for a lease-only token past the whole sale's maxEvents lease events).
 type tokenRanks []uint64
 
 // newTokenRanks sorts and deduplicates tokens, leaving out 0 (no token).
@@ -41,11 +44,31 @@ func (r tokenRanks) label(token uint64) string {
 	return strconv.FormatUint(token, 10)
 }
 
-// loadTokens reads every distinct token the sale's sections and lease
+// saleTokens are the ranks of every token the sale's sections and lease
 // events carry (a fenced write's section carries the token it tried).
+// For the whole sale (whole) they are those of the sections and leases in
+// hand; a window reads the sale's from the database.
+func (t *Timeline) saleTokens(ctx context.Context, db *gorm.DB, sections []sectionlog.Section, whole bool) (tokenRanks, error) {
+	if !whole {
+		return loadTokens(ctx, db, t.SaleID)
+	}
+	tokens := make([]uint64, 0, len(sections)+len(t.Leases))
+	for i := range sections {
+		tokens = append(tokens, sections[i].Token)
+	}
+	for _, l := range t.Leases {
+		tokens = append(tokens, l.Token)
+	}
+	return newTokenRanks(tokens), nil
+}
+
+// loadTokens reads the sale's distinct tokens. The index on (sale_id,
+// enter_at) is forced: past a tenth of the table's rows MariaDB chose a
+// full scan (0.4 s for a 20,000-section sale among 220,000 sections).
 func loadTokens(ctx context.Context, db *gorm.DB, saleID uint64) (tokenRanks, error) {
 	var tokens []uint64
-	err := db.WithContext(ctx).Raw(`SELECT token FROM critical_sections WHERE sale_id = ? AND token <> 0
+	err := db.WithContext(ctx).Raw(`SELECT token FROM critical_sections FORCE INDEX (critical_sections_sale_enter)
+		WHERE sale_id = ? AND token <> 0
 		UNION SELECT token FROM lease_events WHERE sale_id = ? AND token <> 0`, saleID, saleID).Scan(&tokens).Error
 	return newTokenRanks(tokens), err
 }
