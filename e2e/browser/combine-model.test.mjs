@@ -38,8 +38,9 @@ test('the band tags a combining sale with its batch bound', () => {
 
 test('a batch hold is labelled by its size, longest label first; one order has none', () => {
   const words = { buyers: 'buyers', orders: 'orders' };
-  assert.deepEqual(batchBarTexts({ buyers: 37, orders: 30, token: 12 }, words), ['37 buyers · 30 orders · #12', '×37 · #12', '×37']);
-  assert.deepEqual(batchBarTexts({ buyers: 5, orders: 5, token: 0 }, words), ['5 buyers · 5 orders', '×5', '×5']);
+  // #12: the token's rank in the sale, never the raw token.
+  assert.deepEqual(batchBarTexts({ buyers: 37, orders: 30, token: 1795827359907586, token_rank: 12 }, words), ['37 buyers · 30 orders · #12', '×37 · #12', '×37']);
+  assert.deepEqual(batchBarTexts({ buyers: 5, orders: 5, token: 0, token_rank: 0 }, words), ['5 buyers · 5 orders', '×5', '×5']);
   assert.deepEqual(batchBarTexts({ token: 4, order_id: 9 }, words), []);
 });
 

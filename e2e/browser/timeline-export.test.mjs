@@ -44,8 +44,12 @@ test('the exported file draws its canvas offline and asks for nothing', { timeou
     assert.ok(drawn.ink > drawn.pixels * 0.02, `the canvas is drawn: ${drawn.ink} of ${drawn.pixels} pixels inked`);
     assert.ok(drawn.red > 50, `the overlaps are red: ${drawn.red} pixels`);
     assert.match(await page.locator('h1').innerText(), /Sale 7 \(redis\)/);
-    assert.match(await page.locator('#story').innerText(), /replica-2 gets token 41/);
+    assert.match(await page.locator('#story').innerText(), /replica-2 gets token #2/);
     assert.match(await page.locator('#effects').innerText(), /pause_holder: nothing was damaged: fencing refused 1 stale write/);
+    // replica-2's paused hold (the second row), mid-way: its token's rank, then the raw token.
+    const box = await page.locator('#c').boundingBox();
+    await page.mouse.move(box.x + 120 + (box.width - 130) * 0.5, box.y + 20 + 28 + 14);
+    assert.match(await page.locator('#tip').innerText(), /replica-2, token #2 \(raw 1795827359907589\), fenced/);
     await page.screenshot({ path: path.join(SHOTS, 'timeline-export-offline.png') });
     assert.deepEqual(requests, [], 'the page asked for nothing');
     assert.deepEqual(errors, []);

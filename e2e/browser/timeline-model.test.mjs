@@ -1,13 +1,13 @@
 // The timeline view's model (web/static/assets/timeline-model.js) without
 // a browser, on a fixture that follows the timeline JSON contract: a redis
 // sale, fencing on, watchdog off, replica-2 paused 3 s while holding token
-// 41 (fixtures/timeline-redis-pause.json).
+// #2 (raw 1795827359907589; fixtures/timeline-redis-pause.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  Replay, buildTimeline, centreOn, covers, currentLine, densityStrip, detailModel, detailWindow, sectionsIn, leaseBars, narrationText, niceTicks, panBy,
-  relTime, sectionDetail, stockAt, violationPairs, pairWindow, visibleRange, visibleSections, zoomAt,
+  Replay, SPEEDS, buildTimeline, centreOn, covers, currentLine, densityStrip, detailModel, detailWindow, sectionsIn, leaseBars, narrationText, niceTicks, panBy,
+  parseSpeed, relTime, sectionDetail, stockAt, tokenDetail, tokenLabel, violationPairs, pairWindow, visibleRange, visibleSections, zoomAt,
 } from '../../web/static/assets/timeline-model.js';
 
 const fixture = () => JSON.parse(readFileSync(new URL('./fixtures/timeline-redis-pause.json', import.meta.url)));
@@ -17,7 +17,7 @@ const at = (ms) => T0 + ms;
 test('one lane per replica and holder row, in the order the answer gives, sections sorted', () => {
   const m = buildTimeline(fixture());
   assert.deepEqual(m.lanes.map((l) => l.key), ['replica-1/0', 'replica-2/0', 'replica-2/1']);
-  assert.deepEqual(m.lanes[0].sections.map((s) => s.token), [40, 42, 43, 44, 45, 47, 48]);
+  assert.deepEqual(m.lanes[0].sections.map(tokenLabel), ['#1', '#3', '#4', '#5', '#6', '#8', '#9']);
   assert.deepEqual(m.lanes[2].sections.map((s) => s.id), [107]);
   // A replica with no section yet still has its lane.
   const empty = buildTimeline({ ...fixture(), replicas: ['replica-1', 'replica-2', 'replica-3'] });
@@ -56,22 +56,22 @@ test('overlaps span the lanes of both sections and keep their orders', () => {
   const last = m.overlaps[4];
   assert.deepEqual([last.laneA, last.laneB, last.top, last.bottom], [1, 2, 1, 2]);
   const pairs = violationPairs(m);
-  assert.deepEqual(pairs[0].a, { id: 102, replica: 'replica-2', token: 41, from: at(6.48), to: at(3012.4), outcome: 'fenced' });
-  assert.deepEqual([pairs[0].b.replica, pairs[0].b.token], ['replica-1', 42]);
+  assert.deepEqual(pairs[0].a, { id: 102, replica: 'replica-2', token: '#2', from: at(6.48), to: at(3012.4), outcome: 'fenced' });
+  assert.deepEqual([pairs[0].b.replica, pairs[0].b.token], ['replica-1', '#3']);
   const w = pairWindow(pairs[4]);
   assert.ok(w.from < at(6.48) && w.to > at(3013.9), 'the window shows both sections whole');
 });
 
 test('leases run from the grant to the expiry the client believed, never past it', () => {
   const m = buildTimeline(fixture());
-  const paused = m.leases.find((b) => b.token === 41);
+  const paused = m.leases.find((b) => b.token_rank === 2);
   // Granted at 6.48 with 500 ms; the client learnt it lost at 3006.6, but it ran out at 506.48.
   assert.equal(paused.from, at(6.48));
   assert.equal(paused.to, at(506.48));
   assert.equal(paused.ended, 'lost');
   assert.equal(paused.endedAt, at(3006.6));
-  assert.equal(paused.lane, 1, 'beside the hold that used token 41');
-  const released = m.leases.find((b) => b.token === 42);
+  assert.equal(paused.lane, 1, 'beside the hold that used token #2');
+  const released = m.leases.find((b) => b.token_rank === 3);
   assert.deepEqual([released.to, released.ended, released.lane], [at(512.95), 'released', 0]);
   // A renewal carries the bar on; a grant with no end reaches its TTL.
   const bars = leaseBars([
@@ -158,8 +158,8 @@ test('a summarised sale is a density strip of its buckets', () => {
 
 test('narration in the dashboard\'s language, the line at a time, the stock at a time, the tooltip', () => {
   const m = buildTimeline(fixture());
-  assert.deepEqual(narrationText(m.narration[0], false), { main: 'replica-2 gets token 41', sub: '' });
-  assert.deepEqual(narrationText(m.narration[0], true), { main: 'replica-2 获得令牌 41', sub: '' });
+  assert.deepEqual(narrationText(m.narration[0], false), { main: 'replica-2 gets token #2', sub: '' });
+  assert.deepEqual(narrationText(m.narration[0], true), { main: 'replica-2 获得令牌 #2', sub: '' });
   assert.equal(currentLine(m.narration, at(0)), -1);
   assert.equal(currentLine(m.narration, at(506.7)), 3);
   assert.equal(currentLine(m.narration, at(99999)), 5);
@@ -167,7 +167,8 @@ test('narration in the dashboard\'s language, the line at a time, the stock at a
   assert.equal(stockAt(m.stock, at(513)), 8);
   const d = Object.fromEntries(sectionDetail(m.byId.get(102), m.from));
   assert.equal(d.tlReplica, 'replica-2');
-  assert.equal(d.tlToken, '41');
+  assert.equal(d.tlToken, '#2 (raw 1795827359907589)');
+  assert.equal(Object.fromEntries(sectionDetail(m.byId.get(102), m.from, true)).tlToken, '#2（原始值 1795827359907589）');
   assert.equal(d.tlOutcome, 'fenced');
   assert.equal(d.tlOrder, '–');
   assert.match(d.tlHeld, /^11\.480 ms → 3\.017 s \(3005\.920 ms\)$/);
@@ -211,4 +212,31 @@ test('a fetched window is drawn in the whole sale\'s times', () => {
   assert.equal(d.from, whole.from);
   assert.equal(d.to, whole.to);
   assert.equal(d.lanes.length, whole.lanes.length);
+});
+
+test('a token reads as its rank in the sale, "#4"; the raw token is the tooltip\'s, exact past 2^53', () => {
+  // A consistent-hash ring's token (19 digits): as a JSON number it loses its last digits.
+  const ring = { token: 3657291100323840001, token_raw: '3657291100323840001', token_rank: 4 };
+  assert.equal(tokenLabel(ring), '#4');
+  assert.equal(tokenDetail(ring), '#4 (raw 3657291100323840001)');
+  assert.equal(tokenLabel({ token: 0, token_rank: 0 }), '', 'a hold without a token shows no number');
+  assert.equal(tokenDetail({ token: 0, token_rank: 0 }), '–');
+  assert.equal(tokenDetail({ token: 17 }), '17', 'an answer without ranks (an older server) says the raw token');
+  // Two ring tokens one apart read as one JavaScript number; their leases stay apart by rank.
+  const m = buildTimeline({ from: at(0), to: at(10), replicas: ['r1'],
+    sections: [{ id: 1, replica: 'r1', lane: 0, token: 3657291100323840001, token_rank: 1, enter_at: at(0), exit_at: at(2), outcome: 'committed' },
+      { id: 2, replica: 'r1', lane: 1, token: 3657291100323840002, token_rank: 2, enter_at: at(1), exit_at: at(3), outcome: 'committed' }],
+    leases: [{ replica: 'r1', token: 3657291100323840001, token_rank: 1, event: 'granted', at: at(0), ttl_ms: 5 },
+      { replica: 'r1', token: 3657291100323840002, token_rank: 2, event: 'granted', at: at(1), ttl_ms: 5 }] });
+  assert.deepEqual(m.leases.map((b) => [b.token_rank, b.lane]), [[1, 0], [2, 1]]);
+});
+
+test('the replay speed kept is one of the speeds offered, else 1x; a replay starts at the speed given', () => {
+  assert.deepEqual(SPEEDS.map(String).map(parseSpeed), SPEEDS);
+  for (const bad of [null, undefined, '', '2', 'abc', '0']) assert.equal(parseSpeed(bad), 1, String(bad));
+  const r = new Replay(at(0), at(1000), 0.25);
+  r.play();
+  r.tick(400);
+  assert.equal(r.t, at(100), '400 ms of wall time at 0.25x is 100 ms of the sale');
+  assert.equal(new Replay(at(0), at(1), 3).speed, 1, 'a speed not offered is 1x');
 });

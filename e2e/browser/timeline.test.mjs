@@ -2,7 +2,9 @@
 // (fixture-server.mjs: the dashboard's files and a timeline that follows
 // the JSON contract), no demo: the canvas draws the lanes, the red
 // overlap, the crossed-out fenced write, the fault band; the count lists
-// its pairs and a pair jumps; the replay moves; hover shows a section.
+// its pairs and a pair jumps; the replay moves at the speed picked, kept
+// across sales and reloads; hover shows a section; tokens read #1, #2, ...
+// (their rank in the sale), never their 16 digits.
 // Screenshots at 1366x768 (a projector) and 390x844 (a phone) go to
 // e2e/browser/test-results/.
 import { test, before, after } from 'node:test';
@@ -51,6 +53,33 @@ const colourCount = (rgb, tol = 40) => page.evaluate(([[r, g, b], t]) => {
   return n;
 }, [rgb, tol]);
 
+/** LONG is a raw token's run of digits (five or more): never on a bar, in a pair or the narration. */
+const LONG = /\d{5,}/;
+
+/** labels are the texts the canvas wrote on the holds last (canvas.dataset.labels). */
+const labels = async () => (await page.evaluate(() => document.querySelector('#tl-canvas').dataset.labels || '')).split(' ').filter(Boolean);
+
+/** saleTime reads the replay's position (#tl-now, "512.345 ms" or "1.234 s") in ms. */
+const saleTime = async () => {
+  const m = /^(-?[\d.]+) (ms|s)$/.exec(await page.locator('#tl-now').innerText());
+  assert.ok(m, 'the replay shows its time');
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+};
+
+/**
+ * replayed plays for about wallMs of wall time and says how far the
+ * replay moved in sale time, and the wall time it took.
+ */
+async function replayed(wallMs) {
+  await page.click('#tl-play');
+  await page.waitForFunction(() => document.querySelector('#tl-play').getAttribute('aria-pressed') === 'true');
+  const t0 = await saleTime(), w0 = Date.now();
+  await page.waitForTimeout(wallMs);
+  const t1 = await saleTime(), w1 = Date.now();
+  await page.click('#tl-play');
+  return { sale: t1 - t0, wall: w1 - w0 };
+}
+
 const RED = [209, 36, 47], BLUE = [31, 111, 235], GREEN = [45, 164, 78], FAULT = [246, 235, 204];
 
 test('it opens on the decisive moment with lanes, the red overlap, the lease and the fault band drawn', async () => {
@@ -64,8 +93,21 @@ test('it opens on the decisive moment with lanes, the red overlap, the lease and
   assert.ok(await colourCount(FAULT, 12) > 200, 'the fault window is shaded');
   assert.match(await page.locator('#tl-facts').innerText(), /#7 redis .*Fencing tokens: on .*Watchdog: off .*TTL 500 ms/);
   assert.equal(await page.locator('#tl-narration li').count(), 6);
-  assert.match(await page.locator('#tl-narration li button.now').innerText(), /replica-1 gets token 42/);
+  assert.match(await page.locator('#tl-narration li button.now').innerText(), /replica-1 gets token #3/);
   await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-decisive.png') });
+});
+
+test('the holds say their token\'s rank, #1 to #9, never a raw token; the narration too', async () => {
+  await page.click('#tl-fit');
+  await page.waitForFunction(() => document.querySelector('#tl-window').textContent.startsWith('0.000 ms'));
+  await page.click('#tl-decisive');
+  await page.waitForFunction(() => /#3/.test(document.querySelector('#tl-canvas').dataset.labels || ''));
+  const drawn = await labels();
+  assert.ok(drawn.length >= 3, `the holds in view are labelled: ${drawn}`);
+  for (const l of drawn) assert.match(l, /^#[1-9]$/, `a hold says ${l}`);
+  assert.ok(drawn.includes('#3') && drawn.includes('#4'), `the newer holders' tokens: ${drawn}`);
+  assert.doesNotMatch(await page.locator('#tl-narration').innerText(), LONG, 'the narration says ranks');
+  assert.match(await page.locator('#tl-narration').innerText(), /replica-2 writes with token #2: refused \(fenced\), the newer #6 had written before it/);
 });
 
 test('the count says what it counts and lists its pairs; a pair jumps to its window', async () => {
@@ -73,7 +115,8 @@ test('the count says what it counts and lists its pairs; a pair jumps to its win
   assert.match(await page.locator('#tl-viol-what').innerText(), /pairs of critical sections/);
   await page.click('#tl-viol-n');
   assert.equal(await page.locator('#tl-pairs tbody tr').count(), 5);
-  assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #41.*replica-2 #46.*#55/s);
+  assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #2.*replica-2 #7.*#55/s);
+  assert.doesNotMatch(await page.locator('#tl-pairs tbody').innerText(), LONG, 'the pairs say ranks, not raw tokens');
   const before = await page.locator('#tl-window').innerText();
   await page.click('#tl-pairs tbody tr >> nth=4');
   await page.waitForFunction((b) => document.querySelector('#tl-window').textContent !== b, before);
@@ -92,7 +135,7 @@ test('the whole sale shows the crossed-out fenced write and the fault named; hov
   await page.waitForSelector('#tl-tip:not([hidden])');
   const tip = await page.locator('#tl-tip').innerText();
   assert.match(tip, /replica-2/);
-  assert.match(tip, /41/);
+  assert.match(tip, /#2 \(raw 1795827359907589\)/, 'the rank, with the raw token');
   assert.match(tip, /fenced/);
   assert.match(tip, /Pause the lock holder/);
   await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-whole.png') });
@@ -115,7 +158,7 @@ test('the replay moves at the speed picked, and the scrubber follows', async () 
 
 test('Chinese labels and narration, and a phone: the lanes scroll sideways, the legend wraps', async () => {
   await page.click('#lang');
-  assert.match(await page.locator('#tl-narration li').first().innerText(), /replica-2 获得令牌 41/);
+  assert.match(await page.locator('#tl-narration li').first().innerText(), /replica-2 获得令牌 #2/);
   assert.match(await page.locator('#tl-legend').innerText(), /等锁/);
   // Every swatch has its colour (the CSP drops a style attribute).
   const blank = await page.$$eval('#tl-legend .sw', (sws) => sws.filter((s) => getComputedStyle(s).backgroundColor === 'rgba(0, 0, 0, 0)').length);
@@ -158,5 +201,30 @@ test('a summarised sale shows its buckets; zoomed in, its window is fetched agai
   await page.waitForFunction(() => (document.querySelector('#tl-canvas').dataset.detail || '') === '');
   await page.selectOption('#tl-sale', '7');
   await page.waitForFunction(() => /#7 redis/.test(document.querySelector('#tl-facts').textContent));
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the replay runs at the speed picked after another sale is chosen, and after a reload', async () => {
+  // 0.25x on sale 7, then sale 8: before, its new replay ran at 1x while 0.25x stayed selected.
+  await page.check('input[name=tl-speed][value="0.25"]');
+  await page.selectOption('#tl-sale', '8');
+  await page.waitForFunction(() => /#8 redis/.test(document.querySelector('#tl-facts').textContent));
+  assert.equal(await page.isChecked('input[name=tl-speed][value="0.25"]'), true);
+  // Wall time against sale time: 0.25x is a quarter, 1x would be four times that.
+  // The bounds are wide (a slow machine draws fewer frames, never more time).
+  const a = await replayed(2000);
+  assert.ok(a.sale > a.wall * 0.25 * 0.3 && a.sale < a.wall * 0.25 * 2,
+    `${a.sale.toFixed(0)} ms of the sale in ${a.wall} ms of wall time: want about ${(a.wall * 0.25).toFixed(0)} (0.25x)`);
+  // A reload keeps the speed.
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => Number(document.querySelector('#tl-canvas').dataset.drawn || 0) > 0);
+  assert.equal(await page.isChecked('input[name=tl-speed][value="0.25"]'), true, 'the speed survives a reload');
+  const b = await replayed(2000);
+  assert.ok(b.sale > b.wall * 0.25 * 0.3 && b.sale < b.wall * 0.25 * 2,
+    `after a reload: ${b.sale.toFixed(0)} ms of the sale in ${b.wall} ms of wall time, want about ${(b.wall * 0.25).toFixed(0)}`);
+  // Back to 1x: four times faster, and kept.
+  await page.check('input[name=tl-speed][value="1"]');
+  const c = await replayed(1000);
+  assert.ok(c.sale > c.wall * 0.3 && c.sale < c.wall * 2, `1x: ${c.sale.toFixed(0)} ms of the sale in ${c.wall} ms`);
   assert.deepEqual(pageErrors, []);
 });

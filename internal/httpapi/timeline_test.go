@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,10 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 		if i > 0 && s.Token <= tl.Sections[i-1].Token {
 			t.Errorf("tokens not growing in entry order: %d after %d", s.Token, tl.Sections[i-1].Token)
 		}
+		// Each token is numbered in grant order, #1, #2, ...; the raw one stays.
+		if s.TokenRank != i+1 || s.TokenRaw != strconv.FormatUint(s.Token, 10) {
+			t.Errorf("section %d: token %d ranked #%d (raw %q), want #%d", s.ID, s.Token, s.TokenRank, s.TokenRaw, i+1)
+		}
 	}
 	if fenced == nil {
 		t.Fatalf("no fenced section: %+v", tl.Sections)
@@ -117,7 +122,7 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	}
 	told := false
 	for _, l := range tl.Narration {
-		told = told || (strings.Contains(l.En, fmt.Sprintf("writes with token %d: refused (fenced)", fenced.Token)) &&
+		told = told || (strings.Contains(l.En, fmt.Sprintf("writes with token #%d: refused (fenced)", fenced.TokenRank)) &&
 			strings.Contains(l.Zh, "fenced"))
 	}
 	if !told {
@@ -133,6 +138,12 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	mustJSON(t, rec, &win)
 	if win.Violations.Count != tl.Violations.Count || len(win.Sections) == 0 {
 		t.Errorf("windowed: %d sections, violations %d (whole sale %d)", len(win.Sections), win.Violations.Count, tl.Violations.Count)
+	}
+	// ... and numbers its tokens as the whole sale does.
+	for _, s := range win.Sections {
+		if s.ID == b.ID && s.TokenRank != b.TokenRank {
+			t.Errorf("windowed: B's token is #%d, #%d in the whole sale", s.TokenRank, b.TokenRank)
+		}
 	}
 	html := e.get(path + ".html")
 	if html.Code != http.StatusOK || !strings.HasPrefix(html.Header().Get("Content-Type"), "text/html") ||

@@ -50,7 +50,7 @@ func batches(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64
 			continue
 		}
 		s := &sections[i]
-		en, zh := heldOnce(s, stockAfter(t.Stock, At(s.ExitAt)))
+		en, zh := heldOnce(s, t.ranks.label(s.Token), stockAfter(t.Stock, At(s.ExitAt)))
 		add(At(s.ExitAt), &s.ID, en, zh)
 	}
 	per := float64(orders) / float64(holds)
@@ -62,10 +62,11 @@ func batches(t Timeline, sections []sectionlog.Section, add func(Millis, *uint64
 // heldOnce says that s held the lock once for its batch, what it sold and
 // what the other buyers got: sold out when the stock read 0 after it
 // (stockLeft 0), else refused by the per-user limit or a repeated key.
-func heldOnce(s *sectionlog.Section, stockLeft int64) (en, zh string) {
+// token is s's token as the class reads it ("#4").
+func heldOnce(s *sectionlog.Section, token string, stockLeft int64) (en, zh string) {
 	tokenEn, tokenZh := "", ""
 	if s.Token != 0 {
-		tokenEn, tokenZh = fmt.Sprintf(" (token %d)", s.Token), fmt.Sprintf("（令牌 %d）", s.Token)
+		tokenEn, tokenZh = fmt.Sprintf(" (token %s)", token), fmt.Sprintf("（令牌 %s）", token)
 	}
 	en = fmt.Sprintf("%s held the lock once for %d buyer%s: %d order%s%s", s.ReplicaID, s.BatchBuyers, plural(s.BatchBuyers),
 		s.BatchOrders, plural(s.BatchOrders), tokenEn)

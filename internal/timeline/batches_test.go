@@ -34,18 +34,19 @@ func TestNarrationTellsTheBatches(t *testing.T) {
 	tl := Timeline{From: At(t0), To: At(t0.Add(30 * time.Millisecond)),
 		// The stock reads 0 once the batch of 37 has committed.
 		Stock: []StockPoint{{At: At(t0), Stock: 33}, {At: At(t0.Add(4 * time.Millisecond)), Stock: 30}, {At: At(t0.Add(19 * time.Millisecond)), Stock: 0}}}
+	tl.ranks = ranksOf(sections, nil)
 	lines := narrate(tl, sections)
 	en, zh := joined(lines, false), joined(lines, true)
 	for _, want := range []string{
-		"vm:1 held the lock once for 3 buyers: 3 orders (token 11)\n",
-		"vm:1 held the lock once for 37 buyers: 30 orders (token 12), the other 7: sold out",
+		"vm:1 held the lock once for 3 buyers: 3 orders (token #2)\n",
+		"vm:1 held the lock once for 37 buyers: 30 orders (token #3), the other 7: sold out",
 		"in all, 42 buyers reached the lock: 4 holds of it sold them 34 orders, 8.5 per hold",
 	} {
 		if !strings.Contains(en, want) {
 			t.Errorf("narration lacks %q:\n%s", want, en)
 		}
 	}
-	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 12），其余 7 位：售罄", "合计：42 位买家进入加锁环节，4 次持锁卖出 34 单，每次持锁 8.5 单"} {
+	for _, want := range []string{"vm:1 持锁一次服务 37 位买家：30 个订单（令牌 #3），其余 7 位：售罄", "合计：42 位买家进入加锁环节，4 次持锁卖出 34 单，每次持锁 8.5 单"} {
 		if !strings.Contains(zh, want) {
 			t.Errorf("Chinese narration lacks %q:\n%s", want, zh)
 		}
@@ -80,10 +81,10 @@ func TestNarrationFencedBatchRefusedWhole(t *testing.T) {
 	next := batch(2, "r1", 42, t0, 600, 610, 5, 5, sectionlog.OutcomeCommitted)
 	lines := narrationOf([]sectionlog.Section{stale, next}, nil)
 	en, zh := joined(lines, false), joined(lines, true)
-	if !strings.Contains(en, "r2 writes a batch of 25 buyers with token 41: refused whole (fenced)") {
+	if !strings.Contains(en, "r2 writes a batch of 25 buyers with token #1: refused whole (fenced), the newer #2 had written before it") {
 		t.Errorf("narration lacks the refused batch:\n%s", en)
 	}
-	if !strings.Contains(zh, "r2 用令牌 41 写入 25 位买家的批次：整批被拒绝（fenced）") {
+	if !strings.Contains(zh, "r2 用令牌 #1 写入 25 位买家的批次：整批被拒绝（fenced），更新的令牌 #2 已先写入") {
 		t.Errorf("Chinese narration lacks the refused batch:\n%s", zh)
 	}
 	if strings.Contains(en, "held the lock once for 25") {
@@ -106,8 +107,10 @@ func TestNarrationWithoutBatchesSaysNoneOfThem(t *testing.T) {
 func TestNarrationBatchSingular(t *testing.T) {
 	t0 := time.Now()
 	tl := Timeline{From: At(t0), To: At(t0.Add(30 * time.Millisecond)), Stock: []StockPoint{{At: At(t0), Stock: 1}, {At: At(t0.Add(4 * time.Millisecond)), Stock: 0}}}
-	en := joined(narrate(tl, []sectionlog.Section{batch(1, "r1", 7, t0, 0, 5, 2, 1, sectionlog.OutcomeCommitted)}), false)
-	if !strings.Contains(en, "r1 held the lock once for 2 buyers: 1 order (token 7), the other 1: sold out") || !strings.Contains(en, "in all, 2 buyers reached the lock: 1 hold of it sold them 1 order,") {
+	sections := []sectionlog.Section{batch(1, "r1", 7, t0, 0, 5, 2, 1, sectionlog.OutcomeCommitted)}
+	tl.ranks = ranksOf(sections, nil)
+	en := joined(narrate(tl, sections), false)
+	if !strings.Contains(en, "r1 held the lock once for 2 buyers: 1 order (token #1), the other 1: sold out") || !strings.Contains(en, "in all, 2 buyers reached the lock: 1 hold of it sold them 1 order,") {
 		t.Errorf("narration:\n%s", en)
 	}
 }

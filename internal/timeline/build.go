@@ -44,6 +44,11 @@ func Build(ctx context.Context, db *gorm.DB, sale inventory.Sale, from, to time.
 	if err := t.addEvents(ctx, db, w); err != nil {
 		return Timeline{}, err
 	}
+	ranks, err := t.saleTokens(ctx, db, sections, from.IsZero() && to.IsZero())
+	if err != nil {
+		return Timeline{}, err
+	}
+	t.rankTokens(ranks)
 	orders, err := loadOrderTimes(ctx, db, sale.ID)
 	if err != nil {
 		return Timeline{}, err

@@ -10,8 +10,9 @@ import (
 // WriteHTML writes t as one self-contained HTML file (no network): the
 // JSON inline, and a small script drawing one lane per replica and holder
 // on a canvas, overlaps in red, fenced writes crossed out, faults shaded,
-// and the narration under it; a batch hold (combining) is labelled with
-// its buyers. For slides and sharing a run.
+// and the narration under it; a hold is labelled with its token's rank
+// (#4; the tooltip adds the raw token), a batch hold (combining) with its
+// buyers. For slides and sharing a run.
 func WriteHTML(w io.Writer, t Timeline) error {
 	data, err := json.Marshal(t) // escapes <, > and &: safe inside a script element
 	if err != nil {
@@ -94,7 +95,8 @@ function draw() {
       cx.strokeStyle = '#c00'; cx.beginPath(); cx.moveTo(a, y + 4); cx.lineTo(a + w, y + 22);
       cx.moveTo(a, y + 22); cx.lineTo(a + w, y + 4); cx.stroke();
     }
-    if (w > 24) { cx.fillStyle = '#fff'; cx.fillText(s.buyers > 1 ? '×' + s.buyers : String(s.token), a + 3, y + 17); }
+    const text = s.buyers > 1 ? '×' + s.buyers : s.token_rank ? '#' + s.token_rank : '';
+    if (text && w > cx.measureText(text).width + 6) { cx.fillStyle = '#fff'; cx.fillText(text, a + 3, y + 17); }
   }
   cx.fillStyle = 'rgba(220,0,0,0.45)';
   for (const o of T.overlaps) cx.fillRect(x(o.from), plotTop, Math.max(2, x(o.to) - x(o.from)), rows.length * rowH);
@@ -107,6 +109,8 @@ function draw() {
   T.stock.forEach((p, i) => { const y = sy + stockH - Math.max(0, p.stock) / max * stockH; i ? cx.lineTo(x(p.at), y) : cx.moveTo(x(p.at), y); });
   cx.stroke(); cx.fillStyle = '#36c'; cx.fillText('stock', 4, sy + 12);
 }
+// A token as the class reads it, #4 (its place among the sale's), with the raw value.
+const tokenText = s => s.token_rank ? 'token #' + s.token_rank + ' (raw ' + (s.token_raw || s.token) + ')' : 'no token';
 cv.addEventListener('mousemove', e => {
   const r = cv.getBoundingClientRect(), px = e.clientX - r.left, py = e.clientY - r.top;
   const W = cv.width - left - 10, t = T.from + (px - left) / W * (T.to - T.from), row = Math.floor((py - plotTop) / rowH);
@@ -114,7 +118,7 @@ cv.addEventListener('mousemove', e => {
   tip.style.display = s ? 'block' : 'none';
   if (s) {
     tip.style.left = e.clientX + 12 + 'px'; tip.style.top = e.clientY + 12 + 'px';
-    tip.textContent = 'section ' + s.id + ', ' + s.replica + ', token ' + s.token + ', ' + s.outcome +
+    tip.textContent = 'section ' + s.id + ', ' + s.replica + ', ' + tokenText(s) + ', ' + s.outcome +
       ', held ' + (s.exit_at - s.enter_at).toFixed(3) + ' ms' + (s.order_id != null ? ', order ' + s.order_id : '') +
       (s.buyers ? ', one hold for ' + s.buyers + ' buyers: ' + (s.orders || 0) + ' orders' : '');
   }

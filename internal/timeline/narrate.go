@@ -56,53 +56,24 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 		if l.Event == "lost" {
 			en, zh = "is lost", "丢失"
 		}
-		add(l.At, nil, fmt.Sprintf("%s's lease on token %d %s", l.Replica, l.Token, en),
-			fmt.Sprintf("%s 持有的令牌 %d 的租约%s", l.Replica, l.Token, zh))
+		token := t.ranks.label(l.Token)
+		add(l.At, nil, fmt.Sprintf("%s's lease on token %s %s", l.Replica, token, en),
+			fmt.Sprintf("%s 持有的令牌 %s 的租约%s", l.Replica, token, zh))
 	}
 	more(&lines, n, t.To, "more leases lost or expired", "个租约丢失或到期")
 	if len(t.Overlaps) > 0 {
 		o := t.Overlaps[0]
 		a, b := find(sections, o.A), find(sections, o.B)
-		en, zh := enters(a)
+		en, zh := enters(a, t.ranks)
 		add(At(a.EnterAt), &o.A, en, zh)
-		en, zh = enters(b)
-		stillEn, stillZh := stillInside(a)
+		en, zh = enters(b, t.ranks)
+		stillEn, stillZh := stillInside(a, t.ranks)
 		add(o.From, &o.B, fmt.Sprintf("%s while %s: the first overlap (%d in all)", en, stillEn, t.Violations.Count),
 			fmt.Sprintf("%s，而 %s：第一次重叠（共 %d 次）", zh, stillZh, t.Violations.Count))
 	}
 	staleWrites(t, sections, add)
 	batches(t, sections, add)
-	// A batch (combining) is refused whole: its line says how many buyers.
-	for _, c := range []struct {
-		outcome, en, zh, batchEn, batchZh, moreEn, moreZh string
-	}{
-		{sectionlog.OutcomeFenced, "%s writes with token %d: refused (fenced)", "%s 用令牌 %d 写入：被拒绝（fenced）",
-			"%s writes a batch of %d buyers with token %d: refused whole (fenced)", "%s 用令牌 %d 写入 %d 位买家的批次：整批被拒绝（fenced）",
-			"more fenced writes", "次写入被防护令牌拒绝"},
-		{sectionlog.OutcomeLockLost, "%s stops before its write with token %d: lock lost",
-			"%s 在用令牌 %d 写入前停下：锁已丢失",
-			"%s stops before writing a batch of %d buyers with token %d: lock lost, none of them written",
-			"%s 在用令牌 %d 写入 %d 位买家的批次前停下：锁已丢失，整批未写入",
-			"more sections stopped on a lost lock", "个临界区因锁丢失而停下"},
-	} {
-		n := 0
-		for i := range sections {
-			s := &sections[i]
-			if s.Outcome != c.outcome {
-				continue
-			}
-			if n++; n > perKind {
-				continue
-			}
-			if s.BatchBuyers > 0 {
-				add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.batchEn, s.ReplicaID, s.BatchBuyers, s.Token),
-					fmt.Sprintf(c.batchZh, s.ReplicaID, s.Token, s.BatchBuyers))
-				continue
-			}
-			add(At(s.ExitAt), &s.ID, fmt.Sprintf(c.en, s.ReplicaID, s.Token), fmt.Sprintf(c.zh, s.ReplicaID, s.Token))
-		}
-		more(&lines, n, t.To, c.moreEn, c.moreZh)
-	}
+	refusals(t, sections, add, &lines)
 	slices.SortStableFunc(lines, func(x, y Line) int {
 		switch {
 		case x.At < y.At:
@@ -121,21 +92,23 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 	return lines
 }
 
-// enters says that s took the lock (with its token), or, with no token
-// (a strategy without one, or no lock at all), that it entered.
-func enters(s sectionlog.Section) (en, zh string) {
+// enters says that s took the lock (with its token, "#4"), or, with no
+// token (a strategy without one, or no lock at all), that it entered.
+func enters(s sectionlog.Section, r tokenRanks) (en, zh string) {
 	if s.Token == 0 {
 		return s.ReplicaID + " enters its critical section (no lock token)", s.ReplicaID + " 进入临界区（没有锁令牌）"
 	}
-	return fmt.Sprintf("%s gets token %d", s.ReplicaID, s.Token), fmt.Sprintf("%s 获得令牌 %d", s.ReplicaID, s.Token)
+	token := r.label(s.Token)
+	return fmt.Sprintf("%s gets token %s", s.ReplicaID, token), fmt.Sprintf("%s 获得令牌 %s", s.ReplicaID, token)
 }
 
 // stillInside says that s is still inside its section.
-func stillInside(s sectionlog.Section) (en, zh string) {
+func stillInside(s sectionlog.Section, r tokenRanks) (en, zh string) {
 	if s.Token == 0 {
 		return "the section " + s.ReplicaID + " entered earlier is still running", s.ReplicaID + " 先前进入的临界区仍在执行"
 	}
-	return fmt.Sprintf("%s still holds token %d", s.ReplicaID, s.Token), fmt.Sprintf("%s 仍持有令牌 %d", s.ReplicaID, s.Token)
+	token := r.label(s.Token)
+	return fmt.Sprintf("%s still holds token %s", s.ReplicaID, token), fmt.Sprintf("%s 仍持有令牌 %s", s.ReplicaID, token)
 }
 
 // staleWrites tells the sections that committed after their client saw
@@ -156,8 +129,9 @@ func staleWrites(t Timeline, sections []sectionlog.Section, add func(Millis, *ui
 			continue
 		}
 		if n++; n <= perKind {
-			add(exit, &s.ID, fmt.Sprintf("%s writes with token %d after its lease ended: accepted, a stale write (no fence stopped it)", s.ReplicaID, s.Token),
-				fmt.Sprintf("%s 在租约结束后用令牌 %d 写入：被接受，这是一次过期写入（没有防护令牌拦住它）", s.ReplicaID, s.Token))
+			token := t.ranks.label(s.Token)
+			add(exit, &s.ID, fmt.Sprintf("%s writes with token %s after its lease ended: accepted, a stale write (no fence stopped it)", s.ReplicaID, token),
+				fmt.Sprintf("%s 在租约结束后用令牌 %s 写入：被接受，这是一次过期写入（没有防护令牌拦住它）", s.ReplicaID, token))
 		}
 	}
 	if n > perKind {

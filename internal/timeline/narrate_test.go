@@ -15,10 +15,23 @@ func section(id uint64, replica string, token uint64, t0 time.Time, enter, exit 
 		EnterAt: t0.Add(time.Duration(enter) * time.Millisecond), ExitAt: t0.Add(time.Duration(exit) * time.Millisecond)}
 }
 
+// ranksOf are the ranks of the tokens of sections and leases, as Build
+// reads them from the sale.
+func ranksOf(sections []sectionlog.Section, leases []LeaseEvent) tokenRanks {
+	var tokens []uint64
+	for _, s := range sections {
+		tokens = append(tokens, s.Token)
+	}
+	for _, l := range leases {
+		tokens = append(tokens, l.Token)
+	}
+	return newTokenRanks(tokens)
+}
+
 // narrationOf builds the narration of sections, each overlapping the
 // first, with leases.
 func narrationOf(sections []sectionlog.Section, leases []LeaseEvent) []Line {
-	t := Timeline{Leases: leases, Violations: Violations{Count: int64(len(sections) - 1)}}
+	t := Timeline{Leases: leases, Violations: Violations{Count: int64(len(sections) - 1)}, ranks: ranksOf(sections, leases)}
 	for _, s := range sections[1:] {
 		t.Overlaps = append(t.Overlaps, Overlap{A: sections[0].ID, B: s.ID, From: At(s.EnterAt)})
 	}
@@ -47,12 +60,12 @@ func TestNarrationTellsTheStaleWrite(t *testing.T) {
 	expired := LeaseEvent{Replica: "r2", Token: 41, Event: "expired", At: At(t0.Add(500 * time.Millisecond))}
 	lines := narrationOf([]sectionlog.Section{paused, next}, []LeaseEvent{expired})
 	en, zh := joined(lines, false), joined(lines, true)
-	for _, want := range []string{"r1 gets token 42 while r2 still holds token 41", "r2 writes with token 41 after its lease ended: accepted"} {
+	for _, want := range []string{"r1 gets token #2 while r2 still holds token #1", "r2 writes with token #1 after its lease ended: accepted"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("narration lacks %q:\n%s", want, en)
 		}
 	}
-	if !strings.Contains(zh, "r2 在租约结束后用令牌 41 写入：被接受") {
+	if !strings.Contains(zh, "r2 在租约结束后用令牌 #1 写入：被接受") {
 		t.Errorf("Chinese narration lacks the stale write:\n%s", zh)
 	}
 	if last := lines[len(lines)-1]; last.Section == nil || *last.Section != 1 || last.At != At(paused.ExitAt) {
@@ -71,7 +84,7 @@ func TestNarrationFencedIsNoStaleWrite(t *testing.T) {
 	next := section(2, "r1", 42, t0, 600, 610, sectionlog.OutcomeCommitted)
 	expired := LeaseEvent{Replica: "r2", Token: 41, Event: "expired", At: At(t0.Add(500 * time.Millisecond))}
 	en := joined(narrationOf([]sectionlog.Section{paused, next}, []LeaseEvent{expired}), false)
-	if strings.Contains(en, "stale write") || !strings.Contains(en, "r2 writes with token 41: refused (fenced)") {
+	if strings.Contains(en, "stale write") || !strings.Contains(en, "r2 writes with token #1: refused (fenced), the newer #2 had written before it") {
 		t.Errorf("fenced narration:\n%s", en)
 	}
 }

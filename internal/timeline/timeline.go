@@ -59,19 +59,26 @@ type Timeline struct {
 	// of at most CombineMaxBatch (its sections' Buyers and Orders).
 	Combine         bool `json:"combine,omitempty"`
 	CombineMaxBatch int  `json:"combine_max_batch,omitempty"`
+
+	ranks tokenRanks // the sale's tokens, for the narration's "#4"
 }
 
 // Section is one critical section in its lane.
 type Section struct {
-	ID      uint64  `json:"id"`
-	Replica string  `json:"replica"`
-	Lane    int     `json:"lane"`
-	Token   uint64  `json:"token"`
-	WaitAt  *Millis `json:"wait_at"`
-	EnterAt Millis  `json:"enter_at"`
-	ExitAt  Millis  `json:"exit_at"`
-	OrderID *uint64 `json:"order_id"`
-	Outcome string  `json:"outcome"`
+	ID      uint64 `json:"id"`
+	Replica string `json:"replica"`
+	Lane    int    `json:"lane"`
+	Token   uint64 `json:"token"`
+	// TokenRank is Token's place among the sale's distinct tokens, 1 for
+	// the first grant (0: no token); TokenRaw is Token in decimal, exact
+	// where a JSON number past 2^53 is not (JavaScript).
+	TokenRank int     `json:"token_rank"`
+	TokenRaw  string  `json:"token_raw,omitempty"`
+	WaitAt    *Millis `json:"wait_at"`
+	EnterAt   Millis  `json:"enter_at"`
+	ExitAt    Millis  `json:"exit_at"`
+	OrderID   *uint64 `json:"order_id"`
+	Outcome   string  `json:"outcome"`
 	// Buyers and Orders: a section that sold a batch (combining) served
 	// Buyers buyers and made Orders orders; absent for one order.
 	Buyers int `json:"buyers,omitempty"`
@@ -92,9 +99,11 @@ type Overlap struct {
 type LeaseEvent struct {
 	Replica string `json:"replica"`
 	Token   uint64 `json:"token"`
-	Event   string `json:"event"`
-	At      Millis `json:"at"`
-	TTLMS   int64  `json:"ttl_ms"`
+	// TokenRank is as a Section's.
+	TokenRank int    `json:"token_rank"`
+	Event     string `json:"event"`
+	At        Millis `json:"at"`
+	TTLMS     int64  `json:"ttl_ms"`
 }
 
 // Fault is a fault's window.

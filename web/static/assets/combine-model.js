@@ -49,13 +49,14 @@ export const isBatch = (s) => (s?.buyers || 0) > 0;
 
 /**
  * batchBarTexts are a batch hold's labels on its bar, longest first (the
- * drawing takes the first that fits): "37 buyers · 30 orders · #12",
+ * drawing takes the first that fits): "37 buyers · 30 orders · #12"
+ * (#12: the token's rank in the sale, token_rank),
  * "×37 · #12", "×37". words: {buyers, orders} in the page's language.
  * Empty for a section of one order.
  */
 export function batchBarTexts(s, words) {
   if (!isBatch(s)) return [];
-  const token = s.token ? ` · #${s.token}` : '';
+  const token = s.token_rank ? ` · #${s.token_rank}` : '';
   return [`${s.buyers} ${words.buyers} · ${s.orders || 0} ${words.orders}${token}`, `×${s.buyers}${token}`, `×${s.buyers}`];
 }
 

@@ -1,13 +1,13 @@
 // Draws a timeline model (timeline-model.js) on a <canvas>: the time axis,
 // one lane per replica and holder row (the lease strip above each hold,
-// the wait as a thin bar, the hold as a thick one with its token, a fenced
-// write crossed out), fault windows shaded and named, overlaps in red with
+// the wait as a thin bar, the hold as a thick one with its token's rank,
+// "#4", a fenced write crossed out), fault windows shaded and named, overlaps in red with
 // their orders, the stock line underneath and the replay cursor. Only what
 // is in the window is drawn (two binary searches per lane), and sections
 // narrower than a pixel are merged, so that 20,000 sections stay smooth.
 import { batchBarLabels } from './combine-view.js';
 import { label } from './i18n.js';
-import { densityStrip, niceTicks, sectionEnd, visibleSections } from './timeline-model.js';
+import { densityStrip, niceTicks, sectionEnd, tokenLabel, visibleSections } from './timeline-model.js';
 
 /** The layout in CSS pixels; the view reads it for hit tests. */
 export const LAYOUT = { labelW: 112, axisH: 26, rowH: 46, stockH: 74, stripH: 70, pad: 8 };
@@ -38,7 +38,8 @@ function tickLabel(t, origin, step) {
 /**
  * drawTimeline paints model in window view on ctx (already scaled for the
  * device pixels) of width w CSS pixels. opts: zh, cursor (replay time or
- * null), hover (a section id or null).
+ * null), hover (a section id or null). Returns {labels}: the texts written
+ * on the holds ("#4", "×37 · #12"), for the page to expose to its tests.
  */
 export function drawTimeline(ctx, w, model, view, opts = {}) {
   const { labelW, axisH, rowH, stockH, stripH } = LAYOUT;
@@ -90,8 +91,9 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
     ctx.font = '12px system-ui, "Noto Sans CJK SC", sans-serif';
   }
 
+  const labels = [];
   if (model.summarised) drawStrip(ctx, model, view, x, lanesTop, stripH);
-  else drawLanes(ctx, model, view, x, lanesTop, opts);
+  else drawLanes(ctx, model, view, x, lanesTop, opts, labels);
 
   drawStock(ctx, model, view, x, stockTop, stockH, labelW + plotW);
 
@@ -129,10 +131,11 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
   ctx.fillStyle = COLOURS.stock;
   ctx.fillText(label('tlStock', zh), 6, stockTop + stockH / 2);
+  return { labels };
 }
 
-/** drawLanes paints the leases, waits, holds, tokens and overlaps inside the window. */
-function drawLanes(ctx, model, view, x, top, opts) {
+/** drawLanes paints the leases, waits, holds, tokens and overlaps inside the window; labels gets the holds' texts. */
+function drawLanes(ctx, model, view, x, top, opts, labels) {
   const { rowH } = LAYOUT;
   const open = model.to;
   // Leases: a strip above the hold, from the grant to the expiry the client
@@ -190,24 +193,32 @@ function drawLanes(ctx, model, view, x, top, opts) {
       // A batch hold (combining) says its size, else the token.
       const batch = batchBarLabels(s, opts.zh);
       if (batch.length && s.buyers > 1) { // a batch of one says nothing more than a bar
-        batchLabel(ctx, batch, x0, x1, Math.min(x(view.to), seen[i + 1] ? x(seen[i + 1].enter_at) : Infinity), holdY + holdH / 2);
-      } else if (s.token && wpx > 28) {
-        ctx.fillStyle = '#fff';
-        ctx.textAlign = 'left';
-        ctx.font = 'bold 12px system-ui, sans-serif';
-        const tx = Math.max(x0 + 4, LAYOUT.labelW + 4);
-        if (tx + 24 < x1) ctx.fillText(`#${s.token}`, tx, holdY + holdH / 2);
+        const text = batchLabel(ctx, batch, x0, x1, Math.min(x(view.to), seen[i + 1] ? x(seen[i + 1].enter_at) : Infinity), holdY + holdH / 2);
+        if (text) labels.push(text);
+      } else if (tokenLabel(s) && wpx > 12) {
+        if (tokenText(ctx, tokenLabel(s), x0, x1, holdY + holdH / 2)) labels.push(tokenLabel(s));
       }
     });
   }
   drawOverlaps(ctx, model, view, x, top);
 }
 
+/** tokenText writes a hold's token ("#4") in white inside its bar [x0, x1] when it fits; returns whether it did. */
+function tokenText(ctx, text, x0, x1, y) {
+  ctx.textAlign = 'left';
+  ctx.font = 'bold 13px system-ui, sans-serif';
+  const tx = Math.max(x0 + 4, LAYOUT.labelW + 4);
+  if (tx + ctx.measureText(text).width + 2 > x1) return false;
+  ctx.fillStyle = '#fff';
+  ctx.fillText(text, tx, y);
+  return true;
+}
+
 /**
  * batchLabel writes a batch hold's size: the longest of texts that fits
  * inside its bar [x0, x1] in white, else the shortest ("×37") just right
  * of it in dark text when the lane is free up to next (the next hold's
- * x, or the plot's right edge).
+ * x, or the plot's right edge). Returns the text written, '' for none.
  */
 function batchLabel(ctx, texts, x0, x1, next, y) {
   ctx.textAlign = 'left';
@@ -217,13 +228,14 @@ function batchLabel(ctx, texts, x0, x1, next, y) {
   if (inside) {
     ctx.fillStyle = '#fff';
     ctx.fillText(inside, tx, y);
-    return;
+    return inside;
   }
   const short = texts[texts.length - 1];
   const ox = Math.max(x1 + 3, LAYOUT.labelW + 4);
-  if (ox + ctx.measureText(short).width + 3 > next) return;
+  if (ox + ctx.measureText(short).width + 3 > next) return '';
   ctx.fillStyle = COLOURS.text;
   ctx.fillText(short, ox, y);
+  return short;
 }
 
 /** drawOverlaps outlines each overlap in red over both lanes and writes the orders it touched on a white tag. */

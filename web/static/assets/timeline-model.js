@@ -13,6 +13,36 @@ export const OUTCOMES = ['committed', 'fenced', 'rolled_back', 'lock_lost', 'gav
 /** The replay speeds offered. */
 export const SPEEDS = [0.1, 0.25, 1];
 
+/** parseSpeed reads a kept replay speed ("0.25"): one of SPEEDS, else 1. */
+export function parseSpeed(raw) {
+  const v = Number(raw);
+  return raw !== null && raw !== undefined && raw !== '' && SPEEDS.includes(v) ? v : 1;
+}
+
+/**
+ * tokenLabel is a hold's token as the class reads it: "#4", its place
+ * among the sale's tokens in grant order (the API's token_rank); '' for a
+ * hold without a token. The raw token (16-19 digits) is the tooltip's.
+ */
+export const tokenLabel = (s) => (s?.token_rank ? `#${s.token_rank}` : '');
+
+/**
+ * tokenDetail is the tooltip's token: "#4 (raw 1795827359907586)", the
+ * exact decimal (token_raw) where the JSON number lost digits; '–' for none.
+ */
+export function tokenDetail(s, zh = false) {
+  if (!s.token_rank) return s.token ? String(s.token_raw || s.token) : '–';
+  const raw = s.token_raw || String(s.token);
+  return zh ? `#${s.token_rank}（原始值 ${raw}）` : `#${s.token_rank} (raw ${raw})`;
+}
+
+/**
+ * tokenKey tells one token from another: its rank where the API gave one
+ * (a 19-digit token is not exact as a JavaScript number: two neighbours
+ * read the same), else its value.
+ */
+const tokenKey = (x) => (x.token_rank ? `#${x.token_rank}` : String(x.token));
+
 /** sectionStart is when a section began: its wait if it waited, else its entry. */
 export const sectionStart = (s) => (s.wait_at ?? s.enter_at);
 
@@ -30,10 +60,10 @@ export function leaseBars(events) {
   const bars = [];
   const sorted = [...(events || [])].sort((a, b) => a.at - b.at);
   for (const e of sorted) {
-    const key = `${e.replica}/${e.token}`;
+    const key = `${e.replica}/${tokenKey(e)}`;
     let bar = live.get(key);
     if (e.event === 'granted' || (e.event === 'renewed' && !bar)) {
-      bar = { replica: e.replica, token: e.token, from: e.at, to: e.at + (e.ttl_ms || 0), renewals: 0, ended: '' };
+      bar = { replica: e.replica, token: e.token, token_rank: e.token_rank || 0, from: e.at, to: e.at + (e.ttl_ms || 0), renewals: 0, ended: '' };
       live.set(key, bar);
       bars.push(bar);
     } else if (e.event === 'renewed') {
@@ -109,9 +139,9 @@ export function buildTimeline(data) {
 
   // A lease sits beside the hold that used its token, else on the replica's first lane.
   const tokenLane = new Map();
-  for (const s of data.sections || []) tokenLane.set(`${s.replica}/${s.token}`, laneIndex.get(s.id));
+  for (const s of data.sections || []) tokenLane.set(`${s.replica}/${tokenKey(s)}`, laneIndex.get(s.id));
   const leases = leaseBars(data.leases).map((b) => ({
-    ...b, lane: tokenLane.get(`${b.replica}/${b.token}`) ?? laneMap.get(`${b.replica}/0`)?.index ?? -1,
+    ...b, lane: tokenLane.get(`${b.replica}/${tokenKey(b)}`) ?? laneMap.get(`${b.replica}/0`)?.index ?? -1,
   }));
 
   const faults = (data.faults || []).map((f) => ({
@@ -262,12 +292,12 @@ export const waitMs = (s) => (s.wait_at === null || s.wait_at === undefined ? 0 
 
 /**
  * sectionDetail is the tooltip of a section: label keys with their values
- * (the view translates the keys through i18n.js).
+ * (the view translates the keys through i18n.js); zh: the Chinese values.
  */
-export function sectionDetail(s, origin) {
+export function sectionDetail(s, origin, zh = false) {
   const rows = [
     ['tlReplica', s.replica + (s.lane ? ` (#${s.lane + 1})` : '')],
-    ['tlToken', s.token ? String(s.token) : '–'],
+    ['tlToken', tokenDetail(s, zh)],
     ['tlOutcome', s.outcome],
     // A batch's orders are one multi-row INSERT: consecutive ids from its first.
     ['tlOrder', !s.order_id ? '–' : s.orders > 1 ? `#${s.order_id}–#${s.order_id + s.orders - 1}` : `#${s.order_id}`],
@@ -280,13 +310,13 @@ export function sectionDetail(s, origin) {
 
 /**
  * violationPairs lists the overlapping pairs as a person counts them: each
- * side's replica, token and interval, the overlap and the orders it
- * touched.
+ * side's replica, token (its label, "#4": tokenLabel) and interval, the
+ * overlap and the orders it touched.
  */
 export function violationPairs(model) {
   const side = (id) => {
     const s = model.byId.get(id);
-    return s ? { id, replica: s.replica, token: s.token, from: s.enter_at, to: sectionEnd(s, model.to), outcome: s.outcome } : { id, replica: '?', token: 0 };
+    return s ? { id, replica: s.replica, token: tokenLabel(s), from: s.enter_at, to: sectionEnd(s, model.to), outcome: s.outcome } : { id, replica: '?', token: '' };
   };
   return model.overlaps.map((o) => ({ a: side(o.a), b: side(o.b), from: o.from, to: o.to, orders: o.orders || [] }));
 }
@@ -333,11 +363,13 @@ export function densityStrip(buckets) {
 
 /**
  * Replay is the replay clock: a cursor time that moves at `speed` times
- * real time while playing, from `from` to `to`, where it stops.
+ * real time while playing (1 unless one of SPEEDS is given), from `from`
+ * to `to`, where it stops.
  */
 export class Replay {
-  constructor(from, to) {
+  constructor(from, to, speed = 1) {
     this.from = from; this.to = to; this.t = from; this.speed = 1; this.playing = false;
+    this.setSpeed(speed);
   }
 
   setSpeed(speed) { if (SPEEDS.includes(speed)) this.speed = speed; }

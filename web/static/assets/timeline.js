@@ -4,7 +4,8 @@
 // second, the window following the newest second), any finished sale from
 // the picker, opened on the decisive moment. Zoom with the wheel or the
 // buttons, pan by dragging or with the arrow keys, hover for a section's
-// details, replay at 0.1x, 0.25x or 1x with a scrubber, the narration
+// details, replay at 0.1x, 0.25x or 1x with a scrubber (the speed kept
+// across sales and reloads, in localStorage), the narration
 // beside it, and the violation count's pairs a click away. A summarised
 // sale (past the API's bound) shows its buckets; zoomed in far enough, the
 // window is fetched again (`?from=&to=`, debounced) and its real sections
@@ -16,10 +17,21 @@ import { applyLabels, label } from './i18n.js';
 import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
 import {
   OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
-  narrationText, pairWindow, panBy, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
+  narrationText, pairWindow, panBy, parseSpeed, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
 } from './timeline-model.js';
 
 const $ = (sel) => document.querySelector(sel);
+
+/** SPEED_KEY keeps the replay speed picked, across sales and reloads. */
+const SPEED_KEY = 'seckill.replaySpeed';
+
+function storedSpeed() {
+  try { return parseSpeed(localStorage.getItem(SPEED_KEY)); } catch { return 1; } // storage off
+}
+
+function storeSpeed(v) {
+  try { localStorage.setItem(SPEED_KEY, String(v)); } catch { /* storage off: this page alone */ }
+}
 
 /**
  * initTimeline wires the section. zh() says whether Chinese labels are on;
@@ -31,7 +43,7 @@ export function initTimeline({ zh, liveStep }) {
   const tip = $('#tl-tip');
   const st = {
     saleId: 0, model: null, view: null, replay: null, hover: null, following: false, shownFor: 0,
-    dirty: false, lastFrame: 0, liveSale: 0, historyFor: 0,
+    dirty: false, lastFrame: 0, liveSale: 0, historyFor: 0, speed: storedSpeed(),
     // A summarised sale's zoomed-in window: {window, model} fetched, the
     // view it was asked for (a debounce key) and its timer.
     detail: null, detailKey: '', detailTimer: 0,
@@ -58,8 +70,9 @@ export function initTimeline({ zh, liveStep }) {
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
-    drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
+    const { labels } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+    canvas.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
     canvas.dataset.detail = m === st.model ? '' : `${m.data.from}-${m.data.to}`;
     $('#tl-window').textContent = `${relTime(st.view.from, st.model.from)} – ${relTime(st.view.to, st.model.from)}`;
     if (st.replay) {
@@ -141,7 +154,7 @@ export function initTimeline({ zh, liveStep }) {
     if (first || !st.view) {
       st.shownFor = id;
       st.detail = null; st.detailKey = '';
-      st.replay = new Replay(model.from, model.to);
+      st.replay = new Replay(model.from, model.to, st.speed); // the speed picked, not 1x
       st.view = live ? liveWindow(model) : openingWindow(model);
       st.following = live;
       renderFacts(); renderNarration(); renderPairs(); renderLegend(); links(id, live);
@@ -234,7 +247,7 @@ export function initTimeline({ zh, liveStep }) {
   function renderPairs() {
     const body = $('#tl-pairs tbody');
     const rows = violationPairs(st.model).map((p, i) => {
-      const side = (s) => `${s.replica} #${s.token || '–'} ${relTime(s.from, st.model.from)}–${relTime(s.to, st.model.from)}`;
+      const side = (s) => `${s.replica} ${s.token || '–'} ${relTime(s.from, st.model.from)}–${relTime(s.to, st.model.from)}`;
       const tr = el('tr', { tabindex: '0', 'data-i': String(i) },
         el('td', { text: String(i + 1) }), el('td', { text: side(p.a) }), el('td', { text: side(p.b) }),
         el('td', { text: `${relTime(p.from, st.model.from)}–${relTime(p.to, st.model.from)}` }),
@@ -348,7 +361,7 @@ export function initTimeline({ zh, liveStep }) {
     if (!found && !fault) { tip.hidden = true; if (st.hover !== null) { st.hover = null; redraw(); } return; }
     const rows = [];
     if (found) {
-      for (const [k, v] of sectionDetail(found, st.model.from)) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
+      for (const [k, v] of sectionDetail(found, st.model.from, zh())) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
       for (const [k, v] of batchRows(found, stockAt(m.stock, sectionEnd(found, m.to)), zh())) rows.push(el('dt', { text: k }), el('dd', { class: 'batch-row', text: v }));
       const ov = m.overlaps.filter((o) => o.a === found.id || o.b === found.id);
       if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => o.orders?.map((n) => `#${n}`).join(' ') || '–').join(', ') }));
@@ -397,7 +410,12 @@ export function initTimeline({ zh, liveStep }) {
   }
   $('#tl-play').addEventListener('click', togglePlay);
   for (const r of document.querySelectorAll('input[name=tl-speed]')) {
-    r.addEventListener('change', () => st.replay?.setSpeed(Number(r.value)));
+    r.checked = Number(r.value) === st.speed;
+    r.addEventListener('change', () => {
+      st.speed = parseSpeed(r.value);
+      storeSpeed(st.speed);
+      st.replay?.setSpeed(st.speed);
+    });
   }
   $('#tl-scrub').addEventListener('input', (e) => {
     if (!st.replay) return;
