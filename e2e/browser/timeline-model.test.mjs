@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   Replay, SPEEDS, buildTimeline, centreOn, covers, currentLine, densityStrip, detailModel, detailWindow, sectionsIn, leaseBars, narrationText, niceTicks, panBy,
-  parseSpeed, relTime, sectionDetail, stockAt, tokenDetail, tokenLabel, violationPairs, pairWindow, visibleRange, visibleSections, zoomAt,
+  ordersLabel, parseSpeed, relTime, sectionDetail, stockAt, tokenDetail, tokenLabel, violationPairs, pairWindow, visibleRange, visibleSections, zoomAt,
 } from '../../web/static/assets/timeline-model.js';
 
 const fixture = () => JSON.parse(readFileSync(new URL('./fixtures/timeline-redis-pause.json', import.meta.url)));
@@ -173,11 +173,11 @@ test('narration in the dashboard\'s language, the line at a time, the stock at a
   assert.equal(d.tlOrder, '–');
   assert.match(d.tlHeld, /^11\.480 ms → 3\.017 s \(3005\.920 ms\)$/);
   assert.match(d.tlWaited, /6\.050 ms → 11\.480 ms/);
-  assert.equal(Object.fromEntries(sectionDetail(m.byId.get(107), m.from)).tlReplica, 'replica-2 (#2)');
+  assert.equal(Object.fromEntries(sectionDetail(m.byId.get(107), m.from)).tlReplica, 'replica-2 (row 2)');
   // A batch's orders are consecutive ids from its first (one multi-row INSERT).
   const batch = { ...m.byId.get(107), order_id: 9, buyers: 85, orders: 85 };
-  assert.equal(Object.fromEntries(sectionDetail(batch, m.from)).tlOrder, '#9–#93');
-  assert.equal(Object.fromEntries(sectionDetail({ ...batch, orders: 1 }, m.from)).tlOrder, '#9');
+  assert.equal(Object.fromEntries(sectionDetail(batch, m.from)).tlOrder, '9–93');
+  assert.equal(Object.fromEntries(sectionDetail({ ...batch, orders: 1 }, m.from)).tlOrder, '9');
   assert.equal(relTime(at(1.5), at(0)), '1.500 ms');
   const { step, ticks } = niceTicks(0, 1000, 8);
   assert.equal(step, 200);
@@ -239,4 +239,11 @@ test('the replay speed kept is one of the speeds offered, else 1x; a replay star
   r.tick(400);
   assert.equal(r.t, at(100), '400 ms of wall time at 0.25x is 100 ms of the sale');
   assert.equal(new Replay(at(0), at(1), 3).speed, 1, 'a speed not offered is 1x');
+});
+
+test('orders are named in words, never with the "#" that numbers tokens', () => {
+  assert.equal(ordersLabel([51]), 'order 51');
+  assert.equal(ordersLabel([51, 52]), 'orders 51, 52');
+  assert.equal(ordersLabel([51, 52], true), '订单 51、52');
+  assert.equal(ordersLabel([]), '');
 });

@@ -115,7 +115,7 @@ test('the count says what it counts and lists its pairs; a pair jumps to its win
   assert.match(await page.locator('#tl-viol-what').innerText(), /pairs of critical sections/);
   await page.click('#tl-viol-n');
   assert.equal(await page.locator('#tl-pairs tbody tr').count(), 5);
-  assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #2.*replica-2 #7.*#55/s);
+  assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #2.*replica-2 #7.*order 55/s);
   assert.doesNotMatch(await page.locator('#tl-pairs tbody').innerText(), LONG, 'the pairs say ranks, not raw tokens');
   const before = await page.locator('#tl-window').innerText();
   await page.click('#tl-pairs tbody tr >> nth=4');

@@ -7,7 +7,7 @@
 // narrower than a pixel are merged, so that 20,000 sections stay smooth.
 import { batchBarLabels } from './combine-view.js';
 import { label } from './i18n.js';
-import { densityStrip, niceTicks, sectionEnd, tokenLabel, visibleSections } from './timeline-model.js';
+import { densityStrip, niceTicks, ordersLabel, sectionEnd, tokenLabel, visibleSections } from './timeline-model.js';
 
 /** The layout in CSS pixels; the view reads it for hit tests. */
 export const LAYOUT = { labelW: 112, axisH: 26, rowH: 46, stockH: 74, stripH: 70, pad: 8 };
@@ -124,7 +124,7 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
       ctx.beginPath(); ctx.moveTo(0, y + 0.5); ctx.lineTo(w, y + 0.5); ctx.stroke();
       ctx.font = lane.replica === prev ? '12px system-ui, sans-serif' : 'bold 13px system-ui, sans-serif';
       ctx.fillStyle = lane.replica === prev ? COLOURS.muted : COLOURS.text;
-      ctx.fillText(lane.replica === prev ? `  ↳ #${lane.row + 1}` : lane.replica, 6, y + rowH / 2, labelW - 10);
+      ctx.fillText(lane.replica === prev ? `  ↳ ${zh ? `第 ${lane.row + 1} 行` : `row ${lane.row + 1}`}` : lane.replica, 6, y + rowH / 2, labelW - 10);
       prev = lane.replica;
     });
   }
@@ -200,7 +200,7 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
       }
     });
   }
-  drawOverlaps(ctx, model, view, x, top);
+  drawOverlaps(ctx, model, view, x, top, opts.zh);
 }
 
 /** tokenText writes a hold's token ("#4") in white inside its bar [x0, x1] when it fits; returns whether it did. */
@@ -239,7 +239,7 @@ function batchLabel(ctx, texts, x0, x1, next, y) {
 }
 
 /** drawOverlaps outlines each overlap in red over both lanes and writes the orders it touched on a white tag. */
-function drawOverlaps(ctx, model, view, x, top) {
+function drawOverlaps(ctx, model, view, x, top, zh) {
   const { rowH } = LAYOUT;
   ctx.font = 'bold 12px system-ui, sans-serif';
   ctx.textAlign = 'left';
@@ -250,7 +250,7 @@ function drawOverlaps(ctx, model, view, x, top) {
     ctx.strokeStyle = COLOURS.overlap;
     ctx.lineWidth = 2;
     ctx.strokeRect(x0, y0, Math.max(2, x1 - x0), y1 - y0);
-    const text = (o.orders || []).map((n) => `#${n}`).join(' ');
+    const text = ordersLabel(o.orders, zh);
     if (!text || x1 - x0 < 24) continue;
     const tw = Math.min(ctx.measureText(text).width + 6, x1 - x0 - 2);
     ctx.fillStyle = '#fff';

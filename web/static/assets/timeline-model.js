@@ -26,6 +26,16 @@ export function parseSpeed(raw) {
  */
 export const tokenLabel = (s) => (s?.token_rank ? `#${s.token_rank}` : '');
 
+/** orderLabel names an order by its id in words ("order 51", 订单 51): "#" is for tokens only, so that a class never reads an order id as a token. */
+export const orderLabel = (id, zh = false) => (zh ? `订单 ${id}` : `order ${id}`);
+
+/** ordersLabel names a list of orders: "orders 51, 52" (订单 51、52). */
+export function ordersLabel(ids, zh = false) {
+  if (!ids?.length) return '';
+  if (ids.length === 1) return orderLabel(ids[0], zh);
+  return zh ? `订单 ${ids.join('、')}` : `orders ${ids.join(', ')}`;
+}
+
 /**
  * tokenDetail is the tooltip's token: "#4 (raw 1795827359907586)", the
  * exact decimal (token_raw) where the JSON number lost digits; '–' for none.
@@ -296,11 +306,11 @@ export const waitMs = (s) => (s.wait_at === null || s.wait_at === undefined ? 0 
  */
 export function sectionDetail(s, origin, zh = false) {
   const rows = [
-    ['tlReplica', s.replica + (s.lane ? ` (#${s.lane + 1})` : '')],
+    ['tlReplica', s.replica + (s.lane ? (zh ? `（第 ${s.lane + 1} 行）` : ` (row ${s.lane + 1})`) : '')],
     ['tlToken', tokenDetail(s, zh)],
     ['tlOutcome', s.outcome],
     // A batch's orders are one multi-row INSERT: consecutive ids from its first.
-    ['tlOrder', !s.order_id ? '–' : s.orders > 1 ? `#${s.order_id}–#${s.order_id + s.orders - 1}` : `#${s.order_id}`],
+    ['tlOrder', !s.order_id ? '–' : s.orders > 1 ? `${s.order_id}–${s.order_id + s.orders - 1}` : String(s.order_id)],
   ];
   if (s.wait_at !== null && s.wait_at !== undefined) rows.push(['tlWaited', `${relTime(s.wait_at, origin)} → ${relTime(s.enter_at, origin)} (${waitMs(s).toFixed(3)} ms)`]);
   rows.push(['tlHeld', `${relTime(s.enter_at, origin)} → ${s.exit_at === null || s.exit_at === undefined ? '…' : relTime(s.exit_at, origin)} (${holdMs(s).toFixed(3)} ms)`]);

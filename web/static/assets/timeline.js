@@ -17,7 +17,7 @@ import { applyLabels, label } from './i18n.js';
 import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
 import {
   OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
-  narrationText, pairWindow, panBy, parseSpeed, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
+  narrationText, ordersLabel, pairWindow, panBy, parseSpeed, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
 } from './timeline-model.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -251,7 +251,7 @@ export function initTimeline({ zh, liveStep }) {
       const tr = el('tr', { tabindex: '0', 'data-i': String(i) },
         el('td', { text: String(i + 1) }), el('td', { text: side(p.a) }), el('td', { text: side(p.b) }),
         el('td', { text: `${relTime(p.from, st.model.from)}–${relTime(p.to, st.model.from)}` }),
-        el('td', { text: p.orders.map((n) => `#${n}`).join(' ') || '–' }));
+        el('td', { text: ordersLabel(p.orders, zh()) || '–' }));
       const go = () => { setView(pairWindow(p)); st.hover = p.b.id; redraw(); canvas.focus({ preventScroll: true }); };
       tr.addEventListener('click', go);
       tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
@@ -364,7 +364,7 @@ export function initTimeline({ zh, liveStep }) {
       for (const [k, v] of sectionDetail(found, st.model.from, zh())) rows.push(el('dt', { text: label(k, zh()) }), el('dd', { text: k === 'tlOutcome' ? label(`o_${v}`, zh()) : v }));
       for (const [k, v] of batchRows(found, stockAt(m.stock, sectionEnd(found, m.to)), zh())) rows.push(el('dt', { text: k }), el('dd', { class: 'batch-row', text: v }));
       const ov = m.overlaps.filter((o) => o.a === found.id || o.b === found.id);
-      if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => o.orders?.map((n) => `#${n}`).join(' ') || '–').join(', ') }));
+      if (ov.length) rows.push(el('dt', { text: label('tlOverlap', zh()) }), el('dd', { class: 'bad', text: ov.map((o) => ordersLabel(o.orders, zh()) || '–').join('; ') }));
     }
     if (fault) rows.push(el('dt', { text: label('tlFault', zh()) }), el('dd', { text: `${label(`f${fault.kind}`, zh())} ${relTime(fault.from, st.model.from)}–${fault.open ? '…' : relTime(fault.to, st.model.from)}` }));
     tip.replaceChildren(el('dl', {}, ...rows));
