@@ -21,7 +21,8 @@ const perKind = 4
 // holder's grant, then the entry beside it), the writes accepted after
 // their lease ended, the fenced writes and the sections that stopped on a
 // lost lock; with combining, the first and the largest batch and the
-// totals (batches.go).
+// totals (batches.go); and, for a sale that never overlapped, why it is
+// safe (clean.go).
 func narrate(t Timeline, sections []sectionlog.Section) []Line {
 	var lines []Line
 	add := func(at Millis, section *uint64, en, zh string) {
@@ -72,6 +73,7 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 			fmt.Sprintf("%s，而 %s：第一次重叠（共 %d 次）", zh, stillZh, t.Violations.Count))
 	}
 	staleWrites(t, sections, add)
+	cleanStory(t, sections, add)
 	batches(t, sections, add)
 	refusals(t, sections, add, &lines)
 	slices.SortStableFunc(lines, func(x, y Line) int {

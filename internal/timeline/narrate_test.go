@@ -104,3 +104,38 @@ func TestNarrationWithoutTokens(t *testing.T) {
 		t.Errorf("narration of a tokenless overlap:\n%s", en)
 	}
 }
+
+// A sale whose holders never overlapped gets a story too: the first
+// holder, the first hand-over to a waiting buyer with its wait and gap,
+// the longest wait, and the smallest gap between holders, never below 0.
+func TestNarrationTellsACleanSale(t *testing.T) {
+	t0 := time.Now()
+	waitAt := func(ms int) *time.Time { w := t0.Add(time.Duration(ms) * time.Millisecond); return &w }
+	a := section(1, "r1", 1795827359907586, t0, 0, 10, sectionlog.OutcomeCommitted)
+	b := section(2, "r2", 1795827359907590, t0, 11, 20, sectionlog.OutcomeCommitted)
+	b.WaitAt = waitAt(2) // waiting while r1 held the lock: a hand-over
+	c := section(3, "r3", 1795827359907600, t0, 20, 30, sectionlog.OutcomeCommitted)
+	c.WaitAt = waitAt(1)
+	sections := []sectionlog.Section{c, a, b} // in any order
+	tl := Timeline{ranks: ranksOf(sections, nil), From: At(t0), To: At(t0.Add(30 * time.Millisecond))}
+	lines := narrate(tl, sections)
+	en, zh := joined(lines, false), joined(lines, true)
+	for _, want := range []string{
+		"r1 takes token #1 first",
+		"r2 had waited 9 ms for the lock; it got token #2 1 ms after r1 released token #1: a hand-over",
+		"the longest wait: r3 waited 19 ms for token #3",
+		"3 holds, one at a time: the smallest gap between one holder leaving and the next entering was 0 ms, never below zero",
+	} {
+		if !strings.Contains(en, want) {
+			t.Errorf("narration lacks %q:\n%s", want, en)
+		}
+	}
+	if !strings.Contains(zh, "共 3 次持锁，一次一个") || !strings.Contains(zh, "交接，一次只有一个持锁者") {
+		t.Errorf("Chinese narration lacks the clean story:\n%s", zh)
+	}
+	// An overlapping sale tells its overlap, not this story.
+	tl.Violations.Count = 1
+	if got := joined(narrate(tl, sections), false); strings.Contains(got, "one at a time") {
+		t.Errorf("an overlapping sale told the clean story:\n%s", got)
+	}
+}
