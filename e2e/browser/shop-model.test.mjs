@@ -243,3 +243,14 @@ test('an order is read and paid with its token, never with a user id', () => {
   assert.equal(orderPath({ order_id: 3 }), '/api/orders/3', 'an order without a token (an older server) is asked for as before');
   assert.deepEqual(payBody({ order_id: 3, user_id: 'ann' }), { user_id: 'ann' }, 'an older server takes the buyer');
 });
+
+test('a sale open but sold out is not "Open now": the page says buying is closed and the Buy button is off', () => {
+  const at = '2026-01-01T12:00:10Z';
+  const after = Date.parse('2026-01-01T12:00:20Z');
+  assert.deepEqual(openingState(at, after, false, true), { open: false, soldOut: true, msLeft: 0, text: 'Buying closed' });
+  assert.equal(openingState(at, after, true, true).text, '已停止购买');
+  assert.equal(openingState(undefined, 0, false, true).open, false);
+  // Before the opening, the countdown still shows whatever the stock.
+  assert.equal(openingState(at, Date.parse('2026-01-01T12:00:00Z'), false, true).text, 'Opens in 0:10');
+  assert.equal(openingState(at, after, false, false).open, true);
+});

@@ -208,3 +208,19 @@ test('the dashboard starts a run that opens later, counts down, links to its sho
   await dash.screenshot({ path: path.join(SHOTS, 'shop-dashboard-layers.png') });
   await dash.close();
 });
+
+test('once sold out, the page says so and the Buy button is off; a restock turns it back on', async () => {
+  const sale = await createSale({ name: 'Last unit', stock: 1 });
+  const page = await openShop(sale.id);
+  await page.waitForSelector('#buy[aria-disabled=false]', WAIT);
+  assert.equal((await api('POST', `/api/sales/${sale.id}/orders`, { user_id: 'first' })).status, 201);
+  // The page reads the sale about once a second: wait for what it shows.
+  await page.waitForFunction(() => document.querySelector('#p-opening').textContent === 'Buying closed', null, WAIT);
+  assert.equal(await page.getAttribute('#buy', 'aria-disabled'), 'true');
+  assert.equal(await page.evaluate(() => document.querySelector('#p-opening').classList.contains('open')), false);
+  await page.screenshot({ path: path.join(SHOTS, 'shop-sold-out.png'), fullPage: true });
+  assert.equal((await api('POST', `/api/sales/${sale.id}/restock`, { units: 1 })).status, 200);
+  await page.waitForSelector('#buy[aria-disabled=false]', WAIT);
+  assert.equal(await page.locator('#p-opening').innerText(), 'Open now');
+  await page.close();
+});

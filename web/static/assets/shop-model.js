@@ -54,11 +54,17 @@ export function countdownText(msLeft) {
   return h > 0 ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
 }
 
-/** openingState is what the page shows about the opening at server time serverNow (ms); zh: in Chinese. */
-export function openingState(opensAt, serverNow, zh = false) {
+/**
+ * openingState is what the page shows about the opening at server time
+ * serverNow (ms); zh: in Chinese. A sale open but soldOut is not "open"
+ * for the page: it says so, and the Buy button is off (a restock turns it
+ * back on at the next refresh).
+ */
+export function openingState(opensAt, serverNow, zh = false, soldOut = false) {
   const at = Date.parse(opensAt || '');
+  const msLeft = Number.isFinite(at) ? at - serverNow : 0;
+  if (msLeft <= 0 && soldOut) return { open: false, soldOut: true, msLeft: 0, text: zh ? '已停止购买' : 'Buying closed' };
   if (!Number.isFinite(at)) return { open: true, msLeft: 0, text: '' };
-  const msLeft = at - serverNow;
   if (msLeft <= 0) return { open: true, msLeft: 0, text: zh ? '已开售' : 'Open now' };
   return { open: false, msLeft, text: zh ? `距开售 ${countdownText(msLeft)}` : `Opens in ${countdownText(msLeft)}` };
 }

@@ -149,10 +149,11 @@ async function refresh() {
 function tick() {
   renderOrder();
   if (!sale) return;
-  const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow()), zh) : { open: false, text: t('shopClock') };
+  const st = clock.known ? openingState(sale.opens_at, clock.now(clientNow()), zh, sale.stock <= 0) : { open: false, text: t('shopClock') };
   const el = $('#p-opening');
   setText('#p-opening', st.text);
   el.classList.toggle('open', st.open);
+  el.classList.toggle('sold-out', !!st.soldOut);
   if (st.open !== open) {
     open = st.open;
     setButton();
