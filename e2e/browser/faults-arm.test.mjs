@@ -131,6 +131,11 @@ test('arming fills the Run form and says what is armed', async () => {
   assert.equal(await page.locator('#f-ttl').inputValue(), '1000');
   const armed = await page.locator('#armed').innerText();
   assert.match(armed, /armed: pause_holder on replica shop-b/);
+  // The other side of the comparison is named from the form's fencing box.
+  assert.match(armed, /then run it again with fencing on/);
+  await page.locator('#f-fencing').check();
+  assert.match(await page.locator('#armed').innerText(), /then run it again with fencing off/);
+  await page.locator('#f-fencing').uncheck();
   assert.match(await page.locator('#fault-note').innerText(), /armed: pause_holder → shop-b/);
   await page.locator('#armed').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'faults-armed-1366.png') });

@@ -18,6 +18,7 @@ addLabels({
   armedFired: ['fired at', '触发于'],
   armedFailed: ['could not fire', '未能触发'],
   armedFencing: ['then run it again with fencing on', '然后开启防护令牌再运行一次'],
+  armedFencingOff: ['then run it again with fencing off', '然后关闭防护令牌再运行一次'],
   disarm: ['Disarm', '取消设置'],
 });
 
@@ -41,6 +42,8 @@ export function initFaultArm({ form, charts, zh, strategies }) {
   // Under the band's heading row (beside the verdict it would squeeze on a phone).
   const verdict = document.querySelector('#verdict');
   (verdict.closest('.live-head') || verdict).after(note);
+  // The armed line names the other fencing setting: it follows the checkbox.
+  form.elements.fencing?.addEventListener('change', () => render());
 
   function set(name, v) {
     const input = form.elements[name];
@@ -55,7 +58,9 @@ export function initFaultArm({ form, charts, zh, strategies }) {
     const head = `${label('armed', z)}: ${armed.k.kind} ${label('armedOn', z)} ${armed.replica || '–'}`;
     if (armed.error) return `${head}: ${label('armedFailed', z)} (${armed.error})`;
     if (armed.fired) return `${head}: ${label('armedFired', z)} ${clock(armed.at)}`;
-    const again = armed.k.arm?.fencing?.length > 1 ? `; ${label('armedFencing', z)}` : '';
+    // The other side of the comparison: whichever the form does not hold now.
+    const fenced = form.elements.fencing?.checked;
+    const again = armed.k.arm?.fencing?.length > 1 ? `; ${label(fenced ? 'armedFencingOff' : 'armedFencing', z)}` : '';
     return `${head}: ${label('armedWaits', z)}${again}`;
   }
 
