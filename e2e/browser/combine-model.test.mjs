@@ -71,3 +71,12 @@ test('combining on and off differ between pinned runs, with its batch and wait',
   assert.equal(of(on.run), '≤100 / 500 µs');
   assert.equal(of(off.run), 'off');
 });
+
+test('the limit hover multiplies by units per hold only for a sale that combined', async () => {
+  const { limitWords } = await import('../../web/static/assets/combine-view.js');
+  const step = { limit: { sections_per_s: 40, limit_per_s: 50, ratio: 0.8 }, sale: { combine: false, lock_cycle: { units_per_hold: 0.61 } } };
+  assert.doesNotMatch(limitWords(step, false).title, /units per hold|0\.61/);
+  assert.equal(limitWords(step, false).units, '');
+  const combined = { ...step, sale: { combine: true, lock_cycle: { units_per_hold: 25 } } };
+  assert.match(limitWords(combined, false).title, /25/);
+});

@@ -130,7 +130,10 @@ export function limitWords(step, zh) {
   const f = limitFigures(step);
   if (!f) return { units: '', title: '' };
   const v = { h: num(f.holdsPerS), l: num(f.limitPerS), r: num(f.ratio, 2) };
-  if (f.units === null) return { units: '', title: fill('cmpLimitTipOne', zh, v) };
+  // Without combining each hold sells at most one unit; its "units per
+  // hold" below 1 only counts the holds that sold nothing (a sold-out
+  // answer under the lock): not a figure to multiply by.
+  if (f.units === null || !step?.sale?.combine) return { units: '', title: fill('cmpLimitTipOne', zh, v) };
   return { units: f.units >= 1.05 ? fill('cmpUnits', zh, { u: num(f.units) }) : '',
     title: fill('cmpLimitTip', zh, { ...v, u: num(f.units, 2), o: num(f.ordersPerS) }) };
 }
