@@ -102,7 +102,8 @@ func dress(page string, res Result, keys []rowKey, p Page) (string, error) {
 	if p.Zh {
 		lang = "zh-CN"
 	}
-	head := fmt.Sprintf(`<header id="seckill-head" style="font-family:sans-serif;max-width:70rem;margin:0 0 1rem">
+	// The margin keeps the heading below porcupine's legend, fixed at the top.
+	head := fmt.Sprintf(`<header id="seckill-head" style="font-family:sans-serif;max-width:70rem;margin:40px 0 0">
 <h1 style="font-size:1.6rem;margin:.2rem 0">%s: %s</h1>
 <p id="seckill-verdict" style="font-size:1.25rem;font-weight:600;margin:.3rem 0">%s</p>
 <p id="seckill-guide" style="font-size:1.05rem;margin:.3rem 0">%s</p>
