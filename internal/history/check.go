@@ -1,9 +1,7 @@
 package history
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"time"
@@ -55,16 +53,6 @@ func Millis(t time.Time) float64 { return float64(t.UnixMicro()) / 1000 }
 func Check(ops []Op, initialStock int64, bound time.Duration) Result {
 	r, _, _ := check(ops, initialStock, bound, false)
 	return r
-}
-
-// Visualize writes porcupine's interactive drawing of the check of ops
-// (HTML) to w.
-func Visualize(w io.Writer, ops []Op, initialStock int64, bound time.Duration) error {
-	res, info, checked := check(ops, initialStock, bound, true)
-	if !checked { // the error says why: out of time, or an incomplete record
-		return errors.New(res.Message.En)
-	}
-	return porcupine.Visualize(stockModel(initialStock), info, w)
 }
 
 func check(ops []Op, initialStock int64, bound time.Duration, always bool) (Result, porcupine.LinearizationInfo, bool) {
@@ -211,34 +199,72 @@ func stockModel(initialStock int64) porcupine.Model {
 	}
 }
 
-// operations turns ops into porcupine's, in microseconds. Each op gets the lowest
-// client row free at its call, so that the drawing has few rows.
+// operations turns ops into porcupine's, in microseconds. Each replica has
+// its own client rows, in the order of the replicas' names, and each op
+// gets its replica's lowest row free at its call, so that the drawing has
+// few rows and each is named by a replica (rowNames).
 func operations(ops []Op) []porcupine.Operation {
-	sorted := append([]Op(nil), ops...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CallAt.Before(sorted[j].CallAt) })
-	var rowFree []int64 // per client row: when its last op returned
+	sorted, rows, _ := assignRows(ops)
 	out := make([]porcupine.Operation, 0, len(sorted))
-	for _, op := range sorted {
-		call, ret := op.CallAt.UnixMicro(), op.ReturnAt.UnixMicro()
-		row := len(rowFree)
-		for i, free := range rowFree {
-			if free < call {
-				row = i
-				break
-			}
-		}
-		if row == len(rowFree) {
-			rowFree = append(rowFree, 0)
-		}
-		rowFree[row] = ret
+	for i, op := range sorted {
 		a := answer{outcome: op.Outcome, left: -1}
 		if op.StockLeft != nil {
 			a.left = *op.StockLeft
 		}
-		out = append(out, porcupine.Operation{ClientId: row, Call: call, Return: ret, Output: a,
-			Metadata: describe(op)})
+		out = append(out, porcupine.Operation{ClientId: rows[i], Call: op.CallAt.UnixMicro(), Return: op.ReturnAt.UnixMicro(),
+			Output: a, Metadata: describe(op)})
 	}
 	return out
+}
+
+// rowKey names a client row of the drawing: a replica and its row (0: its
+// first).
+type rowKey struct {
+	Replica string
+	Lane    int
+}
+
+// assignRows sorts ops by call and gives each its client row; keys[row]
+// names each row.
+func assignRows(ops []Op) (sorted []Op, rows []int, keys []rowKey) {
+	sorted = append([]Op(nil), ops...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CallAt.Before(sorted[j].CallAt) })
+	free := map[string][]int64{} // per replica, per lane: when its last op returned
+	lanes := make([]int, len(sorted))
+	for i, op := range sorted {
+		call := op.CallAt.UnixMicro()
+		laneFree := free[op.ReplicaID]
+		lane := len(laneFree)
+		for l, f := range laneFree {
+			if f < call {
+				lane = l
+				break
+			}
+		}
+		if lane == len(laneFree) {
+			laneFree = append(laneFree, 0)
+		}
+		laneFree[lane] = op.ReturnAt.UnixMicro()
+		free[op.ReplicaID] = laneFree
+		lanes[i] = lane
+	}
+	replicas := make([]string, 0, len(free))
+	for r := range free {
+		replicas = append(replicas, r)
+	}
+	sort.Strings(replicas)
+	first := map[string]int{}
+	for _, r := range replicas {
+		first[r] = len(keys)
+		for l := range free[r] {
+			keys = append(keys, rowKey{r, l})
+		}
+	}
+	rows = make([]int, len(sorted))
+	for i, op := range sorted {
+		rows[i] = first[op.ReplicaID] + lanes[i]
+	}
+	return sorted, rows, keys
 }
 
 func describe(op Op) string {

@@ -148,3 +148,19 @@ func TestLostAnswerMakesTheRecordUnknown(t *testing.T) {
 		t.Fatalf("three oks on two units: got %+v", r)
 	}
 }
+
+// A witness names its orders in words, never "#93" ("#" numbers tokens on
+// the dashboard), in both languages.
+func TestWitnessNamesOrdersInWords(t *testing.T) {
+	ops := []Op{left(op(1, 0, 10, OK), 4), left(op(2, 1, 11, OK), 4)}
+	r := Check(ops, 5, time.Second)
+	if !strings.HasPrefix(r.Message.En, "Orders 101 and 102 both left the stock at 4") ||
+		!strings.HasPrefix(r.Message.Zh, "订单 101、102 写入后库存都是 4") || strings.Contains(r.Message.En+r.Message.Zh, "#") {
+		t.Fatalf("got %q / %q", r.Message.En, r.Message.Zh)
+	}
+	ops = []Op{op(1, 0, 10, OK), op(2, 1, 11, OK), op(3, 2, 12, OK)}
+	r = Check(ops, 2, time.Second)
+	if !strings.Contains(r.Message.En, ": 101, 102 and 103 (3 ok answers") || !strings.Contains(r.Message.Zh, "：101、102、103（") {
+		t.Fatalf("got %q / %q", r.Message.En, r.Message.Zh)
+	}
+}

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -19,12 +20,12 @@ func lostUpdateWitness(takes []Op) ([]WitnessItem, Texts, bool) {
 			continue
 		}
 		if prev, seen := first[*op.StockLeft]; seen {
-			ids := orderIDs([]Op{prev, op})
+			pair := []Op{prev, op}
 			return []WitnessItem{witnessItem(prev), witnessItem(op)}, Texts{
 				En: fmt.Sprintf("Orders %s both left the stock at %d: each read %d and wrote %d, so one write overwrote the other (a lost update); a stock handing out one unit at a time cannot give these answers.",
-					ids, *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
+					orderIDs(pair, false), *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
 				Zh: fmt.Sprintf("订单 %s 写入后库存都是 %d：两者都读到 %d、写入 %d，一次写入覆盖了另一次（丢失更新）；一件一件卖出的库存不可能给出这样的应答。",
-					ids, *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
+					orderIDs(pair, true), *op.StockLeft, *op.StockLeft+1, *op.StockLeft),
 			}, true
 		}
 		first[*op.StockLeft] = op
@@ -55,12 +56,12 @@ func countingWitness(ops []Op, initialStock int64, incomplete bool) ([]WitnessIt
 		for _, op := range takes[:initialStock+1] {
 			w = append(w, witnessItem(op))
 		}
-		ids := orderIDs(takes[:initialStock+1])
+		listed := takes[:initialStock+1]
 		return w, Texts{
 			En: fmt.Sprintf("These %d orders cannot all have succeeded from a stock of %d: %s (%d ok answers in all).",
-				initialStock+1, initialStock, ids, len(takes)),
+				initialStock+1, initialStock, orderIDs(listed, false), len(takes)),
 			Zh: fmt.Sprintf("库存只有 %d 件，这 %d 个订单不可能全部成功：%s（共 %d 个成功应答）。",
-				initialStock, initialStock+1, ids, len(takes)),
+				initialStock, initialStock+1, orderIDs(listed, true), len(takes)),
 		}, true
 	}
 	if w, msg, found := lostUpdateWitness(takes); found {
@@ -131,18 +132,34 @@ func stuckWitness(ops []Op, info porcupine.LinearizationInfo) []WitnessItem {
 	return w
 }
 
-// orderIDs lists the ops' order ids, for a sentence.
-func orderIDs(ops []Op) string {
+// orderIDs lists the ops' order ids for a sentence, in words ("93 and 92";
+// Chinese 93、92): "#" numbers the lock's tokens on the dashboard, so an
+// order id never wears one. An op with no order is "request 5" (请求 5).
+func orderIDs(ops []Op, zh bool) string {
 	parts := make([]string, 0, len(ops))
 	for _, op := range ops {
-		if op.OrderID != nil {
-			parts = append(parts, fmt.Sprintf("#%d", *op.OrderID))
-		} else {
+		switch {
+		case op.OrderID != nil:
+			parts = append(parts, strconv.FormatUint(*op.OrderID, 10))
+		case zh:
+			parts = append(parts, fmt.Sprintf("请求 %d", op.ID))
+		default:
 			parts = append(parts, fmt.Sprintf("request %d", op.ID))
 		}
 	}
-	if len(parts) > 12 {
-		parts = append(parts[:12], "...")
+	more := len(parts) > 12
+	if more {
+		parts = parts[:12]
 	}
-	return strings.Join(parts, ", ")
+	switch {
+	case zh && more:
+		return strings.Join(parts, "、") + "……"
+	case zh:
+		return strings.Join(parts, "、")
+	case more:
+		return strings.Join(parts, ", ") + ", ..."
+	case len(parts) > 1:
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	return strings.Join(parts, "")
 }

@@ -34,15 +34,21 @@ func (s *Server) getHistory(c *gin.Context) {
 }
 
 // getHistoryHTML is GET /api/sales/:id/history.html: porcupine's own
-// drawing of the check (one row per client, hover for the stock before and
-// after each answer).
+// drawing of the check (rows named by replica, hover for the stock before
+// and after each answer) under a heading that names the sale and says the
+// verdict and how to read the drawing, in Chinese with ?lang=zh.
 func (s *Server) getHistoryHTML(c *gin.Context) {
 	sl, ops, ok := s.saleHistory(c)
 	if !ok {
 		return
 	}
 	var page bytes.Buffer
-	if err := history.Visualize(&page, ops, sl.InitialStock, historyBound); err != nil {
+	zh := c.Query("lang") == "zh"
+	name := fmt.Sprintf("Sale %d (%s, %s)", sl.ID, sl.Name, sl.Strategy)
+	if zh {
+		name = fmt.Sprintf("秒杀场次 %d（%s，%s）", sl.ID, sl.Name, sl.Strategy)
+	}
+	if err := history.Visualize(&page, ops, sl.InitialStock, historyBound, history.Page{Sale: name, Zh: zh}); err != nil {
 		writeError(c, s.log, &apiError{status: http.StatusServiceUnavailable, body: errorBody{Error: "check_unfinished",
 			Message: err.Error() + " Nothing to draw."}})
 		return

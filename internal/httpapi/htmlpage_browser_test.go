@@ -32,8 +32,10 @@ func TestGeneratedPagesRunUnderTheirCSP(t *testing.T) {
 	srv := httptest.NewServer(e.srv)
 	t.Cleanup(srv.Close)
 	for path, drawn := range map[string]string{
-		fmt.Sprintf("/api/sales/%d/history.html", v.ID):  `<div id="canvas"><svg`,              // render(data) draws the history there
-		fmt.Sprintf("/api/sales/%d/timeline.html", v.ID): `id="facts">strategy db-pessimistic`, // the facts line
+		fmt.Sprintf("/api/sales/%d/history.html", v.ID): `<div id="canvas"><svg`, // render(data) draws the history there
+		// The rows are named by replica (rowName, added to porcupine's script).
+		fmt.Sprintf("/api/sales/%d/history.html?lang=zh", v.ID): `text-anchor="end">httpapi-test</text>`,
+		fmt.Sprintf("/api/sales/%d/timeline.html", v.ID):        `id="facts">strategy db-pessimistic`, // the facts line
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		out, err := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

@@ -13,6 +13,7 @@
 import { getJSON } from './api.js';
 import { batchRows, combineFact } from './combine-view.js';
 import { el } from './dom.js';
+import { historyView } from './history-model.js';
 import { applyLabels, label } from './i18n.js';
 import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
 import {
@@ -261,20 +262,53 @@ export function initTimeline({ zh, liveStep }) {
     $('#tl-pairs-n').textContent = String(rows.length);
   }
 
-  /** links: "open as a file" always; "history" once the history check answers for a finished sale. */
+  /**
+   * links: "open as a file" always; the History check panel asks the check
+   * once per finished sale (a live sale says it is still running).
+   */
   async function links(id, live) {
     $('#tl-file').href = `/api/sales/${id}/timeline.html`;
-    const h = $('#tl-history');
-    if (live || st.historyFor === id) return;
+    if (live) { st.history = { id, live: true, res: null }; renderHistory(); return; }
+    if (st.historyFor === id) return;
     st.historyFor = id;
-    h.hidden = true;
+    st.history = { id, live: false, res: undefined };
+    renderHistory();
+    let res = null;
     try {
-      const res = await getJSON(`/api/sales/${id}/history`, { timeoutMs: 10000 });
-      if (id !== st.saleId) return;
-      h.href = `/api/sales/${id}/history.html`;
-      h.hidden = false;
-      $('#tl-verdict').textContent = res.verdict ? `: ${res.verdict}` : '';
+      res = await getJSON(`/api/sales/${id}/history`, { timeoutMs: 10000 });
     } catch { /* no history check on this build, or not for this sale */ }
+    if (id !== st.saleId) return;
+    st.history = { id, live: false, res };
+    renderHistory();
+  }
+
+  /** renderHistory fills the History check panel (history-model.js decides what it says). */
+  function renderHistory() {
+    const h = st.history;
+    const box = $('#tl-hc');
+    if (!h || h.res === undefined) { // asked, not answered yet
+      box.dataset.verdict = '';
+      $('#tl-hc-sentence').textContent = '…';
+      $('#tl-hc-meaning').textContent = '';
+      $('#tl-hc-orders').hidden = true;
+      $('#tl-hc-link').hidden = true;
+      return;
+    }
+    const v = historyView(h.res, st.model?.data.sections, zh(), h.live);
+    box.dataset.verdict = v.verdict;
+    box.dataset.orders = v.orders.join(' '); // the witness orders, for the tests (and the canvas, later)
+    st.witnessOrders = v.orders;
+    $('#tl-hc-sentence').textContent = v.sentence;
+    $('#tl-hc-meaning').textContent = v.meaning;
+    const rows = v.rows.map((r) => el('tr', {},
+      el('td', { text: r.order }), el('td', { text: r.replica }), el('td', { text: r.token }),
+      el('td', { text: label(`hc_${r.outcome}`, zh()) })));
+    if (v.more > 0) rows.push(el('tr', {}, el('td', { colspan: '4', text: `+${v.more} ${label('hcMore', zh())}` })));
+    $('#tl-hc-orders tbody').replaceChildren(...rows);
+    $('#tl-hc-orders').hidden = rows.length === 0;
+    const link = $('#tl-hc-link');
+    link.hidden = !h.res?.verdict;
+    link.href = `/api/sales/${h.id}/history.html${zh() ? '?lang=zh' : ''}`;
   }
 
   function jumpTo(t, section) {
@@ -470,7 +504,7 @@ export function initTimeline({ zh, liveStep }) {
     relabel() {
       applyLabels($('#timeline'), zh());
       renderLegend();
-      if (st.model) { renderFacts(); renderNarration(); setPlaying(!!st.replay?.playing); redraw(); }
+      if (st.model) { renderFacts(); renderNarration(); renderHistory(); setPlaying(!!st.replay?.playing); redraw(); }
     },
     openSale(id) { keepChoice(); loadSales(); pickSale(id); },
     showPairs() { $('#tl-pairs-box').hidden = false; $('#tl-viol-n').setAttribute('aria-expanded', 'true'); },
