@@ -186,7 +186,10 @@ function drawAxis(ctx, model, view, x, plotW, h) {
     const tx = Math.round(x(t)) + 0.5;
     if (tx < labelW || tx > labelW + plotW) continue;
     ctx.beginPath(); ctx.moveTo(tx, axisH - 4); ctx.lineTo(tx, h - pad); ctx.stroke();
-    if (tx > labelW + 2 * LAYOUT.font) ctx.fillText(tickLabel(t, model.from, step), tx, axisH / 2); // not under the lane labels
+    if (tx <= labelW + 2 * LAYOUT.font) continue; // not under the lane labels
+    const text = tickLabel(t, model.from, step);
+    // The last tick's time is moved left rather than cut by the canvas's edge.
+    ctx.fillText(text, Math.min(tx, labelW + plotW - ctx.measureText(text).width / 2), axisH / 2);
   }
 }
 
@@ -251,6 +254,11 @@ function drawLaneLabels(ctx, model, w, h, b, zh) {
       ctx.fillText(second ? `  ↳ ${zh ? `第 ${lane.row + 1} 行` : `row ${lane.row + 1}`}` : lane.replica, 6, y + rowH / 2, labelW - 10);
       prev = lane.replica;
     });
+  }
+  if (b.faultsH) {
+    setFont(ctx, true);
+    ctx.fillStyle = COLOURS.faultText;
+    ctx.fillText(label('faults', zh), 6, b.faultsTop + LAYOUT.faultRowH / 2, labelW - 10);
   }
   ctx.strokeStyle = COLOURS.grid;
   for (const y of [b.faultsTop, b.stockTop]) { ctx.beginPath(); ctx.moveTo(0, y + 0.5); ctx.lineTo(w, y + 0.5); ctx.stroke(); }
@@ -448,9 +456,10 @@ function drawStock(ctx, model, view, x, top, h, right) {
   ctx.textAlign = 'left';
   setFont(ctx);
   for (const [px, py, v] of labels) {
-    const text = String(v);
-    ctx.fillText(text, px + 3, py - font / 2 - 3);
-    drawn?.stock.push({ text, x: px + 3, y: py - font - 3, w: ctx.measureText(text).width, h: font, size: font });
+    const text = String(v), tw = ctx.measureText(text).width;
+    const tx = Math.max(LAYOUT.labelW + 2, Math.min(px + 3, right - tw - 2)); // whole, not cut at the right edge
+    ctx.fillText(text, tx, py - font / 2 - 3);
+    drawn?.stock.push({ text, x: tx, y: py - font - 3, w: tw, h: font, size: font });
   }
 }
 
