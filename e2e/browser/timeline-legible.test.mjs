@@ -77,10 +77,10 @@ const intersect = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.
 
 /** checkLegible asserts the three rules on a paint: 16 px or more, fault names apart, stock figures in their band. */
 function checkLegible({ boxes, fonts }, what) {
-  assert.ok(boxes, `${what}: the canvas exposes its boxes (canvas.dataset.boxes)`);
   assert.ok(fonts.length > 0, `${what}: the canvas set its fonts`);
   const small = sizes(fonts).filter((s) => !(s >= 16));
   assert.deepEqual(small, [], `${what}: every canvas text is 16 px or more with Large type (${[...new Set(fonts)].join(', ')})`);
+  assert.ok(boxes, `${what}: the canvas exposes its boxes (canvas.dataset.boxes)`);
   assert.ok(boxes.fonts.every((s) => s >= 16), `${what}: boxes.fonts ${boxes.fonts}`);
   assert.equal(boxes.faults.length, 2, `${what}: both faults are named: ${JSON.stringify(boxes.faults)}`);
   for (const f of boxes.faults) assert.ok(f.size >= 16, `${what}: ${f.text} is ${f.size} px`);
