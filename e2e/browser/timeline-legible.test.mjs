@@ -115,6 +115,26 @@ test('in Chinese too', async () => {
   await painted(() => page.click('#lang'));
 });
 
+test('a sale of 20,000 sections zoomed in: its five-digit stock figures do not run into each other', async () => {
+  const { boxes } = await painted(() => page.selectOption('#tl-sale', '8'));
+  await page.waitForFunction(() => /#8 redis/.test(document.querySelector('#tl-facts').textContent));
+  // It opens on its decisive moment, a window of real sections fetched for it.
+  await page.waitForFunction(() => (document.querySelector('#tl-canvas').dataset.detail || '') !== '', null, { timeout: 10_000 });
+  const shot = await painted();
+  const figures = shot.boxes.stock;
+  assert.ok(figures.length >= 2 && figures.every((f) => f.text.length === 5), JSON.stringify(figures));
+  for (let i = 1; i < figures.length; i++) {
+    assert.ok(!intersect(figures[i - 1], figures[i]), `stock figures ${figures[i - 1].text} and ${figures[i].text} touch: ${JSON.stringify(figures)}`);
+  }
+  const [top, h] = shot.boxes.bands.stock;
+  assert.ok(figures.every((s) => s.y >= top && s.y + s.h <= top + h), JSON.stringify(shot.boxes));
+  assert.ok(boxes, 'the first paint of sale 8 exposes its boxes too');
+  await page.evaluate(() => document.querySelector('#tl-canvas').scrollIntoView({ block: 'end' }));
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-large-zoomed-summarised.png') });
+  await painted(() => page.selectOption('#tl-sale', '7'));
+  await page.waitForFunction(() => /#7 redis/.test(document.querySelector('#tl-facts').textContent));
+});
+
 test('Large type off: the canvas follows at once, its text no smaller than 13 px, still apart and in its bands', async () => {
   const { boxes, fonts } = await painted(() => page.click('#large'));
   assert.equal(await page.locator('html').getAttribute('class'), '');

@@ -455,9 +455,12 @@ function drawStock(ctx, model, view, x, top, h, right) {
   ctx.fillStyle = COLOURS.stock;
   ctx.textAlign = 'left';
   setFont(ctx);
+  let lastRight = -Infinity; // a figure too close to the last one written is left out (19026 over 19023)
   for (const [px, py, v] of labels) {
     const text = String(v), tw = ctx.measureText(text).width;
     const tx = Math.max(LAYOUT.labelW + 2, Math.min(px + 3, right - tw - 2)); // whole, not cut at the right edge
+    if (tx < lastRight + font / 2) continue;
+    lastRight = tx + tw;
     ctx.fillText(text, tx, py - font / 2 - 3);
     drawn?.stock.push({ text, x: tx, y: py - font - 3, w: tw, h: font, size: font });
   }
