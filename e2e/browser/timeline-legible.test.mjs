@@ -106,6 +106,24 @@ test('Large type at 1366x768: canvas text 16 px or more, fault names apart, stoc
   await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-large-whole.png') });
 });
 
+test('with Large type, hover finds the section under the pointer in the larger lanes', async () => {
+  // The whole sale is shown (the test before): replica-2's first lane, the middle of the paused hold.
+  const { boxes } = await painted();
+  const [top, h] = boxes.bands.lanes;
+  const rowH = h / 3; // replica-1, replica-2, replica-2's row 2
+  await page.evaluate(() => document.querySelector('#tl-canvas').scrollIntoView({ block: 'center' }));
+  const box = await page.locator('#tl-canvas').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + top + rowH * 1.5);
+  await page.waitForSelector('#tl-tip:not([hidden])');
+  const tip = await page.locator('#tl-tip').innerText();
+  assert.match(tip, /replica-2/);
+  assert.match(tip, /#2 /);
+  await page.mouse.move(0, 0);
+  // The hover's repaint done before the next test counts paints.
+  await page.waitForSelector('#tl-tip', { state: 'hidden' });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+});
+
 test('in Chinese too', async () => {
   const shot = await painted(() => page.click('#lang'));
   checkLegible(shot, '中文');
