@@ -9,8 +9,29 @@ import { batchBarLabels } from './combine-view.js';
 import { label } from './i18n.js';
 import { densityStrip, niceTicks, ordersLabel, sectionEnd, tokenLabel, visibleSections } from './timeline-model.js';
 
-/** The layout in CSS pixels; the view reads it for hit tests. */
-export const LAYOUT = { labelW: 112, axisH: 26, rowH: 46, stockH: 74, stripH: 70, pad: 8 };
+/** BASE is the layout at scale 1 (the page's 16 px rem), in CSS pixels. */
+const BASE = { font: 13, labelW: 112, axisH: 26, rowH: 46, stockH: 74, stripH: 70, pad: 8 };
+
+/**
+ * LAYOUT is the layout in CSS pixels at the scale last set (setScale); the
+ * view reads it for hit tests. font is the one text size of the canvas.
+ */
+export const LAYOUT = { ...BASE, scale: 1, faultRowH: 0 };
+
+/**
+ * setScale sizes the canvas's text and lanes for a type scale, the page's
+ * rem over 16 px (Large type: 1.25): the text is 13 px at 1, 16 px with
+ * Large type, never smaller than 13; lanes, label column and tags follow.
+ */
+export function setScale(scale = 1) {
+  const s = Math.max(1, Number(scale) || 1);
+  const font = Math.max(BASE.font, Math.round(BASE.font * s));
+  const k = font / BASE.font;
+  for (const key of ['labelW', 'axisH', 'rowH', 'stockH', 'stripH', 'pad']) LAYOUT[key] = Math.round(BASE[key] * k);
+  Object.assign(LAYOUT, { scale: s, font, faultRowH: font + 10 });
+  return LAYOUT;
+}
+setScale(1);
 
 /** Colours per outcome (the legend shows the same); words always come with them. */
 export const COLOURS = {
@@ -20,11 +41,74 @@ export const COLOURS = {
   faultText: '#7d4e00', stock: '#0a3069', grid: '#eaeef2', text: '#1b1f24', muted: '#57606a',
 };
 
-/** canvasHeight is the height the model needs. */
-export function canvasHeight(model) {
-  const lanes = model.summarised ? 0 : model.lanes.length * LAYOUT.rowH;
-  const strip = model.summarised ? LAYOUT.stripH : 0;
-  return LAYOUT.axisH + lanes + strip + LAYOUT.stockH + LAYOUT.pad;
+/** setFont sets the canvas's one text size, bold or not, and notes the size for the tests. */
+function setFont(ctx, bold = false) {
+  ctx.font = `${bold ? 'bold ' : ''}${LAYOUT.font}px system-ui, "Noto Sans CJK SC", sans-serif`;
+  if (drawn) drawn.fonts.add(LAYOUT.font);
+}
+
+/** drawn collects what the current drawTimeline wrote: the fonts' sizes and the text boxes. */
+let drawn = null;
+
+/** bands are the vertical bands of the canvas: axis, lanes (or the strip), fault labels, stock. */
+function bands(model, faultRows) {
+  const { axisH, rowH, stripH, stockH, faultRowH } = LAYOUT;
+  const lanesH = model.summarised ? stripH : model.lanes.length * rowH;
+  const faultsTop = axisH + lanesH;
+  const faultsH = faultRows * faultRowH;
+  return { lanesTop: axisH, lanesH, faultsTop, faultsH, stockTop: faultsTop + faultsH, stockH };
+}
+
+/** canvasHeight is the height the model needs with faultRows rows of fault names (planTimeline counts them). */
+export function canvasHeight(model, faultRows = model.faults?.length ? 1 : 0) {
+  const b = bands(model, faultRows);
+  return b.stockTop + b.stockH + LAYOUT.pad;
+}
+
+/** faultName is a fault window's name as drawn: "⚡ Pause the lock holder · replica-2". */
+function faultName(f, zh) {
+  return `⚡ ${label(`f${f.kind}`, zh)}${f.replica ? ` · ${f.replica}` : ''}${f.target ? ` · ${f.target}` : ''}${f.open ? ' …' : ''}`;
+}
+
+/**
+ * planTimeline sizes the drawing of model in view on a canvas w CSS pixels
+ * wide at the scale opts.scale: each fault window in view gets a row of the
+ * fault band where its name does not touch another's (the first free row,
+ * left to right). Returns {height, faults: [{f, text, row, x0, x1, tx, tw}], rows}.
+ */
+export function planTimeline(ctx, w, model, view, opts = {}) {
+  if (opts.scale !== undefined) setScale(opts.scale);
+  const x = xScale(w, view);
+  const { labelW } = LAYOUT;
+  const right = w - 8;
+  ctx.save();
+  ctx.font = `bold ${LAYOUT.font}px system-ui, "Noto Sans CJK SC", sans-serif`;
+  const ends = []; // per row: the right edge of its last name (or window)
+  const faults = model.faults.filter((f) => f.to >= view.from && f.from <= view.to)
+    .map((f) => {
+      const x0 = Math.max(labelW, x(f.from)), x1 = Math.min(right, x(f.to)), text = faultName(f, opts.zh);
+      const tw = ctx.measureText(text).width;
+      const tx = Math.max(labelW + 4, Math.min(x0 + 4, right - tw - 4));
+      return { f, text, x0, x1, tx, tw };
+    })
+    .sort((a, b) => a.tx - b.tx);
+  for (const p of faults) {
+    const left = Math.min(p.x0, p.tx);
+    let row = ends.findIndex((end) => end + 8 <= left);
+    if (row < 0) { row = ends.length; ends.push(0); }
+    ends[row] = Math.max(p.x1, p.tx + p.tw);
+    p.row = row;
+  }
+  ctx.restore();
+  const rows = Math.max(ends.length, model.faults.length ? 1 : 0);
+  return { height: canvasHeight(model, rows), faults, rows };
+}
+
+/** xScale maps a time to the canvas's x in CSS pixels for view on a canvas w wide. */
+function xScale(w, view) {
+  const plotW = Math.max(10, w - LAYOUT.labelW - 8);
+  const span = view.to - view.from;
+  return (t) => LAYOUT.labelW + ((t - view.from) / span) * plotW;
 }
 
 /** tickLabel writes a tick's time since the start, with as many decimals as the step needs. */
@@ -35,103 +119,152 @@ function tickLabel(t, origin, step) {
   return `${d.toFixed(digits)} ms`;
 }
 
+/** clipTo restricts drawing to the plot's columns between y and y + h (every band keeps to its own). */
+function clipTo(ctx, right, y, h) {
+  ctx.save();
+  ctx.beginPath(); ctx.rect(LAYOUT.labelW, y, right - LAYOUT.labelW, h); ctx.clip();
+}
+
 /**
  * drawTimeline paints model in window view on ctx (already scaled for the
  * device pixels) of width w CSS pixels. opts: zh, cursor (replay time or
- * null), hover (a section id or null). Returns {labels}: the texts written
- * on the holds ("#4", "×37 · #12"), for the page to expose to its tests.
+ * null), hover (a section id or null), scale (the type scale, setScale),
+ * plan (planTimeline's answer for the same arguments, else planned here).
+ * Returns {labels, boxes}: the texts written on the holds ("#4", "×37 ·
+ * #12"), and the boxes of the fault names and stock figures with the
+ * font sizes used, for the page to expose to its tests.
  */
 export function drawTimeline(ctx, w, model, view, opts = {}) {
-  const { labelW, axisH, rowH, stockH, stripH } = LAYOUT;
-  const h = canvasHeight(model);
+  const plan = opts.plan || planTimeline(ctx, w, model, view, opts);
+  const { labelW } = LAYOUT;
+  const h = plan.height;
   const plotW = Math.max(10, w - labelW - 8);
-  const span = view.to - view.from;
-  const x = (t) => labelW + ((t - view.from) / span) * plotW;
-  const zh = !!opts.zh;
-  const lanesTop = axisH;
-  const lanesH = model.summarised ? stripH : model.lanes.length * rowH;
-  const stockTop = lanesTop + lanesH;
+  const right = labelW + plotW;
+  const x = xScale(w, view);
+  const b = bands(model, plan.rows);
+  drawn = { fonts: new Set(), faults: [], stock: [] };
 
   ctx.clearRect(0, 0, w, h);
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, w, h);
-  ctx.font = '12px system-ui, "Noto Sans CJK SC", sans-serif';
   ctx.textBaseline = 'middle';
+  drawAxis(ctx, model, view, x, plotW, h);
 
-  // The grid and the axis: times since the sale's start.
-  // Round times since the sale's start, not round epoch times.
-  const rel = niceTicks(view.from - model.from, view.to - model.from, Math.max(2, Math.floor(plotW / 110)));
+  const labels = [];
+  clipTo(ctx, right, b.lanesTop, b.lanesH);
+  drawFaultShades(ctx, model, view, x, b, right);
+  if (model.summarised) drawStrip(ctx, model, view, x, b.lanesTop, b.lanesH);
+  else drawLanes(ctx, model, view, x, b.lanesTop, opts, labels);
+  ctx.restore();
+  clipTo(ctx, right, b.faultsTop, b.faultsH);
+  drawFaultNames(ctx, plan, b.faultsTop);
+  ctx.restore();
+  clipTo(ctx, right, b.stockTop, b.stockH);
+  drawStock(ctx, model, view, x, b.stockTop, b.stockH, right);
+  ctx.restore();
+  drawCursor(ctx, opts.cursor, view, x, right, h);
+  drawLaneLabels(ctx, model, w, h, b, opts.zh);
+  const boxes = {
+    font: LAYOUT.font, fonts: [...drawn.fonts].sort((p, q) => p - q), faults: drawn.faults, stock: drawn.stock,
+    bands: { lanes: [b.lanesTop, b.lanesH], faults: [b.faultsTop, b.faultsH], stock: [b.stockTop, b.stockH] },
+  };
+  drawn = null;
+  return { labels, boxes };
+}
+
+/** drawAxis paints the grid and the axis: round times since the sale's start, not round epoch times. */
+function drawAxis(ctx, model, view, x, plotW, h) {
+  const { labelW, axisH, pad } = LAYOUT;
+  const rel = niceTicks(view.from - model.from, view.to - model.from, Math.max(2, Math.floor(plotW / (110 * LAYOUT.font / BASE.font))));
   const step = rel.step, ticks = rel.ticks.map((t) => t + model.from);
+  setFont(ctx);
   ctx.strokeStyle = COLOURS.grid;
   ctx.lineWidth = 1;
   ctx.fillStyle = COLOURS.muted;
   ctx.textAlign = 'center';
   for (const t of ticks) {
     const tx = Math.round(x(t)) + 0.5;
-    ctx.beginPath(); ctx.moveTo(tx, axisH - 4); ctx.lineTo(tx, h - LAYOUT.pad); ctx.stroke();
-    if (tx > labelW + 24) ctx.fillText(tickLabel(t, model.from, step), tx, axisH / 2); // not under the lane labels
+    if (tx < labelW || tx > labelW + plotW) continue;
+    ctx.beginPath(); ctx.moveTo(tx, axisH - 4); ctx.lineTo(tx, h - pad); ctx.stroke();
+    if (tx <= labelW + 2 * LAYOUT.font) continue; // not under the lane labels
+    const text = tickLabel(t, model.from, step);
+    // The last tick's time is moved left rather than cut by the canvas's edge.
+    ctx.fillText(text, Math.min(tx, labelW + plotW - ctx.measureText(text).width / 2), axisH / 2);
   }
+}
 
-  ctx.save();
-  ctx.beginPath(); ctx.rect(labelW, 0, plotW, h); ctx.clip();
-
-  // Fault windows: shaded over their replica's lanes, named at the top.
+/** drawFaultShades shades each fault window over its replica's lanes (the lanes band's clip keeps it there). */
+function drawFaultShades(ctx, model, view, x, b, right) {
+  const { rowH } = LAYOUT;
+  ctx.fillStyle = COLOURS.fault;
   for (const f of model.faults) {
     if (f.to < view.from || f.from > view.to) continue;
-    const x0 = Math.max(labelW, x(f.from)), x1 = Math.min(labelW + plotW, x(f.to));
-    const rows = model.summarised ? [[lanesTop, stripH]] : f.lanes.map((i) => [lanesTop + i * rowH, rowH]);
-    ctx.fillStyle = COLOURS.fault;
+    const x0 = Math.max(LAYOUT.labelW, x(f.from)), x1 = Math.min(right, x(f.to));
+    const rows = model.summarised ? [[b.lanesTop, b.lanesH]] : f.lanes.map((i) => [b.lanesTop + i * rowH, rowH]);
     for (const [y, rh] of rows) ctx.fillRect(x0, y, Math.max(1, x1 - x0), rh);
-    const name = `${label(`f${f.kind}`, zh)}${f.replica ? ` · ${f.replica}` : ''}${f.target ? ` · ${f.target}` : ''}${f.open ? ' …' : ''}`;
+  }
+}
+
+/** drawFaultNames writes each fault's name in its row of the fault band, over its window's shade; records the boxes. */
+function drawFaultNames(ctx, plan, top) {
+  const { faultRowH, font } = LAYOUT;
+  setFont(ctx, true);
+  ctx.textAlign = 'left';
+  for (const p of plan.faults) {
+    const y = top + p.row * faultRowH;
+    ctx.fillStyle = COLOURS.fault;
+    ctx.fillRect(p.x0, y + 1, Math.max(1, p.x1 - p.x0), faultRowH - 2);
     ctx.fillStyle = COLOURS.faultText;
-    ctx.textAlign = 'left';
-    ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
-    const y = rows.length ? rows[rows.length - 1][0] + rows[rows.length - 1][1] - 8 : lanesTop + 8;
-    ctx.fillText(`⚡ ${name}`, Math.max(x0 + 4, labelW + 4), y);
-    ctx.font = '12px system-ui, "Noto Sans CJK SC", sans-serif';
+    ctx.fillText(p.text, p.tx, y + faultRowH / 2);
+    drawn.faults.push({ text: p.text, x: p.tx, y: y + (faultRowH - font) / 2, w: p.tw, h: font, size: font });
   }
+}
 
-  const labels = [];
-  if (model.summarised) drawStrip(ctx, model, view, x, lanesTop, stripH);
-  else drawLanes(ctx, model, view, x, lanesTop, opts, labels);
+/** drawCursor paints the replay cursor: the future is veiled, the present is a line. */
+function drawCursor(ctx, cursor, view, x, right, h) {
+  if (cursor === null || cursor === undefined || cursor >= view.to) return;
+  const { labelW, axisH, pad } = LAYOUT;
+  const cx = Math.max(labelW, x(cursor));
+  ctx.fillStyle = 'rgba(255,255,255,0.72)';
+  ctx.fillRect(cx, axisH, right - cx, h - axisH);
+  ctx.strokeStyle = COLOURS.text;
+  ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.moveTo(cx, axisH - 6); ctx.lineTo(cx, h - pad); ctx.stroke();
+}
 
-  drawStock(ctx, model, view, x, stockTop, stockH, labelW + plotW);
-
-  // The replay cursor: the future is veiled, the present is a line.
-  if (opts.cursor !== null && opts.cursor !== undefined && opts.cursor < view.to) {
-    const cx = x(opts.cursor);
-    ctx.fillStyle = 'rgba(255,255,255,0.72)';
-    ctx.fillRect(Math.max(labelW, cx), axisH, labelW + plotW - Math.max(labelW, cx), h - axisH);
-    ctx.strokeStyle = COLOURS.text;
-    ctx.lineWidth = 2;
-    ctx.beginPath(); ctx.moveTo(cx, axisH - 6); ctx.lineTo(cx, h - LAYOUT.pad); ctx.stroke();
-  }
-  ctx.restore();
-
-  // The lane labels, over a white column so that bars never run under them.
+/** drawLaneLabels writes the lanes' names over a white column, so that bars never run under them. */
+function drawLaneLabels(ctx, model, w, h, b, zh) {
+  const { labelW, rowH } = LAYOUT;
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, labelW, h);
   ctx.textAlign = 'left';
   ctx.fillStyle = COLOURS.text;
   if (model.summarised) {
-    ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
-    ctx.fillText(label('tlDensity', zh), 6, lanesTop + stripH / 2);
+    setFont(ctx, true);
+    ctx.fillText(label('tlDensity', zh), 6, b.lanesTop + b.lanesH / 2, labelW - 10);
   } else {
     let prev = '';
     model.lanes.forEach((lane, i) => {
-      const y = lanesTop + i * rowH;
+      const y = b.lanesTop + i * rowH;
+      const second = lane.replica === prev;
       ctx.strokeStyle = COLOURS.grid;
       ctx.beginPath(); ctx.moveTo(0, y + 0.5); ctx.lineTo(w, y + 0.5); ctx.stroke();
-      ctx.font = lane.replica === prev ? '12px system-ui, sans-serif' : 'bold 13px system-ui, sans-serif';
-      ctx.fillStyle = lane.replica === prev ? COLOURS.muted : COLOURS.text;
-      ctx.fillText(lane.replica === prev ? `  ↳ ${zh ? `第 ${lane.row + 1} 行` : `row ${lane.row + 1}`}` : lane.replica, 6, y + rowH / 2, labelW - 10);
+      setFont(ctx, !second);
+      ctx.fillStyle = second ? COLOURS.muted : COLOURS.text;
+      ctx.fillText(second ? `  ↳ ${zh ? `第 ${lane.row + 1} 行` : `row ${lane.row + 1}`}` : lane.replica, 6, y + rowH / 2, labelW - 10);
       prev = lane.replica;
     });
   }
-  ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
+  if (b.faultsH) {
+    setFont(ctx, true);
+    ctx.fillStyle = COLOURS.faultText;
+    ctx.fillText(label('faults', zh), 6, b.faultsTop + LAYOUT.faultRowH / 2, labelW - 10);
+  }
+  ctx.strokeStyle = COLOURS.grid;
+  for (const y of [b.faultsTop, b.stockTop]) { ctx.beginPath(); ctx.moveTo(0, y + 0.5); ctx.lineTo(w, y + 0.5); ctx.stroke(); }
+  setFont(ctx, true);
   ctx.fillStyle = COLOURS.stock;
-  ctx.fillText(label('tlStock', zh), 6, stockTop + stockH / 2);
-  return { labels };
+  ctx.fillText(label('tlStock', zh), 6, b.stockTop + b.stockH / 2, labelW - 10);
 }
 
 /** drawLanes paints the leases, waits, holds, tokens and overlaps inside the window; labels gets the holds' texts. */
@@ -145,7 +278,7 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
   ctx.fillStyle = COLOURS.lease;
   for (const b of model.leases) {
     if (b.lane < 0 || b.to < view.from || b.from > view.to) continue;
-    const y = top + b.lane * rowH + 4;
+    const y = top + b.lane * rowH + Math.round(4 * rowH / BASE.rowH);
     const x0 = x(b.from), x1 = x(b.to);
     const lost = b.ended === 'lost' || b.ended === 'expired';
     if (!lost && x1 - x0 < 1 && Math.floor(x1) === leaseEnd.get(b.lane)) continue;
@@ -165,7 +298,8 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
   }
   for (const lane of model.lanes) {
     const y = top + lane.index * rowH;
-    const holdY = y + 13, holdH = 24, waitY = y + 22, waitH = 6;
+    const holdY = y + Math.round(13 * rowH / BASE.rowH), holdH = Math.round(24 * rowH / BASE.rowH), waitH = 6;
+    const waitY = holdY + holdH / 2 - waitH / 2;
     const seen = visibleSections(lane, view.from, view.to, open);
     // Waits first, merged per pixel.
     ctx.fillStyle = COLOURS.wait;
@@ -206,7 +340,7 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
 /** tokenText writes a hold's token ("#4") in white inside its bar [x0, x1] when it fits; returns whether it did. */
 function tokenText(ctx, text, x0, x1, y) {
   ctx.textAlign = 'left';
-  ctx.font = 'bold 13px system-ui, sans-serif';
+  setFont(ctx, true);
   const tx = Math.max(x0 + 4, LAYOUT.labelW + 4);
   if (tx + ctx.measureText(text).width + 2 > x1) return false;
   ctx.fillStyle = '#fff';
@@ -222,7 +356,7 @@ function tokenText(ctx, text, x0, x1, y) {
  */
 function batchLabel(ctx, texts, x0, x1, next, y) {
   ctx.textAlign = 'left';
-  ctx.font = 'bold 12px system-ui, "Noto Sans CJK SC", sans-serif';
+  setFont(ctx, true);
   const tx = Math.max(x0 + 2, LAYOUT.labelW + 4);
   const inside = texts.find((t) => tx + ctx.measureText(t).width + 1 <= x1);
   if (inside) {
@@ -240,8 +374,8 @@ function batchLabel(ctx, texts, x0, x1, next, y) {
 
 /** drawOverlaps outlines each overlap in red over both lanes and writes the orders it touched on a white tag. */
 function drawOverlaps(ctx, model, view, x, top, zh) {
-  const { rowH } = LAYOUT;
-  ctx.font = 'bold 12px system-ui, sans-serif';
+  const { rowH, font } = LAYOUT;
+  setFont(ctx, true);
   ctx.textAlign = 'left';
   for (const o of model.overlaps) {
     if (o.to < view.from || o.from > view.to || o.laneA < 0 || o.laneB < 0) continue;
@@ -251,12 +385,12 @@ function drawOverlaps(ctx, model, view, x, top, zh) {
     ctx.lineWidth = 2;
     ctx.strokeRect(x0, y0, Math.max(2, x1 - x0), y1 - y0);
     const text = ordersLabel(o.orders, zh);
-    if (!text || x1 - x0 < 24) continue;
+    if (!text || x1 - x0 < 2 * font) continue;
     const tw = Math.min(ctx.measureText(text).width + 6, x1 - x0 - 2);
     ctx.fillStyle = '#fff';
-    ctx.fillRect(x0 + 2, y1 - 15, tw, 14);
+    ctx.fillRect(x0 + 2, y1 - font - 3, tw, font + 2);
     ctx.fillStyle = COLOURS.overlap;
-    ctx.fillText(text, x0 + 5, y1 - 8, tw - 4);
+    ctx.fillText(text, x0 + 5, y1 - font / 2 - 2, tw - 4);
   }
 }
 
@@ -289,9 +423,9 @@ function drawStrip(ctx, model, view, x, top, h) {
 function drawStock(ctx, model, view, x, top, h, right) {
   if (!model.stock.length) return;
   const { min, max } = stockRange(model);
-  const y = (v) => top + 8 + (1 - (v - min) / (max - min || 1)) * (h - 18);
-  ctx.strokeStyle = COLOURS.grid;
-  ctx.beginPath(); ctx.moveTo(LAYOUT.labelW, top + 0.5); ctx.lineTo(right, top + 0.5); ctx.stroke();
+  const { font } = LAYOUT;
+  // The figures sit above the line: the line keeps a figure's height and a margin from the band's top.
+  const y = (v) => top + font + 8 + (1 - (v - min) / (max - min || 1)) * (h - font - 16);
   if (min < 0) { // below zero is oversold: a red zero line
     ctx.strokeStyle = COLOURS.overlap;
     ctx.beginPath(); ctx.moveTo(LAYOUT.labelW, y(0)); ctx.lineTo(right, y(0)); ctx.stroke();
@@ -315,13 +449,21 @@ function drawStock(ctx, model, view, x, top, h, right) {
     if (started && nextAt !== undefined && nextAt <= view.to && Math.floor(x(nextAt)) === Math.floor(px)) continue;
     if (!started) { ctx.moveTo(px, py); started = true; } else { ctx.lineTo(px, prevY); ctx.lineTo(px, py); }
     prevY = py;
-    if (px - lastLabel > 28) { labels.push([px, py, p.stock]); lastLabel = px; }
+    if (px - lastLabel > 2.2 * font) { labels.push([px, py, p.stock]); lastLabel = px; }
   }
   if (started) { ctx.lineTo(right, prevY); ctx.stroke(); }
   ctx.fillStyle = COLOURS.stock;
   ctx.textAlign = 'left';
-  ctx.font = '11px system-ui, sans-serif';
-  for (const [px, py, v] of labels) ctx.fillText(String(v), px + 3, py - 7);
+  setFont(ctx);
+  let lastRight = -Infinity; // a figure too close to the last one written is left out (19026 over 19023)
+  for (const [px, py, v] of labels) {
+    const text = String(v), tw = ctx.measureText(text).width;
+    const tx = Math.max(LAYOUT.labelW + 2, Math.min(px + 3, right - tw - 2)); // whole, not cut at the right edge
+    if (tx < lastRight + font / 2) continue;
+    lastRight = tx + tw;
+    ctx.fillText(text, tx, py - font / 2 - 3);
+    drawn?.stock.push({ text, x: tx, y: py - font - 3, w: tw, h: font, size: font });
+  }
 }
 
 /** stockRange is the stock axis's span (0 and the initial stock included), computed once per model. */

@@ -15,7 +15,7 @@ import { batchRows, combineFact } from './combine-view.js';
 import { el } from './dom.js';
 import { historyView } from './history-model.js';
 import { applyLabels, label } from './i18n.js';
-import { COLOURS, LAYOUT, canvasHeight, drawTimeline } from './timeline-draw.js';
+import { COLOURS, LAYOUT, drawTimeline, planTimeline } from './timeline-draw.js';
 import {
   OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
   narrationText, ordersLabel, pairWindow, panBy, parseSpeed, relTime, sectionDetail, sectionEnd, stockAt, visibleSections, violationPairs, zoomAt,
@@ -64,16 +64,20 @@ export function initTimeline({ zh, liveStep }) {
     if (!st.model) return;
     wantDetail();
     const m = shown();
-    const w = width(), h = canvasHeight(m), dpr = window.devicePixelRatio || 1;
+    // The canvas's type follows the page's (Large type scales the rem).
+    const scale = parseFloat(getComputedStyle(document.documentElement).fontSize) / 16 || 1;
+    const plan = planTimeline(ctx, width(), m, st.view, { zh: zh(), scale });
+    const w = width(), h = plan.height, dpr = window.devicePixelRatio || 1;
     if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
       canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
-    const { labels } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover });
+    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan });
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
     canvas.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
+    canvas.dataset.boxes = JSON.stringify(boxes); // the fault names' and stock figures' boxes, the font sizes
     canvas.dataset.detail = m === st.model ? '' : `${m.data.from}-${m.data.to}`;
     $('#tl-window').textContent = `${relTime(st.view.from, st.model.from)} – ${relTime(st.view.to, st.model.from)}`;
     if (st.replay) {
@@ -469,6 +473,8 @@ export function initTimeline({ zh, liveStep }) {
     $('#tl-viol-n').setAttribute('aria-expanded', String(!box.hidden));
   });
   new ResizeObserver(() => { if (visible()) redraw(); }).observe(canvas.parentElement);
+  // Large type (a class on <html>) rescales the canvas's text and lanes.
+  new MutationObserver(() => { if (visible()) redraw(); }).observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
 
   // ---- live: the running step's sale, every second ------------------------------------
 
