@@ -1,7 +1,7 @@
 // The Lessons view's pure logic (web/static/assets/lessons-model.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandRun, caseNames, decisiveLines, lessonText, runningLesson } from '../../web/static/assets/lessons-model.js';
+import { bandRun, caseNames, decisiveLines, lessonText, offersClassPace, runningLesson } from '../../web/static/assets/lessons-model.js';
 
 const sale = (id, more) => ({ id, strategy: 'redis', initial_stock: 10, stock: 10, sold: 0, oversold: 0, lost_updates: 0,
   violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 0, ttl_ms: 500, ...more });
@@ -47,4 +47,11 @@ test('Chinese texts where the lesson has them', () => {
   assert.equal(lessonText(l, 'title', true), '标题');
   assert.equal(lessonText(l, 'title', false), 'T');
   assert.equal(lessonText(l, 'fix', true), 'F');
+});
+
+test('teaching pace is offered only where the lesson has one (class_pace true)', () => {
+  assert.equal(offersClassPace({ name: 'mutex-across-replicas', class_pace: true }), true);
+  assert.equal(offersClassPace({ name: 'pause-past-ttl', class_pace: false }), false);
+  assert.equal(offersClassPace({ name: 'from-an-older-shop' }), false);
+  assert.equal(offersClassPace(undefined), false);
 });

@@ -140,6 +140,16 @@ test('on a phone the table scrolls in its own box and the page does not', async 
   await page.setViewportSize(PROJECTOR);
 });
 
+// The teaching pace is offered only on a lesson that has one: pause-past-ttl
+// (class_pace false) shows no such button, only a note; mutex-across-replicas does.
+test('"Run at teaching pace" appears only on a lesson with class_pace', async () => {
+  await page.waitForSelector('#lesson-mutex-across-replicas .l-run');
+  assert.equal(await page.locator(`${card} .l-class`).count(), 0, 'pause-past-ttl has no class pace: no teaching-pace button');
+  assert.equal(await page.locator(`${card} .l-pace-note`).count(), 1);
+  assert.equal(await page.locator('#lesson-mutex-across-replicas .l-class').count(), 1);
+  assert.equal(await page.locator('#lesson-mutex-across-replicas .l-pace-note').count(), 0);
+});
+
 test('a case links to its sale\'s timeline', async () => {
   await page.click(`${card} .l-table tbody a[data-sale="7"]`);
   await page.waitForFunction(() => !document.querySelector('#timeline').hidden && document.querySelector('#tl-sale').value === '7');

@@ -9,7 +9,7 @@ import (
 )
 
 // Paces a lesson can run at: "normal" (the scenario's own stock and work)
-// or "class" (less stock, longer work: slow enough for a class to watch).
+// or "class" (seconds-long overlaps and cases of 20 s or more: slow enough for a class to watch).
 const (
 	PaceNormal = "normal"
 	PaceClass  = "class"

@@ -19,8 +19,9 @@ type Lesson struct {
 	Seed        string   `json:"seed"`
 	Strategies  []string `json:"strategies"`
 	MinReplicas int      `json:"min_replicas"`
-	// ClassPace: the scenario can run at the class pace (less stock,
-	// longer work) without losing its mechanism; the others run at their
+	// ClassPace: the scenario can run at the class pace (buyers sent
+	// together with seconds of work, cases of 20 s or more, a pause
+	// between them) without losing its mechanism; the others run at their
 	// normal pace when asked for the class pace, and say so.
 	ClassPace bool `json:"class_pace"`
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -76,40 +75,41 @@ func setnxExpireCrash(ctx context.Context, sc *ScenarioRun) (string, bool, error
 	return strings.Join(parts, " | "), pass, nil
 }
 
-// ttlShorterThanWork: redis, ttl 450 ms, 1200 ms of work, 4 buyers
-// at once, without then with the watchdog. Without it the key expires
-// mid-work and the next buyer enters: the holder's Lost() check then aborts
-// its write (lock_lost), but the sections overlapped. With it nothing does.
-// The TTL leaves the watchdog (a renewal every ttl/3) 300 ms of slack: a
-// shorter one lost leases to a loaded machine's scheduling stalls. At the
-// class pace: 5 units, 2000 ms of work, ttl 750 ms (the same ratio; the
-// fourth buyer waits 6 s, within the 10 s lock wait).
+// ttlShorterThanWork: redis, a TTL shorter than the work, buyers at once
+// (ttlShorterThanWorkSettings), without then with the watchdog. Without it
+// the key expires mid-work and the next buyer enters: the holder's Lost()
+// check then aborts its write (lock_lost), but the sections overlapped.
+// With it nothing does. The watchdog renews every ttl/3, so it keeps the
+// lease only while its process runs within 2/3 of the TTL: at 450 ms a
+// loaded machine stalled it past that and the fixed side overlapped too;
+// a stall past the TTL is pause-past-ttl's lesson. The last buyer's wait
+// (the others' work) stays well inside the shop's 10 s lock wait.
 func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
 	pass := true
-	// The watchdog renews every ttl/3, so it keeps the lease only while its
-	// process runs within 2/3 of the TTL: at 450 ms a loaded machine stalled
-	// it past that (300 ms) and the fixed side overlapped too. A 1 s TTL
-	// shows the watchdog's normal case; a stall past the TTL is
-	// pause-past-ttl's lesson. Three buyers keep the last one's wait (3.6 s
-	// of others' work) well inside the lock wait.
-	stock, work, ttl, buyers := int64(20), 1800, 1000, 3
-	if sc.Pace == catalogue.PaceClass {
-		stock, work, ttl = 5, 3000, 1200
-	}
+	set := ttlShorterThanWorkSettings(sc.Pace)
 	for _, watchdog := range []bool{false, true} {
+		if watchdog {
+			if err := sc.next(ctx, "the same buyers with the watchdog, which renews the lease while the work runs: watch them take turns"); err != nil {
+				return "", false, err
+			}
+		}
 		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario ttl-shorter-than-work",
-			Strategy: "redis", Stock: stock, WorkMS: work, TTLMS: ttl, Watchdog: &watchdog})
+			Strategy: "redis", Stock: set.Stock, WorkMS: set.WorkMS, TTLMS: set.TTLMS, Watchdog: &watchdog})
 		if err != nil {
 			return "", false, err
 		}
-		kinds, _ := sc.burst(ctx, v.ID, buyers, "w")
+		kinds := sc.rounds(ctx, v.ID, sc.Targets, set.Buyers, set.CaseMin, "w")
+		sent := 0
+		for _, n := range kinds {
+			sent += n
+		}
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err
 		}
 		if watchdog {
-			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == buyers
+			pass = pass && got.Violations == 0 && got.Oversold == 0 && got.LostUpdates == 0 && kinds[shopapi.KindOrder] == sent
 		} else {
 			pass = pass && got.Violations > 0
 		}

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -70,14 +69,16 @@ func describeRing(rs []ringAnswer) string {
 // overlaps; fenced, the new owner's newer epoch refuses the old owner's
 // writes.
 func consistentHashingRingChange(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	leave, work, buyers := 3*time.Second, 50, 8
-	if sc.Pace == catalogue.PaceClass {
-		leave, work, buyers = 6*time.Second, 200, 4
-	}
+	set := consistentHashingRingChangeSettings(sc.Pace)
 	var parts []string
 	pass := true
 	for _, fencing := range []bool{false, true} {
-		part, ok, err := sc.ringChange(ctx, fencing, leave, work, buyers)
+		if fencing {
+			if err := sc.next(ctx, "the same ring change with fencing on: the new owner's newer epoch refuses the old owner's writes"); err != nil {
+				return "", false, err
+			}
+		}
+		part, ok, err := sc.ringChange(ctx, fencing, set)
 		if err != nil {
 			return "", false, err
 		}
@@ -88,9 +89,10 @@ func consistentHashingRingChange(ctx context.Context, sc *ScenarioRun) (string, 
 }
 
 // ringChange runs one sale of the lesson, fenced or not.
-func (sc *ScenarioRun) ringChange(ctx context.Context, fencing bool, leave time.Duration, work, buyers int) (string, bool, error) {
+func (sc *ScenarioRun) ringChange(ctx context.Context, fencing bool, set ringSettings) (string, bool, error) {
+	leave := set.Leave
 	v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: "scenario consistent-hashing-ring-change",
-		Strategy: "consistent-hash", Stock: 1000, WorkMS: work, Fencing: fencing})
+		Strategy: "consistent-hash", Stock: 1000, WorkMS: set.WorkMS, Fencing: fencing})
 	if err != nil {
 		return "", false, err
 	}
@@ -123,7 +125,7 @@ func (sc *ScenarioRun) ringChange(ctx context.Context, fencing bool, leave time.
 		return "", false, err
 	}
 	// Buyers on both owners until the old one's view is read again.
-	served, refused := sc.buyOn(ctx, v.ID, []string{oldOwner, sc.Targets[newOwner]}, buyers, time.Now().Add(leave-time.Second))
+	served, refused := sc.buyOnBoth(ctx, v.ID, []string{oldOwner, sc.Targets[newOwner]}, set, time.Now().Add(leave-time.Second))
 	if err := waitRingAgrees(ctx, sc, v.ID); err != nil {
 		return "", false, err
 	}
@@ -197,6 +199,27 @@ func waitRingAgrees(ctx context.Context, sc *ScenarioRun, id uint64) error {
 			return err
 		}
 	}
+}
+
+// buyOnBoth is buyOn at normal pace; with set.Rounds the buyers are sent
+// together round after round, a round started only when its work ends
+// before until.
+func (sc *ScenarioRun) buyOnBoth(ctx context.Context, id uint64, targets []string, set ringSettings, until time.Time) (served, refused int64) {
+	if !set.Rounds {
+		return sc.buyOn(ctx, id, targets, set.Buyers, until)
+	}
+	work := time.Duration(set.WorkMS) * time.Millisecond
+	for r := 0; ctx.Err() == nil && time.Now().Add(work).Before(until); r++ {
+		kinds, _ := sc.burstOn(ctx, id, targets, set.Buyers, fmt.Sprintf("ring%d-", r))
+		for k, n := range kinds {
+			if k == shopapi.KindOrder {
+				served += int64(n)
+			} else {
+				refused += int64(n)
+			}
+		}
+	}
+	return served, refused
 }
 
 // buyOn has buyers buyers, spread over targets, order one after the other

@@ -16,6 +16,11 @@ import (
 // burst sends n orders at once, spread round-robin over the targets, and
 // counts the outcome kinds; it also returns how long the burst took.
 func (sc *ScenarioRun) burst(ctx context.Context, id uint64, n int, prefix string) (map[string]int, time.Duration) {
+	return sc.burstOn(ctx, id, sc.Targets, n, prefix)
+}
+
+// burstOn is burst over the given targets.
+func (sc *ScenarioRun) burstOn(ctx context.Context, id uint64, targets []string, n int, prefix string) (map[string]int, time.Duration) {
 	var (
 		mu    sync.Mutex
 		kinds = map[string]int{}
@@ -23,7 +28,7 @@ func (sc *ScenarioRun) burst(ctx context.Context, id uint64, n int, prefix strin
 	)
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		target := sc.Targets[i%len(sc.Targets)]
+		target := targets[i%len(targets)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

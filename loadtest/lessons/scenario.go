@@ -37,8 +37,9 @@ type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, p
 type ScenarioRun struct {
 	C       *shopapi.Client `json:"-"`
 	Targets []string        `json:"-"`
-	// Pace is catalogue.PaceClass for a run a class watches (the
-	// scenarios of PacedScenarios then use less stock and longer work);
+	// Pace is catalogue.PaceClass for a run a class watches (the lessons
+	// with ClassPace then send their buyers together with seconds of work,
+	// make each case last 20 s and pause between cases: classpace.go);
 	// "" or PaceNormal is the scenario's own.
 	Pace string `json:"-"`
 	// mu guards sales: every sale the scenarios created or read, in order
@@ -46,6 +47,9 @@ type ScenarioRun struct {
 	mu      sync.Mutex
 	sales   []uint64
 	onSales func([]uint64)
+	// out is the running lesson's output (RunOne sets it): the class
+	// pace's "next:" lines go there.
+	out io.Writer
 }
 
 // Runners maps each lesson of the catalogue to its scenario.
@@ -104,7 +108,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
 	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
 	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
-	pace := fs.String("pace", catalogue.PaceNormal, "`pace`: normal, or class (less stock, longer work, where the scenario can)")
+	pace := fs.String("pace", catalogue.PaceNormal, "`pace`: normal, or class (seconds-long overlaps, cases of 20 s or more and a pause between them, where the lesson has one)")
 	timeline := fs.String("timeline", "", "save the lock timeline of each sale the scenarios made as a self-contained HTML `file` (several: file-<sale id>.html)")
 	fs.Usage = func() { scenarioUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
@@ -226,6 +230,7 @@ func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (ve
 	if sc.Pace == catalogue.PaceClass && !s.ClassPace {
 		fmt.Fprintf(out, "   pace:          this lesson has no teaching pace; it runs at normal pace\n")
 	}
+	sc.out = out
 	start := time.Now()
 	err := sc.preflight(ctx, s)
 	var pass bool
@@ -400,23 +405,28 @@ func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 	wg.Wait()
 }
 
-// brokenThenHeld runs the same contended sale (16 buyers over the targets,
-// 4 orders each, 20 ms of work; at the class pace 8 buyers, 2 orders each,
-// 10 units and 500 ms of work) on a broken strategy, which must break an
-// invariant, and on its fix, which must hold them all.
+// brokenThenHeld runs the same contended sale (brokenThenHeldSettings) on
+// a broken strategy, which must break an invariant, and on its fix, which
+// must hold them all.
 func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
 	var parts []string
 	pass := true
-	stock, work, buyers, orders := int64(40), 20, 16, 4
-	if sc.Pace == catalogue.PaceClass {
-		stock, work, buyers, orders = 10, 500, 8, 2
-	}
-	for _, strategy := range []string{broken, fix} {
-		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: stock, WorkMS: work})
+	set := brokenThenHeldSettings(sc.Pace)
+	for i, strategy := range []string{broken, fix} {
+		if i > 0 {
+			if err := sc.next(ctx, fmt.Sprintf("the same buyers on %s, which locks the row: watch them wait in turn", fix)); err != nil {
+				return "", false, err
+			}
+		}
+		v, _, err := sc.C.CreateSale(ctx, sc.Targets[0], shopapi.SaleRequest{Name: name, Strategy: strategy, Stock: set.Stock, WorkMS: set.WorkMS})
 		if err != nil {
 			return "", false, err
 		}
-		sc.contend(ctx, v.ID, buyers, orders)
+		if set.Rounds {
+			sc.rounds(ctx, v.ID, sc.Targets, set.Buyers, set.CaseMin, "u")
+		} else {
+			sc.contend(ctx, v.ID, set.Buyers, set.Orders)
+		}
 		got, err := sc.settled(ctx, v.ID)
 		if err != nil {
 			return "", false, err

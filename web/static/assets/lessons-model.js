@@ -124,3 +124,12 @@ export function decisiveLines(tl) {
   const fenced = lines.find((l) => /\(fenced\)/.test(l.en));
   return fenced ? [fenced] : [];
 }
+
+/**
+ * Whether the Lessons view offers "Run at teaching pace" for a lesson: only
+ * where the catalogue says its scenario has a class pace (class_pace true);
+ * the others would run at normal pace anyway, so the button would mislead.
+ */
+export function offersClassPace(lesson) {
+  return lesson?.class_pace === true;
+}

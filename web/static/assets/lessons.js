@@ -1,5 +1,5 @@
 // The Lessons view: one card per scenario of `loadtest scenario`, what the
-// seed predicts, a Run button and a "Run at teaching pace" one, and the
+// seed predicts, a Run button and, where the lesson has a class pace, a "Run at teaching pace" one, and the
 // last run's verdict (in words and colour) with its result table: one row
 // per case (each sale the scenario ran), each linked to its timeline, and
 // the decisive moment of the first case whose sections overlapped. A
@@ -11,11 +11,11 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
-import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, runningLesson } from './lessons-model.js';
+import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, offersClassPace, runningLesson } from './lessons-model.js';
 
 addLabels({
   runClass: ['Run at teaching pace', '课堂节奏运行'],
-  noClassPace: ['no teaching pace for this lesson: it runs at normal pace', '此课程没有课堂节奏：按正常节奏运行'],
+  noClassPace: ['no teaching pace for this lesson', '此课程没有课堂节奏'],
   lResult: ['What happened', '实际结果'],
   lCase: ['Case', '案例'],
   lInitial: ['Initial stock', '初始库存'],
@@ -89,9 +89,10 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const run = el('button', { type: 'button', class: 'l-run', 'aria-describedby': `${id}-res` },
       el('span', { 'data-l': 'runLesson', text: 'Run' }), el('span', { class: 'sr-only', text: ` ${l.title}` }));
     run.addEventListener('click', () => start(l.name, 'normal', run));
-    const slow = el('button', { type: 'button', class: 'l-run l-class', 'aria-describedby': `${id}-res` },
-      el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only', text: ` ${l.title}` }));
-    slow.addEventListener('click', () => start(l.name, 'class', slow));
+    // "Run at teaching pace" only where the lesson has one (class_pace).
+    const slow = offersClassPace(l) ? el('button', { type: 'button', class: 'l-run l-class', 'aria-describedby': `${id}-res` },
+      el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only', text: ` ${l.title}` })) : null;
+    slow?.addEventListener('click', () => start(l.name, 'class', slow));
     const dl = el('dl', { class: 'l-facts' },
       el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
       el('dt', { 'data-l': 'fix', text: 'The fix' }), fix,
@@ -105,8 +106,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const res = el('div', { class: 'l-result', id: `${id}-res`, 'aria-live': 'polite' }, badge, ' ', status, observed, meta);
     const body = el('div', { class: 'l-body' }, dl, el('div', { class: 'l-outcome' }, cases, moment));
     const li = el('li', { class: 'lesson', id, 'data-lesson': l.name, 'aria-labelledby': `${id}-h` },
-      head, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run, slow,
-      ...(l.class_pace ? [] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
+      head, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run,
+      ...(slow ? [slow] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
     applyLabels(li, zh());
     return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, cases, moment } };
   }
@@ -184,7 +185,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     li.dataset.verdict = r?.verdict || '';
     const busy = active(r);
     p.run.disabled = busy;
-    p.slow.disabled = busy;
+    if (p.slow) p.slow.disabled = busy;
     if (!r) {
       set(p.badge, ''); p.badge.className = 'badge';
       set(p.status, label('lNotRun', zh())); set(p.observed, ''); set(p.meta, ''); p.details.hidden = true;
