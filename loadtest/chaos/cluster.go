@@ -151,7 +151,7 @@ func startCluster(ctx context.Context, n, nice int, shop, logDir, dsn, token str
 		}
 	}
 	for _, r := range c.replicas {
-		if err := waitHealthy(ctx, r.url, 90*time.Second); err != nil {
+		if err := waitHealthy(ctx, r.url, healthBound); err != nil {
 			c.stop()
 			return nil, fmt.Errorf("%s: %w (log %s)", r.name, err, c.logPath(r))
 		}
@@ -293,7 +293,7 @@ func (c *cluster) urls() []string {
 // faults: a restarted or stopped one comes back).
 func (c *cluster) waitAllHealthy(ctx context.Context) error {
 	for _, r := range c.replicas {
-		if err := waitHealthy(ctx, r.url, 90*time.Second); err != nil {
+		if err := waitHealthy(ctx, r.url, healthBound); err != nil {
 			return fmt.Errorf("%s: %w (log %s)", r.name, err, c.logPath(r))
 		}
 	}
@@ -365,6 +365,14 @@ func (np *netProxy) toxic(ctx context.Context, name, kind string, attrs string, 
 	}
 	return nil
 }
+
+// healthBound is how long a replica may take to answer /healthz after its
+// start. Generous: make test runs the replicas niced (--replica-nice) and
+// race-built beside every other package's tests and the browser test, and
+// twice a replica took more than 90 s to connect to its backends there
+// (it answered in seconds on the same machine alone). Nothing is judged
+// on how long it took.
+const healthBound = 4 * time.Minute
 
 // freeAddr is a loopback address with a port nobody listens on now.
 func freeAddr() (string, error) {
