@@ -22,6 +22,7 @@ type chaosFlags struct {
 	shop       string
 	strategy   string
 	duration   time.Duration
+	overtime   time.Duration
 	seed       uint64
 	buyers     int
 	stock      int64
@@ -84,6 +85,9 @@ func (f *chaosFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.shop, "shop", "", "shop `binary` the run starts (default: shop beside this binary, as make build puts it)")
 	fs.StringVar(&f.strategy, "strategy", "all", "`names`, comma-separated, or all (every safe strategy the replicas have)")
 	fs.DurationVar(&f.duration, "duration", time.Minute, "how long the buyers and the nemesis run")
+	fs.DurationVar(&f.overtime, "overtime", 3*time.Minute, "after -duration, with every fault healed, a configuration "+
+		"no order was answered for keeps buying until one is, for at most this `long` (a starved machine can leave one "+
+		"without an answer under the faults; the report says which, and a configuration still without one fails the run)")
 	fs.Uint64Var(&f.seed, "seed", 0, "`seed` of the fault schedule and the buyers; 0 draws one (printed, to replay)")
 	fs.IntVar(&f.buyers, "buyers", 3, "concurrent buyers per configuration (strategy, fencing on/off)")
 	fs.Int64Var(&f.stock, "stock", 20, "units per sale; a sold-out sale is followed by a new one")
@@ -130,6 +134,9 @@ func (f chaosFlags) check(args []string) error {
 	}
 	if f.duration < 10*time.Second {
 		return fmt.Errorf("-duration %v: at least 10s (faults start after 3s and stop 5s before the end)", f.duration)
+	}
+	if f.overtime < 0 {
+		return fmt.Errorf("-overtime %v: 0 or more", f.overtime)
 	}
 	for _, r := range []intRange{
 		{"-replicas", int64(f.replicas), 1, 16},
