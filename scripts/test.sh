@@ -110,8 +110,13 @@ start browser-test nice -n -5 bash scripts/browser.sh run
 # in line it made the whole step a minute longer. deploy/promcheck runs a
 # demo and Prometheus for up to two minutes: early too.
 slow_first=(./internal/lockstrategy ./e2e ./loadtest ./internal/order ./internal/httpapi ./deploy/promcheck)
+# -timeout bounds a package that hangs, not a slow machine: on a day this
+# 2-core machine ran everything at half its speed (load average 50), the
+# loadtest package took 9 minutes, and go test's kill then failed it and
+# left its Redis servers running. The wall time of make test is measured
+# and reported, never asserted here.
 run go-test "$LOGS/gotestsum" --format pkgname-and-test-fails --format-icons text \
-  --jsonfile "$LOGS/go-test.json" -- -race -vet=off -count=1 -p 3 -parallel 3 -timeout 9m "${slow_first[@]}" ./...
+  --jsonfile "$LOGS/go-test.json" -- -race -vet=off -count=1 -p 3 -parallel 3 -timeout 20m "${slow_first[@]}" ./...
 finish vet
 finish browser-test
 
