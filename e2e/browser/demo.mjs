@@ -35,7 +35,7 @@ export async function freeBasePort(n) {
  * first or takes longer than timeoutMs.
  */
 export async function startDemo({ replicas = 2, agents = 2, db = 'seckill_test_browser', timeoutMs = 90_000 } = {}) {
-  // make test builds race-detector binaries of its own into SECKILL_TEST_BIN_DIR.
+  // make test builds binaries of its own into SECKILL_TEST_BIN_DIR.
   const bin = process.env.SECKILL_TEST_BIN_DIR || path.join(ROOT, 'bin');
   const shop = path.join(bin, 'shop');
   if (!existsSync(shop) || !existsSync(path.join(bin, 'loadtest'))) {
