@@ -192,8 +192,9 @@ test('a none run oversells and the page says so in red and in words', async () =
   assert.match(await page.locator('#n-oversold').innerText(), /OVERSOLD/);
   assert.match(await page.getAttribute('#b-oversold', 'class'), /\bbad\b/);
   assert.equal(await number('#n-sold'), 20 + oversold);
-  // The server's verdict with its reason.
-  assert.match(await page.locator('#verdict').innerText(), new RegExp(`BROKEN: .*oversold ${oversold}\\b`));
+  // The server's verdict in the heading row, its reason with the figures under it.
+  assert.match(await page.locator('#verdict').innerText(), /: BROKEN$/);
+  assert.match(await page.locator('#verdict-why').innerText(), new RegExp(`\\boversold ${oversold}\\b`));
   // The tables: both replicas served, both agents took a share.
   assert.equal(await page.locator('#t-replicas tbody tr').count(), 2);
   assert.ok(await page.locator('#t-agents tbody tr').count() >= 2);

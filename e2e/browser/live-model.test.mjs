@@ -25,17 +25,17 @@ test('an oversold sale is bad, in red and in words', () => {
   assert.deepEqual(v.numbers.lost, { text: '7', bad: true });
   assert.deepEqual(v.numbers.viol, { text: '9', bad: true });
   assert.deepEqual(v.numbers.stock, { text: '0', bad: false });
-  assert.deepEqual(v.verdict, { text: 'none: so far, OVERSOLD', bad: true });
+  assert.deepEqual(v.verdict, { text: 'none: so far, OVERSOLD', head: 'none: so far, OVERSOLD', why: '', bad: true });
   assert.equal(v.saleId, 7);
 });
 
 test('a finished step that holds says so; one not started yet waits', () => {
   const done = liveView(run([step({ status: 'done', sale: sale({ stock: 0, sold: 20 }) })], 'done'), null, 0);
-  assert.deepEqual(done.verdict, { text: 'redis: the sale holds', bad: false });
+  assert.deepEqual(done.verdict, { text: 'redis: the sale holds', head: 'redis: the sale holds', why: '', bad: false });
   assert.deepEqual(done.numbers.oversold, { text: '0', bad: false, word: '' });
   const waiting = liveView(run([step({ status: 'queued', sale: null }), step({ step: 1, status: 'queued', sale: null })], 'queued'), null, 0);
   assert.equal(waiting.title, 'run 3 step 1/2: redis (queued)');
-  assert.deepEqual(waiting.verdict, { text: 'waiting for the step to start', bad: false });
+  assert.deepEqual(waiting.verdict, { text: 'waiting for the step to start', head: 'waiting for the step to start', why: '', bad: false });
   assert.equal(waiting.numbers.sold.text, '–');
   assert.equal(waiting.point, null);
 });
@@ -106,7 +106,7 @@ test('an async sale shows its queue, reservations, drift and health', () => {
     qDurability: ['always', false], resReservedPaid: ['10 / 15', false], resExpiredReturned: ['5 / 5', false],
     drift: ['0', false], health: ['healthy', false],
   });
-  assert.deepEqual(first.verdict, { text: 'redis: so far, the sale holds', bad: false });
+  assert.deepEqual(first.verdict, { text: 'redis: so far, the sale holds', head: 'redis: so far, the sale holds', why: '', bad: false });
   assert.equal(first.sample.confirmed, 30);
   // confirmed/s from queue.confirmed over time.
   const next = live(asyncSale({ queue: { ...asyncSale().queue, confirmed: 50 } }), { prev: first.sample, now: 102 });
@@ -124,12 +124,12 @@ test('drift and an unhealthy sale are bad, in words; returned units short of the
   const v = live(drifted, { status: 'done' });
   assert.deepEqual(boxes(v).drift, ['3', true]);
   assert.deepEqual(boxes(v).health, ['NOT HEALTHY: drift 3', true]);
-  assert.deepEqual(v.verdict, { text: 'redis: NOT HEALTHY (drift 3)', bad: true });
+  assert.deepEqual(v.verdict, { text: 'redis: NOT HEALTHY (drift 3)', head: 'redis: NOT HEALTHY (drift 3)', why: '', bad: true });
   const lost = live(asyncSale({ healthy: false, reconcile: { ...asyncSale().reconcile, store_stock: -1 } }));
   assert.deepEqual(boxes(lost).health, ['NOT HEALTHY: Redis lost its stock', true]);
   const oversold = live(sale({ oversold: 2, healthy: false, reconcile: { ...asyncSale().reconcile } }));
   assert.deepEqual(boxes(oversold).health, ['NOT HEALTHY: oversold', true]);
-  assert.deepEqual(oversold.verdict, { text: 'redis: so far, OVERSOLD', bad: true });
+  assert.deepEqual(oversold.verdict, { text: 'redis: so far, OVERSOLD', head: 'redis: so far, OVERSOLD', why: '', bad: true });
   const short = asyncSale({ reservations: { reserved: 0, paid: 1, expired: 4, returned: 3 } });
   assert.deepEqual(boxes(live(short)).resExpiredReturned, ['4 / 3', false], 'running: still returning');
   assert.deepEqual(boxes(live(short, { status: 'done' })).resExpiredReturned, ['4 / 3', true]);
@@ -146,7 +146,7 @@ test('a sync sale shows only what it has: its drift with a Redis stock, nothing 
 
 test('the stream alone never calls a sale unhealthy: its figures come from the sale view of the same sale', () => {
   const plain = liveView(run([step({ sale: sale({ healthy: false, reconcile: { drift: 5 } }) })]), null, 0);
-  assert.deepEqual(plain.verdict, { text: 'redis: so far, the sale holds', bad: false });
+  assert.deepEqual(plain.verdict, { text: 'redis: so far, the sale holds', head: 'redis: so far, the sale holds', why: '', bad: false });
   assert.deepEqual(plain.queue, []);
   const other = liveView(run([step({ sale: streamed(asyncSale()) })]), null, 0, undefined, { queue, sale: asyncSale({ id: 8, healthy: false }) });
   assert.equal(other.verdict.bad, false, 'the view of another sale is not this one\'s');
@@ -155,13 +155,19 @@ test('the stream alone never calls a sale unhealthy: its figures come from the s
 
 test('a lock that overlapped but whose stale write was fenced is told apart from a broken one', () => {
   const fenced = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 42, fenced_writes: 1 }) })], 'done'), null, 0);
-  assert.deepEqual(fenced.verdict, { text: 'redis: FENCED: the lock overlapped, fencing refused the stale write', bad: false, warn: true });
+  assert.deepEqual(fenced.verdict, { text: 'redis: FENCED: the lock overlapped, fencing refused the stale write', head: 'redis: FENCED: the lock overlapped, fencing refused the stale write', why: '', bad: false, warn: true });
   assert.deepEqual(fenced.numbers.viol, { text: '42', bad: false, warn: true });
   const overlapped = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 1 }) })], 'done'), null, 0);
   assert.equal(overlapped.verdict.text, 'redis: OVERLAPPED: two holders at once, no write lost this time');
   assert.equal(overlapped.verdict.bad, false);
   const broken = liveView(run([step({ status: 'done', sale: sale({ stock: 8, sold: 3, violations: 1, lost_updates: 1 }) })], 'done'), null, 0);
-  assert.deepEqual(broken.verdict, { text: 'redis: BROKEN', bad: true });
+  assert.deepEqual(broken.verdict, { text: 'redis: BROKEN', head: 'redis: BROKEN', why: '', bad: true });
+  // The server's verdict: its word in the band's heading, its reason (the figures) under it, never cut.
+  const judged = live(sale({ violations: 2, fenced_writes: 1,
+    verdict: { kind: 'overlapped_safe', reason_en: '2 sections overlapped; fencing refused 1 stale write; oversold 0, lost 0', reason_zh: '' } }));
+  assert.equal(judged.verdict.head, 'redis: so far, OVERLAPPED, DATA SAFE');
+  assert.equal(judged.verdict.why, '2 sections overlapped; fencing refused 1 stale write; oversold 0, lost 0');
+  assert.equal(judged.verdict.text, `${judged.verdict.head}: ${judged.verdict.why}`);
   assert.deepEqual(broken.numbers.viol, { text: '1', bad: true });
 });
 

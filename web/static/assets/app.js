@@ -14,7 +14,7 @@ import { initHerd } from './herd.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
-import { liveView, verdictText } from './live-model.js';
+import { liveView, timelineBand, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initShare } from './share.js';
@@ -40,7 +40,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -54,6 +54,7 @@ const state = {
   step: null, // the step the live band shows
   more: {}, // {sale, queue}: the band's sale view and queue figures (queue.js), which the stream does not carry
   lesson: null, // the lesson run the band shows ({title, run}, lessons.js) instead of a load-test run
+  pinned: null, // {id, sale}: on the Timeline, the sale it shows when the band follows another (timelineBand)
 };
 
 const charts = new Charts({ orders: $('#c-orders'), latency: $('#c-latency'), lockwait: $('#c-lockwait') });
@@ -74,7 +75,8 @@ function applyLang() {
   charts.relabel(state.zh);
   band.relabel(state.zh);
   // The band and the tables again in the new language (the charts keep their points).
-  if (state.view) {
+  if (state.pinned) showPinned();
+  else if (state.view) {
     const { step } = state.view;
     const oversold = { ...state.view.numbers.oversold, word: state.view.numbers.oversold.word ? label('vOversold', state.zh) : '' };
     renderLive({ ...state.view, verdict: verdictText(step, state.zh), numbers: { ...state.view.numbers, oversold } }, { reset() {}, push() {} }, state.zh);
@@ -310,12 +312,13 @@ function showRun(run) {
   const serverMs = clock.known ? clock.now(clientNow()) : undefined;
   const view = liveView(run, state.last, Date.now() / 1000, serverMs, { ...state.more, zh: state.zh });
   if (!view) return;
-  renderLive(view, charts, state.zh);
+  if (!state.pinned) renderLive(view, charts, state.zh);
   state.view = view;
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
-  arming.sample(run, view.step);
+  arming.sample(run, state.pinned ? null : view.step);
+  if (state.pinned) showPinned();
   renderTables(view.step, state.replicas, state.zh);
 }
 
@@ -329,12 +332,54 @@ function showLesson(b) {
   const view = liveView(b.run, state.last, Date.now() / 1000, undefined, { zh: state.zh });
   if (!view) return;
   view.title = b.title;
-  renderLive(view, charts, state.zh);
+  if (!state.pinned) {
+    renderLive(view, charts, state.zh);
+    arming.follow(view.step);
+  }
   state.view = view;
   state.last = view.sample;
   state.step = view.step;
   if (view.saleId) faults.setSaleId(view.saleId);
   renderTables(view.step, state.replicas, state.zh);
+}
+
+// ---- the band on the Timeline ----------------------------------------------
+// The band tells about the sale on the screen: on the Timeline, the sale it
+// draws, when the band follows another (a finished lesson's case opened
+// from its card, an older sale picked). A sale running now is the band's
+// own: following it is the band's live view, charts and all.
+
+const onTimeline = () => document.body.dataset.section === 'timeline';
+
+/** pinBand shows the Timeline's sale id on the band, or gives the band back (0, or the band's own sale). */
+async function pinBand(id) {
+  const own = state.step?.sale_id || state.step?.sale?.id || 0;
+  if (!id || !onTimeline() || id === own) { unpinBand(); return; }
+  let sale;
+  try { sale = await getJSON(`/api/sales/${id}`, { timeoutMs: 8000 }); } catch { return; }
+  if (timeline?.saleId() !== id || !onTimeline()) return; // another sale, or another section, meanwhile
+  state.pinned = { id, sale };
+  showPinned();
+}
+
+/** showPinned draws the pinned sale on the band; the charts keep the run's points. */
+function showPinned() {
+  const b = timelineBand(state.pinned.sale, state.zh);
+  const view = liveView(b.run, null, Date.now() / 1000, undefined, { zh: state.zh, sale: state.pinned.sale });
+  view.title = b.title;
+  view.heading = 'liveSale';
+  renderLive(view, { reset() {}, push() {} }, state.zh);
+  arming.follow(view.step);
+}
+
+/** unpinBand gives the band back to the run or lesson it follows. */
+function unpinBand() {
+  if (!state.pinned) return;
+  state.pinned = null;
+  if (state.view) {
+    renderLive(state.view, { reset() {}, push() {} }, state.zh);
+    arming.follow(state.step);
+  }
 }
 
 function onRuns(list) {
@@ -406,7 +451,7 @@ syncClock();
 const zh = () => state.zh;
 lessons = initLessons({ zh, needToken, onBand: showLesson });
 const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
-timeline = initTimeline({ zh, liveStep: () => state.step });
+timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBand(id) });
 if (!$('#timeline').hidden) timeline.show();
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.

@@ -29,19 +29,22 @@ const clock = (ms) => new Date(ms).toLocaleTimeString('en-GB');
  * band. zh() says whether Chinese is on; strategies() the names the form
  * offers. Returns arm(kind, {replica, forward}) for the fault cards,
  * started(run) for the run form, sample(run, step) for each live sample,
+ * follow(step) for a step the band shows that is no load run's (a lesson's
+ * case, the Timeline's sale),
  * injected({kind, at, ms}) for a fault injected from the Faults page, and
  * relabel() after a language switch.
  */
 export function initFaultArm({ form, charts, zh, strategies }) {
   let armed = null; // {k, replica, forward, runId, fired, at, error}
-  let effects = { run: 0, list: [] }; // the fault_effects shown in the band, of run
+  let effects = { sale: 0, list: [] }; // the fault_effects shown in the band: of the band's sale only
   const checked = new Set(); // sale ids whose timeline was read for its faults
   const line = document.querySelector('#armed');
   const note = el('ul', { id: 'fault-note', class: 'fault-note', 'aria-live': 'polite' });
   note.hidden = true;
-  // Under the band's heading row (beside the verdict it would squeeze on a phone).
-  const verdict = document.querySelector('#verdict');
-  (verdict.closest('.live-head') || verdict).after(note);
+  // On the band's row under its heading, after the verdict's reason.
+  const notes = document.querySelector('#band-notes');
+  if (notes) notes.append(note);
+  else document.querySelector('#verdict').after(note);
   // The armed line names the other fencing setting: it follows the checkbox.
   form.elements.fencing?.addEventListener('change', () => render());
 
@@ -111,28 +114,43 @@ export function initFaultArm({ form, charts, zh, strategies }) {
     render();
   }
 
-  async function readEffects(run, saleId) {
+  let shown = 0; // the sale the band shows
+  const said = new Map(); // sale id -> its fault_effects, once read
+
+  async function readEffects(saleId) {
     let t;
     try { t = await getJSON(`/api/sales/${saleId}/timeline`, { timeoutMs: 15000 }); } catch { checked.delete(saleId); return; }
-    for (const f of t.faults || []) charts.mark(f.from / 1000, f.kind, f.to ? f.to / 1000 : undefined);
-    if (!(t.fault_effects || []).length) return;
-    effects = { run, list: t.fault_effects };
-    render();
+    if (saleId === shown) for (const f of t.faults || []) charts.mark(f.from / 1000, f.kind, f.to ? f.to / 1000 : undefined);
+    said.set(saleId, t.fault_effects || []);
+    if (saleId === shown) { effects = { sale: saleId, list: said.get(saleId) }; render(); }
+  }
+
+  /**
+   * follow is told the step the band shows, whatever put it there (a load
+   * run, a lesson, the Timeline's sale): the band's fault note is that
+   * sale's, never an earlier one's; a finished step's faults are read once.
+   */
+  function follow(step) {
+    const sale = step?.sale_id || 0;
+    if (sale !== shown) {
+      shown = sale;
+      effects = { sale, list: said.get(sale) || [] };
+      render();
+    }
+    if (step?.status === 'done' && sale && !checked.has(sale)) {
+      checked.add(sale);
+      readEffects(sale);
+    }
   }
 
   function sample(run, step) {
-    if (effects.run && effects.run !== run.id) { effects = { run: 0, list: [] }; render(); }
     if (fireNow(armed, run)) fire(run.steps.find((s) => s.status === 'running'));
-    // A step over: its faults, from the database, mark the charts and say what they did.
-    if (step?.status === 'done' && step.sale_id && !checked.has(step.sale_id)) {
-      checked.add(step.sale_id);
-      readEffects(run.id, step.sale_id);
-    }
+    follow(step);
   }
 
   function injected({ kind, at, ms }) {
     charts.mark(at / 1000, kind, ms ? (at + ms) / 1000 : undefined);
   }
 
-  return { arm, started, sample, injected, relabel: render };
+  return { arm, started, sample, follow, injected, relabel: render };
 }

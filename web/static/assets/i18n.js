@@ -31,6 +31,7 @@ export const LABELS = {
   start: ['Start', '开始'],
   live: ['Run in progress', '进行中的压测'],
   liveLast: ['Last run', '最近一次压测'],
+  liveSale: ['This sale', '这一场'],
   liveNone: ['No run yet', '还没有压测'],
   stockLeft: ['Stock left', '剩余库存'],
   sold: ['Sold', '已售'],

@@ -3,6 +3,7 @@
 // it (a run as live-model.js's liveView reads one) and the decisive moment
 // of a case's timeline. Case names follow loadtest/lessons' CaseTable: the
 // strategy and the settings that differ between the lesson's sales.
+import { saleStep } from './live-model.js';
 
 /** The verdict of a lesson run, in both languages, with its css class and symbol (colour is never the only signal). */
 export const LESSON_VERDICT = {
@@ -74,7 +75,6 @@ export function runningLesson(lessons) {
   return lessons.find((l) => l.last?.status === 'running') || null;
 }
 
-const NO_CLIENT = { requests: 0, requests_per_s: 0, orders_per_s: 0, latency_ms: {} };
 
 /**
  * bandRun is the lesson run as a run the band's liveView reads: one step
@@ -97,10 +97,7 @@ export function bandRun(lesson, views, zh) {
     run: {
       id: `lesson-${run.id}`,
       status: live ? 'running' : 'done',
-      steps: views.map((v, k) => ({
-        step: k, strategy: v.strategy, sale: v, sale_id: v.id, client: NO_CLIENT, server: null,
-        status: live && k === i ? 'running' : 'done',
-      })),
+      steps: views.map((v, k) => saleStep(v, k, live && k === i ? 'running' : 'done')),
     },
   };
 }

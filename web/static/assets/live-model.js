@@ -6,6 +6,29 @@ import { fmt, ms, verdictOf } from './dom.js';
 import { addLabels, label } from './i18n.js';
 import { openingState } from './shop-model.js';
 
+// A step read from GET /api/sales/{id} alone has no load-test client.
+const NO_CLIENT = { requests: 0, requests_per_s: 0, orders_per_s: 0, latency_ms: {} };
+
+/**
+ * saleStep is a sale (its GET /api/sales/{id}) as a run's step the band
+ * reads: k its index, status 'running' or 'done'.
+ */
+export function saleStep(sale, k = 0, status = 'done') {
+  return { step: k, strategy: sale.strategy, sale, sale_id: sale.id, client: NO_CLIENT, server: null, status };
+}
+
+/**
+ * timelineBand is the band's {title, run} for the sale the Timeline shows
+ * (its GET /api/sales/{id}), when that is not the sale the band follows:
+ * the band then tells about the sale on the screen, not another run's.
+ */
+export function timelineBand(sale, zh = false) {
+  return {
+    title: zh ? `时间线：第 ${sale.id} 场，${sale.strategy}` : `Timeline: sale ${sale.id}, ${sale.strategy}`,
+    run: { id: `sale-${sale.id}`, status: 'done', steps: [saleStep(sale)] },
+  };
+}
+
 /** currentStep is the running step, else the last one that has a sale. */
 export function currentStep(run) {
   return run.steps.find((s) => s.status === 'running') || [...run.steps].reverse().find((s) => s.sale) || run.steps[0];
@@ -92,9 +115,15 @@ export function verdictText(step, zh) {
     const why = unhealthyWhy(step.sale, zh, !!v.warn);
     if (why) v = { word: `${label('notHealthy', zh)} (${why})`, bad: true };
   }
-  if (!step.sale) return { text: label('waitingStep', zh), bad: v.bad };
+  if (!step.sale) return { text: label('waitingStep', zh), head: label('waitingStep', zh), why: '', bad: v.bad };
   const soFar = step.status === 'done' ? '' : label('soFar', zh);
-  const out = { text: `${step.strategy}: ${soFar}${v.kind === 'holds' ? label('saleHolds', zh) : v.word}`, bad: v.bad };
+  const word = v.kind === 'holds' ? label('saleHolds', zh) : v.word;
+  const out = { text: `${step.strategy}: ${soFar}${word}`, bad: v.bad };
+  // The band's two parts: the verdict's word in its heading row, the
+  // reason with its figures on the row under it, where it is never cut.
+  const cut = v.reason && v.word.endsWith(`: ${v.reason}`) ? v.word.length - v.reason.length - 2 : -1;
+  out.head = cut >= 0 ? `${step.strategy}: ${soFar}${v.word.slice(0, cut)}` : out.text;
+  out.why = cut >= 0 ? v.reason : '';
   if (v.warn) out.warn = true;
   return out;
 }

@@ -128,11 +128,18 @@ export function renderLive(view, charts, zh = false) {
   // Only on a change: #verdict is a live region, and a screen reader would
   // otherwise repeat it every second.
   const verdict = $('#verdict');
-  if (verdict.textContent !== view.verdict.text) {
-    verdict.textContent = view.verdict.text;
-    verdict.title = view.verdict.text; // the whole of it when the heading row cuts it
+  const head = view.verdict.head ?? view.verdict.text, why = view.verdict.why ?? '';
+  if (verdict.textContent !== head) {
+    verdict.textContent = head;
+    verdict.title = view.verdict.text; // the whole of it
   }
   verdict.className = `verdict ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
+  // The reason and its figures, on the row under the heading (not a live
+  // region of its own: the verdict's change is announced).
+  const reason = $('#verdict-why');
+  if (reason.textContent !== why) reason.textContent = why;
+  reason.hidden = !why;
+  reason.className = `verdict-why ${view.verdict.bad ? 'bad' : view.verdict.warn ? 'warn' : 'ok'}`;
   renderGuards(view, zh);
   renderQueue(view, zh);
   charts.reset(view.key, view.step.strategy);

@@ -36,9 +36,11 @@ function storeSpeed(v) {
 
 /**
  * initTimeline wires the section. zh() says whether Chinese labels are on;
- * liveStep() is the step the live band shows ({status, sale}) or null.
+ * liveStep() is the step the live band shows ({status, sale}) or null;
+ * onSale(id) is told the sale the section shows, each time the section
+ * shows or opens one (the band then tells about that sale).
  */
-export function initTimeline({ zh, liveStep }) {
+export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   const canvas = $('#tl-canvas');
   const ctx = canvas.getContext('2d');
   const tip = $('#tl-tip');
@@ -163,6 +165,7 @@ export function initTimeline({ zh, liveStep }) {
       st.view = live ? liveWindow(model) : openingWindow(model);
       st.following = live;
       renderFacts(); renderNarration(); renderPairs(); renderLegend(); links(id, live);
+      if (visible()) onSale(id);
     } else {
       st.replay.from = model.from; st.replay.to = model.to;
       if (st.following) st.view = liveWindow(model);
@@ -506,7 +509,8 @@ export function initTimeline({ zh, liveStep }) {
   $('#tl-speeds').setAttribute('aria-label', SPEED_TEXT);
 
   return {
-    show() { loadSales(); renderLegend(); redraw(); },
+    show() { loadSales(); renderLegend(); redraw(); if (st.model) onSale(st.saleId); },
+    saleId: () => st.saleId,
     relabel() {
       applyLabels($('#timeline'), zh());
       renderLegend();
