@@ -124,6 +124,38 @@ test('the pins survive a reload; a pin is taken back', async () => {
   assert.match(new URL(page.url()).hash, /pins=12\.0,11\.0,10\.0$/);
 });
 
+for (const zh of [false, true]) {
+  test(`1366x768 Large type ${zh ? 'zh' : 'en'}: the safety columns in view beside the verdict, no header split inside a word`, async () => {
+    await page.setViewportSize(PROJECTOR);
+    await page.click('#large');
+    if (zh) await page.click('#lang');
+    try {
+      await row('12.0').waitFor();
+      const m = await page.evaluate(() => {
+        const ths = [...document.querySelectorAll('#t-compare thead th')];
+        const right = Object.fromEntries(['oversold', 'lostUpdates', 'violations', 'linearizable'].map((k) =>
+          [k, document.querySelector(`#t-compare thead th[data-l="${k}"]`).getBoundingClientRect().right]));
+        const box = document.querySelector('#compare .compare-scroll').getBoundingClientRect().right;
+        // A header split inside a word has a line of one character (it was one per line in Chinese).
+        const split = ths.filter((th) => {
+          const r = document.createRange();
+          r.selectNodeContents(th);
+          const lines = [...r.getClientRects()].filter((b) => b.width > 0);
+          const size = parseFloat(getComputedStyle(th).fontSize);
+          return lines.length > 1 && lines.some((b) => b.width < 1.3 * size);
+        }).map((th) => th.textContent);
+        return { right, box, split };
+      });
+      for (const [k, r] of Object.entries(m.right)) assert.ok(r <= m.box, `${k} ends at ${r}, past the table's box (${m.box}): a sideways scroll to see it`);
+      assert.deepEqual(m.split, [], 'headers split inside a word');
+      await shoot(`compare-1366-large-${zh ? 'zh' : 'en'}.png`, PROJECTOR);
+    } finally {
+      if (zh) await page.click('#lang');
+      await page.click('#large');
+    }
+  });
+}
+
 test('on a phone the table scrolls in its own box, not the page; Chinese at both sizes', async () => {
   await page.setViewportSize(PHONE);
   const box = await page.locator('#t-compare').evaluate((t) => {
@@ -136,7 +168,7 @@ test('on a phone the table scrolls in its own box, not the page; Chinese at both
   await page.locator('#lang').click();
   await row('12.0').locator('td.verdict-cell', { hasText: '重叠但数据安全' }).waitFor();
   assert.match(await row('12.0').locator('td.verdict-cell').innerText(), /防护令牌拒绝了 1 次过期写入/);
-  assert.match(await row('11.0').locator('td.verdict-cell').innerText(), /已破坏/);
+  assert.match(await row('11.0').locator('td.verdict-cell').innerText(), /数据已损坏/);
   assert.match(await cell('12.0', 'limit-cell').innerText(), /不适用：临界区重叠/);
   assert.match(await cell('12.0', 'differs-cell').innerText(), /防护令牌.*开/);
   await shoot('compare-pinned-390-zh.png', PHONE);

@@ -114,7 +114,7 @@ test('in Chinese the lesson texts, case names, headers and verdicts are Chinese'
   assert.equal(await page.textContent(`${card} .l-predict`), '暂停的持有者写入过时的库存；开启防护令牌后过时的写入被拒绝');
   const first = await page.$$eval(`${card} .l-table tbody tr:first-child > *`, (cs) => cs.map((c) => c.textContent));
   assert.equal(first[0], 'redis，防护令牌 关');
-  assert.equal(first[1], '已破坏');
+  assert.equal(first[1], '数据已损坏');
   assert.equal(await page.textContent(`${card} .l-table thead th:first-child`), '案例');
   assert.match(await page.textContent(`${card} .badge`), /通过/);
   await page.waitForFunction(() => /课程：mutex-across-replicas，第 2 个案例：db-pessimistic/.test(document.querySelector('#live-title').textContent));

@@ -18,7 +18,7 @@ export const ms = (n) => fmt(n, n < 10 ? 2 : 1);
 addLabels({
   vHolds: ['holds', '守住'],
   vOverlappedSafe: ['OVERLAPPED, DATA SAFE', '重叠但数据安全'],
-  vBroken: ['BROKEN', '已破坏'],
+  vBroken: ['BROKEN', '数据已损坏'],
   vOversold: ['OVERSOLD', '超卖'],
   vFenced: ['FENCED: the lock overlapped, fencing refused the stale write', '已拦截：锁重叠，防护令牌拒绝了过期写入'],
   vOverlapped: ['OVERLAPPED: two holders at once, no write lost this time', '重叠：两个持有者同时在内，这次没有写入丢失'],

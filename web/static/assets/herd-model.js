@@ -10,7 +10,7 @@ export const HERD_LAYERS = ['opening', 'ticket', 'rate_limit', 'idempotency', 's
 addLabels({
   herdTitle: ['The herd', '抢购洪峰'],
   herdSale: ['sale', '秒杀'],
-  herdNone: ['No sale yet: start a run and the herd shows here.', '还没有秒杀：发起压测后在这里显示。'],
+  herdNone: ['No sale yet: start a run and the herd shows here.', '还没有秒杀：发起压测后抢购洪峰在这里显示。'],
   herdSellOut: ['Sold out in', '售罄用时'],
   herdNotSoldOut: ['not sold out', '尚未售罄'],
   herdFromOpening: ['from the opening', '从开售算起'],

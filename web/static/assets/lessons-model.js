@@ -17,7 +17,7 @@ export const LESSON_VERDICT = {
 export const CASE_VERDICT = {
   holds: { en: 'holds', zh: '守住', cls: 'ok' },
   overlapped_safe: { en: 'overlapped, data safe', zh: '重叠，数据安全', cls: 'warn' },
-  broken: { en: 'BROKEN', zh: '已破坏', cls: 'bad' },
+  broken: { en: 'BROKEN', zh: '数据已损坏', cls: 'bad' },
 };
 
 const onOff = (key, en, zh) => ({ value: (v) => String(!!v[key]), en: (v) => `${en} ${v[key] ? 'on' : 'off'}`, zh: (v) => `${zh} ${v[key] ? '开' : '关'}` });

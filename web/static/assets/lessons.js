@@ -30,7 +30,7 @@ addLabels({
   lMoment: ['Decisive moment', '关键时刻'],
   lTimeline: ['timeline', '时间线'],
   lNotRun: ['not run yet', '尚未运行'],
-  lWaiting: ['waiting for the agent…', '等待压测代理…'],
+  lWaiting: ['waiting for the agent…', '等待压测节点…'],
   lClassPace: ['teaching pace', '课堂节奏'],
   lDone: ['done', '已完成'],
   lRunning: ['running…', '运行中…'],

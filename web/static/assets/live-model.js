@@ -90,7 +90,7 @@ addLabels({
   whyOverlaps: ['exclusion violations', '临界区重叠'], whyDrift: ['drift', '库存偏差'],
   whyRedisStock: ['Redis lost its stock', 'Redis 丢失了库存'], whyServer: ['the server says so', '服务端判定'],
   notHealthy: ['NOT HEALTHY', '不健康'], waitingStep: ['waiting for the step to start', '等待这一步开始'],
-  soFar: ['so far, ', '目前：'], saleHolds: ['the sale holds', '守住了'],
+  soFar: ['so far, ', '目前：'], saleHolds: ['the sale holds', '本场守住了'],
 });
 
 /**
