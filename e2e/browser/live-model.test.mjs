@@ -155,7 +155,7 @@ test('the stream alone never calls a sale unhealthy: its figures come from the s
 
 test('a lock that overlapped but whose stale write was fenced is told apart from a broken one', () => {
   const fenced = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 42, fenced_writes: 1 }) })], 'done'), null, 0);
-  assert.deepEqual(fenced.verdict, { text: 'redis: FENCED: the lock overlapped, fencing refused the stale write', head: 'redis: FENCED: the lock overlapped, fencing refused the stale write', why: '', bad: false, warn: true });
+  assert.deepEqual(fenced.verdict, { text: 'redis: FENCED: the lock overlapped, fencing refused the stale write', head: 'redis: FENCED', why: 'the lock overlapped, fencing refused the stale write', bad: false, warn: true });
   assert.deepEqual(fenced.numbers.viol, { text: '42', bad: false, warn: true });
   const overlapped = liveView(run([step({ status: 'done', sale: sale({ stock: 7, sold: 3, violations: 1 }) })], 'done'), null, 0);
   assert.equal(overlapped.verdict.text, 'redis: OVERLAPPED: two holders at once, no write lost this time');

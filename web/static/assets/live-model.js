@@ -121,9 +121,11 @@ export function verdictText(step, zh) {
   const out = { text: `${step.strategy}: ${soFar}${word}`, bad: v.bad };
   // The band's two parts: the verdict's word in its heading row, the
   // reason with its figures on the row under it, where it is never cut.
-  const cut = v.reason && v.word.endsWith(`: ${v.reason}`) ? v.word.length - v.reason.length - 2 : -1;
+  // (The server's reason; else the local word's own "WORD: why".)
+  const colon = /: |：/.exec(v.word);
+  const cut = v.reason && v.word.endsWith(`: ${v.reason}`) ? v.word.length - v.reason.length - 2 : colon ? colon.index : -1;
   out.head = cut >= 0 ? `${step.strategy}: ${soFar}${v.word.slice(0, cut)}` : out.text;
-  out.why = cut >= 0 ? v.reason : '';
+  out.why = cut >= 0 ? v.word.slice(cut + (v.word[cut] === '：' ? 1 : 2)) : '';
   if (v.warn) out.warn = true;
   return out;
 }
