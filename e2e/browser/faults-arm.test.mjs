@@ -144,6 +144,9 @@ test('arming fills the Run form and says what is armed', async () => {
 test('the next run fires the fault once it has sold, the charts mark it, the band says what it did', async () => {
   await page.click('#start');
   await page.waitForFunction(() => /Run 5 started/.test(document.querySelector('#form-msg').textContent));
+  // Start brings the charts into view (the form is below them).
+  const charts = await page.locator('#c-orders').boundingBox();
+  assert.ok(charts.y >= 0 && charts.y + 40 <= PROJECTOR.height, `the orders chart is out of view after Start: ${JSON.stringify(charts)}`);
   assert.equal(posted.runs[0].watchdog, false);
   assert.equal(posted.runs[0].work_ms, 200);
   push([run(0, 'running', 0)]);

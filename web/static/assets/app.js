@@ -266,6 +266,9 @@ form.addEventListener('submit', async (e) => {
     out.textContent = fill('started', { id: run.id, strategies: run.config.strategies.join(', '), n: run.targets.length });
     arming.started(run);
     showRun(run);
+    // The run's charts, not the form, are what the room watches now: they
+    // top the Run section, right under the band.
+    window.scrollTo({ top: 0 });
   } catch (err) {
     out.classList.add('bad');
     if (err instanceof ApiError && err.status === 401) {
