@@ -412,7 +412,9 @@ test('running a lesson from the page ends with PASS shown', async () => {
   assert.equal(await card.locator('.l-observed').innerText(), run.observed);
   assert.match(await card.locator('.l-meta').innerText(), new RegExp(`agent ${run.agent}`));
   await page.locator('#lessons').scrollIntoViewIfNeeded();
-  await page.locator('#lessons').screenshot({ path: path.join(SHOTS, 'dashboard-lessons.png') });
+  // The page, not the element: an element's screenshot waits for it to stop
+  // changing, and the section redraws every second (CI waited 29 s for it).
+  await page.screenshot({ path: path.join(SHOTS, 'dashboard-lessons.png') });
 });
 
 test('the Faults section injects pause_holder into a chosen replica and shows refusals', async () => {
