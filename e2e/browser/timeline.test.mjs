@@ -156,6 +156,26 @@ test('the replay moves at the speed picked, and the scrubber follows', async () 
   assert.match(await page.locator('#tl-now').innerText(), /^1\.5\d{2} s$/);
 });
 
+test('a replay captions the canvas with the line of the moment, lit in the list too, and the caption advances', async () => {
+  const caption = () => page.evaluate(() => JSON.parse(document.querySelector('#tl-canvas').dataset.boxes).caption);
+  const lit = () => page.evaluate(() => document.querySelector('#tl-narration button.now span:last-of-type')?.textContent || '');
+  await page.click('#tl-fit');
+  await page.locator('#tl-scrub').fill('0');
+  // Drawn on the next frame: waited for, not read at once.
+  await page.waitForFunction(() => !JSON.parse(document.querySelector('#tl-canvas').dataset.boxes).caption, null, { timeout: 10_000 });
+  await page.locator('#tl-scrub').fill('300');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#tl-canvas').dataset.boxes).caption);
+  const first = await caption();
+  assert.equal(first.text, await lit(), 'the caption is the narration line lit in the list');
+  assert.ok(first.size >= 13 && first.w > 0 && first.h >= first.size, JSON.stringify(first));
+  const plot = await page.evaluate(() => document.querySelector('#tl-canvas').getBoundingClientRect().width);
+  assert.ok(first.x + first.w <= plot, 'the caption is whole inside the canvas');
+  await page.locator('#tl-scrub').fill('999');
+  await page.waitForFunction((t) => JSON.parse(document.querySelector('#tl-canvas').dataset.boxes).caption?.text !== t, first.text);
+  assert.equal((await caption()).text, await lit());
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-1366-caption.png') });
+});
+
 test('Chinese labels and narration, and a phone: the lanes scroll sideways, the legend wraps', async () => {
   await page.click('#lang');
   assert.match(await page.locator('#tl-narration li').first().innerText(), /replica-2 获得令牌 #2/);

@@ -164,8 +164,10 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   ctx.restore();
   drawCursor(ctx, opts.cursor, view, x, right, h);
   drawLaneLabels(ctx, model, w, h, b, opts.zh);
+  const caption = opts.cursor !== null && opts.cursor !== undefined && opts.caption
+    ? drawCaption(ctx, opts.caption, LAYOUT.labelW + LAYOUT.pad, b.lanesTop + LAYOUT.pad / 2, plotW - 2 * LAYOUT.pad) : null;
   const boxes = {
-    font: LAYOUT.font, fonts: [...drawn.fonts].sort((p, q) => p - q), faults: drawn.faults, stock: drawn.stock,
+    font: LAYOUT.font, fonts: [...drawn.fonts].sort((p, q) => p - q), faults: drawn.faults, stock: drawn.stock, caption,
     bands: { lanes: [b.lanesTop, b.lanesH], faults: [b.faultsTop, b.faultsH], stock: [b.stockTop, b.stockH] },
   };
   drawn = null;
@@ -230,6 +232,41 @@ function drawCursor(ctx, cursor, view, x, right, h) {
   ctx.strokeStyle = COLOURS.text;
   ctx.lineWidth = 2;
   ctx.beginPath(); ctx.moveTo(cx, axisH - 6); ctx.lineTo(cx, h - pad); ctx.stroke();
+}
+
+/**
+ * drawCaption writes the replay's caption (the narration line of the
+ * moment) over the lanes, top left, in bold on a white card: whole, on as
+ * many lines as its words need within maxW. Returns its box and lines.
+ */
+function drawCaption(ctx, text, x0, y0, maxW) {
+  const { font } = LAYOUT;
+  setFont(ctx, true);
+  const lines = wrapWords(ctx, text, maxW - font);
+  const lineH = Math.round(font * 1.35);
+  const w = Math.min(maxW, Math.max(...lines.map((l) => ctx.measureText(l).width)) + font);
+  const h = lines.length * lineH + Math.round(font * 0.6);
+  ctx.fillStyle = 'rgba(255,255,255,0.94)';
+  ctx.fillRect(x0, y0, w, h);
+  ctx.strokeStyle = COLOURS.text;
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x0 + 0.5, y0 + 0.5, w - 1, h - 1);
+  ctx.fillStyle = COLOURS.text;
+  ctx.textAlign = 'left';
+  lines.forEach((l, i) => ctx.fillText(l, x0 + font / 2, y0 + Math.round(font * 0.3) + lineH * i + lineH / 2));
+  return { text, lines, x: x0, y: y0, w, h, size: font };
+}
+
+/** wrapWords splits text into lines no wider than maxW, at spaces (or between CJK characters). */
+function wrapWords(ctx, text, maxW) {
+  const words = text.match(/[\u3000-\u9fff\uff00-\uffef]|[^\s\u3000-\u9fff\uff00-\uffef]+\s*|\s+/g) || [text];
+  const lines = [];
+  let cur = '';
+  for (const wd of words) {
+    if (cur && ctx.measureText(cur + wd).width > maxW) { lines.push(cur.trimEnd()); cur = wd.trimStart(); } else cur += wd;
+  }
+  if (cur.trim()) lines.push(cur.trimEnd());
+  return lines.length ? lines : [text];
 }
 
 /** drawLaneLabels writes the lanes' names over a white column, so that bars never run under them. */

@@ -76,7 +76,10 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
-    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan });
+    // During a replay the canvas is captioned with the narration line of the moment.
+    const line = replaying ? st.model.narration[currentLine(st.model.narration, st.replay.t)] : null;
+    const caption = line ? narrationText(line, zh()).main : '';
+    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan, caption });
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
     canvas.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
     canvas.dataset.boxes = JSON.stringify(boxes); // the fault names' and stock figures' boxes, the font sizes
