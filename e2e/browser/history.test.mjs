@@ -80,6 +80,15 @@ test('not linearizable: the witness sentence, what it means for a buyer, the ord
   assert.ok(await page.locator('#tl-hc-link').isVisible(), "porcupine's drawing is one click further");
   await page.locator('#tl-hc').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'timeline-history-1366.png') });
+  // The two witnesses framed on the canvas, over the whole sale, and named in the legend.
+  await page.click('#tl-fit');
+  await page.waitForFunction(() => {
+    const b = JSON.parse(document.querySelector('#tl-canvas').dataset.boxes || '{}');
+    return (b.witness || []).map((w) => w.order).sort().join() === '54,55';
+  }, null, { timeout: 10_000 });
+  assert.match(await page.locator('#tl-legend').innerText(), /framed: an order of the history check's witness/);
+  await page.locator('#tl-canvas').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'timeline-history-witness-1366.png') });
 });
 
 test('in Chinese: the sentence, the buyer line and the orders in Chinese, the drawing asked in Chinese', async () => {

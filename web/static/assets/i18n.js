@@ -32,6 +32,7 @@ export const LABELS = {
   live: ['Run in progress', '进行中的压测'],
   liveLast: ['Last run', '最近一次压测'],
   liveSale: ['This sale', '这一场'],
+  tlWitness: ['framed: an order of the history check\'s witness (it left the same stock as another)', '框出：历史检查的证据订单（与另一单留下了相同的库存）'],
   liveNone: ['No run yet', '还没有压测'],
   stockLeft: ['Stock left', '剩余库存'],
   sold: ['Sold', '已售'],

@@ -38,7 +38,7 @@ export const COLOURS = {
   committed: '#1f6feb', fenced: '#6e7781', rolled_back: '#8c959f', lock_lost: '#bc4c00', gave_up: '#afb8c1',
   sold_out: '#4a9c5d', limit_reached: '#8250df', error: '#a40e26', unknown: '#953800',
   wait: '#c9d1d9', lease: '#2da44e', leaseLost: '#cf222e', overlap: '#d1242f', fault: 'rgba(212, 167, 44, 0.22)',
-  faultText: '#7d4e00', stock: '#0a3069', grid: '#eaeef2', text: '#1b1f24', muted: '#57606a',
+  faultText: '#7d4e00', stock: '#0a3069', grid: '#eaeef2', text: '#1b1f24', muted: '#57606a', witness: '#bf3989',
 };
 
 /** setFont sets the canvas's one text size, bold or not, and notes the size for the tests. */
@@ -142,7 +142,7 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   const right = labelW + plotW;
   const x = xScale(w, view);
   const b = bands(model, plan.rows);
-  drawn = { fonts: new Set(), faults: [], stock: [] };
+  drawn = { fonts: new Set(), faults: [], stock: [], witness: [] };
 
   ctx.clearRect(0, 0, w, h);
   ctx.fillStyle = '#fff';
@@ -168,6 +168,7 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
     ? drawCaption(ctx, opts.caption, LAYOUT.labelW + LAYOUT.pad, b.lanesTop + LAYOUT.pad / 2, plotW - 2 * LAYOUT.pad) : null;
   const boxes = {
     font: LAYOUT.font, fonts: [...drawn.fonts].sort((p, q) => p - q), faults: drawn.faults, stock: drawn.stock, caption,
+    witness: drawn.witness,
     bands: { lanes: [b.lanesTop, b.lanesH], faults: [b.faultsTop, b.faultsH], stock: [b.stockTop, b.stockH] },
   };
   drawn = null;
@@ -361,6 +362,14 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
         ctx.strokeStyle = COLOURS.text; ctx.lineWidth = 2;
         ctx.strokeRect(x0 - 1, holdY - 1, Math.max(1, wpx) + 2, holdH + 2);
       }
+      // A witness of the history check (an order that left the same stock
+      // as another): a thick violet frame, at least a tag wide.
+      if (opts.witness?.size && s.order_id && isWitness(s, opts.witness)) {
+        ctx.strokeStyle = COLOURS.witness; ctx.lineWidth = 3;
+        const ww = Math.max(8, wpx);
+        ctx.strokeRect(x0 - 2.5, holdY - 2.5, ww + 5, holdH + 5);
+        if (drawn) drawn.witness.push({ order: s.order_id, x: x0 - 2.5, y: holdY - 2.5, w: ww + 5, h: holdH + 5 });
+      }
       // A batch hold (combining) says its size, else the token.
       const batch = batchBarLabels(s, opts.zh);
       if (batch.length && s.buyers > 1) { // a batch of one says nothing more than a bar
@@ -372,6 +381,12 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
     });
   }
   drawOverlaps(ctx, model, view, x, top, opts.zh);
+}
+
+/** isWitness says whether section s made one of the witness orders (a batch covers consecutive ids). */
+function isWitness(s, witness) {
+  for (let id = s.order_id; id < s.order_id + Math.max(s.orders || 1, 1); id++) if (witness.has(id)) return true;
+  return false;
 }
 
 /** tokenText writes a hold's token ("#4") in white inside its bar [x0, x1] when it fits; returns whether it did. */

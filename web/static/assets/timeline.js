@@ -79,7 +79,8 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     // During a replay the canvas is captioned with the narration line of the moment.
     const line = replaying ? st.model.narration[currentLine(st.model.narration, st.replay.t)] : null;
     const caption = line ? narrationText(line, zh()).main : '';
-    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan, caption });
+    const witness = new Set(st.witnessOrders || []);
+    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan, caption, witness });
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
     canvas.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
     canvas.dataset.boxes = JSON.stringify(boxes); // the fault names' and stock figures' boxes, the font sizes
@@ -306,8 +307,10 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     }
     const v = historyView(h.res, st.model?.data.sections, zh(), h.live);
     box.dataset.verdict = v.verdict;
-    box.dataset.orders = v.orders.join(' '); // the witness orders, for the tests (and the canvas, later)
-    st.witnessOrders = v.orders;
+    box.dataset.orders = v.orders.join(' '); // the witness orders, for the tests
+    const framed = (st.witnessOrders || []).join() !== v.orders.join();
+    st.witnessOrders = v.orders; // framed on the canvas, named in the legend
+    if (framed) { renderLegend(); redraw(); }
     $('#tl-hc-sentence').textContent = v.sentence;
     $('#tl-hc-meaning').textContent = v.meaning;
     const rows = v.rows.map((r) => el('tr', {},
@@ -343,6 +346,8 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
       item(COLOURS.wait, 'tlWait', 'thin'), ...OUTCOMES.map((o) => item(COLOURS[o], `o_${o}`, o === 'fenced' ? 'crossed' : '')),
       item(COLOURS.lease, 'tlLease', 'thin'), item('rgba(209,36,47,.35)', 'tlOverlap', 'red'), item(COLOURS.fault, 'tlFault'),
       item(COLOURS.stock, 'tlStockLine', 'thin'));
+    // The history check's witness orders, framed on the canvas.
+    if (st.witnessOrders?.length) $('#tl-legend').append(item(COLOURS.witness, 'tlWitness', 'framed'));
     // A combining sale: what a bar's "×37" means.
     if (st.model?.data.combine) $('#tl-legend').append(el('li', { class: 'batch-key' }, el('b', { text: '×37' }), ` ${label('tlBatchKey', zh())}`));
   }
