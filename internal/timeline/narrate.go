@@ -56,6 +56,12 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 		en, zh := "expires (its TTL ran out, nothing renewed it)", "到期（TTL 耗尽，无人续期）"
 		if l.Event == "lost" {
 			en, zh = "is lost", "丢失"
+			// Its client learns it late (a paused holder's next renewal):
+			// say when the lease had really run out, where its bar ends.
+			if late := l.At - ranOut(t.Leases, l); late >= 1 {
+				en = fmt.Sprintf("is lost: its client notices only now; the lease had run out %s earlier, where its bar ends", late.words())
+				zh = fmt.Sprintf("丢失：客户端到此刻才发现；租约早在 %s 前就已到期（租约条结束处）", late.words())
+			}
 		}
 		token := t.ranks.label(l.Token)
 		add(l.At, nil, fmt.Sprintf("%s's lease on token %s %s", l.Replica, token, en),
@@ -163,4 +169,31 @@ func duration(ms float64) string {
 		return strconv.FormatFloat(math.Round(ms/100)/10, 'f', -1, 64) + " s"
 	}
 	return strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
+}
+
+// ranOut is when lost's lease had really run out: its replica's last grant
+// or renewal of the same token before lost, plus its TTL; lost's own time
+// when none is known.
+func ranOut(leases []LeaseEvent, lost LeaseEvent) Millis {
+	var last *LeaseEvent
+	for i, e := range leases {
+		if e.Replica != lost.Replica || e.Token != lost.Token || e.At > lost.At || (e.Event != "granted" && e.Event != "renewed") {
+			continue
+		}
+		if last == nil || e.At > last.At {
+			last = &leases[i]
+		}
+	}
+	if last == nil {
+		return lost.At
+	}
+	return min(last.At+Millis(last.TTLMS), lost.At)
+}
+
+// words is a duration in ms as a class reads it: "850 ms", "3.65 s".
+func (m Millis) words() string {
+	if m < 1000 {
+		return fmt.Sprintf("%.0f ms", float64(m))
+	}
+	return fmt.Sprintf("%.2f s", float64(m)/1000)
 }

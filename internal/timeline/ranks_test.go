@@ -86,3 +86,28 @@ func TestNarrationSaysTokensByRank(t *testing.T) {
 		t.Errorf("the narration says a long number %s:\n%s%s", long, en, zh)
 	}
 }
+
+// A lease its client finds lost late (a paused holder's next renewal)
+// says when it had really run out, where its bar ends: granted at 0 with a
+// 500 ms TTL, noticed lost at 4.15 s, it ran out 3.65 s before the line.
+func TestNarrationSaysWhenALostLeaseRanOut(t *testing.T) {
+	t0 := time.Now()
+	held := section(1, "r2", redisToken, t0, 0, 4200, sectionlog.OutcomeLockLost)
+	leases := []LeaseEvent{
+		{Replica: "r2", Token: redisToken, Event: "granted", At: At(t0), TTLMS: 500},
+		{Replica: "r2", Token: redisToken, Event: "lost", At: At(t0.Add(4150 * time.Millisecond))},
+	}
+	lines := narrationOf([]sectionlog.Section{held}, leases)
+	en, zh := joined(lines, false), joined(lines, true)
+	if want := "r2's lease on token #1 is lost: its client notices only now; the lease had run out 3.65 s earlier, where its bar ends"; !strings.Contains(en, want) {
+		t.Errorf("narration lacks %q:\n%s", want, en)
+	}
+	if want := "租约早在 3.65 s 前就已到期"; !strings.Contains(zh, want) {
+		t.Errorf("Chinese narration lacks %q:\n%s", want, zh)
+	}
+	// Noticed at once (within a millisecond), the line stays short.
+	leases[1].At = At(t0.Add(500 * time.Millisecond))
+	if en := joined(narrationOf([]sectionlog.Section{held}, leases), false); strings.Contains(en, "notices only now") {
+		t.Errorf("a lease lost on time says it was noticed late:\n%s", en)
+	}
+}
