@@ -84,7 +84,7 @@ func TestNarrationFencedBatchRefusedWhole(t *testing.T) {
 	if !strings.Contains(en, "r2 writes a batch of 25 buyers with token #1: refused whole (fenced), the newer #2 had written before it") {
 		t.Errorf("narration lacks the refused batch:\n%s", en)
 	}
-	if !strings.Contains(zh, "r2 用令牌 #1 写入 25 位买家的批次：整批被拒绝（fenced），更新的令牌 #2 已先写入") {
+	if !strings.Contains(zh, "r2 用令牌 #1 写入 25 位买家的批次：整批被拒绝（防护令牌拦截），更新的令牌 #2 已先写入") {
 		t.Errorf("Chinese narration lacks the refused batch:\n%s", zh)
 	}
 	if strings.Contains(en, "held the lock once for 25") {

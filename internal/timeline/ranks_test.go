@@ -77,7 +77,7 @@ func TestNarrationSaysTokensByRank(t *testing.T) {
 			t.Errorf("narration lacks %q:\n%s", want, en)
 		}
 	}
-	for _, want := range []string{"r2 获得令牌 #2", "r2 持有的令牌 #2 的租约丢失", "r2 用令牌 #2 写入：被拒绝（fenced），更新的令牌 #4 已先写入"} {
+	for _, want := range []string{"r2 获得令牌 #2", "r2 持有的令牌 #2 的租约丢失", "r2 用令牌 #2 写入：被拒绝（防护令牌拦截），更新的令牌 #4 已先写入"} {
 		if !strings.Contains(zh, want) {
 			t.Errorf("Chinese narration lacks %q:\n%s", want, zh)
 		}

@@ -15,8 +15,8 @@ type refusal struct {
 // (combining) is refused whole: its line says how many buyers. Tokens are
 // written as the class reads them ("#3").
 var refusalKinds = []refusal{
-	{sectionlog.OutcomeFenced, "%s writes with token %s: refused (fenced)", "%s 用令牌 %s 写入：被拒绝（fenced）",
-		"%s writes a batch of %d buyers with token %s: refused whole (fenced)", "%s 用令牌 %s 写入 %d 位买家的批次：整批被拒绝（fenced）",
+	{sectionlog.OutcomeFenced, "%s writes with token %s: refused (fenced)", "%s 用令牌 %s 写入：被拒绝（防护令牌拦截）",
+		"%s writes a batch of %d buyers with token %s: refused whole (fenced)", "%s 用令牌 %s 写入 %d 位买家的批次：整批被拒绝（防护令牌拦截）",
 		"more fenced writes", "次写入被防护令牌拒绝"},
 	{sectionlog.OutcomeLockLost, "%s stops before its write with token %s: lock lost",
 		"%s 在用令牌 %s 写入前停下：锁已丢失",

@@ -54,7 +54,7 @@ addLabels({
   cmpOpens: ['opens in', '开售延迟'],
   cmpTicket: ['ticket', '购买凭证'],
   cmpPay: ['pay within', '支付时限'],
-  cmpOn: ['on', '开'],
+  cmpOn: ['on', '开'], cmpYes: ['yes', '是'], cmpNo: ['no', '否'],
   cmpOff: ['off', '关'],
   cmpConc: ['concurrency', '并发'],
   cmpNoWatchdog: ['no watchdog', '无看门狗'],
@@ -186,7 +186,7 @@ function drawCompare(rows, safeOf, zh) {
       el('td', { text: ms(c.latency_ms.p99) }),
       el('td', { text: ms(sv.lock_wait_ms?.p99) }),
       el('td', { text: fmt(sv.retries) }),
-      el('td', { class: 'safe-cell', text: safe === undefined ? '?' : safe ? 'yes' : 'no' }),
+      el('td', { class: 'safe-cell', text: safe === undefined ? '?' : label(safe ? 'cmpYes' : 'cmpNo', zh) }),
       el('td', { class: 'small', text: `#${run.id}: ${label('sold', zh)} ${fmt(s.sold)}/${fmt(s.initial_stock)}, ${summary(run, zh)}` })));
   }
 }
@@ -254,7 +254,8 @@ function summary(run, zh) {
 }
 
 /** settingText is a setting's value for people: on and off in the language. */
-const settingText = (v, zh) => (v === 'on' ? label('cmpOn', zh) : v === 'off' ? label('cmpOff', zh) : v);
+const settingText = (v, zh) => (v === 'on' ? label('cmpOn', zh) : v === 'off' ? label('cmpOff', zh)
+  : zh ? v.replace(/ conc\.$/, ' 并发').replace(/ req\/s$/, ' 次/秒') : v);
 
 /** faultsTd is a row's faults cell: read from the sale's timeline (its `faults`) once, "…" until then. */
 function faultsTd(saleID, zh) {
