@@ -10,7 +10,7 @@ const node = { name: 'node', type: 'choice', required: true, choices: ['redis', 
 const sale = { name: 'sale_id', type: 'id', required: true, min: 1, label: { en: 'Sale id', zh: '秒杀活动 ID' } };
 const kinds = [
   { kind: 'pause_holder', title: { en: 'Pause the lock holder', zh: '暂停持锁者' }, parameters: [ms],
-    descriptions: { en: 'the holder stalls', zh: '持锁者停顿' } },
+    descriptions: { en: 'the holder stalls ms after its lock check', zh: '持锁者停顿 ms 毫秒' } },
   { kind: 'restart_redis', title: { en: 'Restart a Redis node', zh: '重启 Redis 节点' }, parameters: [node] },
   { kind: 'slow_db', title: { en: 'Slow database row lock', zh: '长时间占用数据库行锁' }, parameters: [ms, sale] },
 ];
@@ -18,7 +18,8 @@ const kinds = [
 test('the labels are the table\'s titles, descriptions and parameter labels, keyed as i18n.js keys them', () => {
   assert.deepEqual(faultLabels(kinds), {
     fpause_holder: ['Pause the lock holder', '暂停持锁者'],
-    dpause_holder: ['the holder stalls', '持锁者停顿'],
+    // The table's "ms" placeholder is the value the card's input starts at.
+    dpause_holder: ['the holder stalls 3000 ms after its lock check', '持锁者停顿 3000 毫秒'],
     frestart_redis: ['Restart a Redis node', '重启 Redis 节点'],
     fslow_db: ['Slow database row lock', '长时间占用数据库行锁'],
     pms: ['Duration (ms)', '时长（毫秒）'],

@@ -11,12 +11,26 @@ export function faultLabels(kinds) {
   const out = {};
   for (const k of kinds || []) {
     if (k.title) out[`f${k.kind}`] = [k.title.en, k.title.zh];
-    if (k.descriptions?.en) out[`d${k.kind}`] = [k.descriptions.en, k.descriptions.zh || k.descriptions.en];
+    if (k.descriptions?.en) out[`d${k.kind}`] = filledDescription(k);
     for (const p of k.parameters || []) {
       if (p.label) out[`p${p.name}`] = [p.label.en, p.label.zh];
     }
   }
   return out;
+}
+
+/**
+ * filledDescription is a kind's description [English, 中文] with its
+ * duration written in: the table says "stalls ms after its lock check" /
+ * "停顿 ms 毫秒", where ms is the parameter; the card says the value its
+ * input starts at ("stalls 3000 ms after", "停顿 3000 毫秒").
+ */
+export function filledDescription(k) {
+  const en = k.descriptions.en, zh = k.descriptions.zh || en;
+  const d = (k.parameters || []).find((p) => p.type === 'duration_ms');
+  if (!d) return [en, zh];
+  const v = String(d.suggested || d.min || 1);
+  return [en.replace(/(^|\s)ms(?=[\s,.:;)]|$)/g, `$1${v} ms`), zh.replace(/(^|\s)ms 毫秒/g, `$1${v} 毫秒`).replace(/(^|\s)ms(?=[\s，。：；）]|$)/g, `$1${v} ms`)];
 }
 
 /**
