@@ -123,7 +123,7 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	told := false
 	for _, l := range tl.Narration {
 		told = told || (strings.Contains(l.En, fmt.Sprintf("writes with token #%d: refused (fenced)", fenced.TokenRank)) &&
-			strings.Contains(l.Zh, "fenced"))
+			strings.Contains(l.Zh, "被拒绝（防护令牌拦截）"))
 	}
 	if !told {
 		t.Errorf("the narration does not tell the fenced write: %+v", tl.Narration)
