@@ -15,6 +15,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT, startDemo } from './demo.mjs';
 import { filledDescription } from '../../web/static/assets/faults-model.js';
+import { cutOff, englishSentences } from './zh-texts.mjs';
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -24,6 +25,7 @@ const RUN_TIMEOUT = 90_000;
 const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'faults', 'strategies'];
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
+const PROJECTOR = { width: 1366, height: 768 };
 
 let demo, ctx, page, userDir;
 const pageErrors = [];
@@ -447,6 +449,38 @@ test('the Faults section injects pause_holder into a chosen replica and shows re
     assert.equal(await form.locator('input[name=ms]').getAttribute('aria-invalid'), 'true');
   }
   await form.locator('input[name=ms]').fill('200');
+  assert.deepEqual(pageErrors, [], 'the page logged errors');
+});
+
+// A Chinese class reads every section after a real day's work (two runs, a
+// lesson, a fault): what stays English is at most a few sentences quoted as
+// the shop wrote them (an error, a command), and no text is cut by its box.
+test('in Chinese, each section shows at most 5 English sentences and none cut off, on a projector (Large type too) and a phone', async () => {
+  const names = (await api('/api/strategies')).map((st) => st.name);
+  const toggle = async (sel, on) => { if ((await page.getAttribute(sel, 'aria-pressed')) !== String(on)) await page.click(sel); };
+  const found = {};
+  try {
+    await toggle('#lang', true);
+    for (const [size, large] of [[PROJECTOR, false], [PROJECTOR, true], [PHONE, false]]) {
+      await page.setViewportSize(size);
+      await toggle('#large', large);
+      for (const name of SECTIONS) {
+        await openSection(name);
+        if (name === 'lessons') await page.locator('#lesson-mutex-across-replicas .l-table').waitFor();
+        const where = `${size.width}x${size.height}${large ? ' large' : ''} ${name}`;
+        const english = await englishSentences(page, names);
+        const cut = await cutOff(page);
+        if (english.length > 5) found[`${where}: ${english.length} English sentences`] = english;
+        if (cut.length) found[`${where}: cut off`] = cut;
+        await page.screenshot({ path: path.join(SHOTS, `dashboard-zh-${size.width}${large ? '-large' : ''}-${name}.png`) });
+      }
+    }
+  } finally {
+    await toggle('#large', false);
+    await toggle('#lang', false);
+    await page.setViewportSize(DESKTOP);
+  }
+  assert.deepEqual(found, {}, 'English sentences or texts cut off in Chinese');
   assert.deepEqual(pageErrors, [], 'the page logged errors');
 });
 

@@ -1,7 +1,7 @@
 // The Lessons view's pure logic (web/static/assets/lessons-model.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandRun, caseNames, decisiveLines, lessonText, offersClassPace, runningLesson } from '../../web/static/assets/lessons-model.js';
+import { bandRun, caseNames, decisiveLines, lessonText, observedText, offersClassPace, runningLesson } from '../../web/static/assets/lessons-model.js';
 
 const sale = (id, more) => ({ id, strategy: 'redis', initial_stock: 10, stock: 10, sold: 0, oversold: 0, lost_updates: 0,
   violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 0, ttl_ms: 500, ...more });
@@ -54,4 +54,24 @@ test('teaching pace is offered only where the lesson has one (class_pace true)',
   assert.equal(offersClassPace({ name: 'pause-past-ttl', class_pace: false }), false);
   assert.equal(offersClassPace({ name: 'from-an-older-shop' }), false);
   assert.equal(offersClassPace(undefined), false);
+});
+
+test('a running lesson\'s cases are named as the agent\'s result table will name them (loadtest/lessons testdata)', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const groups = JSON.parse(await readFile(new URL('../../loadtest/lessons/testdata/case-names.json', import.meta.url), 'utf8'));
+  assert.ok(groups.length >= 5);
+  for (const g of groups) assert.deepEqual(caseNames(g.views), g.names, `views ${g.views.map((v) => v.name).join(' | ')}`);
+});
+
+test('a run\'s result line in Chinese is said from its verdict and table, the agent\'s English kept for a run without one', () => {
+  const run = { verdict: 'PASS', observed: 'mutex: sold 20 stock 3 ... | db-pessimistic: ...', cases: [
+    { name: 'mutex', name_zh: 'mutex', verdict: 'broken', reason_zh: '超卖 3 件' },
+    { name: 'db-pessimistic', name_zh: 'db-pessimistic', verdict: 'holds', reason_zh: '临界区没有重叠；超卖 0，丢失更新 0' }] };
+  assert.equal(observedText(run, false), run.observed);
+  assert.equal(observedText(run, true), '与预言一致。2 个案例：mutex：数据已损坏（超卖 3 件）；db-pessimistic：守住。各项数字见下表。');
+  assert.match(observedText({ ...run, verdict: 'FAIL' }, true), /^与预言不符。/);
+  const skip = { verdict: 'SKIP', observed: 'SKIPPED: etcd is not running; to run it: make services-up', cases: [] };
+  assert.equal(observedText(skip, true), '跳过：SKIPPED: etcd is not running; to run it: make services-up');
+  assert.equal(observedText({ status: 'running' }, true), '');
+  assert.equal(observedText(null, true), '');
 });

@@ -96,7 +96,8 @@ func CaseTable(views []shopapi.SaleView) catalogue.Cases {
 			en, zh = append(en, e), append(zh, z)
 		}
 		if extra := strings.Trim(strings.TrimPrefix(v.Name, common), " ,;:"); extra != "" && common != "" {
-			en, zh = append(en, extra), append(zh, extra)
+			e, z := extraName(extra)
+			en, zh = append(en, e), append(zh, z)
 		}
 		c := catalogue.Case{SaleID: v.ID, Name: strings.Join(en, ", "), NameZh: strings.Join(zh, "，"), Strategy: v.Strategy,
 			InitialStock: v.InitialStock, Sold: v.Sold, ExpectedStock: v.InitialStock - v.Sold, StockLeft: v.Stock,
@@ -121,6 +122,7 @@ type setting struct {
 
 var settings = []setting{
 	onOff(func(v shopapi.SaleView) bool { return v.Fencing }, "fencing", "防护令牌"),
+	onOff(func(v shopapi.SaleView) bool { return v.Combine }, "combining", "合并"),
 	onOff(func(v shopapi.SaleView) bool { return v.Watchdog }, "watchdog", "看门狗"),
 	number(func(v shopapi.SaleView) int { return v.WorkMS }, "work %d ms", "锁内业务耗时 %d 毫秒"),
 	number(func(v shopapi.SaleView) int { return v.TTLMS }, "ttl %d ms", "锁过期时间 %d 毫秒"),
@@ -150,4 +152,23 @@ func number(get func(shopapi.SaleView) int, en, zh string) setting {
 		value: func(v shopapi.SaleView) string { return fmt.Sprint(get(v)) },
 		name:  func(v shopapi.SaleView) (string, string) { return fmt.Sprintf(en, get(v)), fmt.Sprintf(zh, get(v)) },
 	}
+}
+
+// extraNames are what the scenarios' sale names add to their lesson's
+// common name, as a case name says them in English and in Chinese: a
+// queue-durability round is named by its persistence mode alone.
+var extraNames = map[string][2]string{
+	"buyer-2 reads first":      {"buyer-2 reads first", "buyer-2 先读库存"},
+	"time to acquire":          {"time to acquire", "加锁耗时"},
+	shopapi.DurabilityNone:     {"persistence " + shopapi.DurabilityNone, "持久化 " + shopapi.DurabilityNone},
+	shopapi.DurabilityEverysec: {"persistence " + shopapi.DurabilityEverysec, "持久化 " + shopapi.DurabilityEverysec},
+	shopapi.DurabilityAlways:   {"persistence " + shopapi.DurabilityAlways, "持久化 " + shopapi.DurabilityAlways},
+}
+
+// extraName is extra in English and in Chinese (as it is, when unknown).
+func extraName(extra string) (en, zh string) {
+	if n, ok := extraNames[extra]; ok {
+		return n[0], n[1]
+	}
+	return extra, extra
 }

@@ -107,8 +107,30 @@ func TestCaseTableNamesAndVerdicts(t *testing.T) {
 	if words[0].Name != "redis, on" || words[1].Name != "redis, off" {
 		t.Errorf("whole words: %q, %q", words[0].Name, words[1].Name)
 	}
-	if named[0].Name != "redis" || named[1].Name != "redis, buyer-2 reads first" || named[1].NameZh != "redis，buyer-2 reads first" {
+	if named[0].Name != "redis" || named[1].Name != "redis, buyer-2 reads first" || named[1].NameZh != "redis，buyer-2 先读库存" {
 		t.Errorf("named by the sale names: %q, %q / %q", named[0].Name, named[1].Name, named[1].NameZh)
+	}
+	// Every name a scenario adds reads in Chinese in a Chinese case name.
+	var rounds []shopapi.SaleView
+	for i, mode := range shopapi.DurabilityModes {
+		rounds = append(rounds, shopapi.SaleView{ID: uint64(i + 1), Name: "scenario queue-durability " + mode, Strategy: "redis-lua-stock"})
+	}
+	for i, c := range CaseTable(rounds) {
+		mode := shopapi.DurabilityModes[i]
+		if c.Name != "redis-lua-stock, persistence "+mode || c.NameZh != "redis-lua-stock，持久化 "+mode {
+			t.Errorf("queue round %s named %q / %q", mode, c.Name, c.NameZh)
+		}
+	}
+	clock := CaseTable([]shopapi.SaleView{{ID: 1, Name: "scenario redlock-clock-jump", Strategy: "redlock"},
+		{ID: 2, Name: "scenario redlock-clock-jump: time to acquire", Strategy: "redlock"}})
+	if clock[1].NameZh != "redlock，加锁耗时" {
+		t.Errorf("redlock-clock-jump's second case in Chinese: %q", clock[1].NameZh)
+	}
+	// Two herds that differ in combining alone are named by it.
+	herds := CaseTable([]shopapi.SaleView{{ID: 1, Name: "scenario lock-per-batch", Strategy: "redis"},
+		{ID: 2, Name: "scenario lock-per-batch", Strategy: "redis", Combine: true}})
+	if herds[0].Name != "redis, combining off" || herds[1].NameZh != "redis，合并 开" {
+		t.Errorf("herds named %q / %q", herds[0].Name, herds[1].NameZh)
 	}
 }
 

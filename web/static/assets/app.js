@@ -435,11 +435,16 @@ function setConn(text, ok) {
   const c = $('#conn');
   delete c.dataset.l; // from now on the stream's state, not the "connecting…" label
   let shown = text;
+  let short = null; // a phone's top row has room for "live" alone; the address is in the title
   for (const [re, key, words] of CONN) {
     const m = re.exec(text);
-    if (m) { shown = words(m, label(key, state.zh)); break; }
+    if (m) { shown = words(m, label(key, state.zh)); if (key === 'connLive') short = label('connLiveShort', state.zh); break; }
   }
-  if (c.textContent !== shown) c.textContent = shown; // a live region: announce changes only
+  if (c.dataset.shown !== shown) { // a live region: announce changes only
+    c.dataset.shown = shown;
+    c.replaceChildren(el('span', { class: short ? 'conn-long' : '', text: shown }),
+      ...(short ? [el('span', { class: 'conn-short', 'aria-hidden': 'true', text: short })] : []));
+  }
   c.title = shown;
   c.className = `conn ${ok ? 'ok' : 'bad'}`;
 }

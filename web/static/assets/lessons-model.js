@@ -24,6 +24,7 @@ const onOff = (key, en, zh) => ({ value: (v) => String(!!v[key]), en: (v) => `${
 const num = (key, en, zh) => ({ value: (v) => String(v[key] ?? 0), en: (v) => en.replace('%d', v[key] ?? 0), zh: (v) => zh.replace('%d', v[key] ?? 0) });
 const SETTINGS = [
   onOff('fencing', 'fencing', '防护令牌'),
+  onOff('combine', 'combining', '合并'),
   onOff('watchdog', 'watchdog', '看门狗'),
   num('work_ms', 'work %d ms', '锁内业务耗时 %d 毫秒'),
   num('ttl_ms', 'ttl %d ms', '锁过期时间 %d 毫秒'),
@@ -32,6 +33,14 @@ const SETTINGS = [
   num('per_user_limit', 'limit %d per buyer', '每人限购 %d'),
   { value: (v) => String(v.order_mode || ''), en: (v) => `${v.order_mode} orders`, zh: (v) => `下单模式 ${v.order_mode}` },
 ];
+
+// What the scenarios' sale names add to their lesson's common name, in
+// English and Chinese (loadtest/lessons extraNames); others stay as they are.
+const EXTRA_NAMES = {
+  'buyer-2 reads first': ['buyer-2 reads first', 'buyer-2 先读库存'],
+  'time to acquire': ['time to acquire', '加锁耗时'],
+  ...Object.fromEntries(['none', 'everysec', 'always'].map((m) => [m, [`persistence ${m}`, `持久化 ${m}`]])),
+};
 
 const SEP = ' ,;:';
 /** commonName is the start every sale name shares, cut back to a whole word. */
@@ -58,8 +67,9 @@ export function caseNames(views) {
   const seen = new Map();
   return views.map((v) => {
     const extra = common ? (v.name || '').slice(common.length).replace(/^[ ,;:]+|[ ,;:]+$/g, '') : '';
-    let en = [v.strategy, ...differ.map((s) => s.en(v)), ...(extra ? [extra] : [])].join(', ');
-    let zh = [v.strategy, ...differ.map((s) => s.zh(v)), ...(extra ? [extra] : [])].join('，');
+    const [extraEn, extraZh] = EXTRA_NAMES[extra] || [extra, extra];
+    let en = [v.strategy, ...differ.map((s) => s.en(v)), ...(extra ? [extraEn] : [])].join(', ');
+    let zh = [v.strategy, ...differ.map((s) => s.zh(v)), ...(extra ? [extraZh] : [])].join('，');
     const n = (seen.get(en) || 0) + 1;
     seen.set(en, n);
     if (n > 1) { en += ` (${n})`; zh += `（${n}）`; }
@@ -69,6 +79,29 @@ export function caseNames(views) {
 
 /** lessonText is a lesson's title, prediction or fix in the mode's language (Chinese when the lesson has it). */
 export const lessonText = (l, key, zh) => (zh && l[`${key}_zh`]) || l[key] || '';
+
+/**
+ * observedText is a run's result line in the mode's language. The agent
+ * writes it in English (each scenario words its own figures); in Chinese
+ * it is said from the run's verdict and its result table, whose names and
+ * reasons the agent gives in both languages: whether the run agreed with
+ * the prediction, then each case's verdict (with its reason when it did
+ * not hold). A run without a table (skipped, failed to start) keeps the
+ * agent's line after its verdict word: it names a command or an error.
+ */
+export function observedText(run, zh) {
+  if (!run) return '';
+  if (!zh) return run.observed || '';
+  const cases = run.cases || [];
+  const head = { PASS: '与预言一致', FAIL: '与预言不符', ERROR: '出错', SKIP: '跳过' }[run.verdict] || '';
+  if (!cases.length) return run.observed ? `${head ? `${head}：` : ''}${run.observed}` : '';
+  const each = cases.map((c) => {
+    const v = CASE_VERDICT[c.verdict];
+    const word = v ? v.zh : c.verdict;
+    return `${c.name_zh || c.name}：${word}${c.verdict !== 'holds' && c.reason_zh ? `（${c.reason_zh}）` : ''}`;
+  });
+  return `${head ? `${head}。` : ''}${cases.length} 个案例：${each.join('；')}。各项数字见下表。`;
+}
 
 /** runningLesson is the lesson whose run is running now (one at a time), or null. */
 export function runningLesson(lessons) {

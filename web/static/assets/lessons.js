@@ -11,7 +11,7 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
-import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, offersClassPace, runningLesson } from './lessons-model.js';
+import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, observedText, offersClassPace, runningLesson } from './lessons-model.js';
 
 addLabels({
   runClass: ['Run at teaching pace', '课堂节奏运行'],
@@ -87,11 +87,11 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const predict = el('dd', { class: 'l-predict' });
     const fix = el('dd', {});
     const run = el('button', { type: 'button', class: 'l-run', 'aria-describedby': `${id}-res` },
-      el('span', { 'data-l': 'runLesson', text: 'Run' }), el('span', { class: 'sr-only', text: ` ${l.title}` }));
+      el('span', { 'data-l': 'runLesson', text: 'Run' }), el('span', { class: 'sr-only l-sr-title', text: ` ${l.title}` }));
     run.addEventListener('click', () => start(l.name, 'normal', run));
     // "Run at teaching pace" only where the lesson has one (class_pace).
     const slow = offersClassPace(l) ? el('button', { type: 'button', class: 'l-run l-class', 'aria-describedby': `${id}-res` },
-      el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only', text: ` ${l.title}` })) : null;
+      el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only l-sr-title', text: ` ${l.title}` })) : null;
     slow?.addEventListener('click', () => start(l.name, 'class', slow));
     const dl = el('dl', { class: 'l-facts' },
       el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
@@ -175,6 +175,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     if (!c) return;
     const { li, parts: p } = c;
     set(p.title, lessonText(l, 'title', zh()));
+    for (const s of li.querySelectorAll('.l-sr-title')) set(s, ` ${lessonText(l, 'title', zh())}`); // what a screen reader says after "Run"
     set(p.predict, lessonText(l, 'predict', zh()));
     set(p.fix, lessonText(l, 'fix', zh()) || '–');
     const r = l.last;
@@ -196,7 +197,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     set(p.badge, v ? `${v.sym} ${word(v)}` : '');
     p.badge.className = `badge ${v ? v.cls : ''}`;
     set(p.status, label({ done: 'lDone', running: 'lRunning', pending: 'lPending' }[r.status] || r.status, zh()));
-    set(p.observed, r.observed || (busy ? label('lWaiting', zh()) : ''));
+    set(p.observed, observedText(r, zh()) || (busy ? label('lWaiting', zh()) : ''));
+    p.observed.title = zh() && r.cases?.length ? r.observed || '' : ''; // the agent's own English line, on hover
     const pace = r.pace === 'class' ? ` · ${label('lClassPace', zh())}` : '';
     if (zh()) {
       const when = r.finished_at ? `完成于 ${clock(r.finished_at)}` : r.started_at ? `开始于 ${clock(r.started_at)}` : `请求于 ${clock(r.created_at)}`;
