@@ -217,11 +217,11 @@ test('a run of several strategies keeps every step on the charts, each after a l
 test('the class pace makes a run that lasts and a herd that gathers', async () => {
   await page.goto(`${server.url}/#/run`, { waitUntil: 'load' });
   await page.selectOption('#f-pace', 'class');
-  assert.equal(await page.locator('#f-stock').inputValue(), '30');
+  assert.equal(await page.locator('#f-stock').inputValue(), '20');
   assert.equal(await page.locator('#f-buyers').inputValue(), '60');
-  assert.equal(await page.locator('input[name=model][value=rate]').isChecked(), true);
+  assert.equal(await page.locator('input[name=model][value=concurrency]').isChecked(), true);
   assert.equal(await page.locator('#f-load').inputValue(), '2');
-  assert.equal(await page.locator('#f-work').inputValue(), '500');
+  assert.equal(await page.locator('#f-work').inputValue(), '1500');
   assert.equal(await page.locator('#f-opens').inputValue(), '5');
   await page.locator('#f-pace').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'faults-pace-1366.png') });

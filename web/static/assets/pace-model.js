@@ -1,18 +1,21 @@
 // The Run form's teaching pace, without a browser: each pace is the form
 // values (index.html's input names) that make a run last long enough to
-// watch. Open-model runs: the buyers arrive at `load` requests per second,
-// so a step lasts buyers / rate whatever the strategy, and the work in the
-// lock (work_ms) keeps a lock's hand-over slow enough to see.
+// watch. Closed-model runs with seconds of work in the lock (work_ms): a
+// step lasts its stock's hand-overs one after another, each slow enough to
+// see, and holders that should not overlap do so for seconds.
 
 /** PACES by name; normal is the form's own defaults. */
 export const PACES = {
   normal: { stock: 100, buyers: 2000, model: 'concurrency', load: 50, work_ms: 5, opens_in_s: 0 },
-  // About 30 s a step: 60 buyers at 2/s for 30 units, 0.5 s inside the lock
-  // (2 hand-overs a second, the arrival rate); the herd waits 5 s for the
-  // opening, then arrives over the 30 s.
-  class: { stock: 30, buyers: 60, model: 'rate', load: 2, work_ms: 500, opens_in_s: 5 },
-  // About 60 s a step, one buyer every 2 s, 2 s inside the lock.
-  slow: { stock: 10, buyers: 30, model: 'rate', load: 0.5, work_ms: 2000, opens_in_s: 5 },
+  // About 30 s a step: 20 units handed over every 1.5 s. Closed model, 2
+  // buyers in flight per agent: on a lock that does not cross replicas
+  // (none, mutex) the holders on different replicas overlap for the whole
+  // 1.5 s, seconds a class can see; a safe lock queues them, and with up to
+  // 3 agents (6 in flight) the last waits 7.5 s, inside the 10 s lock wait.
+  // The herd waits 5 s for the opening.
+  class: { stock: 20, buyers: 60, model: 'concurrency', load: 2, work_ms: 1500, opens_in_s: 5 },
+  // About 60 s a step: one buyer in flight per agent, 3 s inside the lock.
+  slow: { stock: 20, buyers: 40, model: 'concurrency', load: 1, work_ms: 3000, opens_in_s: 5 },
 };
 
 /** paceLabels are the pace select's options, [English, 中文]. */
