@@ -45,10 +45,14 @@ test('the exported file draws its canvas offline and asks for nothing', { timeou
     assert.ok(drawn.red > 50, `the overlaps are red: ${drawn.red} pixels`);
     assert.match(await page.locator('h1').innerText(), /Sale 7 \(redis\)/);
     assert.match(await page.locator('#story').innerText(), /replica-2 gets token #2/);
+    assert.match(await page.locator('#story li').first().innerText(), /\n.*[\u4e00-\u9fff]/, 'the Chinese under the English');
     assert.match(await page.locator('#effects').innerText(), /pause_holder: nothing was damaged: fencing refused 1 stale write/);
     // replica-2's paused hold (the second row), mid-way: its token's rank, then the raw token.
+    // Legible on a projector: the canvas writes at 16 px or more.
+    const geo = await page.evaluate(() => ({ left, rowH, plotTop, font: document.getElementById('c').getContext('2d').font }));
+    assert.ok(Number(/(\d+)px/.exec(geo.font)[1]) >= 16, `canvas font ${geo.font}`);
     const box = await page.locator('#c').boundingBox();
-    await page.mouse.move(box.x + 120 + (box.width - 130) * 0.5, box.y + 20 + 28 + 14);
+    await page.mouse.move(box.x + geo.left + (box.width - geo.left - 10) * 0.5, box.y + geo.plotTop + geo.rowH * 1.5);
     assert.match(await page.locator('#tip').innerText(), /replica-2, token #2 \(raw 1795827359907589\), fenced/);
     await page.screenshot({ path: path.join(SHOTS, 'timeline-export-offline.png') });
     assert.deepEqual(requests, [], 'the page asked for nothing');

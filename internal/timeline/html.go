@@ -37,10 +37,13 @@ var page = template.Must(template.New("timeline").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Sale {{.SaleID}} ({{.Strategy}}): lock timeline</title>
 <style>
-body{font:14px system-ui,sans-serif;margin:16px;color:#222}
+body{font:18px/1.45 system-ui,"Noto Sans CJK SC",sans-serif;margin:16px;color:#222}
+h1{font-size:1.6rem;margin:.2rem 0 .5rem}
 canvas{border:1px solid #ccc;width:100%}
-#tip{position:fixed;background:#fff;border:1px solid #888;padding:4px 6px;font-size:12px;display:none;pointer-events:none}
-ol{font-size:13px}
+#tip{position:fixed;background:#fff;border:1px solid #888;padding:4px 8px;font-size:16px;display:none;pointer-events:none}
+ol{font-size:17px;padding-left:2.2rem}
+ol li{margin:.25rem 0}
+.zh{display:block;color:#555}
 </style></head><body>
 <h1>Sale {{.SaleID}} ({{.Strategy}}): lock timeline</h1>
 <p id="facts"></p>
@@ -55,48 +58,59 @@ document.getElementById('facts').textContent = 'strategy ' + T.strategy + ', fen
   ', watchdog ' + (T.watchdog ? 'on' : 'off') + ', TTL ' + T.ttl_ms + ' ms; violations ' + T.violations.count +
   ' (' + T.violations.counts.en + ')' + (T.summarised ? '; summarised per ' + T.bucket_ms + ' ms' : '') +
   (T.combine ? '; combining: at most ' + T.combine_max_batch + ' buyers per hold' : '');
-for (const e of T.fault_effects || []) {
-  const li = document.createElement('li');
-  li.textContent = e.kind + ': ' + e.en + ' / ' + e.zh;
-  document.getElementById('effects').appendChild(li);
-}
-for (const l of T.narration) {
-  const li = document.createElement('li');
-  li.textContent = l.en + ' / ' + l.zh;
-  document.getElementById('story').appendChild(li);
-}
+// Each line in English, its Chinese under it.
+const line = (list, en, zh) => {
+  const li = document.createElement('li'), z = document.createElement('span');
+  li.textContent = en;
+  z.className = 'zh'; z.lang = 'zh'; z.textContent = zh;
+  li.appendChild(z);
+  document.getElementById(list).appendChild(li);
+};
+for (const e of T.fault_effects || []) line('effects', e.kind + ': ' + e.en, e.zh);
+for (const l of T.narration) line('story', l.en, l.zh);
 // One row per (replica, lane), in the replicas' order.
 const rows = [], rowOf = {};
 for (const r of T.replicas) {
   const lanes = Math.max(1, ...T.sections.filter(s => s.replica === r).map(s => s.lane + 1));
-  for (let l = 0; l < lanes; l++) { rowOf[r + '/' + l] = rows.length; rows.push(r + (l ? ' #' + (l + 1) : '')); }
+  for (let l = 0; l < lanes; l++) { rowOf[r + '/' + l] = rows.length; rows.push(l ? '  ↳ row ' + (l + 1) : r); // a second holder row of the replica, as the dashboard names it }
 }
-const left = 120, rowH = 28, plotTop = 20, stockH = 80;
+// Sized for a projector: 16 px text, lanes tall enough for it. Fault
+// labels that start close together take a row each above the lanes.
+const font = 16, left = 150, rowH = 36, stockH = 90, faultRowH = font + 8;
+const faultRows = [];
+for (const f of T.faults) {
+  const at = (f.from - T.from) / Math.max(1e-3, T.to - T.from);
+  let r = faultRows.findIndex(end => end < at);
+  if (r < 0) { r = faultRows.length; faultRows.push(0); }
+  faultRows[r] = at + 0.25; // a label takes about a quarter of the width
+  f.row = r;
+}
+const plotTop = 6 + Math.max(1, faultRows.length) * faultRowH;
 function draw() {
   cv.width = cv.clientWidth; cv.height = plotTop + rows.length * rowH + stockH + 30;
   const W = cv.width - left - 10, span = Math.max(1e-3, T.to - T.from);
   const x = t => left + (t - T.from) / span * W;
   cx.clearRect(0, 0, cv.width, cv.height);
-  cx.font = '12px sans-serif';
+  cx.font = font + 'px system-ui, "Noto Sans CJK SC", sans-serif';
   for (const f of T.faults) {
     cx.fillStyle = 'rgba(255,165,0,0.18)';
     const a = x(f.from), b = x(f.to ?? f.from);
     cx.fillRect(a, 0, Math.max(2, b - a), cv.height);
-    cx.fillStyle = '#a60'; cx.fillText(f.kind + ' (' + f.replica + ')', a + 2, 12);
+    cx.fillStyle = '#8a4b00'; cx.fillText(f.kind + ' (' + f.replica + ')', Math.min(a + 2, cv.width - 240), 4 + f.row * faultRowH + font);
   }
-  rows.forEach((r, i) => { cx.fillStyle = '#222'; cx.fillText(r, 4, plotTop + i * rowH + 17); });
+  rows.forEach((r, i) => { cx.fillStyle = '#222'; cx.fillText(r, 4, plotTop + i * rowH + rowH / 2 + font / 3); });
   for (const s of T.sections) {
     const y = plotTop + rowOf[s.replica + '/' + s.lane] * rowH;
-    if (s.wait_at != null) { cx.fillStyle = '#ddd'; cx.fillRect(x(s.wait_at), y + 11, x(s.enter_at) - x(s.wait_at), 4); }
+    if (s.wait_at != null) { cx.fillStyle = '#ddd'; cx.fillRect(x(s.wait_at), y + rowH / 2 - 2, x(s.enter_at) - x(s.wait_at), 4); }
     cx.fillStyle = {committed: '#4a7', fenced: '#999', lock_lost: '#c80', sold_out: '#68a'}[s.outcome] || '#789';
     const a = x(s.enter_at), w = Math.max(1, x(s.exit_at) - a);
-    cx.fillRect(a, y + 4, w, 18);
+    cx.fillRect(a, y + 4, w, rowH - 8);
     if (s.outcome === 'fenced') {
-      cx.strokeStyle = '#c00'; cx.beginPath(); cx.moveTo(a, y + 4); cx.lineTo(a + w, y + 22);
-      cx.moveTo(a, y + 22); cx.lineTo(a + w, y + 4); cx.stroke();
+      cx.strokeStyle = '#c00'; cx.lineWidth = 2; cx.beginPath(); cx.moveTo(a, y + 4); cx.lineTo(a + w, y + rowH - 4);
+      cx.moveTo(a, y + rowH - 4); cx.lineTo(a + w, y + 4); cx.stroke(); cx.lineWidth = 1;
     }
     const text = s.buyers > 1 ? '×' + s.buyers : s.token_rank ? '#' + s.token_rank : '';
-    if (text && w > cx.measureText(text).width + 6) { cx.fillStyle = '#fff'; cx.fillText(text, a + 3, y + 17); }
+    if (text && w > cx.measureText(text).width + 6) { cx.fillStyle = '#fff'; cx.fillText(text, a + 4, y + rowH / 2 + font / 3); }
   }
   cx.fillStyle = 'rgba(220,0,0,0.45)';
   for (const o of T.overlaps) cx.fillRect(x(o.from), plotTop, Math.max(2, x(o.to) - x(o.from)), rows.length * rowH);
@@ -107,7 +121,7 @@ function draw() {
   const sy = plotTop + rows.length * rowH + 10, max = Math.max(1, T.initial_stock);
   cx.strokeStyle = '#36c'; cx.beginPath();
   T.stock.forEach((p, i) => { const y = sy + stockH - Math.max(0, p.stock) / max * stockH; i ? cx.lineTo(x(p.at), y) : cx.moveTo(x(p.at), y); });
-  cx.stroke(); cx.fillStyle = '#36c'; cx.fillText('stock', 4, sy + 12);
+  cx.stroke(); cx.fillStyle = '#36c'; cx.fillText('stock 库存', 4, sy + font);
 }
 // A token as the class reads it, #4 (its place among the sale's), with the raw value.
 const tokenText = s => s.token_rank ? 'token #' + s.token_rank + ' (raw ' + (s.token_raw || s.token) + ')' : 'no token';
