@@ -72,7 +72,8 @@ for (const l of T.narration) line('story', l.en, l.zh);
 const rows = [], rowOf = {};
 for (const r of T.replicas) {
   const lanes = Math.max(1, ...T.sections.filter(s => s.replica === r).map(s => s.lane + 1));
-  for (let l = 0; l < lanes; l++) { rowOf[r + '/' + l] = rows.length; rows.push(l ? '  ↳ row ' + (l + 1) : r); // a second holder row of the replica, as the dashboard names it }
+  // A replica's second holder row is named as the dashboard names it (not '#2', which reads as a token).
+  for (let l = 0; l < lanes; l++) { rowOf[r + '/' + l] = rows.length; rows.push(l ? '  ↳ row ' + (l + 1) : r); }
 }
 // Sized for a projector: 16 px text, lanes tall enough for it. Fault
 // labels that start close together take a row each above the lanes.
