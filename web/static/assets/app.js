@@ -18,7 +18,7 @@ import { liveView, timelineBand, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
 import { initShare } from './share.js';
-import { initNav } from './nav.js';
+import { initNav, saleInHash } from './nav.js';
 import { initPace } from './pace.js';
 import { ServerClock } from './shop-model.js';
 import { initTimeline } from './timeline.js';
@@ -34,7 +34,6 @@ let queue = null; // the queue's persistence form (queue.js), relabelled with th
 let lessons = null; // the Lessons view (started below)
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
-const saleInHash = (hash) => Number((/^#\/timeline\?(?:.*&)?sale=(\d+)/.exec(hash) || [])[1] || 0);
 let openSaleFirst = saleInHash(location.hash);
 window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
@@ -459,7 +458,7 @@ syncClock();
 const zh = () => state.zh;
 lessons = initLessons({ zh, needToken, onBand: showLesson });
 const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
-timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBand(id) });
+timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBand(id), onCompare: (sale, vs) => nav.setCompare(sale, vs) });
 if (!$('#timeline').hidden) timeline.show();
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.

@@ -47,12 +47,12 @@ function setFont(ctx, bold = false) {
   if (drawn) drawn.fonts.add(LAYOUT.font);
 }
 
-/** drawn collects what the current drawTimeline wrote: the fonts' sizes and the text boxes. */
+/** drawn collects what the current drawTimeline wrote: the fonts' sizes, the text boxes and the bars' extent. */
 let drawn = null;
 
-/** bands are the vertical bands of the canvas: axis, lanes (or the strip), fault labels, stock. */
-function bands(model, faultRows) {
-  const { axisH, rowH, stripH, stockH, faultRowH } = LAYOUT;
+/** bands are the vertical bands of the canvas: axis, lanes (or the strip), fault labels, stock (stockH tall). */
+function bands(model, faultRows, stockH = LAYOUT.stockH) {
+  const { axisH, rowH, stripH, faultRowH } = LAYOUT;
   const lanesH = model.summarised ? stripH : model.lanes.length * rowH;
   const faultsTop = axisH + lanesH;
   const faultsH = faultRows * faultRowH;
@@ -60,8 +60,8 @@ function bands(model, faultRows) {
 }
 
 /** canvasHeight is the height the model needs with faultRows rows of fault names (planTimeline counts them). */
-export function canvasHeight(model, faultRows = model.faults?.length ? 1 : 0) {
-  const b = bands(model, faultRows);
+export function canvasHeight(model, faultRows = model.faults?.length ? 1 : 0, stockH = LAYOUT.stockH) {
+  const b = bands(model, faultRows, stockH);
   return b.stockTop + b.stockH + LAYOUT.pad;
 }
 
@@ -74,7 +74,9 @@ function faultName(f, zh) {
  * planTimeline sizes the drawing of model in view on a canvas w CSS pixels
  * wide at the scale opts.scale: each fault window in view gets a row of the
  * fault band where its name does not touch another's (the first free row,
- * left to right). Returns {height, faults: [{f, text, row, x0, x1, tx, tw}], rows}.
+ * left to right). opts.compact: a lower stock band (two sales compared,
+ * one above the other). Returns {height, faults: [{f, text, row, x0, x1,
+ * tx, tw}], rows, stockH}.
  */
 export function planTimeline(ctx, w, model, view, opts = {}) {
   if (opts.scale !== undefined) setScale(opts.scale);
@@ -101,7 +103,8 @@ export function planTimeline(ctx, w, model, view, opts = {}) {
   }
   ctx.restore();
   const rows = Math.max(ends.length, model.faults.length ? 1 : 0);
-  return { height: canvasHeight(model, rows), faults, rows };
+  const stockH = opts.compact ? Math.round(LAYOUT.stockH * 0.65) : LAYOUT.stockH;
+  return { height: canvasHeight(model, rows, stockH), faults, rows, stockH };
 }
 
 /** xScale maps a time to the canvas's x in CSS pixels for view on a canvas w wide. */
@@ -129,10 +132,16 @@ function clipTo(ctx, right, y, h) {
  * drawTimeline paints model in window view on ctx (already scaled for the
  * device pixels) of width w CSS pixels. opts: zh, cursor (replay time or
  * null), hover (a section id or null), scale (the type scale, setScale),
- * plan (planTimeline's answer for the same arguments, else planned here).
+ * plan (planTimeline's answer for the same arguments, else planned here),
+ * origin (the time the axis counts from, the sale's start by default),
+ * end ({at, text}: a sale that ended inside the window, the rest veiled
+ * and the end marked with text: the shorter of two sales compared).
+ * The time scale is view alone: two sales drawn with windows of one
+ * length on canvases of one width share their milliseconds per pixel.
  * Returns {labels, boxes}: the texts written on the holds ("#4", "×37 ·
  * #12"), and the boxes of the fault names and stock figures with the
- * font sizes used, for the page to expose to its tests.
+ * font sizes used, the scale (ms per pixel) and the x extent of the bars
+ * drawn, for the page to expose to its tests.
  */
 export function drawTimeline(ctx, w, model, view, opts = {}) {
   const plan = opts.plan || planTimeline(ctx, w, model, view, opts);
@@ -141,14 +150,15 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   const plotW = Math.max(10, w - labelW - 8);
   const right = labelW + plotW;
   const x = xScale(w, view);
-  const b = bands(model, plan.rows);
-  drawn = { fonts: new Set(), faults: [], stock: [], witness: [] };
+  const b = bands(model, plan.rows, plan.stockH);
+  const origin = opts.origin ?? model.from;
+  drawn = { fonts: new Set(), faults: [], stock: [], witness: [], extent: null };
 
   ctx.clearRect(0, 0, w, h);
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, w, h);
   ctx.textBaseline = 'middle';
-  drawAxis(ctx, model, view, x, plotW, h);
+  drawAxis(ctx, origin, view, x, plotW, h);
 
   const labels = [];
   clipTo(ctx, right, b.lanesTop, b.lanesH);
@@ -163,23 +173,33 @@ export function drawTimeline(ctx, w, model, view, opts = {}) {
   drawStock(ctx, model, view, x, b.stockTop, b.stockH, right);
   ctx.restore();
   drawCursor(ctx, opts.cursor, view, x, right, h);
+  const end = opts.end ? drawEnd(ctx, opts.end, view, x, right, h, b) : null;
   drawLaneLabels(ctx, model, w, h, b, opts.zh);
   const caption = opts.cursor !== null && opts.cursor !== undefined && opts.caption
     ? drawCaption(ctx, opts.caption, LAYOUT.labelW + LAYOUT.pad, b.lanesTop + LAYOUT.pad / 2, plotW - 2 * LAYOUT.pad) : null;
   const boxes = {
     font: LAYOUT.font, fonts: [...drawn.fonts].sort((p, q) => p - q), faults: drawn.faults, stock: drawn.stock, caption,
-    witness: drawn.witness,
+    witness: drawn.witness, end,
+    scale: { from: view.from, to: view.to, origin, x0: x(view.from), plotW, msPerPx: (view.to - view.from) / plotW },
+    extent: drawn.extent,
     bands: { lanes: [b.lanesTop, b.lanesH], faults: [b.faultsTop, b.faultsH], stock: [b.stockTop, b.stockH] },
   };
   drawn = null;
   return { labels, boxes };
 }
 
-/** drawAxis paints the grid and the axis: round times since the sale's start, not round epoch times. */
-function drawAxis(ctx, model, view, x, plotW, h) {
+/** extend widens the extent of the bars drawn to [x0, x1]. */
+function extend(x0, x1) {
+  if (!drawn) return;
+  const e = drawn.extent;
+  drawn.extent = e ? { x0: Math.min(e.x0, x0), x1: Math.max(e.x1, x1) } : { x0, x1 };
+}
+
+/** drawAxis paints the grid and the axis: round times since origin (the sale's start), not round epoch times. */
+function drawAxis(ctx, origin, view, x, plotW, h) {
   const { labelW, axisH, pad } = LAYOUT;
-  const rel = niceTicks(view.from - model.from, view.to - model.from, Math.max(2, Math.floor(plotW / (110 * LAYOUT.font / BASE.font))));
-  const step = rel.step, ticks = rel.ticks.map((t) => t + model.from);
+  const rel = niceTicks(view.from - origin, view.to - origin, Math.max(2, Math.floor(plotW / (110 * LAYOUT.font / BASE.font))));
+  const step = rel.step, ticks = rel.ticks.map((t) => t + origin);
   setFont(ctx);
   ctx.strokeStyle = COLOURS.grid;
   ctx.lineWidth = 1;
@@ -190,7 +210,7 @@ function drawAxis(ctx, model, view, x, plotW, h) {
     if (tx < labelW || tx > labelW + plotW) continue;
     ctx.beginPath(); ctx.moveTo(tx, axisH - 4); ctx.lineTo(tx, h - pad); ctx.stroke();
     if (tx <= labelW + 2 * LAYOUT.font) continue; // not under the lane labels
-    const text = tickLabel(t, model.from, step);
+    const text = tickLabel(t, origin, step);
     // The last tick's time is moved left rather than cut by the canvas's edge.
     ctx.fillText(text, Math.min(tx, labelW + plotW - ctx.measureText(text).width / 2), axisH / 2);
   }
@@ -233,6 +253,40 @@ function drawCursor(ctx, cursor, view, x, right, h) {
   ctx.strokeStyle = COLOURS.text;
   ctx.lineWidth = 2;
   ctx.beginPath(); ctx.moveTo(cx, axisH - 6); ctx.lineTo(cx, h - pad); ctx.stroke();
+}
+
+/**
+ * drawEnd marks where a sale ended inside the window: the time after it
+ * veiled grey, a dark line at the end, and end.text ("done in 0.57 s") in
+ * bold on a white card in the lanes, right of the line (left of it when
+ * there is no room). Returns the text's box.
+ */
+function drawEnd(ctx, end, view, x, right, h, b) {
+  if (end.at >= view.to) return null;
+  const { labelW, axisH, pad, font } = LAYOUT;
+  const ex = Math.max(labelW, x(end.at));
+  ctx.fillStyle = 'rgba(87, 96, 106, 0.10)';
+  ctx.fillRect(ex, axisH, right - ex, h - pad - axisH);
+  ctx.strokeStyle = COLOURS.text;
+  ctx.lineWidth = 2;
+  ctx.beginPath(); ctx.moveTo(ex, axisH - 4); ctx.lineTo(ex, h - pad); ctx.stroke();
+  if (!end.text) return null;
+  setFont(ctx, true);
+  // The card keeps clear of the end: a hold's "×50" is written just right of its bar.
+  const tw = ctx.measureText(end.text).width, cw = tw + font, ch = font + Math.round(font * 0.6), gap = 4 * font;
+  const onRight = ex + gap + cw <= right;
+  const cx = onRight ? ex + gap : Math.max(labelW + 2, ex - gap - cw);
+  const cy = b.lanesTop + Math.max(2, Math.round((Math.min(b.lanesH, 3 * LAYOUT.rowH) - ch) / 2));
+  ctx.beginPath(); ctx.moveTo(ex, cy + ch / 2); ctx.lineTo(onRight ? cx : cx + cw, cy + ch / 2); ctx.stroke();
+  ctx.fillStyle = 'rgba(255,255,255,0.94)';
+  ctx.fillRect(cx, cy, cw, ch);
+  ctx.strokeStyle = COLOURS.text;
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(cx + 0.5, cy + 0.5, cw - 1, ch - 1);
+  ctx.fillStyle = COLOURS.text;
+  ctx.textAlign = 'left';
+  ctx.fillText(end.text, cx + font / 2, cy + ch / 2);
+  return { text: end.text, at: ex, x: cx + font / 2, y: cy + (ch - font) / 2, w: tw, h: font, size: font };
 }
 
 /**
@@ -347,6 +401,7 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
       const x0 = x(s.wait_at), x1 = x(s.enter_at);
       if (x1 <= lastX && x1 - x0 < 1) continue;
       ctx.fillRect(x0, waitY, Math.max(1, x1 - x0), waitH);
+      extend(x0, x1);
       lastX = x1;
     }
     lastX = -1;
@@ -357,6 +412,7 @@ function drawLanes(ctx, model, view, x, top, opts, labels) {
       lastX = Math.floor(x1);
       ctx.fillStyle = COLOURS[s.outcome] || COLOURS.unknown;
       ctx.fillRect(x0, holdY, Math.max(1, wpx), holdH);
+      extend(x0, x0 + Math.max(1, wpx));
       if (s.outcome === 'fenced') crossOut(ctx, x0, holdY, Math.max(6, wpx), holdH);
       if (opts.hover === s.id) {
         ctx.strokeStyle = COLOURS.text; ctx.lineWidth = 2;
@@ -467,6 +523,7 @@ function drawStrip(ctx, model, view, x, top, h) {
     const bh = Math.max(1, b.level * (h - 14));
     ctx.fillStyle = b.overlaps > 0 ? COLOURS.overlap : COLOURS.committed;
     ctx.fillRect(x0, top + h - 4 - bh, Math.max(1, x1 - x0 - 0.5), bh);
+    extend(x0, x1);
     if (b.fenced > 0) { ctx.fillStyle = COLOURS.fenced; ctx.fillRect(x0, top + 2, Math.max(1, x1 - x0 - 0.5), 5); }
   }
 }

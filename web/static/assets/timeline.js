@@ -9,12 +9,18 @@
 // beside it, and the violation count's pairs a click away. A summarised
 // sale (past the API's bound) shows its buckets; zoomed in far enough, the
 // window is fetched again (`?from=&to=`, debounced) and its real sections
-// are drawn while the view stays inside it.
-import { getJSON } from './api.js';
-import { batchRows, combineFact } from './combine-view.js';
+// are drawn while the view stays inside it. "Compare with" draws a second
+// sale under the first at the same milliseconds per pixel
+// (#/timeline?sale=12&vs=13; timeline-compare.js decides and words it).
+import { ApiError, getJSON } from './api.js';
+import { batchRows, combineFact, fill } from './combine-view.js';
 import { el } from './dom.js';
 import { historyView } from './history-model.js';
 import { applyLabels, label } from './i18n.js';
+import {
+  compareCaption, durationText, saleDuration, saleHeading, sharedViews, verdictWord,
+} from './timeline-compare.js';
+import { saleInHash, vsInHash } from './nav.js';
 import { COLOURS, LAYOUT, drawTimeline, planTimeline } from './timeline-draw.js';
 import {
   OUTCOMES, Replay, SPEEDS, buildTimeline, centreOn, clampView, covers, currentLine, detailModel, detailWindow,
@@ -34,13 +40,22 @@ function storeSpeed(v) {
   try { localStorage.setItem(SPEED_KEY, String(v)); } catch { /* storage off: this page alone */ }
 }
 
+// The comparison a link asks for (#/timeline?sale=12&vs=13), read when the
+// module loads and on each change of the hash before the nav rewrites the
+// hash to its canonical form (this listener is the first one: the module
+// runs before app.js's body).
+const bootVs = vsInHash(location.hash);
+let onHash = null;
+window.addEventListener('hashchange', (e) => onHash?.(new URL(e.newURL).hash));
+
 /**
  * initTimeline wires the section. zh() says whether Chinese labels are on;
  * liveStep() is the step the live band shows ({status, sale}) or null;
  * onSale(id) is told the sale the section shows, each time the section
- * shows or opens one (the band then tells about that sale).
+ * shows or opens one (the band then tells about that sale); onCompare(sale,
+ * vs) the comparison to keep in the URL (0, 0: none).
  */
-export function initTimeline({ zh, liveStep, onSale = () => {} }) {
+export function initTimeline({ zh, liveStep, onSale = () => {}, onCompare = () => {} }) {
   const canvas = $('#tl-canvas');
   const ctx = canvas.getContext('2d');
   const tip = $('#tl-tip');
@@ -50,7 +65,14 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     // A summarised sale's zoomed-in window: {window, model} fetched, the
     // view it was asked for (a debounce key) and its timer.
     detail: null, detailKey: '', detailTimer: 0,
+    // The sale compared with ({id, model}) or null; vsMsg: why a
+    // comparison asked for was not made ({key, values}) or null; sales:
+    // GET /api/sales by id, and asked: GET /api/sales/{id} of a sale older
+    // than the list (null while asked): their verdicts, for the headings.
+    vs: null, vsMsg: null, sales: new Map(), asked: new Map(),
   };
+  const canvasVs = $('#tl-canvas-vs');
+  const ctxVs = canvasVs.getContext('2d');
   const bounds = () => ({ from: st.model.from, to: st.model.to });
   const visible = () => !$('#timeline').hidden;
 
@@ -61,29 +83,40 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   /** shown is the model drawn: the fetched window's while the view is inside it, else the whole sale's. */
   const shown = () => (st.detail && covers(st.detail.window, st.view) ? st.detail.model : st.model);
 
+  /**
+   * drawOn draws model in window view on canvas cv (context c) at the
+   * section's width, sized for the device's pixels, and tells the tests
+   * what it drew (its dataset). opts go to drawTimeline.
+   */
+  function drawOn(cv, c, m, view, opts = {}) {
+    // The canvas's type follows the page's (Large type scales the rem).
+    const scale = parseFloat(getComputedStyle(document.documentElement).fontSize) / 16 || 1;
+    const plan = planTimeline(c, width(), m, view, { zh: zh(), scale, compact: !!opts.compact });
+    const w = width(), h = plan.height, dpr = window.devicePixelRatio || 1;
+    if (cv.width !== Math.round(w * dpr) || cv.height !== Math.round(h * dpr)) {
+      cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
+      cv.style.width = `${w}px`; cv.style.height = `${h}px`;
+    }
+    c.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const { labels, boxes } = drawTimeline(c, w, m, view, { zh: zh(), plan, ...opts });
+    cv.dataset.drawn = String(Number(cv.dataset.drawn || 0) + 1);
+    cv.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
+    cv.dataset.boxes = JSON.stringify(boxes); // the fault names' and stock figures' boxes, the font sizes, the scale
+    return boxes;
+  }
+
   function paint() {
     st.dirty = false;
     if (!st.model) return;
+    if (comparing()) { paintCompare(); return; }
     wantDetail();
     const m = shown();
-    // The canvas's type follows the page's (Large type scales the rem).
-    const scale = parseFloat(getComputedStyle(document.documentElement).fontSize) / 16 || 1;
-    const plan = planTimeline(ctx, width(), m, st.view, { zh: zh(), scale });
-    const w = width(), h = plan.height, dpr = window.devicePixelRatio || 1;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
-      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
-      canvas.style.width = `${w}px`; canvas.style.height = `${h}px`;
-    }
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const replaying = st.replay && (st.replay.playing || st.replay.t > st.replay.from);
     // During a replay the canvas is captioned with the narration line of the moment.
     const line = replaying ? st.model.narration[currentLine(st.model.narration, st.replay.t)] : null;
     const caption = line ? narrationText(line, zh()).main : '';
     const witness = new Set(st.witnessOrders || []);
-    const { labels, boxes } = drawTimeline(ctx, w, m, st.view, { zh: zh(), cursor: replaying ? st.replay.t : null, hover: st.hover, plan, caption, witness });
-    canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
-    canvas.dataset.labels = labels.join(' '); // what the holds say, for the tests to read
-    canvas.dataset.boxes = JSON.stringify(boxes); // the fault names' and stock figures' boxes, the font sizes
+    drawOn(canvas, ctx, m, st.view, { cursor: replaying ? st.replay.t : null, hover: st.hover, caption, witness });
     canvas.dataset.detail = m === st.model ? '' : `${m.data.from}-${m.data.to}`;
     $('#tl-window').textContent = `${relTime(st.view.from, st.model.from)} – ${relTime(st.view.to, st.model.from)}`;
     if (st.replay) {
@@ -91,6 +124,148 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
       $('#tl-now').textContent = relTime(st.replay.t, st.model.from);
     }
     markNarration(replaying ? st.replay.t : (st.view.from + st.view.to) / 2);
+  }
+
+  // ---- two sales on one time scale ---------------------------------------------
+
+  const comparing = () => !!(st.vs?.model && st.model);
+
+  /**
+   * paintCompare draws the sale and the one compared with, one canvas each,
+   * at one scale (sharedViews): each from its own start, both windows as
+   * long as the longer sale. The shorter sale's end is marked.
+   */
+  function paintCompare() {
+    const a = st.model, b = st.vs.model;
+    const v = sharedViews(a, b);
+    const da = saleDuration(a), db = saleDuration(b);
+    const end = (d, other) => (d < other * 0.95 ? { at: 0, text: fill('tlVsDone', zh(), { d: durationText(d, zh()) }) } : null);
+    const endA = end(da, db), endB = end(db, da);
+    if (endA) endA.at = a.to;
+    if (endB) endB.at = b.to;
+    const witness = new Set(st.witnessOrders || []);
+    // The stock bands lower, so that both drawings fit a projector's screen.
+    drawOn(canvas, ctx, a, v.a, { witness, end: endA, compact: true });
+    canvas.dataset.detail = '';
+    drawOn(canvasVs, ctxVs, b, v.b, { end: endB, compact: true });
+    // Both lengths, for the tests to compare with the widths drawn.
+    canvas.dataset.compare = JSON.stringify({ a: { id: a.data.sale_id, ms: da }, b: { id: b.data.sale_id, ms: db }, span: v.span });
+  }
+
+  /** renderCompare shows or hides what the comparison adds: the headings, the caption, the note, the second canvas. */
+  function renderCompare() {
+    const on = comparing();
+    const clear = $('#tl-vs-clear');
+    clear.hidden = !st.vs;
+    clear.setAttribute('aria-label', label('tlVsClear', zh()));
+    $('#tl-vs').value = st.vs ? String(st.vs.id) : '';
+    const msg = $('#tl-vs-msg');
+    msg.hidden = !st.vsMsg;
+    msg.textContent = st.vsMsg ? fill(st.vsMsg.key, zh(), st.vsMsg.values) : '';
+    for (const id of ['#tl-cmp-a', '#tl-cmp-b', '#tl-cmp-caption', '#tl-vs-off', '#tl-canvas-vs']) $(id).hidden = !on;
+    // Zoom, pan and replay work on one sale: their bar and window line go while comparing.
+    $('#timeline .tl-bar').hidden = on;
+    $('#timeline .tl-window').hidden = on;
+    canvas.classList.toggle('comparing', on);
+    if (!on) {
+      delete canvas.dataset.compare;
+      canvas.setAttribute('aria-label', "the sale's critical sections per replica over time");
+      return;
+    }
+    if (st.replay?.playing) { st.replay.pause(); setPlaying(false); }
+    tip.hidden = true;
+    st.hover = null;
+    const a = st.model, b = st.vs.model;
+    heading($('#tl-cmp-a'), a.data, saleInfo(a.data.sale_id));
+    heading($('#tl-cmp-b'), b.data, saleInfo(b.data.sale_id));
+    const cap = compareCaption({ id: a.data.sale_id, ms: saleDuration(a) }, { id: b.data.sale_id, ms: saleDuration(b) }, zh());
+    $('#tl-cmp-caption').textContent = cap.text;
+    $('#tl-cmp-caption').dataset.ratio = String(cap.ratio);
+    const aria = fill('tlVsAria', zh(), { a: a.data.sale_id, b: b.data.sale_id });
+    canvas.setAttribute('aria-label', `${aria}: #${a.data.sale_id}`);
+    canvasVs.setAttribute('aria-label', `${aria}: #${b.data.sale_id}`);
+  }
+
+  /** saleInfo is sale id as GET /api/sales lists it, else asked once (GET /api/sales/{id}); undefined meanwhile. */
+  function saleInfo(id) {
+    if (st.sales.has(id)) return st.sales.get(id);
+    if (!st.asked.has(id)) {
+      st.asked.set(id, null);
+      getJSON(`/api/sales/${id}`, { timeoutMs: 8000 })
+        .then((sale) => { st.asked.set(id, sale); if (comparing()) renderCompare(); })
+        .catch(() => { /* no verdict word: the rest stands */ });
+    }
+    return st.asked.get(id) || undefined;
+  }
+
+  /** heading writes a lane group's heading: "#13 · redis · combining ≤100" and the verdict's word. */
+  function heading(p, data, sale) {
+    const v = verdictWord(sale, zh());
+    const kids = [el('span', { class: 'tl-cmp-name', text: saleHeading(data, zh()) })];
+    if (v.word) kids.push(' ', el('span', { class: `tl-cmp-verdict ${v.tone}`, text: v.word }));
+    p.replaceChildren(...kids);
+  }
+
+  /**
+   * syncURL puts the comparison into the URL (#/timeline?sale=12&vs=13)
+   * through the nav, which owns the hash (onCompare), and takes both out
+   * without one. Only while the section shows: a link followed from
+   * another section is still on its way to the nav.
+   */
+  function syncURL() {
+    if (visible()) onCompare(st.vs ? st.saleId : 0, st.vs?.id || 0);
+  }
+
+  /**
+   * compareWith starts the comparison with the sale a link or the picker
+   * names ({raw, id}; id 0: raw is not a sale id, said under the picker,
+   * the one sale's view kept). sync: false leaves the URL alone (a link
+   * being followed: its sale is read after this, the URL written when the
+   * section shows).
+   */
+  function compareWith(vs, { sync = true } = {}) {
+    if (!vs.id) { st.vsMsg = { key: 'tlVsBadId', values: { v: vs.raw } }; endCompare({ keepMsg: true, sync }); return; }
+    st.vsMsg = null;
+    if (st.vs?.id === vs.id) { renderCompare(); if (sync) syncURL(); return; }
+    st.vs = { id: vs.id, model: null };
+    st.asked.delete(vs.id); // its verdict asked afresh
+    vsOption(vs.id);
+    renderCompare();
+    if (sync) syncURL();
+    loadVs(vs.id);
+  }
+
+  /** endCompare returns to the one sale's view; keepMsg keeps the message of a comparison refused. */
+  function endCompare({ keepMsg = false, sync = true } = {}) {
+    if (!keepMsg) st.vsMsg = null;
+    st.vs = null;
+    renderCompare();
+    if (sync) syncURL();
+    redraw();
+  }
+
+  async function loadVs(id, { quiet = false } = {}) {
+    let data;
+    try {
+      data = await getJSON(`/api/sales/${id}/timeline`, { timeoutMs: 8000 });
+    } catch (err) {
+      if (st.vs?.id !== id || quiet) return;
+      st.vsMsg = err instanceof ApiError && err.status === 404
+        ? { key: 'tlVsMissing', values: { id } } : { key: 'tlVsCannot', values: { id, why: err.message } };
+      endCompare({ keepMsg: true });
+      return;
+    }
+    if (st.vs?.id !== id) return; // cleared or another sale meanwhile
+    st.vs.model = buildTimeline(data);
+    renderCompare();
+    redraw();
+  }
+
+  /** vsOption makes sure the "Compare with" picker has sale id (one older than the list). */
+  function vsOption(id) {
+    const pick = $('#tl-vs');
+    if (![...pick.options].some((o) => o.value === String(id))) pick.append(el('option', { value: String(id), text: `#${id}` }));
+    pick.value = String(id);
   }
 
   function redraw() {
@@ -181,6 +356,7 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
       if (!live) links(id, false);
     }
     $('#tl-live').hidden = !live;
+    if (st.vs) renderCompare();
     redraw();
   }
 
@@ -191,11 +367,17 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   async function loadSales() {
     let sales;
     try { sales = await getJSON('/api/sales'); } catch (err) { $('#tl-msg').textContent = err.message; return; }
+    st.sales = new Map(sales.map((s) => [s.id, s]));
+    if (comparing()) renderCompare(); // the verdicts may have come since
     const pick = $('#tl-sale');
     const sig = sales.map((s) => s.id).join();
     if (pick.dataset.sig === sig) return;
     pick.dataset.sig = sig;
-    pick.replaceChildren(...sales.map((s) => el('option', { value: String(s.id), text: `#${s.id} ${s.strategy}${s.violations ? ` · ${s.violations} ⚠` : ''}` })));
+    const option = (s) => el('option', { value: String(s.id), text: `#${s.id} ${s.strategy}${s.violations ? ` · ${s.violations} ⚠` : ''}` });
+    pick.replaceChildren(...sales.map(option));
+    // The same sales to compare with, after "—" (none).
+    $('#tl-vs').replaceChildren(el('option', { value: '', 'data-l': 'tlVsNone', text: label('tlVsNone', zh()) }), ...sales.map(option));
+    if (st.vs) vsOption(st.vs.id); else $('#tl-vs').value = '';
     if (!st.saleId && sales.length) pickSale(sales[0].id);
     else pick.value = String(st.saleId);
   }
@@ -203,6 +385,7 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   function pickSale(id) {
     st.saleId = id;
     $('#tl-sale').value = String(id);
+    syncURL();
     const step = liveStep();
     load(id, { live: step?.sale?.id === id && step.status === 'running' });
   }
@@ -363,7 +546,7 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   const pan = (fraction) => { if (st.model) setView(panBy(st.view, (st.view.to - st.view.from) * fraction, bounds())); };
 
   canvas.addEventListener('wheel', (e) => {
-    if (!st.model) return;
+    if (!st.model || comparing()) return; // one sale's view only: the page scrolls
     e.preventDefault();
     if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) pan(e.deltaX / 800);
     else zoom(Math.exp(e.deltaY / 400), timeAt(e.clientX));
@@ -371,14 +554,14 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
 
   let drag = null;
   canvas.addEventListener('pointerdown', (e) => {
-    if (!st.model || e.pointerType === 'touch') return; // a finger scrolls the page and the lanes
+    if (!st.model || comparing() || e.pointerType === 'touch') return; // a finger scrolls the page and the lanes
     drag = { x: e.clientX, view: st.view };
     canvas.setPointerCapture(e.pointerId);
     canvas.classList.add('dragging');
   });
   canvas.addEventListener('pointerup', () => { drag = null; canvas.classList.remove('dragging'); });
   canvas.addEventListener('pointermove', (e) => {
-    if (!st.model) return;
+    if (!st.model || comparing()) return;
     if (drag) {
       const r = canvas.getBoundingClientRect();
       const plotW = Math.max(10, r.width - LAYOUT.labelW - 8);
@@ -430,7 +613,7 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   canvas.addEventListener('keydown', (e) => {
     const keys = { ArrowLeft: () => pan(-0.2), ArrowRight: () => pan(0.2), '+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2),
       Home: () => setView(bounds()), ' ': () => togglePlay() };
-    if (!keys[e.key] || !st.model) return;
+    if (!keys[e.key] || !st.model || comparing()) return;
     e.preventDefault();
     keys[e.key]();
   });
@@ -478,6 +661,18 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     redraw();
   });
   $('#tl-sale').addEventListener('change', (e) => { keepChoice(); pickSale(Number(e.target.value)); });
+  $('#tl-vs').addEventListener('change', (e) => {
+    if (e.target.value) compareWith({ raw: e.target.value, id: Number(e.target.value) }); else endCompare();
+  });
+  $('#tl-vs-clear').addEventListener('click', () => { endCompare(); $('#tl-vs').focus(); });
+  // A link with vs compares; a link to one sale (sale=, no vs) shows it
+  // alone. Called before app.js reads the link's sale: the URL is left alone.
+  onHash = (hash) => {
+    const vs = vsInHash(hash);
+    if (vs) compareWith(vs, { sync: false });
+    else if (saleInHash(hash) && st.vs) endCompare({ sync: false });
+  };
+  if (bootVs) compareWith(bootVs, { sync: false });
   $('#tl-viol-n').addEventListener('click', () => {
     const box = $('#tl-pairs-box');
     box.hidden = !box.hidden;
@@ -502,6 +697,12 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
     if (!visible()) return;
     const step = liveStep();
     const sale = step?.sale?.id;
+    const running = step?.status === 'running' ? sale : 0;
+    if (st.vs?.model && (st.vs.id === running || st.vs.live)) {
+      // The sale compared with, running: read again each second, and once more when it ended.
+      st.vs.live = st.vs.id === running;
+      loadVs(st.vs.id, { quiet: true });
+    }
     if (step?.status === 'running' && sale) {
       if (st.liveSale !== sale) { st.liveSale = sale; loadSales(); pickSale(sale); return; }
       if (st.saleId === sale) load(sale, { live: true });
@@ -517,11 +718,12 @@ export function initTimeline({ zh, liveStep, onSale = () => {} }) {
   $('#tl-speeds').setAttribute('aria-label', SPEED_TEXT);
 
   return {
-    show() { loadSales(); renderLegend(); redraw(); if (st.model) onSale(st.saleId); },
+    show() { loadSales(); renderLegend(); renderCompare(); syncURL(); redraw(); if (st.model) onSale(st.saleId); },
     saleId: () => st.saleId,
     relabel() {
       applyLabels($('#timeline'), zh());
       renderLegend();
+      renderCompare();
       if (st.model) { renderFacts(); renderNarration(); renderHistory(); setPlaying(!!st.replay?.playing); redraw(); }
     },
     openSale(id) { keepChoice(); loadSales(); pickSale(id); },
