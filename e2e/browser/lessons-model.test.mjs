@@ -43,10 +43,13 @@ test('the decisive moment is the first overlap, else the first fenced write', ()
 });
 
 test('Chinese texts where the lesson has them', () => {
-  const l = { title: 'T', title_zh: '标题', fix: 'F' };
+  const l = { title: 'T', title_zh: '标题', fix: 'F', seed: 'seed 000: 「必须要加事务」', seed_zh: '参考文章 000：「必须要加事务」' };
   assert.equal(lessonText(l, 'title', true), '标题');
   assert.equal(lessonText(l, 'title', false), 'T');
   assert.equal(lessonText(l, 'fix', true), 'F');
+  assert.equal(lessonText(l, 'seed', true), '参考文章 000：「必须要加事务」');
+  assert.equal(lessonText(l, 'seed', false), 'seed 000: 「必须要加事务」');
+  assert.equal(lessonText({ seed: 'S' }, 'seed', true), 'S', 'an older shop without seed_zh keeps the English');
 });
 
 test('teaching pace is offered only where the lesson has one (class_pace true)', () => {

@@ -28,7 +28,7 @@ const LESSONS = {
   lessons: [
     { name: 'pause-past-ttl', title: 'A process pause past the TTL oversells even with the watchdog', title_zh: '进程暂停超过 TTL：有看门狗也会出错',
       predict: 'the paused holder writes a stale stock; with fencing the stale write is rejected', predict_zh: '暂停的持有者写入过时的库存；开启防护令牌后过时的写入被拒绝',
-      fix: 'fencing tokens', fix_zh: '防护令牌（fencing token）', seed: 'beyond the seeds', strategies: ['redis'], min_replicas: 2, class_pace: false,
+      fix: 'fencing tokens', fix_zh: '防护令牌（fencing token）', seed: 'beyond the seeds', seed_zh: '超出参考文章的范围', strategies: ['redis'], min_replicas: 2, class_pace: false,
       last: { id: 9, lesson: 'pause-past-ttl', status: 'done', verdict: 'PASS', pace: 'normal', observed: 'fencing off: lost update; fencing on: fenced',
         output: '', agent: 'agent-1', created_at: '2026-11-26T10:00:00Z', started_at: '2026-11-26T10:00:01Z', finished_at: '2026-11-26T10:00:20Z',
         sales: [7, 30],
@@ -92,6 +92,7 @@ test('a finished lesson shows its result table beside the prediction, and the de
   assert.match(moment, /Decisive moment/);
   assert.match(moment, /first overlap|gets token|enters/);
   assert.match(await page.textContent(`${card} .badge`), /PASS/);
+  assert.equal(await page.textContent(`${card} .l-seed`), 'beyond the seeds');
   await page.locator(card).scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'lessons-1366.png') });
 });
@@ -112,6 +113,7 @@ test('in Chinese the lesson texts, case names, headers and verdicts are Chinese'
   await page.click('#lang');
   await page.waitForFunction((c) => document.querySelector(`${c} h3`).textContent === '进程暂停超过 TTL：有看门狗也会出错', card);
   assert.equal(await page.textContent(`${card} .l-predict`), '暂停的持有者写入过时的库存；开启防护令牌后过时的写入被拒绝');
+  assert.equal(await page.textContent(`${card} .l-seed`), '超出参考文章的范围', 'the seed commentary in Chinese (seed_zh)');
   const first = await page.$$eval(`${card} .l-table tbody tr:first-child > *`, (cs) => cs.map((c) => c.textContent));
   assert.equal(first[0], 'redis，防护令牌 关');
   assert.equal(first[1], '数据已损坏');
@@ -135,6 +137,7 @@ test('on a phone the table scrolls in its own box and the page does not', async 
   await page.screenshot({ path: path.join(SHOTS, 'lessons-390-zh.png') });
   await page.click('#lang');
   await page.waitForFunction((c) => document.querySelector(`${c} h3`).textContent.startsWith('A process pause'), card);
+  assert.equal(await page.textContent(`${card} .l-seed`), 'beyond the seeds', 'the seed commentary back in English');
   await page.locator(`${card} .l-table`).scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'lessons-390.png') });
   await page.setViewportSize(PROJECTOR);

@@ -1,8 +1,12 @@
 package claims
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // five runs around m, spread ±5%.
@@ -147,5 +151,192 @@ func TestEveryClaimSaysItInChinese(t *testing.T) {
 		if c.ClaimZh == "" {
 			t.Errorf("%s: no claim_zh", c.Seed)
 		}
+	}
+}
+
+// The rule for a Chinese text (seed_zh, claim_zh, measured_zh): it has a
+// Chinese character, and once the technical names it keeps in Latin
+// letters are taken out (techNames: the strategies, make bench,
+// BenchmarkClaims, the lesson's name, Redis, ZooKeeper, MariaDB, SET NX
+// and such; each counts as a break, not as a word) it has no run of 4 or
+// more plain English words: a word is letters (an apostrophe inside), the
+// words of a run are separated by spaces or commas only, so that
+// "innodb_flush_log_at_trx_commit=2", "UPDATE ... SET" or "5686/s" never
+// make one. The seeds' own words (in 「」) stay verbatim.
+var (
+	hanChar     = regexp.MustCompile(`\p{Han}`)
+	englishRun  = regexp.MustCompile(`[A-Za-z][A-Za-z']*(?:[ ,]+[A-Za-z][A-Za-z']*){3,}`)
+	seedQuote   = regexp.MustCompile(`「[^」]*」`)
+	digitGroups = regexp.MustCompile(`\d+`)
+	techNames   = []string{"make bench", "BenchmarkClaims", "polling-vs-subscribe", "redis-no-owner", "redis-poll",
+		"db-pessimistic", "db-lock-table", "db-optimistic", "redisson", "redlock", "redis", "zookeeper",
+		"Redis", "ZooKeeper", "MariaDB", "SET NX", "CAS", "CPU", "FIFO"}
+)
+
+// chineseProblem says what breaks the rule above in zh, or "".
+func chineseProblem(zh string) string {
+	if zh == "" {
+		return "empty"
+	}
+	if !hanChar.MatchString(zh) {
+		return "no Chinese character"
+	}
+	rest := seedQuote.ReplaceAllString(zh, "·")
+	for _, n := range techNames {
+		rest = strings.ReplaceAll(rest, n, "·")
+	}
+	if m := englishRun.FindString(rest); m != "" {
+		return fmt.Sprintf("English words in a row: %q", m)
+	}
+	return ""
+}
+
+// sortedNumbers are the digit groups of s, sorted: the same figures said
+// in English and in Chinese have the same ones.
+func sortedNumbers(s string) []string {
+	n := digitGroups.FindAllString(s, -1)
+	slices.Sort(n)
+	return n
+}
+
+func TestTheRuleForAChineseTextCatchesEnglish(t *testing.T) {
+	for _, bad := range []string{"", "redis 3000/s (2900-3100, 3 runs)",
+		"这些数据里没有：not in these figures", "缺少 any of the database locks (db-pessimistic)"} {
+		if chineseProblem(bad) == "" {
+			t.Errorf("%q passes the rule", bad)
+		}
+	}
+	for _, ok := range []string{"由 make bench（BenchmarkClaims）测量", "本机的 MariaDB，innodb_flush_log_at_trx_commit=2, log_bin=0，每轮 2s",
+		"对比 redis-no-owner 的 SET NX 重试循环与 redisson、redis"} {
+		if p := chineseProblem(ok); p != "" {
+			t.Errorf("%q: %s", ok, p)
+		}
+	}
+}
+
+// Every claim the judge can say, down every branch that sets Measured
+// (not measured, something missing, judged on figures), says it in Chinese
+// too: measured_zh, seed_zh and claim_zh keep the rule above, measured_zh
+// says the same figures as measured, and seed_zh quotes the seed verbatim.
+func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
+	bench, tpsCond := BenchConditions(64, 0, 5), DBTPSConditions("innodb_flush_log_at_trx_commit=2, log_bin=0", 2*time.Second, 5)
+	runs := RunConditions(RunSettings{RunIDs: []uint64{6, 5, 4}, Buyers: 200, Concurrency: 50, WorkMS: 0, Replicas: 1, Stock: 100})
+	open := RunConditions(RunSettings{RunIDs: []uint64{9}, Buyers: 200, Rate: 120, WorkMS: 5, Replicas: 3, Stock: 50})
+	none := NoRunConditions()
+	cases := []struct {
+		name string
+		f    Figures
+	}{
+		{"nothing measured", Figures{Conditions: none.En, ConditionsZh: none.Zh}},
+		{"everything measured, on runs", Figures{Conditions: runs.En, ConditionsZh: runs.Zh, PerSecond: map[string][]float64{
+			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": around(500), "db-lock-table": around(200),
+			"db-optimistic": around(1500), "redlock": around(900), "redis-poll": around(2000)}}},
+		{"make bench, db-optimistic not in it", Figures{Conditions: bench.En, ConditionsZh: bench.Zh, PerSecond: map[string][]float64{
+			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": {500}, "redlock": around(900)},
+			DBTPS: map[int][]float64{1: around(400), 16: around(700)}, DBTPSConditions: tpsCond.En, DBTPSConditionsZh: tpsCond.Zh}},
+		{"a polling variant without redis", Figures{Conditions: open.En, ConditionsZh: open.Zh, PerSecond: map[string][]float64{
+			"redis-poll": around(2000), "zookeeper": around(800)}}},
+	}
+	// Each branch that sets Measured, by what its English says.
+	branches := map[string]bool{
+		"ranking: missing":                         false,
+		"ranking: judged":                          false,
+		"ceiling: missing a database lock":         false,
+		"ceiling: judged":                          false,
+		"database TPS: not in these figures":       false,
+		"database TPS: judged":                     false,
+		"redlock: missing":                         false,
+		"redlock: judged":                          false,
+		"polling: not measured in this table":      false,
+		"polling: missing redis":                   false,
+		"polling: judged":                          false,
+		"complexity: not a figure":                 false,
+		"db-optimistic not in these runs (judged)": false,
+	}
+	for _, tc := range cases {
+		cs := Judge(tc.f)
+		if len(cs) != 6 {
+			t.Fatalf("%s: %d claims", tc.name, len(cs))
+		}
+		for _, c := range cs {
+			where := tc.name + ", " + c.Seed
+			for field, zh := range map[string]string{"seed_zh": c.SeedZh, "claim_zh": c.ClaimZh, "measured_zh": c.MeasuredZh} {
+				if p := chineseProblem(zh); p != "" {
+					t.Errorf("%s: %s %q: %s", where, field, zh, p)
+				}
+			}
+			if got, want := sortedNumbers(c.MeasuredZh), sortedNumbers(c.Measured); !slices.Equal(got, want) {
+				t.Errorf("%s: measured_zh says %v, measured %v\n%s\n%s", where, got, want, c.Measured, c.MeasuredZh)
+			}
+			for _, q := range seedQuote.FindAllString(c.Seed, -1) {
+				if !strings.Contains(c.SeedZh, q) {
+					t.Errorf("%s: seed_zh %q lacks the seed's own %s", where, c.SeedZh, q)
+				}
+			}
+			judged := c.Verdict != NotMeasured
+			m := c.Measured
+			switch {
+			case strings.HasPrefix(c.Seed, "seed 000: 「从性能"):
+				branches[map[bool]string{false: "ranking: missing", true: "ranking: judged"}[judged]] = true
+				if judged && strings.Contains(m, "db-optimistic not in these runs") {
+					branches["db-optimistic not in these runs (judged)"] = true
+				}
+			case strings.HasPrefix(c.Seed, "seed 004: 「因为"):
+				branches[map[bool]string{false: "ceiling: missing a database lock", true: "ceiling: judged"}[judged]] = true
+			case strings.HasPrefix(c.Seed, "seed 004: 「单实例"):
+				branches[map[bool]string{false: "database TPS: not in these figures", true: "database TPS: judged"}[judged]] = true
+			case strings.HasPrefix(c.Seed, "seed 002"):
+				branches[map[bool]string{false: "redlock: missing", true: "redlock: judged"}[judged]] = true
+			case strings.HasPrefix(c.Seed, "seed 003"):
+				switch {
+				case judged:
+					branches["polling: judged"] = true
+				case strings.HasSuffix(m, ": missing redis"):
+					branches["polling: missing redis"] = true
+				case strings.HasPrefix(m, "not measured in this table"):
+					branches["polling: not measured in this table"] = true
+				}
+			case strings.HasPrefix(c.Seed, "seed 000: 「从实现"):
+				branches["complexity: not a figure"] = strings.HasPrefix(m, "not a figure")
+			}
+		}
+	}
+	for b, seen := range branches {
+		if !seen {
+			t.Errorf("no case reaches %q", b)
+		}
+	}
+}
+
+// The conditions are built once for both languages: the English is what
+// the runs and make bench said before, the Chinese says the same figures;
+// a caller that gives English only gets its English in measured_zh too.
+func TestConditionsInBothLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		got  Text
+		want string
+	}{
+		{RunConditions(RunSettings{RunIDs: []uint64{6, 5}, Buyers: 200, Concurrency: 50, WorkMS: 0, Replicas: 1, Stock: 100}),
+			"run #6, run #5 (same settings; median, min-max), orders/s per step: 200 buyers, 50 workers, work 0 ms, 1 replicas, stock 100"},
+		{RunConditions(RunSettings{RunIDs: []uint64{9}, Buyers: 20, Rate: 12.4, WorkMS: 1500, Replicas: 2, Stock: 20}),
+			"run #9 (same settings; median, min-max), orders/s per step: 20 buyers, 12 req/s offered, work 1500 ms, 2 replicas, stock 20"},
+		{BenchConditions(64, 10*time.Millisecond, 5), "64 contenders, work 10ms, locked sections/s over 5 rounds (median, min-max)"},
+		{DBTPSConditions("innodb_flush_log_at_trx_commit=2, log_bin=0", 2*time.Second, 5),
+			"MariaDB on this machine, innodb_flush_log_at_trx_commit=2, log_bin=0, 2s per round, 5 rounds (median, min-max)"},
+		{NoRunConditions(), "no finished run"},
+	} {
+		if tc.got.En != tc.want {
+			t.Errorf("English %q, want %q", tc.got.En, tc.want)
+		}
+		if p := chineseProblem(tc.got.Zh); p != "" {
+			t.Errorf("%q: %s", tc.got.Zh, p)
+		}
+		if got, want := sortedNumbers(tc.got.Zh), sortedNumbers(tc.got.En); !slices.Equal(got, want) {
+			t.Errorf("%q says %v, %q %v", tc.got.Zh, got, tc.got.En, want)
+		}
+	}
+	c := byClaim(t, Judge(Figures{Conditions: "run #7", PerSecond: map[string][]float64{"redis": around(3000)}}), "seed 000: 「从性能")
+	if !strings.HasPrefix(c.MeasuredZh, "run #7：缺少") {
+		t.Errorf("English-only conditions: %q", c.MeasuredZh)
 	}
 }

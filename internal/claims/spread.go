@@ -42,6 +42,11 @@ func (s Spread) String() string {
 	return fmt.Sprintf("%.0f/s (%.0f-%.0f, %d %s)", s.Median, s.Min, s.Max, s.N, runs)
 }
 
+// Text is String in English and in Chinese: "1234 次/秒（1100-1300，5 次压测）".
+func (s Spread) Text() Text {
+	return Text{s.String(), fmt.Sprintf("%.0f 次/秒（%.0f-%.0f，%d 次压测）", s.Median, s.Min, s.Max, s.N)}
+}
+
 // An Order is what the runs say about a figure against another (or
 // against a bound): above, below, or inconclusive.
 type Order int

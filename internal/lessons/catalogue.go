@@ -13,10 +13,13 @@ type Lesson struct {
 	Predict string `json:"predict"`
 	Fix     string `json:"fix"`
 	// The same three in Chinese (catalogue_zh.go fills them in).
-	TitleZh     string   `json:"title_zh"`
-	PredictZh   string   `json:"predict_zh"`
-	FixZh       string   `json:"fix_zh"`
+	TitleZh   string `json:"title_zh"`
+	PredictZh string `json:"predict_zh"`
+	FixZh     string `json:"fix_zh"`
+	// Seed: what the seeds say of the pitfall, their words quoted in 「」;
+	// SeedZh: the same in Chinese, the quotes verbatim (catalogue_zh.go).
 	Seed        string   `json:"seed"`
+	SeedZh      string   `json:"seed_zh"`
 	Strategies  []string `json:"strategies"`
 	MinReplicas int      `json:"min_replicas"`
 	// ClassPace: the scenario can run at the class pace (buyers sent

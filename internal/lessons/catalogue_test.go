@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestSeedQuotesAreInTheSeedTheyName(t *testing.T) {
 		}
 	}
 	for _, l := range Catalogue {
-		for field, text := range map[string]string{"seed": l.Seed, "predict": l.Predict, "fix": l.Fix, "title": l.Title} {
+		for field, text := range map[string]string{"seed": l.Seed, "seed_zh": l.SeedZh, "predict": l.Predict, "fix": l.Fix, "title": l.Title} {
 			check(l.Name+" ("+field+")", text)
 		}
 	}
@@ -88,7 +89,7 @@ func TestSeedQuoteCheckerCatchesAMiscredit(t *testing.T) {
 type quote struct{ text, seed string }
 
 var (
-	quoteOrSeed = regexp.MustCompile(`「([^」]*)」|(?:seeds?|参考文章|文章)\s*(\d{3})`)
+	quoteOrSeed = regexp.MustCompile(`「([^」]*)」|(?:seeds?|参考文章|文章)\s*(\d{3})|seed(?:Beside)?\("(\d{3})"`) // the last: internal/claims' c.seed("003", "「…」")
 	javaConcat  = regexp.MustCompile(`"\s*\+\s*"`)
 )
 
@@ -97,8 +98,8 @@ func creditedQuotes(text string) []quote {
 	var out []quote
 	seed := ""
 	for _, m := range quoteOrSeed.FindAllStringSubmatch(text, -1) {
-		if m[2] != "" {
-			seed = m[2]
+		if m[2] != "" || m[3] != "" {
+			seed = m[2] + m[3]
 			continue
 		}
 		if strings.Trim(m[1], "… ") != "" {
@@ -184,6 +185,130 @@ func TestCatalogueHasChinese(t *testing.T) {
 	for name := range zhTexts {
 		if _, ok := Find(name); !ok {
 			t.Errorf("catalogue_zh.go has %q, which the catalogue lacks", name)
+		}
+	}
+}
+
+// Every lesson's "From the seed" commentary is in Chinese too (seed_zh,
+// from catalogue_zh.go's zhSeeds), by seedZhProblem's rule, and zhSeeds
+// names no lesson the catalogue lacks.
+func TestCatalogueSeedsInChinese(t *testing.T) {
+	for _, l := range Catalogue {
+		if l.Seed == "" {
+			continue
+		}
+		if p := seedZhProblem(l.Seed, l.SeedZh); p != "" {
+			t.Errorf("%s: seed_zh %q: %s (catalogue_zh.go)", l.Name, l.SeedZh, p)
+		}
+	}
+	for name := range zhSeeds {
+		if _, ok := Find(name); !ok {
+			t.Errorf("catalogue_zh.go's zhSeeds has %q, which the catalogue lacks", name)
+		}
+	}
+}
+
+// The rule for a seed_zh, given its English seed: it is not empty and has
+// a Chinese character; every 「quote」 of the English is in it byte for
+// byte, and it has no 「quote」 the English lacks (so 「」 cannot hide
+// untranslated text). It names a seed as 参考文章 NNN, never as "seed"
+// (the word the English credits with). Outside the quotes it has no run
+// of 4 or more plain English words. A word is ASCII letters (an
+// apostrophe inside); the words of a run are separated by spaces or
+// commas only. A technical token joins letters with digits, "_", ".",
+// "/" or "-" (redis-getset, slow_work, jedis.del, buyer-1, N/2): it is a
+// break, not a word, so only a name of plain words can make a run, and
+// the lab's (SET NX PX, SET NX EX, select ... for update, Martin
+// Kleppmann) have 3 at most. One exception:
+// a source outside the seeds cited in English (Kleppmann's article, etcd's
+// documentation) keeps its words in 《title》 or “sentence”, which must be
+// the English seed's own "…" and be followed at once by its Chinese in
+// （）; such a citation is left out of the count.
+var (
+	seedZhQuote  = regexp.MustCompile(`「[^」]*」`)
+	citation     = regexp.MustCompile(`(?:《([^》]*)》|“([^”]*)”)(（[^）]*）)?`)
+	hanChar      = regexp.MustCompile(`\p{Han}`)
+	techToken    = regexp.MustCompile(`[A-Za-z0-9_]+(?:[./-]+[A-Za-z0-9_]+)*`)
+	seedWord     = regexp.MustCompile(`(?i)\bseeds?\b`)
+	englishWords = regexp.MustCompile(`[A-Za-z][A-Za-z']*(?:[ ,]+[A-Za-z][A-Za-z']*){3,}`)
+)
+
+// seedZhProblem says what breaks the rule above in zh, the Chinese of en,
+// or "".
+func seedZhProblem(en, zh string) string {
+	if zh == "" {
+		return "empty"
+	}
+	if !hanChar.MatchString(zh) {
+		return "no Chinese character"
+	}
+	enQuotes := seedZhQuote.FindAllString(en, -1)
+	for _, q := range enQuotes {
+		if !strings.Contains(zh, q) {
+			return fmt.Sprintf("lacks the seed's own %s", q)
+		}
+	}
+	for _, q := range seedZhQuote.FindAllString(zh, -1) {
+		if !slices.Contains(enQuotes, q) {
+			return fmt.Sprintf("quotes %s, which the English does not", q)
+		}
+	}
+	rest := seedZhQuote.ReplaceAllString(zh, "·")
+	if seedWord.MatchString(rest) {
+		return `says "seed" where the lab's Chinese says 参考文章`
+	}
+	problem := ""
+	rest = citation.ReplaceAllStringFunc(rest, func(c string) string {
+		m := citation.FindStringSubmatch(c)
+		cited := m[1] + m[2]
+		if hanChar.MatchString(cited) {
+			return c // Chinese in 《》 or “”: the words count as any others
+		}
+		switch {
+		case !strings.Contains(en, `"`+cited+`"`):
+			problem = fmt.Sprintf("cites %q, which the English does not quote", cited)
+		case !hanChar.MatchString(m[3]):
+			problem = fmt.Sprintf("cites %q without its Chinese in （） right after it", cited)
+		}
+		return "·"
+	})
+	if problem != "" {
+		return problem
+	}
+	rest = techToken.ReplaceAllStringFunc(rest, func(w string) string {
+		if strings.ContainsAny(w, "0123456789_./-") {
+			return "·"
+		}
+		return w
+	})
+	if m := englishWords.FindString(rest); m != "" {
+		return fmt.Sprintf("English words in a row: %q", m)
+	}
+	return ""
+}
+
+func TestTheSeedZhRuleCatchesEnglish(t *testing.T) {
+	const en = `seed 000: 「必须要加事务」; Kleppmann, "How to do distributed locking": a pause lets a second holder in`
+	for _, bad := range []string{
+		"",
+		"seed 000: 「必须要加事务」",
+		"参考文章 000：「必须要加」",
+		"参考文章 000：「必须要加事务」；a pause lets a second holder in",
+		"参考文章 000：「必须要加事务」「a pause lets a second holder in」",
+		"参考文章 000：「必须要加事务」；Kleppmann 的《How to do distributed locking》",
+		"参考文章 000：「必须要加事务」；“a pause lets a second holder in”（暂停会放进第二个持有者）",
+		"参考文章 000：「必须要加事务」；暂停会放进第二个 holder, a pause lets",
+	} {
+		if seedZhProblem(en, bad) == "" {
+			t.Errorf("%q passes the rule", bad)
+		}
+	}
+	for _, ok := range []string{
+		"参考文章 000：「必须要加事务」；Kleppmann 的《How to do distributed locking》（《如何实现分布式锁》）：暂停会放进第二个持有者",
+		"参考文章 000：「必须要加事务」；redis-getset 用 SET NX PX 加锁，select ... for update 锁，slow_work 与 jedis.del() 之后，Martin Kleppmann 说",
+	} {
+		if p := seedZhProblem(en, ok); p != "" {
+			t.Errorf("%q: %s", ok, p)
 		}
 	}
 }

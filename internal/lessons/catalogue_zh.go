@@ -171,10 +171,54 @@ var zhTexts = map[string][3]string{
 	},
 }
 
+// zhSeeds is each lesson's "From the seed" commentary (Seed) in Chinese,
+// by name (TestCatalogueSeedsInChinese fails when a lesson with a Seed
+// lacks one). The seeds' quotes in 「」 are kept byte for byte, with their
+// own punctuation and traditional characters; a seed is "参考文章 NNN", as
+// everywhere in the lab's Chinese (the quote check reads that form too).
+// A source outside the seeds keeps its English title or sentence in 《》
+// or “”, followed by its Chinese in （）.
+var zhSeeds = map[string]string{
+	"mutex-across-replicas":          "参考文章 003：「他們加的鎖只對屬于自己JVM里面的線程有效,對于其他JVM的線程是無效的」；参考文章 001：「使用C++中的锁，是无法锁住两台机器上的临界区的，必须使用分布式锁」",
+	"setnx-expire-crash":             "参考文章 001：「因为setnx和expire不是原子操作，有可能在setnx和expire之间程序死掉，这样仍然无法解锁」",
+	"del-without-owner":              "参考文章 000（3.3 节，用 SET NX EX 加锁、用 DEL 释放）：「假设碰巧这时候,A执行完自己的业务逻辑,它就去释放锁,但是它就把B的锁给释放了。」；参考文章 004：「key_value一般是随机值,用来保证释放锁的安全性(释放时会判断是否是之前设置过的随机值,只有是才释放锁)」；参考文章 000（3.4 节）：「判断当前线程加的锁和释放锁不是一个原子操作」（所以检查和删除要放进同一个 Lua 脚本）",
+	"ttl-shorter-than-work":          "参考文章 000：「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
+	"pause-past-ttl":                 "参考文章 003 只给出了那篇文章的链接：「關于redlock的討論可以看How to do distributed locking」；进程暂停和防护令牌出自那篇文章，参考文章的正文里没有：Martin Kleppmann 的《How to do distributed locking》（《如何实现分布式锁》，2016）：进程暂停（GC）超过租约，会放进第二个持有者；存储必须用防护令牌拒绝过期写入",
+	"redis-restart":                  "参考文章 002：「比如说线程 1 加了锁,结果 Redis 崩溃了又恢复过来,这时候线程 2 也加了同一把锁。」",
+	"redlock-minority":               "参考文章 002：「当大多数节点都告诉你加锁成功的时候,就说明你加锁成功了。」；参考文章 000：「当且仅当超过一半(N/2+1…)的Redis master节点都获得锁,并且使用的时间小于锁失效时间时,锁才算获取成功」（这是时间条件：锁的有效时间只有 TTL 减去加锁所花的时间）",
+	"optimistic-vs-pessimistic":      "参考文章 000：「乐观锁,顾名思义,就是很乐观,每次更新操作,都觉得不会存在并发冲突,只有更新失败后,才重试。」（它还说，数据库锁不适合高并发的场景）",
+	"cache-db-drift":                 "参考文章 003 把库存放在 Redis 里；没有持久化的 Redis 重启，以及从数据库重建库存，都超出了这篇文章的范围",
+	"queue-durability":               "参考文章 003 把库存放在 Redis 里；脚本和数据库之间的队列，以及它会丢掉什么，都超出了参考文章的范围",
+	"herd-sold-out-cache":            "超出参考文章的范围（秒杀实践，未引用出处）：尽早拒绝，低成本地拒绝：抢购洪峰里的大多数人注定抢不到，就让他们在内存里落空",
+	"herd-rate-limit":                "超出参考文章的范围（秒杀实践，未引用出处）：在请求到达库存之前，限制每个用户的请求",
+	"reentrancy":                     "参考文章 004：「分布式锁最好也能满足可重入、高性能、阻塞锁特性」，以及它的 memo 列：「可用来支持重入特性,标记下当前加锁的client和加锁次数」；参考文章 003 引用了 Redisson 的加锁脚本：「if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('hincrby', KEYS[1], ARGV[2], 1)」",
+	"db-lock-reentrant":              "参考文章 004：「分布式锁最好也能满足可重入、高性能、阻塞锁特性」，以及它的 memo 列：「可用来支持重入特性,标记下当前加锁的client和加锁次数」",
+	"getset-expiry":                  "参考文章 000：「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
+	"getset-release-race":            "参考文章 000：「没有保存持有者的唯一标识,可能被别的客户端释放/解锁」；关于先 GET 再 DEL 的释放：「判断当前线程加的锁和释放锁不是一个原子操作。如果调用jedis.del()释放锁的时候,可能这把锁已经不属于当前客户端,会解除他人加的锁。」",
+	"getset-loser-overwrites":        "参考文章 000：「锁过期的时候,并发多个客户端同时请求过来,都执行了jedis.getSet(),最终只能有一个客户端加锁成功,但是该客户端锁的过期时间,可能被别的客户端覆盖。」",
+	"renewal-fails":                  "参考文章 002：「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」；关于续期一直失败的情况：「如果不断重试之后,续约都失败了,那么这个时候就要根据业务来决定采取保守策略还是激进策略了」（本课展示的是保守策略，即停止业务；激进策略尚未讲授）",
+	"renewal-fails-aggressive":       "参考文章 002：「如果不断重试之后,续约都失败了,那么这个时候就要根据业务来决定采取保守策略还是激进策略了」，「如果你觉得这种非常偶然的续约失败是可以接受的,那么你还是可以继续执行业务,当然这可能引起数据不一致的问题,这也就是激进方案。」以及「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」",
+	"acquire-reply-lost":             "参考文章 002：「比如说加锁的时候收到了超时响应,就可以发起重试」；「如果 key1 存在,检查值是不是 value1。如果是 value1,那么说明我上一次加锁成功了。」",
+	"two-level-handoff":              "参考文章 002：「在实例拿到了分布式锁之后,释放锁之前先看看本地有没有别的线程也需要同一把分布式锁。如果有,就直接转交给本地的线程,进一步减少加锁和释放锁的开销。」",
+	"lock-per-batch":                 "超出参考文章的范围（未引用出处）：秒杀实践里把它叫作合并请求；参考文章 002 的本地交接（two-level-handoff 课）是它的第一步",
+	"for-update-needs-tx":            "参考文章 000 谈到它的 select ... for update 锁时说：「这里需要注意一下哈,必须要加事务 哈。」",
+	"etcd-lease-expiry":              "超出参考文章的范围（没有一篇参考文章讲到 etcd）：etcd 自己的文档《Notes on the usage of lock and lease》（《锁与租约的使用说明》）说：“the lease mechanism itself doesn't guarantee mutual exclusion. Owning a lease cannot guarantee the owner holds a lock of the resource.”（租约机制本身并不保证互斥。拥有租约并不能保证拥有者持有资源上的锁。）关于 Kleppmann 的防护令牌，它又说：“The authors interpret that fencing token is revision number in the case of etcd.”（作者们认为，在 etcd 中，防护令牌就是 revision 版本号。）",
+	"sentinel-failover":              "参考文章 000：「如果线程一在Redismaster节点上拿到了锁,但是加锁的key还没同步到slave节点。恰好这时,master节点发生故障,一个slave节点就会升级为master节点。线程二就可以顺理成章获取同个key的锁啦」；参考文章 002：「Redis 的主从同步是异步的」",
+	"zk-ensemble-server-killed":      "参考文章 003：「zookeeper天生設計定位就是分布式協調,強一致性。鎖的模型健壯、簡單易用、適合做分布式鎖。」以及「如果公司里面有zk集群條件,優先選用zk實現」；参考文章 000：「从可靠性角度(从高到低)Zookeeper > Redis > 数据库」；参考文章 004 谈到任何锁服务时说：「只要分布式锁服务集群节点大部分存活,client就可以进行加锁解锁操作」（同一句话的开头却是「分布式锁服务一般要满足AP」，而多数派仲裁属于 CP：少数派一侧会停止服务）",
+	"consistent-hashing-ring-change": "参考文章 002（“去分布式锁”一节的第二种思路）：「在使用这种算法的时候,同一个业务的请求肯定发到同一个节点上。这时候就没必要使用分布式锁了,本地直接加锁,或者用 Singleflight 模式就可以。」（文章就说到这里：实例加入或离开时，“同一个节点”会变成什么样，超出了参考文章的范围）",
+	"db-lock-single-point":           "参考文章 004：「不过DB作为分布式锁服务需要考虑单点问题,对于分布式系统来说是不允许出现单点的,一般通过数据库的同步复制,以及使用vip切换Master就能解决这个问题。」；参考文章 000 在可靠性上把它排在最后：「从可靠性角度(从高到低)Zookeeper > Redis > 数据库。」",
+	"polling-vs-subscribe":           "参考文章 003：「獲取不到鎖直接不斷嘗試獲取鎖,比較消耗性能」；关于 redisson：「如果獲取不到鎖,只需要添加一個監聽器就可以了,不用一直輪詢,性能消耗較小。」；参考文章 002：「第一种方式就是轮询,比如说在加锁失败之后,每睡眠 100 毫秒就尝试加锁一次」以及「第二种方式是监听删除事件」",
+	"redlock-clock-jump":             "参考文章 000：「如果取到了锁,key的真正有效时间就变啦,需要减去获取锁所使用的时间。」；参考文章 002：「假设说你的锁过期时间是 10 秒,加锁花了 1 秒钟,那么你就只剩下 9 秒钟。」；参考文章 003：「輪流嘗試在每個master節點上創建鎖,過期時間設置較短,一般就幾十毫秒」（超出参考文章的范围：漂移项出自 Redis 文档，时钟跳变出自 Kleppmann）",
+	"redis-single-point":             "参考文章 003：「使用redis做分布式鎖的缺點在于:如果采用單機部署模式,會存在單點問題,只要redis故障了。加鎖就不行了。」",
+	"zk-session-expiry":              "参考文章 001：「如果某个Client与ZK连接断开，临时节点就会消失，锁就会被错误的释放。」；参考文章 003：「客戶端可以建立一個臨時節點,在會話結束或者會話超時后,zookeeper會自動刪除該節點。」（节点是在会话过期时消失的，而不是在连接断开时：在会话超时之内重连的客户端会保住它）",
+	"zk-dead-holder":                 "参考文章 000：「临时节点 :和持久节点相反,当创建节点的客户端与zookeeper断开连接后,临时节点会被删除。」（更准确地说，是在会话过期时：只要会话还在，单单断开连接什么也不会删除，所以这里下一个买家要等满会话超时）",
+}
+
 func init() {
 	for i := range Catalogue {
 		if zh, ok := zhTexts[Catalogue[i].Name]; ok {
 			Catalogue[i].TitleZh, Catalogue[i].PredictZh, Catalogue[i].FixZh = zh[0], zh[1], zh[2]
 		}
+		Catalogue[i].SeedZh = zhSeeds[Catalogue[i].Name]
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/claims"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -89,8 +90,7 @@ func BenchmarkClaims(b *testing.B) {
 			})
 		}
 	}
-	tpsCond := fmt.Sprintf("MariaDB on this machine, %s, %v per round, %d rounds (median, min-max)",
-		locktest.DBFlushSettings(sqlDB), window, rounds)
+	tpsCond := claims.DBTPSConditions(locktest.DBFlushSettings(sqlDB), window, rounds)
 	fmt.Println()
 	locktest.PrintClaims(os.Stdout, results, 64, benchWork, tps, tpsCond)
 }

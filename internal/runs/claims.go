@@ -3,9 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/seckill-lab/seckill/internal/claims"
 )
@@ -60,8 +58,9 @@ func (s *Service) Claims(ctx context.Context) (ClaimsView, error) {
 		pick = fallback
 	}
 	if pick < 0 {
+		none := claims.NoRunConditions()
 		return ClaimsView{Conditions: "no finished run yet",
-			Claims: claims.Judge(claims.Figures{Conditions: "no finished run"})}, nil
+			Claims: claims.Judge(claims.Figures{Conditions: none.En, ConditionsZh: none.Zh})}, nil
 	}
 	key := settingsOf(views[pick])
 	perSecond := map[string][]float64{}
@@ -77,8 +76,8 @@ func (s *Service) Claims(ctx context.Context) (ClaimsView, error) {
 		}
 	}
 	cond := conditions(views[pick], ids)
-	return ClaimsView{RunID: ids[0], RunIDs: ids, Conditions: cond,
-		Claims: claims.Judge(claims.Figures{Conditions: cond, PerSecond: perSecond})}, nil
+	return ClaimsView{RunID: ids[0], RunIDs: ids, Conditions: cond.En,
+		Claims: claims.Judge(claims.Figures{Conditions: cond.En, ConditionsZh: cond.Zh, PerSecond: perSecond})}, nil
 }
 
 // stepRates is the orders per second of each finished step.
@@ -104,16 +103,9 @@ func settingsOf(v RunView) string {
 	return string(b)
 }
 
-func conditions(v RunView, ids []uint64) string {
+// conditions are the runs' shared settings, in English and in Chinese.
+func conditions(v RunView, ids []uint64) claims.Text {
 	c := v.Config
-	load := fmt.Sprintf("%d workers", c.Concurrency)
-	if c.Rate > 0 {
-		load = fmt.Sprintf("%.0f req/s offered", c.Rate)
-	}
-	runs := make([]string, len(ids))
-	for i, id := range ids {
-		runs[i] = fmt.Sprintf("run #%d", id)
-	}
-	return fmt.Sprintf("%s (same settings; median, min-max), orders/s per step: %d buyers, %s, work %d ms, %d replicas, stock %d",
-		strings.Join(runs, ", "), c.Buyers, load, c.WorkMS, len(v.Targets), c.Stock)
+	return claims.RunConditions(claims.RunSettings{RunIDs: ids, Buyers: c.Buyers, Concurrency: c.Concurrency,
+		Rate: c.Rate, WorkMS: c.WorkMS, Replicas: len(v.Targets), Stock: c.Stock})
 }

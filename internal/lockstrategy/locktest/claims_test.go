@@ -28,7 +28,7 @@ func TestClaimsJudgeTheRounds(t *testing.T) {
 		{"other contenders only", []Result{{Strategy: "redis", Contenders: 16, Ops: 10, Elapsed: time.Second}}, claims.NotMeasured},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Claims(tc.rs, 64, 0, nil, "")
+			c := Claims(tc.rs, 64, 0, nil, claims.Text{})
 			if c[0].Verdict != tc.rank {
 				t.Fatalf("ranking %q, want %q (%+v)", c[0].Verdict, tc.rank, c[0])
 			}

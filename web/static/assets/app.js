@@ -5,6 +5,7 @@
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
+import { relabelClaims } from './claims-view.js';
 import { initCombineForm } from './combine-view.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
@@ -88,6 +89,7 @@ function applyLang() {
   herd?.relabel();
   share?.relabel();
   lessons?.relabel();
+  relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
   state.zh = !state.zh;

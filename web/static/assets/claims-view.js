@@ -1,9 +1,11 @@
 // The seeds' claims table (#t-claims): each claim, the figures it was
 // judged on (median and min-max over repeated runs of the same settings)
 // and its verdict, which decides only outside the runs' spread. The seed's
-// sentence (its own words), the check (in both languages) and the figures
-// (English) come from the Go judge; the check and the verdict follow the
-// page's language.
+// sentence (its own words in 「」, verbatim in both languages), the check
+// and the figures with their conditions come from the Go judge in English
+// and in Chinese (seed_zh, claim_zh, measured_zh; an older shop without a
+// _zh field shows its English); every cell follows the page's language and
+// is drawn again when the language switches.
 import { el } from './dom.js';
 import { addLabels, label } from './i18n.js';
 
@@ -27,12 +29,26 @@ const VERDICTS = {
   'contradicts itself': ['claimContradicts', 'bad'],
 };
 
-/** claimRow is one claim's row; data-verdict keeps the judge's word. */
+// The claim each row was drawn from, to draw it again in the other language.
+const drawn = new WeakMap();
+
+/** claimRow is one claim's row in the language zh; data-verdict keeps the judge's word. */
 export function claimRow(c, zh) {
   const [key, cls] = VERDICTS[c.verdict] || [null, ''];
-  return el('tr', { 'data-verdict': c.verdict },
-    el('td', { class: 'small', text: c.seed }),
-    el('td', { text: zh && c.claim_zh ? c.claim_zh : c.claim }),
-    el('td', { class: 'small', text: c.measured }),
+  const say = (en, inZh) => (zh && inZh ? inZh : en);
+  const tr = el('tr', { 'data-verdict': c.verdict },
+    el('td', { class: 'small', text: say(c.seed, c.seed_zh) }),
+    el('td', { text: say(c.claim, c.claim_zh) }),
+    el('td', { class: 'small', text: say(c.measured, c.measured_zh) }),
     el('td', { class: `${cls} verdict-cell`.trim(), text: key ? label(key, zh) : c.verdict }));
+  drawn.set(tr, c);
+  return tr;
+}
+
+/** relabelClaims draws #t-claims' rows again in the language zh, from the claims they were drawn from. */
+export function relabelClaims(zh) {
+  for (const tr of document.querySelectorAll('#t-claims tbody tr')) {
+    const c = drawn.get(tr);
+    if (c) tr.replaceWith(claimRow(c, zh));
+  }
 }

@@ -77,7 +77,7 @@ export function caseNames(views) {
   });
 }
 
-/** lessonText is a lesson's title, prediction or fix in the mode's language (Chinese when the lesson has it). */
+/** lessonText is a lesson's title, prediction, fix or seed commentary in the mode's language (Chinese when the lesson has it). */
 export const lessonText = (l, key, zh) => (zh && l[`${key}_zh`]) || l[key] || '';
 
 /**

@@ -99,7 +99,8 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       el('dt', { 'data-l': 'strategies', text: 'Strategies' }),
       el('dd', {}, ...(l.strategies || []).flatMap((s, i) => [i ? ' ' : '', el('code', { class: 'tag', text: s })])),
       el('dt', { 'data-l': 'minReplicas', text: 'Needs' }), needs);
-    if (l.seed) dl.append(el('dt', { 'data-l': 'seed', text: 'From the seed' }), el('dd', { class: 'l-seed', text: l.seed }));
+    const seed = l.seed ? el('dd', { class: 'l-seed', text: l.seed }) : null;
+    if (seed) dl.append(el('dt', { 'data-l': 'seed', text: 'From the seed' }), seed);
     const head = el('div', { class: 'l-head' }, title, el('code', { class: 'l-name', text: l.name }));
     const cases = el('div', { class: 'l-cases', hidden: '' });
     const moment = el('div', { class: 'l-moment', hidden: '' });
@@ -109,7 +110,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       head, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run,
       ...(slow ? [slow] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
     applyLabels(li, zh());
-    return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, cases, moment } };
+    return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, seed, cases, moment } };
   }
 
   // set changes an element's text only when it differs: the result is a
@@ -178,6 +179,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     for (const s of li.querySelectorAll('.l-sr-title')) set(s, ` ${lessonText(l, 'title', zh())}`); // what a screen reader says after "Run"
     set(p.predict, lessonText(l, 'predict', zh()));
     set(p.fix, lessonText(l, 'fix', zh()) || '–');
+    if (p.seed) set(p.seed, lessonText(l, 'seed', zh()));
     const r = l.last;
     const min = l.min_replicas || 1;
     set(p.needs, zh() ? `${min} 个实例（${shops} 个在线${shops && shops < min ? '：不够' : ''}）`
