@@ -157,5 +157,5 @@ var countsText = Text{
 		"once, over the whole sale (the sale's exclusion violations); pairs: the overlaps listed in this window, " +
 		"each such section with the earlier holder it ran beside",
 	Zh: "本秒杀活动中，在更早开始的临界区仍持有锁时开始的临界区个数，每个只计一次，覆盖整个活动（即互斥违例数）；" +
-		"pairs：本时间窗口内列出的重叠对，即每个这样的临界区与它并行的那个更早的持锁者",
+		"重叠的临界区对：本时间窗口内列出的每个这样的临界区与它并行的那个更早的持锁者",
 }
