@@ -22,12 +22,14 @@ test('the band names the running lesson and its newest case', () => {
   assert.equal(runningLesson([{ name: 'x', last: { status: 'done' } }, lesson]), lesson);
   assert.equal(bandRun(lesson, [], false), null);
   const b = bandRun(lesson, [sale(1), sale(2, { fencing: true, sold: 3, stock: 7 })], false);
-  assert.equal(b.title, 'Lesson: pause-past-ttl, case 2: redis, fencing on');
+  assert.equal(b.title, 'pause-past-ttl · case 2: redis, fencing on');
+  assert.equal(b.heading, 'liveLesson');
   assert.equal(b.run.status, 'running');
   assert.deepEqual(b.run.steps.map((s) => s.status), ['done', 'running']);
   assert.equal(b.run.steps[1].sale.sold, 3);
   const done = bandRun({ ...lesson, last: { ...lesson.last, status: 'done' } }, [sale(1), sale(2, { fencing: true })], true);
-  assert.equal(done.title, '课程：pause-past-ttl，第 2 个案例，共 2 个：redis，防护令牌 开');
+  assert.equal(done.title, 'pause-past-ttl · 案例 2/2：redis，防护令牌 开');
+  assert.equal(done.heading, 'liveLessonLast');
 });
 
 test('the decisive moment is the first overlap, else the first fenced write', () => {

@@ -2,7 +2,7 @@
 // against fixtures (fixture-server.mjs with canned GET /api/lessons), no
 // demo: a finished lesson's card shows its result table beside the
 // prediction, each case linked to its timeline, and the decisive moment's
-// narration; a running lesson drives the band ("Lesson: NAME, case N:
+// narration; a running lesson drives the band ("Lesson running NAME · case N:
 // CASE" and that sale's figures); in Chinese the texts are the lesson's
 // Chinese ones. At 1366x768 (a projector) and 390x844 (a phone), with
 // screenshots in e2e/browser/test-results/.
@@ -98,10 +98,10 @@ test('a finished lesson shows its result table beside the prediction, and the de
 });
 
 test('a running lesson drives the band: its name, its newest case and that sale\'s figures', async () => {
-  await page.waitForFunction(() => /Lesson: mutex-across-replicas, case 2: db-pessimistic/.test(document.querySelector('#live-title').textContent));
+  await page.waitForFunction(() => /mutex-across-replicas · case 2: db-pessimistic/.test(document.querySelector('#live-title').textContent));
   assert.equal(await page.textContent('#n-sold'), '3');
   assert.equal(await page.textContent('#n-stock'), '7');
-  assert.match(await page.textContent('#live-h'), /Run in progress|live/i);
+  assert.match(await page.textContent('#live-h'), /^Lesson running/);
   // The running card's table is the sales read so far.
   const names = await page.$$eval('#lesson-mutex-across-replicas .l-table tbody th', (ths) => ths.map((t) => t.textContent));
   assert.deepEqual(names, ['mutex', 'db-pessimistic']);
@@ -119,7 +119,7 @@ test('in Chinese the lesson texts, case names, headers and verdicts are Chinese'
   assert.equal(first[1], '数据已损坏');
   assert.equal(await page.textContent(`${card} .l-table thead th:first-child`), '案例');
   assert.match(await page.textContent(`${card} .badge`), /通过/);
-  await page.waitForFunction(() => /课程：mutex-across-replicas，第 2 个案例：db-pessimistic/.test(document.querySelector('#live-title').textContent));
+  await page.waitForFunction(() => /mutex-across-replicas · 案例 2：db-pessimistic/.test(document.querySelector('#live-title').textContent));
   await page.locator(card).scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'lessons-1366-zh.png') });
 });
@@ -132,7 +132,7 @@ test('on a phone the table scrolls in its own box and the page does not', async 
   const box = await page.locator(`${card} .l-table-scroll`).boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width + 1, `table box ${JSON.stringify(box)}`);
   // The band still names the lesson's case (its title in full for a screen reader and a tooltip-free read).
-  assert.match(await page.textContent('#live-title'), /课程：mutex-across-replicas，第 2 个案例：db-pessimistic/);
+  assert.match(await page.textContent('#live-title'), /mutex-across-replicas · 案例 2：db-pessimistic/);
   assert.ok(await page.isVisible('#live-title'), 'the band title shows on a phone');
   await page.screenshot({ path: path.join(SHOTS, 'lessons-390-zh.png') });
   await page.click('#lang');

@@ -33,7 +33,23 @@ type lessonView struct {
 	Last *lessons.Run `json:"last"`
 }
 
+// lessonRunView is a lesson's name and newest run alone: the dashboard's
+// poll (?only=runs), which has the catalogue's texts from its first read.
+type lessonRunView struct {
+	Name string       `json:"name"`
+	Last *lessons.Run `json:"last"`
+}
+
+// listLessons is GET /api/lessons: the catalogue with each lesson's newest
+// run and the live agents; with ?only=runs, each lesson's name and newest
+// run alone (the texts, a twentieth of a megabyte in two languages, do not
+// change between two polls).
 func (s *Server) listLessons(c *gin.Context) {
+	only := c.Query("only")
+	if only != "" && only != "runs" {
+		writeError(c, s.log, badField("only", "only must be runs or absent, got %q", clip.Input(only)))
+		return
+	}
 	ctx := c.Request.Context()
 	last, err := s.lessons.Last(ctx)
 	if err != nil {
@@ -42,6 +58,18 @@ func (s *Server) listLessons(c *gin.Context) {
 	}
 	agents, _, err := s.liveMembers(c)
 	if err != nil {
+		return
+	}
+	if only == "runs" {
+		runs := make([]lessonRunView, 0, len(lessons.Catalogue))
+		for _, l := range lessons.Catalogue {
+			v := lessonRunView{Name: l.Name}
+			if r, ok := last[l.Name]; ok {
+				v.Last = &r
+			}
+			runs = append(runs, v)
+		}
+		c.JSON(http.StatusOK, gin.H{"lessons": runs, "agents": len(agents)})
 		return
 	}
 	views := make([]lessonView, 0, len(lessons.Catalogue))

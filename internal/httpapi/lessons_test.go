@@ -50,6 +50,17 @@ func TestLessonRunRefusals(t *testing.T) {
 			t.Errorf("lesson %d: %+v", i, l)
 		}
 	}
+	// The dashboard's poll: the names and runs alone, in the catalogue's order.
+	var runs lessonsList
+	rec := e.get("/api/lessons?only=runs")
+	mustJSON(t, rec, &runs)
+	if len(runs.Lessons) != len(lessons.Catalogue) || runs.Lessons[0].Name != lessons.Catalogue[0].Name || runs.Lessons[0].Predict != "" {
+		t.Errorf("GET /api/lessons?only=runs: %+v", runs.Lessons[:1])
+	}
+	if strings.Contains(rec.Body.String(), `"title"`) {
+		t.Error("?only=runs carries the catalogue's texts")
+	}
+	wantError(t, e.get("/api/lessons?only=texts"), http.StatusBadRequest, "invalid_field", "only")
 	wantError(t, e.post("/api/agents/lesson-claim", `{}`, auth), http.StatusBadRequest, "invalid_field", "agent_id")
 	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a"}`, auth), http.StatusBadRequest, "invalid_field", "verdict")
 	wantError(t, e.post("/api/lesson-runs/1/result", `{"agent_id":"a","verdict":"PASS","extra":1}`, auth), http.StatusBadRequest, "unknown_field", "extra")

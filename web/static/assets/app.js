@@ -336,6 +336,7 @@ function showLesson(b) {
   const view = liveView(b.run, state.last, Date.now() / 1000, undefined, { zh: state.zh });
   if (!view) return;
   view.title = b.title;
+  view.heading = b.heading;
   if (!state.pinned) {
     renderLive(view, charts, state.zh);
     arming.follow(view.step);

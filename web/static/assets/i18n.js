@@ -31,6 +31,8 @@ export const LABELS = {
   start: ['Start', '开始'],
   live: ['Run in progress', '进行中的压测'],
   liveLast: ['Last run', '最近一次压测'],
+  liveLesson: ['Lesson running', '正在运行的课'],
+  liveLessonLast: ['Last lesson', '最近一次课'],
   liveSale: ['This sale', '这一场'],
   tlWitness: ['framed: an order of the history check\'s witness (it left the same stock as another)', '框出：历史检查的证据订单（与另一单留下了相同的库存）'],
   liveNone: ['No run yet', '还没有压测'],

@@ -113,7 +113,8 @@ export function runningLesson(lessons) {
  * bandRun is the lesson run as a run the band's liveView reads: one step
  * per sale the lesson made so far (views: their GET /api/sales/{id}, in
  * order), the newest running while the lesson runs. title says which
- * lesson and case the band shows, in the mode's language. null before the
+ * lesson and case the band shows, in the mode's language, heading the
+ * band's word for it (a lesson running, the last lesson). null before the
  * lesson made a sale.
  */
 export function bandRun(lesson, views, zh) {
@@ -122,11 +123,13 @@ export function bandRun(lesson, views, zh) {
   const live = run.status === 'running';
   const names = caseNames(views);
   const i = views.length - 1;
-  const of = live ? '' : (zh ? `，共 ${views.length} 个` : ` of ${views.length}`);
-  const title = zh ? `课程：${lesson.name}，第 ${i + 1} 个案例${of}：${names[i].zh}`
-    : `Lesson: ${lesson.name}, case ${i + 1}${of}: ${names[i].en}`;
+  // Short enough for the band's heading on a projector: the heading's own
+  // word says it is a lesson ("Lesson running", "Last lesson").
+  const of = live ? '' : `/${views.length}`;
+  const title = zh ? `${lesson.name} · 案例 ${i + 1}${of}：${names[i].zh}` : `${lesson.name} · case ${i + 1}${of}: ${names[i].en}`;
   return {
     title,
+    heading: live ? 'liveLesson' : 'liveLessonLast',
     run: {
       id: `lesson-${run.id}`,
       status: live ? 'running' : 'done',

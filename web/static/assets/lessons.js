@@ -275,12 +275,25 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     for (const l of lessons) update(l, cards.get(l.name));
   }
 
+  /**
+   * readLessons is GET /api/lessons: the catalogue with the newest runs
+   * the first time, then each lesson's newest run alone (?only=runs; the
+   * texts in two languages do not change), put into the catalogue read
+   * before. A replica that lists other lessons is read whole again.
+   */
+  async function readLessons() {
+    if (!lastBody?.lessons?.length) return getJSON('/api/lessons');
+    const runs = await getJSON('/api/lessons?only=runs');
+    const names = (runs.lessons || []).map((l) => l.name).join();
+    if (names !== lastBody.lessons.map((l) => l.name).join()) return getJSON('/api/lessons');
+    return { ...runs, lessons: lastBody.lessons.map((l, i) => ({ ...l, last: runs.lessons[i].last })) };
+  }
+
   async function poll() {
     clearTimeout(timer);
     let next = SLOW;
     try {
-      const body = await getJSON('/api/lessons');
-      render(body);
+      render(await readLessons());
       if (lessons.some((l) => active(l.last))) next = FAST;
       if ($('#lessons-msg').dataset.api === 'down') { msg(''); delete $('#lessons-msg').dataset.api; }
       await follow();
