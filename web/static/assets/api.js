@@ -23,6 +23,17 @@ export async function getJSON(path, { timeoutMs = 5000 } = {}) {
 }
 
 /** postJSON posts body to path with the admin token, if one is stored. */
+/**
+ * getOnce is getJSON for an answer that does not change (the lessons'
+ * catalogue, a finished sale's timeline): every caller of the page shares
+ * one request per path, asked again only after a failure.
+ */
+const once = new Map();
+export function getOnce(path, opts) {
+  if (!once.has(path)) once.set(path, getJSON(path, opts).catch((err) => { once.delete(path); throw err; }));
+  return once.get(path);
+}
+
 export function postJSON(path, body, opts) { return sendJSON('POST', path, body, opts); }
 
 /** putJSON puts body to path with the admin token, if one is stored. */

@@ -3,7 +3,7 @@
 // by side (pins kept in localStorage and in the URL's hash, to share), or,
 // with no pin, the newest finished step of each strategy; below it the
 // recent runs' steps, each with its pin button.
-import { getJSON } from './api.js';
+import { getJSON, getOnce } from './api.js';
 import { claimRow } from './claims-view.js';
 import { limitWords } from './combine-view.js';
 import {
@@ -119,7 +119,7 @@ function toggle(key) {
 export async function loadComparison(strategies, safeOf, seen, zh = false) {
   let runs;
   try { runs = await getJSON('/api/runs', { timeoutMs: 30000 }); } catch { return false; }
-  if (!lessons) getJSON('/api/lessons', { timeoutMs: 30000 }).then((v) => { lessons = v.lessons || []; redraw(); }, () => {});
+  if (!lessons) getOnce('/api/lessons', { timeoutMs: 30000 }).then((v) => { lessons = v.lessons || []; redraw(); }, () => {});
   let complete = true;
   for (const run of runs) {
     // A finished run counts as seen only once every finished step came with
@@ -262,7 +262,7 @@ function faultsTd(saleID, zh) {
   const td = el('td', { class: 'small faults-cell', text: '…' });
   const fill = (t) => { td.textContent = t || label('cmpNone', zh); };
   if (faultsOf.has(saleID)) { fill(faultsOf.get(saleID)); return td; }
-  getJSON(`/api/sales/${saleID}/timeline`, { timeoutMs: 30000 }).then((t) => {
+  getOnce(`/api/sales/${saleID}/timeline`, { timeoutMs: 30000 }).then((t) => { // a finished run's sale
     const text = faultsText(t.faults);
     faultsOf.set(saleID, text);
     fill(text);

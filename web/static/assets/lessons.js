@@ -8,7 +8,7 @@
 // a run is pending or running, else every 5 s. While one runs it reads the
 // sales it made so far (GET /api/sales/{id}) and hands the band a view of
 // them (onBand).
-import { ApiError, getJSON, postJSON } from './api.js';
+import { ApiError, getJSON, getOnce, postJSON } from './api.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
 import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, observedText, offersClassPace, runningLesson } from './lessons-model.js';
@@ -167,7 +167,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
   async function readMoment(sale) {
     timelines.set(sale, []); // asked once
     try {
-      timelines.set(sale, decisiveLines(await getJSON(`/api/sales/${sale}/timeline`, { timeoutMs: 15000 })));
+      timelines.set(sale, decisiveLines(await getOnce(`/api/sales/${sale}/timeline`, { timeoutMs: 15000 }))); // a finished case's
     } catch { timelines.delete(sale); return; }
     for (const l of lessons) update(l, cards.get(l.name));
   }
@@ -282,7 +282,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
    * before. A replica that lists other lessons is read whole again.
    */
   async function readLessons() {
-    if (!lastBody?.lessons?.length) return getJSON('/api/lessons');
+    if (!lastBody?.lessons?.length) return getOnce('/api/lessons'); // the comparison reads the same
     const runs = await getJSON('/api/lessons?only=runs');
     const names = (runs.lessons || []).map((l) => l.name).join();
     if (names !== lastBody.lessons.map((l) => l.name).join()) return getJSON('/api/lessons');
