@@ -27,14 +27,19 @@ test('a linearizable sale reads yes, with the message on hover and porcupine\'s 
   assert.equal(c.href, '/api/sales/8/history.html');
 });
 
-test('a sale that is not linearizable reads no, and its hover names the witness', () => {
+test('a sale that is not linearizable reads no (否), and its hover names the witness in the page\'s language', () => {
+  const en = historyCell(notLinearizable, false);
+  assert.equal(en.text, 'no');
+  assert.equal(en.cls, 'bad');
+  assert.deepEqual(en.title.split('\n'), [notLinearizable.message.en, 'witness: order 55 (replica-1, ok); request 4 (replica-2, unknown)',
+    '12 order requests checked with porcupine']);
   const c = historyCell(notLinearizable, true);
-  assert.equal(c.text, 'no');
-  assert.equal(c.cls, 'bad');
+  assert.equal(c.text, '否');
   const lines = c.title.split('\n');
-  assert.equal(lines[0], notLinearizable.message.en);
-  assert.equal(lines[1], notLinearizable.message.zh);
-  assert.equal(lines[2], 'witness: order 55 (replica-1, ok); request 4 (replica-2, unknown)');
+  assert.equal(lines[0], notLinearizable.message.zh);
+  assert.equal(lines[1], '证据：订单 55（replica-1，ok）；请求 4（replica-2，unknown）');
+  assert.equal(lines[2], 'porcupine 检查了 12 个下单请求');
+  assert.equal(historyCell({ verdict: 'linearizable', operations: 1, message: {} }, true).text, '是');
 });
 
 test('an unknown verdict reads ?, and no verdict at all reads … and links nowhere', () => {

@@ -9,26 +9,27 @@ import { unitsPerHold } from './combine-model.js';
  * and where porcupine's drawing of the check is served ('' if nowhere).
  */
 export function historyCell(h, zh) {
-  if (!h || !h.verdict) return { text: '…', cls: '', title: 'not checked (yet): the sale view came without its history verdict', href: '' };
+  if (!h || !h.verdict) {
+    return { text: '…', cls: '', title: zh ? '尚未检查：秒杀视图没有带上历史检查的结论' : 'not checked (yet): the sale view came without its history verdict', href: '' };
+  }
   const words = {
-    linearizable: ['yes', 'ok'],
-    not_linearizable: ['no', 'bad'],
+    linearizable: [zh ? '是' : 'yes', 'ok'],
+    not_linearizable: [zh ? '否' : 'no', 'bad'],
     unknown: ['?', ''],
   }[h.verdict] || ['?', ''];
   const msg = h.message || {};
-  const lines = [msg.en || h.verdict];
-  if (zh && msg.zh) lines.push(msg.zh);
+  const lines = [(zh && msg.zh) || msg.en || h.verdict];
   if (h.verdict === 'not_linearizable' && h.witness?.length) {
-    lines.push(`witness: ${h.witness.map(witnessLine).join('; ')}`);
+    lines.push(`${zh ? '证据：' : 'witness: '}${h.witness.map((w) => witnessLine(w, zh)).join(zh ? '；' : '; ')}`);
   }
-  lines.push(`${h.operations ?? 0} order requests checked with porcupine`);
+  lines.push(zh ? `porcupine 检查了 ${h.operations ?? 0} 个下单请求` : `${h.operations ?? 0} order requests checked with porcupine`);
   return { text: words[0], cls: words[1], title: lines.join('\n'), href: h.visualization || '' };
 }
 
 /** witnessLine names one order request of a witness: its order (or request id), replica and outcome. */
-function witnessLine(w) {
-  const who = w.order_id != null ? `order ${w.order_id}` : `request ${w.id}`;
-  return `${who} (${w.replica || '?'}, ${w.outcome})`;
+function witnessLine(w, zh) {
+  const who = w.order_id != null ? `${zh ? '订单' : 'order'} ${w.order_id}` : `${zh ? '请求' : 'request'} ${w.id}`;
+  return zh ? `${who}（${w.replica || '?'}，${w.outcome}）` : `${who} (${w.replica || '?'}, ${w.outcome})`;
 }
 
 /**

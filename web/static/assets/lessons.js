@@ -270,7 +270,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       cards.clear();
       list.replaceChildren();
       for (const l of lessons) { const c = card(l); cards.set(l.name, c); list.append(c.li); }
-      if (!lessons.length) list.append(el('li', { class: 'note', text: 'this replica lists no lessons' }));
+      if (!lessons.length) list.append(el('li', { class: 'note', text: zh() ? '这个实例没有列出实验课' : 'this replica lists no lessons' }));
     }
     for (const l of lessons) update(l, cards.get(l.name));
   }
@@ -298,17 +298,27 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
       if ($('#lessons-msg').dataset.api === 'down') { msg(''); delete $('#lessons-msg').dataset.api; }
       await follow();
     } catch (err) {
-      msg(`Cannot list the lessons: ${err.message}`);
+      msg(zh() ? `无法列出实验课：${err.message}` : `Cannot list the lessons: ${err.message}`);
       $('#lessons-msg').dataset.api = 'down';
     }
     clearTimeout(timer); // a click's poll may have overlapped this one: keep one timer
     timer = setTimeout(poll, next);
   }
 
+  // The API's own message stays as it wrote it (it names a field or a command); the words around it follow the page.
   function refused(err, what) {
-    if (err instanceof ApiError && err.status === 401) { needToken(err); msg(`${err.message}: enter the admin token at the top of the page, then ${what} again.`); return; }
-    if (err instanceof ApiError && err.code === 'no_agents' && !/shop demo/.test(err.message)) { msg(`Refused: ${err.message} (${NO_AGENT_HINT}).`); return; }
-    msg(err instanceof ApiError ? `Refused: ${err.message}` : `Failed: ${err.message}`);
+    const z = zh();
+    if (err instanceof ApiError && err.status === 401) {
+      needToken(err);
+      msg(z ? `${err.message}：请在页面顶部输入管理令牌，然后再${what.zh}。` : `${err.message}: enter the admin token at the top of the page, then ${what.en} again.`);
+      return;
+    }
+    if (err instanceof ApiError && err.code === 'no_agents' && !/shop demo/.test(err.message)) {
+      msg(z ? `被拒绝：${err.message}（启动一个压测节点：shop demo 会启动两个）。` : `Refused: ${err.message} (${NO_AGENT_HINT}).`);
+      return;
+    }
+    if (z) msg(err instanceof ApiError ? `被拒绝：${err.message}` : `失败：${err.message}`);
+    else msg(err instanceof ApiError ? `Refused: ${err.message}` : `Failed: ${err.message}`);
   }
 
   async function start(name, pace, btn) {
@@ -316,9 +326,10 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     msg('');
     try {
       const run = await postJSON(`/api/lessons/${encodeURIComponent(name)}/runs`, pace === 'class' ? { pace } : {});
-      msg(`${name}: run ${run.id} queued${pace === 'class' ? ' at teaching pace' : ''}; its card shows the progress and the verdict.`, false);
+      msg(zh() ? `${name}：第 ${run.id} 次运行已排队${pace === 'class' ? '（课堂节奏）' : ''}；进度和结论显示在它的卡片上。`
+        : `${name}: run ${run.id} queued${pace === 'class' ? ' at teaching pace' : ''}; its card shows the progress and the verdict.`, false);
     } catch (err) {
-      refused(err, 'run it');
+      refused(err, { en: 'run it', zh: '运行' });
     } finally {
       btn.disabled = false;
       poll();
@@ -331,9 +342,10 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     msg('');
     try {
       const body = await postJSON('/api/lessons/all/runs', {});
-      msg(`${body.runs.length} lesson run${body.runs.length === 1 ? '' : 's'} queued.`, false);
+      const n = body.runs.length;
+      msg(zh() ? `已排队 ${n} 次实验课运行。` : `${n} lesson run${n === 1 ? '' : 's'} queued.`, false);
     } catch (err) {
-      refused(err, 'run them');
+      refused(err, { en: 'run them', zh: '运行' });
     } finally {
       all.disabled = false;
       poll();
