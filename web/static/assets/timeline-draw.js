@@ -492,13 +492,16 @@ function drawOverlaps(ctx, model, view, x, top, zh) {
     ctx.strokeStyle = COLOURS.overlap;
     ctx.lineWidth = 2;
     ctx.strokeRect(x0, y0, Math.max(2, x1 - x0), y1 - y0);
-    const text = ordersLabel(o.orders, zh);
-    if (!text || x1 - x0 < 2 * font) continue;
-    const tw = Math.min(ctx.measureText(text).width + 6, x1 - x0 - 2);
+    // The tag at its full size or not at all: squeezed to the overlap's
+    // width it was unreadable. "orders 567, 568", else "567, 568".
+    const room = x1 - x0 - 2;
+    const text = [ordersLabel(o.orders, zh), (o.orders || []).join(', ')].find((t) => t && ctx.measureText(t).width + 6 <= room);
+    if (!text) continue;
+    const tw = ctx.measureText(text).width + 6;
     ctx.fillStyle = '#fff';
     ctx.fillRect(x0 + 2, y1 - font - 3, tw, font + 2);
     ctx.fillStyle = COLOURS.overlap;
-    ctx.fillText(text, x0 + 5, y1 - font / 2 - 2, tw - 4);
+    ctx.fillText(text, x0 + 5, y1 - font / 2 - 2);
   }
 }
 
