@@ -112,7 +112,11 @@ test('the holds say their token\'s rank, #1 to #9, never a raw token; the narrat
 
 test('the count says what it counts and lists its pairs; a pair jumps to its window', async () => {
   assert.equal(await page.locator('#tl-viol-n').innerText(), '5');
+  // What it counts is one click away (open, it would push the canvas down).
+  assert.equal(await page.locator('#tl-viol-what').isVisible(), false);
+  await page.click('.tl-viol-explain summary');
   assert.match(await page.locator('#tl-viol-what').innerText(), /pairs of critical sections/);
+  await page.click('.tl-viol-explain summary');
   await page.click('#tl-viol-n');
   assert.equal(await page.locator('#tl-pairs tbody tr').count(), 5);
   assert.match(await page.locator('#tl-pairs tbody tr').nth(4).innerText(), /replica-2 #2.*replica-2 #7.*order 55/s);

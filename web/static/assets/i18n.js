@@ -140,6 +140,7 @@ export const LABELS = {
   hc_sold_out: ['sold out', '已售罄'],
   hc_unknown: ['unknown: no answer reached the buyer', '未知：买家没有收到应答'],
   tlPairs: ['Overlapping pairs', '重叠的临界区对'],
+  tlViolWhat: ['what does it count?', '它数的是什么？'],
   tlPairsHint: ['click one to see it', '点击查看'],
   tlFirst: ['First section', '第一个临界区'],
   tlSecond: ['Second section', '第二个临界区'],
