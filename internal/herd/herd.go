@@ -15,8 +15,10 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
 // Layers lists the layers that answer an order, in the order a request
@@ -26,11 +28,28 @@ var Layers = []string{guard.LayerOpening, guard.LayerTicket, guard.LayerRateLimi
 
 // View is a sale's herd.
 type View struct {
-	SaleID       uint64    `json:"sale_id"`
-	OpensAt      time.Time `json:"opens_at"`
-	InitialStock int64     `json:"initial_stock"`
-	Sold         int64     `json:"sold"`
-	SoldOut      bool      `json:"sold_out"` // every unit of the initial stock sold
+	SaleID uint64 `json:"sale_id"`
+	// Strategy, OrderMode, Combine and CombineMaxBatch are the sale's own
+	// (GET /api/sales/{id}): what a herd beside another differs by.
+	Strategy        string    `json:"strategy"`
+	OrderMode       string    `json:"order_mode"`
+	Combine         bool      `json:"combine"`
+	CombineMaxBatch int       `json:"combine_max_batch"`
+	OpensAt         time.Time `json:"opens_at"`
+	InitialStock    int64     `json:"initial_stock"`
+	Sold            int64     `json:"sold"`
+	SoldOut         bool      `json:"sold_out"` // every unit of the initial stock sold
+	// Lock says the sale's orders run under a lock: its strategy is of
+	// kind "lock" (GET /api/strategies) and its orders are not queued.
+	// Then Holds is how many times the lock was held (the recorded critical
+	// sections), HoldUnits the units those holds sold and UnitsPerHold
+	// their ratio (1 or less without combining, up to a batch with it;
+	// 0 before any hold): the sale view's lock_cycle, in one request.
+	// Without a lock (lock-free, redis-lua-stock, the queue) all three are 0.
+	Lock         bool    `json:"lock"`
+	Holds        int64   `json:"holds"`
+	HoldUnits    int64   `json:"hold_units"`
+	UnitsPerHold float64 `json:"units_per_hold"`
 	// FirstOrderAt and LastOrderAt are the first and the last unit sold
 	// (a queued order counts from its 202); null before any order.
 	FirstOrderAt *time.Time `json:"first_order_at"`
@@ -49,15 +68,25 @@ type View struct {
 
 // FirstSecond is the answers to the requests that arrived in the second
 // after the opening: orders (201 and 202), sold-out answers, the others
-// (refusals and errors), and the shop's answer time.
+// (refusals and errors), and the shop's answer time: inside the shop, from
+// the request's arrival to its answer, without the network. P50MS and
+// P99MS are of every answer; OrdersP50MS/OrdersP99MS of the orders alone
+// and SoldOutP50MS/SoldOutP99MS of the sold-out answers alone, null when
+// there were none (or only in a replica's row written before the split
+// was kept). The live histograms count whole microseconds from 1 µs up, at
+// 3 significant digits: a value of 0.001 reads "under 2 µs".
 type FirstSecond struct {
-	Answers int64        `json:"answers"`
-	Orders  int64        `json:"orders"`
-	SoldOut int64        `json:"sold_out"`
-	Others  int64        `json:"others"`
-	P50MS   float64      `json:"p50_ms"`
-	P99MS   float64      `json:"p99_ms"`
-	Layers  []LayerCount `json:"layers"`
+	Answers      int64        `json:"answers"`
+	Orders       int64        `json:"orders"`
+	SoldOut      int64        `json:"sold_out"`
+	Others       int64        `json:"others"`
+	P50MS        float64      `json:"p50_ms"`
+	P99MS        float64      `json:"p99_ms"`
+	OrdersP50MS  *float64     `json:"orders_p50_ms"`
+	OrdersP99MS  *float64     `json:"orders_p99_ms"`
+	SoldOutP50MS *float64     `json:"sold_out_p50_ms"`
+	SoldOutP99MS *float64     `json:"sold_out_p99_ms"`
+	Layers       []LayerCount `json:"layers"`
 }
 
 // LayerCount is the answers one layer gave and their share of all, in
@@ -70,7 +99,8 @@ type LayerCount struct {
 
 // Load reads sale's herd.
 func Load(ctx context.Context, db *gorm.DB, sale inventory.Sale) (View, error) {
-	v := View{SaleID: sale.ID, OpensAt: sale.OpensAt, InitialStock: sale.InitialStock, Layers: []LayerCount{}}
+	v := View{SaleID: sale.ID, Strategy: sale.Strategy, OrderMode: sale.OrderMode, Combine: sale.Combine,
+		CombineMaxBatch: sale.CombineMaxBatch, OpensAt: sale.OpensAt, InitialStock: sale.InitialStock, Layers: []LayerCount{}}
 	var span struct {
 		N     int64
 		First *time.Time
@@ -88,6 +118,13 @@ func Load(ctx context.Context, db *gorm.DB, sale inventory.Sale) (View, error) {
 		v.SellOutMS = millis(v.LastOrderAt.Sub(sale.OpensAt))
 		v.SellOutFromFirstMS = millis(v.LastOrderAt.Sub(*v.FirstOrderAt))
 	}
+	cycle, err := sectionlog.LoadCycle(ctx, db, sale.ID)
+	if err != nil {
+		return v, err
+	}
+	if v.Lock = locked(sale, cycle); v.Lock {
+		v.Holds, v.HoldUnits, v.UnitsPerHold = cycle.Sections, cycle.Orders, cycle.UnitsPerHold
+	}
 	live, err := metrics.LoadMerged(ctx, db, sale.ID)
 	if err != nil {
 		return v, err
@@ -97,7 +134,27 @@ func Load(ctx context.Context, db *gorm.DB, sale inventory.Sale) (View, error) {
 	v.FirstSecond = FirstSecond{Answers: fs.Requests, Orders: fs.Outcomes[order.OutcomeOK] + fs.Outcomes[order.OutcomeQueued],
 		SoldOut: fs.Outcomes[order.OutcomeSoldOut], P50MS: fs.Latency.P50, P99MS: fs.Latency.P99, Layers: layerCounts(fs.Layers)}
 	v.FirstSecond.Others = fs.Requests - v.FirstSecond.Orders - v.FirstSecond.SoldOut
+	if fs.OrdersTimed > 0 {
+		v.FirstSecond.OrdersP50MS, v.FirstSecond.OrdersP99MS = &fs.OrdersLatency.P50, &fs.OrdersLatency.P99
+	}
+	if fs.SoldOutTimed > 0 {
+		v.FirstSecond.SoldOutP50MS, v.FirstSecond.SoldOutP99MS = &fs.SoldOutLatency.P50, &fs.SoldOutLatency.P99
+	}
 	return v, nil
+}
+
+// locked says whether sale's orders run under a lock: a strategy of kind
+// lock whose orders are not queued. A strategy this build does not know
+// is judged by its recorded sections: only a lock records any.
+func locked(sale inventory.Sale, cycle sectionlog.Cycle) bool {
+	if sale.OrderMode == inventory.OrderAsync {
+		return false
+	}
+	s, err := lockstrategy.Lookup(sale.Strategy)
+	if err != nil {
+		return cycle.Sections > 0
+	}
+	return s.Kind() == lockstrategy.KindLock
 }
 
 // layerCounts lists the layers that answered, in Layers' order (a layer
