@@ -1,7 +1,7 @@
 // The Lessons view's pure logic (web/static/assets/lessons-model.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandRun, caseNames, decisiveLines, lessonText, observedText, offersClassPace, runningLesson } from '../../web/static/assets/lessons-model.js';
+import { bandRun, caseNames, decisiveLines, lessonText, nextCase, observedText, offersClassPace, runningLesson } from '../../web/static/assets/lessons-model.js';
 
 const sale = (id, more) => ({ id, strategy: 'redis', initial_stock: 10, stock: 10, sold: 0, oversold: 0, lost_updates: 0,
   violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 0, ttl_ms: 500, ...more });
@@ -79,4 +79,34 @@ test('a run\'s result line in Chinese is said from its verdict and table, the ag
   assert.equal(observedText(skip, true), '跳过：SKIPPED: etcd is not running; to run it: make services-up');
   assert.equal(observedText({ status: 'running' }, true), '');
   assert.equal(observedText(null, true), '');
+});
+
+test('at the class pace the pause says what comes next, counting down, until the next case starts', () => {
+  const at = Date.parse('2026-11-26T10:00:08Z');
+  const next = { en: 'the same buyers on db-pessimistic, which locks the row: watch them wait in turn',
+    zh: '同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁', at: '2026-11-26T10:00:08Z' };
+  const run = { id: 4, status: 'running', sales: [1], next };
+  const n = nextCase(run, at - 6000);
+  assert.equal(n.secs, 6);
+  assert.equal(n.line.en, 'Next (in 6 s): the same buyers on db-pessimistic, which locks the row: watch them wait in turn');
+  assert.equal(n.line.zh, '接下来（6 秒后）：同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁');
+  assert.deepEqual([n.band.en(2), n.band.zh(2)], ['· case 2 in 6 s', '· 6 秒后开始案例 2']);
+  assert.equal(nextCase(run, at - 5200).secs, 6, 'whole seconds, rounded up: never "in 0 s" while it waits');
+  assert.equal(nextCase(run, at - 5000).secs, 5);
+  assert.equal(nextCase(run, at - 1).secs, 1);
+  assert.equal(nextCase(run, at), null, 'gone once the next case starts');
+  assert.equal(nextCase(run, at + 1000), null);
+  assert.equal(nextCase({ ...run, status: 'done' }, at - 6000), null, 'gone once the run ends');
+  assert.equal(nextCase({ ...run, next: null }, at - 6000), null);
+  assert.equal(nextCase({ ...run, next: { ...next, at: 'soon' } }, at - 6000), null);
+  assert.equal(nextCase(null, at), null);
+  assert.equal(nextCase({ ...run, next: { ...next, zh: '' } }, at - 6000).line.zh, `接下来（6 秒后）：${next.en}`, 'the English where no Chinese came');
+
+  // The band's title adds how soon after the lesson's name (the heading is cut at its end), while it waits, and nothing after.
+  const lesson = { name: 'mutex-across-replicas', last: run };
+  assert.equal(bandRun(lesson, [sale(1, { strategy: 'mutex' })], false, at - 6000).title, 'mutex-across-replicas · case 2 in 6 s · case 1: mutex');
+  assert.equal(bandRun(lesson, [sale(1, { strategy: 'mutex' })], true, at - 6000).title, 'mutex-across-replicas · 6 秒后开始案例 2 · 案例 1：mutex');
+  assert.equal(bandRun(lesson, [sale(1, { strategy: 'mutex' })], false, at + 1).title, 'mutex-across-replicas · case 1: mutex');
+  const done = { ...lesson, last: { ...run, status: 'done' } };
+  assert.equal(bandRun(done, [sale(1, { strategy: 'mutex' })], false, at - 6000).title, 'mutex-across-replicas · case 1/1: mutex');
 });

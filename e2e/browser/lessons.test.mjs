@@ -41,10 +41,16 @@ const LESSONS = {
         created_at: '2026-11-26T10:01:00Z', started_at: '2026-11-26T10:01:01Z', sales: [31, 32], cases: null } },
   ],
 };
+// The running lesson's next case (the class pace's pause), as its agent
+// reports it: none until a test sets it.
+let next = null;
+const NEXT_EN = 'the same buyers on db-pessimistic, which locks the row: watch them wait in turn';
+const NEXT_ZH = '同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁';
+const withNext = (body) => ({ ...body, lessons: body.lessons.map((l) => (l.last?.status === 'running' ? { ...l, last: { ...l.last, next } } : l)) });
 const SALE = (id, strategy, more) => ({ id, name: 'scenario', strategy, initial_stock: 10, stock: 10, sold: 0, oversold: 0, lost_updates: 0,
   duplicates: 0, violations: 0, fenced_writes: 0, fencing: false, watchdog: true, work_ms: 300, ttl_ms: 0, ...more });
 const EXTRA = {
-  '/api/lessons': () => LESSONS,
+  '/api/lessons': () => withNext(LESSONS),
   '/api/sales/31': () => SALE(31, 'mutex', { sold: 12, stock: 2, oversold: 2, lost_updates: 4, violations: 9,
     verdict: { kind: 'broken', reason_en: 'oversold 2, lost 4', reason_zh: '超卖 2，丢失更新 4' } }),
   '/api/sales/32': () => SALE(32, 'db-pessimistic', { sold: 3, stock: 7, verdict: { kind: 'holds', reason_en: 'no overlap', reason_zh: '没有重叠' } }),
@@ -151,6 +157,55 @@ test('"Run at teaching pace" appears only on a lesson with class_pace', async ()
   assert.equal(await page.locator(`${card} .l-pace-note`).count(), 1);
   assert.equal(await page.locator('#lesson-mutex-across-replicas .l-class').count(), 1);
   assert.equal(await page.locator('#lesson-mutex-across-replicas .l-pace-note').count(), 0);
+});
+
+// At the class pace, between two cases, the running lesson's card says
+// what comes next in large type, counting down each poll, and the band's
+// title how soon; in Chinese too; both go once the next case has started.
+test('the pause between two cases says what comes next, until the next case starts', async () => {
+  const running = '#lesson-mutex-across-replicas';
+  next = { en: NEXT_EN, zh: NEXT_ZH, at: new Date(Date.now() + 12_000).toISOString() };
+  const line = `${running} .l-next`;
+  await page.waitForSelector(`${line}:not([hidden])`);
+  const en = /^Next \(in (\d+) s\): the same buyers on db-pessimistic, which locks the row: watch them wait in turn$/;
+  const first = await page.textContent(line);
+  assert.match(first, en);
+  await page.waitForFunction(({ sel, was }) => {
+    const m = /^Next \(in (\d+) s\)/.exec(document.querySelector(sel).textContent);
+    return m && Number(m[1]) < was;
+  }, { sel: line, was: Number(en.exec(first)[1]) }, { timeout: 5000 });
+  assert.match(await page.textContent('#live-title'), /^mutex-across-replicas · case 3 in \d+ s · case 2: db-pessimistic$/);
+  // Large enough for a projector: at least the card's title, and in view with the card.
+  const px = (sel) => page.$eval(sel, (e) => parseFloat(getComputedStyle(e).fontSize));
+  const [size, title] = [await px(line), await px(`${running} h3`)];
+  assert.ok(size >= title && size >= 20, `the next line is ${size} px, the card's title ${title} px`);
+  // The band's heading is cut at its end on a projector: the countdown comes before the case's name, and shows.
+  const cut = await page.$eval('#live-h', (h) => {
+    const title = document.querySelector('#live-title');
+    const r = document.createRange();
+    const text = title.firstChild;
+    const at = text.textContent.indexOf(' s · ');
+    r.setStart(text, 0);
+    r.setEnd(text, at + 2);
+    return r.getBoundingClientRect().right - h.getBoundingClientRect().right;
+  });
+  assert.ok(cut <= 0, `the band's countdown ends ${cut} px past its heading`);
+  await page.locator(running).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'lessons-next-1366.png') });
+
+  await page.click('#lang');
+  await page.waitForFunction((sel) => /^接下来（\d+ 秒后）：同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁$/.test(document.querySelector(sel).textContent), line);
+  await page.waitForFunction(() => /^mutex-across-replicas · \d+ 秒后开始案例 3 · 案例 2：db-pessimistic$/.test(document.querySelector('#live-title').textContent));
+  await page.screenshot({ path: path.join(SHOTS, 'lessons-next-1366-zh.png') });
+  await page.click('#lang');
+  await page.waitForFunction((sel) => document.querySelector(sel).textContent.startsWith('Next (in'), line);
+
+  // The next case starts: the line and the band's addition go, with the same run still reported.
+  await page.waitForSelector(`${line}[hidden]`, { state: 'attached', timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelector('#live-title').textContent === 'mutex-across-replicas · case 2: db-pessimistic');
+  assert.ok(Date.now() >= Date.parse(next.at), 'gone before the next case started');
+  assert.equal(await page.textContent(line), '');
+  next = null;
 });
 
 test('a case links to its sale\'s timeline', async () => {

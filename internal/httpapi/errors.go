@@ -173,6 +173,7 @@ var domainErrors = []mapping{
 	{err: lessondb.ErrNotYours, status: http.StatusConflict, code: "not_running", message: "the run is not running under this agent (finished, expired or claimed by another)"},
 	{err: lessondb.ErrPace, status: http.StatusBadRequest, code: "invalid_field", message: "pace must be normal or class", field: "pace"},
 	{err: lessondb.ErrVerdict, status: http.StatusBadRequest, code: "invalid_field", message: "verdict must be PASS, FAIL, ERROR or SKIP", field: "verdict"},
+	{err: lessondb.ErrNext, status: http.StatusBadRequest, code: "invalid_field", message: "next needs en, zh and at", field: "next"},
 	{err: lessondb.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such lesson run"},
 	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},
 	{err: errNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -264,6 +265,41 @@ func FuzzLessonResult(f *testing.F) {
 	fuzzEndpoint(f, e, endpoint{method: http.MethodPost, path: fmt.Sprintf("/api/lesson-runs/%d/result", run.ID),
 		state: func(t *testing.T) string {
 			return e.rows(t, "SELECT status, verdict, observed, output, agent_id, finished_at FROM lesson_runs WHERE id = ?", run.ID)
+		},
+	}, seeds...)
+}
+
+// FuzzLessonSales: the running lesson's sales and its next case; a refusal
+// changes neither.
+func FuzzLessonSales(f *testing.F) {
+	e := fuzzEnv(f)
+	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
+	agent := fuzzMembers(f, e)
+	var run lessons.Run
+	mustJSON(f, e.post("/api/lessons/mutex-across-replicas/runs", `{"pace":"class"}`), &run)
+	f.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
+	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent)); rec.Code != http.StatusOK {
+		f.Fatalf("claim: %d %s", rec.Code, rec.Body)
+	}
+	id := quote(agent)
+	at := quote(time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
+	seeds := []string{
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"the fix","zh":"修复","at":` + at + `}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":null}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"the fix","zh":"修复"}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"the fix","zh":"修复","at":"2999-01-01T00:00:00Z"}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"the fix","zh":"修复","at":"soon"}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":` + quote(strings.Repeat("é", 301)) + `,"zh":"修复","at":` + at + `}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"a\u0000b","zh":"修复","at":` + at + `}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":{"en":"x","zh":"x","at":` + at + `,"x":1}}`,
+		`{"agent_id":` + id + `,"sales":[1],"next":"the fix"}`,
+		`{"agent_id":"someone-else","sales":[1],"next":{"en":"x","zh":"x","at":` + at + `}}`,
+		`{"agent_id":` + id + `,"next":{"en":"x","zh":"x","at":` + at + `}}`,
+	}
+	fuzzEndpoint(f, e, endpoint{method: http.MethodPost, path: fmt.Sprintf("/api/lesson-runs/%d/sales", run.ID),
+		state: func(t *testing.T) string {
+			return e.rows(t, "SELECT status, sales, next, agent_id FROM lesson_runs WHERE id = ?", run.ID)
 		},
 	}, seeds...)
 }

@@ -2,10 +2,15 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -247,9 +252,12 @@ const (
 	maxLessonCases = 64
 )
 
-// lessonSales is POST /api/lesson-runs/:id/sales {"agent_id", "sales"}:
-// the sales the running lesson created so far, in order, from the agent
-// that runs it. The dashboard's band follows the newest.
+// lessonSales is POST /api/lesson-runs/:id/sales {"agent_id", "sales",
+// "next"}: the sales the running lesson created so far, in order, from the
+// agent that runs it, and optionally what its next case shows, in English
+// and Chinese, and when it starts (the class pace's pause between cases).
+// The dashboard's band follows the newest sale; the lesson's card says the
+// next case until it starts.
 func (s *Server) lessonSales(c *gin.Context) {
 	id, err := pathInt(c, "id")
 	if err != nil {
@@ -258,7 +266,8 @@ func (s *Server) lessonSales(c *gin.Context) {
 	}
 	var agentArg *string
 	var sales lessons.SaleIDs
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "sales": &sales}); err != nil {
+	var rawNext json.RawMessage
+	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "sales": &sales, "next": &rawNext}); err != nil {
 		writeError(c, s.log, err)
 		return
 	}
@@ -275,11 +284,76 @@ func (s *Server) lessonSales(c *gin.Context) {
 		writeError(c, s.log, badField("sales", "at most %d sales", maxLessonSales))
 		return
 	}
-	if err := s.lessons.SetSales(c.Request.Context(), uint64(id), agent, sales); err != nil {
+	next, err := lessonNext(rawNext, time.Now())
+	if err != nil {
+		writeError(c, s.log, err)
+		return
+	}
+	if err := s.lessons.SetProgress(c.Request.Context(), uint64(id), agent, sales, next); err != nil {
 		writeError(c, s.log, orDBUnavailable(err))
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// maxNextChars bounds each language's sentence of a lesson's next case
+// (the scenarios' longest is about 110 characters).
+const maxNextChars = 300
+
+// lessonNext reads the optional "next" member of a lesson's sales report:
+// absent or null is nil (the recorded one stays), else an object with
+// "en" and "zh" (1-300 characters each, one line) and "at", an RFC 3339
+// time within lessons.RunTimeout of now. Errors name the member at fault
+// ("next.en", "next.at").
+func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, badField("next", "next must be an object {\"en\", \"zh\", \"at\"}, not %s", describeJSON(raw))
+	}
+	var en, zh, at *string
+	if err := decodeObject(bytes.NewReader(raw), map[string]any{"en": &en, "zh": &zh, "at": &at}); err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			inner := *ae
+			inner.body.Field = "next"
+			if ae.body.Field != "" {
+				inner.body.Field = "next." + ae.body.Field
+			}
+			return nil, &inner
+		}
+		return nil, err
+	}
+	var n lessons.Next
+	for _, t := range []struct {
+		name string
+		v    *string
+		into *string
+	}{{"en", en, &n.En}, {"zh", zh, &n.Zh}} {
+		field := "next." + t.name
+		switch {
+		case t.v == nil || strings.TrimSpace(*t.v) == "":
+			return nil, badField(field, "%s is required: the next case in words", field)
+		case utf8.RuneCountInString(*t.v) > maxNextChars:
+			return nil, badField(field, "%s must be at most %d characters, not %d", field, maxNextChars, utf8.RuneCountInString(*t.v))
+		case strings.IndexFunc(*t.v, unicode.IsControl) >= 0:
+			return nil, badField(field, "%s must be one line, without control characters", field)
+		}
+		*t.into = *t.v
+	}
+	if at == nil || *at == "" {
+		return nil, badField("next.at", "next.at is required: when the next case starts (RFC 3339)")
+	}
+	when, err := time.Parse(time.RFC3339Nano, *at)
+	if err != nil {
+		return nil, badField("next.at", "next.at must be an RFC 3339 time such as 2026-11-26T10:00:08Z, not %q", clip.Input(*at))
+	}
+	if d := when.Sub(now); d > lessons.RunTimeout || d < -lessons.RunTimeout {
+		return nil, badField("next.at", "next.at must be within %v of this replica's clock, not %v away", lessons.RunTimeout, d.Round(time.Second))
+	}
+	n.At = when.UTC()
+	return &n, nil
 }
 
 // liveMembers lists the live agents' ids and shops' URLs (sorted by id, the

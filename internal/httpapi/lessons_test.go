@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/lessons"
@@ -204,5 +205,148 @@ func TestLessonResultClipsOnACharacter(t *testing.T) {
 	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)), &got)
 	if got.Verdict != lessons.VerdictPass || !strings.HasPrefix(observed, got.Observed) || len(got.Observed) != 59999 {
 		t.Fatalf("stored %d bytes of observation (verdict %q), want the 59999 of whole characters", len(got.Observed), got.Verdict)
+	}
+}
+
+// While a class-paced lesson pauses between two cases, its agent reports
+// what the next case shows with the sales: every replica serves it on the
+// run (GET /api/lesson-runs/{id}, the lessons' poll) until the run ends.
+// Bad input is refused naming the member, and changes nothing.
+func TestLessonSalesNext(t *testing.T) {
+	e := lessonsEnv(t, withToken("s3cret"))
+	auth := "Authorization: Bearer s3cret"
+	tag := fmt.Sprintf("%08x", rand.Uint32())
+	agent := "t-agent-next-" + tag
+	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: "http://127.0.0.1:1", PID: 1})
+	register(t, e, discovery.Member{ID: agent, Kind: discovery.KindAgent, PID: 2})
+	t.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
+	var run lessons.Run
+	mustJSON(t, e.post("/api/lessons/mutex-across-replicas/runs", `{"pace":"class"}`, auth), &run)
+	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent), auth); rec.Code != http.StatusOK {
+		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
+	}
+	path := fmt.Sprintf("/api/lesson-runs/%d/sales", run.ID)
+	read := func() lessons.Run {
+		t.Helper()
+		var r lessons.Run
+		mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)), &r)
+		return r
+	}
+	if rec := e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)); !strings.Contains(rec.Body.String(), `"next":null`) {
+		t.Fatalf("a run without a next: %s, want \"next\":null", rec.Body)
+	}
+
+	at := time.Now().Add(8 * time.Second).UTC().Truncate(time.Millisecond)
+	en := "the same buyers on db-pessimistic, which locks the row: watch them wait in turn"
+	zh := "同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁"
+	body := func(next string) string {
+		return fmt.Sprintf(`{"agent_id":%q,"sales":[41],"next":%s}`, agent, next)
+	}
+	good := fmt.Sprintf(`{"en":%q,"zh":%q,"at":%q}`, en, zh, at.Format(time.RFC3339Nano))
+	if rec := e.post(path, body(good), auth); rec.Code != http.StatusNoContent {
+		t.Fatalf("sales with next: %d %s", rec.Code, rec.Body)
+	}
+	r := read()
+	if r.Next == nil || r.Next.En != en || r.Next.Zh != zh || !r.Next.At.Equal(at) || fmt.Sprint(r.Sales) != "[41]" {
+		t.Fatalf("after the report: next %+v sales %v", r.Next, r.Sales)
+	}
+	// The dashboard's poll carries it too.
+	var poll lessonsList
+	mustJSON(t, e.get("/api/lessons?only=runs"), &poll)
+	found := false
+	for _, l := range poll.Lessons {
+		if l.Name == "mutex-across-replicas" {
+			found = l.Last != nil && l.Last.Next != nil && l.Last.Next.Zh == zh
+		}
+	}
+	if !found {
+		t.Errorf("GET /api/lessons?only=runs does not carry the run's next")
+	}
+
+	far := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	long := strings.Repeat("锁", maxNextChars+1)
+	for _, c := range []struct{ next, code, field string }{
+		{`"soon"`, "invalid_field", "next"},
+		{`[1]`, "invalid_field", "next"},
+		{`5`, "invalid_field", "next"},
+		{`{}`, "invalid_field", "next.en"},
+		{fmt.Sprintf(`{"zh":%q,"at":%q}`, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
+		{fmt.Sprintf(`{"en":%q,"at":%q}`, en, at.Format(time.RFC3339)), "invalid_field", "next.zh"},
+		{fmt.Sprintf(`{"en":"  ","zh":%q,"at":%q}`, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
+		{fmt.Sprintf(`{"en":5,"zh":%q,"at":%q}`, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
+		{fmt.Sprintf(`{"en":"two\nlines","zh":%q,"at":%q}`, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q,"at":%q}`, en, long, at.Format(time.RFC3339)), "invalid_field", "next.zh"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q}`, en, zh), "invalid_field", "next.at"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q,"at":"in 8 s"}`, en, zh), "invalid_field", "next.at"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q,"at":1764151208}`, en, zh), "invalid_field", "next.at"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q,"at":%q}`, en, zh, far), "invalid_field", "next.at"},
+		{fmt.Sprintf(`{"en":%q,"zh":%q,"at":%q,"extra":1}`, en, zh, at.Format(time.RFC3339)), "unknown_field", "next.extra"},
+		{fmt.Sprintf(`{"en":%q,"en":%q,"zh":%q,"at":%q}`, en, en, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
+		{`{"en":"x"`, "invalid_json", ""},
+	} {
+		rec := e.post(path, fmt.Sprintf(`{"agent_id":%q,"sales":[41,42],"next":%s}`, agent, strings.ReplaceAll(c.next, "\n", `\n`)), auth)
+		wantError(t, rec, http.StatusBadRequest, c.code, c.field)
+	}
+	// Without the token, and from another agent: refused as the sales are.
+	wantError(t, e.post(path, body(good)), http.StatusUnauthorized, "unauthorized", "")
+	other := fmt.Sprintf(`{"agent_id":"someone-else","sales":[43],"next":{"en":"x","zh":"x","at":%q}}`, at.Format(time.RFC3339))
+	wantError(t, e.post(path, other, auth), http.StatusConflict, "not_running", "")
+	if r := read(); r.Next == nil || r.Next.En != en || fmt.Sprint(r.Sales) != "[41]" {
+		t.Fatalf("the refusals changed the run: next %+v sales %v", r.Next, r.Sales)
+	}
+
+	// Sales alone (or a null next) keep it; a newer one replaces it.
+	for _, b := range []string{fmt.Sprintf(`{"agent_id":%q,"sales":[41,42]}`, agent), body(`null`)} {
+		if rec := e.post(path, b, auth); rec.Code != http.StatusNoContent {
+			t.Fatalf("%s: %d %s", b, rec.Code, rec.Body)
+		}
+	}
+	if r := read(); r.Next == nil || r.Next.En != en {
+		t.Fatalf("sales alone dropped the next: %+v", r.Next)
+	}
+	later := fmt.Sprintf(`{"en":"the fix","zh":"修复","at":%q}`, at.Add(30*time.Second).Format(time.RFC3339))
+	if rec := e.post(path, body(later), auth); rec.Code != http.StatusNoContent {
+		t.Fatalf("newer next: %d %s", rec.Code, rec.Body)
+	}
+	if r := read(); r.Next == nil || r.Next.En != "the fix" || !r.Next.At.Equal(at.Add(30*time.Second).Truncate(time.Second)) {
+		t.Fatalf("after a newer next: %+v", r.Next)
+	}
+
+	// The result ends the run and its next.
+	if rec := e.post(fmt.Sprintf("/api/lesson-runs/%d/result", run.ID), fmt.Sprintf(`{"agent_id":%q,"verdict":"PASS"}`, agent), auth); rec.Code != http.StatusNoContent {
+		t.Fatalf("result: %d %s", rec.Code, rec.Body)
+	}
+	if r := read(); r.Next != nil || r.Status != lessons.StatusDone {
+		t.Fatalf("after the result: status %s next %+v, want done and none", r.Status, r.Next)
+	}
+}
+
+// lessonNext's bounds on at, against a fixed clock.
+func TestLessonNextAtBounds(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		at string
+		ok bool
+	}{
+		{"2026-11-26T10:00:08Z", true},
+		{"2026-11-26T11:00:08+01:00", true}, // the same instant elsewhere
+		{"2026-11-26T10:00:08.123456789Z", true},
+		{"2026-11-26T09:59:58Z", true}, // just passed: harmless, the dashboard hides it
+		{"2026-11-26T10:03:00Z", true},
+		{"2026-11-26T10:03:01Z", false},
+		{"2026-11-26T09:56:59Z", false},
+		{"2026-11-26 10:00:08", false},
+		{"2026-11-26T10:00:08", false},
+	} {
+		n, err := lessonNext([]byte(fmt.Sprintf(`{"en":"a","zh":"甲","at":%q}`, c.at)), now)
+		if c.ok != (err == nil) {
+			t.Errorf("at %s: err %v, want ok %v", c.at, err, c.ok)
+		}
+		if err == nil && n.At.Location() != time.UTC {
+			t.Errorf("at %s: kept as %v, want UTC", c.at, n.At)
+		}
+	}
+	if n, err := lessonNext(nil, now); n != nil || err != nil {
+		t.Errorf("absent: %+v %v, want nil", n, err)
 	}
 }

@@ -51,6 +51,7 @@ func TestErrorMap(t *testing.T) {
 		{lessondb.ErrBusy, 409, "lesson_busy"},
 		{lessondb.ErrNotYours, 409, "not_running"},
 		{lessondb.ErrVerdict, 400, "invalid_field"},
+		{lessondb.ErrNext, 400, "invalid_field"},
 		{lessondb.ErrNotFound, 404, "not_found"},
 		{lessondb.ErrUnknown, 404, "not_found"},
 		{faults.ErrDisabled, 403, "faults_disabled"},
@@ -97,6 +98,7 @@ func TestErrorMap(t *testing.T) {
 		{fmt.Errorf("%w: histogram: bad", runs.ErrInvalid), "", "invalid report: histogram: bad"},
 		{fmt.Errorf("%w: node r1 at 127.0.0.1:1: no answer", faults.ErrRedisRestart), "node", "faults: redis restart failed: node r1 at 127.0.0.1:1: no answer"},
 		{lessondb.ErrVerdict, "verdict", "verdict must be PASS, FAIL, ERROR or SKIP"},
+		{lessondb.ErrNext, "next", "next needs en, zh and at"},
 		{lessondb.ErrUnknown, "name", "no such lesson"},
 	} {
 		if _, b, _, _ := render(c.err); b.Field != c.field || b.Message != c.message {

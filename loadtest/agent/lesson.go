@@ -41,14 +41,25 @@ func claimLesson(ctx context.Context, ctl *control, id string, stdout, stderr io
 		return false
 	}
 	salesPath := "/api/lesson-runs/" + strconv.FormatUint(cl.Run.ID, 10) + "/sales"
-	sales, stopSales := reportSales(ctx, func(ctx context.Context, list []uint64) {
-		body := map[string]any{"agent_id": id, "sales": list}
-		if _, err := ctl.call(ctx, http.MethodPost, salesPath, body, nil); err != nil && ctx.Err() == nil {
+	sales, next, stopProgress := reportProgress(ctx, func(ctx context.Context, p lessonProgress) {
+		body := map[string]any{"agent_id": id, "sales": p.Sales}
+		if p.Next != nil {
+			body["next"] = p.Next
+		}
+		status, err := ctl.call(ctx, http.MethodPost, salesPath, body, nil)
+		if status == http.StatusBadRequest && p.Next != nil {
+			// An older shop knows no next (or this one refused it: the
+			// clocks too far apart): the sales still go through.
+			fmt.Fprintf(stderr, "agent %s: lesson %d next: %v\n", id, cl.Run.ID, err)
+			delete(body, "next")
+			_, err = ctl.call(ctx, http.MethodPost, salesPath, body, nil)
+		}
+		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "agent %s: lesson %d sales: %v\n", id, cl.Run.ID, err)
 		}
 	})
-	res := runLesson(ctx, cl, ctl.c.Token, sales, stdout)
-	stopSales()
+	res := runLesson(ctx, cl, ctl.c.Token, sales, next, stdout)
+	stopProgress()
 	fmt.Fprintf(stdout, "agent %s: lesson %s (run %d): %s\n", id, cl.Run.Lesson, cl.Run.ID, res.verdict)
 	body := map[string]any{"agent_id": id, "verdict": res.verdict, "observed": res.observed, "output": res.output,
 		"cases": res.cases, "sales": res.sales}
@@ -72,8 +83,9 @@ type lessonResult struct {
 // runLesson runs the claimed lesson's scenario with the agent's admin token
 // (lessons create sales and inject faults) at the pace the run asks for;
 // onSales is told the sales the scenario created so far, each time one is
-// added. The result carries the table of its sales.
-func runLesson(ctx context.Context, cl lessonClaim, token string, onSales func([]uint64), stdout io.Writer) lessonResult {
+// added, and onNext what the next case shows, at the class pace's pause
+// before it. The result carries the table of its sales.
+func runLesson(ctx context.Context, cl lessonClaim, token string, onSales func([]uint64), onNext func(catalogue.Next), stdout io.Writer) lessonResult {
 	var s *lessons.Scenario
 	for i := range lessons.Scenarios {
 		if lessons.Scenarios[i].Name == cl.Run.Lesson {
@@ -97,7 +109,7 @@ func runLesson(ctx context.Context, cl lessonClaim, token string, onSales func([
 		pace = catalogue.PaceNormal // an older shop sends none
 	}
 	var out bytes.Buffer
-	sc := lessons.NewScenarioRun(c, targets, pace, onSales)
+	sc := lessons.NewScenarioRun(c, targets, pace, onSales, onNext)
 	r := lessonResult{}
 	r.verdict, r.observed = lessons.RunOne(ctx, sc, *s, io.MultiWriter(&out, stdout))
 	// The table is read even when the lesson ran out of time: what it did
@@ -108,34 +120,51 @@ func runLesson(ctx context.Context, cl lessonClaim, token string, onSales func([
 	return r
 }
 
-// reportSales sends the newest list of sales it is given through send, one
-// call at a time, never blocking the scenario (a list given while a call
-// is under way replaces any older one waiting). stop sends the last one
-// and waits.
-func reportSales(ctx context.Context, send func(context.Context, []uint64)) (give func([]uint64), stop func()) {
-	latest := make(chan []uint64, 1)
+// lessonProgress is what the agent reports while a lesson runs (POST
+// /api/lesson-runs/{id}/sales): the sales the scenario created so far and,
+// once the class pace has paused before a case, what that case shows.
+type lessonProgress struct {
+	Sales []uint64
+	Next  *catalogue.Next
+}
+
+// reportProgress sends the newest progress through send, one call at a
+// time, never blocking the scenario: sales and next each update it (a
+// progress given while a call is under way replaces any older one
+// waiting, and carries both the newest sales and the newest next). stop
+// sends the last one and waits.
+func reportProgress(ctx context.Context, send func(context.Context, lessonProgress)) (sales func([]uint64), next func(catalogue.Next), stop func()) {
+	latest := make(chan lessonProgress, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for list := range latest {
+		for p := range latest {
 			cctx, cancel := context.WithTimeout(ctx, 3*agentCallTimeout)
-			send(cctx, list)
+			send(cctx, p)
 			cancel()
 		}
 	}()
 	var mu sync.Mutex
 	closed := false
-	give = func(list []uint64) {
+	cur := lessonProgress{Sales: []uint64{}} // never null: the shop requires the list
+	give := func(update func(*lessonProgress)) {
 		mu.Lock()
 		defer mu.Unlock()
 		if closed {
 			return
 		}
+		update(&cur)
 		select {
-		case <-latest: // drop the older list not yet sent
+		case <-latest: // drop the older progress not yet sent
 		default:
 		}
-		latest <- list
+		latest <- cur
+	}
+	sales = func(list []uint64) {
+		give(func(p *lessonProgress) { p.Sales = append([]uint64{}, list...) })
+	}
+	next = func(n catalogue.Next) {
+		give(func(p *lessonProgress) { p.Next = &n })
 	}
 	stop = func() {
 		mu.Lock()
@@ -144,7 +173,7 @@ func reportSales(ctx context.Context, send func(context.Context, []uint64)) (giv
 		mu.Unlock()
 		<-done
 	}
-	return give, stop
+	return sales, next, stop
 }
 
 // answering keeps the targets that answer GET /healthz now. Discovery lists

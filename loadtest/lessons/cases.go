@@ -12,10 +12,12 @@ import (
 
 // NewScenarioRun is a run against targets at pace (catalogue.PaceNormal or
 // PaceClass) whose every sale, from its creation on, is recorded in order;
-// onSales, when set, is told the whole list each time it grows (the agent
-// reports it, so that the dashboard follows the lesson while it runs).
-func NewScenarioRun(c *shopapi.Client, targets []string, pace string, onSales func([]uint64)) *ScenarioRun {
-	sc := &ScenarioRun{C: c, Targets: targets, Pace: pace, onSales: onSales}
+// onSales, when set, is told the whole list each time it grows, and
+// onNext, when set, what the next case shows (in English and Chinese) and
+// when it starts, as the class pace's pause before it begins (the agent
+// reports both, so that the dashboard follows the lesson while it runs).
+func NewScenarioRun(c *shopapi.Client, targets []string, pace string, onSales func([]uint64), onNext func(catalogue.Next)) *ScenarioRun {
+	sc := &ScenarioRun{C: c, Targets: targets, Pace: pace, onSales: onSales, onNext: onNext}
 	c.SaleCreated = sc.note
 	return sc
 }

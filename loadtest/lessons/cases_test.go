@@ -27,7 +27,7 @@ func TestCaseTableFromRealSales(t *testing.T) {
 		mu.Lock()
 		reported = append(reported, list)
 		mu.Unlock()
-	})
+	}, nil)
 	ctx := context.Background()
 	var ids []uint64
 	for i, fencing := range []bool{false, true} {

@@ -96,14 +96,20 @@ func consistentHashingRingChangeSettings(pace string) ringSettings {
 	return ringSettings{Leave: 3 * time.Second, WorkMS: 50, Buyers: 8}
 }
 
-// next, at the class pace, prints what the next case shows to the lesson's
-// output and pauses classPause before it; at normal pace it does nothing.
-func (sc *ScenarioRun) next(ctx context.Context, what string) error {
+// next, at the class pace, says what the next case shows (en, and zh in
+// the glossary's Chinese): it prints the English to the lesson's output,
+// hands both with the time the case starts (now + classPause) to onNext
+// (the agent reports it, so that the dashboard says it during the pause),
+// and pauses classPause before it. At normal pace it does nothing.
+func (sc *ScenarioRun) next(ctx context.Context, en, zh string) error {
 	if sc.Pace != catalogue.PaceClass {
 		return nil
 	}
 	if sc.out != nil {
-		fmt.Fprintf(sc.out, "   next:          %s (in %.0f s)\n", what, classPause.Seconds())
+		fmt.Fprintf(sc.out, "   next:          %s (in %.0f s)\n", en, classPause.Seconds())
+	}
+	if sc.onNext != nil {
+		sc.onNext(catalogue.Next{En: en, Zh: zh, At: time.Now().Add(classPause).UTC()})
 	}
 	return load.Sleep(ctx, classPause)
 }

@@ -3,11 +3,14 @@ package lessons
 import (
 	"bytes"
 	"context"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // shopLockWait is the shop's default lock wait: a buyer queued longer is
@@ -99,10 +102,11 @@ func TestRingChangeClassPace(t *testing.T) {
 // next prints what comes next and pauses at the class pace only.
 func TestNextPausesAtClassPaceOnly(t *testing.T) {
 	var out bytes.Buffer
-	sc := &ScenarioRun{Pace: catalogue.PaceNormal, out: &out}
+	told := 0
+	sc := &ScenarioRun{Pace: catalogue.PaceNormal, out: &out, onNext: func(catalogue.Next) { told++ }}
 	start := time.Now()
-	if err := sc.next(context.Background(), "the fix"); err != nil || out.Len() > 0 || time.Since(start) > time.Second {
-		t.Errorf("normal pace: err %v, output %q after %v", err, out.String(), time.Since(start))
+	if err := sc.next(context.Background(), "the fix", "修复"); err != nil || out.Len() > 0 || told > 0 || time.Since(start) > time.Second {
+		t.Errorf("normal pace: err %v, output %q, onNext told %d times after %v", err, out.String(), told, time.Since(start))
 	}
 	if classPause < 3*time.Second {
 		t.Errorf("the pause between cases is %v: want >= 3 s to say what comes next", classPause)
@@ -110,8 +114,62 @@ func TestNextPausesAtClassPaceOnly(t *testing.T) {
 	sc.Pace = catalogue.PaceClass
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the pause itself is classPause; a cancelled run ends it at once
-	_ = sc.next(ctx, "the same buyers on db-pessimistic")
+	_ = sc.next(ctx, "the same buyers on db-pessimistic", "同样的买家改用 db-pessimistic")
 	if got := out.String(); !strings.Contains(got, "next:") || !strings.Contains(got, "the same buyers on db-pessimistic") {
 		t.Errorf("class pace output %q: want a next: line naming the next case", got)
+	}
+}
+
+// At the class pace next hands the sentence in both languages to onNext,
+// with the time the next case starts: now + classPause, as it pauses.
+func TestNextTellsTheCallbackBothLanguagesAndTheStart(t *testing.T) {
+	var got []catalogue.Next
+	c := shopapi.NewClient(1, time.Second, "")
+	defer c.Close()
+	sc := NewScenarioRun(c, nil, catalogue.PaceClass, nil, func(n catalogue.Next) { got = append(got, n) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := time.Now()
+	_ = sc.next(ctx, "the same buyers with the watchdog", "同样的买家，开启看门狗")
+	after := time.Now()
+	if len(got) != 1 {
+		t.Fatalf("onNext told %d times, want once", len(got))
+	}
+	n := got[0]
+	if n.En != "the same buyers with the watchdog" || n.Zh != "同样的买家，开启看门狗" {
+		t.Errorf("onNext got en %q zh %q", n.En, n.Zh)
+	}
+	if n.At.Before(before.Add(classPause)) || n.At.After(after.Add(classPause)) {
+		t.Errorf("next case starts at %v: want now + classPause (%v), between %v and %v", n.At, classPause, before.Add(classPause), after.Add(classPause))
+	}
+	if n.At.Location() != time.UTC {
+		t.Errorf("at %v: want UTC, as the shop stores it", n.At)
+	}
+}
+
+// Every sentence a scenario says before its next case has its Chinese, in
+// the glossary's terms: the scripts' own words are checked here, where the
+// dashboard's labels are checked by e2e/browser/glossary.test.mjs.
+func TestNextSentencesAreBilingual(t *testing.T) {
+	for _, f := range []string{"scenario.go", "faults.go", "hashring.go"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := regexp.MustCompile(`sc\.next\(ctx, ([^\n]*)\n\s*([^\n]*)\); err != nil`).FindAllStringSubmatch(string(src), -1)
+		if len(calls) == 0 {
+			t.Errorf("%s: no sc.next call found", f)
+		}
+		for _, c := range calls {
+			en, zh := c[1], c[2]
+			if !regexp.MustCompile(`\p{Han}`).MatchString(zh) {
+				t.Errorf("%s: next %s has no Chinese second argument: %s", f, en, zh)
+			}
+			for term, want := range map[string]string{"watchdog": "看门狗", "fencing": "防护令牌", "lease": "租约", "buyers": "买家"} {
+				if strings.Contains(en, term) && !strings.Contains(zh, want) {
+					t.Errorf("%s: %s says %q, its Chinese %s lacks %s", f, en, term, zh, want)
+				}
+			}
+		}
 	}
 }

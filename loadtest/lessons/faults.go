@@ -90,7 +90,8 @@ func ttlShorterThanWork(ctx context.Context, sc *ScenarioRun) (string, bool, err
 	set := ttlShorterThanWorkSettings(sc.Pace)
 	for _, watchdog := range []bool{false, true} {
 		if watchdog {
-			if err := sc.next(ctx, "the same buyers with the watchdog, which renews the lease while the work runs: watch them take turns"); err != nil {
+			if err := sc.next(ctx, "the same buyers with the watchdog, which renews the lease while the work runs: watch them take turns",
+				"同样的买家，开启看门狗，它在业务执行期间为租约续期：看他们轮流进入临界区"); err != nil {
 				return "", false, err
 			}
 		}

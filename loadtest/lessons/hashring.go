@@ -74,7 +74,8 @@ func consistentHashingRingChange(ctx context.Context, sc *ScenarioRun) (string, 
 	pass := true
 	for _, fencing := range []bool{false, true} {
 		if fencing {
-			if err := sc.next(ctx, "the same ring change with fencing on: the new owner's newer epoch refuses the old owner's writes"); err != nil {
+			if err := sc.next(ctx, "the same ring change with fencing on: the new owner's newer epoch refuses the old owner's writes",
+				"同样的哈希环变化，开启防护令牌：新拥有者的环纪元更新，旧拥有者的写入被拒"); err != nil {
 				return "", false, err
 			}
 		}

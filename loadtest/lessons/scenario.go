@@ -47,6 +47,9 @@ type ScenarioRun struct {
 	mu      sync.Mutex
 	sales   []uint64
 	onSales func([]uint64)
+	// onNext, when set, is told what the next case shows at the class
+	// pace, when the pause before it begins (next, classpace.go).
+	onNext func(catalogue.Next)
 	// out is the running lesson's output (RunOne sets it): the class
 	// pace's "next:" lines go there.
 	out io.Writer
@@ -143,7 +146,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c := shopapi.NewClient(64, *timeout, *token)
 	defer c.Close()
-	sc := NewScenarioRun(c, urls, *pace, nil)
+	sc := NewScenarioRun(c, urls, *pace, nil, nil)
 	code := runScenarios(ctx, sc, chosen, stdout)
 	if *timeline != "" {
 		files, err := c.SaveTimelines(context.WithoutCancel(ctx), urls[0], *timeline, sc.Sales())
@@ -414,7 +417,8 @@ func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix str
 	set := brokenThenHeldSettings(sc.Pace)
 	for i, strategy := range []string{broken, fix} {
 		if i > 0 {
-			if err := sc.next(ctx, fmt.Sprintf("the same buyers on %s, which locks the row: watch them wait in turn", fix)); err != nil {
+			if err := sc.next(ctx, fmt.Sprintf("the same buyers on %s, which locks the row: watch them wait in turn", fix),
+				fmt.Sprintf("同样的买家改用 %s，它会锁住这一行：看他们排队等锁", fix)); err != nil {
 				return "", false, err
 			}
 		}

@@ -6,6 +6,7 @@ package lessondb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,6 +26,7 @@ var (
 	ErrNotYours = errors.New("lessondb: the run is not running under this agent")
 	ErrVerdict  = errors.New("lessondb: verdict must be PASS, FAIL, ERROR or SKIP")
 	ErrPace     = errors.New("lessondb: pace must be normal or class")
+	ErrNext     = errors.New("lessondb: next needs en, zh and at")
 )
 
 // Store keeps lesson runs in the database; any number of replicas may use
@@ -137,7 +139,7 @@ func (s *Store) Finish(ctx context.Context, id uint64, agentID string, r Result)
 		return ErrVerdict
 	}
 	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = ?, observed = ?, output = ?,
-  cases = ?, sales = COALESCE(?, sales), finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
+  cases = ?, sales = COALESCE(?, sales), next = NULL, finished_at = UTC_TIMESTAMP(6) WHERE id = ? AND status = 'running' AND agent_id = ?`,
 		r.Verdict, clipText(r.Observed, 60000), clipText(r.Output, 1<<20), r.Cases, r.Sales, id, agentID)
 	if res.Error != nil {
 		return fmt.Errorf("lessondb: finish: %w", res.Error)
@@ -148,13 +150,37 @@ func (s *Store) Finish(ctx context.Context, id uint64, agentID string, r Result)
 // SetSales records the sales run id created so far, while agentID runs it:
 // the dashboard follows the newest.
 func (s *Store) SetSales(ctx context.Context, id uint64, agentID string, sales lessons.SaleIDs) error {
+	return s.SetProgress(ctx, id, agentID, sales, nil)
+}
+
+// MaxNextText bounds each language's sentence of a lesson's next case, in
+// bytes (the longest the scenarios say is about 200).
+const MaxNextText = 1000
+
+// SetProgress records, in one update while agentID runs run id, the sales
+// it created so far and, when next is not nil, what the next case shows
+// and when it starts (the dashboard says it during the pause before it;
+// a nil next leaves the one recorded). Finish clears it.
+func (s *Store) SetProgress(ctx context.Context, id uint64, agentID string, sales lessons.SaleIDs, next *lessons.Next) error {
 	if sales == nil {
 		sales = lessons.SaleIDs{}
 	}
-	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET sales = ? WHERE id = ? AND status = 'running' AND agent_id = ?`,
-		sales, id, agentID)
+	var nextJSON any // NULL: keep the recorded one
+	if next != nil {
+		if next.En == "" || next.Zh == "" || next.At.IsZero() {
+			return ErrNext
+		}
+		n := lessons.Next{En: clipText(next.En, MaxNextText), Zh: clipText(next.Zh, MaxNextText), At: next.At.UTC()}
+		b, err := json.Marshal(n)
+		if err != nil {
+			return fmt.Errorf("lessondb: next: %w", err)
+		}
+		nextJSON = string(b)
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET sales = ?, next = COALESCE(?, next)
+WHERE id = ? AND status = 'running' AND agent_id = ?`, sales, nextJSON, id, agentID)
 	if res.Error != nil {
-		return fmt.Errorf("lessondb: sales: %w", res.Error)
+		return fmt.Errorf("lessondb: progress: %w", res.Error)
 	}
 	return s.mine(ctx, id, agentID, res.RowsAffected)
 }
@@ -210,7 +236,8 @@ func (s *Store) Last(ctx context.Context) (map[string]lessons.Run, error) {
 // expire closes runs whose agent never reported within lessons.RunTimeout.
 func (s *Store) expire(ctx context.Context) error {
 	err := s.db.WithContext(ctx).Exec(`UPDATE lesson_runs SET status = 'done', verdict = 'ERROR',
-  observed = 'the agent did not report within the run timeout (it died or lost the shop)', finished_at = UTC_TIMESTAMP(6)
+  observed = 'the agent did not report within the run timeout (it died or lost the shop)', next = NULL,
+  finished_at = UTC_TIMESTAMP(6)
 WHERE status = 'running' AND deadline < UTC_TIMESTAMP(6)`).Error
 	if err != nil {
 		return fmt.Errorf("lessondb: expire: %w", err)
@@ -239,6 +266,11 @@ func utc(r lessons.Run) lessons.Run {
 			v := (**t).UTC()
 			*t = &v
 		}
+	}
+	if r.Next != nil {
+		n := *r.Next
+		n.At = n.At.UTC()
+		r.Next = &n
 	}
 	return r
 }

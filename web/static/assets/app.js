@@ -459,7 +459,8 @@ applyLang();
 loadLimits();
 syncClock();
 const zh = () => state.zh;
-lessons = initLessons({ zh, needToken, onBand: showLesson });
+// A class-paced lesson's "Next (in 6 s)" counts down on the server's clock too.
+lessons = initLessons({ zh, needToken, onBand: showLesson, now: () => (clock.known ? clock.now(clientNow()) : Date.now()) });
 const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
 timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBand(id), onCompare: (sale, vs) => nav.setCompare(sale, vs) });
 if (!$('#timeline').hidden) timeline.show();

@@ -110,14 +110,39 @@ export function runningLesson(lessons) {
 
 
 /**
+ * nextCase is what a running lesson shows next while the class pace pauses
+ * before it (the run's next: {en, zh, at}, which its agent reports), at
+ * time now (ms since the epoch): secs, the whole seconds left (counting
+ * down, at least 1), line, the card's sentence ("Next (in 6 s): ..." /
+ * "接下来（6 秒后）：..."), and band, what the band's title adds given
+ * the next case's number ("· case 2 in 6 s" / "· 6 秒后开始案例 2"), in
+ * both languages. null when the run is not running, has none, or the next
+ * case has started (at passed).
+ */
+export function nextCase(run, now) {
+  const n = run?.next;
+  if (!n || run.status !== 'running') return null;
+  const left = Date.parse(n.at) - now;
+  if (!(left > 0)) return null;
+  const secs = Math.ceil(left / 1000);
+  return {
+    secs,
+    line: { en: `Next (in ${secs} s): ${n.en}`, zh: `接下来（${secs} 秒后）：${n.zh || n.en}` },
+    band: { en: (n) => `· case ${n} in ${secs} s`, zh: (n) => `· ${secs} 秒后开始案例 ${n}` },
+  };
+}
+
+/**
  * bandRun is the lesson run as a run the band's liveView reads: one step
  * per sale the lesson made so far (views: their GET /api/sales/{id}, in
  * order), the newest running while the lesson runs. title says which
  * lesson and case the band shows, in the mode's language, heading the
- * band's word for it (a lesson running, the last lesson). null before the
- * lesson made a sale.
+ * band's word for it (a lesson running, the last lesson); during the class
+ * pace's pause before the next case (at time now, ms) the title adds how
+ * soon it starts, after the lesson's name. null before the lesson made a
+ * sale.
  */
-export function bandRun(lesson, views, zh) {
+export function bandRun(lesson, views, zh, now = Date.now()) {
   const run = lesson.last;
   if (!run || !views.length) return null;
   const live = run.status === 'running';
@@ -126,7 +151,12 @@ export function bandRun(lesson, views, zh) {
   // Short enough for the band's heading on a projector: the heading's own
   // word says it is a lesson ("Lesson running", "Last lesson").
   const of = live ? '' : `/${views.length}`;
-  const title = zh ? `${lesson.name} · 案例 ${i + 1}${of}：${names[i].zh}` : `${lesson.name} · case ${i + 1}${of}: ${names[i].en}`;
+  // How soon the next case starts goes right after the lesson's name: the
+  // heading is cut at its end on a projector, and a long case name
+  // ("consistent-hash, fencing off") would take the countdown with it.
+  const next = nextCase(run, now);
+  const name = next ? `${lesson.name} ${(zh ? next.band.zh : next.band.en)(i + 2)}` : lesson.name;
+  const title = zh ? `${name} · 案例 ${i + 1}${of}：${names[i].zh}` : `${name} · case ${i + 1}${of}: ${names[i].en}`;
   return {
     title,
     heading: live ? 'liveLesson' : 'liveLessonLast',

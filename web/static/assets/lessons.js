@@ -11,7 +11,7 @@
 import { ApiError, getJSON, getOnce, postJSON } from './api.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
-import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, observedText, offersClassPace, runningLesson } from './lessons-model.js';
+import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, nextCase, observedText, offersClassPace, runningLesson } from './lessons-model.js';
 
 addLabels({
   runClass: ['Run at teaching pace', '课堂节奏运行'],
@@ -58,11 +58,13 @@ function clock(iso) {
  * initLessons starts the view. opts.zh() says whether Chinese is on;
  * opts.needToken(err) handles a 401 (asks for the admin token);
  * opts.onBand({title, run} | null) gets the running lesson's view for the
- * band (bandRun), once more when it ends, and null when none ran.
+ * band (bandRun), once more when it ends, and null when none ran;
+ * opts.now() is the time (ms) the class pace's "Next (in 6 s)" counts
+ * down on (the server's clock where the page knows it).
  * Returns setReplicas(list), for "needs N replicas (M alive)", and
  * relabel(), after a language switch.
  */
-export function initLessons({ zh, needToken, onBand = () => {} }) {
+export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date.now() }) {
   const cards = new Map(); // name -> {li, parts}
   let shops = 0; // live shop replicas, from the replicas events
   let lessons = [];
@@ -106,11 +108,13 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const moment = el('div', { class: 'l-moment', hidden: '' });
     const res = el('div', { class: 'l-result', id: `${id}-res`, 'aria-live': 'polite' }, badge, ' ', status, observed, meta);
     const body = el('div', { class: 'l-body' }, dl, el('div', { class: 'l-outcome' }, cases, moment));
+    // At the class pace, the pause between two cases: what comes next, in large type, counting down.
+    const next = el('p', { class: 'l-next', hidden: '' });
     const li = el('li', { class: 'lesson', id, 'data-lesson': l.name, 'aria-labelledby': `${id}-h` },
-      head, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run,
+      head, next, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run,
       ...(slow ? [slow] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
     applyLabels(li, zh());
-    return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, seed, cases, moment } };
+    return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, seed, cases, moment, next } };
   }
 
   // set changes an element's text only when it differs: the result is a
@@ -189,6 +193,10 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     const busy = active(r);
     p.run.disabled = busy;
     if (p.slow) p.slow.disabled = busy;
+    // Counts down each poll; gone once the next case has started or the run ended.
+    const next = nextCase(r, now());
+    set(p.next, next ? word(next.line) : '');
+    p.next.hidden = !next;
     if (!r) {
       set(p.badge, ''); p.badge.className = 'badge';
       set(p.status, label('lNotRun', zh())); set(p.observed, ''); set(p.meta, ''); p.details.hidden = true;
@@ -251,7 +259,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     try {
       band.views = await Promise.all(ids.map((id) => getJSON(`/api/sales/${id}`)));
     } catch { return; }
-    const b = bandRun(l, band.views, zh());
+    const b = bandRun(l, band.views, zh(), now());
     if (b) onBand(b);
     update(l, cards.get(l.name));
   }
@@ -361,7 +369,7 @@ export function initLessons({ zh, needToken, onBand = () => {} }) {
     relabel() {
       if (lastBody) render(lastBody);
       const l = lessons.find((x) => x.last?.id === band.run);
-      const b = l && bandRun(l, band.views, zh());
+      const b = l && bandRun(l, band.views, zh(), now());
       if (b) onBand(b);
     },
   };
