@@ -207,7 +207,7 @@ export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date
     set(p.badge, v ? `${v.sym} ${word(v)}` : '');
     p.badge.className = `badge ${v ? v.cls : ''}`;
     set(p.status, label({ done: 'lDone', running: 'lRunning', pending: 'lPending' }[r.status] || r.status, zh()));
-    set(p.observed, observedText(r, zh()) || (busy ? label('lWaiting', zh()) : ''));
+    set(p.observed, observedText(r, zh()) || (r.status === 'pending' ? label('lWaiting', zh()) : '')); // once claimed, the status says running
     p.observed.title = zh() && r.cases?.length ? r.observed || '' : ''; // the agent's own English line, on hover
     const pace = r.pace === 'class' ? ` · ${label('lClassPace', zh())}` : '';
     if (zh()) {
