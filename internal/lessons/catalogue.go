@@ -280,7 +280,7 @@ var Catalogue = []Lesson{
 			"that comes after the check",
 		Seed: "seed 002: 「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」, and when renewal keeps failing: " +
 			"「如果不断重试之后,续约都失败了,那么这个时候就要根据业务来决定采取保守策略还是激进策略了」 (this lesson shows the " +
-			"conservative one, stopping the work; the aggressive one is not taught yet)",
+			"conservative one, stopping the work; renewal-fails-aggressive sets the aggressive one beside it)",
 		Strategies:  []string{"redis"},
 		MinReplicas: 2,
 	},

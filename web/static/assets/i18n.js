@@ -172,7 +172,7 @@ export const LABELS = {
   tlHeld: ['Held', '持锁'],
   tlEntered: ['Entered at', '进入时间'],
   o_committed: ['committed', '已提交'],
-  o_fenced: ['fenced (write refused)', '被令牌拦截'],
+  o_fenced: ['fenced (write refused)', '被防护令牌拦截（写入被拒）'],
   o_rolled_back: ['rolled back', '已回滚'],
   o_lock_lost: ['lock lost', '锁丢失'],
   o_gave_up: ['gave up', '放弃'],
@@ -321,7 +321,7 @@ export const EXPLAIN = {
     lessonZh: "带过期时间的锁，要么过期时间长于业务处理，要么用防护令牌（fencing token）拦住迟到的写入。",
   },
   'db-lock-table-plain': {
-    zh: '无计数的数据库锁表',
+    zh: '无持有计数的锁记录表',
     does: 'db-lock-table without the hold count (the teaching variant): every Lock is a holder of its own.',
     pitfall: 'Not reentrant: code that locks again while it holds the lock (a locked method calling another) meets its own row and waits for itself until it gives up.',
     lesson: 'Count holds per holder in the lock row, as seed 004\'s memo column suggests (「可用来支持重入特性,标记下当前加锁的client和加锁次数」).',

@@ -25,7 +25,7 @@ addLabels({
   lOversold: ['Oversold', '超卖'],
   lLost: ['Lost updates', '丢失更新'],
   lViol: ['Overlaps', '重叠'],
-  lFenced: ['Fenced writes', '被拒写入'],
+  lFenced: ['Fenced writes', '被拦截的写入'],
   lVerdict: ['Verdict', '结论'],
   lMoment: ['Decisive moment', '关键时刻'],
   lTimeline: ['timeline', '时间线'],
