@@ -178,6 +178,8 @@ test('an unknown sale says so in words', async () => {
 test('the dashboard starts a run that opens later, counts down, links to its shop and counts the layers', async () => {
   const dash = await browser.newPage();
   dash.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The dashboard on the trainer's projector (a phone's band leaves the layers to the Herd panel).
+  await dash.setViewportSize({ width: 1366, height: 768 });
   await dash.goto(`${demo.url}/#/run`, { waitUntil: 'load' });
   await dash.waitForSelector('#f-strategy option[value="db-conditional"]', { state: 'attached', ...WAIT });
   await dash.waitForSelector('body[data-limits=api]', { state: 'attached', ...WAIT });
