@@ -26,7 +26,7 @@ addLabels({
 });
 
 /** The server's verdict kinds (internal/verdict) and their labels. */
-const KIND_LABEL = { holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' };
+export const KIND_LABEL = { holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' };
 
 /**
  * verdictOf says in words what a finished (or running) step did to the

@@ -5,7 +5,7 @@
 // it (the shared windows, the headings, the caption); no
 // DOM here, so it runs under node's test runner. timeline.js shows it.
 import { fill, combineFact } from './combine-view.js';
-import { verdictOf } from './dom.js';
+import { KIND_LABEL, verdictOf } from './dom.js';
 import { addLabels, label } from './i18n.js';
 
 addLabels({
@@ -22,9 +22,6 @@ addLabels({
   tlVsDone: ['done in {d}', '{d} 结束'],
   tlVsAria: ['sales #{a} and #{b} on one time scale', '#{a} 与 #{b} 两场秒杀，同一时间刻度'],
 });
-
-/** The server's verdict kinds and their one-word labels (dom.js's). */
-const KIND_WORD = { holds: 'vHolds', overlapped_safe: 'vOverlappedSafe', broken: 'vBroken' };
 
 /** saleDuration is a sale's length in ms: from its first event to its last. */
 export const saleDuration = (m) => Math.max(0, (m?.to ?? 0) - (m?.from ?? 0));
@@ -72,7 +69,7 @@ export function compareCaption(a, b, zh = false) {
 export function verdictWord(sale, zh = false) {
   if (!sale) return { word: '', tone: '' };
   const v = verdictOf(sale, zh);
-  const word = v.kind && KIND_WORD[v.kind] ? label(KIND_WORD[v.kind], zh) : v.word;
+  const word = v.kind && KIND_LABEL[v.kind] ? label(KIND_LABEL[v.kind], zh) : v.word;
   return { word, tone: v.bad ? 'bad' : v.warn ? 'warn' : 'ok' };
 }
 

@@ -278,15 +278,20 @@ function drawEnd(ctx, end, view, x, right, h, b) {
   const cx = onRight ? ex + gap : Math.max(labelW + 2, ex - gap - cw);
   const cy = b.lanesTop + Math.max(2, Math.round((Math.min(b.lanesH, 3 * LAYOUT.rowH) - ch) / 2));
   ctx.beginPath(); ctx.moveTo(ex, cy + ch / 2); ctx.lineTo(onRight ? cx : cx + cw, cy + ch / 2); ctx.stroke();
-  ctx.fillStyle = 'rgba(255,255,255,0.94)';
-  ctx.fillRect(cx, cy, cw, ch);
-  ctx.strokeStyle = COLOURS.text;
-  ctx.lineWidth = 1.5;
-  ctx.strokeRect(cx + 0.5, cy + 0.5, cw - 1, ch - 1);
-  ctx.fillStyle = COLOURS.text;
-  ctx.textAlign = 'left';
+  card(ctx, cx, cy, cw, ch);
   ctx.fillText(end.text, cx + font / 2, cy + ch / 2);
   return { text: end.text, at: ex, x: cx + font / 2, y: cy + (ch - font) / 2, w: tw, h: font, size: font };
+}
+
+/** card draws a white card with a dark border (a caption, a sale's end) and leaves the pen ready for its text. */
+function card(ctx, x, y, w, h) {
+  ctx.fillStyle = 'rgba(255,255,255,0.94)';
+  ctx.fillRect(x, y, w, h);
+  ctx.strokeStyle = COLOURS.text;
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  ctx.fillStyle = COLOURS.text;
+  ctx.textAlign = 'left';
 }
 
 /**
@@ -301,13 +306,7 @@ function drawCaption(ctx, text, x0, y0, maxW) {
   const lineH = Math.round(font * 1.35);
   const w = Math.min(maxW, Math.max(...lines.map((l) => ctx.measureText(l).width)) + font);
   const h = lines.length * lineH + Math.round(font * 0.6);
-  ctx.fillStyle = 'rgba(255,255,255,0.94)';
-  ctx.fillRect(x0, y0, w, h);
-  ctx.strokeStyle = COLOURS.text;
-  ctx.lineWidth = 1.5;
-  ctx.strokeRect(x0 + 0.5, y0 + 0.5, w - 1, h - 1);
-  ctx.fillStyle = COLOURS.text;
-  ctx.textAlign = 'left';
+  card(ctx, x0, y0, w, h);
   lines.forEach((l, i) => ctx.fillText(l, x0 + font / 2, y0 + Math.round(font * 0.3) + lineH * i + lineH / 2));
   return { text, lines, x: x0, y: y0, w, h, size: font };
 }
