@@ -391,7 +391,11 @@ test('the Lessons view lists every lesson with what the seed predicts', async ()
     assert.equal(await card.locator('h3').innerText(), l.title);
     assert.equal(await card.locator('.l-predict').innerText(), l.predict);
     for (const s of l.strategies) assert.match(await card.locator('.l-facts').innerText(), new RegExp(s));
+    // Who predicts: a seed, or the lab where no seed makes the point.
+    assert.equal(await card.locator('.l-facts dt').first().innerText(),
+      l.beyond_seeds ? 'The lab predicts (beyond the seeds)' : 'The seed predicts', l.name);
   }
+  assert.ok(lessons.some((l) => l.beyond_seeds) && lessons.some((l) => !l.beyond_seeds), 'no lesson beyond the seeds, or none from them');
   assert.equal(agents, 2);
   await page.waitForFunction(() => /2 load-test agents live/.test(document.querySelector('#lessons-agents').textContent));
 });

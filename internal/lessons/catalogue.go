@@ -5,6 +5,8 @@
 // lessondb keeps in the database so that it survives a reload and a restart.
 package lessons
 
+import "strings"
+
 // Lesson is one seed pitfall: what the seed predicts for the unsafe setup
 // and for its fix, both of which a run checks against the database.
 type Lesson struct {
@@ -27,6 +29,26 @@ type Lesson struct {
 	// between them) without losing its mechanism; the others run at their
 	// normal pace when asked for the class pace, and say so.
 	ClassPace bool `json:"class_pace"`
+	// BeyondSeeds: no seed makes this lesson's point (its Seed says
+	// "beyond the seeds"), so its prediction is the lab's, not a seed's.
+	BeyondSeeds bool `json:"beyond_seeds"`
+}
+
+// beyondSeeds is the Seed's opening of a lesson no seed makes.
+const beyondSeeds = "beyond the seeds"
+
+// PredictedBy is who predicts the lesson's outcome: "seed" or "lab".
+func (l Lesson) PredictedBy() string {
+	if l.BeyondSeeds {
+		return "lab"
+	}
+	return "seed"
+}
+
+func init() {
+	for i := range Catalogue {
+		Catalogue[i].BeyondSeeds = strings.HasPrefix(Catalogue[i].Seed, beyondSeeds)
+	}
 }
 
 // Catalogue lists the lessons in the order `all` runs them. zk-dead-holder

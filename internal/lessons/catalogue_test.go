@@ -312,3 +312,21 @@ func TestTheSeedZhRuleCatchesEnglish(t *testing.T) {
 		}
 	}
 }
+
+// A lesson whose Seed says it goes beyond the seeds is predicted by the lab
+// (the dashboard and `loadtest scenario` say "The lab predicts"), every
+// other by a seed.
+func TestBeyondSeedsIsTheLabsPrediction(t *testing.T) {
+	var lab []string
+	for _, l := range Catalogue {
+		if l.BeyondSeeds != strings.HasPrefix(l.Seed, "beyond the seeds") {
+			t.Errorf("%s: beyond_seeds %v, seed %q", l.Name, l.BeyondSeeds, l.Seed)
+		}
+		if l.PredictedBy() == "lab" {
+			lab = append(lab, l.Name)
+		}
+	}
+	if len(lab) == 0 || len(lab) == len(Catalogue) {
+		t.Errorf("lessons predicted by the lab: %v of %d", lab, len(Catalogue))
+	}
+}

@@ -224,7 +224,7 @@ func runScenarios(ctx context.Context, sc *ScenarioRun, chosen []Scenario, stdou
 // RunOne runs s, printing its prediction and outcome to out, and returns
 // its verdict (PASS, FAIL, ERROR or SKIP) and what it observed.
 func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (verdict, observed string) {
-	fmt.Fprintf(out, "== %s\n   seed predicts: %s\n", s.Name, s.Predict)
+	fmt.Fprintf(out, "== %s\n   %s predicts: %s\n", s.Name, s.PredictedBy(), s.Predict)
 	if len(sc.Targets) < s.MinReplicas {
 		observed = fmt.Sprintf("needs %d replicas, got %d", s.MinReplicas, len(sc.Targets))
 		fmt.Fprintf(out, "   %s: %s\n", catalogue.VerdictSkip, observed)

@@ -96,7 +96,8 @@ export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date
       el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only l-sr-title', text: ` ${l.title}` })) : null;
     slow?.addEventListener('click', () => start(l.name, 'class', slow));
     const dl = el('dl', { class: 'l-facts' },
-      el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
+      l.beyond_seeds ? el('dt', { 'data-l': 'predictsLab', text: 'The lab predicts (beyond the seeds)' })
+        : el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
       el('dt', { 'data-l': 'fix', text: 'The fix' }), fix,
       el('dt', { 'data-l': 'strategies', text: 'Strategies' }),
       el('dd', {}, ...(l.strategies || []).flatMap((s, i) => [i ? ' ' : '', el('code', { class: 'tag', text: s })])),
