@@ -97,7 +97,7 @@ var Catalogue = []Lesson{
 		Title: "A TTL shorter than the work lets two holders in without the watchdog",
 		Predict: "redis with ttl 1000 ms and 1800 ms of work, watchdog off: the lock expires mid-work, a second " +
 			"buyer enters, sections overlap (violations > 0; our holders check Lost() before writing and abort " +
-			"with lock_lost, else this would oversell); the same sale with the watchdog renewing the " +
+			"with lock_lost, else its write of the stock it read before would be a lost update); the same sale with the watchdog renewing the " +
 			"lease every ttl/3 holds (violations 0, oversold 0)",
 		Fix:         "a watchdog that renews the lease while its holder is alive (Redisson's lockWatchdogTimeout)",
 		Seed:        "seed 000: 「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
@@ -457,7 +457,7 @@ var Catalogue = []Lesson{
 			"lock went with its connection), db-lock-table when the lock row buyer-1 could not delete expires (its 5 s TTL); " +
 			"redis, whose lock is not in the database, stops all the same: the stock of record is there; each time the " +
 			"database counts exactly the orders the buyers were told they had",
-		Fix: "seed 004's: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +
+		Fix: "seed 004's remedy, said here and not run: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +
 			"(Redis, ZooKeeper, etcd) takes the lock off the database, not the sale: while the stock of record lives in " +
 			"the database, its availability bounds every strategy's",
 		Seed: "seed 004: 「不过DB作为分布式锁服务需要考虑单点问题,对于分布式系统来说是不允许出现单点的,一般通过数据库的同步复制," +

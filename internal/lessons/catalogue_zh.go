@@ -21,7 +21,7 @@ var zhTexts = map[string][3]string{
 	},
 	"ttl-shorter-than-work": {
 		"没有看门狗时，TTL 短于业务耗时会放进两个持有者",
-		"redis，锁过期时间 1000 毫秒，锁内业务 1800 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则会超卖）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
+		"redis，锁过期时间 1000 毫秒，锁内业务 1800 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则它写回之前读到的库存，就是一次丢失更新）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
 		"持有者活着时由看门狗续期租约（Redisson 的 lockWatchdogTimeout）",
 	},
 	"pause-past-ttl": {
@@ -137,7 +137,7 @@ var zhTexts = map[string][3]string{
 	"db-lock-single-point": {
 		"锁放在数据库里，数据库一挂，所有秒杀都停",
 		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 buyer-1 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，buyer-1 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（buyer-1 的行锁随连接释放），db-lock-table 要等 buyer-1 没能删除的锁行过期（5 秒 TTL）；redis 的锁不在数据库里，也照样停：以数据库为准的库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
-		"参考文章 004 的做法：数据库同步复制，虚拟 IP 切到新主；把锁放到别处（Redis、ZooKeeper、etcd）能让锁离开数据库，但秒杀离不开：只要以数据库为准的库存在数据库里，它的可用性就限制着每一种策略",
+		"参考文章 004 的补救办法（这里只说明，不运行）：数据库同步复制，虚拟 IP 切到新主；把锁放到别处（Redis、ZooKeeper、etcd）能让锁离开数据库，但秒杀离不开：只要以数据库为准的库存在数据库里，它的可用性就限制着每一种策略",
 	},
 	"polling-vs-subscribe": {
 		"等 Redis 锁：轮询给服务器的开销比订阅或 FIFO 交接大",

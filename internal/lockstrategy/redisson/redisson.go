@@ -53,7 +53,7 @@ func init() {
 	lockstrategy.Register(lockstrategy.Strategy{
 		Name: "redisson",
 		Description: "Redisson's reentrant lock: a hash of holder -> hold count (HINCRBY), watchdog renewal every " +
-			"TTL/3, waiters woken by a pub/sub unlock message; fencing token from a per-key counter.",
+			"TTL/3, waiters woken by a pub/sub unlock message; fencing token from a per-key counter (this lab's addition: Redisson's RLock has none).",
 		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
 		Safe:      true,
 		Tokens:    true,

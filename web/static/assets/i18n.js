@@ -369,10 +369,10 @@ export const EXPLAIN = {
   'redis-no-owner': {
     zh: '释放时不校验持有者（直接 DEL）',
     does: 'Locks with an expiry but releases with a plain DEL (the teaching variant).',
-    pitfall: 'A holder whose lock expired deletes the next holder\'s lock (counted: freed_other): two, then three buyers are inside at once.',
+    pitfall: 'A holder whose lock expired deletes the next holder\'s lock (counted: freed_other): a third buyer enters beside the second, so two are inside at once a second time.',
     lesson: 'Release only your own lock: compare the owner token and delete in one Lua script.',
     doesZh: "加锁时带过期时间，但释放时直接 DEL（教学用的错误写法）。",
-    pitfallZh: "锁已过期的持有者会删掉下一个持有者的锁（有计数：freed_other）：先是两个、接着是三个买家同时在锁内。",
+    pitfallZh: "锁已过期的持有者会删掉下一个持有者的锁（有计数：freed_other）：第三个买家进来与第二个并存，锁内再一次同时有两个买家。",
     lessonZh: "只释放自己的锁：在一个 Lua 脚本里比较持有者令牌并删除。",
   },
   'redis-getset': {
@@ -413,10 +413,10 @@ export const EXPLAIN = {
   },
   redisson: {
     zh: 'Redisson 可重入锁',
-    does: 'Redisson\'s RLock in Go: a hash of holder -> hold count (HINCRBY), so the holder can lock again and the last unlock frees it; a watchdog renews every TTL/3; waiters sleep on a pub/sub channel the last unlock publishes to; a fencing token per holding.',
+    does: 'Redisson\'s RLock in Go: a hash of holder -> hold count (HINCRBY), so the holder can lock again and the last unlock frees it; a watchdog renews every TTL/3; waiters sleep on a pub/sub channel the last unlock publishes to; a fencing token per holding (this lab\'s addition: Redisson\'s RLock has none).',
     pitfall: 'The watchdog stops with its process: a dead holder\'s lock expires after the TTL (seed 003: 「如果機器宕機了,看門狗也就沒了」), and a pause past the TTL stops it too and frees the lock under a live holder (beyond the seeds: Kleppmann); when renewal fails the lock only sends a signal (Lost): the holder must stop its work itself. Who counts as "the same holder" must be said: Go has no thread id, so the ctx names it.',
     lesson: 'Reentrancy is a count per holder: a nested lock on a non-reentrant lock waits for itself until it times out.',
-    doesZh: "用 Go 实现的 Redisson RLock：一个“持有者 -> 持有次数”的哈希（HINCRBY），持有者可以再次加锁，最后一次解锁才释放；看门狗每 TTL/3 续期；等待者在发布/订阅频道上休眠，最后一次解锁时发布通知；每次持有一个防护令牌。",
+    doesZh: "用 Go 实现的 Redisson RLock：一个“持有者 -> 持有次数”的哈希（HINCRBY），持有者可以再次加锁，最后一次解锁才释放；看门狗每 TTL/3 续期；等待者在发布/订阅频道上休眠，最后一次解锁时发布通知；每次持有一个防护令牌（本实验加的：Redisson 的 RLock 没有防护令牌）。",
     pitfallZh: "看门狗随进程一起停止：持有者宕机后锁在 TTL 后过期（参考文章 003：「如果機器宕機了,看門狗也就沒了」）；暂停超过 TTL 同样让它停下，锁在持有者还活着时被释放（超出参考文章：Kleppmann）；续期失败时锁只发出一个信号（Lost）：持有者必须自己停止工作。“同一个持有者”必须明确指定：Go 没有线程 ID，所以由 ctx 来标识。",
     lessonZh: "可重入是按持有者计数：在不可重入的锁上嵌套加锁，会一直等自己，直到超时。",
   },
