@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,29 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 	}
 	got := firstColumn(t, readFile(t, "README.md"), "| lesson | unsafe setup → fix |")
 	sameSet(t, "README's lesson table against the catalogue", got, want)
+}
+
+// The README lists, under "Lessons and faults", each point of the seeds no
+// lesson runs and why not, as internal/lessons.NotTaught says (one "- "
+// line each, in its order), and nothing else between the intro and the
+// commands.
+func TestReadmeListsWhatNoLessonRuns(t *testing.T) {
+	readme := readFile(t, "README.md")
+	start := strings.Index(readme, "`TestReadmeListsWhatNoLessonRuns` keeps this list equal to it):\n\n")
+	if start < 0 {
+		t.Fatal("README: no list of the seeds' points no lesson runs")
+	}
+	list := readme[start:]
+	list = list[strings.Index(list, "\n\n")+2:]
+	list = list[:strings.Index(list, "\n\n")]
+	var want []string
+	for _, p := range lessons.NotTaught {
+		want = append(want, "- "+p.Point+". Why not: "+p.Why+".")
+	}
+	if got := strings.Split(list, "\n"); !slices.Equal(got, want) {
+		t.Errorf("README's list of the seeds' points no lesson runs:\n%s\nwant (internal/lessons.NotTaught):\n%s",
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // makeTarget matches a Makefile target with a help line, as `make help`

@@ -396,6 +396,13 @@ test('the Lessons view lists every lesson with what the seed predicts', async ()
       l.beyond_seeds ? 'The lab predicts (beyond the seeds)' : 'The seed predicts', l.name);
   }
   assert.ok(lessons.some((l) => l.beyond_seeds) && lessons.some((l) => !l.beyond_seeds), 'no lesson beyond the seeds, or none from them');
+  // Below them, what the seeds say that no lesson runs, each with why not.
+  const { not_taught: notTaught } = await api('/api/lessons');
+  assert.ok(notTaught.length > 0);
+  const items = page.locator('#lessons-not-taught li');
+  assert.equal(await items.count(), notTaught.length);
+  assert.equal(await items.first().locator('.nt-point').innerText(), notTaught[0].point);
+  assert.match(await items.first().locator('.nt-why').innerText(), /^Why not: /);
   assert.equal(agents, 2);
   await page.waitForFunction(() => /2 load-test agents live/.test(document.querySelector('#lessons-agents').textContent));
 });

@@ -46,7 +46,8 @@ type lessonRunView struct {
 }
 
 // listLessons is GET /api/lessons: the catalogue with each lesson's newest
-// run and the live agents; with ?only=runs, each lesson's name and newest
+// run, the live agents and the seeds' points no lesson runs (not_taught);
+// with ?only=runs, each lesson's name and newest
 // run alone (the texts, a twentieth of a megabyte in two languages, do not
 // change between two polls).
 func (s *Server) listLessons(c *gin.Context) {
@@ -85,7 +86,7 @@ func (s *Server) listLessons(c *gin.Context) {
 		}
 		views = append(views, v)
 	}
-	c.JSON(http.StatusOK, gin.H{"lessons": views, "agents": len(agents)})
+	c.JSON(http.StatusOK, gin.H{"lessons": views, "agents": len(agents), "not_taught": lessons.NotTaught})
 }
 
 // createLessonRun is POST /api/lessons/:name/runs with an optional body

@@ -31,7 +31,8 @@ type lessonsList struct {
 		Predict string       `json:"predict"`
 		Last    *lessons.Run `json:"last"`
 	} `json:"lessons"`
-	Agents int `json:"agents"`
+	Agents    int                `json:"agents"`
+	NotTaught []lessons.Untaught `json:"not_taught"`
 }
 
 func TestLessonRunRefusals(t *testing.T) {
@@ -45,6 +46,9 @@ func TestLessonRunRefusals(t *testing.T) {
 	mustJSON(t, e.get("/api/lessons"), &list)
 	if len(list.Lessons) != len(lessons.Catalogue) || list.Agents != 0 {
 		t.Fatalf("GET /api/lessons: %d lessons, %d agents; want %d and 0", len(list.Lessons), list.Agents, len(lessons.Catalogue))
+	}
+	if len(list.NotTaught) != len(lessons.NotTaught) || list.NotTaught[0].WhyZh == "" {
+		t.Errorf("GET /api/lessons: not_taught %+v, want internal/lessons.NotTaught", list.NotTaught)
 	}
 	for i, l := range list.Lessons {
 		if l.Name != lessons.Catalogue[i].Name || l.Predict == "" {

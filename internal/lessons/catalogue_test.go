@@ -15,8 +15,12 @@ import (
 // point at what that seed says. A quote is credited to the last seed named
 // before it in the same text ("seed 003: 「…」; seed 001: 「…」", or
 // "参考文章 000：「…」" in Chinese). Checked: the catalogue (each text of a
-// lesson), the strategy explanations (web/static/assets/i18n.js, one line
-// a text) and the claims (internal/claims, one line a text).
+// lesson, in English and in Chinese), the strategy explanations
+// (web/static/assets/i18n.js, one line a text), the claims
+// (internal/claims, one line a text), the README and docs/ (a paragraph,
+// a list item or a table row a text). Where the text says what the quote
+// is about ("of redisson: 「…」"), the seed must name that system just
+// before it (subjectProblem).
 //
 // testdata/seeds holds the five seed articles as they were given, named
 // by their number (000_….txt). A quote may elide with "…"; each piece
@@ -35,8 +39,14 @@ func TestSeedQuotesAreInTheSeedTheyName(t *testing.T) {
 		}
 	}
 	for _, l := range Catalogue {
-		for field, text := range map[string]string{"seed": l.Seed, "seed_zh": l.SeedZh, "predict": l.Predict, "fix": l.Fix, "title": l.Title} {
+		for field, text := range map[string]string{"seed": l.Seed, "seed_zh": l.SeedZh, "predict": l.Predict, "fix": l.Fix, "title": l.Title,
+			"predict_zh": l.PredictZh, "fix_zh": l.FixZh, "title_zh": l.TitleZh} {
 			check(l.Name+" ("+field+")", text)
+		}
+	}
+	for i, p := range NotTaught {
+		for field, text := range map[string]string{"point": p.Point, "point_zh": p.PointZh, "why": p.Why, "why_zh": p.WhyZh} {
+			check(fmt.Sprintf("not taught %d (%s)", i, field), text)
 		}
 	}
 	catalogue := n
@@ -60,6 +70,72 @@ func TestSeedQuotesAreInTheSeedTheyName(t *testing.T) {
 	if n-catalogue < 3 {
 		t.Errorf("%d quotes in i18n.js and the claims: the pattern missed them", n-catalogue)
 	}
+	before := n
+	for _, f := range markdownFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range markdownTexts(string(b)) {
+			check(fmt.Sprintf("%s:%d", filepath.ToSlash(f), tx.line), tx.text)
+		}
+	}
+	if n-before < 3 {
+		t.Errorf("%d quotes in the README and docs: the pattern missed them", n-before)
+	}
+}
+
+// markdownFiles are the README and every document under docs/.
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{filepath.Join("..", "..", "README.md")}
+	err := filepath.WalkDir(filepath.Join("..", "..", "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// mdText is one text of a markdown file: a paragraph, a list item or a
+// table row, and the line it starts on.
+type mdText struct {
+	text string
+	line int
+}
+
+// markdownTexts splits a markdown file into its texts: a seed named in one
+// table row or list item credits nothing in the next.
+func markdownTexts(doc string) []mdText {
+	var out []mdText
+	cur := mdText{}
+	flush := func() {
+		if strings.TrimSpace(cur.text) != "" {
+			out = append(out, cur)
+		}
+		cur = mdText{}
+	}
+	for i, line := range strings.Split(doc, "\n") {
+		trim := strings.TrimSpace(line)
+		starts := trim == "" || strings.HasPrefix(trim, "|") || strings.HasPrefix(trim, "- ") || strings.HasPrefix(trim, "* ") ||
+			strings.HasPrefix(trim, "#") || regexp.MustCompile(`^\d+\. `).MatchString(trim)
+		if starts {
+			flush()
+		}
+		if cur.text == "" {
+			cur.line = i + 1
+		}
+		cur.text += line + "\n"
+		if strings.HasPrefix(trim, "|") {
+			flush()
+		}
+	}
+	flush()
+	return out
 }
 
 // The checker itself: a quote credited to the wrong seed fails, naming the
@@ -85,25 +161,36 @@ func TestSeedQuoteCheckerCatchesAMiscredit(t *testing.T) {
 	}
 }
 
-// quote is a 「quote」 and the seed its text credits it to ("" for none).
-type quote struct{ text, seed string }
+// quote is a 「quote」, the seed its text credits it to ("" for none) and
+// the system the text says it is about, where the words between the seed's
+// name (or the quote before) and the quote name one ("of redisson: 「…」";
+// "" where they name none).
+type quote struct{ text, seed, about string }
 
 var (
-	quoteOrSeed = regexp.MustCompile(`「([^」]*)」|(?:seeds?|参考文章|文章)\s*(\d{3})|seed(?:Beside)?\("(\d{3})"`) // the last: internal/claims' c.seed("003", "「…」")
+	quoteOrSeed = regexp.MustCompile(`「([^」]*)」|(?:(?i:seeds?)|参考文章|文章)\s*(\d{3})|seed(?:Beside)?\("(\d{3})"`) // the last: internal/claims' c.seed("003", "「…」")
 	javaConcat  = regexp.MustCompile(`"\s*\+\s*"`)
 )
 
 // creditedQuotes lists text's quotes, each with the last seed named before it.
 func creditedQuotes(text string) []quote {
 	var out []quote
-	seed := ""
-	for _, m := range quoteOrSeed.FindAllStringSubmatch(text, -1) {
-		if m[2] != "" || m[3] != "" {
-			seed = m[2] + m[3]
+	seed, from := "", 0
+	for _, loc := range quoteOrSeed.FindAllStringSubmatchIndex(text, -1) {
+		gap := text[from:loc[0]]
+		from = loc[1]
+		group := func(i int) string {
+			if loc[2*i] < 0 {
+				return ""
+			}
+			return text[loc[2*i]:loc[2*i+1]]
+		}
+		if n := group(2) + group(3); n != "" {
+			seed = n
 			continue
 		}
-		if strings.Trim(m[1], "… ") != "" {
-			out = append(out, quote{text: m[1], seed: seed})
+		if q := group(1); strings.Trim(q, "… ") != "" {
+			out = append(out, quote{text: q, seed: seed, about: lastSubject(gap)})
 		}
 	}
 	return out
@@ -328,5 +415,45 @@ func TestBeyondSeedsIsTheLabsPrediction(t *testing.T) {
 	}
 	if len(lab) == 0 || len(lab) == len(Catalogue) {
 		t.Errorf("lessons predicted by the lab: %v of %d", lab, len(Catalogue))
+	}
+}
+
+// A quote credited to the wrong subject fails: seed 003 says its sentence
+// on listeners of ZooKeeper, not of Redisson.
+func TestSeedQuoteCheckerCatchesTheWrongSubject(t *testing.T) {
+	seeds := loadSeeds(t)
+	for _, tc := range []struct{ text, want string }{
+		{"seed 003, of redisson: 「如果獲取不到鎖,只需要添加一個監聽器就可以了,不用一直輪詢,性能消耗較小。」", "names no redisson before it"},
+		{"seed 003, of ZooKeeper: 「如果獲取不到鎖,只需要添加一個監聽器就可以了,不用一直輪詢,性能消耗較小。」", ""},
+		{"seed 003: 「如果獲取不到鎖,只需要添加一個監聽器就可以了,不用一直輪詢,性能消耗較小。」", ""},
+	} {
+		var got []string
+		for _, q := range creditedQuotes(tc.text) {
+			if msg := subjectProblem(seeds, q); msg != "" {
+				got = append(got, msg)
+			}
+		}
+		if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) == 0 || !strings.Contains(got[0], tc.want)) {
+			t.Errorf("%s: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// Each point no lesson runs says it, and why not, in both languages: the
+// Chinese by seed_zh's rule (the same quotes, 参考文章 NNN, no English run).
+func TestNotTaughtInBothLanguages(t *testing.T) {
+	if len(NotTaught) == 0 {
+		t.Fatal("NotTaught is empty: then the README and the Lessons page say nothing is left out; check they are right")
+	}
+	for i, p := range NotTaught {
+		if p.Point == "" || p.Why == "" {
+			t.Errorf("not taught %d: point %q, why %q", i, p.Point, p.Why)
+		}
+		if msg := seedZhProblem(p.Point, p.PointZh); msg != "" {
+			t.Errorf("not taught %d: point_zh %q: %s", i, p.PointZh, msg)
+		}
+		if msg := seedZhProblem(p.Why, p.WhyZh); msg != "" {
+			t.Errorf("not taught %d: why_zh %q: %s", i, p.WhyZh, msg)
+		}
 	}
 }

@@ -282,6 +282,19 @@ export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date
       if (!lessons.length) list.append(el('li', { class: 'note', text: zh() ? '这个实例没有列出实验课' : 'this replica lists no lessons' }));
     }
     for (const l of lessons) update(l, cards.get(l.name));
+    if (body.not_taught) notTaught = body.not_taught;
+    renderNotTaught();
+  }
+
+  // The seeds' points no lesson runs, each with why not (from the first
+  // read's not_taught: the polls carry only the runs).
+  let notTaught = [];
+  function renderNotTaught() {
+    const box = $('#lessons-not-taught');
+    box.hidden = !notTaught.length;
+    box.querySelector('ul').replaceChildren(...notTaught.map((p) => el('li', {},
+      el('p', { class: 'nt-point', text: zh() ? p.point_zh : p.point }),
+      el('p', { class: 'nt-why note', text: label('whyNot', zh()) + (zh() ? p.why_zh : p.why) }))));
   }
 
   /**
