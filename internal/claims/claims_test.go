@@ -66,8 +66,9 @@ func TestRankingAndCeiling(t *testing.T) {
 			"db-pessimistic": around(500), "db-lock-table": around(200)}, Holds, Holds},
 		{"zookeeper below a database lock", map[string][]float64{"redis": around(3000), "zookeeper": around(300),
 			"db-pessimistic": around(500)}, DoesNotHold, Holds},
+		// Nothing passes 1,000: under it says nothing of the database lock.
 		{"redis and zookeeper inside each other's noise", map[string][]float64{"redis": around(810), "zookeeper": around(800),
-			"db-lock-table": around(200)}, Inconclusive, Holds},
+			"db-lock-table": around(200)}, Inconclusive, Inconclusive},
 		{"a database lock past 1k", map[string][]float64{"redis": around(3000), "zookeeper": around(2000),
 			"db-optimistic": around(1500)}, Holds, DoesNotHold},
 		{"a database lock at 1k, inside its noise", map[string][]float64{"redis": around(3000), "zookeeper": around(2000),
@@ -84,6 +85,40 @@ func TestRankingAndCeiling(t *testing.T) {
 				t.Fatalf("ranking %q, ceiling %q; want %q, %q\n%+v\n%+v", r.Verdict, c.Verdict, tc.rank, tc.ceiling, r, c)
 			}
 		})
+	}
+}
+
+// The 1k ceiling is the database lock's only where a strategy without one
+// passes 1,000 in the same runs: one replica of the shop sells about
+// 1,000-1,300 orders per second whatever its lock, and that ceiling would
+// keep every database lock under 1,000 too. Then it is inconclusive, and
+// says why; a database lock past 1,000 refutes it whatever the rest did.
+func TestTheCeilingIsTheDatabaseLocksOnlyWhereSomethingElsePassesIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ps   map[string][]float64
+		want string
+		says string // in measured, and its Chinese in measured_zh
+		zh   string
+	}{
+		{"the shop's ceiling: even redis-lua-stock stays near 1,000", map[string][]float64{"redis-lua-stock": around(1000),
+			"redis": around(950), "db-pessimistic": around(800), "db-lock-table": around(300)}, Inconclusive,
+			"even redis-lua-stock, which takes no database lock, does not pass 1,000 in every run: the ceiling is the shop's",
+			"连不加数据库锁的 redis-lua-stock 也没有在每次压测中都超过 1,000"},
+		{"the shop's ceiling: everything under 1,000", map[string][]float64{"redis": around(700), "db-pessimistic": around(400)},
+			Inconclusive, "even redis, which takes no database lock", "连不加数据库锁的 redis"},
+		{"nothing without a database lock", map[string][]float64{"db-pessimistic": around(400), "db-lock-table": around(200)},
+			Inconclusive, "no strategy without a database lock in these runs", "没有不加数据库锁的策略"},
+		{"redis-lua-stock passes 1,000, the database locks do not", map[string][]float64{"redis-lua-stock": around(2500),
+			"redis": around(950), "db-pessimistic": around(800)}, Holds, "redis-lua-stock (takes no database lock) 2500/s",
+			"redis-lua-stock（不加数据库锁）2500 次/秒"},
+		{"a database lock past 1,000, nothing else measured", map[string][]float64{"db-optimistic": around(1500)},
+			DoesNotHold, "db-optimistic 1500/s", "db-optimistic 1500 次/秒"},
+	} {
+		c := byClaim(t, Judge(Figures{Conditions: "run #3", ConditionsZh: "压测 #3", PerSecond: tc.ps}), "seed 004: 「因为")
+		if c.Verdict != tc.want || !strings.Contains(c.Measured, tc.says) || !strings.Contains(c.MeasuredZh, tc.zh) {
+			t.Errorf("%s: %q\n%s\n%s\nwant %q saying %q, %q", tc.name, c.Verdict, c.Measured, c.MeasuredZh, tc.want, tc.says, tc.zh)
+		}
 	}
 }
 
@@ -120,26 +155,93 @@ func TestDatabaseTPS(t *testing.T) {
 	}
 }
 
-func TestRedlockAndPolling(t *testing.T) {
-	cs := Judge(Figures{PerSecond: map[string][]float64{"redis": around(3000), "redlock": around(900)}})
-	if c := byClaim(t, cs, "seed 002"); c.Verdict != Holds {
-		t.Errorf("redlock well below redis: %+v", c)
+// rs is a redsync measurement: per second and commands per acquisition,
+// at 1 and at 64 contenders, on 1 master and on 3.
+type rs struct{ one1, three1, one64, three64 []float64 }
+
+func (r rs) figures() (rate, cmds map[RedsyncCase][]float64) {
+	rate = map[RedsyncCase][]float64{{1, 1}: r.one1, {3, 1}: r.three1, {1, 64}: r.one64, {3, 64}: r.three64}
+	cmds = map[RedsyncCase][]float64{{1, 1}: around(2), {3, 1}: around(6), {1, 64}: around(9), {3, 64}: around(30)}
+	return rate, cmds
+}
+
+// RedLock's cost is judged on the same client and wait on one master and
+// on three, uncontended and contended; the redlock strategy against redis
+// (a different wait) decides nothing: not measured, and why.
+func TestRedlockCostComparesOneMasterWithThree(t *testing.T) {
+	cond := RedsyncConditions(5*time.Millisecond, 20*time.Millisecond, 2*time.Second, 5)
+	for _, tc := range []struct {
+		name string
+		r    rs
+		want string
+	}{
+		{"three masters slower, uncontended and contended", rs{around(2000), around(900), around(1500), around(700)}, Holds},
+		{"contended inside the noise", rs{around(2000), around(900), around(1000), around(1010)}, Inconclusive},
+		{"three masters faster contended", rs{around(2000), around(900), around(500), around(1500)}, DoesNotHold},
+	} {
+		rate, cmds := tc.r.figures()
+		c := byClaim(t, Judge(Figures{Redsync: rate, RedsyncCommands: cmds, RedsyncConditions: cond}), "seed 002")
+		if c.Verdict != tc.want || !strings.Contains(c.Measured, "uncontended (1 contender): 1 master ") ||
+			!strings.Contains(c.Measured, "; 64 contenders: 1 master ") || !strings.Contains(c.MeasuredZh, "1 个主节点 2000 次/秒（1900-2100，5 次压测）、每次加锁 2.0 条命令") {
+			t.Errorf("%s: %q\n%s\n%s", tc.name, c.Verdict, c.Measured, c.MeasuredZh)
+		}
 	}
-	if c := byClaim(t, cs, "seed 003"); c.Verdict != NotMeasured || !strings.Contains(c.Measured, "polling-vs-subscribe") {
-		t.Errorf("no polling variant: %+v", c)
+	c := byClaim(t, Judge(Figures{PerSecond: map[string][]float64{"redis": around(3000), "redlock": around(900)}}), "seed 002")
+	if c.Verdict != NotMeasured || !strings.Contains(c.Measured, "would compare their waits too") ||
+		!strings.Contains(c.MeasuredZh, "比的还有等待方式") {
+		t.Errorf("redlock against redis: %+v", c)
 	}
-	cs = Judge(Figures{PerSecond: map[string][]float64{"redis": around(3000), "redlock": around(3050), "redis-poll": around(3000)}})
-	if c := byClaim(t, cs, "seed 002"); c.Verdict != Inconclusive {
-		t.Errorf("redlock inside redis's noise: %+v", c)
-	}
-	if c := byClaim(t, cs, "seed 003"); c.Verdict != Inconclusive || !strings.Contains(c.Measured, "redis-poll") {
-		t.Errorf("polling inside redis's noise: %+v", c)
+	c = byClaim(t, Judge(Figures{Redsync: map[RedsyncCase][]float64{{3, 64}: around(900)}, RedsyncConditions: cond}), "seed 002")
+	if c.Verdict != NotMeasured || !strings.Contains(c.Measured, "missing 1 master and 3 masters") {
+		t.Errorf("three masters alone: %+v", c)
 	}
 }
 
-func TestComplexityRankingContradictsItself(t *testing.T) {
+// The polling claim is what seed 003 says, that polling costs: Redis
+// commands per acquisition of the polling variants (their real names)
+// against redis and redisson, in the same runs. The runs' orders per
+// second, whatever the strategies, do not measure it.
+func TestPollingIsJudgedOnCommandsPerAcquisition(t *testing.T) {
+	cond := CommandsConditions(64, 0, 5)
+	for _, tc := range []struct {
+		name string
+		cmds map[string][]float64
+		want string
+	}{
+		{"polling sends more", map[string][]float64{"redis-no-owner": around(40), "redis": around(5), "redisson": around(6)}, Holds},
+		{"one polling variant inside redisson's noise", map[string][]float64{"redis-no-owner": around(40),
+			"redis-getset": around(6.1), "redisson": around(6)}, Inconclusive},
+		{"polling sends fewer", map[string][]float64{"redis-setnx-expire": around(3), "redis": around(5)}, DoesNotHold},
+	} {
+		c := byClaim(t, Judge(Figures{Commands: tc.cmds, CommandsConditions: cond}), "seed 003")
+		if c.Verdict != tc.want || !strings.HasPrefix(c.Measured, cond.En+": ") || !strings.Contains(c.Measured, " commands (") {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+	for _, n := range PollingLocks {
+		c := byClaim(t, Judge(Figures{Commands: map[string][]float64{n: around(40), "redis": around(5)}, CommandsConditions: cond}), "seed 003")
+		if c.Verdict != Holds || !strings.Contains(c.Measured, n+" 40.0 commands") {
+			t.Errorf("%s is a polling variant: %+v", n, c)
+		}
+	}
+	c := byClaim(t, Judge(Figures{Commands: map[string][]float64{"redis": around(5)}, CommandsConditions: cond}), "seed 003")
+	if c.Verdict != NotMeasured || !strings.Contains(c.Measured, "missing a polling lock (redis-no-owner or") {
+		t.Errorf("no polling variant: %+v", c)
+	}
+	c = byClaim(t, Judge(Figures{PerSecond: map[string][]float64{"redis": around(3000), "redis-no-owner": around(900)}}), "seed 003")
+	if c.Verdict != NotMeasured || !strings.Contains(c.Measured, "not Redis commands") || !strings.Contains(c.Measured, "polling-vs-subscribe") {
+		t.Errorf("orders per second only: %+v", c)
+	}
+	if !strings.Contains(c.Claim, "costs Redis more") || !strings.Contains(c.Seed, "「不用一直輪詢,性能消耗較小」") {
+		t.Errorf("the claim is not what the seed says: %+v", c)
+	}
+}
+
+// Seed 000's complexity line and the line above it rank on different
+// axes: not a contradiction, and not an error.
+func TestComplexityRankingIsOnAnotherAxis(t *testing.T) {
 	c := byClaim(t, Judge(Figures{}), "seed 000: 「从实现")
-	if c.Verdict != ContradictsItself {
+	if c.Verdict != DifferentAxes || !strings.Contains(c.Measured, "not a contradiction") || !strings.Contains(c.MeasuredZh, "也不矛盾") {
 		t.Errorf("%+v", c)
 	}
 }
@@ -168,9 +270,9 @@ var (
 	englishRun  = regexp.MustCompile(`[A-Za-z][A-Za-z']*(?:[ ,]+[A-Za-z][A-Za-z']*){3,}`)
 	seedQuote   = regexp.MustCompile(`「[^」]*」`)
 	digitGroups = regexp.MustCompile(`\d+`)
-	techNames   = []string{"make bench", "BenchmarkClaims", "polling-vs-subscribe", "redis-no-owner", "redis-poll",
-		"db-pessimistic", "db-lock-table", "db-optimistic", "redisson", "redlock", "redis", "zookeeper",
-		"Redis", "ZooKeeper", "MariaDB", "SET NX", "CAS", "CPU", "FIFO"}
+	techNames   = []string{"make bench", "BenchmarkClaims", "polling-vs-subscribe", "redis-no-owner", "redis-setnx-expire",
+		"redis-getset", "redis-lua-stock", "db-pessimistic", "db-lock-table", "db-optimistic", "redisson", "redlock", "redsync",
+		"redis", "zookeeper", "RedLock", "Redis", "ZooKeeper", "MariaDB", "SET NX", "CAS", "CPU", "FIFO", "pub/sub"}
 )
 
 // chineseProblem says what breaks the rule above in zh, or "".
@@ -220,9 +322,11 @@ func TestTheRuleForAChineseTextCatchesEnglish(t *testing.T) {
 // says the same figures as measured, and seed_zh quotes the seed verbatim.
 func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 	bench, tpsCond := BenchConditions(64, 0, 5), DBTPSConditions("innodb_flush_log_at_trx_commit=2, log_bin=0", 2*time.Second, 5)
+	cmdCond, rsCond := CommandsConditions(64, 0, 5), RedsyncConditions(5*time.Millisecond, 20*time.Millisecond, 2*time.Second, 5)
 	runs := RunConditions(RunSettings{RunIDs: []uint64{6, 5, 4}, Buyers: 200, Concurrency: 50, WorkMS: 0, Replicas: 1, Stock: 100})
 	open := RunConditions(RunSettings{RunIDs: []uint64{9}, Buyers: 200, Rate: 120, WorkMS: 5, Replicas: 3, Stock: 50})
 	none := NoRunConditions()
+	rate, cmds := rs{around(2000), around(900), around(1500), around(700)}.figures()
 	cases := []struct {
 		name string
 		f    Figures
@@ -230,25 +334,36 @@ func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 		{"nothing measured", Figures{Conditions: none.En, ConditionsZh: none.Zh}},
 		{"everything measured, on runs", Figures{Conditions: runs.En, ConditionsZh: runs.Zh, PerSecond: map[string][]float64{
 			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": around(500), "db-lock-table": around(200),
-			"db-optimistic": around(1500), "redlock": around(900), "redis-poll": around(2000)}}},
+			"db-optimistic": around(1500), "redlock": around(900), "redis-no-owner": around(2000)}}},
 		{"make bench, db-optimistic not in it", Figures{Conditions: bench.En, ConditionsZh: bench.Zh, PerSecond: map[string][]float64{
-			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": {500}, "redlock": around(900)},
+			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": {500}, "redis-no-owner": around(2000)},
+			Commands: map[string][]float64{"redis": around(4), "redisson": around(5), "redis-no-owner": around(30)}, CommandsConditions: cmdCond,
+			Redsync: rate, RedsyncCommands: cmds, RedsyncConditions: rsCond,
 			DBTPS: map[int][]float64{1: around(400), 16: around(700)}, DBTPSConditions: tpsCond.En, DBTPSConditionsZh: tpsCond.Zh}},
-		{"a polling variant without redis", Figures{Conditions: open.En, ConditionsZh: open.Zh, PerSecond: map[string][]float64{
-			"redis-poll": around(2000), "zookeeper": around(800)}}},
+		{"the shop's ceiling, a polling variant alone", Figures{Conditions: open.En, ConditionsZh: open.Zh, PerSecond: map[string][]float64{
+			"redis-lua-stock": around(1000), "zookeeper": around(800), "db-pessimistic": around(700)},
+			Commands: map[string][]float64{"redis-getset": around(30)}, CommandsConditions: cmdCond,
+			Redsync: map[RedsyncCase][]float64{{3, 64}: around(700)}, RedsyncConditions: rsCond}},
+		{"no strategy without a database lock, no polling variant", Figures{Conditions: open.En, ConditionsZh: open.Zh,
+			PerSecond: map[string][]float64{"db-lock-table": around(200)},
+			Commands:  map[string][]float64{"redisson": around(5)}, CommandsConditions: cmdCond}},
 	}
 	// Each branch that sets Measured, by what its English says.
 	branches := map[string]bool{
 		"ranking: missing":                         false,
 		"ranking: judged":                          false,
+		"ranking: inside the noise":                false,
 		"ceiling: missing a database lock":         false,
 		"ceiling: judged":                          false,
+		"ceiling: the shop's":                      false,
+		"ceiling: nothing without a database lock": false,
 		"database TPS: not in these figures":       false,
 		"database TPS: judged":                     false,
-		"redlock: missing":                         false,
+		"redlock: not in these figures":            false,
+		"redlock: missing one of the masters":      false,
 		"redlock: judged":                          false,
-		"polling: not measured in this table":      false,
-		"polling: missing redis":                   false,
+		"polling: not in these figures":            false,
+		"polling: missing":                         false,
 		"polling: judged":                          false,
 		"complexity: not a figure":                 false,
 		"db-optimistic not in these runs (judged)": false,
@@ -268,6 +383,9 @@ func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 			if got, want := sortedNumbers(c.MeasuredZh), sortedNumbers(c.Measured); !slices.Equal(got, want) {
 				t.Errorf("%s: measured_zh says %v, measured %v\n%s\n%s", where, got, want, c.Measured, c.MeasuredZh)
 			}
+			if got, want := sortedNumbers(c.ClaimZh), sortedNumbers(c.Claim); !slices.Equal(got, want) {
+				t.Errorf("%s: claim_zh says %v, claim %v\n%s\n%s", where, got, want, c.Claim, c.ClaimZh)
+			}
 			for _, q := range seedQuote.FindAllString(c.Seed, -1) {
 				if !strings.Contains(c.SeedZh, q) {
 					t.Errorf("%s: seed_zh %q lacks the seed's own %s", where, c.SeedZh, q)
@@ -281,20 +399,39 @@ func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 				if judged && strings.Contains(m, "db-optimistic not in these runs") {
 					branches["db-optimistic not in these runs (judged)"] = true
 				}
+				if strings.HasSuffix(m, "; inconclusive: the compared ranges overlap, or a figure has fewer than 3 runs") {
+					branches["ranking: inside the noise"] = true
+				}
 			case strings.HasPrefix(c.Seed, "seed 004: 「因为"):
-				branches[map[bool]string{false: "ceiling: missing a database lock", true: "ceiling: judged"}[judged]] = true
+				switch {
+				case !judged:
+					branches["ceiling: missing a database lock"] = true
+				case strings.Contains(m, "the ceiling is the shop's"):
+					branches["ceiling: the shop's"] = true
+				case strings.Contains(m, "no strategy without a database lock"):
+					branches["ceiling: nothing without a database lock"] = true
+				default:
+					branches["ceiling: judged"] = true
+				}
 			case strings.HasPrefix(c.Seed, "seed 004: 「单实例"):
 				branches[map[bool]string{false: "database TPS: not in these figures", true: "database TPS: judged"}[judged]] = true
 			case strings.HasPrefix(c.Seed, "seed 002"):
-				branches[map[bool]string{false: "redlock: missing", true: "redlock: judged"}[judged]] = true
+				switch {
+				case judged:
+					branches["redlock: judged"] = true
+				case strings.HasPrefix(m, "not in these figures"):
+					branches["redlock: not in these figures"] = true
+				case strings.Contains(m, ": missing 1 master and 3 masters"):
+					branches["redlock: missing one of the masters"] = true
+				}
 			case strings.HasPrefix(c.Seed, "seed 003"):
 				switch {
 				case judged:
 					branches["polling: judged"] = true
-				case strings.HasSuffix(m, ": missing redis"):
-					branches["polling: missing redis"] = true
-				case strings.HasPrefix(m, "not measured in this table"):
-					branches["polling: not measured in this table"] = true
+				case strings.Contains(m, ": missing "):
+					branches["polling: missing"] = true
+				case strings.HasPrefix(m, "not in these figures"):
+					branches["polling: not in these figures"] = true
 				}
 			case strings.HasPrefix(c.Seed, "seed 000: 「从实现"):
 				branches["complexity: not a figure"] = strings.HasPrefix(m, "not a figure")

@@ -22,6 +22,9 @@ func join(ts []Text, sepEn, sepZh string) Text {
 	return Text{strings.Join(en, sepEn), strings.Join(zh, sepZh)}
 }
 
+// then is t and then u, as the next clause.
+func (t Text) then(u Text) Text { return Text{t.En + "; " + u.En, t.Zh + "；" + u.Zh} }
+
 // NoRunConditions are the conditions when no finished run has a figure.
 func NoRunConditions() Text {
 	return Text{"no finished run", "还没有已完成的压测"}
@@ -75,5 +78,31 @@ func DBTPSConditions(flush string, perRound time.Duration, rounds int) Text {
 	return Text{
 		En: fmt.Sprintf("MariaDB on this machine, %s, %v per round, %d rounds (median, min-max)", flush, perRound, rounds),
 		Zh: fmt.Sprintf("本机的 MariaDB，%s，每轮 %v，共 %d 轮（中位数、最小-最大）", flush, perRound, rounds),
+	}
+}
+
+// CommandsConditions says how make bench counted the Redis commands of
+// each lock: the client's own count (a hook on the lock's Redis client, so
+// that other clients of the same server do not count), in the runs of
+// BenchConditions.
+func CommandsConditions(contenders int, work time.Duration, rounds int) Text {
+	return Text{
+		En: fmt.Sprintf("%d contenders, work %v, Redis commands the lock's client sent per acquisition (lock and unlock) "+
+			"over %d rounds (median, min-max)", contenders, work, rounds),
+		Zh: fmt.Sprintf("%d 个竞争者，锁内业务耗时 %v，%d 轮中锁的客户端每次加锁（加锁并解锁）发出的 Redis 命令数（中位数、最小-最大）",
+			contenders, work, rounds),
+	}
+}
+
+// RedsyncConditions says how make bench measured one Redis master against
+// three: the same redsync client, the same wait (a retry every minRetry to
+// maxRetry, the redlock strategy's), no work inside the lock, window per
+// round, rounds.
+func RedsyncConditions(minRetry, maxRetry, window time.Duration, rounds int) Text {
+	return Text{
+		En: fmt.Sprintf("the same client (redsync) and wait (a retry every %v-%v, as the redlock strategy's) on 1 Redis master "+
+			"and on 3, work 0s, %v per round, %d rounds (median, min-max)", minRetry, maxRetry, window, rounds),
+		Zh: fmt.Sprintf("同一个客户端（redsync）、同一种等待方式（每 %v-%v 重试一次，与 redlock 策略相同），分别在 1 个和 3 个 Redis 主节点上，"+
+			"锁内业务耗时 0s，每轮 %v，共 %d 轮（中位数、最小-最大）", minRetry, maxRetry, window, rounds),
 	}
 }

@@ -47,6 +47,17 @@ func (s Spread) Text() Text {
 	return Text{s.String(), fmt.Sprintf("%.0f 次/秒（%.0f-%.0f，%d 次压测）", s.Median, s.Min, s.Max, s.N)}
 }
 
+// Commands is the spread of a count per acquisition: "3.1 commands
+// (2.9-3.4, 5 runs)", "3.1 条命令（2.9-3.4，5 次压测）".
+func (s Spread) Commands() Text {
+	runs := "runs"
+	if s.N == 1 {
+		runs = "run"
+	}
+	return Text{fmt.Sprintf("%.1f commands (%.1f-%.1f, %d %s)", s.Median, s.Min, s.Max, s.N, runs),
+		fmt.Sprintf("%.1f 条命令（%.1f-%.1f，%d 次压测）", s.Median, s.Min, s.Max, s.N)}
+}
+
 // An Order is what the runs say about a figure against another (or
 // against a bound): above, below, or inconclusive.
 type Order int

@@ -1,39 +1,75 @@
 package lockstrategy_test
 
-// BenchmarkClaims judges the seeds' claims with their noise: the locks the
-// claims compare (redis, zookeeper, redlock, db-pessimistic, db-lock-table,
-// and any registered strategy whose name says "poll"), 64 contenders on one
-// hot key, critical section 0 and 1 ms, over SECKILL_CLAIMS_ROUNDS rounds
-// (default 5) of locktest.Window() each; then the database's own
-// transactions per second (UPDATE ... WHERE stock > 0 on one row) from 1
-// connection and from 16, the same rounds. Strategies are innermost, so the
-// figures compared are measured close in time. Run it with -benchtime 1x:
+// BenchmarkClaims judges the seeds' claims with their noise, over
+// SECKILL_CLAIMS_ROUNDS rounds (default 5) of locktest.Window() per case:
+//
+//   - the locks the claims compare (redis, redisson, zookeeper,
+//     db-pessimistic, db-lock-table and the polling variants,
+//     claims.PollingLocks), 64 contenders on one hot key, critical section
+//     0 and 1 ms: locked sections per second, and the Redis commands each
+//     lock's client sent per acquisition (a hook on the client, so that
+//     other clients of the same Redis do not count);
+//   - the same client and wait (redsync, a retry every 5-20 ms, as the
+//     redlock strategy's) on 1 RedLock master and on 3, uncontended and at
+//     64 contenders, no work: acquisitions (lock and unlock) per second and
+//     Redis commands per acquisition, so that RedLock's cost is three
+//     masters against one and not a different wait;
+//   - the database's own transactions per second (UPDATE ... WHERE stock >
+//     0 on one row) from 1 connection and from 16.
+//
+// Cases are innermost in each round, so the figures compared are measured
+// close in time. Run it with -benchtime 1x:
 //
 //	go test -run '^$' -bench BenchmarkClaims -benchtime 1x ./internal/lockstrategy/
 //
 // It prints the claims table: each verdict decides only when the compared
-// ranges (min-max over the rounds) do not overlap.
+// ranges (min-max over the rounds) do not overlap. With SECKILL_CLAIMS_JSON
+// set to a path it also writes the claims at work 0 there, as GET
+// /api/claims answers them (the browser test's fixture,
+// e2e/browser/fixtures/claims.json, is one).
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	goredislib "github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/claims"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redlock"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
-// claimLocks are the strategies the claims compare (besides a polling one).
-var claimLocks = []string{"redis", "zookeeper", "redlock", "db-pessimistic", "db-lock-table"}
+// claimLocks are the strategies the claims compare, the polling variants
+// included.
+var claimLocks = append([]string{"redis", "redisson", "zookeeper", "db-pessimistic", "db-lock-table"}, claims.PollingLocks...)
 
 // claimTPSConns are the connection counts of the database's TPS.
 var claimTPSConns = []int{1, 16}
+
+// The redsync cases: contenders and masters.
+var (
+	redsyncContenders = []int{1, 64}
+	redsyncMasters    = []int{1, 3}
+)
+
+// The redlock strategy's wait between tries (redlock.go: minRetryDelay,
+// maxRetryDelay), which the redsync cases keep on one master and on three.
+const (
+	redsyncMinRetry = 5 * time.Millisecond
+	redsyncMaxRetry = 20 * time.Millisecond
+)
 
 func claimRounds() int {
 	if n, err := strconv.Atoi(os.Getenv("SECKILL_CLAIMS_ROUNDS")); err == nil && n > 0 {
@@ -47,9 +83,23 @@ func BenchmarkClaims(b *testing.B) {
 	window, rounds := locktest.Window(), claimRounds()
 	prefix := fmt.Sprintf("claims:%d:", time.Now().UnixNano())
 	b.Cleanup(func() { removeBenchState(be, prefix) })
+	// Each Redis client counts the commands it sends; a case's are the
+	// difference.
+	var counters []*locktest.CommandCounter
+	for _, c := range append([]*goredislib.Client{be.Redis}, be.Redlock...) {
+		n := &locktest.CommandCounter{}
+		c.AddHook(n)
+		counters = append(counters, n)
+	}
+	sent := func() (n int64) {
+		for _, c := range counters {
+			n += c.Count()
+		}
+		return n
+	}
 	var lockers []locktest.Named
 	for _, s := range lockstrategy.All() {
-		if s.Kind() != lockstrategy.KindLock || !slices.Contains(claimLocks, s.Name) && !strings.Contains(s.Name, "poll") {
+		if s.Kind() != lockstrategy.KindLock || !slices.Contains(claimLocks, s.Name) {
 			continue
 		}
 		l, err := s.NewLocker(be, lockstrategy.Options{})
@@ -59,23 +109,49 @@ func BenchmarkClaims(b *testing.B) {
 		b.Cleanup(func() { closeLocker(l) })
 		lockers = append(lockers, locktest.Named{Name: s.Name, Locker: l})
 	}
+	if len(be.Redlock) < 3 {
+		b.Fatalf("redsync on 3 masters: %d RedLock masters configured", len(be.Redlock))
+	}
+	redsyncOn := map[int]*redsyncLocker{}
+	for _, m := range redsyncMasters {
+		redsyncOn[m] = newRedsyncLocker(be.Redlock[:m])
+	}
 	sqlDB, err := be.DB.DB()
 	if err != nil {
 		b.Fatal(err)
 	}
 	var results []locktest.Result
+	rate, perAcq := map[claims.RedsyncCase][]float64{}, map[claims.RedsyncCase][]float64{}
 	tps := map[int][]float64{}
+	// run is one case: its sections per second and the commands it sent.
+	run := func(b *testing.B, l lockstrategy.Locker, key string, contenders int, work time.Duration) locktest.Result {
+		before := sent()
+		r := locktest.RunContention(l, key, contenders, work, window)
+		r.Commands = sent() - before
+		b.ReportMetric(r.PerSecond(), "sections/s")
+		b.ReportMetric(r.CommandsPerOp(), "cmds/op")
+		if r.Ops == 0 {
+			b.Errorf("no critical section completed in %v (%d errors)", window, r.Errs)
+		}
+		return r
+	}
 	for round := range rounds {
 		for _, work := range benchWork {
 			for _, l := range lockers {
 				b.Run(fmt.Sprintf("round=%d/work=%v/%s", round+1, work, l.Name), func(b *testing.B) {
-					r := locktest.RunContention(l.Locker, fmt.Sprintf("%s%s:w%v", prefix, l.Name, work), 64, work, window)
+					r := run(b, l.Locker, fmt.Sprintf("%s%s:w%v", prefix, l.Name, work), 64, work)
 					r.Strategy = l.Name
 					results = append(results, r)
-					b.ReportMetric(r.PerSecond(), "sections/s")
-					if r.Ops == 0 {
-						b.Errorf("%s: no critical section completed in %v (%d errors)", l.Name, window, r.Errs)
-					}
+				})
+			}
+		}
+		for _, c := range redsyncContenders {
+			for _, m := range redsyncMasters {
+				b.Run(fmt.Sprintf("round=%d/redsync/contenders=%d/masters=%d", round+1, c, m), func(b *testing.B) {
+					r := run(b, redsyncOn[m], fmt.Sprintf("%sredsync:c%d:m%d", prefix, c, m), c, 0)
+					k := claims.RedsyncCase{Masters: m, Contenders: c}
+					rate[k] = append(rate[k], r.PerSecond())
+					perAcq[k] = append(perAcq[k], r.CommandsPerOp())
 				})
 			}
 		}
@@ -91,6 +167,83 @@ func BenchmarkClaims(b *testing.B) {
 		}
 	}
 	tpsCond := claims.DBTPSConditions(locktest.DBFlushSettings(sqlDB), window, rounds)
+	other := claims.Figures{
+		Redsync: rate, RedsyncCommands: perAcq,
+		RedsyncConditions: claims.RedsyncConditions(redsyncMinRetry, redsyncMaxRetry, window, rounds),
+		DBTPS:             tps, DBTPSConditions: tpsCond.En, DBTPSConditionsZh: tpsCond.Zh,
+	}
 	fmt.Println()
-	locktest.PrintClaims(os.Stdout, results, 64, benchWork, tps, tpsCond)
+	locktest.PrintClaims(os.Stdout, results, 64, benchWork, other)
+	if path := os.Getenv("SECKILL_CLAIMS_JSON"); path != "" {
+		writeClaimsJSON(b, path, locktest.Claims(results, 64, 0, other), rounds)
+	}
+}
+
+// writeClaimsJSON writes cs as GET /api/claims answers them, with make
+// bench's conditions in both languages.
+func writeClaimsJSON(b *testing.B, path string, cs []claims.Claim, rounds int) {
+	cond := claims.Text{
+		En: fmt.Sprintf("make bench (BenchmarkClaims), %d rounds, 64 contenders, work 0s", rounds),
+		Zh: fmt.Sprintf("make bench（BenchmarkClaims），%d 轮，64 个竞争者，锁内业务耗时 0s", rounds),
+	}
+	out, err := json.MarshalIndent(map[string]any{"run_id": 0, "run_ids": []uint64{},
+		"conditions": cond.En, "conditions_zh": cond.Zh, "claims": cs}, "", "  ")
+	if err == nil {
+		err = os.WriteFile(path, append(out, '\n'), 0o644)
+	}
+	if err != nil {
+		b.Errorf("SECKILL_CLAIMS_JSON: %v", err)
+	}
+}
+
+// redsyncLocker is the redlock strategy's client and wait on any number of
+// masters: redsync with its expiry, drift and round timeout, one try per
+// round, then a sleep of 5-20 ms, jittered, until ctx ends. The strategy
+// itself refuses fewer than 3 masters; this is the same lock on 1.
+type redsyncLocker struct {
+	rs   *redsync.Redsync
+	opts []redsync.Option
+}
+
+func newRedsyncLocker(masters []*goredislib.Client) *redsyncLocker {
+	pools := make([]redsyncredis.Pool, len(masters))
+	for i, c := range masters {
+		pools[i] = goredis.NewPool(c)
+	}
+	ttl := redlock.DefaultTTL
+	round := max(ttl/20, 50*time.Millisecond) // redlock.go: roundTimeout
+	return &redsyncLocker{rs: redsync.New(pools...), opts: []redsync.Option{
+		redsync.WithExpiry(ttl),
+		redsync.WithDriftFactor(redlock.DriftFactor),
+		redsync.WithTimeoutFactor(float64(round) / float64(ttl)),
+		redsync.WithTries(1),
+	}}
+}
+
+func (l *redsyncLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
+	for {
+		m := l.rs.NewMutex(key, l.opts...)
+		// As the strategy: the try is not cancelled half-way (a cancelled
+		// one would leave partial keys until their TTL).
+		if err := m.TryLockContext(context.WithoutCancel(ctx)); err == nil {
+			return redsyncLease{m}, nil
+		}
+		if err := lockstrategy.Sleep(ctx, redsyncMinRetry+rand.N(redsyncMaxRetry-redsyncMinRetry)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// redsyncLease is one holding: no fencing token, never told it is lost
+// (no work runs long enough to outlive the TTL here).
+type redsyncLease struct{ m *redsync.Mutex }
+
+func (redsyncLease) Token() uint64         { return 0 }
+func (redsyncLease) Lost() <-chan struct{} { return nil }
+
+func (le redsyncLease) Unlock(ctx context.Context) error {
+	if ok, err := le.m.UnlockContext(ctx); !ok {
+		return fmt.Errorf("redsync: unlock: %w (%v)", lockstrategy.ErrNotHeld, err)
+	}
+	return nil
 }

@@ -11,12 +11,15 @@ import (
 // ClaimsView is the seeds' claims judged on the newest finished runs that
 // share one set of settings: each run's steps ran one after the other with
 // the same load, work and replicas, which is as close to side by side as
-// the runs get, and the runs repeated give each figure its spread.
+// the runs get, and the runs repeated give each figure its spread. The
+// runs count orders per second only: the claims judged on Redis commands
+// or on redsync's masters say that make bench measures them.
 type ClaimsView struct {
-	RunID      uint64         `json:"run_id"`  // the newest run judged; 0: no finished run had a figure
-	RunIDs     []uint64       `json:"run_ids"` // every run judged, newest first
-	Conditions string         `json:"conditions"`
-	Claims     []claims.Claim `json:"claims"`
+	RunID        uint64         `json:"run_id"`        // the newest run judged; 0: no finished run had a figure
+	RunIDs       []uint64       `json:"run_ids"`       // every run judged, newest first
+	Conditions   string         `json:"conditions"`    // the runs' shared settings
+	ConditionsZh string         `json:"conditions_zh"` // the same in Chinese
+	Claims       []claims.Claim `json:"claims"`
 }
 
 // claimsScan is how many of the newest finished runs Claims looks through;
@@ -58,9 +61,7 @@ func (s *Service) Claims(ctx context.Context) (ClaimsView, error) {
 		pick = fallback
 	}
 	if pick < 0 {
-		none := claims.NoRunConditions()
-		return ClaimsView{Conditions: "no finished run yet",
-			Claims: claims.Judge(claims.Figures{Conditions: none.En, ConditionsZh: none.Zh})}, nil
+		return noRunView(), nil
 	}
 	key := settingsOf(views[pick])
 	perSecond := map[string][]float64{}
@@ -76,8 +77,16 @@ func (s *Service) Claims(ctx context.Context) (ClaimsView, error) {
 		}
 	}
 	cond := conditions(views[pick], ids)
-	return ClaimsView{RunID: ids[0], RunIDs: ids, Conditions: cond.En,
+	return ClaimsView{RunID: ids[0], RunIDs: ids, Conditions: cond.En, ConditionsZh: cond.Zh,
 		Claims: claims.Judge(claims.Figures{Conditions: cond.En, ConditionsZh: cond.Zh, PerSecond: perSecond})}, nil
+}
+
+// noRunView is the claims when no finished run has a figure: each says
+// what it lacks, in both languages.
+func noRunView() ClaimsView {
+	none := claims.NoRunConditions()
+	return ClaimsView{RunIDs: []uint64{}, Conditions: none.En, ConditionsZh: none.Zh,
+		Claims: claims.Judge(claims.Figures{Conditions: none.En, ConditionsZh: none.Zh})}
 }
 
 // stepRates is the orders per second of each finished step.

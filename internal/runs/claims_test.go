@@ -1,8 +1,13 @@
 package runs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +68,47 @@ func TestClaimsOnRepeatedRunsOfTheSameSettings(t *testing.T) {
 	if v.Claims[0].Verdict != claims.DoesNotHold || v.Claims[1].Verdict != claims.DoesNotHold ||
 		!strings.Contains(v.Claims[0].Measured, "redis 300/s (290-310, 3 runs), zookeeper 200/s (190-210, 3 runs)") {
 		t.Fatalf("verdicts: %+v", v.Claims)
+	}
+	// The runs count orders only: RedLock's cost (one master against three,
+	// the same client) and polling's (Redis commands) are not in them, and
+	// each says so, in both languages, with what measures it.
+	if !strings.HasPrefix(v.ConditionsZh, fmt.Sprintf("压测 #%d、#", last)) {
+		t.Errorf("conditions_zh %q", v.ConditionsZh)
+	}
+	for _, c := range v.Claims[3:5] {
+		if c.Verdict != claims.NotMeasured || !strings.Contains(c.Measured, "make bench") || !strings.Contains(c.MeasuredZh, "make bench") ||
+			!strings.HasPrefix(c.MeasuredZh, "这些数据里没有") {
+			t.Errorf("%s: %+v", c.Seed, c)
+		}
+	}
+}
+
+var updateFixture = flag.Bool("update", false, "rewrite e2e/browser/fixtures/claims-none.json, the judge's answer with no finished run")
+
+// noRunFixture is the browser test's GET /api/claims before any run
+// finished (e2e/browser/claims.test.mjs: every cell in Chinese).
+var noRunFixture = filepath.Join("..", "..", "e2e", "browser", "fixtures", "claims-none.json")
+
+// The browser test's fixture of no finished run is the judge's answer,
+// byte for byte: go test -run TestNoRunFixtureIsTheJudgesAnswer
+// ./internal/runs/ -update writes it again after the claims' texts change.
+func TestNoRunFixtureIsTheJudgesAnswer(t *testing.T) {
+	want, err := json.MarshalIndent(noRunView(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	if *updateFixture {
+		if err := os.WriteFile(noRunFixture, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(noRunFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not the judge's answer with no finished run: go test -run %s ./internal/runs/ -update writes it",
+			noRunFixture, t.Name())
 	}
 }

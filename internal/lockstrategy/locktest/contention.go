@@ -63,6 +63,9 @@ type Result struct {
 	Errs      int64 // other Lock/Unlock errors
 	Overlaps  int64 // two contenders inside at once: the lock did not exclude
 	PerWorker []int64
+	// Commands is the Redis commands the lock's client sent during the
+	// case (a CommandCounter's count); 0: not counted.
+	Commands int64
 }
 
 // PerSecond is the completed critical sections per second.
@@ -71,6 +74,15 @@ func (r Result) PerSecond() float64 {
 		return 0
 	}
 	return float64(r.Ops) / r.Elapsed.Seconds()
+}
+
+// CommandsPerOp is the Redis commands sent per completed critical section
+// (lock and unlock), or 0 when they were not counted.
+func (r Result) CommandsPerOp() float64 {
+	if r.Ops == 0 {
+		return 0
+	}
+	return float64(r.Commands) / float64(r.Ops)
 }
 
 // WaitMs returns the wait at quantile q (0-100) in milliseconds.
