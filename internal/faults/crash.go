@@ -11,9 +11,10 @@ import (
 var ErrHolderCrashed = lockstrategy.ErrHolderCrashed
 
 // CrashAfterSetNX arms a one-shot crash of the next lock acquisition on this
-// replica by redis-setnx-expire, redis or redis-getset (the replica's CrashHook, shared by
-// its strategies): "the client dies between SETNX and EXPIRE", against the
-// atomic SET NX PX that has no such gap. The crash is a return, not a process
+// replica by redis-setnx-expire, redis, redis-getset, db-lock-table or
+// db-lock-table-plain (the replica's CrashHook, shared by its strategies):
+// "the client dies between SETNX and EXPIRE", against the atomic SET NX PX
+// that has no such gap; on the lock table, right after its INSERT. The crash is a return, not a process
 // exit: the order fails with ErrHolderCrashed and the Redis key is left
 // exactly as a dead process would leave it (no TTL after SETNX; the TTL, but
 // no watchdog and no release, after SET NX PX). Arming again before it fires
@@ -31,7 +32,9 @@ func (s *Service) CrashAfterSetNX() error {
 }
 
 // CrashStrategies are the strategies an armed crash fires in.
-func CrashStrategies() []string { return []string{"redis-setnx-expire", "redis", "redis-getset"} }
+func CrashStrategies() []string {
+	return []string{"redis-setnx-expire", "redis", "redis-getset", "db-lock-table", "db-lock-table-plain"}
+}
 
 // CrashArmed reports whether a crash is armed on this replica and has not
 // fired yet.

@@ -203,15 +203,16 @@ var table = []Kind{
 		Name:  KindCrashAfterSetNX,
 		Title: Text{"Crash right after SETNX", "SETNX 后崩溃"},
 		Description: Text{
-			"the next redis-setnx-expire, redis or redis-getset lock taken on this replica is abandoned as by a " +
-				"crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after its SET NX PX (freed " +
-				"at the TTL), redis-getset after writing its expiry (freed when the others' clocks pass it)",
-			"本实例下一次由 redis-setnx-expire、redis 或 redis-getset 加上的锁像进程崩溃一样被遗弃：setnx-expire 死在 " +
-				"EXPIRE 之前（锁永不过期），redis 死在 SET NX PX 之后（到 TTL 才释放），redis-getset 死在写入过期时间之后" +
-				"（其他客户端的时钟越过它时才释放）"},
+			"the next redis-setnx-expire, redis, redis-getset, db-lock-table or db-lock-table-plain lock taken on this " +
+				"replica is abandoned as by a crash: setnx-expire dies before its EXPIRE (a lock held for ever), redis after " +
+				"its SET NX PX (freed at the TTL), redis-getset after writing its expiry (freed when the others' clocks pass " +
+				"it), the lock table after its INSERT (its row stays until a waiter deletes it past its expires_at)",
+			"本实例下一次由 redis-setnx-expire、redis、redis-getset、db-lock-table 或 db-lock-table-plain 加上的锁像进程崩溃一样被遗弃：" +
+				"setnx-expire 死在 EXPIRE 之前（锁永不过期），redis 死在 SET NX PX 之后（到 TTL 才释放），redis-getset 死在写入过期时间之后" +
+				"（其他客户端的时钟越过它时才释放），锁表死在 INSERT 之后（那一行一直留着，直到过了 expires_at 被某个等待者删除）"},
 		Needs: Needs{Strategies: CrashStrategies(),
-			Settings: []Text{{"a buyer after the crash: it waits for the TTL (redis), for ever (redis-setnx-expire)",
-				"崩溃之后再来一个买家：它要等到 TTL（redis），或永远等下去（redis-setnx-expire）"}}},
+			Settings: []Text{{"a buyer after the crash: it waits for the TTL (redis, the lock table), for ever (redis-setnx-expire)",
+				"崩溃之后再来一个买家：它要等到 TTL（redis、锁表），或永远等下去（redis-setnx-expire）"}}},
 		Arm:   Arm{Strategies: []string{"redis-setnx-expire", "redis", "redis-getset"}, TTLMS: 2000, Params: map[string]any{}},
 		Chaos: Chaos{Draw: true},
 		Run:   runCrashAfterSetNX,

@@ -24,10 +24,12 @@ var epochBase = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 type View struct {
 	Self    Member   `json:"self"`
 	Members []Member `json:"members"` // sorted by id
-	// Epoch grows each time this replica's member list changed: the
-	// milliseconds (since 2020, this replica's clock) of the change. A
-	// fencing token carries it, so that an owner whose view is older loses
-	// to one whose view is newer.
+	// Epoch grows each time this replica's member list changed (or the
+	// stale_ring hold on it ended): the milliseconds (since 2020, this
+	// replica's clock) of the change. A fencing token carries it, so that
+	// an owner whose view is older loses to one whose view is newer, as
+	// long as the replicas' clocks agree to within the time between two
+	// changes (docs/decisions/0034-consistent-hashing.md).
 	Epoch     uint64    `json:"epoch"`
 	ChangedAt time.Time `json:"changed_at"`
 	ReadAt    time.Time `json:"read_at"` // when the members were last read
@@ -93,21 +95,27 @@ func (m *Membership) Current(ctx context.Context) (View, error) {
 		v.StaleUntil = &until
 		return v, nil
 	}
-	if !m.view.ReadAt.IsZero() && now.Sub(m.view.ReadAt) < Refresh && m.view.Self == m.self {
+	// A view just released from the stale_ring hold is read at once, and
+	// is a change even if its members read the same: this replica was out
+	// of the others' rings meanwhile, and the owner that stood in for it
+	// claimed fences with its own, newer epoch.
+	rejoined := !m.staleUntil.IsZero()
+	if !rejoined && !m.view.ReadAt.IsZero() && now.Sub(m.view.ReadAt) < Refresh && m.view.Self == m.self {
 		return m.view, nil
 	}
 	members, err := m.read(ctx)
 	if err != nil {
 		return m.view, err
 	}
-	m.adopt(members, now)
+	m.adopt(members, now, rejoined)
+	m.staleUntil = time.Time{}
 	return m.view, nil
 }
 
 // adopt makes members the view, read at now; a changed list (or a first
-// one) starts a new epoch.
-func (m *Membership) adopt(members []Member, now time.Time) {
-	if m.view.ring.points == nil || !slices.Equal(members, m.view.Members) || m.view.Self != m.self {
+// one, or changed true) starts a new epoch.
+func (m *Membership) adopt(members []Member, now time.Time, changed bool) {
+	if changed || m.view.ring.points == nil || !slices.Equal(members, m.view.Members) || m.view.Self != m.self {
 		epoch := uint64(max(1, now.Sub(epochBase).Milliseconds()))
 		if epoch <= m.view.Epoch {
 			epoch = m.view.Epoch + 1 // two changes in one millisecond
@@ -157,7 +165,8 @@ func (m *Membership) read(ctx context.Context) ([]Member, error) {
 // rings for d (a row in ring_leaves, which they see within Refresh) while
 // its own view stays the one it has now for d: it goes on believing it owns
 // its sales, as a draining replica that has not yet noticed. After d it
-// reads the members again, and is back in everyone's ring.
+// reads the members again, with a new epoch, and is back in everyone's
+// ring.
 func (m *Membership) LeaveStale(ctx context.Context, d time.Duration) error {
 	if _, err := m.Current(ctx); err != nil {
 		return err

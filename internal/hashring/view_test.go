@@ -68,7 +68,10 @@ func current(t *testing.T, m *Membership) View {
 // The pitfall: a replica leaves the ring while its own view stays stale.
 // For the moment both it and the new owner believe they own the sale; the
 // new owner's epoch is the newer one (what fencing relies on). Once the
-// departure ends, everyone agrees again.
+// departure ends, everyone agrees again, and the rejoined replica's view
+// is newer than the one the interim owner had: its members read the same
+// as the view it held, yet it was out of the ring in between, and with its
+// old epoch the fence the interim owner claimed would refuse it.
 func TestLeavingWithAStaleViewMakesTwoOwners(t *testing.T) {
 	db := testenv.DB(t, "hashring")
 	views, clocks, _ := new(cluster).join(t, db, 2)
@@ -91,12 +94,16 @@ func TestLeavingWithAStaleViewMakesTwoOwners(t *testing.T) {
 	if va.StaleUntil == nil || vb.Epoch <= va.Epoch {
 		t.Fatalf("during: stale view %+v, new owner's epoch %d not above the stale one's %d", va.StaleUntil, vb.Epoch, va.Epoch)
 	}
+	interim := vb.Epoch
 	time.Sleep(leave) // ring_leaves ends by the database's clock
 	clocks[0].advance(leave)
 	clocks[1].advance(leave)
 	va, vb = current(t, a), current(t, b)
 	if !va.Owns(key) || vb.Owns(key) || va.StaleUntil != nil {
 		t.Fatalf("after: %s owns %v, %s owns %v; want the first only again", va.Self.ID, va.Owns(key), vb.Self.ID, vb.Owns(key))
+	}
+	if va.Epoch <= interim {
+		t.Fatalf("after: the rejoined owner's epoch %d is not above the interim owner's %d", va.Epoch, interim)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -30,6 +31,8 @@ func (s *Server) faultRoutes(api *gin.RouterGroup) {
 	f := &faultsAPI{s: s, svc: s.faults}
 	api.GET("/faults", f.list)
 	api.GET("/faults/redis-stats", f.redisStats)
+	api.GET("/faults/zk-stats", f.zkStats)
+	api.GET("/faults/lock-row", f.lockRow)
 	api.POST("/faults", s.requireFaultAdmin, f.inject)
 }
 
@@ -69,6 +72,36 @@ func (f *faultsAPI) redisStats(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, st)
+}
+
+// zkStats is GET /api/faults/zk-stats: what this replica's zookeeper
+// strategy has sent its server, by request type, and the watch events that
+// woke its waiters (faults.ZKStats), where faults run.
+func (f *faultsAPI) zkStats(c *gin.Context) {
+	st, err := f.svc.ReadZKStats(c.Request.Context())
+	if err != nil {
+		writeError(c, f.s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
+}
+
+// lockRow is GET /api/faults/lock-row?sale_id=: the sale's lock_table row
+// (db-lock-table, db-lock-table-plain: owner, holds, time left, or none),
+// where faults run.
+func (f *faultsAPI) lockRow(c *gin.Context) {
+	raw := c.Query("sale_id")
+	id, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil || id == 0 {
+		writeError(c, f.s.log, badField("sale_id", "sale_id must be a sale id (a decimal integer from 1), not %q", clip.Input(raw)))
+		return
+	}
+	row, err := f.svc.LockRow(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, f.s.log, err)
+		return
+	}
+	c.JSON(http.StatusOK, row)
 }
 
 // faultRequest is the body of POST /api/faults: the kind, the replica to

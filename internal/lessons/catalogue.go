@@ -234,11 +234,13 @@ var Catalogue = []Lesson{
 	{
 		Name:  "db-lock-reentrant",
 		Title: "A nested lock on a lock table without a hold count waits for itself",
-		Predict: "an order takes its own lock again (fault nested_lock, at most 1.5 s): on db-lock-table-plain, the lock " +
-			"table without a count, the nested INSERT meets the row its own order holds and waits for it until the " +
-			"bound: the order fails (nested_lock_timeout) having written nothing and buyer-2 is served; on " +
-			"db-lock-table the row's owner is the order and its holds column counts the nested lock: the same order " +
-			"goes through at once, buys, and its last unlock deletes the row (buyer-2 is served too)",
+		Predict: "an order takes its own lock again (fault nested_lock, at most 1.5 s), and lock_table is read meanwhile: on " +
+			"db-lock-table-plain, the lock table without a count, the nested INSERT meets the row its own order holds and is " +
+			"retried on each duplicate key (about every 1 ms at first, backing off to about every 20 ms) until the bound: the reads find one row, " +
+			"the order's, holds 1; the order fails (nested_lock_timeout) having written nothing, its unlock deletes the row, and " +
+			"buyer-2 is served; on db-lock-table the row's owner is the order and its holds column counts the nested lock: the " +
+			"same order goes through at once, and stalled at the nested hold (pause_holder, 3 s) its row reads holds 2; it " +
+			"buys, its last unlock deletes the row (no row after it), and buyer-2 is served too",
 		Fix: "a hold count per owner in the lock row (holds + 1 when the owner locks again, the last unlock deletes " +
 			"the row), the owner being the caller (here the order), not each Lock call",
 		Seed: "seed 004: 「分布式锁最好也能满足可重入、高性能、阻塞锁特性」 and its memo column 「可用来支持重入特性,标记下当前加锁的" +
@@ -294,10 +296,12 @@ var Catalogue = []Lesson{
 	{
 		Name:  "renewal-fails",
 		Title: "When renewal fails the lock only signals: the holder must stop its work",
-		Predict: "buyer-1 holds redis (TTL 1.5 s, watchdog on) in a 4 s business step (fault slow_work, before its lock check); " +
-			"Redis restarts without persistence and the key is gone; the watchdog's next renewal fails and closes " +
-			"Lost(); buyer-1's check before the write stops it (lock_lost, nothing written) while buyer-2 buys: lost_updates 0, " +
-			"oversold 0 (redis-restart shows the same loss past the check: a lost update)",
+		Predict: "buyer-1 holds redis (TTL 1.5 s, the watchdog renewing every 0.5 s) in an 8 s business step (fault slow_work, " +
+			"before its lock check); Redis then answers nothing for 3 s (fault freeze_redis: a hung or unreachable server), so no " +
+			"renewal gets through: the lease is declared lost two renewal periods or more after its last renewal (lease event " +
+			"lost; 3 s in the runs here) and Lost() closes; after the thaw buyer-2, on the other replica, takes the expired lock " +
+			"and is seen inside beside buyer-1; buyer-1's check before the write stops it (lock_lost, nothing written): an " +
+			"overlap, lost_updates 0, oversold 0 (redis-restart shows a lost lock past the check: a lost update)",
 		Fix: "check the lease (Lost) before every write that the lock protects, and fence the write for the pause " +
 			"that comes after the check",
 		Seed: "seed 002: 「分布式锁并不能直接帮你中断业务,它只能给你发一个信号」, and when renewal keeps failing: " +
@@ -308,12 +312,15 @@ var Catalogue = []Lesson{
 	},
 	{
 		Name:  "renewal-fails-aggressive",
-		Title: "Renewal keeps failing: the conservative holder gives up the order, the aggressive one risks the data",
-		Predict: "renewal-fails' setup on both policies: buyer-1 holds the lock (TTL 1.5 s, watchdog on) in a 4 s business step " +
-			"(slow_work, before its lock check), Redis restarts without persistence, the watchdog's next renewal finds the lock " +
-			"gone and buyer-2 on the other replica buys; redis (conservative: Lost() closes, the check stops buyer-1) gives up " +
-			"buyer-1's order (lock_lost: 1 order given up, lost_updates 0); redis-aggressive (the same lock whose holder is " +
-			"not told) lets buyer-1 write its stale stock (0 orders given up, an overlap and a lost update counted)",
+		Title: "Renewal keeps failing: both holders are told; the conservative one gives up the order, the aggressive one chooses to write",
+		Predict: "renewal-fails' setup on both policies: buyer-1 holds the lock (TTL 1.5 s, watchdog on) in an 8 s business step " +
+			"(slow_work, before its lock check); Redis answers nothing for 3 s (freeze_redis), no renewal gets through, and on " +
+			"both sides the lease is declared lost (lease event lost, two renewal periods or more after its last renewal) and " +
+			"Lost() closes; after the thaw buyer-2 on the other replica buys, seen inside beside buyer-1. redis (the " +
+			"conservative policy: the check stops buyer-1) gives up buyer-1's order (lock_lost: 1 order given up, lost_updates " +
+			"0); redis-aggressive is the same lock, whose holder is told the same way and chooses to go on: its check sees " +
+			"Lost() closed, writes anyway and records that it did (lease event went_on): buyer-1's stale stock lands (0 orders " +
+			"given up, an overlap and a lost update counted)",
 		Fix: "choose per business: conservative where a wrong write costs more than a lost sale (stock, money), aggressive " +
 			"only where a rare inconsistency is acceptable; either way the lock only signals, and fencing at the resource " +
 			"is what refuses the aggressive holder's write",
@@ -430,19 +437,30 @@ var Catalogue = []Lesson{
 	},
 	{
 		Name:  "consistent-hashing-ring-change",
-		Title: "Consistent hashing removes the lock until the ring changes: two owners for a moment",
+		Title: "Consistent hashing trades the distributed lock for a local one until the ring changes: two owners for a moment",
 		Predict: "consistent-hash (one owner replica per sale on a hash ring over the live replicas, an in-process lock " +
 			"there, the others refuse with not_owner), 50 ms of work, buyers on the owner and on another replica: the owner " +
 			"leaves the others' rings for 3 s while its own view stays stale (stale_ring); within 0.5 s the other replica's " +
 			"view names itself the owner while the old owner's still names the old owner (GET /api/sales/{id}/ring on " +
-			"each): two holders in two processes, overlapping sections (violations >= 1) and lost updates (lost_updates >= 1); " +
-			"with fencing on, the same change: the new owner's token carries its newer ring epoch and the old owner's writes " +
-			"are refused (fenced_writes >= 1, lost_updates 0, oversold 0)",
+			"each): two holders in two processes, both sell, overlapping sections (violations >= 1) and lost updates " +
+			"(lost_updates >= 1); then the old owner rejoins while the buyers still buy: every replica names it the owner " +
+			"again and it serves orders (>= 1 sent after the join was seen); with fencing on, the same change: the new " +
+			"owner's token carries its newer ring epoch and the old owner's writes are refused (fenced answers on the old " +
+			"owner >= 1, fenced_writes >= 1, lost_updates 0, oversold 0), and once it has rejoined its own view is the newer " +
+			"one and it sells again (>= 1 order after the join); the epochs are the replicas' own clocks, which agree here " +
+			"(one host)",
 		Fix: "fence by ring epoch (a token per owner view, claimed in the database before the read), or let the database's " +
-			"conditional write decide; routing alone is safe only while every replica sees the same ring",
+			"conditional write decide; routing alone is safe only while every replica sees the same ring. The epoch here is " +
+			"the replica's own clock (milliseconds) when its view changed, so it orders views only while the replicas' clocks " +
+			"agree to within the time between two ring changes: a replica whose clock is behind gives its newer view a " +
+			"smaller epoch, and the database then refuses the rightful owner's writes (fenced) and accepts the stale owner's, " +
+			"until a later view change lifts its epoch above the fence; nothing is lost or oversold, but the wrong replica " +
+			"sells, or none. An epoch from a shared counter (a Redis INCR, a database sequence, a consensus store's revision " +
+			"such as etcd's) removes that assumption",
 		Seed: "seed 002 (去分布式锁, 2): 「在使用这种算法的时候,同一个业务的请求肯定发到同一个节点上。这时候就没必要使用分布式锁了," +
-			"本地直接加锁,或者用 Singleflight 模式就可以。」 (the seed stops there: what a replica joining or leaving does to " +
-			"\"the same node\" is beyond the seeds)",
+			"本地直接加锁,或者用 Singleflight 模式就可以。」 (it drops the distributed lock, not the lock: 「本地直接加锁」, here " +
+			"the owner's in-process lock, stays; the seed stops there: what a replica leaving or joining does to \"the same " +
+			"node\" is beyond the seeds)",
 		Strategies:  []string{"consistent-hash"},
 		MinReplicas: 2,
 		ClassPace:   true,
@@ -467,20 +485,39 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
-		Name:  "polling-vs-subscribe",
-		Title: "Waiting for a Redis lock: polling costs the server more than subscribing or a FIFO hand-over",
-		Predict: "the same herd (48 buyers at once over the replicas, 30 ms of work) on three ways to wait, one sale after the " +
-			"other on the same Redis node: redis-no-owner polls (SET NX, then sleep 1-20 ms, jittered, doubling), redisson " +
-			"waits on a pub/sub channel its unlock publishes to, redis waits in a FIFO queue in Redis that hands the lock to " +
-			"the next waiter; the node's commands during each herd (INFO commandstats, less the probes' INFO, HELLO, CLIENT " +
-			"and PING) divided by the orders sold: polling runs more commands per acquisition than both others; the node's " +
-			"CPU (INFO cpu) and the p99 lock wait are shown, not judged; all three sell exactly",
-		Fix: "wait without asking: subscribe to the release (redisson) or queue and be handed the lock (redis); where " +
-			"polling stays, sleep longer between tries (seed 002's 100 ms) and pay for it in wait",
-		Seed: "seed 003: 「獲取不到鎖直接不斷嘗試獲取鎖,比較消耗性能」 and, of redisson: 「如果獲取不到鎖,只需要添加一個監聽器就可以了," +
-			"不用一直輪詢,性能消耗較小。」; seed 002: 「第一种方式就是轮询,比如说在加锁失败之后,每睡眠 100 毫秒就尝试加锁一次」 and " +
-			"「第二种方式是监听删除事件」",
-		Strategies:  []string{"redis-no-owner", "redisson", "redis"},
+		Name: "polling-vs-subscribe",
+		Title: "Waiting for a lock, 48 buyers at once with 30 ms of work: polling sends Redis more commands per " +
+			"acquisition than a pub/sub wait or a FIFO hand-over; a ZooKeeper release wakes only the waiter behind it",
+		Predict: "four locks that wait differently and differ in design too, so whole locks are compared, not waits " +
+			"alone: redis-no-owner polls (SET NX PX; on failure it sleeps 0.5 to 1.5 times a step that starts at 1 ms " +
+			"and doubles up to 20 ms, so 0.5-30 ms, and tries again) and releases with GETDEL, a delete without an owner " +
+			"check; redisson, a reentrant hash kept by scripts, waits on a pub/sub channel its last unlock publishes to; " +
+			"redis queues its waiters in Redis and hands the lock to the first (scripts, BLPOP); zookeeper's waiter " +
+			"creates a sequential node and watches only the node before its own. The same herd on each, one sale after " +
+			"the other (48 buyers at once over the replicas, one order each, 30 ms of work), the three Redis locks on the " +
+			"same node. Per order sold, for Redis: the node's calls of the command names the lock sends (INFO " +
+			"commandstats: SET and GETDEL; EVALSHA, EVAL and PSUBSCRIBE; EVALSHA, EVAL and BLPOP; every 2 s the shop's " +
+			"reconciler also sends a SET, its lease, and may run a script, its stock check: counted with them), beside every command the " +
+			"node ran (what scripts run inside and the shop's other use included; INFO, PING and connection handshakes " +
+			"left out) and its CPU; for ZooKeeper: the packets both replicas' sessions sent the server, by type (counted " +
+			"by the shop as it writes them: create, getChildren, getData with a watch, exists, delete, heartbeat ping), " +
+			"and the waiters a watch woke. Judged: polling sends more commands per acquisition than both other Redis " +
+			"locks; ZooKeeper's waiters are woken by a watch, at most one per node deleted, not the herd; every sale " +
+			"sells exactly. Then the three Redis locks again with 5 ms of work, shown and not judged: a poller whose " +
+			"holder is gone by its next try sends few SETs, so polling costs far fewer commands per acquisition than " +
+			"with 30 ms (about 17 against 43-67 in four runs here), and the node's commands in all, which count what " +
+			"redisson's scripts run inside, can come out below redisson's. The CPU and the p99 lock wait are shown, not " +
+			"judged; Redis commands and ZooKeeper requests are different work on different servers, not compared",
+		Fix: "wait without asking: subscribe to the release (redisson), queue and be handed the lock (redis), or on " +
+			"ZooKeeper watch only the node before your own (a watch on the whole directory would wake every waiter at " +
+			"each release); where polling stays, sleep longer between tries (seed 002's 100 ms) and pay for it in " +
+			"wait: polling is cheap only while the holds are short next to its sleeps",
+		Seed: "seed 003, of Redis: 「獲取不到鎖直接不斷嘗試獲取鎖,比較消耗性能」; of ZooKeeper: 「則對節點序號的前一個節點添加一個" +
+			"事件監聽」 and 「如果獲取不到鎖,只需要添加一個監聽器就可以了,不用一直輪詢,性能消耗較小。」, but 「如果有較多的客戶端頻繁的" +
+			"申請加鎖、釋放鎖,對于zk集群的壓力會比較大」; seed 000, of ZooKeeper: 「client2向它排序靠前的节点lock1注册Watcher" +
+			"事件,用来监听lock1是否存在」; seed 001, of ZooKeeper: 「此时它会去监视比自己创建节点的序号小的最大节点，进入等待」; " +
+			"seed 002: 「第一种方式就是轮询,比如说在加锁失败之后,每睡眠 100 毫秒就尝试加锁一次」 and 「第二种方式是监听删除事件」",
+		Strategies:  []string{"redis-no-owner", "redisson", "redis", "zookeeper"},
 		MinReplicas: 1,
 	},
 	{
@@ -488,11 +525,14 @@ var Catalogue = []Lesson{
 		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
 		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
 			"0.4-10 ms and 1-71 ms in four runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
-			"(TTL 8 s) and stalls 4 s inside its section; redlock-3 restarts empty (buyer-1 keeps 2 of 3) and redlock-2's clock " +
-			"jumps forward (fault clock_jump_redis: its key expires at once): buyer-2 on the other replica takes masters 2 and 3, " +
-			"a quorum, while buyer-1's validity, counted on its own clock, has 4 s left: two holders (violations >= 1); watchdog " +
-			"off, buyer-1 writes its stale stock (lost update); watchdog on, its renewal finds no quorum and Lost() stops it " +
-			"(lock_lost, no lost update)",
+			"(TTL 8 s) and stalls 6.5 s inside its section (two of the watchdog's renewal periods of 2.7 s); two faults follow, " +
+			"both needed: redlock-3 restarts empty (fault restart_redis; alone it leaves buyer-1 a quorum, 2 of 3), and fault " +
+			"clock_jump_redis simulates on redlock-2 what a forward jump of its clock does to its keys, without changing any " +
+			"clock: every key's expiry there is cut to 1 ms (its answer keys_cut must be 1 or more: buyer-1's key); buyer-2 on " +
+			"the other replica takes masters 2 and 3, a quorum, and is seen inside while buyer-1, whose validity counted on its " +
+			"own clock has not run out, is still in its section: two holders (violations >= 1); watchdog off, buyer-1 writes " +
+			"its stale stock (lost update); watchdog on, its next renewal finds no quorum (lease event lost) and Lost() stops " +
+			"it at its check (lock_lost, no lost update)",
 		Fix: "no clock is shared: bound the drift (no stepping clocks on the masters), keep the TTL well above the time to " +
 			"acquire (seed 003's 「幾十毫秒」 is far too short for any work: the measured time to acquire reaches tens of ms " +
 			"at p99 on a loaded machine here, which would leave a TTL of tens of ms no validity; the Redis documentation puts the per-master timeout, " +
@@ -530,6 +570,28 @@ var Catalogue = []Lesson{
 			"「客戶端可以建立一個臨時節點,在會話結束或者會話超時后,zookeeper會自動刪除該節點。」 (the node goes when the " +
 			"session expires, not when the connection drops: a client that reconnects within the session timeout keeps it)",
 		Strategies:  []string{"zookeeper"},
+		MinReplicas: 2,
+	},
+	{
+		Name:  "db-lock-crashed-holder",
+		Title: "A crashed holder's lock row stays until something deletes it; deleting expired rows frees a slow live holder's too",
+		Predict: "db-lock-table-plain. buyer-1 dies right after its INSERT (fault crash_after_setnx: holder_crashed) and its row " +
+			"stays in lock_table. With an expiry 10 minutes off (ttl_ms 600000, standing for a row that never expires), buyer-2 and " +
+			"buyer-3, one per replica, each wait out the shop's lock wait (lock_timeout): sold 0, and the same row is still there. " +
+			"With a 1 s expiry, a waiter deletes the expired row (DELETE ... WHERE expires_at < NOW(6): the cleanup, run here by " +
+			"every waiter) and both buy: sold 2, no row left. The cleanup's own pitfall: buyer-1, alive, stalls 5 s inside its " +
+			"section (pause_holder) under the same 1 s expiry; buyer-2 deletes its row as expired while it is still stalled and " +
+			"buys; buyer-1 then writes its stale stock: violations >= 1. With fencing on, buyer-1's write is refused (fenced)",
+		Fix: "give the row an expiry and delete expired rows (a cleanup job, or every waiter as here): a dead holder then blocks " +
+			"the key for one expiry, not for good. A live holder must then keep its row from expiring while it works (renew " +
+			"expires_at; db-lock-table does not) or carry a fencing token its write is checked against (lock_fences, as the " +
+			"fenced case shows)",
+		Seed: "seed 004: 「基于DB的分布式锁其实有一个问题,那就是如果加锁成功后,client端宕机或者由于网络原因导致没有解锁,那么其他client就无法" +
+			"对该key_id进行加锁并且无法释放了。」 and its remedy 「为了能够让锁失效,需要在应用层加上定时任务,去删除过期还未解锁的记录」; " +
+			"seed 000's status-row lock gives up on a row whose holder ran past its time instead of taking it: " +
+			"「//超时未正常执行结束,获取锁失败」. The slow live holder on the table is beyond the seeds; seed 000 says it of " +
+			"Redis's expiry: 「锁过期释放了,业务还没执行完。」",
+		Strategies:  []string{"db-lock-table-plain"},
 		MinReplicas: 2,
 	},
 	{

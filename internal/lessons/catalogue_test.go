@@ -35,6 +35,8 @@ func TestSeedQuotesAreInTheSeedTheyName(t *testing.T) {
 			n++
 			if msg := checkQuote(seeds, q); msg != "" {
 				t.Errorf("%s: %s", where, msg)
+			} else if msg := subjectProblem(seeds, q); msg != "" {
+				t.Errorf("%s: %s", where, msg)
 			}
 		}
 	}

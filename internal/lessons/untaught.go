@@ -18,9 +18,10 @@ var NotTaught = []Untaught{
 			"not the herd: seed 003's 「則對節點序號的前一個節點添加一個事件監聽。」",
 		PointZh: "参考文章 000、001 和 003：ZooKeeper 的等待者只监听排在自己前面的那个节点，所以一次释放只唤醒一个等待者，而不是一群：" +
 			"参考文章 003 的「則對節點序號的前一個節點添加一個事件監聽。」",
-		Why: "the zookeeper strategy (the lab's recipe over go-zookeeper) already watches the node before its own; the lab has no variant " +
-			"that watches the parent, so no run sets the herd beside the recipe",
-		WhyZh: "zookeeper 策略（本实验基于 go-zookeeper 写的锁）本来就只监听前一个节点；本实验没有监听父节点的变体，所以没有哪次运行能把惊群和正确做法放在一起对比",
+		Why: "polling-vs-subscribe counts the zookeeper recipe's wake-ups (one waiter woken per release), but the lab has no " +
+			"variant that watches the parent and wakes every waiter, so no run sets the herd beside the recipe",
+		WhyZh: "polling-vs-subscribe 统计了 zookeeper 锁的唤醒次数（每次释放只唤醒一个等待者），但本实验没有监听父节点、唤醒所有等待者的变体，" +
+			"所以没有哪次运行能把惊群和正确做法放在一起对比",
 	},
 	{
 		Point: "seed 000: ZooKeeper's load when many clients lock and unlock often: 「如果有很多的客户端频繁的申请加锁、释放锁," +

@@ -73,6 +73,11 @@ const (
 	// LeaseReleaseRefused: Unlock found the lock gone or another client's
 	// and left it (an owner-checked release after the lease had expired).
 	LeaseReleaseRefused = "release_refused"
+	// LeaseWentOn: the holder found its lease lost at its check before the
+	// write and wrote anyway, by its strategy's policy (GoesOnWhenLost:
+	// seed 002's aggressive one). Recorded by the holder (the order flow),
+	// not the lock.
+	LeaseWentOn = "went_on"
 )
 
 // LeaseEvent is one event of a lease as its client saw it.
@@ -84,7 +89,8 @@ type LeaseEvent struct {
 }
 
 // LeaseObserver is told of a lease's events by the strategies that know
-// them (redis, redis-sentinel; redis-no-owner its releases only). It must
+// them (redis, redis-sentinel; redis-no-owner its releases only; redlock
+// its end only, lost or expired, with token 0). It must
 // not block: it is called on the
 // lock's path and from its watchdog.
 type LeaseObserver func(LeaseEvent)

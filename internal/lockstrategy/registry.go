@@ -102,6 +102,13 @@ type Strategy struct {
 	// others have nothing to turn off (ZooKeeper's session heart-beats on
 	// its own; db-lock-table and the teaching variants never renew).
 	Renews bool
+	// GoesOnWhenLost is the holder's policy for a lease lost under it
+	// (Lost closed: a renewal failed): true is seed 002's aggressive
+	// policy, the order flow's check before the write sees the loss and
+	// writes anyway, recording that it went on (LeaseWentOn); false, the
+	// conservative one, stops the work (ErrLockLost). The lease signals
+	// the loss either way: the policy is the holder's, not the lock's.
+	GoesOnWhenLost bool
 	// Reentrant says a holder may take the lock it holds again (the ctx
 	// names the holder: WithHolder) and frees it on its last Unlock.
 	Reentrant bool

@@ -217,7 +217,7 @@ func (cs criticalSection) work(ctx context.Context) error {
 		time.Sleep(cs.slowWork)
 		cs.stalled.Add(-1)
 	}
-	return cs.stillHeld()
+	return cs.stillHeld(ctx)
 }
 
 // underLease runs the section held by cs.lease: inside the lease's
@@ -248,15 +248,21 @@ func (cs criticalSection) underLease(ctx context.Context) (inventory.Order, erro
 
 // stillHeld checks, just before the write, that the lease was not lost
 // during the work (expired, renewal failed), then takes the injected stall.
-// The check cannot close the window entirely (a pause right after it),
-// which is why fencing exists.
-func (cs criticalSection) stillHeld() error {
+// A lost lease stops the work (ErrLockLost), unless the strategy's policy
+// is to go on (GoesOnWhenLost, seed 002's aggressive one): then the
+// section writes anyway and records that it went on knowingly (lease event
+// went_on). The check cannot close the window entirely (a pause right
+// after it), which is why fencing exists.
+func (cs criticalSection) stillHeld(ctx context.Context) error {
 	if cs.lease == nil {
 		return nil
 	}
 	select {
 	case <-cs.lease.Lost():
-		return ErrLockLost
+		if !goesOnWhenLost(cs.sale.Strategy) {
+			return ErrLockLost
+		}
+		lockstrategy.LeaseObserverOf(ctx)(lockstrategy.LeaseEvent{Token: cs.token, Event: lockstrategy.LeaseWentOn, At: time.Now()})
 	default:
 	}
 	if cs.stall > 0 {

@@ -142,6 +142,13 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lo
 	return o, f, err
 }
 
+// goesOnWhenLost says the strategy's holder writes though its lease was
+// lost (Strategy.GoesOnWhenLost).
+func goesOnWhenLost(strategy string) bool {
+	s, err := lockstrategy.Lookup(strategy)
+	return err == nil && s.GoesOnWhenLost
+}
+
 // givesTokens says the strategy's leases carry fencing tokens.
 func givesTokens(strategy string) bool {
 	s, err := lockstrategy.Lookup(strategy)

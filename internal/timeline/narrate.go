@@ -63,6 +63,10 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 				zh = fmt.Sprintf("丢失：客户端到此刻才发现；租约早在 %s 前就已到期（租约条结束处）", late.words())
 			}
 		}
+		if l.Token == 0 { // a lock without tokens (redlock)
+			add(l.At, nil, fmt.Sprintf("%s's lease %s", l.Replica, en), fmt.Sprintf("%s 的租约%s", l.Replica, zh))
+			continue
+		}
 		token := t.ranks.label(l.Token)
 		add(l.At, nil, fmt.Sprintf("%s's lease on token %s %s", l.Replica, token, en),
 			fmt.Sprintf("%s 持有的令牌 %s 的租约%s", l.Replica, token, zh))

@@ -27,6 +27,10 @@ var caseNameGroups = [][]shopapi.SaleView{
 	{{ID: 1, Name: "scenario lock-per-batch", Strategy: "redis", Fencing: true}, {ID: 2, Name: "scenario lock-per-batch", Strategy: "redis", Fencing: true, Combine: true}},
 	{{ID: 1, Name: "scenario ttl-shorter-than-work", Strategy: "redis", TTLMS: 1000, WorkMS: 1800},
 		{ID: 2, Name: "scenario ttl-shorter-than-work", Strategy: "redis", TTLMS: 1000, WorkMS: 1800, Watchdog: true}},
+	{{ID: 1, Name: "scenario db-lock-crashed-holder: crashed holder", Strategy: "db-lock-table-plain", TTLMS: 600000},
+		{ID: 2, Name: "scenario db-lock-crashed-holder: crashed holder", Strategy: "db-lock-table-plain", TTLMS: 1000},
+		{ID: 3, Name: "scenario db-lock-crashed-holder: slow holder", Strategy: "db-lock-table-plain", TTLMS: 1000},
+		{ID: 4, Name: "scenario db-lock-crashed-holder: slow holder", Strategy: "db-lock-table-plain", TTLMS: 1000, Fencing: true}},
 	{{ID: 1, Name: "scenario herd-sold-out-cache", Strategy: "redis"}, {ID: 2, Name: "scenario herd-sold-out-cache", Strategy: "redis", SoldOutCache: true},
 		{ID: 3, Name: "scenario herd-sold-out-cache", Strategy: "redis", SoldOutCache: true}},
 }

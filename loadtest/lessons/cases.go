@@ -162,6 +162,8 @@ func number(get func(shopapi.SaleView) int, en, zh string) setting {
 var extraNames = map[string][2]string{
 	"buyer-2 reads first":      {"buyer-2 reads first", "buyer-2 先读库存"},
 	"time to acquire":          {"time to acquire", "加锁耗时"},
+	"crashed holder":           {"crashed holder", "持锁者崩溃"},
+	"slow holder":              {"slow holder", "持锁者太慢"},
 	shopapi.DurabilityNone:     {"persistence " + shopapi.DurabilityNone, "持久化 " + shopapi.DurabilityNone},
 	shopapi.DurabilityEverysec: {"persistence " + shopapi.DurabilityEverysec, "持久化 " + shopapi.DurabilityEverysec},
 	shopapi.DurabilityAlways:   {"persistence " + shopapi.DurabilityAlways, "持久化 " + shopapi.DurabilityAlways},

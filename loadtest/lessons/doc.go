@@ -7,6 +7,6 @@
 //     the lessons with their scripts, one lesson run;
 //   - Skipped and SkipOf (skip.go): a lesson whose backend is missing;
 //   - one file per family of scripts: db, dbsinglepoint, etcd, faults,
-//     getset, getset_races, hashring, herd, more, queue, reentrancy, renewal,
-//     replylost, sentinel, twolevel, zkensemble.
+//     getset, getset_races, hashring, herd, locktable, more, queue,
+//     reentrancy, renewal, replylost, sentinel, twolevel, zkensemble.
 package lessons

@@ -13,10 +13,12 @@ import (
 
 // The setting of redlock-clock-jump: buyer-1's lock lives jumpTTL, and it
 // stalls jumpStall inside its section (slow_work, before its lock check),
-// well within its validity as its own clock counts it.
+// within its validity as its own clock counts it. The stall spans two of
+// the watchdog's renewals (every jumpTTL/3): faults done within the first
+// period leave the second after them, and before buyer-1's check.
 const (
 	jumpTTL   = 8 * time.Second
-	jumpStall = 4 * time.Second
+	jumpStall = 6500 * time.Millisecond
 	// acquireSamples: uncontended orders whose lock wait is redsync's time
 	// to take the lock on the three masters.
 	acquireSamples = 40
@@ -26,29 +28,57 @@ const (
 type clockJumpSide struct {
 	watchdog bool
 	a, b     string // buyer-1's and buyer-2's answers
-	view     shopapi.SaleView
+	// keysCut is clock_jump_redis's answer: the keys whose expiry it cut
+	// on redlock-2 (buyer-1's lock is the one held there then).
+	keysCut int
+	// faults is how long the restart and the jump took, from buyer-1 seen
+	// inside its section to the jump's answer.
+	faults time.Duration
+	// together: buyer-2 was inside its section while buyer-1 was still in
+	// its stall (both held the lock, both had read the stock).
+	together bool
+	// lost: buyer-1's replica recorded its lease lost (lease event lost:
+	// a renewal that reached no quorum; redlock records it only so).
+	lost bool
+	view shopapi.SaleView
 }
 
 func (s clockJumpSide) String() string {
-	return fmt.Sprintf("redlock, watchdog %v: buyer-1 %s, buyer-2 %s; %s", s.watchdog, s.a, s.b, describe(s.view))
+	renewal := "" // without the watchdog no renewal runs: nothing to read
+	if s.watchdog {
+		renewal = fmt.Sprintf("; buyer-1's renewal failed (lease event lost): %v", s.lost)
+	}
+	return fmt.Sprintf("redlock, watchdog %v: restart and jump %.1f s after buyer-1 was inside, keys_cut %d on redlock-2; "+
+		"buyer-2 inside beside buyer-1: %v%s; buyer-1 %s, buyer-2 %s; %s",
+		s.watchdog, s.faults.Seconds(), s.keysCut, s.together, renewal, s.a, s.b, describe(s.view))
 }
 
-// redlockClockJumpHolds is the lesson's verdict: on both sides buyer-2 got
-// the lock while buyer-1 held it (two holders, an overlap); without the
+// redlockClockJumpHolds is the lesson's verdict: on both sides the jump cut
+// a key on redlock-2 and buyer-2 got the lock and was seen inside while
+// buyer-1 was still in its section (two holders, an overlap); without the
 // watchdog buyer-1, trusting the validity its own clock counted, wrote: a
-// lost update; with it, the failed renewal (no quorum kept buyer-1's value)
-// stopped buyer-1 before its write. why names the first failed condition.
+// lost update; with it, a renewal was seen to fail (no quorum kept
+// buyer-1's value: lease event lost) and buyer-1 was stopped before its
+// write. why names the first failed condition.
 func redlockClockJumpHolds(unsafe, fix clockJumpSide) (ok bool, why string) {
+	if unsafe.watchdog || !fix.watchdog {
+		return false, "the sides are not watchdog off, then on"
+	}
 	for _, s := range []clockJumpSide{unsafe, fix} {
-		if s.b != shopapi.KindOrder || s.view.Violations < 1 {
+		switch {
+		case s.keysCut == 0:
+			return false, fmt.Sprintf("watchdog %v: the jump cut no key on redlock-2 (keys_cut 0)", s.watchdog)
+		case s.b != shopapi.KindOrder || s.view.Violations < 1:
 			return false, fmt.Sprintf("watchdog %v: buyer-2 (%s) did not hold the lock beside buyer-1", s.watchdog, s.b)
+		case !s.together:
+			return false, fmt.Sprintf("watchdog %v: buyer-2 was not inside while buyer-1 was still in its section", s.watchdog)
 		}
 	}
 	switch {
-	case unsafe.watchdog || !fix.watchdog:
-		return false, "the sides are not watchdog off, then on"
 	case unsafe.a != shopapi.KindOrder || unsafe.view.LostUpdates < 1:
 		return false, "without the watchdog buyer-1 wrote no stale stock (" + unsafe.a + ")"
+	case !fix.lost:
+		return false, "with the watchdog no failed renewal was observed (no lease event lost)"
 	case fix.a != "lock_lost":
 		return false, "with the watchdog buyer-1 was not stopped (" + fix.a + ")"
 	case fix.view.LostUpdates != 0 || fix.view.Oversold != 0:
@@ -59,11 +89,12 @@ func redlockClockJumpHolds(unsafe, fix clockJumpSide) (ok bool, why string) {
 
 // redlockClockJump: first redsync's time to take a lock on the three
 // masters here (acquireSamples uncontended orders, their lock wait); then,
-// watchdog off and on: buyer-1 holds a redlock (TTL 8 s) and stalls 4 s
+// watchdog off and on: buyer-1 holds a redlock (TTL 8 s) and stalls 6.5 s
 // inside its section; redlock-3 restarts without persistence (buyer-1
-// keeps 2 of 3, as in redlock-minority) and redlock-2's clock jumps forward
-// (clock_jump_redis: its key expires now): buyer-2 on the other replica
-// takes masters 2 and 3, a quorum, while buyer-1 still holds by its count.
+// keeps 2 of 3, as in redlock-minority) and clock_jump_redis simulates on
+// redlock-2 what a forward jump of its clock does to its keys (their expiry
+// cut to 1 ms; no clock changes): buyer-2 on the other replica takes
+// masters 2 and 3, a quorum, while buyer-1 still holds by its count.
 func redlockClockJump(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	p50, p99, err := sc.redlockAcquireTime(ctx)
 	if err != nil {
@@ -86,7 +117,9 @@ func redlockClockJump(ctx context.Context, sc *ScenarioRun) (string, bool, error
 	return out, ok, nil
 }
 
-// clockJumpSide runs one side of redlock-clock-jump.
+// clockJumpSide runs one side of redlock-clock-jump, waiting at each step
+// for what it needs to see: buyer-1 inside its section, redlock-3 back
+// empty, a key cut on redlock-2, buyer-2 inside beside buyer-1.
 func (sc *ScenarioRun) clockJumpSide(ctx context.Context, watchdog bool) (clockJumpSide, error) {
 	s := clockJumpSide{watchdog: watchdog}
 	t1 := sc.Targets[0]
@@ -99,23 +132,48 @@ func (sc *ScenarioRun) clockJumpSide(ctx context.Context, watchdog bool) (clockJ
 	if err := sc.warm(ctx, v.ID, t1, sc.last()); err != nil {
 		return s, err
 	}
+	replica := sc.replicaName(ctx, t1)
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": jumpStall.Milliseconds()}); err != nil {
 		return s, err
 	}
 	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
-	if err := sc.waitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its slow step
+	if err := sc.waitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its stall
 		return s, err
 	}
+	inside := time.Now()
 	if err := sc.fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": "redlock-3"}); err != nil {
 		return s, err
 	}
-	if err := sc.fault(ctx, t1, map[string]any{"kind": "clock_jump_redis", "node": "redlock-2", "ms": 1}); err != nil {
+	res, err := sc.faultResult(ctx, t1, map[string]any{"kind": "clock_jump_redis", "node": "redlock-2", "ms": 1})
+	if err != nil {
 		return s, err
 	}
-	s.b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
+	s.faults = time.Since(inside)
+	if s.keysCut, err = resultInt(res, "keys_cut"); err != nil {
+		return s, err
+	}
+	if s.keysCut > 0 {
+		b, early, together, err := sc.enterBeside(ctx, sc.last(), t1, v.ID, "buyer-2", besideStep)
+		if err != nil {
+			return s, err
+		}
+		s.together, s.b = together, early
+		if b != nil {
+			s.b = <-b
+		}
+	}
 	s.a = <-a
-	s.view, err = sc.settled(ctx, v.ID)
-	return s, err
+	if s.view, err = sc.settled(ctx, v.ID); err != nil {
+		return s, err
+	}
+	if watchdog { // lost is recorded before buyer-1's check could see it
+		t, err := sc.lossTrail(ctx, t1, v.ID, replica, func(t lossTrail) bool { return t.lost || s.a == shopapi.KindOrder })
+		if err != nil {
+			return s, err
+		}
+		s.lost = t.lost
+	}
+	return s, nil
 }
 
 // redlockAcquireTime is the p50 and p99 lock wait, in ms, of acquireSamples

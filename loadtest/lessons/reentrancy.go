@@ -20,14 +20,6 @@ func reentrancy(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	return nestedLock(ctx, sc, "redis", "redisson")
 }
 
-// dbLockReentrant: the same nested lock on the database's lock table.
-// db-lock-table-plain has no count: the nested INSERT meets its own
-// order's row and waits until the bound. db-lock-table's row is owned by
-// the order and counts its holds: the nested lock goes through.
-func dbLockReentrant(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	return nestedLock(ctx, sc, "db-lock-table-plain", "db-lock-table")
-}
-
 // nestedLock runs the nested lock on plain (not reentrant: buyer-1 fails
 // with nested_lock_timeout, buyer-2 buys, sold 1) and on counted
 // (reentrant: both buy, sold 2), and nothing oversold or overlapped.

@@ -2,56 +2,78 @@ package lessons
 
 import (
 	"context"
-	"fmt"
-	"time"
 
-	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
-// renewalFails: what a holder must do when its lock's renewal fails. A on
-// the first replica holds redis (TTL 1.5 s, watchdog on) and is in a long
-// business step (slow_work, 4 s, before its lock check); Redis restarts
-// without persistence and the key is gone; the watchdog's next renewal
-// finds the lock not A's and closes Lost(). The lock can only signal: the
-// order flow's check before the write is what stops A (lock_lost, nothing
-// written), while B on the second replica buys. The redis-restart lesson
-// shows the same loss with a holder past its check: a lost update.
+// renewalFails: what a holder must do when its lock's renewal keeps
+// failing. buyer-1 on the first replica holds redis (TTL 1.5 s, watchdog
+// on) in a long business step (slow_work, before its lock check); Redis
+// answers nothing for 3 s (freeze_redis), so no renewal gets through and
+// the lease is declared lost (lease event lost, Lost() closed). The lock
+// can only signal: the order flow's check before the write is what stops
+// buyer-1 (lock_lost, nothing written), while buyer-2 on the second
+// replica, once Redis is back, takes the expired lock and buys.
 func renewalFails(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	t1 := sc.Targets[0]
-	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario renewal-fails", Strategy: "redis", Stock: 10, TTLMS: 1500})
+	p, err := sc.renewalPolicy(ctx, "renewal-fails", "redis")
 	if err != nil {
 		return "", false, err
+	}
+	ok, why := renewalFailsHolds(p)
+	out := p.String()
+	if !ok {
+		out += " | FAIL: " + why
+	}
+	return out, ok, nil
+}
+
+// renewalPolicy runs renewal-fails' setup on strategy for lesson, waiting at each step
+// for what it needs to see: buyer-1 inside its step, its lease's loss in the
+// lease events, buyer-2 inside beside it.
+func (sc *ScenarioRun) renewalPolicy(ctx context.Context, lesson, strategy string) (policySide, error) {
+	p := policySide{strategy: strategy}
+	t1 := sc.Targets[0]
+	v, _, err := sc.C.CreateSale(ctx, t1, shopapi.SaleRequest{Name: "scenario " + lesson, Strategy: strategy,
+		Stock: 10, TTLMS: int(renewalTTL.Milliseconds())})
+	if err != nil {
+		return p, err
 	}
 	if err := sc.warm(ctx, v.ID, t1, sc.last()); err != nil {
-		return "", false, err
+		return p, err
 	}
-	if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 4000}); err != nil {
-		return "", false, err
+	replica := sc.replicaName(ctx, t1)
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": renewalStep.Milliseconds()}); err != nil {
+		return p, err
 	}
 	a := sc.orderAsync(ctx, t1, v.ID, "buyer-1")
-	if err := sc.waitPaused(ctx, t1); err != nil { // A holds the lock, in its slow step
-		return "", false, err
+	if err := sc.waitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its step
+		return p, err
 	}
-	if err := sc.fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": "redis"}); err != nil {
-		return "", false, err
+	if err := sc.fault(ctx, t1, map[string]any{"kind": "freeze_redis", "node": "redis", "ms": renewalFreeze.Milliseconds()}); err != nil {
+		return p, err
 	}
-	var b string
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
-		if (b != "backend_down" && b != shopapi.KindTransport) || time.Now().After(deadline) {
-			break
-		}
-		if err := load.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return "", false, err
-		}
+	if p.loss, err = sc.lossTrail(ctx, t1, v.ID, replica, lostSeen); err != nil {
+		return p, err
 	}
-	aKind := <-a
-	got, err := sc.settled(ctx, v.ID)
+	if !p.loss.lost { // the mechanism did not happen: no point sending buyer-2
+		p.a = <-a
+		p.view, err = sc.settled(ctx, v.ID)
+		return p, err
+	}
+	b, early, together, err := sc.enterBeside(ctx, sc.last(), t1, v.ID, "buyer-2", besideStep)
 	if err != nil {
-		return "", false, err
+		return p, err
 	}
-	pass := aKind == "lock_lost" && b == shopapi.KindOrder && got.LostUpdates == 0 && got.Oversold == 0
-	return fmt.Sprintf("redis restarted under buyer-1's slow work: buyer-1 %s, buyer-2 %s; %s", aKind, b, describe(got)), pass, nil
+	p.together, p.b = together, early
+	if b != nil {
+		p.b = <-b
+	}
+	p.a = <-a
+	if p.view, err = sc.settled(ctx, v.ID); err != nil {
+		return p, err
+	}
+	// went_on, if any, was recorded before buyer-1 answered: once
+	// written, it is in the trail.
+	p.loss, err = sc.lossTrail(ctx, t1, v.ID, replica, func(t lossTrail) bool { return t.wentOn || p.a != shopapi.KindOrder })
+	return p, err
 }

@@ -88,6 +88,7 @@ var Runners = map[string]ScenarioFunc{
 	"redlock-clock-jump":             redlockClockJump,
 	"polling-vs-subscribe":           pollingVsSubscribe,
 	"zk-session-expiry":              zkSessionExpiry,
+	"db-lock-crashed-holder":         dbLockCrashedHolder,
 	"zk-dead-holder":                 zkDeadHolder,
 	"consistent-hashing-ring-change": consistentHashingRingChange,
 }

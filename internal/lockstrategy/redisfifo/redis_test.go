@@ -21,22 +21,27 @@ func TestRegistered(t *testing.T) {
 	})
 }
 
-// redis-aggressive's holder never hears that its lease is gone: the lease
-// underneath closes Lost at its TTL, the one the holder sees does not.
-func TestAggressiveLeaseHidesTheLoss(t *testing.T) {
+// redis-aggressive's lease signals its loss as redis's does (Lost closes at
+// its TTL here); going on is its holder's policy, which the strategy
+// declares (GoesOnWhenLost) and the order flow acts on.
+func TestAggressiveLeaseSignalsTheLoss(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := locktest.RedisKey(t, rdb)
-	le := locktest.MustLock(t, aggressiveLocker{New(rdb, lockstrategy.Options{TTL: shortTTL, NoRenewal: true})}, key)
-	defer locktest.Unlock(le)
-	select {
-	case <-le.(aggressiveLease).Lease.Lost():
-	case <-time.After(10 * shortTTL):
-		t.Fatal("the lease underneath never lost its lock")
+	s, err := lockstrategy.Lookup("redis-aggressive")
+	if err != nil {
+		t.Fatal(err)
 	}
-	select {
-	case <-le.Lost():
-		t.Fatal("the aggressive holder was told")
-	default:
+	if !s.GoesOnWhenLost {
+		t.Fatal("redis-aggressive does not declare that its holder goes on after a lost lease")
+	}
+	l, err := s.NewLocker(lockstrategy.Backends{Redis: rdb}, lockstrategy.Options{TTL: shortTTL, NoRenewal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := locktest.MustLock(t, l, key)
+	defer locktest.Unlock(le)
+	if !locktest.ClosedWithin(le.Lost(), 10*shortTTL) {
+		t.Fatal("the aggressive holder's lease never signalled its loss")
 	}
 	if le.Token() == 0 {
 		t.Error("the aggressive lease lost its fencing token")

@@ -16,7 +16,9 @@ import (
 // lease is one holding of a RedLock. One goroutine per lease watches it: with
 // renewal it extends the keys every ttl/3 (Redisson's watchdog
 // cadence) and closes Lost when an extension does not reach a quorum; without
-// renewal it closes Lost when the validity redsync computed runs out.
+// renewal it closes Lost when the validity redsync computed runs out. Its
+// observer is told which (lockstrategy.LeaseLost, LeaseExpired), as the
+// redis lease tells it; the token is 0 (RedLock has none).
 //
 // A redsync.Mutex is not safe for concurrent use (Extend writes its validity),
 // so the watcher is the only user of m until Unlock has stopped it.
@@ -28,10 +30,11 @@ type lease struct {
 	stop     chan struct{} // closed by Unlock: the watcher exits
 	done     chan struct{} // closed by the watcher on exit
 	unlocked atomic.Bool
+	observe  lockstrategy.LeaseObserver
 }
 
-func newLease(m *redsync.Mutex, ttl time.Duration, renew bool) *lease {
-	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver) *lease {
+	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), observe: observe}
 	go le.watch(ttl/3, renew)
 	return le
 }
@@ -39,7 +42,14 @@ func newLease(m *redsync.Mutex, ttl time.Duration, renew bool) *lease {
 func (le *lease) Token() uint64         { return 0 } // RedLock has no fencing token (package doc)
 func (le *lease) Lost() <-chan struct{} { return le.lost }
 
-func (le *lease) markLost() { le.lostOnce.Do(func() { close(le.lost) }) }
+// markLost tells the observer how the lease ended (how: LeaseLost,
+// LeaseExpired), then closes Lost, once.
+func (le *lease) markLost(how string) {
+	le.lostOnce.Do(func() {
+		le.observe(lockstrategy.LeaseEvent{Event: how, At: time.Now()})
+		close(le.lost)
+	})
+}
 
 func (le *lease) watch(every time.Duration, renew bool) {
 	defer close(le.done)
@@ -56,7 +66,7 @@ func (le *lease) watch(every time.Duration, renew bool) {
 		case <-t.C:
 		}
 		if !renew {
-			le.markLost()
+			le.markLost(lockstrategy.LeaseExpired)
 			return
 		}
 		// The extension must land before the current validity ends (past it
@@ -68,7 +78,7 @@ func (le *lease) watch(every time.Duration, renew bool) {
 		if !ok {
 			// Fewer than a quorum still had our value (the keys expired, were
 			// deleted, or masters did not answer): stop the critical section.
-			le.markLost()
+			le.markLost(lockstrategy.LeaseLost)
 			return
 		}
 	}

@@ -149,7 +149,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 				_ = release(context.Background(), m, l.ttl)
 				return nil, ctx.Err()
 			}
-			return newLease(m, l.ttl, !l.noRenewal), nil
+			return newLease(m, l.ttl, !l.noRenewal, lockstrategy.LeaseObserverOf(ctx)), nil
 		}
 		switch {
 		case contended(err):

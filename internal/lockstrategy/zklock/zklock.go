@@ -51,8 +51,9 @@ type Locker struct {
 	disconnect *time.Timer
 
 	// wakeups counts watch events that woke a waiter (tests show the absence
-	// of a herd with it).
+	// of a herd with it); sent counts the packets written to the server.
 	wakeups atomic.Int64
+	sent    traffic
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -89,7 +90,7 @@ func New(servers []string, sessionTimeout time.Duration) (*Locker, error) {
 	}
 	conn, _, err := zk.Connect(servers, sessionTimeout,
 		zk.WithLogger(quietLogger{}), zk.WithLogInfo(false),
-		zk.WithDialer(l.creds.dial),
+		zk.WithDialer(l.dial),
 		// The callback, unlike the event channel, never drops an event (the
 		// channel holds 6 and the client discards what does not fit).
 		zk.WithEventCallback(l.onEvent))

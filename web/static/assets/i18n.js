@@ -326,10 +326,10 @@ export const EXPLAIN = {
   'db-lock-table-plain': {
     zh: '无持有计数的锁记录表',
     does: 'db-lock-table without the hold count (the teaching variant): every Lock is a holder of its own.',
-    pitfall: 'Not reentrant: code that locks again while it holds the lock (a locked method calling another) meets its own row and waits for itself until it gives up.',
+    pitfall: 'Not reentrant: code that locks again while it holds the lock (a locked method calling another) meets its own row: its INSERT fails on the duplicate key and is retried (about every 1 ms at first, backing off to about every 20 ms) until it gives up.',
     lesson: 'Count holds per holder in the lock row, as seed 004\'s memo column suggests (「可用来支持重入特性,标记下当前加锁的client和加锁次数」).',
     doesZh: "去掉持有次数的 db-lock-table（教学用）：每次 Lock 都是一个独立的持有者。",
-    pitfallZh: "不可重入：持锁期间再次加锁的代码（一个加锁的方法调用另一个）会遇到自己的那一行，一直等待自己直到放弃。",
+    pitfallZh: "不可重入：持锁期间再次加锁的代码（一个加锁的方法调用另一个）会遇到自己的那一行：它的 INSERT 因唯一键冲突失败，随后不断重试（起初约每 1 毫秒一次，逐步退避到约每 20 毫秒一次），直到放弃。",
     lessonZh: "在锁行里按持有者记持有次数，正如参考文章 004 的 memo 列所说（「可用来支持重入特性,标记下当前加锁的client和加锁次数」）。",
   },
   redis: {
@@ -343,12 +343,12 @@ export const EXPLAIN = {
   },
   'redis-aggressive': {
     zh: 'Redis 锁（激进策略）',
-    does: 'The redis lock with seed 002\'s aggressive policy: when the watchdog\'s renewal fails, the holder is not told and goes on to write.',
+    does: 'The redis lock with seed 002\'s aggressive policy: when the watchdog\'s renewal fails, the lease tells the holder (Lost closes), and the holder chooses to go on: it writes anyway and records that it did (went_on).',
     pitfall: 'A lock lost under a holder (a Redis restart, an expiry) lets a second holder in while the first still writes: a lost update, unless fencing refuses it.',
-    lesson: 'The lock can only signal a failed renewal; stopping the work is the business code\'s choice: the conservative policy (redis) gives up the order, the aggressive one risks the data.',
-    doesZh: "redis 锁加上参考文章 002 的激进策略：看门狗续期失败时不通知持有者，它照样写入。",
+    lesson: 'The lock can only signal a failed renewal; what to do is the business code\'s choice: the conservative policy (redis) gives up the order, the aggressive one hears the same signal and risks the data.',
+    doesZh: "redis 锁加上参考文章 002 的激进策略：看门狗续期失败时，租约会通知持有者（Lost 关闭），而持有者选择继续：照样写入，并记下自己这样做了（went_on）。",
     pitfallZh: "持有者手里的锁丢了（Redis 重启、过期）时，第二个持有者进来，而第一个仍在写入：丢失更新，除非防护令牌拒绝它。",
-    lessonZh: "锁只能发出续期失败的信号；是否中断业务由业务代码决定：保守策略（redis）放弃这笔订单，激进策略拿数据冒险。",
+    lessonZh: "锁只能发出续期失败的信号；怎么做由业务代码决定：保守策略（redis）放弃这笔订单，激进策略收到同样的信号，却拿数据冒险。",
   },
   'redis-sentinel': {
     zh: 'Redis 哨兵主从',
@@ -442,12 +442,12 @@ export const EXPLAIN = {
   },
   'consistent-hash': {
     zh: '一致性哈希路由',
-    does: 'No shared lock: a consistent-hash ring (64 virtual nodes per replica) over the live replicas names one owner per sale; the owner serialises the sale\'s orders with an in-process lock, the others refuse them (409 not_owner, naming the owner). Each replica reads the ring from the heartbeats again every 500 ms. Seed 002.',
+    does: 'No distributed lock, a local one: a consistent-hash ring (64 virtual nodes per replica) over the live replicas names one owner per sale; the owner serialises the sale\'s orders with an in-process lock, the others refuse them (409 not_owner, naming the owner). Each replica reads the ring from the heartbeats again every 500 ms. Seed 002.',
     pitfall: 'A replica that joins or leaves changes the ring, and the replicas do not all see it at once: for a moment two of them each believe they own the sale, two holders in two processes. Without fencing the old owner\'s write lands over the new one\'s (a lost update).',
-    lesson: 'Routing removes the lock only while everyone agrees on the routing. Fence the moment of change: the lease token carries the owner\'s ring epoch, so the newer owner\'s write makes the older owner\'s refused.',
-    doesZh: "不用共享锁：在存活实例上建一致性哈希环（每个实例 64 个虚拟节点），每场秒杀只有一个拥有者实例；拥有者用进程内锁串行处理该秒杀的订单，其他实例拒绝（409 not_owner，并给出拥有者）。每个实例每 500 毫秒从心跳重新读取环。参考文章 002。",
+    lesson: 'Routing removes the distributed lock (the owner still locks locally) only while everyone agrees on the routing. Fence the moment of change, when a replica leaves and when it rejoins: the lease token carries the owner\'s ring epoch, so the newer owner\'s write makes the older owner\'s refused. The epoch is the replica\'s own clock (ms) at its view\'s change, so this holds only while the replicas\' clocks agree: a replica whose clock is behind gives its newer view a smaller epoch, and the database refuses the rightful owner and accepts the stale one. An epoch from a shared counter (Redis INCR, a database sequence, etcd\'s revision) removes that assumption.',
+    doesZh: "不用分布式锁，改用本地锁：在存活实例上建一致性哈希环（每个实例 64 个虚拟节点），每场秒杀只有一个拥有者实例；拥有者用进程内锁串行处理该秒杀的订单，其他实例拒绝（409 not_owner，并给出拥有者）。每个实例每 500 毫秒从心跳重新读取环。参考文章 002。",
     pitfallZh: "实例加入或离开会改变哈希环，而各实例不会同时看到：有一小段时间两个实例都以为自己拥有这场秒杀，两个进程里各有一个持锁者。没有防护令牌时，旧拥有者的写入会覆盖新拥有者的（丢失更新）。",
-    lessonZh: "只有在大家对路由达成一致时，路由才能去掉锁。在变更的那一刻加防护：租约令牌带上拥有者的环纪元，新拥有者写入后，旧拥有者的写入就会被拒绝。",
+    lessonZh: "只有在大家对路由达成一致时，路由才能去掉分布式锁（拥有者仍要加本地锁）。在变更的那一刻加防护，实例离开时和重新加入时都是：租约令牌带上拥有者的环纪元，新拥有者写入后，旧拥有者的写入就会被拒绝。环纪元是视图变化时实例自己时钟的毫秒数，所以只有各实例时钟一致时才成立：时钟偏慢的实例会给它更新的视图一个更小的纪元，数据库就会拒绝合法的拥有者，反而接受过时的那个。改用共享计数器产生纪元（Redis 的 INCR、数据库序列、etcd 的 revision），就不再依赖这个假设。",
   },
 };
 

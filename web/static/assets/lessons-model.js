@@ -39,6 +39,8 @@ const SETTINGS = [
 const EXTRA_NAMES = {
   'buyer-2 reads first': ['buyer-2 reads first', 'buyer-2 先读库存'],
   'time to acquire': ['time to acquire', '加锁耗时'],
+  'crashed holder': ['crashed holder', '持锁者崩溃'],
+  'slow holder': ['slow holder', '持锁者太慢'],
   ...Object.fromEntries(['none', 'everysec', 'always'].map((m) => [m, [`persistence ${m}`, `持久化 ${m}`]])),
 };
 
