@@ -488,26 +488,15 @@ var Catalogue = []Lesson{
 		Name: "polling-vs-subscribe",
 		Title: "Waiting for a lock, 48 buyers at once with 30 ms of work: polling sends Redis more commands per " +
 			"acquisition than a pub/sub wait or a FIFO hand-over; a ZooKeeper release wakes only the waiter behind it",
-		Predict: "four locks that wait differently and differ in design too, so whole locks are compared, not waits " +
-			"alone: redis-no-owner polls (SET NX PX; on failure it sleeps 0.5 to 1.5 times a step that starts at 1 ms " +
-			"and doubles up to 20 ms, so 0.5-30 ms, and tries again) and releases with GETDEL, a delete without an owner " +
-			"check; redisson, a reentrant hash kept by scripts, waits on a pub/sub channel its last unlock publishes to; " +
-			"redis queues its waiters in Redis and hands the lock to the first (scripts, BLPOP); zookeeper's waiter " +
-			"creates a sequential node and watches only the node before its own. The same herd on each, one sale after " +
-			"the other (48 buyers at once over the replicas, one order each, 30 ms of work), the three Redis locks on the " +
-			"same node. Per order sold, for Redis: the node's calls of the command names the lock sends (INFO " +
-			"commandstats: SET and GETDEL; EVALSHA, EVAL and PSUBSCRIBE; EVALSHA, EVAL and BLPOP; every 2 s the shop's " +
-			"reconciler also sends a SET, its lease, and may run a script, its stock check: counted with them), beside every command the " +
-			"node ran (what scripts run inside and the shop's other use included; INFO, PING and connection handshakes " +
-			"left out) and its CPU; for ZooKeeper: the packets both replicas' sessions sent the server, by type (counted " +
-			"by the shop as it writes them: create, getChildren, getData with a watch, exists, delete, heartbeat ping), " +
-			"and the waiters a watch woke. Judged: polling sends more commands per acquisition than both other Redis " +
-			"locks; ZooKeeper's waiters are woken by a watch, at most one per node deleted, not the herd; every sale " +
-			"sells exactly. Then the three Redis locks again with 5 ms of work, shown and not judged: a poller whose " +
-			"holder is gone by its next try sends few SETs, so polling costs far fewer commands per acquisition than " +
-			"with 30 ms (about 17 against 43-67 in four runs here), and the node's commands in all, which count what " +
-			"redisson's scripts run inside, can come out below redisson's. The CPU and the p99 lock wait are shown, not " +
-			"judged; Redis commands and ZooKeeper requests are different work on different servers, not compared",
+		Predict: "the same herd (48 buyers at once over the replicas, 30 ms of work) on four locks, one sale after the " +
+			"other; they differ in design as well as in waiting, so whole locks are compared: redis-no-owner polls (SET NX, " +
+			"then sleeps 0.5-30 ms and tries again), redisson waits on a pub/sub channel, redis queues its waiters in Redis " +
+			"and hands the lock on, zookeeper's waiter watches only the node before its own. Judged: polling sends Redis " +
+			"more commands per order than redisson and redis (only the command names each lock sends are counted; the " +
+			"shop's reconciler adds a few SETs every 2 s); each ZooKeeper release wakes at most one waiter, not the herd; " +
+			"every sale sells exactly. Shown, not judged: the three Redis locks again with 5 ms of work, where polling is " +
+			"cheap (the next try finds the lock free), and the CPU, the p99 wait and ZooKeeper's requests, which are " +
+			"other work on another server and not compared with Redis commands",
 		Fix: "wait without asking: subscribe to the release (redisson), queue and be handed the lock (redis), or on " +
 			"ZooKeeper watch only the node before your own (a watch on the whole directory would wake every waiter at " +
 			"each release); where polling stays, sleep longer between tries (seed 002's 100 ms) and pay for it in " +
