@@ -93,7 +93,7 @@ func TestScenarios(t *testing.T) {
 			// Their own Redis: their own database; a Sentinel set for the shard
 			// that fails one over; the ZooKeeper ensemble for the shard that
 			// kills one of its servers.
-			env := faultyShops(t, fmt.Sprintf("loadtest_scenarios_%d", i), slices.Contains(names, "sentinel-failover"),
+			env := faultyShops(t, scenarioDB(i), slices.Contains(names, "sentinel-failover"),
 				slices.Contains(names, "zk-ensemble-server-killed"))
 			a, b := startShop(t, env, allowKill), startShop(t, env)
 			code, stdout, stderr := runScenario(t, "--targets", a+","+b, "--admin-token", testToken, strings.Join(names, ","))
@@ -119,6 +119,17 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scenarioDB is shard i's database: a run of only some lessons
+// (SECKILL_SCENARIOS) has its own, so that it can run beside a whole
+// make test on the same MariaDB (the ring's members and the sales are read
+// from the database).
+func scenarioDB(i int) string {
+	if os.Getenv("SECKILL_SCENARIOS") != "" {
+		return fmt.Sprintf("loadtest_only_%d_%d", os.Getpid(), i)
+	}
+	return fmt.Sprintf("loadtest_scenarios_%d", i)
 }
 
 // onlyScenarios is all, or the ones SECKILL_SCENARIOS names (an unknown
