@@ -81,7 +81,7 @@ export const LABELS = {
   runAll: ['Run all', '全部运行'],
   runLesson: ['Run', '运行'],
   predicts: ['The seed predicts', '参考文章预期'],
-  notTaughtH: ['What the seeds say that no lesson runs, and why', '参考文章里说了、但没有实验课运行的内容，以及原因'],
+  notTaughtH: ['What the seeds say that no lesson shows, and why', '参考文章里说了、但没有实验课演示的内容，以及原因'],
   whyNot: ['Why not: ', '原因：'],
   predictsLab: ['The lab predicts (beyond the seeds)', '本实验预期（超出参考文章）'],
   fix: ['The fix', '解决办法'],
