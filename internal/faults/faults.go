@@ -139,6 +139,16 @@ func (s *Service) DropReply(saleID uint64) error {
 	return nil
 }
 
+// RepliesDropped is the number of lock script replies drop_reply has
+// dropped on this replica (0 without a default Redis): a fault armed is
+// not yet a reply lost.
+func (s *Service) RepliesDropped() int64 {
+	if s.cfg.ReplyDrop == nil {
+		return 0
+	}
+	return s.cfg.ReplyDrop.Dropped()
+}
+
 // ClockSkewFor is how long a clock_skew lasts before the clock is right
 // again: a lesson's length, not the replica's lifetime.
 const ClockSkewFor = 10 * time.Second

@@ -57,8 +57,9 @@ var Catalogue = []Lesson{
 	{
 		Name:  "mutex-across-replicas",
 		Title: "An in-process lock does not cross replicas",
-		Predict: "an in-process mutex does not exclude a second replica: overlapping critical sections " +
-			"and lost updates; db-pessimistic on the same load breaks nothing",
+		Predict: "an in-process mutex does not exclude a second replica: critical sections on the two replicas " +
+			"overlap (violations >= 1, an overlap pairing a section on each) and lost updates (lost_updates >= 1); " +
+			"db-pessimistic on the same load breaks nothing",
 		Fix: "a lock every replica shares (here SELECT ... FOR UPDATE)",
 		Seed: "seed 003: 「他們加的鎖只對屬于自己JVM里面的線程有效,對于其他JVM的線程是無效的」; seed 001: " +
 			"「使用C++中的锁，是无法锁住两台机器上的临界区的，必须使用分布式锁」",
@@ -70,7 +71,7 @@ var Catalogue = []Lesson{
 		Name:  "setnx-expire-crash",
 		Title: "SETNX then EXPIRE: a crash in between leaves a lock that never expires",
 		Predict: "redis-setnx-expire crashes after SETNX, before EXPIRE: the key has no TTL, every later " +
-			"buyer times out (sold 0); redis (SET NX PX, one command) crashing at the same point loses its " +
+			"buyer waits out the lock wait and times out (sold 0); redis (SET NX PX, one command) crashing at the same point loses its " +
 			"lock only until the TTL, then the next buyer is served",
 		Fix:         "SET key token NX PX ttl: lock and expiry in one atomic command",
 		Seed:        "seed 001: 「因为setnx和expire不是原子操作，有可能在setnx和expire之间程序死掉，这样仍然无法解锁」",
@@ -97,7 +98,7 @@ var Catalogue = []Lesson{
 		Title: "A TTL shorter than the work lets two holders in without the watchdog",
 		Predict: "redis with ttl 1000 ms and 1800 ms of work, watchdog off: the lock expires mid-work, a second " +
 			"buyer enters, sections overlap (violations > 0; our holders check Lost() before writing and abort " +
-			"with lock_lost, else its write of the stock it read before would be a lost update); the same sale with the watchdog renewing the " +
+			"with lock_lost, lost_updates 0, else its write of the stock it read before would be a lost update); the same sale with the watchdog renewing the " +
 			"lease every ttl/3 holds (violations 0, oversold 0)",
 		Fix:         "a watchdog that renews the lease while its holder is alive (Redisson's lockWatchdogTimeout)",
 		Seed:        "seed 000: 「只要线程一加锁成功,就会启动一个watch dog看门狗,它是一个后台线程,会每隔10秒检查一下,如果线程1还持有锁,那么就会不断的延长锁key的生存时间」",
@@ -150,7 +151,8 @@ var Catalogue = []Lesson{
 	{
 		Name:  "optimistic-vs-pessimistic",
 		Title: "Under contention optimistic pays in retries, pessimistic queues",
-		Predict: "64 buyers at once for 50 units: optimistic CAS loses rounds and retries (CAS retries > 0) while " +
+		Predict: "64 buyers at once for 50 units: optimistic CAS loses rounds and retries (the sale's own CAS retries, " +
+			"from its live figures, > 0) while " +
 			"pessimistic queues on the row lock with no retries (0); both hold (oversold 0); the orders/s of each " +
 			"are shown, not judged",
 		Fix: "optimistic only where conflicts are rare; for a hot row, no lock at all: the conditional decrement " +
@@ -164,8 +166,9 @@ var Catalogue = []Lesson{
 	{
 		Name:  "cache-db-drift",
 		Title: "The cache and the database drift apart",
-		Predict: "Redis restarts mid-sale without persistence and loses the stock redis-lua-stock keeps there: " +
-			"orders get a short 503 stock_reloading (no 500s) while the stock is rebuilt from the database, " +
+		Predict: "Redis restarts mid-sale without persistence and loses the stock redis-lua-stock keeps there (the sale, " +
+			"read right after, shows store_stock -1): orders get a short 503 stock_reloading (no other answer but " +
+			"orders and the final sold_out, no 500s) while the stock is rebuilt from the database, " +
 			"then every unit sells, none twice, and the Redis and database stocks both end at 0",
 		Fix: "the database is the truth: rebuild the cached stock from it once every order taken from the lost " +
 			"stock has landed, and give a unit back only to the load of the stock it came from",
@@ -209,7 +212,7 @@ var Catalogue = []Lesson{
 		Title: "A herd of repeat clicks: a per-user rate limit stops them before the lock",
 		Predict: "150 buyers each click three times at once for 20 units (sold-out cache off): without a limit " +
 			"every click reaches the lock; with rate_limit_user 1/s the repeat clicks get 429 rate_limited " +
-			"(Retry-After, layer rate_limit) before the lock, and the stock still sells exactly: 20 sold, " +
+			"(Retry-After, layer rate_limit) before the lock, so fewer sections take it, and the stock still sells exactly: 20 sold, " +
 			"oversold 0, duplicates 0; the p99 of the buyers who got through is shown, not asserted",
 		Fix:         "a cluster-wide per-user (and per-IP) limit in Redis (GCRA), a per-replica limiter when Redis is down",
 		Seed:        "beyond the seeds (flash-sale practice, no source quoted): limit each user's requests before they reach the inventory",
@@ -253,8 +256,9 @@ var Catalogue = []Lesson{
 		Title: "SETNX + GETSET with the client's expiry: the clients' clocks must agree",
 		Predict: "redis-getset (TTL 3 s): the second replica's clock runs 5 s ahead (fault clock_skew); buyer-1 on the first " +
 			"holds the lock and stalls 2 s, within its TTL by the real clock; buyer-2 reads buyer-1's expiry as past, takes the lock " +
-			"over with GETSET and buys while buyer-1 holds it; buyer-1 writes its stale stock: a lost update (violations >= 1). " +
-			"redis, whose TTL the server keeps, makes buyer-2 wait for buyer-1: violations 0",
+			"over with GETSET and buys while buyer-1 holds it (buyer-2 enters its section less than the TTL after buyer-1 by the real " +
+			"clock, as the timeline shows: the skew's takeover, not an expiry); buyer-1 writes its stale stock: a lost update " +
+			"(violations >= 1, lost_updates >= 1). redis, whose TTL the server keeps, makes buyer-2 wait for buyer-1: violations 0",
 		Fix: "let the server keep the time (SET NX PX) and put an owner in the value, released by one atomic " +
 			"compare-and-delete",
 		Seed:        "seed 000: 「过期时间是客户端自己生成的,分布式环境下,每个客户端的时间必须同步。」",
@@ -267,8 +271,11 @@ var Catalogue = []Lesson{
 		Predict: "redis-getset (TTL 2.5 s): buyer-1's release finds its own value with GET and, before its DEL, waits (fault " +
 			"getset_release_gap) until its lock has expired and buyer-2, on the other replica, has taken it over with GETSET; buyer-2 " +
 			"stays inside its section (2 s, within its own TTL); buyer-1's DEL deletes buyer-2's lock and buyer-3 walks in with SETNX beside " +
-			"buyer-2: freed_others >= 1, violations >= 1. redis releases with one compare-and-delete script: buyer-2 waits for buyer-1, buyer-3 " +
-			"for buyer-2, violations 0",
+			"buyer-2: freed_others >= 1, violations >= 1. redis (TTL 4 s, watchdog off) releases with one compare-and-delete script and is " +
+			"made late too: buyer-1's slow step (slow_work 5 s) outlives its TTL, buyer-2 takes the expired lock over and stays inside " +
+			"(2 s), buyer-1's check stops it (lock_lost) and its release, after buyer-2's grant, finds buyer-2's lock and leaves it " +
+			"(lease events: release_refused >= 1, freed_other 0); buyer-3 waits for buyer-2: no overlap begins after the refused release " +
+			"(the one before it is the expiry's), lost_updates 0",
 		Fix: "an owner token in the value and one atomic compare-and-delete (a Lua script), as the `redis` strategy " +
 			"releases",
 		Seed: "seed 000: 「没有保存持有者的唯一标识,可能被别的客户端释放/解锁」, and on releasing by GET then DEL: " +
@@ -334,8 +341,10 @@ var Catalogue = []Lesson{
 		Name:  "acquire-reply-lost",
 		Title: "An acquire whose reply was lost: check for your own value before retrying",
 		Predict: "the first replica's next lock script runs on Redis but its reply is lost (fault drop_reply): our " +
-			"redisson model gives up on the error (buyer-1 fails) and its orphaned lock keeps buyer-2 waiting until the TTL (3 s); redis asks " +
-			"Redis whether the lock is its own before anything else, finds its id, and buyer-1 buys at once, buyer-2 after it",
+			"redisson model gives up on the error (buyer-1 backend_down) and its orphaned lock keeps buyer-2 waiting until the TTL (3 s; " +
+			"at least half of it required); redis asks Redis whether the lock is its own before anything else, finds its id, and buyer-1 " +
+			"buys at once (within the TTL, not after waiting its own lock out), buyer-2 after it. Each side's drop is counted " +
+			"(GET /api/faults replies_dropped: one during buyer-1's order)",
 		Fix: "after a timeout or a lost reply, look for your own token (GET key == my id) before trying again",
 		Seed: "seed 002: 「比如说加锁的时候收到了超时响应,就可以发起重试」; 「如果 key1 存在,检查值是不是 value1。如果是 value1," +
 			"那么说明我上一次加锁成功了。」",
@@ -347,7 +356,9 @@ var Catalogue = []Lesson{
 		Title: "A local hand-off in front of the distributed lock keeps it safe and saves round trips",
 		Predict: "the same contended sale (16 buyers, 96 orders, 1 ms of work, fencing on) on redis and on redis-2level: " +
 			"both sell exactly what the database counts (oversold 0, lost_updates 0, violations 0, fenced_writes 0: " +
-			"the tokens stay monotonic across hand-offs); the orders/s of each are shown, not judged (the lock's own " +
+			"the tokens stay monotonic across hand-offs), and redis-2level hands its lock on locally at least once (in its " +
+			"timeline a section's token 1 to 8 above the one before it on the same replica: one Redis acquisition, " +
+			"several holders); the orders/s of each are shown, not judged (the lock's own " +
 			"gain is make bench's BenchmarkContentionProcesses: about 5x at a 0 ms section over 3 processes)",
 		Fix: "queue the contenders of one process locally, send one of them to the distributed lock, and pass the lock " +
 			"between local waiters up to a fairness bound before releasing it",
@@ -376,7 +387,7 @@ var Catalogue = []Lesson{
 		Name:  "for-update-needs-tx",
 		Title: "SELECT ... FOR UPDATE locks only inside a transaction",
 		Predict: "db-pessimistic-autocommit runs the FOR UPDATE in autocommit: the row lock ends with the statement, " +
-			"16 buyers read and write the stock at once: lost updates and violations; db-pessimistic, the same " +
+			"16 buyers read and write the stock at once: lost updates and violations (both >= 1); db-pessimistic, the same " +
 			"SELECT inside the order's transaction, sells exactly",
 		Fix:         "begin a transaction, take the row lock, do the work and the write in it, and commit: commit is the unlock",
 		Seed:        "seed 000, on its select ... for update lock: 「这里需要注意一下哈,必须要加事务 哈。」",
@@ -423,7 +434,8 @@ var Catalogue = []Lesson{
 			"--zk-ensemble): buyer-1 holds the lock, stalled 4 s; a follower is killed (SIGKILL), the server buyer-1's replica's " +
 			"session is on unless that is the leader: the session moves to a live server (or stays on the leader) and buyer-1 " +
 			"keeps its lock, whose node lives in the ensemble, not on one server; buyer-2 on the other replica, sent while the " +
-			"server is down, waits for buyer-1 and buys after it; a burst of 16 buyers is served by the two servers left; the " +
+			"server is down, waits for buyer-1 and buys after it; a burst of 16 buyers is served by the two servers left (the " +
+			"killed one still down when the burst has been answered); the " +
 			"server starts again and the ensemble is whole: oversold 0, lost_updates 0, violations 0",
 		Fix: "nothing to fix for one server: two of three are a quorum (three servers survive one loss, five survive two); " +
 			"a dead leader disconnects every session until a new one is elected (about a second here), which the session " +
@@ -471,8 +483,9 @@ var Catalogue = []Lesson{
 		Predict: "every replica is cut off the database for 2.5 s (fault cut_db: its connections closed, new ones refused) " +
 			"while buyer-1, on the first, is inside its section: with the lock in the database (db-lock-table, db-pessimistic) " +
 			"every order in the outage fails cleanly, 503 db_unavailable, buyer-1's too (the server rolls its transaction back): " +
-			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (buyer-1's row " +
-			"lock went with its connection), db-lock-table when the lock row buyer-1 could not delete expires (its 5 s TTL); " +
+			"nothing sold, nothing half-written; once the database is back orders resume, db-pessimistic at once (within 2.5 s, " +
+			"sooner than a 5 s lock row taken before the outage could expire: buyer-1's row lock went with its connection), " +
+			"db-lock-table only after the lock row buyer-1 could not delete, still there after the outage, expires (its 5 s TTL); " +
 			"redis, whose lock is not in the database, stops all the same: the stock of record is there; each time the " +
 			"database counts exactly the orders the buyers were told they had",
 		Fix: "seed 004's remedy, said here and not run: replicate the database synchronously and move a virtual IP to the new master; a lock elsewhere " +

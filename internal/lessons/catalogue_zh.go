@@ -6,12 +6,12 @@ package lessons
 var zhTexts = map[string][3]string{
 	"mutex-across-replicas": {
 		"进程内的锁管不到其他实例",
-		"进程内的 mutex 挡不住第二个实例：临界区重叠，出现丢失更新；同样的负载下 db-pessimistic 不出任何差错",
+		"进程内的 mutex 挡不住第二个实例：两个实例上的临界区重叠（violations >= 1，一次重叠的两个临界区各在一个实例上），出现丢失更新（lost_updates >= 1）；同样的负载下 db-pessimistic 不出任何差错",
 		"所有实例共用的锁（这里用 SELECT ... FOR UPDATE）",
 	},
 	"setnx-expire-crash": {
 		"先 SETNX 再 EXPIRE：两步之间崩溃，锁永不过期",
-		"redis-setnx-expire 在 SETNX 之后、EXPIRE 之前崩溃：键没有 TTL，之后每个买家都等锁超时（售出 0）；redis（SET NX PX，一条命令）在同一点崩溃，锁只在 TTL 到期前被占着，之后下一个买家照常成交",
+		"redis-setnx-expire 在 SETNX 之后、EXPIRE 之前崩溃：键没有 TTL，之后每个买家都等满加锁等待时间后超时（售出 0）；redis（SET NX PX，一条命令）在同一点崩溃，锁只在 TTL 到期前被占着，之后下一个买家照常成交",
 		"SET key token NX PX ttl：加锁和过期时间在一条原子命令里",
 	},
 	"del-without-owner": {
@@ -21,7 +21,7 @@ var zhTexts = map[string][3]string{
 	},
 	"ttl-shorter-than-work": {
 		"没有看门狗时，TTL 短于业务耗时会放进两个持有者",
-		"redis，锁过期时间 1000 毫秒，锁内业务 1800 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，否则它写回之前读到的库存，就是一次丢失更新）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
+		"redis，锁过期时间 1000 毫秒，锁内业务 1800 毫秒，看门狗关：锁在业务中途过期，第二个买家进来，临界区重叠（violations > 0；我们的持有者写入前检查 Lost()，以 lock_lost 放弃，lost_updates 0，否则它写回之前读到的库存，就是一次丢失更新）；同一个秒杀开着看门狗（每 ttl/3 续期）则守住（violations 0，oversold 0）",
 		"持有者活着时由看门狗续期租约（Redisson 的 lockWatchdogTimeout）",
 	},
 	"pause-past-ttl": {
@@ -41,12 +41,12 @@ var zhTexts = map[string][3]string{
 	},
 	"optimistic-vs-pessimistic": {
 		"竞争激烈时乐观锁付出重试，悲观锁排队",
-		"64 个买家同时抢 50 件：乐观 CAS 屡屡失败重试（CAS 重试 > 0），悲观锁在行锁上排队，不重试（0）；两者都守住（oversold 0）；各自的每秒订单数只展示，不作判定",
+		"64 个买家同时抢 50 件：乐观 CAS 屡屡失败重试（该活动自己的 CAS 重试数，取自它的实时数据，> 0），悲观锁在行锁上排队，不重试（0）；两者都守住（oversold 0）；各自的每秒订单数只展示，不作判定",
 		"乐观锁只用于冲突少的场景；热点行干脆不用锁：条件扣减（UPDATE … SET stock = stock - 1 WHERE stock > 0）、先在 Redis 扣库存，或用队列；悲观锁能守住，但所有买家都排在一行上",
 	},
 	"cache-db-drift": {
 		"缓存和数据库不一致",
-		"秒杀进行中 Redis 在没有持久化的情况下重启，丢了 redis-lua-stock 存在那里的库存：下单短暂返回 503 stock_reloading（没有 500），库存从数据库重建，之后每件都卖出、没有重复，Redis 和数据库的库存都以 0 结束",
+		"秒杀进行中 Redis 在没有持久化的情况下重启，丢了 redis-lua-stock 存在那里的库存（重启后立即读取该活动，store_stock 为 -1）：下单短暂返回 503 stock_reloading（除了下单成功和最后的 sold_out 没有别的应答，没有 500），库存从数据库重建，之后每件都卖出、没有重复，Redis 和数据库的库存都以 0 结束",
 		"以数据库为准：等从丢失的库存里扣出的订单全部落库后，再从数据库重建缓存库存；补回的库存只归还到它原来所在的那一份",
 	},
 	"queue-durability": {
@@ -61,7 +61,7 @@ var zhTexts = map[string][3]string{
 	},
 	"herd-rate-limit": {
 		"重复点击的蜂拥：按用户限流在拿锁前挡住它们",
-		"150 个买家各同时点击三次，抢 20 件（售罄缓存关）：不限流时每次点击都到达锁；rate_limit_user 为 1 次/秒时，重复点击在拿锁前得到 429 rate_limited（Retry-After，rate_limit 层），库存仍然恰好卖完：售出 20，oversold 0，duplicates 0；通过的买家的 p99 只展示、不判定",
+		"150 个买家各同时点击三次，抢 20 件（售罄缓存关）：不限流时每次点击都到达锁；rate_limit_user 为 1 次/秒时，重复点击在拿锁前得到 429 rate_limited（Retry-After，rate_limit 层），拿锁的临界区因此更少，库存仍然恰好卖完：售出 20，oversold 0，duplicates 0；通过的买家的 p99 只展示、不判定",
 		"在 Redis 里做全集群的按用户（和按 IP）限流（GCRA），Redis 不可用时退回每个实例自己的限流",
 	},
 	"reentrancy": {
@@ -76,12 +76,12 @@ var zhTexts = map[string][3]string{
 	},
 	"getset-expiry": {
 		"SETNX + GETSET 用客户端算的过期时间：各客户端的时钟必须一致",
-		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 buyer-1 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；buyer-2 认为 buyer-1 的过期时间已过，用 GETSET 接管锁，在 buyer-1 持锁时下单；buyer-1 写入过时的库存：丢失更新（violations >= 1）。redis 的 TTL 由服务器计时，buyer-2 等待 buyer-1：violations 0",
+		"redis-getset（TTL 3 秒）：第二个实例的时钟快 5 秒（故障 clock_skew）；第一个实例上的 buyer-1 持锁并停顿 2 秒，按真实时钟仍在 TTL 内；buyer-2 认为 buyer-1 的过期时间已过，用 GETSET 接管锁，在 buyer-1 持锁时下单（时间线显示，按真实时钟 buyer-2 在 buyer-1 进入临界区后不到一个 TTL 就进入：是时钟偏差造成的接管，不是过期）；buyer-1 写入过时的库存：丢失更新（violations >= 1，lost_updates >= 1）。redis 的 TTL 由服务器计时，buyer-2 等待 buyer-1：violations 0",
 		"让服务器计时（SET NX PX），值里放持有者，用一次原子的比较并删除来释放",
 	},
 	"getset-release-race": {
 		"SETNX + GETSET 用 GET 再 DEL 释放：DEL 删掉了下一个持有者的锁",
-		"redis-getset（TTL 2.5 秒）：buyer-1 释放时用 GET 找到自己的值，在 DEL 之前等待（故障 getset_release_gap），直到锁过期、另一实例上的 buyer-2 用 GETSET 接管；buyer-2 留在临界区内（2 秒，在自己的 TTL 内）；buyer-1 的 DEL 删掉了 buyer-2 的锁，buyer-3 用 SETNX 在 buyer-2 旁边进入：freed_others >= 1，violations >= 1。redis 用一个比较并删除脚本释放：buyer-2 等 buyer-1，buyer-3 等 buyer-2，violations 0",
+		"redis-getset（TTL 2.5 秒）：buyer-1 释放时用 GET 找到自己的值，在 DEL 之前等待（故障 getset_release_gap），直到锁过期、另一实例上的 buyer-2 用 GETSET 接管；buyer-2 留在临界区内（2 秒，在自己的 TTL 内）；buyer-1 的 DEL 删掉了 buyer-2 的锁，buyer-3 用 SETNX 在 buyer-2 旁边进入：freed_others >= 1，violations >= 1。redis（TTL 4 秒，看门狗关）用一个比较并删除脚本释放，也让它晚释放：buyer-1 的慢步骤（slow_work 5 秒）超过了 TTL，buyer-2 接管过期的锁并留在临界区内（2 秒），buyer-1 的锁检查让它停下（lock_lost），它在 buyer-2 拿到锁之后的释放发现锁属于 buyer-2，不删（租约事件：release_refused >= 1，freed_other 0）；buyer-3 等 buyer-2：被拒的释放之后没有开始任何重叠（之前那次是过期造成的），lost_updates 0",
 		"值里放持有者令牌，用一次原子的比较并删除（Lua 脚本）释放，就像 redis 策略那样",
 	},
 	"getset-loser-overwrites": {
@@ -101,12 +101,12 @@ var zhTexts = map[string][3]string{
 	},
 	"acquire-reply-lost": {
 		"加锁的应答丢了：重试前先查是不是自己的值",
-		"第一个实例的下一次加锁脚本在 Redis 上执行了，但应答丢了（故障 drop_reply）：我们的 redisson 模型因出错而放弃（buyer-1 失败），它遗留的锁让 buyer-2 一直等到 TTL（3 秒）；redis 先问 Redis 锁是不是自己的，找到自己的 id，buyer-1 立即下单，buyer-2 随后",
+		"第一个实例的下一次加锁脚本在 Redis 上执行了，但应答丢了（故障 drop_reply）：我们的 redisson 模型因出错而放弃（buyer-1 backend_down），它遗留的锁让 buyer-2 一直等到 TTL（3 秒；要求至少等了一半）；redis 先问 Redis 锁是不是自己的，找到自己的 id，buyer-1 立即下单（在 TTL 内，而不是等自己的锁过期），buyer-2 随后。两边的丢弃都被计数（GET /api/faults replies_dropped：buyer-1 下单期间一次）",
 		"超时或应答丢失后，先查自己的令牌（GET key == 我的 id）再重试",
 	},
 	"two-level-handoff": {
 		"分布式锁前面加一层本地交接：照样安全，还省往返",
-		"同样的竞争秒杀（16 个买家，96 个订单，锁内 1 毫秒，防护令牌开）分别用 redis 和 redis-2level：两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0，fenced_writes 0：令牌在交接中保持单调）；各自的每秒订单数只展示、不判定（锁本身的收益见 make bench 的 BenchmarkContentionProcesses：3 个进程、0 毫秒临界区时约 5 倍）",
+		"同样的竞争秒杀（16 个买家，96 个订单，锁内 1 毫秒，防护令牌开）分别用 redis 和 redis-2level：两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0，fenced_writes 0：令牌在交接中保持单调），并且 redis-2level 至少在本地交接一次锁（时间线上某个临界区的令牌比同一实例上前一个高 1 到 8：一次 Redis 加锁，多个持有者）；各自的每秒订单数只展示、不判定（锁本身的收益见 make bench 的 BenchmarkContentionProcesses：3 个进程、0 毫秒临界区时约 5 倍）",
 		"同一进程的竞争者先在本地排队，派其中一个去拿分布式锁，在公平上限内把锁在本地等待者之间传递，再释放",
 	},
 	"lock-per-batch": {
@@ -116,7 +116,7 @@ var zhTexts = map[string][3]string{
 	},
 	"for-update-needs-tx": {
 		"SELECT ... FOR UPDATE 只在事务里才加锁",
-		"db-pessimistic-autocommit 在自动提交下执行 FOR UPDATE：行锁随语句结束，16 个买家同时读写库存：丢失更新和重叠；db-pessimistic 把同样的 SELECT 放在订单的事务里，卖得分毫不差",
+		"db-pessimistic-autocommit 在自动提交下执行 FOR UPDATE：行锁随语句结束，16 个买家同时读写库存：丢失更新和重叠（都 >= 1）；db-pessimistic 把同样的 SELECT 放在订单的事务里，卖得分毫不差",
 		"开启事务，拿行锁，在事务里完成业务和写入，再提交：提交即解锁",
 	},
 	"etcd-lease-expiry": {
@@ -131,12 +131,12 @@ var zhTexts = map[string][3]string{
 	},
 	"zk-ensemble-server-killed": {
 		"ZooKeeper 集群三台死一台，锁还在",
-		"zookeeper 跑在三台服务器的集群上（实例的 SECKILL_ZK_SERVERS 列出它们：scripts/services.sh up --zk-ensemble）：buyer-1 持锁并停顿 4 秒；杀掉一个跟随者（SIGKILL）：buyer-1 所在实例的 ZooKeeper 会话连着的那台服务器（除非那台是领导者）：会话转到一台活着的服务器（或留在领导者上），buyer-1 保住锁，锁节点在集群里而不在某一台上；服务器宕机期间另一实例上的 buyer-2 等待 buyer-1，之后下单；剩下两台服务器接住 16 个买家的一波请求；服务器重新启动，集群恢复完整：oversold 0，lost_updates 0，violations 0",
+		"zookeeper 跑在三台服务器的集群上（实例的 SECKILL_ZK_SERVERS 列出它们：scripts/services.sh up --zk-ensemble）：buyer-1 持锁并停顿 4 秒；杀掉一个跟随者（SIGKILL）：buyer-1 所在实例的 ZooKeeper 会话连着的那台服务器（除非那台是领导者）：会话转到一台活着的服务器（或留在领导者上），buyer-1 保住锁，锁节点在集群里而不在某一台上；服务器宕机期间另一实例上的 buyer-2 等待 buyer-1，之后下单；剩下两台服务器接住 16 个买家的一波请求（这波请求都得到回答时，被杀的那台仍未恢复）；服务器重新启动，集群恢复完整：oversold 0，lost_updates 0，violations 0",
 		"一台服务器不用修：三台里两台就是多数（三台扛一台，五台扛两台）；领导者死掉会断开所有会话，直到选出新的（这里约一秒），会话超时必须覆盖这段时间",
 	},
 	"db-lock-single-point": {
 		"锁放在数据库里，数据库一挂，所有秒杀都停",
-		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 buyer-1 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，buyer-1 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（buyer-1 的行锁随连接释放），db-lock-table 要等 buyer-1 没能删除的锁行过期（5 秒 TTL）；redis 的锁不在数据库里，也照样停：以数据库为准的库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
+		"所有实例与数据库断开 2.5 秒（故障 cut_db：连接关闭，新连接被拒），此时第一个实例上的 buyer-1 正在临界区：锁在数据库里（db-lock-table、db-pessimistic）时，断开期间每个订单都干净地失败，503 db_unavailable，buyer-1 也一样（服务器回滚它的事务）：什么都没卖，没有写一半的数据；数据库恢复后订单继续，db-pessimistic 立即恢复（2.5 秒内，早于断开前拿到的 5 秒锁行可能过期的时刻：buyer-1 的行锁随连接释放），db-lock-table 要等 buyer-1 没能删除、断开结束后仍在的锁行过期（5 秒 TTL）之后才恢复；redis 的锁不在数据库里，也照样停：以数据库为准的库存在数据库里；每次数据库都恰好记下买家被告知已买到的订单",
 		"参考文章 004 的补救办法（这里只说明，不运行）：数据库同步复制，虚拟 IP 切到新主；把锁放到别处（Redis、ZooKeeper、etcd）能让锁离开数据库，但秒杀离不开：只要以数据库为准的库存在数据库里，它的可用性就限制着每一种策略",
 	},
 	"polling-vs-subscribe": {

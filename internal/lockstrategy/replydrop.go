@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,10 +20,13 @@ var ErrReplyDropped = errors.New("reply dropped by the drop_reply fault")
 // timed out, but did it succeed?"): armed with a key, it lets
 // the next script (EVAL, EVALSHA) on that key run on the server, then
 // reports a lost reply to its caller, as a connection that died between the
-// server's write and our read would. Nothing else is touched.
+// server's write and our read would. Nothing else is touched. Dropped
+// counts the replies it dropped, so that a lesson can tell the fault's
+// effect from its arming.
 type ReplyDropper struct {
-	mu  sync.Mutex
-	key string // "" when not armed
+	mu      sync.Mutex
+	key     string // "" when not armed
+	dropped atomic.Int64
 }
 
 var _ redis.Hook = (*ReplyDropper)(nil)
@@ -34,7 +38,11 @@ func (d *ReplyDropper) Arm(key string) {
 	d.mu.Unlock()
 }
 
-// take reports whether cmd is the armed script, disarming it.
+// Dropped is the number of replies dropped since the process started.
+func (d *ReplyDropper) Dropped() int64 { return d.dropped.Load() }
+
+// take reports whether cmd is the armed script, disarming it and counting
+// the drop.
 func (d *ReplyDropper) take(cmd redis.Cmder) bool {
 	name := cmd.Name()
 	if name != "evalsha" && name != "eval" {
@@ -51,6 +59,7 @@ func (d *ReplyDropper) take(cmd redis.Cmder) bool {
 		return false
 	}
 	d.key = ""
+	d.dropped.Add(1)
 	return true
 }
 

@@ -38,5 +38,8 @@ func TestReplyDropperLosesOneReply(t *testing.T) {
 	if n, err := set.Run(ctx, c, []string{key}).Int(); err != nil || n != 2 {
 		t.Fatalf("the next script: %d, %v (the fault is one reply)", n, err)
 	}
+	if n := d.Dropped(); n != 1 {
+		t.Fatalf("%d replies counted as dropped, want 1", n)
+	}
 	rdb.Del(ctx, key+"x")
 }

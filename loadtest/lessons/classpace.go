@@ -36,11 +36,12 @@ type contendSettings struct {
 }
 
 // brokenThenHeldSettings: at normal pace 16 buyers, 4 orders each, 20 ms
-// of work on 40 units; at the class pace two buyers (on two replicas) sent
-// together with 3 s of work, round after round for 20 s: the broken
-// strategy's two holders overlap for the whole 3 s (seven rounds), the
-// fix's wait in turn (about four rounds of 6 s). 20 units cover the
-// rounds of both.
+// of work on 40 units; at the class pace two buyers (one on each of two
+// replicas) sent together with 3 s of work, round after round for 20 s:
+// the broken strategy's two holders overlap for the whole 3 s (seven
+// rounds), both reading the stock before either writes (a lost update a
+// round), the fix's wait in turn (about four rounds of 6 s). 20 units
+// cover the rounds of both.
 func brokenThenHeldSettings(pace string) contendSettings {
 	if pace == catalogue.PaceClass {
 		return contendSettings{Stock: 20, WorkMS: 3000, Buyers: 2, Orders: 1, Rounds: true, CaseMin: classCaseMin}

@@ -22,11 +22,17 @@ func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 // At the class pace brokenThenHeld's broken strategy lets buyers sent
 // together in at once: each round is an overlap of the whole work, which
 // must last seconds; the rounds go on for 20 s, the stock covers them and
-// the fix's queue stays inside the lock wait.
+// the fix's queue stays inside the lock wait. Its verdict needs an overlap
+// pairing two replicas' sections (the mutex) and a lost update: a round
+// sends one buyer to each of the two replicas (burstOn alternates them),
+// and both read the stock before either writes it, the work between.
 func TestBrokenThenHeldClassPace(t *testing.T) {
 	set := brokenThenHeldSettings(catalogue.PaceClass)
 	if !set.Rounds || set.Buyers < 2 {
 		t.Fatalf("class pace must send at least two buyers together, round after round: %+v", set)
+	}
+	if set.Buyers%2 != 0 {
+		t.Errorf("%d buyers a round: want a multiple of the two replicas, so that each round puts as many on each", set.Buyers)
 	}
 	if overlap := ms(set.WorkMS); overlap < 2*time.Second {
 		t.Errorf("the broken strategy's holders overlap for the work, %v: want >= 2 s", overlap)

@@ -294,11 +294,12 @@ func herdSoldOutCache(ctx context.Context, sc *ScenarioRun) (string, bool, error
 // firing at the opening of a redis sale (sold-out cache off, so that every
 // click that passes the guards reaches the lock), without a rate limit and
 // then with rate_limit_user 1/s: the second and third clicks get 429
-// rate_limited before the lock, and the stock still sells exactly.
+// rate_limited before the lock, so fewer sections take it, and the stock
+// still sells exactly.
 func herdRateLimit(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 	var parts []string
-	pass := true
-	for _, limit := range []int{0, 1} {
+	var sides [2]rateSide
+	for i, limit := range []int{0, 1} {
 		id, opens, err := sc.herdSale(ctx, "scenario herd-rate-limit", 20,
 			map[string]any{"sold_out_cache": false, "rate_limit_user": limit})
 		if err != nil {
@@ -309,27 +310,63 @@ func herdRateLimit(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
 		if err != nil {
 			return "", false, err
 		}
-		limited, limitedOK := 0, true
+		s := rateSide{limit: limit, limitedOK: true, truth: t}
 		var bought []time.Duration
 		for _, a := range all {
 			if a.code == "rate_limited" {
-				limited++
-				limitedOK = limitedOK && a.status == http.StatusTooManyRequests && a.retryAfter && a.layer == "rate_limit"
+				s.limited++
+				s.limitedOK = s.limitedOK && a.status == http.StatusTooManyRequests && a.retryAfter && a.layer == "rate_limit"
 			}
 			if a.status == http.StatusCreated {
 				bought = append(bought, a.done.Sub(a.sent))
 			}
 		}
-		if limit > 0 {
-			pass = pass && t.exact() && limited > 0 && limitedOK && t.layers["rate_limit"] > 0
-		} else {
-			pass = pass && t.exact() && limited == 0 && t.layers["rate_limit"] == 0
-		}
+		sides[i] = s
 		parts = append(parts, fmt.Sprintf("rate_limit_user %d: %d clicks, %d refused 429 rate_limited; buyers who got through: p99 %.0f ms; "+
 			"%d sections under the lock; layers %s; %s",
-			limit, len(all), limited, p99ms(bought), t.sections, t.layersText(), describeHerd(t.view)))
+			limit, len(all), s.limited, p99ms(bought), t.sections, t.layersText(), describeHerd(t.view)))
 	}
-	return strings.Join(parts, " | "), pass, nil
+	pass, why := rateLimitVerdict(sides[0], sides[1])
+	out := strings.Join(parts, " | ")
+	if !pass {
+		out += " | FAIL: " + why
+	}
+	return out, pass, nil
+}
+
+// rateSide is one run of herd-rate-limit: its limit, the rate_limited
+// answers (limitedOK: every one a 429 with Retry-After from the rate_limit
+// layer) and the sale's truth.
+type rateSide struct {
+	limit     int
+	limited   int
+	limitedOK bool
+	truth     herdTruth
+}
+
+// rateLimitVerdict: both runs sold exactly; without the limit no click was
+// refused; with it some were, each a 429 with Retry-After from the
+// rate_limit layer, and they were stopped before the lock: fewer sections
+// took it than without the limit.
+func rateLimitVerdict(off, on rateSide) (bool, string) {
+	switch {
+	case !off.truth.exact():
+		return false, "without the limit the sale did not sell exactly: " + describeHerd(off.truth.view)
+	case off.limited != 0 || off.truth.layers["rate_limit"] != 0:
+		return false, fmt.Sprintf("without the limit %d clicks were refused rate_limited (layer rate_limit %d)",
+			off.limited, off.truth.layers["rate_limit"])
+	case !on.truth.exact():
+		return false, "with the limit the sale did not sell exactly: " + describeHerd(on.truth.view)
+	case on.limited == 0 || on.truth.layers["rate_limit"] == 0:
+		return false, fmt.Sprintf("with the limit no click was refused (%d rate_limited, layer rate_limit %d)",
+			on.limited, on.truth.layers["rate_limit"])
+	case !on.limitedOK:
+		return false, "a rate_limited answer was not a 429 with Retry-After from the rate_limit layer"
+	case on.truth.sections >= off.truth.sections:
+		return false, fmt.Sprintf("%d sections under the lock with the limit, %d without: the refused clicks did not stay out of the lock",
+			on.truth.sections, off.truth.sections)
+	}
+	return true, ""
 }
 
 func p99ms(d []time.Duration) float64 {

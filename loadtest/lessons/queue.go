@@ -19,21 +19,27 @@ import (
 // durabilityRound is what one mode's round observed.
 type durabilityRound struct {
 	Mode                             string
-	Accepted                         int // 202 answers
-	Confirmed, Failed, Lost, Pending int // the tickets' ends (pending: still, at the deadline)
-	UndeliveredAtRestart             int64
-	Before, After                    shopapi.ReconcileView // the repair's
-	DriftBefore, DriftAfter          int64
+	Accepted                         int   // 202 answers
+	Confirmed, Failed, Lost, Pending int   // the tickets' ends (pending: still, at the deadline)
+	UndeliveredAtRestart             int64 // the stream's lag seen before the restart
+	// UnreadAfterRestart is the entries no consumer had read, read right
+	// after the restart while the hold still keeps the consumers busy:
+	// unread then, they were unread at the restart, in the stream the
+	// restart kept (none keeps nothing: 0).
+	UnreadAfterRestart      int64
+	Before, After           shopapi.ReconcileView // the repair's
+	DriftBefore, DriftAfter int64
 }
 
 func (r durabilityRound) String() string {
-	return fmt.Sprintf("%s: %d 202s (%d undelivered at the restart), %d confirmed, %d failed, %d lost, %d still pending; "+
-		"drift %d (Redis stock %d, database %d), after repair %d (Redis %d)", r.Mode, r.Accepted, r.UndeliveredAtRestart,
+	return fmt.Sprintf("%s: %d 202s (%d undelivered before the restart, %d unread after it), %d confirmed, %d failed, %d lost, %d still pending; "+
+		"drift %d (Redis stock %d, database %d), after repair %d (Redis %d)", r.Mode, r.Accepted, r.UndeliveredAtRestart, r.UnreadAfterRestart,
 		r.Confirmed, r.Failed, r.Lost, r.Pending, r.DriftBefore, r.Before.StoreStock, r.Before.DBStock, r.DriftAfter, r.After.StoreStock)
 }
 
 // judgeDurability says whether the rounds show the lesson: always loses
-// nothing (it fails loudly otherwise), none loses the tickets that were
+// nothing (it fails loudly otherwise) of entries still unread after the
+// restart (so something was at risk), none loses the tickets that were
 // still undelivered, every ticket ends settled or lost, and the repair
 // leaves no drift. everysec is shown, not asserted: a process crash keeps
 // the OS page cache, so it usually loses nothing here.
@@ -52,6 +58,9 @@ func judgeDurability(rounds []durabilityRound) (problems []string) {
 		case shopapi.DurabilityAlways:
 			if r.Lost > 0 {
 				problems = append(problems, fmt.Sprintf("LOST %d ACCEPTED ORDERS WITH appendfsync always", r.Lost))
+			}
+			if r.UnreadAfterRestart < 1 {
+				problems = append(problems, "always: no entry unread after the restart: nothing was at risk")
 			}
 		case shopapi.DurabilityNone:
 			if r.Lost == 0 {
@@ -84,7 +93,8 @@ func queueDurability(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 	for _, mode := range shopapi.DurabilityModes {
 		r, err := sc.durabilityRound(ctx, mode, durabilityHold)
 		if errors.Is(err, errMissedWindow) {
-			// The 30 orders took longer than the hold on a loaded machine:
+			// The 30 orders took longer than the hold on a loaded machine,
+			// or (always) the consumers read the entries before the restart:
 			// nothing waited in the stream to be lost. Once more, with a
 			// hold four times as long.
 			r, err = sc.durabilityRound(ctx, mode, 4*durabilityHold)
@@ -106,8 +116,11 @@ func queueDurability(ctx context.Context, sc *ScenarioRun) (string, bool, error)
 // durabilityRound: an async redis-lua-stock sale whose row slow_db holds;
 // 30 buyers get their 202s while the consumers wait on the row; once
 // undelivered entries are seen in the stream, the default Redis restarts
-// (with the round's mode); when the hold is over and the queue drained,
-// each ticket is read: 404 is a lost order.
+// (with the round's mode) and the stream is read again: with always the
+// entries must still be there unread (errMissedWindow otherwise: the
+// consumers read them between the two reads, nothing was at risk); when
+// the hold is over and the queue drained, each ticket is read: 404 is a
+// lost order.
 func (sc *ScenarioRun) durabilityRound(ctx context.Context, mode string, hold time.Duration) (durabilityRound, error) {
 	r := durabilityRound{Mode: mode}
 	t := sc.Targets[0]
@@ -133,6 +146,17 @@ func (sc *ScenarioRun) durabilityRound(ctx context.Context, mode string, hold ti
 	}
 	if err := sc.fault(ctx, t, map[string]any{"kind": "restart_redis", "node": "redis"}); err != nil {
 		return r, err
+	}
+	unread, length, err := sc.queueAfterRestart(ctx, t)
+	if err != nil {
+		return r, err
+	}
+	r.UnreadAfterRestart = unread
+	if mode == shopapi.DurabilityAlways && unread == 0 && length > 0 {
+		// The stream came back but nothing in it was unread: the consumers
+		// read the entries before the restart (or the hold ran out first).
+		// An empty stream goes on: the tickets then show what was lost.
+		return r, fmt.Errorf("%w (after the restart: 0 unread, length %d)", errMissedWindow, length)
 	}
 	states, err := sc.settleTickets(ctx, tickets, holdEnds)
 	if err != nil {
@@ -198,6 +222,34 @@ func (sc *ScenarioRun) waitUndelivered(ctx context.Context, target string, holdE
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// queueAfterRestart reads the stream once the restarted Redis answers the
+// shop again (its clients reconnect: 10 s at most): its length and the
+// entries no consumer has read. That is the group's lag, or where Redis
+// cannot tell it (-1: a group reloaded from the AOF does not know how
+// many entries it had read) the length less the entries delivered and not
+// yet acknowledged (acknowledged ones are deleted from the stream).
+func (sc *ScenarioRun) queueAfterRestart(ctx context.Context, target string) (unread, length int64, err error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		q, err := sc.C.QueueInfo(ctx, target)
+		if err == nil || time.Now().After(deadline) {
+			return unreadOf(q.Lag, q.Length, q.Pending), q.Length, err
+		}
+		if err := load.Sleep(ctx, 50*time.Millisecond); err != nil {
+			return 0, 0, err
+		}
+	}
+}
+
+// unreadOf is the stream's unread entries: lag, or when Redis does not
+// know it (negative) length less pending, never below 0.
+func unreadOf(lag, length, pending int64) int64 {
+	if lag >= 0 {
+		return lag
+	}
+	return max(0, length-pending)
 }
 
 // settleTickets counts the tickets' states once the queue has drained:

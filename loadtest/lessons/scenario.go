@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -385,11 +386,11 @@ func describe(v shopapi.SaleView) string {
 		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites, v.Verdict.Word())
 }
 
-// mutexAcrossReplicas: the same load (60 buyers, 8 at a time per replica,
-// alternating between two replicas, 20 ms of work inside the section) on a
-// `mutex` sale and on a `db-pessimistic` one.
+// mutexAcrossReplicas: the same contended load (brokenThenHeldSettings,
+// the buyers alternating over the replicas) on a `mutex` sale, whose lock
+// is each replica's own, and on a `db-pessimistic` one.
 func mutexAcrossReplicas(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	return sc.brokenThenHeld(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic")
+	return sc.brokenThenHeldAcross(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic", true)
 }
 
 // contend has buyers buyers, spread over the targets, place orders
@@ -410,11 +411,17 @@ func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 }
 
 // brokenThenHeld runs the same contended sale (brokenThenHeldSettings) on
-// a broken strategy, which must break an invariant, and on its fix, which
-// must hold them all.
+// a broken strategy, which must let holders in together and lose an
+// update, and on its fix, which must break nothing (brokenThenHeldVerdict).
 func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
-	var parts []string
-	pass := true
+	return sc.brokenThenHeldAcross(ctx, name, broken, fix, false)
+}
+
+// brokenThenHeldAcross is brokenThenHeld; acrossReplicas says the broken
+// strategy's lock is each replica's own: at least one of its overlaps must
+// then pair sections on two different replicas (the sale's timeline).
+func (sc *ScenarioRun) brokenThenHeldAcross(ctx context.Context, name, broken, fix string, acrossReplicas bool) (string, bool, error) {
+	var sides []heldSide
 	set := brokenThenHeldSettings(sc.Pace)
 	for i, strategy := range []string{broken, fix} {
 		if i > 0 {
@@ -432,13 +439,115 @@ func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix str
 		} else {
 			sc.contend(ctx, v.ID, set.Buyers, set.Orders)
 		}
-		got, err := sc.settled(ctx, v.ID)
-		if err != nil {
+		s := heldSide{strategy: strategy}
+		if s.view, err = sc.settled(ctx, v.ID); err != nil {
 			return "", false, err
 		}
-		bad := got.Oversold > 0 || got.LostUpdates > 0 || got.Violations > 0
-		pass = pass && bad == (strategy == broken)
-		parts = append(parts, fmt.Sprintf("%s: %s", strategy, describe(got)))
+		if acrossReplicas && strategy == broken {
+			if s.pairs, err = sc.overlapPairs(ctx, v.ID); err != nil {
+				return "", false, err
+			}
+		}
+		sides = append(sides, s)
 	}
-	return strings.Join(parts, " | "), pass, nil
+	ok, why := brokenThenHeldVerdict(sides[0], sides[1], acrossReplicas)
+	out := sides[0].String(acrossReplicas) + " | " + sides[1].String(false)
+	if !ok {
+		out += " | FAIL: " + why
+	}
+	return out, ok, nil
+}
+
+// heldSide is one strategy's case of brokenThenHeld: the sale's figures and,
+// when read, its overlaps by the replicas of their two sections.
+type heldSide struct {
+	strategy string
+	view     shopapi.SaleView
+	pairs    overlapReplicas
+}
+
+func (s heldSide) String(withPairs bool) string {
+	out := fmt.Sprintf("%s: %s", s.strategy, describe(s.view))
+	if withPairs {
+		out += fmt.Sprintf(" (overlaps between two replicas' sections %d, on one replica %d", s.pairs.across, s.pairs.within)
+		if s.pairs.summarised {
+			out += ", timeline summarised: sections not listed"
+		}
+		out += ")"
+	}
+	return out
+}
+
+// brokenThenHeldVerdict: the broken strategy let holders in together
+// (violations >= 1) and one's write lost another's (lost_updates >= 1), and
+// with acrossReplicas at least one overlap paired sections on two different
+// replicas; the fix broke nothing.
+func brokenThenHeldVerdict(broken, fix heldSide, acrossReplicas bool) (bool, string) {
+	b, f := broken.view, fix.view
+	switch {
+	case b.Violations < 1:
+		return false, fmt.Sprintf("%s: no overlapping sections (violations %d)", broken.strategy, b.Violations)
+	case b.LostUpdates < 1:
+		return false, fmt.Sprintf("%s: no lost update (lost_updates %d)", broken.strategy, b.LostUpdates)
+	case acrossReplicas && broken.pairs.across < 1:
+		return false, fmt.Sprintf("%s: no overlap between sections on two replicas (%d on one replica)", broken.strategy, broken.pairs.within)
+	case f.Oversold > 0 || f.LostUpdates > 0 || f.Violations > 0:
+		return false, fmt.Sprintf("%s broke: oversold %d lost_updates %d violations %d", fix.strategy, f.Oversold, f.LostUpdates, f.Violations)
+	}
+	return true, ""
+}
+
+// overlapReplicas counts a sale's overlaps by where their two sections ran.
+type overlapReplicas struct {
+	across, within int
+	// summarised: the timeline had too many sections to list them, so no
+	// overlap could be placed.
+	summarised bool
+}
+
+// saleSections is the part of GET /api/sales/{id}/timeline that places
+// each overlap's two sections on their replicas.
+type saleSections struct {
+	Summarised bool `json:"summarised"`
+	Sections   []struct {
+		ID      uint64 `json:"id"`
+		Replica string `json:"replica"`
+	} `json:"sections"`
+	Overlaps []struct {
+		A uint64 `json:"a"`
+		B uint64 `json:"b"`
+	} `json:"overlaps"`
+}
+
+// pairs counts the overlaps whose sections ran on two different replicas
+// and on one; an overlap with a section not listed counts in neither.
+func (t saleSections) pairs() overlapReplicas {
+	o := overlapReplicas{summarised: t.Summarised}
+	replica := map[uint64]string{}
+	for _, s := range t.Sections {
+		replica[s.ID] = s.Replica
+	}
+	for _, p := range t.Overlaps {
+		a, okA := replica[p.A]
+		b, okB := replica[p.B]
+		switch {
+		case !okA || !okB:
+		case a != b:
+			o.across++
+		default:
+			o.within++
+		}
+	}
+	return o
+}
+
+// overlapPairs reads sale id's timeline (after settled: every replica has
+// written its sections) and counts its overlaps by replica.
+func (sc *ScenarioRun) overlapPairs(ctx context.Context, id uint64) (overlapReplicas, error) {
+	var t saleSections
+	url := sc.Targets[0] + "/api/sales/" + strconv.FormatUint(id, 10) + "/timeline"
+	if _, err := sc.C.CallJSON(ctx, http.MethodGet, url, nil, http.StatusOK, &t); err != nil {
+		return overlapReplicas{}, err
+	}
+	return t.pairs(), nil
 }

@@ -12,11 +12,13 @@ import (
 )
 
 // ZooKeeper ensemble lesson timings: A holds its lock this long, and the
-// killed server stays down this long (from the kill: A's hold, B's order
-// and the burst all fit in it with seconds to spare).
+// killed server stays down this long from the kill. The burst must be
+// answered while it is down (the verdict reads that, it does not assume
+// it): A's hold, B's order and the burst ended 4.2 s after the kill on a
+// loaded machine, so 12 s leaves them about three times what they took.
 const (
 	zkEnsembleHold = 4 * time.Second
-	zkServerDown   = 8 * time.Second
+	zkServerDown   = 12 * time.Second
 )
 
 // zkEnsembleServerKilled: the zookeeper strategy on the three-server
@@ -45,32 +47,71 @@ func zkEnsembleServerKilled(ctx context.Context, sc *ScenarioRun) (string, bool,
 	if err != nil {
 		return "", false, err
 	}
-	bWhileDown := down > 0
-	b := sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
-	aKind := <-a
+	o := zkEnsembleOutcome{aHeld: aHeld, bWhileDown: down > 0}
+	o.b = sc.C.Order(ctx, shopapi.OrdersURL(sc.last(), v.ID), "buyer-2")
+	o.aKind = <-a
 	burst, _ := sc.burst(ctx, v.ID, 16, "c")
+	o.burstOrders = burst[shopapi.KindOrder]
+	burstEnd := time.Since(killedAt)
+	// The server counts as down from the kill until the ensemble is whole
+	// again: down after the burst means down through all of it.
 	down, _, err = sc.zkServersDown(ctx, t1)
 	if err != nil {
 		return "", false, err
 	}
-	burstWhileDown := down > 0
+	o.burstWhileDown = down > 0
 	back, err := sc.waitZKWhole(ctx, t1, killedAt)
 	if err != nil {
 		return "", false, err
 	}
-	got, err := sc.settled(ctx, v.ID)
-	if err != nil {
+	if o.got, err = sc.settled(ctx, v.ID); err != nil {
 		return "", false, err
 	}
 	session := fmt.Sprintf("buyer-1's session was on it and moved to %s", kill.SessionOn)
 	if !kill.SessionWasOn {
 		session = fmt.Sprintf("buyer-1's session was on the leader %s and stayed", kill.SessionOn)
 	}
-	pass := aHeld && aKind == shopapi.KindOrder && bWhileDown && b == shopapi.KindOrder && burst[shopapi.KindOrder] == 16 &&
-		got.Oversold == 0 && got.LostUpdates == 0 && got.Violations == 0
-	return fmt.Sprintf("killed follower %s while buyer-1 held the lock (%s); buyer-1 %s, buyer-2 (sent with 2 of 3 servers) %s, "+
-		"burst %d of 16 orders (server still down after it: %v); the ensemble whole again %.1f s after the kill; %s",
-		kill.Killed, session, aKind, b, burst[shopapi.KindOrder], burstWhileDown, back.Seconds(), describe(got)), pass, nil
+	pass, why := o.holds()
+	out := fmt.Sprintf("killed follower %s while buyer-1 held the lock (%s); buyer-1 %s, buyer-2 (sent with 2 of 3 servers) %s, "+
+		"burst %d of 16 orders, ended %.1f s after the kill (server still down after it: %v); the ensemble whole again %.1f s after the kill; %s",
+		kill.Killed, session, o.aKind, o.b, o.burstOrders, burstEnd.Seconds(), o.burstWhileDown, back.Seconds(), describe(o.got))
+	if !pass {
+		out += " | FAIL: " + why
+	}
+	return out, pass, nil
+}
+
+// zkEnsembleOutcome is what zk-ensemble-server-killed saw.
+type zkEnsembleOutcome struct {
+	aHeld          bool   // buyer-1 still stalled, holding, after the kill
+	aKind, b       string // buyer-1's and buyer-2's answers
+	bWhileDown     bool   // a server was down when buyer-2 was sent
+	burstWhileDown bool   // the server was still down once the burst had been answered
+	burstOrders    int    // the burst's orders, of 16
+	got            shopapi.SaleView
+}
+
+// holds: buyer-1 kept its lock through the kill and bought, buyer-2 (sent
+// with a server down) bought after it, the whole burst bought while the
+// server was still down (two servers of three), and nothing broke.
+func (o zkEnsembleOutcome) holds() (bool, string) {
+	switch {
+	case !o.aHeld:
+		return false, "buyer-1 was no longer stalled holding the lock after the kill"
+	case o.aKind != shopapi.KindOrder:
+		return false, fmt.Sprintf("buyer-1 answered %s, not order", o.aKind)
+	case !o.bWhileDown:
+		return false, "no server was down when buyer-2 was sent"
+	case o.b != shopapi.KindOrder:
+		return false, fmt.Sprintf("buyer-2 answered %s, not order", o.b)
+	case o.burstOrders != 16:
+		return false, fmt.Sprintf("the burst bought %d of 16", o.burstOrders)
+	case !o.burstWhileDown:
+		return false, "the killed server was back before the burst ended: three servers served it, not the two left"
+	case o.got.Oversold != 0 || o.got.LostUpdates != 0 || o.got.Violations != 0:
+		return false, fmt.Sprintf("oversold %d lost_updates %d violations %d", o.got.Oversold, o.got.LostUpdates, o.got.Violations)
+	}
+	return true, ""
 }
 
 // zkKill is the 202 of kill_zk_server.
