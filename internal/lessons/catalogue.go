@@ -450,17 +450,13 @@ var Catalogue = []Lesson{
 	{
 		Name:  "consistent-hashing-ring-change",
 		Title: "Consistent hashing trades the distributed lock for a local one until the ring changes: two owners for a moment",
-		Predict: "consistent-hash (one owner replica per sale on a hash ring over the live replicas, an in-process lock " +
-			"there, the others refuse with not_owner), 50 ms of work, buyers on the owner and on another replica: the owner " +
-			"leaves the others' rings for 3 s while its own view stays stale (stale_ring); within 0.5 s the other replica's " +
-			"view names itself the owner while the old owner's still names the old owner (GET /api/sales/{id}/ring on " +
-			"each): two holders in two processes, both sell, overlapping sections (violations >= 1) and lost updates " +
-			"(lost_updates >= 1); then the old owner rejoins while the buyers still buy: every replica names it the owner " +
-			"again and it serves orders (>= 1 sent after the join was seen); with fencing on, the same change: the new " +
-			"owner's token carries its newer ring epoch and the old owner's writes are refused (fenced answers on the old " +
-			"owner >= 1, fenced_writes >= 1, lost_updates 0, oversold 0), and once it has rejoined its own view is the newer " +
-			"one and it sells again (>= 1 order after the join); the epochs are the replicas' own clocks, which agree here " +
-			"(one host)",
+		Predict: "consistent-hash (one owner replica per sale on a ring over the live replicas, an in-process lock there, " +
+			"not_owner elsewhere), buyers on two replicas: the owner leaves the others' rings for 3 s while its own view stays " +
+			"stale (stale_ring), so two replicas each name themselves the owner (GET /api/sales/{id}/ring): both sell, " +
+			"overlapping sections (violations >= 1) and lost updates (>= 1); then the old owner rejoins while buyers still " +
+			"buy, every replica names it again and it serves (>= 1 order after the join). With fencing on: the new owner's " +
+			"token carries its newer ring epoch, the old owner's writes are refused (fenced_writes >= 1, lost_updates 0), and " +
+			"after its rejoin it sells again. The epochs are the replicas' own clocks, which agree here (one host)",
 		Fix: "fence by ring epoch (a token per owner view, claimed in the database before the read), or let the database's " +
 			"conditional write decide; routing alone is safe only while every replica sees the same ring. The epoch here is " +
 			"the replica's own clock (milliseconds) when its view changed, so it orders views only while the replicas' clocks " +
@@ -525,16 +521,14 @@ var Catalogue = []Lesson{
 	{
 		Name:  "redlock-clock-jump",
 		Title: "RedLock's validity is counted on the client's clock: a master's clock jump gives two holders",
-		Predict: "first the time redsync takes to lock 3 masters here (40 uncontended orders: p50 and p99 in the observed line; " +
-			"0.4-10 ms and 1-71 ms in four runs on a shared 2-core machine, whose load makes the spread; validity = TTL - that time - drift (1% of the TTL + 2 ms)); then buyer-1 holds a redlock " +
-			"(TTL 8 s) and stalls 6.5 s inside its section (two of the watchdog's renewal periods of 2.7 s); two faults follow, " +
-			"both needed: redlock-3 restarts empty (fault restart_redis; alone it leaves buyer-1 a quorum, 2 of 3), and fault " +
-			"clock_jump_redis simulates on redlock-2 what a forward jump of its clock does to its keys, without changing any " +
-			"clock: every key's expiry there is cut to 1 ms (its answer keys_cut must be 1 or more: buyer-1's key); buyer-2 on " +
-			"the other replica takes masters 2 and 3, a quorum, and is seen inside while buyer-1, whose validity counted on its " +
-			"own clock has not run out, is still in its section: two holders (violations >= 1); watchdog off, buyer-1 writes " +
-			"its stale stock (lost update); watchdog on, its next renewal finds no quorum (lease event lost) and Lost() stops " +
-			"it at its check (lock_lost, no lost update)",
+		Predict: "first, redsync's time to lock 3 masters here (p50 and p99 of 40 uncontended orders; validity = TTL - that " +
+			"time - drift); then buyer-1 holds a redlock (TTL 8 s) and stalls 6.5 s in its section, and two faults follow, both " +
+			"needed: redlock-3 restarts empty (alone it leaves buyer-1 2 of 3), and on redlock-2 fault clock_jump_redis " +
+			"simulates a forward clock jump by cutting every key's expiry to 1 ms (keys_cut >= 1: buyer-1's key; no clock " +
+			"changes). buyer-2 on the other replica takes masters 2 and 3, a quorum, and is seen inside while buyer-1's " +
+			"validity, counted on its own clock, has time left: two holders (violations >= 1). Watchdog off: buyer-1 writes " +
+			"its stale stock (a lost update). Watchdog on: its next renewal finds no quorum (lease event lost) and its check " +
+			"stops it (lock_lost, no lost update)",
 		Fix: "no clock is shared: bound the drift (no stepping clocks on the masters), keep the TTL well above the time to " +
 			"acquire (seed 003's 「幾十毫秒」 is far too short for any work: the measured time to acquire reaches tens of ms " +
 			"at p99 on a loaded machine here, which would leave a TTL of tens of ms no validity; the Redis documentation puts the per-master timeout, " +
