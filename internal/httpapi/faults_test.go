@@ -211,23 +211,29 @@ func TestFaultSlowDB(t *testing.T) {
 	}
 }
 
-// expire_zk_session through the API: this replica's zookeeper lease is lost.
-func TestFaultExpireZKSession(t *testing.T) {
+// zkFaultsEnv is an API over a shop with faults on and this replica's
+// zookeeper strategy (replica names it), and that strategy's Locker.
+func zkFaultsEnv(t *testing.T, replica string) (*env, lockstrategy.Locker) {
+	t.Helper()
 	faultsOn(t)
 	db := testenv.DB(t, "httpapi")
 	store := inventory.NewStore(db)
 	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db, ZKServers: testenv.ZKServers(t)})
 	t.Cleanup(func() { lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: "faults-zk"}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	orders := order.NewService(order.Config{ReplicaID: replica}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
-	e := &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers})}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	l, err := lockers.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers})}, l
+}
+
+// expire_zk_session through the API: this replica's zookeeper lease is lost.
+func TestFaultExpireZKSession(t *testing.T) {
+	e, l := zkFaultsEnv(t, "faults-zk")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	lease, err := l.Lock(ctx, "httpapi-faults-zk")
 	if err != nil {
 		t.Fatal(err)
