@@ -45,8 +45,6 @@ func lockBackends(cfg serveConfig, log *slog.Logger) (b lockstrategy.Backends, c
 	b.Health = lockstrategy.NewHealth()
 	if cfg.RedisAddr != "" {
 		b.Redis = redis.NewClient(lockstrategy.RedisOptions(cfg.RedisAddr, redisPoolSize))
-		b.ReplyDrop = &lockstrategy.ReplyDropper{} // idle until the drop_reply fault arms it
-		b.Redis.AddHook(b.ReplyDrop)
 		clients = append(clients, b.Redis)
 	}
 	for _, a := range config.List(cfg.RedlockAddrs) {

@@ -34,10 +34,10 @@ func (r *replica) openQueue(ctx context.Context, store *inventory.Store) {
 	}
 	q := orderqueue.New(rdb, r.db.Migrator().CurrentDatabase())
 	r.orders.UseQueue(q)
-	consumer := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: r.cfg.ReplicaID, SaleKey: r.orders.LockKey},
-		q, store, r.metrics, r.log)
+	consumer := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: r.cfg.ReplicaID, SaleKey: r.orders.LockKey,
+		Faults: r.faultHooks()}, q, store, r.metrics, r.log)
 	consumer.OnUnitsBack = unitsBack
-	r.faults.UseConsumer(consumer)
+	r.faults.UseConsumer()
 	r.metrics.QueueGauges(func() (int64, int64) {
 		cctx, cancel := context.WithTimeout(bg, time.Second)
 		defer cancel()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
@@ -40,9 +41,14 @@ type replica struct {
 	opts serveOptions
 	log  *slog.Logger
 
-	db            *gorm.DB
-	dbLink        *faults.DBLink // the pool's path to the database, when faults are on (cut_db)
-	backends      lockstrategy.Backends
+	db       *gorm.DB
+	dbLink   *faults.DBLink // the pool's path to the database, when faults are on (cut_db)
+	backends lockstrategy.Backends
+	// points are the replica's fault points, which its order path, queue
+	// consumer and strategies call, and replyDrop the drop_reply hook on its
+	// Redis: both only when faults are on (nil otherwise).
+	points        *faultpoint.Points
+	replyDrop     *faultpoint.ReplyDropper
 	closeBackends func()
 	monitor       *loop // probes the backends every few seconds
 	lockers       *lockstrategy.Instances
@@ -109,6 +115,14 @@ func faultsOn() bool { return strings.EqualFold(config.Get(config.EnvFaults, "")
 func (r *replica) openStrategies(ctx context.Context) {
 	r.backends, r.closeBackends = lockBackends(r.cfg, r.log)
 	r.backends.DB = r.db
+	if faultsOn() {
+		r.points = &faultpoint.Points{}
+		r.backends.Faults = r.points
+		if r.backends.Redis != nil {
+			r.replyDrop = &faultpoint.ReplyDropper{} // idle until the drop_reply fault arms it
+			r.backends.Redis.AddHook(r.replyDrop)
+		}
+	}
 	// The ring's view of the replicas; named in announce, once the replica listens.
 	r.backends.Ring = hashring.NewMembership(r.db, liveShops(r.db))
 	detached := context.WithoutCancel(ctx) // the probes run until close, not until the signal
@@ -117,6 +131,15 @@ func (r *replica) openStrategies(ctx context.Context) {
 		monitorBackends(ctx, r.backends, r.log)
 	})
 	r.lockers = lockstrategy.NewInstances(r.backends)
+}
+
+// faultHooks are the replica's fault points as the road's hooks: nil
+// (production, every point a no-op) when faults are off.
+func (r *replica) faultHooks() faultpoint.Hooks {
+	if r.points == nil {
+		return nil
+	}
+	return r.points
 }
 
 // guards are the flash sale's guards in front of the order flow, and what
@@ -151,7 +174,8 @@ func (r *replica) openServices(ctx context.Context) error {
 	store := inventory.NewStore(r.db)
 	r.metrics.SaleTruths(saleTruths(store), r.log)
 	r.metrics.FaultKinds(faults.Names())
-	r.orders = order.NewService(order.Config{ReplicaID: r.cfg.ReplicaID, LockWait: r.cfg.LockWait}, store, r.lockers, r.live, r.log)
+	r.orders = order.NewService(order.Config{ReplicaID: r.cfg.ReplicaID, LockWait: r.cfg.LockWait, Faults: r.faultHooks()},
+		store, r.lockers, r.live, r.log)
 	// Detached from the signal so that the final publish runs after the
 	// HTTP shutdown let in-flight orders finish, and before the DB closes.
 	r.publisher = startLoop(context.WithoutCancel(ctx), func(ctx context.Context) {
@@ -166,12 +190,19 @@ func (r *replica) openServices(ctx context.Context) error {
 		RedlockAddrs:   config.List(r.cfg.RedlockAddrs),
 		SentinelAddrs:  config.List(r.cfg.SentinelAddrs),
 		SentinelMaster: r.cfg.SentinelMaster,
-		ReplyDrop:      r.backends.ReplyDrop,
-		ZKEnsemble:     zkensemble.FromEnv(),
-		DBLink:         r.dbLink,
-		Ring:           r.backends.Ring,
-		Injected:       r.metrics.ObserveFault,
-	}, r.orders, r.lockers, store)
+		ReplyDrop:      r.replyDrop,
+		Points:         r.points,
+		ReplicaID:      r.cfg.ReplicaID,
+		LockKey:        r.orders.LockKey,
+		Events:         r.orders.Events(),
+		ZooKeeper: func() (any, error) {
+			return r.lockers.Locker("zookeeper", lockstrategy.Options{})
+		},
+		ZKEnsemble: zkensemble.FromEnv(),
+		DBLink:     r.dbLink,
+		Ring:       r.backends.Ring,
+		Injected:   r.metrics.ObserveFault,
+	}, store)
 	sales := sale.New(r.db, r.lockers, r.orders)
 	g, err := r.openGuards(ctx)
 	if err != nil {

@@ -3,7 +3,7 @@ package faults
 import (
 	"errors"
 
-	"github.com/seckill-lab/seckill/internal/orderqueue"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 )
 
 // ErrNoConsumer: this replica runs no queue consumer (no default Redis).
@@ -11,14 +11,16 @@ var ErrNoConsumer = errors.New("faults: this replica runs no order-queue consume
 
 // KillPoints are where kill_consumer can strike.
 func KillPoints() []string {
-	return []string{orderqueue.KillBeforeCommit, orderqueue.KillAfterCommit}
+	var out []string
+	for _, p := range faultpoint.ConsumerPoints() {
+		out = append(out, string(p))
+	}
+	return out
 }
 
-// consumerKiller is the queue consumer (orderqueue.Consumer).
-type consumerKiller interface{ ArmKill(point string) }
-
-// UseConsumer gives the fault the replica's queue consumer.
-func (s *Service) UseConsumer(c consumerKiller) { s.consumer = c }
+// UseConsumer says the replica runs a queue consumer (on the replica's
+// fault points): kill_consumer can strike it.
+func (s *Service) UseConsumer() { s.consumer = true }
 
 // KillConsumer arms the kill of the next batch at point: before its
 // transaction commits (nothing of it lands; its entries stay pending and
@@ -26,12 +28,13 @@ func (s *Service) UseConsumer(c consumerKiller) { s.consumer = c }
 // acknowledgement (the orders exist; the reclaimed entries find them and
 // make nothing twice).
 func (s *Service) KillConsumer(point string) error {
-	if !s.cfg.Enabled {
-		return ErrDisabled
+	p, err := s.points()
+	if err != nil {
+		return err
 	}
-	if s.consumer == nil {
+	if !s.consumer {
 		return ErrNoConsumer
 	}
-	s.consumer.ArmKill(point)
+	p.ArmConsumerKill(faultpoint.ConsumerPoint(point))
 	return nil
 }

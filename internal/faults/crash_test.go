@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
@@ -23,9 +24,10 @@ func crashEnv(t *testing.T) (*redis.Client, *lockstrategy.Instances, *faults.Ser
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(t, 1)[0]})
 	t.Cleanup(func() { rdb.Close() })
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{Redis: rdb})
+	pts := &faultpoint.Points{}
+	lockers := lockstrategy.NewInstances(lockstrategy.Backends{Redis: rdb, Faults: pts})
 	t.Cleanup(func() { lockers.Close() })
-	f := faults.New(faults.Config{Enabled: true}, nil, lockers, nil)
+	f := faults.New(faults.Config{Enabled: true, Points: pts}, nil)
 	t.Cleanup(func() { f.DisarmCrash() }) // an unfired crash stays with this test's strategies
 	return rdb, lockers, f
 }
@@ -43,7 +45,7 @@ func TestCrashAfterSetNXLeavesDeadLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "crash-setnx"
-	if le, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
+	if le, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, lockstrategy.ErrHolderCrashed) {
 		if le != nil {
 			le.Unlock(context.Background())
 		}
@@ -74,7 +76,7 @@ func TestCrashAfterSetNXRedisExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "crash-redis"
-	if _, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, faults.ErrHolderCrashed) {
+	if _, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, lockstrategy.ErrHolderCrashed) {
 		t.Fatalf("armed Lock: %v, want ErrHolderCrashed", err)
 	}
 	if pttl, err := rdb.PTTL(context.Background(), key).Result(); err != nil || pttl <= 0 || pttl > crashTTL {
@@ -115,7 +117,7 @@ func TestCrashAfterSetNXOneShot(t *testing.T) {
 			key := "crash-one-shot-" + string(rune('a'+i)) // distinct keys: nobody waits
 			le, err := locktest.LockWithin(l, key, 5*time.Second)
 			switch {
-			case errors.Is(err, faults.ErrHolderCrashed):
+			case errors.Is(err, lockstrategy.ErrHolderCrashed):
 				mu.Lock()
 				crashed++
 				mu.Unlock()
@@ -133,8 +135,7 @@ func TestCrashAfterSetNXOneShot(t *testing.T) {
 }
 
 func TestCrashAfterSetNXDisabled(t *testing.T) {
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{})
-	f := faults.New(faults.Config{}, nil, lockers, nil)
+	f := faults.New(faults.Config{Points: &faultpoint.Points{}}, nil)
 	if err := f.CrashAfterSetNX(); !errors.Is(err, faults.ErrDisabled) {
 		t.Fatalf("disabled: %v, want ErrDisabled", err)
 	}

@@ -38,7 +38,7 @@ func TestCutDB(t *testing.T) {
 	if err := tx.Exec("SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID).Error; err != nil {
 		t.Fatal(err)
 	}
-	f := faults.New(faults.Config{Enabled: true, DBLink: link}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, DBLink: link}, nil)
 	if err := f.CutDB(2 * time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +60,10 @@ func TestCutDB(t *testing.T) {
 		t.Errorf("after the cut: %v", err)
 	}
 
-	if err := faults.New(faults.Config{Enabled: true}, nil, nil, nil).CutDB(time.Second); !errors.Is(err, faults.ErrNoDBLink) {
+	if err := faults.New(faults.Config{Enabled: true}, nil).CutDB(time.Second); !errors.Is(err, faults.ErrNoDBLink) {
 		t.Errorf("no link: %v, want ErrNoDBLink", err)
 	}
-	if err := faults.New(faults.Config{DBLink: link}, nil, nil, nil).CutDB(time.Second); !errors.Is(err, faults.ErrDisabled) {
+	if err := faults.New(faults.Config{DBLink: link}, nil).CutDB(time.Second); !errors.Is(err, faults.ErrDisabled) {
 		t.Errorf("disabled: %v, want ErrDisabled", err)
 	}
 }

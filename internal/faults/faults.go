@@ -12,6 +12,12 @@
 // its run function over the Service. POST and GET /api/faults and the
 // dashboard's Faults page read it. Adding a fault is one entry in table.go
 // and its run function in run.go.
+//
+// The faults that strike the order's road (a paused or slow holder, a
+// nested lock, a crash right after the acquire, a clock skew, redis-getset's
+// gaps, a killed consumer) are armed on the replica's faultpoint.Points,
+// which the road calls at its named points: this package imports no package
+// of the order path.
 package faults
 
 import (
@@ -21,11 +27,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/eventlog"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
-	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
@@ -57,7 +62,23 @@ type Config struct {
 	SentinelMaster string
 	// ReplyDrop is the hook on this replica's Redis that drop_reply arms;
 	// nil: no default Redis, no such fault.
-	ReplyDrop *lockstrategy.ReplyDropper
+	ReplyDrop *faultpoint.ReplyDropper
+	// Points are the replica's fault points, which its order path, queue
+	// consumer and strategies call; nil: the faults on the road are refused
+	// (ErrNoPoints).
+	Points *faultpoint.Points
+	// ReplicaID names the replica in the faults it records.
+	ReplicaID string
+	// LockKey is a sale's lock key (order.Service.LockKey): drop_reply
+	// drops a reply on it.
+	LockKey func(saleID uint64) string
+	// Events records each fault that ran, for the timeline; nil: not
+	// recorded.
+	Events FaultRecorder
+	// ZooKeeper returns the replica's zookeeper strategy (building it on
+	// first use), whose session, server and traffic its faults act on; nil:
+	// no ZooKeeper.
+	ZooKeeper func() (any, error)
 	// ZKEnsemble is the three-server ZooKeeper ensemble whose servers
 	// kill_zk_server may kill (only when the zookeeper strategy runs on it).
 	ZKEnsemble zkensemble.Ensemble
@@ -71,22 +92,61 @@ type Config struct {
 	Injected func(kind string)
 }
 
+// FaultRecorder records a fault for the timeline (eventlog.Log).
+type FaultRecorder interface{ Fault(f eventlog.Fault) }
+
+// ErrNoPoints: this replica has no fault points (faults built without them).
+var ErrNoPoints = errors.New("faults: this replica's order path has no fault points")
+
+// ErrNoZooKeeper: this replica has no zookeeper strategy to act on.
+var ErrNoZooKeeper = errors.New("faults: this replica has no zookeeper strategy")
+
 // Service injects faults into one replica.
 type Service struct {
-	cfg     Config
-	orders  *order.Service
-	lockers *lockstrategy.Instances
-	store   *inventory.Store
-	wg      sync.WaitGroup // slow_db holders and stop_process helpers still running
-	// consumer is the replica's order-queue consumer (kill_consumer); nil: none.
-	consumer consumerKiller
+	cfg   Config
+	store *inventory.Store
+	wg    sync.WaitGroup // slow_db holders and stop_process helpers still running
+	// consumer: the replica runs an order-queue consumer (kill_consumer).
+	consumer bool
 	zk       zkServerState // kill_zk_server's servers still down
 }
 
-// New returns a Service over this replica's order service, strategy cache
-// and store, configured by cfg.
-func New(cfg Config, orders *order.Service, lockers *lockstrategy.Instances, store *inventory.Store) *Service {
-	return &Service{cfg: cfg, orders: orders, lockers: lockers, store: store}
+// New returns a Service over this replica's store (slow_db holds a sale's
+// row in it), configured by cfg.
+func New(cfg Config, store *inventory.Store) *Service {
+	return &Service{cfg: cfg, store: store}
+}
+
+// points are the replica's fault points, once faults run and there are some.
+func (s *Service) points() (*faultpoint.Points, error) {
+	if !s.cfg.Enabled {
+		return nil, ErrDisabled
+	}
+	if s.cfg.Points == nil {
+		return nil, ErrNoPoints
+	}
+	return s.cfg.Points, nil
+}
+
+// armed checks d, then arms the fault on the replica's fault points.
+func (s *Service) armed(d time.Duration, arm func(p *faultpoint.Points)) error {
+	if err := s.check(d); err != nil {
+		return err
+	}
+	p, err := s.points()
+	if err != nil {
+		return err
+	}
+	arm(p)
+	return nil
+}
+
+// zooKeeper is the replica's zookeeper strategy.
+func (s *Service) zooKeeper() (any, error) {
+	if s.cfg.ZooKeeper == nil {
+		return nil, ErrNoZooKeeper
+	}
+	return s.cfg.ZooKeeper()
 }
 
 // Enabled reports whether faults run on this replica.
@@ -96,31 +156,19 @@ func (s *Service) Enabled() bool { return s.cfg.Enabled }
 // for d before its write: the holder is paused (a full GC), its lock
 // expires, another client takes it, then the first one wakes and writes.
 func (s *Service) PauseHolder(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	s.orders.PauseNextSection(d)
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) { p.PauseNextSection(d) })
 }
 
 // NestedLock makes the next locked critical section on this replica take
 // its own lock again, waiting at most d (the reentrancy lesson).
 func (s *Service) NestedLock(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	s.orders.NestNextSection(d)
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) { p.NestNextSection(d) })
 }
 
 // SlowWork makes the next locked critical section on this replica work d
 // longer before it checks its lease: the renewal-fails lesson.
 func (s *Service) SlowWork(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	s.orders.SlowNextSection(d)
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) { p.SlowNextSection(d) })
 }
 
 // ErrNoReplyDrop: this replica has no default Redis to drop a reply of.
@@ -135,7 +183,7 @@ func (s *Service) DropReply(saleID uint64) error {
 	if s.cfg.ReplyDrop == nil {
 		return ErrNoReplyDrop
 	}
-	s.cfg.ReplyDrop.Arm(s.orders.LockKey(saleID))
+	s.cfg.ReplyDrop.Arm(s.cfg.LockKey(saleID))
 	return nil
 }
 
@@ -157,23 +205,26 @@ const ClockSkewFor = 10 * time.Second
 // ClockSkewFor: a lock whose expiry each client computes with its own clock
 // is only as safe as the clients' clocks agree.
 func (s *Service) ClockSkew(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	redislock.SetClockSkew(d)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		time.Sleep(ClockSkewFor)
-		redislock.SetClockSkew(0)
-	}()
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) {
+		p.SetClockSkew(d)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			time.Sleep(ClockSkewFor)
+			p.SetClockSkew(0)
+		}()
+	})
 }
 
 // PausedHolders is the number of lock holders on this replica stalled by
 // pause_holder right now: a client waits for it to be 1 before its next
 // step, rather than sleeping and hoping the holder got there.
-func (s *Service) PausedHolders() int64 { return s.orders.PausedSections() }
+func (s *Service) PausedHolders() int64 {
+	if s.cfg.Points == nil {
+		return 0
+	}
+	return s.cfg.Points.Stalled()
+}
 
 // sessionExpirer is what the zookeeper strategy offers (zklock.Locker); an
 // interface here so that this package does not depend on the zk client.
@@ -191,7 +242,7 @@ func (s *Service) ExpireZKSession(ctx context.Context) (int64, error) {
 	if !s.cfg.Enabled {
 		return 0, ErrDisabled
 	}
-	l, err := s.lockers.Locker("zookeeper", lockstrategy.Options{})
+	l, err := s.zooKeeper()
 	if err != nil {
 		return 0, err
 	}

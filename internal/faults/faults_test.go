@@ -24,7 +24,7 @@ func TestSlowDB(t *testing.T) {
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}
-	f := faults.New(faults.Config{Enabled: true}, nil, nil, store)
+	f := faults.New(faults.Config{Enabled: true}, store)
 	t.Cleanup(f.Wait)
 
 	const hold = 800 * time.Millisecond
@@ -47,7 +47,7 @@ func TestSlowDB(t *testing.T) {
 	if err := f.SlowDB(ctx, sale.ID, faults.MaxDuration+time.Millisecond); err == nil {
 		t.Error("a hold beyond MaxDuration was accepted")
 	}
-	off := faults.New(faults.Config{}, nil, nil, store)
+	off := faults.New(faults.Config{}, store)
 	if err := off.SlowDB(ctx, sale.ID, hold); !errors.Is(err, faults.ErrDisabled) {
 		t.Errorf("disabled: %v, want ErrDisabled", err)
 	}
@@ -80,7 +80,7 @@ func TestExpireZKSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := faults.New(faults.Config{Enabled: true}, nil, mine, nil)
+	f := faults.New(faults.Config{Enabled: true, ZooKeeper: zooKeeperOf(mine)}, nil)
 	id, err := f.ExpireZKSession(ctx)
 	if err != nil || id == 0 {
 		t.Fatalf("expire: id %d, %v", id, err)

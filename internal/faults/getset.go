@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 )
 
 // GetSetReleaseGap arms the release gap of this replica's redis-getset for
@@ -12,11 +12,7 @@ import (
 // value names no owner) (the release itself is bounded by the order flow's unlock
 // timeout, 5 s).
 func (s *Service) GetSetReleaseGap(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	redislock.ArmReleaseGap(d)
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) { p.ArmGap(faultpoint.ReleaseGap, d) })
 }
 
 // GetSetTakeoverGap arms the takeover gap of this replica's redis-getset
@@ -24,14 +20,5 @@ func (s *Service) GetSetReleaseGap(d time.Duration) error {
 // and its GETSET until another client's GETSET has won, so that its own
 // GETSET loses and writes its expiry over the winner's.
 func (s *Service) GetSetTakeoverGap(d time.Duration) error {
-	if err := s.check(d); err != nil {
-		return err
-	}
-	redislock.ArmTakeoverGap(d)
-	return nil
+	return s.armed(d, func(p *faultpoint.Points) { p.ArmGap(faultpoint.TakeoverGap, d) })
 }
-
-// GetSetGaps is what the gaps and the pitfalls they open did on this
-// replica: gaps held now, losing GETSETs that overwrote a winner's expiry,
-// releases refused because the value was not theirs any more.
-func (s *Service) GetSetGaps() redislock.GapStats { return redislock.GetSetGaps() }

@@ -86,7 +86,7 @@ func TestKillPIDAfter(t *testing.T) {
 // The Service's own stop/kill validate and refuse when disabled; they are
 // not run here (they signal the test binary).
 func TestProcessFaultsValidate(t *testing.T) {
-	on := faults.New(faults.Config{Enabled: true}, nil, nil, nil)
+	on := faults.New(faults.Config{Enabled: true}, nil)
 	for _, d := range []time.Duration{0, faults.MaxDuration + time.Millisecond} {
 		if _, err := on.StopProcess(d); err == nil {
 			t.Errorf("stop %v accepted", d)
@@ -95,7 +95,7 @@ func TestProcessFaultsValidate(t *testing.T) {
 			t.Errorf("kill %v accepted", d)
 		}
 	}
-	off := faults.New(faults.Config{}, nil, nil, nil)
+	off := faults.New(faults.Config{}, nil)
 	if _, err := off.StopProcess(time.Second); err == nil {
 		t.Error("disabled stop accepted")
 	}

@@ -21,14 +21,14 @@ func (s *Service) Inject(ctx context.Context, k Kind, a Args) (Result, error) {
 	if err == nil && s.cfg.Injected != nil {
 		s.cfg.Injected(k.Name)
 	}
-	if err != nil || s.orders == nil {
+	if err != nil || s.cfg.Events == nil {
 		return res, err
 	}
 	to := time.Now()
 	if d := a.Duration("ms"); d > 0 && from.Add(d).After(to) {
 		to = from.Add(d)
 	}
-	f := eventlog.Fault{Kind: k.Name, ReplicaID: s.orders.ReplicaID(), FromAt: from, ToAt: &to}
+	f := eventlog.Fault{Kind: k.Name, ReplicaID: s.cfg.ReplicaID, FromAt: from, ToAt: &to}
 	for _, p := range []string{"node", "point"} {
 		if t := a.Choice(p); t != "" {
 			f.Target = t
@@ -37,6 +37,6 @@ func (s *Service) Inject(ctx context.Context, k Kind, a Args) (Result, error) {
 	if id := a.ID("sale_id"); id != 0 {
 		f.SaleID = &id
 	}
-	s.orders.Events().Fault(f)
+	s.cfg.Events.Fault(f)
 	return res, err
 }

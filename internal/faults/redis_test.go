@@ -16,7 +16,7 @@ import (
 // answers again under a new run_id; the other node is untouched.
 func TestRestartRedis(t *testing.T) {
 	addrs := testenv.PrivateRedis(t, 2)
-	f := faults.New(faults.Config{Enabled: true, RedisAddr: addrs[0], RedlockAddrs: addrs[1:]}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, RedisAddr: addrs[0], RedlockAddrs: addrs[1:]}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	clients := make([]*redis.Client, len(addrs))
@@ -55,7 +55,7 @@ func TestRestartRedis(t *testing.T) {
 			t.Errorf("node %q: %v, want ErrUnknownNode", node, err)
 		}
 	}
-	if _, err := faults.New(faults.Config{RedisAddr: addrs[0]}, nil, nil, nil).RestartRedis(ctx, "redis"); !errors.Is(err, faults.ErrDisabled) {
+	if _, err := faults.New(faults.Config{RedisAddr: addrs[0]}, nil).RestartRedis(ctx, "redis"); !errors.Is(err, faults.ErrDisabled) {
 		t.Errorf("disabled: %v, want ErrDisabled", err)
 	}
 }
@@ -63,7 +63,7 @@ func TestRestartRedis(t *testing.T) {
 // A node that is down is a clear error naming the node and its address.
 func TestRestartRedisDown(t *testing.T) {
 	const addr = "127.0.0.1:1" // nothing listens on port 1
-	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, nil)
 	_, err := f.RestartRedis(context.Background(), "redis")
 	if !errors.Is(err, faults.ErrRedisRestart) {
 		t.Fatalf("%v, want ErrRedisRestart", err)

@@ -16,7 +16,7 @@ import (
 // then answers again with its keys; the other node never stops.
 func TestFreezeRedis(t *testing.T) {
 	addrs := testenv.PrivateRedis(t, 2)
-	f := faults.New(faults.Config{Enabled: true, RedisAddr: addrs[0], RedlockAddrs: addrs[1:]}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, RedisAddr: addrs[0], RedlockAddrs: addrs[1:]}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	frozen := redis.NewClient(&redis.Options{Addr: addrs[0], MaxRetries: -1, ReadTimeout: 200 * time.Millisecond})
@@ -55,7 +55,7 @@ func TestFreezeRedis(t *testing.T) {
 // others: the lock on that node expires early, a key without a TTL stays.
 func TestClockJumpRedis(t *testing.T) {
 	addrs := testenv.PrivateRedis(t, 1)
-	f := faults.New(faults.Config{Enabled: true, RedlockAddrs: addrs}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, RedlockAddrs: addrs}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := redis.NewClient(&redis.Options{Addr: addrs[0]})

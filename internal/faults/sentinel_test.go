@@ -20,7 +20,7 @@ import (
 // hold, a key the replica acknowledged (WAIT 1) survives the same kill.
 func TestKillRedisMasterLosesWhatWasNotReplicated(t *testing.T) {
 	sentinels := testenv.PrivateSentinel(t)
-	f := faults.New(faults.Config{Enabled: true, SentinelAddrs: sentinels, SentinelMaster: testenv.SentinelMaster}, nil, nil, nil)
+	f := faults.New(faults.Config{Enabled: true, SentinelAddrs: sentinels, SentinelMaster: testenv.SentinelMaster}, nil)
 	c := redis.NewFailoverClient(lockstrategy.SentinelOptions(testenv.SentinelMaster, sentinels, 4))
 	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -57,10 +57,10 @@ func TestKillRedisMasterLosesWhatWasNotReplicated(t *testing.T) {
 
 func TestSentinelFaultsRefuse(t *testing.T) {
 	ctx := context.Background()
-	if _, err := faults.New(faults.Config{SentinelAddrs: []string{"127.0.0.1:1"}, SentinelMaster: "m"}, nil, nil, nil).KillRedisMaster(ctx, time.Second); !errors.Is(err, faults.ErrDisabled) {
+	if _, err := faults.New(faults.Config{SentinelAddrs: []string{"127.0.0.1:1"}, SentinelMaster: "m"}, nil).KillRedisMaster(ctx, time.Second); !errors.Is(err, faults.ErrDisabled) {
 		t.Fatalf("disabled: %v", err)
 	}
-	if _, err := faults.New(faults.Config{Enabled: true}, nil, nil, nil).HoldReplication(ctx, time.Second); !errors.Is(err, faults.ErrSentinel) {
+	if _, err := faults.New(faults.Config{Enabled: true}, nil).HoldReplication(ctx, time.Second); !errors.Is(err, faults.ErrSentinel) {
 		t.Fatalf("no Sentinels: %v", err)
 	}
 }

@@ -132,7 +132,7 @@ func TestChaosKinds(t *testing.T) {
 // order), a missing or out-of-range one, and a choice this replica does not
 // have; it returns the arguments typed.
 func TestParse(t *testing.T) {
-	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1"}, nil, nil, nil)
+	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1"}, nil)
 	kind := func(name string) faults.Kind {
 		k, ok := faults.Find(name)
 		if !ok {
@@ -204,7 +204,7 @@ func TestSlots(t *testing.T) {
 // sale_id being the armed run's), a pause longer than the TTL where a stale
 // write needs one.
 func TestNeedsAndArmOfEveryKind(t *testing.T) {
-	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1", RedlockAddrs: []string{"127.0.0.1:2", "127.0.0.1:3", "127.0.0.1:4"}}, nil, nil, nil)
+	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1", RedlockAddrs: []string{"127.0.0.1:2", "127.0.0.1:3", "127.0.0.1:4"}}, nil)
 	for _, k := range faults.Kinds() {
 		if len(k.Needs.Settings) == 0 {
 			t.Errorf("%s says no setting it needs", k.Name)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 )
 
@@ -86,7 +85,7 @@ func (s *Service) KillZKServer(ctx context.Context, d time.Duration) (ZKKill, er
 	if err := s.check(d); err != nil {
 		return ZKKill{}, err
 	}
-	l, err := s.lockers.Locker("zookeeper", lockstrategy.Options{})
+	l, err := s.zooKeeper()
 	if err != nil {
 		return ZKKill{}, err
 	}

@@ -23,7 +23,7 @@ func TestKillZKServer(t *testing.T) {
 	b := lockstrategy.Backends{ZKServers: ens.Servers}
 	mine, other := lockstrategy.NewInstances(b), lockstrategy.NewInstances(b)
 	t.Cleanup(func() { mine.Close(); other.Close() })
-	f := faults.New(faults.Config{Enabled: true, ZKEnsemble: ens}, nil, mine, nil)
+	f := faults.New(faults.Config{Enabled: true, ZKEnsemble: ens, ZooKeeper: zooKeeperOf(mine)}, nil)
 	t.Cleanup(f.Wait) // the killed server is started again before the test ends
 
 	holder, err := mine.Locker("zookeeper", lockstrategy.Options{})
@@ -103,11 +103,11 @@ func TestKillZKServerRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer locktest.Unlock(le)
-	f := faults.New(faults.Config{Enabled: true, ZKEnsemble: ens}, nil, lockers, nil)
+	f := faults.New(faults.Config{Enabled: true, ZKEnsemble: ens, ZooKeeper: zooKeeperOf(lockers)}, nil)
 	if _, err := f.KillZKServer(context.Background(), time.Second); !errors.Is(err, faults.ErrNotEnsemble) {
 		t.Errorf("standalone: %v, want ErrNotEnsemble", err)
 	}
-	off := faults.New(faults.Config{ZKEnsemble: ens}, nil, lockers, nil)
+	off := faults.New(faults.Config{ZKEnsemble: ens, ZooKeeper: zooKeeperOf(lockers)}, nil)
 	if _, err := off.KillZKServer(context.Background(), time.Second); !errors.Is(err, faults.ErrDisabled) {
 		t.Errorf("disabled: %v, want ErrDisabled", err)
 	}

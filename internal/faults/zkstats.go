@@ -3,8 +3,6 @@ package faults
 import (
 	"context"
 	"fmt"
-
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // ZKStats is what this replica's zookeeper strategy has sent its ZooKeeper
@@ -29,7 +27,7 @@ func (s *Service) ReadZKStats(_ context.Context) (ZKStats, error) {
 	if !s.cfg.Enabled {
 		return ZKStats{}, ErrDisabled
 	}
-	l, err := s.lockers.Locker("zookeeper", lockstrategy.Options{})
+	l, err := s.zooKeeper()
 	if err != nil {
 		return ZKStats{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -94,14 +95,14 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 		backends = testenv.Backends(t, "httpapi")
 		backends.DB = db // the env's own database, when it has one
 	}
-	e.lockers = lockstrategy.NewInstances(backends)
+	e.lockers = lockstrategy.NewInstances(withPoints(backends))
 	t.Cleanup(func() { e.lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait}, e.store, e.lockers, e.metrics, log)
+	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", LockWait: cfg.lockWait, Faults: hooksOf(e.lockers)}, e.store, e.lockers, e.metrics, log)
 	d := Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics,
 		Ping: cfg.ping, AdminToken: cfg.token, Log: log, OrderRateIP: cfg.orderRate,
 		EventStreamsPerClient: cfg.streamsPerClient, EventStreams: cfg.streams, ClientIPs: cfg.clientIPs}
 	if cfg.faultsRedis != "" {
-		d.Faults = faults.New(faults.Config{Enabled: true, RedisAddr: cfg.faultsRedis}, orders, e.lockers, e.store)
+		d.Faults = newFaults(faults.Config{Enabled: true, RedisAddr: cfg.faultsRedis}, orders, e.lockers, e.store)
 	}
 	if cfg.queue {
 		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
@@ -144,7 +145,7 @@ func newServer(d Deps) *Server {
 	}
 	if d.Faults == nil {
 		enabled := strings.EqualFold(config.Get(config.EnvFaults, ""), "on")
-		d.Faults = faults.New(faults.Config{Enabled: enabled}, d.Orders, d.Lockers, d.Store)
+		d.Faults = newFaults(faults.Config{Enabled: enabled}, d.Orders, d.Lockers, d.Store)
 	}
 	return New(d)
 }
@@ -255,3 +256,40 @@ func (l *logBuf) String() string {
 // (its backend this env lacks), test-reserver (reserved), test-reserver-broken
 // and test-broken-new.
 var reserved = locktest.RegisterFakes("test-")
+
+// withPoints gives b fault points of its own, as cmd/shop gives a replica
+// when faults are on (the strategies, the order service and the faults
+// service share them).
+func withPoints(b lockstrategy.Backends) lockstrategy.Backends {
+	if b.Faults == nil {
+		b.Faults = &faultpoint.Points{}
+	}
+	return b
+}
+
+// pointsOf are the fault points of lockers' backends.
+func pointsOf(lockers *lockstrategy.Instances) *faultpoint.Points {
+	p, _ := lockers.Backends().Faults.(*faultpoint.Points)
+	return p
+}
+
+// hooksOf are lockers' fault points as the order path's hooks.
+func hooksOf(lockers *lockstrategy.Instances) faultpoint.Hooks {
+	if p := pointsOf(lockers); p != nil {
+		return p
+	}
+	return nil
+}
+
+// newFaults is faults.New as cmd/shop builds it: over the replica's fault
+// points, order service and zookeeper strategy.
+func newFaults(cfg faults.Config, orders *order.Service, lockers *lockstrategy.Instances, store *inventory.Store) *faults.Service {
+	if lockers != nil {
+		cfg.Points = pointsOf(lockers)
+		cfg.ZooKeeper = func() (any, error) { return lockers.Locker("zookeeper", lockstrategy.Options{}) }
+	}
+	if orders != nil {
+		cfg.ReplicaID, cfg.LockKey, cfg.Events = orders.ReplicaID(), orders.LockKey, orders.Events()
+	}
+	return faults.New(cfg, store)
+}

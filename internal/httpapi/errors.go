@@ -127,7 +127,7 @@ var domainErrors = []mapping{
 	{err: order.ErrNoFenceToken, status: http.StatusInternalServerError, code: "no_fence_token", message: "the sale is fenced and its lock gave no fencing token: nothing was written (a defect of the strategy; it is logged)", hints: warn},
 	{err: order.ErrNestedLock, status: http.StatusServiceUnavailable, code: "nested_lock_timeout", message: "the order took its own lock again (injected fault nested_lock) and the lock is not reentrant: it waited for itself; nothing was written", hints: retry},
 	{err: order.ErrLockLost, status: http.StatusServiceUnavailable, code: "lock_lost", message: "the lock was lost before commit; nothing was written; retry", hints: retry},
-	{err: faults.ErrHolderCrashed, status: http.StatusServiceUnavailable, code: "holder_crashed", message: "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", hints: retry},
+	{err: lockstrategy.ErrHolderCrashed, status: http.StatusServiceUnavailable, code: "holder_crashed", message: "the lock holder crashed right after taking the lock (injected fault crash_after_setnx); nothing was written; retry", hints: retry},
 	// Not logged per order: a loaded database makes them by the hundred.
 	{err: order.ErrPersistTimeout, status: http.StatusServiceUnavailable, code: "persist_timeout", message: "the unit taken for you could not be saved in time and went back to the sale; retry", hints: retry},
 	{err: order.ErrLockTimeout, status: http.StatusServiceUnavailable, code: "lock_timeout", message: "the lock was not acquired in time; retry", hints: retry},

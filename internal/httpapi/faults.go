@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/dblock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 )
 
 // faultsAPI serves /api/faults over the faults.Service cmd/shop built.
@@ -48,7 +51,7 @@ func (f *faultsAPI) list(c *gin.Context) {
 	body := gin.H{"enabled": f.svc.Enabled(), "kinds": kinds, "chaos_kinds": faults.ChaosKinds(),
 		"redis_nodes": nonNil(f.svc.RedisNodes()), "paused_holders": f.svc.PausedHolders(),
 		"zk_servers_down": zkDown, "zk_restart_error": zkErr,
-		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds(), "getset": f.svc.GetSetGaps(),
+		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds(), "getset": redislock.GetSetGaps(),
 		"replies_dropped": f.svc.RepliesDropped()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID
@@ -97,12 +100,27 @@ func (f *faultsAPI) lockRow(c *gin.Context) {
 		writeError(c, f.s.log, badField("sale_id", "sale_id must be a sale id (a decimal integer from 1), not %q", clip.Input(raw)))
 		return
 	}
-	row, err := f.svc.LockRow(c.Request.Context(), id)
+	row, err := f.readLockRow(c.Request.Context(), id)
 	if err != nil {
 		writeError(c, f.s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, row)
+}
+
+// readLockRow reads sale id's row in lock_table, the lock of db-lock-table
+// and db-lock-table-plain: its owner, hold count and time left, or none.
+// Only where faults run: the database lessons read it to see a row counted,
+// left by a crashed holder, or deleted under a live one.
+func (f *faultsAPI) readLockRow(ctx context.Context, saleID uint64) (dblock.Row, error) {
+	if !f.svc.Enabled() {
+		return dblock.Row{}, faults.ErrDisabled
+	}
+	db, err := f.s.store.DB().DB()
+	if err != nil {
+		return dblock.Row{}, err
+	}
+	return dblock.ReadRow(ctx, db, f.s.orders.LockKey(saleID))
 }
 
 // faultRequest is the body of POST /api/faults: the kind, the replica to

@@ -53,7 +53,7 @@ func TestFaultsNeedToken(t *testing.T) {
 	if rec := e.post("/api/faults", body, "Authorization: Bearer s3cret"); rec.Code != http.StatusAccepted {
 		t.Fatalf("with the token: %d %s", rec.Code, rec.Body)
 	}
-	e.srv.orders.PauseNextSection(0) // leave no pause armed
+	pointsOf(e.lockers).PauseNextSection(0) // leave no pause armed
 }
 
 func TestFaultsRejects(t *testing.T) {
@@ -218,9 +218,9 @@ func zkFaultsEnv(t *testing.T, replica string) (*env, lockstrategy.Locker) {
 	faultsOn(t)
 	db := testenv.DB(t, "httpapi")
 	store := inventory.NewStore(db)
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db, ZKServers: testenv.ZKServers(t)})
+	lockers := lockstrategy.NewInstances(withPoints(lockstrategy.Backends{DB: db, ZKServers: testenv.ZKServers(t)}))
 	t.Cleanup(func() { lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: replica}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	orders := order.NewService(order.Config{ReplicaID: replica, Faults: hooksOf(lockers)}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
 	l, err := lockers.Locker("zookeeper", lockstrategy.Options{})
 	if err != nil {
@@ -259,12 +259,12 @@ func faultsRedisEnv(t *testing.T, token string) (*env, string) {
 	t.Cleanup(func() { rdb.Close() })
 	db := testenv.DB(t, "httpapi")
 	store := inventory.NewStore(db)
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db, Redis: rdb})
+	lockers := lockstrategy.NewInstances(withPoints(lockstrategy.Backends{DB: db, Redis: rdb}))
 	t.Cleanup(func() { lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: "faults-redis", LockWait: 5 * time.Second}, store, lockers, nil,
+	orders := order.NewService(order.Config{ReplicaID: "faults-redis", LockWait: 5 * time.Second, Faults: hooksOf(lockers)}, store, lockers, nil,
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
-	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr}, orders, lockers, store)
+	f := newFaults(faults.Config{Enabled: true, RedisAddr: addr}, orders, lockers, store)
 	t.Cleanup(f.Wait)
 	t.Cleanup(func() { f.DisarmCrash() })
 	return &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers,
@@ -330,7 +330,7 @@ func TestFaultsNewKindsNeedToken(t *testing.T) {
 	// A replica whose database connections do not go through a link.
 	wantError(t, e.post("/api/faults", `{"kind":"cut_db","ms":1000}`, "Authorization: Bearer s3cret"),
 		http.StatusConflict, "no_db_link", "")
-	if e.lockers.Backends().Crash.Armed() {
+	if pointsOf(e.lockers).CrashArmed() {
 		t.Fatal("a refused request armed the crash")
 	}
 	if rec := e.post("/api/faults", `{"kind":"crash_after_setnx"}`, "Authorization: Bearer s3cret"); rec.Code != http.StatusAccepted {
@@ -362,7 +362,7 @@ func TestFaultsForward(t *testing.T) {
 		t.Cleanup(func() { discovery.Remove(context.Background(), a.db, m) })
 	}
 	a.db.Exec("UPDATE replicas SET last_seen = UTC_TIMESTAMP(6) - INTERVAL 20 SECOND WHERE id = ?", "fwd-dead-"+run)
-	defer b.srv.orders.PauseNextSection(0)
+	defer pointsOf(b.lockers).PauseNextSection(0)
 
 	rec := a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":7,"replica":"fwd-b-%s"}`, run), auth)
 	var got struct {
@@ -385,7 +385,7 @@ func TestFaultsForward(t *testing.T) {
 	}
 	rec = a.post("/api/faults", fmt.Sprintf(`{"kind":"pause_holder","ms":9,"replica":"fwd-a-%s"}`, run), auth)
 	mustJSON(t, rec, &got)
-	a.srv.orders.PauseNextSection(0)
+	pointsOf(a.lockers).PauseNextSection(0)
 	if rec.Code != http.StatusAccepted || got.Replica != "fwd-a-"+run || got.MS != 9 {
 		t.Fatalf("own id: %d %s", rec.Code, rec.Body)
 	}
@@ -400,7 +400,7 @@ func TestFaultsForward(t *testing.T) {
 func newEnvReplica(t *testing.T, token, id string) *env {
 	t.Helper()
 	e := newEnv(t, withToken(token))
-	orders := order.NewService(order.Config{ReplicaID: id}, e.store, e.lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	orders := order.NewService(order.Config{ReplicaID: id, Faults: hooksOf(e.lockers)}, e.store, e.lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
 	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ReplicaID: id})
 	return e

@@ -19,7 +19,7 @@ func liveServer(e *env, replicaID string) (*Server, *metrics.LiveRecorder) {
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
 	m := metrics.New()
 	live := metrics.NewLiveRecorder(m, log)
-	orders := order.NewService(order.Config{ReplicaID: replicaID}, e.store, e.lockers, live, log)
+	orders := order.NewService(order.Config{ReplicaID: replicaID, Faults: hooksOf(e.lockers)}, e.store, e.lockers, live, log)
 	return newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: m, Log: log}), live
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -50,22 +51,22 @@ func TestFaultDropReplyCounted(t *testing.T) {
 
 // faultsReplyDropEnv is faultsRedisEnv with the drop_reply hook on its
 // Redis, as cmd/shop wires it.
-func faultsReplyDropEnv(t *testing.T) (*env, *lockstrategy.ReplyDropper) {
+func faultsReplyDropEnv(t *testing.T) (*env, *faultpoint.ReplyDropper) {
 	t.Helper()
 	faultsOn(t)
 	addr := testenv.PrivateRedis(t, 1)[0]
-	drop := &lockstrategy.ReplyDropper{}
+	drop := &faultpoint.ReplyDropper{}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	rdb.AddHook(drop)
 	t.Cleanup(func() { rdb.Close() })
 	db := testenv.DB(t, "httpapi")
 	store := inventory.NewStore(db)
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: db, Redis: rdb, ReplyDrop: drop})
+	lockers := lockstrategy.NewInstances(withPoints(lockstrategy.Backends{DB: db, Redis: rdb}))
 	t.Cleanup(func() { lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: "faults-drop", LockWait: 5 * time.Second}, store, lockers, nil,
+	orders := order.NewService(order.Config{ReplicaID: "faults-drop", LockWait: 5 * time.Second, Faults: hooksOf(lockers)}, store, lockers, nil,
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(orders.Close)
-	f := faults.New(faults.Config{Enabled: true, RedisAddr: addr, ReplyDrop: drop}, orders, lockers, store)
+	f := newFaults(faults.Config{Enabled: true, RedisAddr: addr, ReplyDrop: drop}, orders, lockers, store)
 	t.Cleanup(f.Wait)
 	return &env{db: db, store: store, lockers: lockers, srv: newServer(Deps{Store: store, Orders: orders, Lockers: lockers,
 		ReplicaID: "faults-drop", Faults: f})}, drop

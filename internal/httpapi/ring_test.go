@@ -25,9 +25,9 @@ func TestRingAndNotOwner(t *testing.T) {
 		return []hashring.Member{other, self}, nil
 	})
 	ring.SetSelf(self)
-	lockers := lockstrategy.NewInstances(lockstrategy.Backends{DB: e.db, Ring: ring})
+	lockers := lockstrategy.NewInstances(withPoints(lockstrategy.Backends{DB: e.db, Ring: ring}))
 	t.Cleanup(func() { lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: self.ID, LockWait: 5 * time.Second}, e.store, lockers, e.metrics, slog.New(slog.DiscardHandler))
+	orders := order.NewService(order.Config{ReplicaID: self.ID, LockWait: 5 * time.Second, Faults: hooksOf(lockers)}, e.store, lockers, e.metrics, slog.New(slog.DiscardHandler))
 	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: lockers, Metrics: e.metrics, Ring: ring, Log: slog.New(slog.DiscardHandler)})
 
 	served, refused := false, false

@@ -214,9 +214,9 @@ func redisEnv(t *testing.T) *env {
 	db := testenv.DB(t, "httpapi")
 	e := &env{db: db, store: inventory.NewStore(db), metrics: metrics.New(), logs: &logBuf{}}
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	e.lockers = lockstrategy.NewInstances(lockstrategy.Backends{DB: db, Redis: testenv.Redis(t), Redlock: testenv.Redlock(t)})
+	e.lockers = lockstrategy.NewInstances(withPoints(lockstrategy.Backends{DB: db, Redis: testenv.Redis(t), Redlock: testenv.Redlock(t)}))
 	t.Cleanup(func() { e.lockers.Close() })
-	orders := order.NewService(order.Config{ReplicaID: "httpapi-test"}, e.store, e.lockers, e.metrics, log)
+	orders := order.NewService(order.Config{ReplicaID: "httpapi-test", Faults: hooksOf(e.lockers)}, e.store, e.lockers, e.metrics, log)
 	t.Cleanup(orders.Close)
 	e.srv = newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, Metrics: e.metrics, Log: log})
 	return e

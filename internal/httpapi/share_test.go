@@ -21,7 +21,7 @@ import (
 // 192.168.1.23.
 func shareServer(e *env, listen, token string) *Server {
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	orders := order.NewService(order.Config{ReplicaID: "share-test"}, e.store, e.lockers, nil, log)
+	orders := order.NewService(order.Config{ReplicaID: "share-test", Faults: hooksOf(e.lockers)}, e.store, e.lockers, nil, log)
 	return newServer(Deps{Store: e.store, Orders: orders, Lockers: e.lockers, AdminToken: token, ListenAddr: listen,
 		LANIP: func() net.IP { return net.IPv4(192, 168, 1, 23) }, Log: log})
 }

@@ -35,7 +35,7 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 		go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
 		stalled := false
 		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section (or back)", func() bool {
-			if e.srv.orders.PausedSections() == 1 {
+			if pointsOf(e.lockers).Stalled() == 1 {
 				stalled = true
 				return true
 			}

@@ -23,9 +23,6 @@ type instanceKey struct {
 
 // NewInstances returns an empty cache over b.
 func NewInstances(b Backends) *Instances {
-	if b.Crash == nil {
-		b.Crash = &CrashHook{} // one crash point per replica's strategies, armed by its faults service
-	}
 	return &Instances{backends: b, built: map[instanceKey]Instance{}}
 }
 

@@ -42,6 +42,11 @@ var (
 	// rebuild the stock: wait StockReloadSettle, read the database's stock,
 	// and call RestoreStock.
 	ErrStockReloadClaimed = fmt.Errorf("%w (this caller rebuilds it)", ErrStockReloading)
+	// ErrHolderCrashed is what Lock returns when an injected crash fired in
+	// it (faultpoint.Hooks.Acquired): the lock was taken and then abandoned
+	// as a crashed process abandons it. The caller holds nothing and must
+	// write nothing.
+	ErrHolderCrashed = errors.New("lockstrategy: the lock holder crashed (injected fault)")
 )
 
 // StockReloadSettle is how long a rebuild waits before it reads the
@@ -151,8 +156,11 @@ type Lease interface {
 }
 
 // TxLease is an optional Lease interface for strategies whose lock lives inside
-// a database transaction (SELECT ... FOR UPDATE). The order service runs its
-// stock write and order insert in Tx, so that commit and unlock are one step.
+// a database transaction (SELECT ... FOR UPDATE). The lock hands Tx to its
+// holder, which runs its own writes in it and ends it (COMMIT or ROLLBACK):
+// ending the transaction releases the lock, so commit and unlock are one
+// step, taken by the holder. Unlock then only rolls back a transaction the
+// holder left open.
 type TxLease interface {
 	Lease
 	Tx() *gorm.DB

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/hashring"
 )
 
@@ -49,15 +50,13 @@ type Backends struct {
 	// loop keeps it current); a strategy whose backend is down is
 	// unavailable until it answers again. Nil: configured means up.
 	Health *Health
-	// ReplyDrop, when set, is the hook on Redis that the drop_reply fault
-	// arms (a script that ran, its reply lost); nil: no such fault.
-	ReplyDrop *ReplyDropper
 	// Ring is this replica's view of the consistent-hash ring (the
 	// consistent-hash strategy); nil: a ring of this process alone.
 	Ring *hashring.Membership
-	// Crash is the replica's crash point for fault injection (crash_after_setnx);
-	// NewInstances gives each cache its own when nil.
-	Crash *CrashHook
+	// Faults are the replica's fault points, which the strategies call
+	// where a fault can strike them (a crash right after the acquire, the
+	// clock, redis-getset's gaps); nil in production.
+	Faults faultpoint.Hooks
 }
 
 // Options are the per-sale settings a strategy is built with.

@@ -8,7 +8,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/gather"
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
 // Combining (合并请求, flat combining): on a sale with Combine on, the
@@ -20,11 +19,21 @@ import (
 // with its own order or refusal. Buyers who arrive while a batch holds the
 // lock form the next batch, which goes as soon as the lock is free.
 
-// batchBuyer is one buyer in a combined batch: its purchase and when it
-// arrived (its lock wait runs from then).
+// combinedRoad sells the buyers waiting on this replica for the sale's
+// lock as batches, one acquisition each.
+type combinedRoad struct{ lockedRoad }
+
+func (r combinedRoad) sell(ctx context.Context, p Purchase) (inventory.Order, figures, error) {
+	return r.s.placeCombined(ctx, r, p)
+}
+
+// batchBuyer is one buyer in a combined batch: its purchase, when it
+// arrived (its lock wait runs from then), and its ctx's values and deadline,
+// which travel with the batch to the goroutine that sells it (batchCtx).
 type batchBuyer struct {
 	p       Purchase
 	arrived time.Time
+	values  context.Context // the buyer's ctx without its cancellation
 }
 
 // batchAnswer is one buyer's answer from its batch.
@@ -34,7 +43,8 @@ type batchAnswer struct {
 }
 
 // combiner is sale's gatherer on this replica, made on its first order.
-func (s *Service) combiner(sale inventory.Sale, locker lockstrategy.Locker) *gather.Gatherer[uint64, batchBuyer, batchAnswer] {
+func (s *Service) combiner(r combinedRoad) *gather.Gatherer[uint64, batchBuyer, batchAnswer] {
+	sale := r.sale
 	if g, ok := s.combiners.Load(sale.ID); ok {
 		return g.(*gather.Gatherer[uint64, batchBuyer, batchAnswer])
 	}
@@ -42,7 +52,7 @@ func (s *Service) combiner(sale inventory.Sale, locker lockstrategy.Locker) *gat
 		MaxBatch: sale.CombineMaxBatch, // 1: each buyer alone, a batch of one
 		MaxWait:  time.Duration(sale.CombineMaxWaitUS) * time.Microsecond,
 		Run: func(_ uint64, batch []batchBuyer) []gather.Result[batchAnswer] {
-			return s.sellBatch(sale, locker, batch)
+			return s.sellBatch(r, batch)
 		},
 	}
 	got, _ := s.combiners.LoadOrStore(sale.ID, g)
@@ -53,9 +63,9 @@ func (s *Service) combiner(sale inventory.Sale, locker lockstrategy.Locker) *gat
 // batch's answer. A buyer who leaves before its batch is taken leaves the
 // queue; once taken, it waits for the answer (bounded by the lock wait and
 // the transaction), so that what is recorded is what was written.
-func (s *Service) placeCombined(ctx context.Context, sale inventory.Sale, p Purchase, locker lockstrategy.Locker) (inventory.Order, figures, error) {
+func (s *Service) placeCombined(ctx context.Context, r combinedRoad, p Purchase) (inventory.Order, figures, error) {
 	arrived := time.Now()
-	a, err := s.combiner(sale, locker).Do(ctx, sale.ID, batchBuyer{p: p, arrived: arrived})
+	a, err := s.combiner(r).Do(ctx, r.sale.ID, batchBuyer{p: p, arrived: arrived, values: context.WithoutCancel(ctx)})
 	if err != nil && a.f.layer == "" { // left before its batch was taken
 		a.f = figures{lockWait: time.Since(arrived), layer: LayerLock}
 	}
@@ -79,13 +89,13 @@ func (s *Service) CombineWaiting(saleID uint64) (waiting, selling int) {
 // error. A batch whose rows the database refused (a key taken, a value it
 // cannot store: dberr.IsRowRefused) is sold again one buyer at a time, so
 // that the refusal is the answer of the buyer whose row caused it only.
-func (s *Service) sellBatch(sale inventory.Sale, locker lockstrategy.Locker, batch []batchBuyer) []gather.Result[batchAnswer] {
-	out, err := s.sellOnce(sale, locker, batch)
+func (s *Service) sellBatch(r combinedRoad, batch []batchBuyer) []gather.Result[batchAnswer] {
+	out, err := s.sellOnce(r, batch)
 	if len(batch) > 1 && dberr.IsRowRefused(err) {
-		s.log.Warn("the database refused a combined batch's rows; selling its buyers one by one", "sale", sale.ID,
+		s.log.Warn("the database refused a combined batch's rows; selling its buyers one by one", "sale", r.sale.ID,
 			"buyers", len(batch), "err", err)
 		for i := range batch {
-			one, _ := s.sellOnce(sale, locker, batch[i:i+1])
+			one, _ := s.sellOnce(r, batch[i:i+1])
 			out[i] = one[0]
 		}
 	}
@@ -94,16 +104,18 @@ func (s *Service) sellBatch(sale inventory.Sale, locker lockstrategy.Locker, bat
 
 // sellOnce is one acquisition of the lock for batch: each buyer's answer,
 // and the section's error (nil when it committed).
-func (s *Service) sellOnce(sale inventory.Sale, locker lockstrategy.Locker, batch []batchBuyer) ([]gather.Result[batchAnswer], error) {
+func (s *Service) sellOnce(r combinedRoad, batch []batchBuyer) ([]gather.Result[batchAnswer], error) {
 	b := &saleBatch{buyers: make([]Purchase, len(batch)), answers: make([]batchResult, len(batch))}
 	for i, w := range batch {
 		b.buyers[i] = w.p
 	}
-	cs := criticalSection{sale: sale, replica: s.cfg.ReplicaID, db: s.store.DB(), batch: b}
-	ctx := context.Background()
-	_, f, err := s.placeLocked(ctx, cs, locker)
+	cs := s.section(r.sale, Purchase{})
+	cs.batch = b
+	ctx, cancel := batchCtx(batch)
+	defer cancel()
+	_, f, err := s.placeLocked(ctx, cs, r.lockedRoad)
 	if errors.Is(err, ErrFenced) {
-		s.countFenced(ctx, sale.ID) // one stale write, refused for the whole batch
+		s.countFenced(ctx, r.sale.ID) // one stale write, refused for the whole batch
 	}
 	out := make([]gather.Result[batchAnswer], len(batch))
 	for i, w := range batch {
@@ -120,4 +132,22 @@ func (s *Service) sellOnce(sale inventory.Sale, locker lockstrategy.Locker, batc
 		out[i] = a
 	}
 	return out, err
+}
+
+// batchCtx is the ctx a batch is sold in, on the gatherer's goroutine: the
+// first buyer's values (a trace, a statement counter), as that buyer's own
+// ctx would carry them, and the earliest deadline among the buyers' (none
+// when no buyer has one). A buyer who hangs up does not cancel the batch:
+// once taken, its answer is what was written.
+func batchCtx(batch []batchBuyer) (context.Context, context.CancelFunc) {
+	var deadline time.Time
+	for _, w := range batch {
+		if d, ok := w.values.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+			deadline = d
+		}
+	}
+	if deadline.IsZero() {
+		return context.WithCancel(batch[0].values)
+	}
+	return context.WithDeadline(batch[0].values, deadline)
 }

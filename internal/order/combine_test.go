@@ -187,7 +187,7 @@ func TestCombinedStaleBatchFencedWhole(t *testing.T) {
 		waiting, _ := svcA.CombineWaiting(sale.ID)
 		return waiting == 3
 	})
-	svcA.PauseNextSection(6 * time.Second) // the batch of three stalls past its TTL
+	points(svcA).PauseNextSection(6 * time.Second) // the batch of three stalls past its TTL
 	if len(first) > 0 {
 		t.Fatal("buyer-0 was done before the three had gathered: the interleaving was not built (a machine stalled for 3 s?)")
 	}
@@ -195,7 +195,7 @@ func TestCombinedStaleBatchFencedWhole(t *testing.T) {
 		t.Fatalf("buyer-0: %v", err)
 	}
 	testenv.WaitFor(t, 30*time.Second, "the batch of three stalled inside its section", func() bool {
-		return svcA.PausedSections() == 1
+		return points(svcA).Stalled() == 1
 	})
 	var errB error
 	for range 5 { // B's own 300 ms lease may lapse on a loaded machine (lock_lost, nothing written)

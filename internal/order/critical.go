@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
@@ -54,12 +54,12 @@ type criticalSection struct {
 	// the strategy takes none. token is its fencing token (0: none).
 	lease lockstrategy.Lease
 	token uint64
-	// stall is an injected pause before the write (PauseNextSection);
-	// stalled counts the sections inside one (PausedSections).
-	stall   time.Duration
-	stalled *atomic.Int64
-	// slowWork is injected work before the Lost() check (SlowNextSection).
-	slowWork time.Duration
+	// goesOn: the lease's holder writes though the lease was lost
+	// (Strategy.GoesOnWhenLost).
+	goesOn bool
+	// faults are the replica's fault points: an injected slow work inside
+	// the section, a pause before the write (nil in production).
+	faults faultpoint.Hooks
 	// batch: the section sells a batch of buyers (combining), not userID's
 	// one order; nil for one order.
 	batch *saleBatch
@@ -93,22 +93,6 @@ func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) 
 		o, err = cs.run(ctx, tx)
 		return err
 	}, opts...)
-	return o, err
-}
-
-// inSavepoint runs the section inside tx, the lease's transaction
-// (db-pessimistic): a savepoint undoes it on failure, the lease's Unlock
-// commits.
-func (cs criticalSection) inSavepoint(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
-	if err := tx.SavePoint("place").Error; err != nil {
-		return inventory.Order{}, err
-	}
-	o, err := cs.run(ctx, tx)
-	if err != nil {
-		if rerr := tx.RollbackTo("place").Error; rerr != nil {
-			return o, errors.Join(err, rerr)
-		}
-	}
 	return o, err
 }
 
@@ -212,16 +196,15 @@ func (cs criticalSection) work(ctx context.Context) error {
 			return err
 		}
 	}
-	if cs.slowWork > 0 { // counted as stalled: a scenario waits for the holder to be inside
-		cs.stalled.Add(1)
-		time.Sleep(cs.slowWork)
-		cs.stalled.Add(-1)
+	if cs.lease != nil {
+		faultpoint.Work(ctx, cs.faults) // slow_work, in a held section only
 	}
 	return cs.stillHeld(ctx)
 }
 
 // underLease runs the section held by cs.lease: inside the lease's
-// transaction where the lock lives in one (db-pessimistic), else in its
+// transaction where the lock lives in one (db-pessimistic: the lock hands
+// its transaction over, and leave commits or rolls it back), else in its
 // own; a fenced section claims the fence first.
 func (cs criticalSection) underLease(ctx context.Context) (inventory.Order, error) {
 	db := cs.db
@@ -241,7 +224,7 @@ func (cs criticalSection) underLease(ctx context.Context) (inventory.Order, erro
 		}
 	}
 	if inLeaseTx {
-		return cs.inSavepoint(ctx, db)
+		return cs.run(ctx, db)
 	}
 	return cs.inNewTx(ctx)
 }
@@ -259,17 +242,13 @@ func (cs criticalSection) stillHeld(ctx context.Context) error {
 	}
 	select {
 	case <-cs.lease.Lost():
-		if !goesOnWhenLost(cs.sale.Strategy) {
+		if !cs.goesOn {
 			return ErrLockLost
 		}
 		lockstrategy.LeaseObserverOf(ctx)(lockstrategy.LeaseEvent{Token: cs.token, Event: lockstrategy.LeaseWentOn, At: time.Now()})
 	default:
 	}
-	if cs.stall > 0 {
-		cs.stalled.Add(1)
-		time.Sleep(cs.stall) // not ctx-aware on purpose: a paused process notices nothing
-		cs.stalled.Add(-1)
-	}
+	faultpoint.BeforeWrite(ctx, cs.faults) // pause_holder: a paused process notices nothing
 	return nil
 }
 

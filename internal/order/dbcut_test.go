@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -34,10 +34,10 @@ func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
 			if err := store.CreateSale(ctx, &sale); err != nil {
 				t.Fatal(err)
 			}
-			svc.PauseNextSection(700 * time.Millisecond)
+			points(svc).PauseNextSection(700 * time.Millisecond)
 			a := make(chan error, 1)
 			go func() { _, err := svc.Place(ctx, sale.ID, "A"); a <- err }()
-			testenv.WaitFor(t, 10*time.Second, "A inside its section", func() bool { return svc.PausedSections() == 1 })
+			testenv.WaitFor(t, 10*time.Second, "A inside its section", func() bool { return points(svc).Stalled() == 1 })
 			link.Cut(1500 * time.Millisecond)
 			if _, err := svc.Place(ctx, sale.ID, "B"); !errors.Is(err, order.ErrDBUnavailable) {
 				t.Errorf("B during the cut: %v, want ErrDBUnavailable", err)
@@ -92,61 +92,22 @@ func TestSaleLookupWhileCutOffTheDatabase(t *testing.T) {
 	}
 }
 
-// commitCut is db-pessimistic whose lease, when cutNextCommit is set, cuts
-// the replica off its database just before its COMMIT: the section's read,
-// write and insert are done inside the lease's transaction, and the commit
-// that should make them durable never reaches the server.
-var cutNextCommit atomic.Pointer[faults.DBLink]
-
-func init() {
-	lockstrategy.Register(lockstrategy.Strategy{Name: "order-test-commit-cut", Description: "test", Safe: true,
-		Needs: []lockstrategy.Need{lockstrategy.NeedDB}, Expiry: lockstrategy.ExpiryConnection,
-		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
-			s, err := lockstrategy.Lookup("db-pessimistic")
-			if err != nil {
-				return nil, err
-			}
-			inner, err := s.NewLocker(b, o)
-			if err != nil {
-				return nil, err
-			}
-			return commitCutLocker{inner}, nil
-		}})
-}
-
-type commitCutLocker struct{ lockstrategy.Locker }
-
-func (l commitCutLocker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
-	le, err := l.Locker.Lock(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return commitCutLease{le.(lockstrategy.TxLease)}, nil
-}
-
-type commitCutLease struct{ lockstrategy.TxLease }
-
-func (l commitCutLease) Unlock(ctx context.Context) error {
-	if link := cutNextCommit.Swap(nil); link != nil {
-		link.Cut(2 * time.Second)
-	}
-	return l.TxLease.Unlock(ctx)
-}
-
 // TestPessimisticCommitLostIsNoOrder: with the lock in the section's own
-// transaction (db-pessimistic), the order is made by the lease's COMMIT. A
-// commit that fails (the replica cut off its database after the section's
-// insert) is an order that failed, 503 db_unavailable, never a 201 for a
-// row the server rolled back. The chaos run found one such 201 (chaos
+// transaction (db-pessimistic), the order is made by that transaction's
+// COMMIT, which the order path runs (the lock hands its transaction over).
+// A commit that fails (the replica cut off its database after the section's
+// insert, at the fault point just before the COMMIT) is an order that
+// failed, 503 db_unavailable, never a 201 for a row the server rolled
+// back. The chaos run found one such 201 (chaos
 // seed 443055658, 40 s, db-pessimistic: "201 without order 1").
 func TestPessimisticCommitLostIsNoOrder(t *testing.T) {
 	link, store, svc := cutService(t, "cut-commit", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "cut commit", Strategy: "order-test-commit-cut", InitialStock: 5}
+	sale := inventory.Sale{Name: "cut commit", Strategy: "db-pessimistic", InitialStock: 5}
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}
-	cutNextCommit.Store(link)
+	points(svc).OnNextCommit(func() { link.Cut(2 * time.Second) })
 	o, err := svc.Place(ctx, sale.ID, "A")
 	if !errors.Is(err, order.ErrDBUnavailable) {
 		t.Errorf("an order whose commit was cut off: order %d, err %v; want ErrDBUnavailable", o.ID, err)
@@ -173,11 +134,14 @@ func cutService(t *testing.T, replica string, b lockstrategy.Backends, cfg order
 	}
 	t.Cleanup(func() { inventory.Close(db) })
 	b.DB = db
+	pts := &faultpoint.Points{}
+	b.Faults = pts
 	lockers := lockstrategy.NewInstances(b)
 	t.Cleanup(func() { lockers.Close() })
 	store := inventory.NewStore(db)
-	cfg.ReplicaID = replica
+	cfg.ReplicaID, cfg.Faults = replica, pts
 	svc := order.NewService(cfg, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(svc.Close)
+	faultsOf.Store(svc, pts)
 	return link, store, svc
 }

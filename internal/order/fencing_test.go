@@ -123,7 +123,7 @@ func stallA(t *testing.T, svc *order.Service, saleID uint64) chan error {
 func stallBuyer(t *testing.T, svc *order.Service, saleID uint64, user string, pause time.Duration, paused int64) chan error {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		svc.PauseNextSection(pause)
+		points(svc).PauseNextSection(pause)
 		errA := make(chan error, 1)
 		go func() {
 			_, err := svc.Place(context.Background(), saleID, user)
@@ -132,7 +132,7 @@ func stallBuyer(t *testing.T, svc *order.Service, saleID uint64, user string, pa
 		var early error
 		returned := false
 		testenv.WaitFor(t, 30*time.Second, user+" stalled inside its section (or back)", func() bool {
-			if svc.PausedSections() == paused {
+			if points(svc).Stalled() == paused {
 				return true
 			}
 			select {

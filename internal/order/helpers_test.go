@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -17,11 +19,14 @@ import (
 func newService(tb testing.TB, replica string) (*inventory.Store, *lockstrategy.Instances, *order.Service) {
 	tb.Helper()
 	b := testenv.Backends(tb, "order")
+	pts := &faultpoint.Points{}
+	b.Faults = pts
 	store := inventory.NewStore(b.DB)
 	lockers := lockstrategy.NewInstances(b)
 	tb.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: replica}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := order.NewService(order.Config{ReplicaID: replica, Faults: pts}, store, lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	tb.Cleanup(svc.Close)
+	faultsOf.Store(svc, pts)
 	return store, lockers, svc
 }
 
@@ -48,9 +53,23 @@ func settledView(tb testing.TB, store *inventory.Store, svc *order.Service, sale
 func newReplica(tb testing.TB, replica string) *order.Service {
 	tb.Helper()
 	b := testenv.Backends(tb, "order")
+	pts := &faultpoint.Points{}
+	b.Faults = pts
 	lockers := lockstrategy.NewInstances(b)
 	tb.Cleanup(func() { lockers.Close() })
-	svc := order.NewService(order.Config{ReplicaID: replica}, inventory.NewStore(b.DB), lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := order.NewService(order.Config{ReplicaID: replica, Faults: pts}, inventory.NewStore(b.DB), lockers, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	tb.Cleanup(svc.Close)
+	faultsOf.Store(svc, pts)
 	return svc
+}
+
+// faultsOf holds the fault points of each service newService, newReplica
+// and cutService made (the road's hooks, as cmd/shop gives a replica its
+// own when faults are on).
+var faultsOf sync.Map // *order.Service -> *faultpoint.Points
+
+// points are svc's fault points.
+func points(svc *order.Service) *faultpoint.Points {
+	v, _ := faultsOf.Load(svc)
+	return v.(*faultpoint.Points)
 }

@@ -28,7 +28,7 @@ func TestNestedLock(t *testing.T) {
 		if err := store.CreateSale(ctx, &sale); err != nil {
 			t.Fatal(err)
 		}
-		svc.NestNextSection(time.Second)
+		points(svc).NestNextSection(time.Second)
 		_, err := svc.Place(ctx, sale.ID, "A")
 		if tc.reentrant && err != nil {
 			t.Fatalf("%s: the nested lock of a reentrant lock failed: %v", tc.strategy, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/buyer"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
@@ -70,89 +71,66 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 	return o, f.layer, err
 }
 
-// place picks the sale's path once: a lock-free write, a reservation, or
-// the critical section under a lock.
+// place sells p on sale's road (road.go).
 func (s *Service) place(ctx context.Context, sale inventory.Sale, p Purchase) (inventory.Order, figures, error) {
-	inst, err := s.lockers.Get(sale.Strategy, LockOptions(sale))
+	r, err := s.road(sale)
 	if err != nil {
 		return inventory.Order{}, figures{layer: LayerLock}, err
 	}
-	if sale.OrderMode == inventory.OrderAsync {
-		if inst.Reserver != nil && s.queue != nil {
-			return s.placeQueued(ctx, sale, p, inst.Reserver)
-		}
-		return inventory.Order{}, figures{layer: LayerQueue}, fmt.Errorf("%w: strategy %s on this replica", ErrNoQueue, sale.Strategy)
-	}
-	cs := criticalSection{sale: sale, userID: p.UserID, replica: s.cfg.ReplicaID, db: s.store.DB()}
-	if p.IdempotencyKey != "" {
-		cs.idemKey = &p.IdempotencyKey
-	}
-	switch inst.Kind() {
-	case lockstrategy.KindLockFree:
-		o, f, err := placeLockFree(ctx, cs, inst.LockFree)
-		f.layer = LayerDatabase
-		return o, f, err
-	case lockstrategy.KindReserve:
-		o, layer, err := s.placeReserved(ctx, cs, inst.Reserver)
-		return o, figures{layer: layer}, err
-	}
-	if sale.Combine && sale.CombineMaxBatch > 0 {
-		return s.placeCombined(ctx, sale, p, inst.Locker)
-	}
-	return s.placeLocked(ctx, cs, inst.Locker)
+	return r.sell(ctx, p)
+}
+
+// lockedRoad sells each order in its own critical section under the sale's
+// lock. tokens: the strategy's leases carry fencing tokens; goesOn: its
+// holder writes though its lease was lost (Strategy.GoesOnWhenLost).
+type lockedRoad struct {
+	s      *Service
+	sale   inventory.Sale
+	locker lockstrategy.Locker
+	tokens bool
+	goesOn bool
+}
+
+func (r lockedRoad) sell(ctx context.Context, p Purchase) (inventory.Order, figures, error) {
+	return r.s.placeLocked(ctx, r.s.section(r.sale, p), r)
 }
 
 // placeLocked is the critical section under the sale's lock: lock, claim
 // the fence, then read, check, work, write and insert in one transaction,
 // record the section, unlock.
-func (s *Service) placeLocked(ctx context.Context, cs criticalSection, locker lockstrategy.Locker) (o inventory.Order, f figures, err error) {
+func (s *Service) placeLocked(ctx context.Context, cs criticalSection, r lockedRoad) (o inventory.Order, f figures, err error) {
 	waitStart := time.Now()
 	// The order is the holder: a reentrant lock (redisson) knows a nested
 	// Lock of the same order by it.
 	ctx = lockstrategy.WithHolder(ctx, lockstrategy.NewOwner())
 	ctx = s.observeLeases(ctx, cs.sale.ID)
-	lease, err := s.lock(ctx, locker, s.LockKey(cs.sale.ID))
+	lease, err := s.lock(ctx, r.locker, s.LockKey(cs.sale.ID))
 	f = figures{lockWait: time.Since(waitStart), layer: LayerLock}
 	if err != nil {
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
 	defer func() { s.leave(ctx, cs.sale, lease, waitStart, f.acquired, cs.batch, &o, &err) }()
-	if d := time.Duration(s.nestNext.Swap(0)); d > 0 {
-		inner, err := s.lockAgain(ctx, locker, s.LockKey(cs.sale.ID), d)
+	if d := faultpoint.Nest(s.cfg.Faults); d > 0 {
+		inner, err := s.lockAgain(ctx, r.locker, s.LockKey(cs.sale.ID), d)
 		if err != nil {
 			return inventory.Order{}, f, err
 		}
 		defer s.unlockQuietly(ctx, cs.sale, inner)
 	}
-	cs.lease, cs.token = lease, lease.Token()
+	cs.lease, cs.token, cs.goesOn = lease, lease.Token(), r.goesOn
 	if cs.sale.Fencing && cs.token > 0 {
 		cs.kind = writeFenced
 	}
-	if cs.sale.Fencing && cs.token == 0 && givesTokens(cs.sale.Strategy) {
+	if cs.sale.Fencing && cs.token == 0 && r.tokens {
 		// A lock that promises fencing tokens gave none: writing unfenced
 		// would be the lost update fencing exists to stop (redisson once
 		// answered token 0 from a lock in its last millisecond).
 		return inventory.Order{}, f, fmt.Errorf("%w: %s", ErrNoFenceToken, cs.sale.Strategy)
 	}
-	cs.stall, cs.stalled = time.Duration(s.pauseNext.Swap(0)), &s.paused
-	cs.slowWork = time.Duration(s.workNext.Swap(0))
 	o, err = cs.underLease(ctx)
 	f.critical = time.Since(f.acquired)
 	return o, f, err
-}
-
-// goesOnWhenLost says the strategy's holder writes though its lease was
-// lost (Strategy.GoesOnWhenLost).
-func goesOnWhenLost(strategy string) bool {
-	s, err := lockstrategy.Lookup(strategy)
-	return err == nil && s.GoesOnWhenLost
-}
-
-// givesTokens says the strategy's leases carry fencing tokens.
-func givesTokens(strategy string) bool {
-	s, err := lockstrategy.Lookup(strategy)
-	return err == nil && s.Tokens
 }
 
 // lock takes the sale's lock within Config.LockWait.
@@ -199,24 +177,22 @@ func (s *Service) unlockQuietly(ctx context.Context, sale inventory.Sale, le loc
 	}
 }
 
-// leave ends a locked section: it unlocks on a fresh bounded ctx (the
-// request's may be gone; the lock must go too), then records the section,
-// with the order it made and how it ended, for violation detection and the
-// timeline. Deferred, so that the lock goes even if the section panics.
-// A lease that carries the order's transaction (db-pessimistic) commits on
-// unlock: its COMMIT failing is the order failing (*o, *err), and the buyer
-// is told the database did not answer, never 201 for a row rolled back.
+// leave ends a locked section: it ends a lock's transaction (endLeaseTx),
+// unlocks on a fresh bounded ctx (the request's may be gone; the lock must
+// go too), then records the section, with the order it made and how it
+// ended, for violation detection and the timeline. Deferred, so that the
+// lock goes even if the section panics. The section's exit is taken before
+// the lock goes: a next holder can only enter after it.
 func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstrategy.Lease, wait, enter time.Time,
 	batch *saleBatch, o *inventory.Order, err *error) {
 	exit := time.Now()
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
 	defer cancel()
-	uerr := lease.Unlock(uctx)
-	if uerr != nil {
-		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", uerr)
+	if tl, inTx := lease.(lockstrategy.TxLease); inTx {
+		s.endLeaseTx(ctx, tl, o, err)
 	}
-	if _, inTx := lease.(lockstrategy.TxLease); inTx && uerr != nil && *err == nil {
-		*o, *err = inventory.Order{}, fmt.Errorf("order: commit: %w", uerr)
+	if uerr := lease.Unlock(uctx); uerr != nil {
+		s.log.Warn("unlock", "sale", sale.ID, "strategy", sale.Strategy, "err", uerr)
 	}
 	section := sectionlog.Section{SaleID: sale.ID, ReplicaID: s.cfg.ReplicaID, Token: lease.Token(),
 		WaitAt: &wait, EnterAt: enter, ExitAt: exit, Outcome: sectionOutcome(*err)}
@@ -231,6 +207,22 @@ func (s *Service) leave(ctx context.Context, sale inventory.Sale, lease lockstra
 		}
 	}
 	s.sections.Record(section)
+}
+
+// endLeaseTx ends the transaction a lock lives in (db-pessimistic), which
+// the lock handed to the section: COMMIT when the section succeeded, which
+// makes the order and frees the lock in one step, else ROLLBACK. A COMMIT
+// that fails is the order failing (*o, *err): the buyer is told the
+// database did not answer, never 201 for a row rolled back.
+func (s *Service) endLeaseTx(ctx context.Context, tl lockstrategy.TxLease, o *inventory.Order, err *error) {
+	if *err != nil {
+		tl.Tx().Rollback()
+		return
+	}
+	faultpoint.BeforeCommit(ctx, s.cfg.Faults)
+	if cerr := tl.Tx().Commit().Error; cerr != nil {
+		*o, *err = inventory.Order{}, fmt.Errorf("order: commit: %w", cerr)
+	}
 }
 
 // sectionOutcome names how a critical section that ended in err ended.
@@ -255,85 +247,6 @@ func sectionOutcome(err error) string {
 		return sectionlog.OutcomeRolledBack
 	}
 	return sectionlog.OutcomeError
-}
-
-// placeLockFree runs the section with the strategy's safe write and no
-// lock, in one transaction; a CAS that lost its round retries inside it
-// (criticalSection.take), up to MaxRetries rounds lost.
-func placeLockFree(ctx context.Context, cs criticalSection, lf lockstrategy.LockFree) (inventory.Order, figures, error) {
-	cs.kind = writeCAS
-	if lf.StockWrite() == lockstrategy.WriteConditional {
-		cs.kind = writeConditional
-	}
-	cs.cas = &casRounds{maxLost: lf.MaxRetries()}
-	o, err := cs.inNewTx(ctx)
-	return o, figures{retries: cs.cas.lost}, err
-}
-
-// reservePersistTimeout bounds the database half of a reserved order, so
-// that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
-// reads a database that counts every unit taken from the lost stock.
-const reservePersistTimeout = lockstrategy.PersistBound
-
-// placeReserved takes the unit from the strategy's own stock first (atomic
-// in Redis), then persists it with a conditional DB decrement, in a batch
-// with the other buyers' units of the sale (persistReserved); if that fails
-// the unit goes back (giveBack), so that the two stocks agree. A lost stock
-// is rebuilt by the one caller the strategy names.
-func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, string, error) {
-	key := s.LockKey(cs.sale.ID)
-	r, ok, err := rs.Reserve(ctx, key)
-	if err != nil {
-		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
-			s.rebuildStock(cs.sale.ID, key, rs)
-		}
-		return inventory.Order{}, LayerStore, asBackendDown(err)
-	}
-	if !ok {
-		return inventory.Order{}, LayerStore, ErrSoldOut
-	}
-	cs.kind, cs.reserved = writeReserved, r
-	pctx, cancel := context.WithTimeout(ctx, reservePersistTimeout)
-	o, err := s.persistReserved(pctx, cs)
-	timedOut := pctx.Err() != nil && ctx.Err() == nil // our bound, not the buyer leaving
-	cancel()
-	if err != nil {
-		if timedOut && !errors.Is(err, ErrPersistTimeout) {
-			err = fmt.Errorf("%w: %w", ErrPersistTimeout, err)
-		}
-		return o, LayerDatabase, s.giveBack(ctx, rs, key, r, err)
-	}
-	s.settled(ctx, rs, key, r)
-	return o, LayerDatabase, nil
-}
-
-// settled ends reservation r after its order committed, on a fresh bounded
-// ctx. A failure leaves r counted in flight until a reconciliation repairs
-// it; the order stands.
-func (s *Service) settled(ctx context.Context, rs lockstrategy.Reserver, key string, r lockstrategy.Reservation) {
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
-	defer cancel()
-	if err := rs.Settled(uctx, key, r); err != nil {
-		s.log.Warn("settling a reserved unit", "key", key, "ticket", r.Ticket, "err", err)
-	}
-}
-
-// giveBack undoes reservation r after its order failed with err: the unit
-// goes back (Unreserve), or, if the database had no unit left for it, the
-// store's stock is above the truth and is zeroed instead (Overdrawn). On a
-// fresh bounded ctx: the buyer may have hung up.
-func (s *Service) giveBack(ctx context.Context, rs lockstrategy.Reserver, key string, r lockstrategy.Reservation, err error) error {
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.UnlockTimeout)
-	defer cancel()
-	undo := rs.Unreserve
-	if errors.Is(err, errOverdrawn) {
-		undo = rs.Overdrawn
-		err = errors.Join(ErrSoldOut, err)
-	}
-	if uerr := undo(uctx, key, r); uerr != nil {
-		err = errors.Join(err, uerr)
-	}
-	return err
 }
 
 // countFenced counts a write rejected by its fence, on a fresh bounded ctx.

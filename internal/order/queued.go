@@ -21,6 +21,21 @@ func (s *Service) UseQueue(q *orderqueue.Queue) { s.queue = q }
 // Queue is the replica's order queue; nil without one.
 func (s *Service) Queue() *orderqueue.Queue { return s.queue }
 
+// queuedRoad sells each order as a ticket: the unit taken and the order
+// queued in Redis; the queue's consumer makes the order later.
+type queuedRoad struct {
+	s    *Service
+	sale inventory.Sale
+	rs   lockstrategy.Reserver // nil: the strategy keeps no stock to queue from
+}
+
+func (r queuedRoad) sell(ctx context.Context, p Purchase) (inventory.Order, figures, error) {
+	if r.rs == nil || r.s.queue == nil {
+		return inventory.Order{}, figures{layer: LayerQueue}, fmt.Errorf("%w: strategy %s on this replica", ErrNoQueue, r.sale.Strategy)
+	}
+	return r.s.placeQueued(ctx, r.sale, p, r.rs)
+}
+
 // placeQueued takes the unit and queues the order in one Redis script; the
 // answer is a pending order carrying its ticket (the 202). The buyer's
 // limit is checked there at once (and again by the consumer, in the

@@ -1,8 +1,13 @@
-// Package order is the order flow: Service.Place runs one purchase through
-// the sale's lock strategy and the critical section (lock, read the stock,
-// simulated work, write the stock, insert the order, unlock; place.go and
-// critical.go), or, on a sale that combines, sells the buyers waiting on
-// this replica as one batch under one lock (combine.go, batch.go). It
+// Package order is the order flow: Service.Buy runs one purchase on its
+// sale's road, chosen once per sale (road.go): under the sale's lock
+// (place.go, the critical section in critical.go), combined into a batch
+// under one lock (combine.go, batch.go), lock-free (lockfree.go), from the
+// strategy's own stock with a group commit (reserved.go, groupcommit.go),
+// or queued (queued.go). Every order's transaction commits here, including
+// a lock's own transaction (db-pessimistic hands it over: leave). Restock,
+// reservations (pay, expiry) and the linearizability history are beside
+// the roads (restock.go, reservations.go, history.go). Faults meet the road
+// at the points of faultpoint.Hooks (Config.Faults), nil in production. It
 // imports no HTTP; httpapi maps its sentinel errors to status codes.
 package order
 
@@ -13,10 +18,10 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/eventlog"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/gather"
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -42,6 +47,9 @@ type Config struct {
 	// ReservedBatchWait is how long the first unit of a batch waits for
 	// others before the batch is written. Default 1ms.
 	ReservedBatchWait time.Duration
+	// Faults are the replica's fault points, called at the road's named
+	// points (faultpoint.Hooks); nil in production.
+	Faults faultpoint.Hooks
 }
 
 // Observation is what one Place did, for metrics.
@@ -80,6 +88,7 @@ type Service struct {
 	// expired reservation): the sold-out cache must forget it. May be nil.
 	OnUnitsBack func(saleID uint64)
 	sales       sync.Map // sale id -> inventory.Sale: the options never change after creation
+	roads       sync.Map // sale id -> its road (road.go), chosen on its first order
 	combiners   sync.Map // sale id -> its gatherer (combine.go): the buyers of a combining sale waiting here
 	// keyspace is the database's name: sale ids restart in every database,
 	// and a demo and the tests share one Redis and one ZooKeeper.
@@ -93,46 +102,12 @@ type Service struct {
 	// events records the leases of the sale's locks and the faults
 	// injected here, for the timeline.
 	events *eventlog.Log
-	// pauseNext is a fault: the next locked critical section on this
-	// replica stalls this long just before its write (nanoseconds; 0 = none).
-	pauseNext atomic.Int64
-	// workNext is a fault: the next locked critical section on this
-	// replica works this much longer, before its Lost() check (slow_work).
-	workNext atomic.Int64
-	// nestNext is a fault: the next locked critical section on this
-	// replica takes its lock again, as the same holder, waiting at most
-	// this long (nanoseconds; 0 = none): the reentrancy lesson.
-	nestNext atomic.Int64
 	// bg counts stock rebuilds waiting out their settle time; closing ends
 	// them (Close).
 	bg        sync.WaitGroup
 	closing   chan struct{}
 	closeOnce sync.Once
-	// paused counts the sections inside that stall: the holder a fault
-	// scenario waits for before its next step, instead of guessing a delay.
-	paused atomic.Int64
 }
-
-// PauseNextSection makes the next locked critical section on this replica
-// stall for d after its Lost() check and before its write: a GC pause or a
-// stalled VM past the lock's TTL, the case only fencing survives.
-func (s *Service) PauseNextSection(d time.Duration) { s.pauseNext.Store(int64(d)) }
-
-// NestNextSection makes the next locked critical section on this replica
-// take its own lock again, as the same holder, waiting at most d: a nested
-// call on a non-reentrant lock waits for itself (ErrNestedLock); a
-// reentrant one counts the hold and frees the lock on the last unlock.
-func (s *Service) NestNextSection(d time.Duration) { s.nestNext.Store(int64(d)) }
-
-// SlowNextSection makes the next locked critical section on this replica
-// work d longer before its Lost() check: a long business step, during
-// which a lost lease (a renewal that failed) must stop the work before the
-// write. It counts in PausedSections while it works.
-func (s *Service) SlowNextSection(d time.Duration) { s.workNext.Store(int64(d)) }
-
-// PausedSections is the number of critical sections stalled by
-// PauseNextSection right now: each holds its lock.
-func (s *Service) PausedSections() int64 { return s.paused.Load() }
 
 // NewService returns a Service; rec may be nil.
 func NewService(cfg Config, store *inventory.Store, lockers *lockstrategy.Instances, rec Recorder, log *slog.Logger) *Service {

@@ -23,10 +23,10 @@ func TestSlowWorkStopsOnALostLease(t *testing.T) {
 	if err := store.CreateSale(ctx, &sale); err != nil {
 		t.Fatal(err)
 	}
-	svc.SlowNextSection(4 * time.Second)
+	points(svc).SlowNextSection(4 * time.Second)
 	done := make(chan error, 1)
 	go func() { _, err := svc.Place(ctx, sale.ID, "A"); done <- err }()
-	testenv.WaitFor(t, 10*time.Second, "A inside its slow work", func() bool { return svc.PausedSections() == 1 })
+	testenv.WaitFor(t, 10*time.Second, "A inside its slow work", func() bool { return points(svc).Stalled() == 1 })
 	if err := rdb.Del(ctx, svc.LockKey(sale.ID)).Err(); err != nil { // the lock is gone under A
 		t.Fatal(err)
 	}

@@ -4,22 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
-)
-
-// Points where the kill_consumer fault kills the replica mid-batch.
-const (
-	KillBeforeCommit = "before_commit" // the batch's transaction is open: nothing of it lands
-	KillAfterCommit  = "after_commit"  // the orders are committed, not acknowledged in Redis
 )
 
 // ConsumerConfig tunes a consumer. Zero values take the defaults.
@@ -36,6 +28,10 @@ type ConsumerConfig struct {
 	PersistTimeout time.Duration
 	// SaleKey is the lock key of a sale (order.Service.LockKey).
 	SaleKey func(saleID uint64) string
+	// Faults are the replica's fault points: kill_consumer strikes a batch
+	// at faultpoint.BeforeConsumerCommit or AfterConsumerCommit. Nil in
+	// production.
+	Faults faultpoint.Hooks
 }
 
 // Observer receives what the consumer did, for live figures; may be nil.
@@ -54,10 +50,6 @@ type Consumer struct {
 	stream string
 	obs    Observer
 	log    *slog.Logger
-	// kill is the armed kill point ("" none); die kills the process
-	// (replaced in tests, which cannot SIGKILL themselves).
-	kill atomic.Value
-	die  func()
 	// OnUnitsBack is called with a sale whose units went back to its stock
 	// (failed tickets): the sold-out cache must forget it. May be nil.
 	OnUnitsBack func(saleID uint64)
@@ -74,22 +66,7 @@ func NewConsumer(cfg ConsumerConfig, q *Queue, store *inventory.Store, obs Obser
 	if cfg.PersistTimeout <= 0 {
 		cfg.PersistTimeout = 2 * time.Second
 	}
-	c := &Consumer{cfg: cfg, rdb: q.rdb, store: store, stream: q.stream, obs: obs, log: log,
-		die: func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }}
-	c.kill.Store("")
-	return c
-}
-
-// ArmKill makes the next batch this consumer persists kill the whole
-// process at point (KillBeforeCommit, KillAfterCommit).
-func (c *Consumer) ArmKill(point string) { c.kill.Store(point) }
-
-// killAt kills the process if point is armed.
-func (c *Consumer) killAt(point string) {
-	if c.kill.CompareAndSwap(point, "") {
-		c.log.Warn("kill_consumer fault: killing this replica mid-batch", "point", point)
-		c.die()
-	}
+	return &Consumer{cfg: cfg, rdb: q.rdb, store: store, stream: q.stream, obs: obs, log: log}
 }
 
 // Run consumes until ctx ends: new entries (XREADGROUP >), and every

@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -60,8 +61,13 @@ func newLab(t *testing.T, rdb *redis.Client) *lab {
 // test cannot SIGKILL itself): it ends the consumer's goroutine where it
 // stands, as a dead process leaves its entries.
 func (l *lab) consumer(name string, claimIdle time.Duration) (*orderqueue.Consumer, func()) {
-	c := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: name, SaleKey: l.orders.LockKey, ClaimIdle: claimIdle},
-		l.queue, l.store, nil, quiet)
+	return l.consumerWith(name, claimIdle, nil)
+}
+
+// consumerWith is consumer with the fault points hooks.
+func (l *lab) consumerWith(name string, claimIdle time.Duration, hooks faultpoint.Hooks) (*orderqueue.Consumer, func()) {
+	c := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: name, SaleKey: l.orders.LockKey, ClaimIdle: claimIdle,
+		Faults: hooks}, l.queue, l.store, nil, quiet)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); c.Run(ctx) }()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/dberr"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
@@ -100,7 +101,7 @@ func (c *Consumer) persistSale(ctx context.Context, saleID uint64, es []entry) e
 	if len(res) == 0 {
 		return err
 	}
-	c.killAt(KillAfterCommit)
+	faultpoint.Consumer(c.cfg.Faults, faultpoint.AfterConsumerCommit)
 	return errors.Join(err, c.settle(ctx, sale, res))
 }
 
@@ -191,7 +192,7 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry, 
 				return err
 			}
 		}
-		c.killAt(KillBeforeCommit)
+		faultpoint.Consumer(c.cfg.Faults, faultpoint.BeforeConsumerCommit)
 		return nil
 	})
 	return res, err

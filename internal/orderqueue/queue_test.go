@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
@@ -66,24 +67,24 @@ func TestLimitAndIdempotencyAtTheQueue(t *testing.T) {
 // ack, leaves its entries pending; another consumer reclaims them
 // (XAUTOCLAIM) and makes every order exactly once.
 func TestKilledConsumerIsReclaimed(t *testing.T) {
-	for _, point := range []string{orderqueue.KillBeforeCommit, orderqueue.KillAfterCommit} {
-		t.Run(point, func(t *testing.T) {
+	for _, point := range faultpoint.ConsumerPoints() {
+		t.Run(string(point), func(t *testing.T) {
 			l := newLab(t, nil)
 			s := l.newSale("redis-lua-stock", 30, inventory.OrderAsync, 0)
-			tickets := l.herd(s.ID, 30, func(i int) string { return point + strconv.Itoa(i) })
-			victim, _ := l.consumer("victim-"+point, 300*time.Millisecond)
+			tickets := l.herd(s.ID, 30, func(i int) string { return string(point) + strconv.Itoa(i) })
 			killed := make(chan struct{})
 			// Its goroutine ends where it stands: the open transaction
 			// rolls back (as a dead process's connection does), nothing is
 			// acknowledged.
-			orderqueue.SetDie(victim, func() { close(killed); runtime.Goexit() })
-			victim.ArmKill(point)
+			pts := &faultpoint.Points{KillProcess: func() { close(killed); runtime.Goexit() }}
+			pts.ArmConsumerKill(point)
+			l.consumerWith("victim-"+string(point), 300*time.Millisecond, pts)
 			select {
 			case <-killed:
 			case <-time.After(30 * time.Second):
 				t.Fatal("the armed consumer never reached its kill point")
 			}
-			l.consumer("heir-"+point, 300*time.Millisecond)
+			l.consumer("heir-"+string(point), 300*time.Millisecond)
 			l.drained(s.ID)
 			if n := l.states(tickets); n[orderqueue.StateConfirmed] != 30 {
 				t.Fatalf("ticket states %v, want 30 confirmed", n)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 )
@@ -20,8 +21,9 @@ func TestCrashLeavesTheRowUntilItExpires(t *testing.T) {
 	ctx := context.Background()
 	key := fmt.Sprintf("crash:%d", time.Now().UnixNano())
 	l := NewPlainLockTable(db, 500*time.Millisecond)
-	l.crash = &lockstrategy.CrashHook{}
-	l.crash.Arm()
+	pts := &faultpoint.Points{}
+	pts.ArmCrash()
+	l.faults = pts
 	if _, err := l.Lock(ctx, key); !errors.Is(err, lockstrategy.ErrHolderCrashed) {
 		t.Fatalf("armed crash: Lock = %v, want ErrHolderCrashed", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/dberr"
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -41,10 +42,10 @@ type LockTable struct {
 	ttl       time.Duration
 	owner     string // per process; each lease adds its own suffix
 	reentrant bool
-	// crash is the replica's crash point (fault crash_after_setnx): armed,
+	// faults is the replica's crash point (fault crash_after_setnx): armed,
 	// the next acquisition dies right after its INSERT and leaves its row
 	// as a dead process would, until a waiter deletes it past expires_at.
-	crash *lockstrategy.CrashHook
+	faults faultpoint.Hooks
 }
 
 var _ lockstrategy.Locker = (*LockTable)(nil)
@@ -76,7 +77,7 @@ func init() {
 				return nil, err
 			}
 			l := NewLockTable(sqlDB, o.TTL)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})
@@ -96,7 +97,7 @@ func init() {
 				return nil, err
 			}
 			l := NewPlainLockTable(sqlDB, o.TTL)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})
@@ -143,7 +144,7 @@ func (l *LockTable) Lock(ctx context.Context, key string) (lockstrategy.Lease, e
 	for {
 		start := time.Now() // before the INSERT: the local expiry errs early, the safe side
 		token, err := l.tryAcquire(ctx, key, owner)
-		if err == nil && l.crash.Fire() {
+		if err == nil && faultpoint.Acquired(l.faults) {
 			// Dead right after its INSERT: no Unlock will ever delete the row.
 			return nil, fmt.Errorf("dblock: lock %s: %w", key, lockstrategy.ErrHolderCrashed)
 		}

@@ -2,6 +2,8 @@ package dblock
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -13,8 +15,10 @@ import (
 
 // Pessimistic is db-pessimistic: the lock is a row of lock_rows held with
 // SELECT ... FOR UPDATE inside an open transaction (a
-// resource-lock table). The order's stock write and insert run in that same
-// transaction (lockstrategy.TxLease), and commit is the unlock: FOR UPDATE
+// resource-lock table). The lock hands that transaction to the order path
+// (lockstrategy.TxLease), which runs the stock write and the insert in it
+// and commits it: the commit is the unlock, and the lock never commits
+// itself. FOR UPDATE
 // locks only inside a transaction (in autocommit it is released as the
 // statement ends). This holds FOR UPDATE through the work; a status row
 // (t_resource_lock) taken with a short FOR UPDATE and released by an UPDATE
@@ -103,9 +107,17 @@ func (*txLease) Token() uint64         { return 0 }
 func (*txLease) Lost() <-chan struct{} { return lockstrategy.NeverLost() }
 func (l *txLease) Tx() *gorm.DB        { return l.tx }
 
-// Unlock commits the transaction, which releases the row lock.
+// Unlock releases the row lock if the holder has not ended the
+// transaction: it rolls back what the holder left open. After the holder's
+// COMMIT or ROLLBACK (the order path's) the lock is already free and there
+// is nothing to undo.
 func (l *txLease) Unlock(context.Context) error {
 	err := lockstrategy.ErrNotHeld
-	l.once.Do(func() { err = l.tx.Commit().Error })
+	l.once.Do(func() {
+		err = l.tx.Rollback().Error
+		if errors.Is(err, sql.ErrTxDone) {
+			err = nil
+		}
+	})
 	return err
 }

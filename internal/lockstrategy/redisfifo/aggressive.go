@@ -27,7 +27,7 @@ func init() {
 		GoesOnWhenLost: true,
 		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := New(b.Redis, o)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})

@@ -72,6 +72,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -102,9 +103,9 @@ type Locker struct {
 	rdb       *redis.Client
 	ttl       time.Duration
 	noRenewal bool
-	proc      string                  // this instance's name in waiter ids
-	crash     *lockstrategy.CrashHook // fired right after the SET NX PX; nil never fires
-	stride    uint64                  // fencing tokens each acquisition reserves (SetTokenStride); 0 means 1
+	proc      string           // this instance's name in waiter ids
+	faults    faultpoint.Hooks // an injected crash fires right after the SET NX PX
+	stride    uint64           // fencing tokens each acquisition reserves (SetTokenStride); 0 means 1
 
 	mu      sync.Mutex
 	seq     uint64
@@ -126,7 +127,7 @@ func init() {
 		Renews: true,
 		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := New(b.Redis, o)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})
@@ -172,7 +173,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	}
 	l.deliver(key, r.localID, r.handOver(start))
 	if r.result > 0 {
-		if l.crash.Fire() {
+		if faultpoint.Acquired(l.faults) {
 			return nil, l.abandon(key, w.id) // held, abandoned: the key expires after its TTL
 		}
 		return newLease(l, kw.k, w.id, uint64(r.result), start, lockstrategy.LeaseObserverOf(ctx)), nil
@@ -180,7 +181,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	l.markEnqueued(kw, w)
 	select {
 	case h := <-w.ch:
-		if l.crash.Fire() {
+		if faultpoint.Acquired(l.faults) {
 			return nil, l.abandon(key, w.id)
 		}
 		return newLease(l, kw.k, w.id, h.token, h.since, lockstrategy.LeaseObserverOf(ctx)), nil
@@ -189,7 +190,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	}
 }
 
-// crashErr is the error of an acquisition taken by a fired CrashHook:
+// crashErr is the error of an acquisition an injected crash took:
 // the lock is held in Redis with its TTL, no watchdog renews it, nobody
 // releases it; it frees itself when the TTL runs out.
 func crashErr(key string) error {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -26,9 +26,9 @@ import (
 //     the GET-then-DEL release is not atomic: the lock can change hands
 //     between the two, and the DEL frees the new holder's lock.
 type GetSet struct {
-	rdb   *redis.Client
-	ttl   time.Duration
-	crash *lockstrategy.CrashHook // crash_after_setnx: the holder dies right after taking the lock
+	rdb    *redis.Client
+	ttl    time.Duration
+	faults faultpoint.Hooks // crash_after_setnx (the holder dies right after taking the lock), clock_skew, the gaps
 	// skew is added to this client's clock (tests and lessons: a client
 	// whose clock runs ahead or behind).
 	skew time.Duration
@@ -50,7 +50,7 @@ func init() {
 		Normalize: lockstrategy.TTLOnly,
 		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := NewGetSet(b.Redis, o.TTL)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})
@@ -71,19 +71,12 @@ func (l *GetSet) WithClockSkew(skew time.Duration) *GetSet {
 	return &c
 }
 
+// now is this client's clock: the real one, moved by the clock_skew fault
+// (faults) and by WithClockSkew. Only this strategy reads a client's clock
+// for its lock; the others keep the server's time.
 func (l *GetSet) now() time.Time {
-	return time.Now().Add(l.skew + time.Duration(processSkew.Load()))
+	return faultpoint.Now(l.faults).Add(l.skew)
 }
-
-// processSkew is added to the clock of every redis-getset lock of this
-// process (SetClockSkew): the clock_skew fault, a replica whose clock runs
-// ahead of the others'.
-var processSkew atomic.Int64
-
-// SetClockSkew makes every redis-getset lock of this process read its
-// clock d ahead (0: the real clock). Only this strategy reads a client's
-// clock for its lock; the others keep the server's time.
-func SetClockSkew(d time.Duration) { processSkew.Store(int64(d)) }
 
 // Lock polls tryLock until it succeeds or ctx ends.
 func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
@@ -97,7 +90,7 @@ func (l *GetSet) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 	if err != nil {
 		return nil, wrapErr("getset", key, err)
 	}
-	if l.crash.Fire() {
+	if faultpoint.Acquired(l.faults) {
 		// Dead right after taking the lock: the key keeps the expiry this
 		// client wrote, which frees it (by the others' clocks).
 		return nil, wrapErr("getset", key, lockstrategy.ErrHolderCrashed)
@@ -127,7 +120,7 @@ func (l *GetSet) tryLock(ctx context.Context, key string) (ok bool, mine string,
 	if l.betweenGetAndGetSet != nil {
 		l.betweenGetAndGetSet()
 	}
-	holdGap(ctx, l.rdb, &takeoverGap, key, cur)
+	holdGap(ctx, l.rdb, faultpoint.GapOf(l.faults, faultpoint.TakeoverGap), key, cur)
 	// Expired: take it over. GETSET writes our expiry whether or not we win.
 	old, err := l.rdb.GetSet(ctx, key, mine).Result()
 	if err != nil && err != redis.Nil {
@@ -152,7 +145,7 @@ func (l *GetSet) release(ctx context.Context, key, mine string) error {
 	if l.betweenGetAndDel != nil {
 		l.betweenGetAndDel()
 	}
-	if holdGap(ctx, l.rdb, &releaseGap, key, mine) {
+	if holdGap(ctx, l.rdb, faultpoint.GapOf(l.faults, faultpoint.ReleaseGap), key, mine) {
 		gapStats.freedOthers.Add(1) // the DEL below deletes the new holder's lock
 	}
 	// THE PITFALL: the lock may have changed hands since the GET.

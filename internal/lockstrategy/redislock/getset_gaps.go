@@ -8,29 +8,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The gaps of redis-getset, held open on demand so that a lesson can show
-// on a sale what getset_test.go shows on the lock: each of its two-step
-// moves has a window where another client acts. Process-wide, as the clock
-// skew is (one replica, one process).
-var (
-	// releaseGap, takeoverGap: the next release (between its GET and its
-	// DEL) or takeover (between its GET of an expired value and its GETSET)
-	// waits until the key holds another value than the one it read (another
-	// client moved), at most this long in ns; 0: not armed. One-shot.
-	releaseGap, takeoverGap atomic.Int64
-	gapStats                struct{ held, overwrites, refused, freedOthers atomic.Int64 }
-)
-
-// ArmReleaseGap makes the next redis-getset release of this process wait,
-// after its GET found its own value and before its DEL, until the lock has
-// changed hands (at most max): the DEL then deletes the new holder's lock.
-func ArmReleaseGap(max time.Duration) { releaseGap.Store(int64(max)) }
-
-// ArmTakeoverGap makes the next redis-getset takeover of this process wait,
-// after its GET read an expired value and before its GETSET, until another
-// client has taken the lock over (at most max): its GETSET then loses, and
-// writes its expiry over the winner's.
-func ArmTakeoverGap(max time.Duration) { takeoverGap.Store(int64(max)) }
+// The gaps of redis-getset, held open on demand (faultpoint.Gap, armed by
+// the getset faults) so that a lesson can show on a sale what
+// getset_test.go shows on the lock: each of its two-step moves has a window
+// where another client acts. gapStats counts what they did in this process.
+var gapStats struct{ held, overwrites, refused, freedOthers atomic.Int64 }
 
 // GapStats is what the two held-open moves (release, takeover) did in this
 // process so far.
@@ -55,11 +37,10 @@ func GetSetGaps() GapStats {
 		FreedOthers: gapStats.freedOthers.Load()}
 }
 
-// holdGap waits while key still holds read, if gap is armed (it disarms
-// it), polling every 5 ms, at most its armed length or until ctx ends. It
-// reports whether the value changed meanwhile.
-func holdGap(ctx context.Context, rdb *redis.Client, gap *atomic.Int64, key, read string) (changed bool) {
-	max := time.Duration(gap.Swap(0))
+// holdGap waits while key still holds read, if a gap of max was armed,
+// polling every 5 ms, at most max or until ctx ends. It reports whether the
+// value changed meanwhile.
+func holdGap(ctx context.Context, rdb *redis.Client, max time.Duration, key, read string) (changed bool) {
 	if max <= 0 {
 		return false
 	}

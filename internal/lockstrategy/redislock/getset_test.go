@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -122,13 +123,16 @@ func TestGetSetTwoStepReleaseFreesTheNextHolder(t *testing.T) {
 	t.Log("B and C both hold the lock: A's DEL, after its GET, deleted B's")
 }
 
-// SetClockSkew (the clock_skew fault) moves every redis-getset clock of the
-// process, on top of a lock's own skew, and 0 puts it right again.
-func TestSetClockSkewMovesTheProcessClock(t *testing.T) {
+// The clock_skew fault (faultpoint.Points.SetClockSkew) moves the clock of
+// the replica's redis-getset locks, on top of a lock's own skew, and 0 puts
+// it right again.
+func TestClockSkewMovesTheReplicasClock(t *testing.T) {
+	pts := &faultpoint.Points{}
 	l := NewGetSet(nil, time.Second).WithClockSkew(time.Second)
-	SetClockSkew(5 * time.Second)
+	l.faults = pts
+	pts.SetClockSkew(5 * time.Second)
 	ahead := time.Until(l.now())
-	SetClockSkew(0)
+	pts.SetClockSkew(0)
 	back := time.Until(l.now())
 	if ahead < 5500*time.Millisecond || ahead > 6010*time.Millisecond || back < 500*time.Millisecond || back > 1010*time.Millisecond {
 		t.Fatalf("clock ahead by %v with the process skew, %v without; want 6 s and 1 s", ahead, back)
@@ -149,11 +153,14 @@ func TestReleaseGapDeletesTheNextHoldersLock(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := locktest.Key(t)
 	before := GetSetGaps()
-	la, err := locktest.LockWithin(NewGetSet(rdb, 300*time.Millisecond), key, 5*time.Second)
+	pts := &faultpoint.Points{}
+	ga := NewGetSet(rdb, 300*time.Millisecond)
+	ga.faults = pts
+	la, err := locktest.LockWithin(ga, key, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ArmReleaseGap(time.Minute)
+	pts.ArmGap(faultpoint.ReleaseGap, time.Minute)
 	released := make(chan error, 1)
 	go func() { released <- la.Unlock(context.Background()) }()
 	waitHeldGaps(t, 1)
@@ -187,8 +194,10 @@ func TestTakeoverGapLoserOverwritesTheWinner(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := GetSetGaps()
-	ArmTakeoverGap(time.Minute)
+	pts := &faultpoint.Points{}
+	pts.ArmGap(faultpoint.TakeoverGap, time.Minute)
 	c := NewGetSet(rdb, 20*time.Second)
+	c.faults = pts
 	cDone := make(chan bool, 1)
 	go func() {
 		ok, _, err := c.tryLock(ctx, key)
@@ -220,8 +229,9 @@ func TestGetSetCrashAfterTakingTheLock(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := locktest.Key(t)
 	l := NewGetSet(rdb, 300*time.Millisecond)
-	l.crash = &lockstrategy.CrashHook{}
-	l.crash.Arm()
+	pts := &faultpoint.Points{}
+	pts.ArmCrash()
+	l.faults = pts
 	if _, err := locktest.LockWithin(l, key, 5*time.Second); !errors.Is(err, lockstrategy.ErrHolderCrashed) {
 		t.Fatalf("armed crash: %v, want ErrHolderCrashed", err)
 	}

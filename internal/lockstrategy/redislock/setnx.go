@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -18,9 +19,9 @@ import (
 type SetNXExpire struct {
 	rdb *redis.Client
 	ttl time.Duration
-	// crash fires between the SETNX and the EXPIRE, the point where a dead
-	// process leaves a lock that never expires; nil never fires.
-	crash *lockstrategy.CrashHook
+	// faults: an injected crash fires between the SETNX and the EXPIRE,
+	// the point where a dead process leaves a lock that never expires.
+	faults faultpoint.Hooks
 }
 
 var _ lockstrategy.Locker = (*SetNXExpire)(nil)
@@ -36,7 +37,7 @@ func init() {
 		Normalize: lockstrategy.TTLOnly,
 		NewLocker: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Locker, error) {
 			l := NewSetNXExpire(b.Redis, o.TTL)
-			l.crash = b.Crash
+			l.faults = b.Faults
 			return l, nil
 		},
 	})
@@ -71,7 +72,7 @@ func (l *SetNXExpire) Lock(ctx context.Context, key string) (lockstrategy.Lease,
 		if !ok {
 			return false, nil
 		}
-		if l.crash.Fire() {
+		if faultpoint.Acquired(l.faults) {
 			return false, lockstrategy.ErrHolderCrashed // "dead" before EXPIRE: the key keeps no TTL
 		}
 		// THE PITFALL: until this second command lands, a crash leaves the

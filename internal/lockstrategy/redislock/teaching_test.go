@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redisfifo"
@@ -27,8 +28,9 @@ func TestSetNXExpireCrashLeavesNoTTL(t *testing.T) {
 	key := locktest.RedisKey(t, rdb)
 	l := NewSetNXExpire(rdb, shortTTL)
 
-	l.crash = &lockstrategy.CrashHook{Die: func() { panic(crashed{}) }}
-	l.crash.Arm()
+	pts := &faultpoint.Points{CrashDie: func() { panic(crashed{}) }}
+	pts.ArmCrash()
+	l.faults = pts
 	func() {
 		defer func() {
 			if _, ok := recover().(crashed); !ok {

@@ -1,4 +1,4 @@
-package lockstrategy
+package faultpoint
 
 import (
 	"context"

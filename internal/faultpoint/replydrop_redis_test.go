@@ -1,4 +1,4 @@
-package lockstrategy_test
+package faultpoint_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/locktest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -18,7 +19,7 @@ import (
 func TestReplyDropperLosesOneReply(t *testing.T) {
 	rdb := testenv.Redis(t)
 	key := locktest.RedisKey(t, rdb)
-	d := &lockstrategy.ReplyDropper{}
+	d := &faultpoint.ReplyDropper{}
 	c := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})
 	t.Cleanup(func() { c.Close() })
 	c.AddHook(d)
@@ -29,7 +30,7 @@ func TestReplyDropperLosesOneReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := set.Run(ctx, c, []string{key}).Err()
-	if !lockstrategy.IsTransport(err) || !errors.Is(err, lockstrategy.ErrReplyDropped) {
+	if !lockstrategy.IsTransport(err) || !errors.Is(err, faultpoint.ErrReplyDropped) {
 		t.Fatalf("armed script: %v, want a transport error (reply dropped)", err)
 	}
 	if n := rdb.Get(ctx, key).Val(); n != "1" {
