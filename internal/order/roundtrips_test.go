@@ -50,9 +50,9 @@ func newCountingService(tb testing.TB, rec order.Recorder) (*inventory.Store, *l
 	return store, lockers, svc
 }
 
-// maxStatementsAny bounds every strategy's order: db-pessimistic's row lock
-// and savepoint, then the read, the per-user count, the write and the
-// INSERT (a fenced lock's claim takes the savepoint's place).
+// maxStatementsAny bounds every strategy's order: a fenced lock's claim (or
+// db-pessimistic's row lock), then the read, the per-user count, the write
+// and the INSERT, with a statement to spare.
 const maxStatementsAny = 6
 
 // measureRoundTrips places one order on a fresh sale for every registered
