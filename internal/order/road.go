@@ -52,20 +52,27 @@ func (s *Service) chooseRoad(sale inventory.Sale) (road, error) {
 	if err != nil {
 		return nil, err
 	}
+	return roadFor(s, sale, st, inst), nil
+}
+
+// roadFor is the road of sale, whose strategy st was built as inst: the
+// queue for an async sale, else the strategy's kind decides, and a lock's
+// sale that combines gets the combined road.
+func roadFor(s *Service, sale inventory.Sale, st lockstrategy.Strategy, inst lockstrategy.Instance) road {
 	if sale.OrderMode == inventory.OrderAsync {
-		return queuedRoad{s: s, sale: sale, rs: inst.Reserver}, nil
+		return queuedRoad{s: s, sale: sale, rs: inst.Reserver}
 	}
 	switch inst.Kind() {
 	case lockstrategy.KindLockFree:
-		return lockFreeRoad{s: s, sale: sale, lf: inst.LockFree}, nil
+		return lockFreeRoad{s: s, sale: sale, lf: inst.LockFree}
 	case lockstrategy.KindReserve:
-		return reservedRoad{s: s, sale: sale, rs: inst.Reserver}, nil
+		return reservedRoad{s: s, sale: sale, rs: inst.Reserver}
 	}
 	locked := lockedRoad{s: s, sale: sale, locker: inst.Locker, tokens: st.Tokens, goesOn: st.GoesOnWhenLost}
 	if sale.Combine && sale.CombineMaxBatch > 0 {
-		return combinedRoad{locked}, nil
+		return combinedRoad{locked}
 	}
-	return locked, nil
+	return locked
 }
 
 // section is the critical section of one purchase on sale: its buyer and
