@@ -69,8 +69,7 @@ func benchSale(b *testing.B, store *inventory.Store, lockers *lockstrategy.Insta
 		name = "db-conditional" // a name the sales table knows; minimalOrder never asks it
 	}
 	sale := saletest.Make(b, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("bench"), Strategy: &name,
-		Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(10000)), PerUserLimit: new(int64(0)),
-		Watchdog: sale.LenientWatchdog(name, false)})
+		Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(10000)), PerUserLimit: new(int64(0))})
 	place := func(user string) error { _, err := svc.Place(ctx, sale.ID, user); return err }
 	if strategy == minimalShop {
 		place = func(user string) error { return minimalOrder(ctx, store, sale, user) }
