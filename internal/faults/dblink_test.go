@@ -9,6 +9,9 @@ import (
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -29,11 +32,8 @@ func TestCutDB(t *testing.T) {
 	}
 	t.Cleanup(func() { inventory.Close(db) })
 	other := testenv.DB(t, "faults") // another replica: its own path to the database
-	ctx := context.Background()
-	sale := inventory.Sale{Name: "cut", Strategy: "none", InitialStock: 5}
-	if err := inventory.NewStore(other).CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: other}, nil), sale.Spec{Name: new("cut"),
+		Strategy: new("none"), Stock: new(int64(5))})
 	tx := db.Begin()
 	if err := tx.Exec("SELECT id FROM sales WHERE id = ? FOR UPDATE", sale.ID).Error; err != nil {
 		t.Fatal(err)

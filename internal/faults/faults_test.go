@@ -10,6 +10,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -20,10 +22,8 @@ func TestSlowDB(t *testing.T) {
 	db := testenv.DB(t, "faults")
 	store := inventory.NewStore(db)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "slow", Strategy: "none", InitialStock: 5}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db}, nil), sale.Spec{Name: new("slow"),
+		Strategy: new("none"), Stock: new(int64(5))})
 	f := faults.New(faults.Config{Enabled: true}, store)
 	t.Cleanup(f.Wait)
 

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -16,11 +19,8 @@ const wait = 30 * time.Second
 
 func newSale(t *testing.T, store *inventory.Store, stock int64) inventory.Sale {
 	t.Helper()
-	s := inventory.Sale{Name: "guard test", Strategy: "none", InitialStock: stock, SoldOutCache: true}
-	if err := store.CreateSale(context.Background(), &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: store.DB()}, nil), sale.Spec{Name: new("guard test"),
+		Strategy: new("none"), Stock: &stock, SoldOutCache: new(true)})
 }
 
 func setStock(t *testing.T, store *inventory.Store, id uint64, stock int64) {

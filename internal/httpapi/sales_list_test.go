@@ -11,13 +11,17 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // listedSale is one sale made for the list's tests: how it is made, then
 // the orders and sections written for it.
 type listedSale struct {
-	sale     inventory.Sale
+	sale     sale.Spec
 	stock    int64    // the stock left, written after the orders (-1: untouched)
 	orders   []string // one "user:status" per order; status paid, reserved, expired or returned (expired, unit back)
 	sections [][3]int // wait (-1: unknown), enter, exit in µs from a base
@@ -26,16 +30,16 @@ type listedSale struct {
 }
 
 // makeListedSales writes every sale of specs with its orders and sections.
+// The sales are made by a sale service of their own, with Redis: the env's
+// replica has none, and one sale keeps its stock there.
 func makeListedSales(t *testing.T, e *env, specs []listedSale) []inventory.Sale {
 	t.Helper()
+	sales := saletest.Service(t, lockstrategy.Backends{DB: e.db, Redis: testenv.Redis(t)}, nil)
 	ctx := context.Background()
 	base := time.Now().UTC().Truncate(time.Microsecond)
 	out := make([]inventory.Sale, 0, len(specs))
 	for _, sp := range specs {
-		sl := sp.sale
-		if err := e.store.CreateSale(ctx, &sl); err != nil {
-			t.Fatal(err)
-		}
+		sl := saletest.Make(t, sales, sp.sale)
 		var orders []inventory.Order
 		for _, o := range sp.orders {
 			user, status, _ := bytes.Cut([]byte(o), []byte(":"))
@@ -89,14 +93,14 @@ func makeListedSales(t *testing.T, e *env, specs []listedSale) []inventory.Sale 
 // oversold and lost stock, duplicates with and without a per-user limit,
 // sections that overlap and hand over, fenced writes and a drift.
 func variedSales() []listedSale {
-	mk := func(name string, stock int64, perUser int) inventory.Sale {
-		return inventory.Sale{Name: name, Strategy: "mutex", InitialStock: stock, PerUserLimit: perUser,
-			OrderMode: inventory.OrderSync, OpensAt: time.Now().UTC().Truncate(time.Microsecond)}
+	mk := func(name string, stock, perUser int64) sale.Spec {
+		return sale.Spec{Name: &name, Strategy: new("mutex"), Stock: &stock, PerUserLimit: &perUser,
+			OrderMode: new(inventory.OrderSync)}
 	}
 	fenced := mk("fenced and drifted", 5, 1)
-	fenced.Fencing, fenced.Strategy = true, "redis-lua-stock"
+	fenced.Fencing, fenced.Strategy = new(true), new("redis-lua-stock")
 	window := mk("reservations", 10, 0)
-	window.PayWithinMS = 60000
+	window.PayWithinMS = new(int64(60000))
 	return []listedSale{
 		{sale: mk("untouched", 5, 1), stock: -1},
 		{sale: mk("sold right", 5, 1), stock: 2, orders: []string{"a:paid", "b:paid", "c:paid"}},
@@ -164,8 +168,8 @@ func TestSalesListStatements(t *testing.T) {
 	stmts := countStatements(t, e.db)
 	specs := make([]listedSale, listLimit)
 	for i := range specs {
-		sp := listedSale{sale: inventory.Sale{Name: fmt.Sprintf("counted %d", i), Strategy: "mutex", InitialStock: 3,
-			PerUserLimit: i % 2, OrderMode: inventory.OrderSync, OpensAt: time.Now().UTC()}, stock: 2, orders: []string{"a:paid"}}
+		sp := listedSale{sale: sale.Spec{Name: new(fmt.Sprintf("counted %d", i)), Strategy: new("mutex"), Stock: new(int64(3)),
+			PerUserLimit: new(int64(i % 2)), OrderMode: new(inventory.OrderSync)}, stock: 2, orders: []string{"a:paid"}}
 		if i%3 == 0 {
 			sp.sections = [][3]int{{0, 10, 20}, {5, 25, 40}}
 		}

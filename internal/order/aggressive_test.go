@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/eventlog"
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -18,13 +19,11 @@ import (
 // writes anyway because the strategy's policy says to go on, and records
 // that it did (lease event went_on, after lost, on the same token).
 func TestAggressivePolicyWritesKnowingly(t *testing.T) {
-	store, _, svc := newService(t, "aggressive")
+	store, lockers, svc := newService(t, "aggressive")
 	rdb := testenv.Redis(t)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "aggressive", Strategy: "redis-aggressive", InitialStock: 10, TTLMS: 900, Watchdog: true}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("aggressive"), Strategy: new("redis-aggressive"),
+		Stock: new(int64(10)), TTLMS: new(int64(900)), PerUserLimit: new(int64(0))})
 	points(svc).SlowNextSection(4 * time.Second)
 	done := make(chan error, 1)
 	go func() { _, err := svc.Place(ctx, sale.ID, "A"); done <- err }()

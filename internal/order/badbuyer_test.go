@@ -8,6 +8,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -16,8 +17,8 @@ import (
 // order, and the sale is exact. Before, the refusal failed the whole batch
 // (and a key collision answered every buyer 409 in_progress).
 func TestRefusedRowFailsOnlyItsBuyer(t *testing.T) {
-	store, _, svc := newService(t, "badbuyer")
-	sale := combinedSale(t, store, "db-pessimistic", 20, 50, 50000, false)
+	store, lockers, svc := newService(t, "badbuyer")
+	sale := combinedSale(t, sale.New(store.DB(), lockers, svc), "db-pessimistic", 20, 50, 50000, false)
 	mallory := fmt.Sprintf("mallory-%d", sale.ID)
 	testenv.RefuseOrderRowsOf(t, store.DB(), mallory)
 	ctx := context.Background()

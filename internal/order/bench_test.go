@@ -15,6 +15,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // BenchmarkSale sells 1,000 units to 64 concurrent buyers on one replica, per
@@ -62,21 +64,15 @@ func minimalOrder(ctx context.Context, store *inventory.Store, sale inventory.Sa
 func benchSale(b *testing.B, store *inventory.Store, lockers *lockstrategy.Instances, svc *order.Service, strategy string, workMS int) {
 	const stock, buyers = 1000, 64
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "bench", Strategy: strategy, InitialStock: stock, WorkMS: workMS, TTLMS: 10000}
+	name := strategy
+	if strategy == minimalShop {
+		name = "db-conditional" // a name the sales table knows; minimalOrder never asks it
+	}
+	sale := saletest.Make(b, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("bench"), Strategy: &name,
+		Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(10000)), PerUserLimit: new(int64(0))})
 	place := func(user string) error { _, err := svc.Place(ctx, sale.ID, user); return err }
 	if strategy == minimalShop {
-		sale.Strategy = "db-conditional" // a name the sales table knows; minimalOrder never asks it
 		place = func(user string) error { return minimalOrder(ctx, store, sale, user) }
-	}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		b.Fatal(err)
-	}
-	if inst, err := lockers.Get(strategy, lockstrategy.Options{}); err == nil {
-		if rs := inst.Reserver; rs != nil { // the stock lives in Redis: load it, as a sale's creation does
-			if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
-				b.Fatal(err)
-			}
-		}
 	}
 	hist := hdrhistogram.New(1, int64(time.Minute/time.Microsecond), 3)
 	var mu sync.Mutex

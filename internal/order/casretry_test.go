@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -42,12 +43,10 @@ func (o *observations) last() order.Observation {
 // began a new transaction after a backoff: two transactions here.
 func TestCASRoundLostIsOneReadAndOneUpdate(t *testing.T) {
 	obs := &observations{}
-	store, _, svc := newCountingService(t, obs)
+	store, lockers, svc := newCountingService(t, obs)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "cas round", Strategy: "db-optimistic", InitialStock: 5, TTLMS: 5000}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("cas round"), Strategy: new("db-optimistic"),
+		Stock: new(int64(5)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(0))})
 	if _, err := svc.Place(ctx, sale.ID, "first"); err != nil { // the sale's options cached
 		t.Fatal(err)
 	}

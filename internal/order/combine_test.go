@@ -10,20 +10,19 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // combinedSale creates a sale that combines: batches of at most maxBatch,
 // gathered for at most waitUS.
-func combinedSale(t *testing.T, store *inventory.Store, strategy string, stock int64, maxBatch, waitUS int, fencing bool) inventory.Sale {
+func combinedSale(t *testing.T, sales *sale.Service, strategy string, stock int64, maxBatch, waitUS int, fencing bool) inventory.Sale {
 	t.Helper()
-	sale := inventory.Sale{Name: "combine " + strategy, Strategy: strategy, InitialStock: stock, TTLMS: 5000,
-		Watchdog: true, PerUserLimit: 1, Fencing: fencing, Combine: true, CombineMaxBatch: maxBatch, CombineMaxWaitUS: waitUS}
-	if err := store.CreateSale(context.Background(), &sale); err != nil {
-		t.Fatal(err)
-	}
-	return sale
+	return saletest.Make(t, sales, sale.Spec{Name: new("combine " + strategy), Strategy: &strategy, Stock: &stock,
+		TTLMS: new(int64(5000)), PerUserLimit: new(int64(1)), Fencing: &fencing, Combine: new(true),
+		CombineMaxBatch: new(int64(maxBatch)), CombineMaxWaitUS: new(int64(waitUS))})
 }
 
 // TestCombinedHerd: two replicas sell one combining sale to a herd that
@@ -32,7 +31,7 @@ func combinedSale(t *testing.T, store *inventory.Store, strategy string, stock i
 // or lost, nobody over the limit, one order per key, no two batches
 // overlapping; and every buyer told "order" has a row, every row was told.
 func TestCombinedHerd(t *testing.T) {
-	store, _, svcA := newService(t, "combine-a")
+	store, lockers, svcA := newService(t, "combine-a")
 	svcB := newReplica(t, "combine-b")
 	for _, c := range []struct {
 		strategy string
@@ -40,7 +39,7 @@ func TestCombinedHerd(t *testing.T) {
 	}{{"redis", true}, {"db-pessimistic", false}, {"zookeeper", true}, {"redisson", true}, {"db-lock-table", true}} {
 		t.Run(c.strategy, func(t *testing.T) {
 			const stock, users = 30, 50
-			sale := combinedSale(t, store, c.strategy, stock, 8, 2000, c.fencing)
+			sale := combinedSale(t, sale.New(store.DB(), lockers, svcA), c.strategy, stock, 8, 2000, c.fencing)
 			ctx := context.Background()
 			var mu sync.Mutex
 			told := map[uint64]bool{} // order ids answered
@@ -106,7 +105,7 @@ func TestCombinedHerd(t *testing.T) {
 // one acquisition sells them together, and the section records the batch.
 func TestCombinedBatchGathers(t *testing.T) {
 	store, lockers, svc := newService(t, "combine-gather")
-	sale := combinedSale(t, store, "redis", 100, 100, 0, true)
+	sale := combinedSale(t, sale.New(store.DB(), lockers, svc), "redis", 100, 100, 0, true)
 	ctx := context.Background()
 	inst, err := lockers.Get(sale.Strategy, order.LockOptions(sale))
 	if err != nil {
@@ -165,14 +164,12 @@ func TestCombinedBatchGathers(t *testing.T) {
 // lock and buys. The stale batch's one write is refused by the fence, for
 // all three buyers: nothing of it lands, and one fenced write is counted.
 func TestCombinedStaleBatchFencedWhole(t *testing.T) {
-	store, _, svcA := newService(t, "combine-fence-a")
+	store, lockers, svcA := newService(t, "combine-fence-a")
 	svcB := newReplica(t, "combine-fence-b")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "combine fence", Strategy: "db-lock-table", InitialStock: 10, TTLMS: 300, Fencing: true,
-		PerUserLimit: 1, Combine: true, CombineMaxBatch: 10}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svcA), sale.Spec{Name: new("combine fence"), Strategy: new("db-lock-table"),
+		Stock: new(int64(10)), TTLMS: new(int64(300)), Fencing: new(true), PerUserLimit: new(int64(1)), Combine: new(true),
+		CombineMaxBatch: new(int64(10)), CombineMaxWaitUS: new(int64(0))})
 	// buyer-0's batch of one stalls 3 s inside its section; three buyers
 	// arrive meanwhile and wait in the combiner: the next batch.
 	first := stallBuyer(t, svcA, sale.ID, "buyer-0", 3*time.Second, 1)

@@ -13,6 +13,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -25,15 +27,15 @@ import (
 // again (db-lock-table after the TTL of the lock row A could not delete),
 // and the sale adds up.
 func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
-	link, store, svc := cutService(t, "cut", testenv.Backends(t, "order"), order.Config{LockWait: 3 * time.Second})
+	b := testenv.Backends(t, "order")
+	link, store, svc := cutService(t, "cut", b, order.Config{LockWait: 3 * time.Second})
+	sales := saletest.Service(t, b, svc)
 	ctx := context.Background()
 
 	for _, strategy := range []string{"db-lock-table", "db-pessimistic", "redis"} {
 		t.Run(strategy, func(t *testing.T) {
-			sale := inventory.Sale{Name: "cut " + strategy, Strategy: strategy, InitialStock: 5, TTLMS: 1500}
-			if err := store.CreateSale(ctx, &sale); err != nil {
-				t.Fatal(err)
-			}
+			sale := saletest.Make(t, sales, sale.Spec{Name: new("cut " + strategy), Strategy: &strategy, Stock: new(int64(5)),
+				TTLMS: new(int64(1500)), PerUserLimit: new(int64(0)), Watchdog: sale.LenientWatchdog(strategy, false)})
 			points(svc).PauseNextSection(700 * time.Millisecond)
 			a := make(chan error, 1)
 			go func() { _, err := svc.Place(ctx, sale.ID, "A"); a <- err }()
@@ -75,10 +77,8 @@ func TestOrdersWhileCutOffTheDatabase(t *testing.T) {
 func TestSaleLookupWhileCutOffTheDatabase(t *testing.T) {
 	link, store, svc := cutService(t, "cut-lookup", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "cut lookup", Strategy: "db-conditional", InitialStock: 5}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: store.DB()}, svc), sale.Spec{Name: new("cut lookup"),
+		Strategy: new("db-conditional"), Stock: new(int64(5)), PerUserLimit: new(int64(0))})
 	link.Cut(3 * time.Second)
 	if _, err := svc.Sale(ctx, sale.ID); !errors.Is(err, order.ErrDBUnavailable) {
 		t.Errorf("Sale during the cut: %v, want ErrDBUnavailable", err)
@@ -103,10 +103,8 @@ func TestSaleLookupWhileCutOffTheDatabase(t *testing.T) {
 func TestPessimisticCommitLostIsNoOrder(t *testing.T) {
 	link, store, svc := cutService(t, "cut-commit", lockstrategy.Backends{}, order.Config{})
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "cut commit", Strategy: "db-pessimistic", InitialStock: 5}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: store.DB()}, svc), sale.Spec{Name: new("cut commit"),
+		Strategy: new("db-pessimistic"), Stock: new(int64(5)), PerUserLimit: new(int64(0))})
 	points(svc).OnNextCommit(func() { link.Cut(2 * time.Second) })
 	o, err := svc.Place(ctx, sale.ID, "A")
 	if !errors.Is(err, order.ErrDBUnavailable) {

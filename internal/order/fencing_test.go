@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/internal/verdict"
 )
@@ -18,14 +19,12 @@ import (
 // buys. Without fencing both writes land (a lost update, and the detector sees
 // the overlap); with fencing A's stale write is rejected and counted.
 func TestPausePastTTL(t *testing.T) {
-	store, _, svc := newService(t, "fence")
+	store, lockers, svc := newService(t, "fence")
 
 	for _, fencing := range []bool{false, true} {
 		ctx := context.Background()
-		sale := inventory.Sale{Name: "pause", Strategy: "db-lock-table", InitialStock: 10, TTLMS: 300, Fencing: fencing}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			t.Fatal(err)
-		}
+		sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("pause"), Strategy: new("db-lock-table"),
+			Stock: new(int64(10)), TTLMS: new(int64(300)), Fencing: &fencing, PerUserLimit: new(int64(0))})
 		// A holds the lock, stalled; B waits for A's row to expire (300 ms)
 		// and takes the lock while A still sleeps. On a loaded machine A's
 		// 300 ms may run out before it reaches the stall (it then stops
@@ -80,12 +79,10 @@ func TestPausePastTTL(t *testing.T) {
 // and writes stock-1 on top: two orders, one unit taken. The fence claimed
 // before the read makes A's write fail instead.
 func TestFencedStaleWriteBetweenReadAndWrite(t *testing.T) {
-	store, _, svc := newService(t, "fence-rw")
+	store, lockers, svc := newService(t, "fence-rw")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "fence read-write", Strategy: "db-lock-table", InitialStock: 10, TTLMS: 300, Fencing: true}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("fence read-write"), Strategy: new("db-lock-table"),
+		Stock: new(int64(10)), TTLMS: new(int64(300)), Fencing: new(true), PerUserLimit: new(int64(0))})
 	// On a loaded machine either buyer's 300 ms lease may run out before it
 	// reaches its stall (lock_lost, nothing written): it tries again.
 	errA := stallBuyer(t, svc, sale.ID, "A", 6*time.Second, 1)

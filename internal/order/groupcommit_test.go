@@ -14,6 +14,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/reconcile"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // A herd on one redis-lua-stock sale over two replicas, whose reserved
@@ -56,19 +58,13 @@ const herdTries = 4
 func groupCommitHerd(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instances, replicas []*order.Service, stock int64) bool {
 	svc := replicas[0]
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "group commit herd", Strategy: "redis-lua-stock", InitialStock: stock, WorkMS: 1,
-		TTLMS: 5000, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("group commit herd"),
+		Strategy: new("redis-lua-stock"), Stock: &stock, WorkMS: new(int64(1)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(1))})
 	inst, err := lockers.Get(sale.Strategy, order.LockOptions(sale))
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := svc.LockKey(sale.ID)
-	if err := inst.Reserver.LoadStock(ctx, key, stock); err != nil {
-		t.Fatal(err)
-	}
 
 	var purchases []order.Purchase
 	for i := range 100 {

@@ -11,6 +11,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -18,13 +20,10 @@ import (
 // (work_ms 20 widens the race) and returns the sale's recorded history.
 func buyAll(t *testing.T, strategy string, buyers int) (inventory.SaleView, []history.Op) {
 	t.Helper()
-	store, _, svc := newService(t, "hist")
+	store, lockers, svc := newService(t, "hist")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "history " + strategy, Strategy: strategy, InitialStock: 3,
-		WorkMS: 20, TTLMS: 5000, Watchdog: true, Fencing: true, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("history " + strategy), Strategy: &strategy,
+		Stock: new(int64(3)), WorkMS: new(int64(20)), TTLMS: new(int64(5000)), Fencing: new(true), PerUserLimit: new(int64(1))})
 	var wg sync.WaitGroup
 	for i := range buyers {
 		wg.Add(1)

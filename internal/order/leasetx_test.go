@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -25,12 +26,10 @@ import (
 // (ctx cancelled); the job ends. A must not have let go before the job
 // ended: its Place returns only after the job's row lock is gone.
 func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
-	store, _, svc := newService(t, "leasetx")
+	store, lockers, svc := newService(t, "leasetx")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "lease tx", Strategy: "db-pessimistic", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("lease tx"), Strategy: new("db-pessimistic"),
+		Stock: new(int64(5)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(1))})
 	db := testenv.DB(t, "order")
 	job := holdSaleRow(t, sale.ID)
 
@@ -85,12 +84,10 @@ func TestPessimisticSectionOutlivesItsBuyer(t *testing.T) {
 // server, or a slow batch job holding it) is a lock not acquired in time,
 // which the buyer may retry: a 503 lock_timeout, not a 500.
 func TestRowLockWaitTimeoutIsALockTimeout(t *testing.T) {
-	store, _, svc := newService(t, "rowwait")
+	store, lockers, svc := newService(t, "rowwait")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "row wait", Strategy: "db-conditional", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("row wait"), Strategy: new("db-conditional"),
+		Stock: new(int64(5)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(1))})
 	// The job holds the row until Place gives up: the server's timeout
 	// (innodb_lock_wait_timeout, 10 s in the lab's MariaDB) ends the wait.
 	holdSaleRow(t, sale.ID)
@@ -126,16 +123,10 @@ func holdSaleRow(t *testing.T, saleID uint64) *sql.Tx {
 func TestReservedPersistTimeoutIsRetryable(t *testing.T) {
 	store, lockers, svc := newService(t, "persist")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "persist timeout", Strategy: "redis-lua-stock", InitialStock: 5, TTLMS: 5000, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("persist timeout"), Strategy: new("redis-lua-stock"),
+		Stock: new(int64(5)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(1))})
 	inst, err := lockers.Get(sale.Strategy, order.LockOptions(sale))
 	if err != nil {
-		t.Fatal(err)
-	}
-	rs := inst.Reserver
-	if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), 5); err != nil {
 		t.Fatal(err)
 	}
 	job := holdSaleRow(t, sale.ID)

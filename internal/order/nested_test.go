@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // The reentrancy lesson's fault: the next section takes its own lock again.
@@ -18,16 +19,14 @@ import (
 // same on the database's lock table: db-lock-table-plain waits for its own
 // row, db-lock-table counts the hold in the row.
 func TestNestedLock(t *testing.T) {
-	store, _, svc := newService(t, "nested")
+	store, lockers, svc := newService(t, "nested")
 	ctx := context.Background()
 	for _, tc := range []struct {
 		strategy  string
 		reentrant bool
 	}{{"redis", false}, {"redisson", true}, {"db-lock-table-plain", false}, {"db-lock-table", true}} {
-		sale := inventory.Sale{Name: "nested", Strategy: tc.strategy, InitialStock: 10}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			t.Fatal(err)
-		}
+		sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("nested"), Strategy: &tc.strategy,
+			Stock: new(int64(10)), PerUserLimit: new(int64(0)), Watchdog: sale.LenientWatchdog(tc.strategy, false)})
 		points(svc).NestNextSection(time.Second)
 		_, err := svc.Place(ctx, sale.ID, "A")
 		if tc.reentrant && err != nil {

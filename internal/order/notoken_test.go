@@ -5,10 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/memlock"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // zeroToken is a working in-process lock that promises fencing tokens and
@@ -37,13 +38,11 @@ func init() {
 // unfenced, a stale holder's write would land (the lost update of the
 // chaos run). An unfenced sale on the same lock buys as usual.
 func TestFencedSaleRefusesTokenZero(t *testing.T) {
-	store, _, svc := newService(t, "notoken")
+	store, lockers, svc := newService(t, "notoken")
 	ctx := context.Background()
 	for _, fencing := range []bool{true, false} {
-		sale := inventory.Sale{Name: "zero", Strategy: "test-zero-token", InitialStock: 5, Fencing: fencing}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			t.Fatal(err)
-		}
+		sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("zero"), Strategy: new("test-zero-token"),
+			Stock: new(int64(5)), Fencing: &fencing, PerUserLimit: new(int64(0))})
 		_, err := svc.Place(ctx, sale.ID, "A")
 		if fencing && !errors.Is(err, order.ErrNoFenceToken) {
 			t.Fatalf("fenced: %v, want ErrNoFenceToken", err)

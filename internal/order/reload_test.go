@@ -14,6 +14,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -36,17 +38,8 @@ func TestLuaStockSurvivesRedisRestart(t *testing.T) {
 
 	ctx := context.Background()
 	const stock = 20
-	sale := inventory.Sale{Name: "reload", Strategy: "redis-lua-stock", InitialStock: stock}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
-	l, err := lockers.Get("redis-lua-stock", lockstrategy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Reserver.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(db, lockers, svc), sale.Spec{Name: new("reload"), Strategy: new("redis-lua-stock"),
+		Stock: new(int64(stock)), PerUserLimit: new(int64(0))})
 	// buy places an order for user, retrying what the shop calls retryable
 	// (the reload's short refusal), and returns the final error.
 	refused := 0

@@ -13,6 +13,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -81,20 +83,8 @@ func measureRoundTrips(tb testing.TB) []orderRoundTrips {
 	}
 	for _, r := range runs {
 		st := r.st
-		sale := inventory.Sale{Name: "roundtrips " + st.Name, Strategy: st.Name, InitialStock: 10, TTLMS: 2000,
-			Watchdog: true, PerUserLimit: r.limit, Fencing: st.Tokens}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			tb.Fatal(err)
-		}
-		inst, err := lockers.Get(st.Name, order.LockOptions(sale))
-		if err != nil {
-			tb.Fatalf("%s: %v", st.Name, err)
-		}
-		if rs := inst.Reserver; rs != nil {
-			if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), sale.InitialStock); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		sale := saletest.Make(tb, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("roundtrips " + st.Name),
+			Strategy: &st.Name, Stock: new(int64(10)), TTLMS: new(int64(2000)), PerUserLimit: new(int64(r.limit)), Fencing: &st.Tokens})
 		if _, err := svc.Place(ctx, sale.ID, "first"); err != nil {
 			tb.Fatalf("%s: the first order: %v", st.Name, err)
 		}

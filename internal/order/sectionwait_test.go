@@ -6,7 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // TestSectionsRecordTheirWait: every locked section the order flow records
@@ -14,12 +15,10 @@ import (
 // hand-overs of the lock's physical limit (sectionlog.Cycle) are counted
 // from it.
 func TestSectionsRecordTheirWait(t *testing.T) {
-	store, _, svc := newService(t, "wait")
+	store, lockers, svc := newService(t, "wait")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "section wait", Strategy: "db-pessimistic", InitialStock: 4, WorkMS: 2, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("section wait"), Strategy: new("db-pessimistic"),
+		Stock: new(int64(4)), WorkMS: new(int64(2)), PerUserLimit: new(int64(1))})
 	const buyers = 8
 	var wg sync.WaitGroup
 	for i := range buyers {

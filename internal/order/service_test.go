@@ -13,6 +13,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // unsafeOnOneReplica lists the strategies that break the sale even on one
@@ -56,20 +58,8 @@ func TestSaleInvariantsPerStrategy(t *testing.T) {
 func runSale(t *testing.T, store *inventory.Store, lockers *lockstrategy.Instances, svc *order.Service, strategy string) inventory.SaleView {
 	t.Helper()
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "test " + strategy, Strategy: strategy, InitialStock: saleStock,
-		WorkMS: workMS, TTLMS: 5000, Watchdog: true, PerUserLimit: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
-	l, err := lockers.Get(strategy, lockstrategy.Options{TTL: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs := l.Reserver; rs != nil {
-		if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), saleStock); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("test " + strategy), Strategy: &strategy,
+		Stock: new(int64(saleStock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(1))})
 	var user atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, buyers)

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -16,13 +17,11 @@ import (
 // restart) is told by the watchdog's failed renewal (Lost), and the check
 // before the write stops it: ErrLockLost, nothing written.
 func TestSlowWorkStopsOnALostLease(t *testing.T) {
-	store, _, svc := newService(t, "slowwork")
+	store, lockers, svc := newService(t, "slowwork")
 	rdb := testenv.Redis(t)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "slow", Strategy: "redis", InitialStock: 10, TTLMS: 900}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("slow"), Strategy: new("redis"),
+		Stock: new(int64(10)), TTLMS: new(int64(900)), Watchdog: new(false), PerUserLimit: new(int64(0))})
 	points(svc).SlowNextSection(4 * time.Second)
 	done := make(chan error, 1)
 	go func() { _, err := svc.Place(ctx, sale.ID, "A"); done <- err }()

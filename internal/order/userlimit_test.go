@@ -7,9 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // TestPerUserLimitUnderConcurrency: several users each send 8 orders at
@@ -37,19 +38,11 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/limit=%d", c.strategy, c.limit), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			sale := inventory.Sale{Name: "limit " + c.strategy, Strategy: c.strategy, InitialStock: stock,
-				WorkMS: workMS, TTLMS: 5000, Watchdog: true, PerUserLimit: c.limit}
-			if err := store.CreateSale(ctx, &sale); err != nil {
-				t.Fatal(err)
-			}
+			sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("limit " + c.strategy), Strategy: &c.strategy,
+				Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(c.limit))})
 			l, err := lockers.Get(c.strategy, order.LockOptions(sale))
 			if err != nil {
 				t.Fatal(err)
-			}
-			if rs := l.Reserver; rs != nil {
-				if err := rs.LoadStock(ctx, svc.LockKey(sale.ID), stock); err != nil {
-					t.Fatal(err)
-				}
 			}
 
 			var mu sync.Mutex

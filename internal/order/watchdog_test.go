@@ -7,8 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // TestWatchdog: a redis lock with a TTL (450 ms: 300 ms of slack for a
@@ -17,16 +18,13 @@ import (
 // while held and the next waiter walks in: the detector sees overlapping
 // sections. With it the leases are renewed and the sections stay serial.
 func TestWatchdog(t *testing.T) {
-	store, _, svc := newService(t, "watchdog")
+	store, lockers, svc := newService(t, "watchdog")
 	const buyers, stock = 4, 20
 
 	for _, watchdog := range []bool{false, true} {
 		ctx := context.Background()
-		sale := inventory.Sale{Name: "watchdog", Strategy: "redis", InitialStock: stock, WorkMS: 1200, TTLMS: 450,
-			Watchdog: watchdog, PerUserLimit: 1}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			t.Fatal(err)
-		}
+		sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("watchdog"), Strategy: new("redis"),
+			Stock: new(int64(stock)), WorkMS: new(int64(1200)), TTLMS: new(int64(450)), Watchdog: &watchdog, PerUserLimit: new(int64(1))})
 		if got := order.LockOptions(sale); got.NoRenewal == watchdog {
 			t.Fatalf("watchdog=%v: lock options %+v", watchdog, got)
 		}

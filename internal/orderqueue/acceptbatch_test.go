@@ -12,6 +12,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 )
 
 // A herd on one async sale over two replicas, whose accepts are gathered
@@ -35,10 +36,7 @@ func TestBatchedAcceptsKeepEveryCheck(t *testing.T) {
 func batchedAcceptHerd(t *testing.T, a, b *lab, stock int64) {
 	ctx := context.Background()
 	strategy, mode, limit := "redis-lua-stock", inventory.OrderAsync, int64(1)
-	s, err := a.sales.Create(ctx, sale.Spec{Strategy: &strategy, Stock: &stock, OrderMode: &mode, PerUserLimit: &limit})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := saletest.Make(t, a.sales, sale.Spec{Strategy: &strategy, Stock: &stock, OrderMode: &mode, PerUserLimit: &limit})
 	var purchases []order.Purchase
 	for i := range 100 {
 		purchases = append(purchases, order.Purchase{SaleID: s.ID, UserID: fmt.Sprintf("one-%d", i)})

@@ -21,6 +21,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -79,12 +80,7 @@ func (l *lab) consumerWith(name string, claimIdle time.Duration, hooks faultpoin
 // newSale makes a sale of strategy with stock, async unless sync.
 func (l *lab) newSale(strategy string, stock int64, mode string, payWithinMS int64) inventory.Sale {
 	l.t.Helper()
-	s, err := l.sales.Create(context.Background(), sale.Spec{Strategy: &strategy, Stock: &stock, OrderMode: &mode,
-		PayWithinMS: &payWithinMS})
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return s
+	return saletest.Make(l.t, l.sales, sale.Spec{Strategy: &strategy, Stock: &stock, OrderMode: &mode, PayWithinMS: &payWithinMS})
 }
 
 // herd sends buyers orders (users u0..u<buyers-1>) at once and returns

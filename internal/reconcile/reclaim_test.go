@@ -13,6 +13,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/reconcile"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -29,18 +31,11 @@ type reclaimSale struct {
 func newReclaimSale(t *testing.T, stock int64) reclaimSale {
 	t.Helper()
 	b := testenv.Backends(t, "reconcile")
-	ctx := context.Background()
-	sale := inventory.Sale{Name: "reclaim", Strategy: "redis-lua-stock", InitialStock: stock}
-	if err := inventory.NewStore(b.DB).CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
 	keyspace := fmt.Sprintf("reclaim-test-%d", time.Now().UnixNano())
-	s := reclaimSale{db: b.DB, st: redislock.NewLuaStock(b.Redis), id: sale.ID,
-		key: fmt.Sprintf("%s:sale:%d", keyspace, sale.ID), keyspace: keyspace}
-	if err := s.st.LoadStock(ctx, s.key, stock); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	key := func(id uint64) string { return fmt.Sprintf("%s:sale:%d", keyspace, id) }
+	sale := saletest.Make(t, saletest.Service(t, b, saletest.KeyFunc(key)), sale.Spec{Name: new("reclaim"),
+		Strategy: new("redis-lua-stock"), Stock: &stock, PerUserLimit: new(int64(0))})
+	return reclaimSale{db: b.DB, st: redislock.NewLuaStock(b.Redis), id: sale.ID, key: key(sale.ID), keyspace: keyspace}
 }
 
 // takeAbandoned takes one unit as a synchronous order does, then ages it

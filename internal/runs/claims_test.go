@@ -14,6 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/claims"
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // The claims are judged on the newest finished runs of one set of
@@ -24,12 +25,12 @@ import (
 func TestClaimsOnRepeatedRunsOfTheSameSettings(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	ag := agents(1)
 	// Settings no other run uses (the package's database keeps earlier
 	// runs, of this test too), so that no other run joins these.
 	c := Config{Strategy: "redis,zookeeper,db-pessimistic", Strategies: []string{"redis", "zookeeper", "db-pessimistic"},
-		Stock: 1000 + time.Now().UnixNano()%1_000_000, Buyers: 10, Concurrency: 2, WorkMS: 1}
+		Stock: 1000 + time.Now().UnixNano()%(sale.MaxStock-1000), Buyers: 10, Concurrency: 2, WorkMS: 1}
 	run := func(d int64) uint64 {
 		id, err := s.Create(ctx, c, ag, []string{"http://a"})
 		if err != nil {

@@ -14,8 +14,10 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/runwire"
 	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/internal/verdict"
 )
@@ -38,15 +40,11 @@ func (f salesFunc) Create(ctx context.Context, spec sale.Spec) (inventory.Sale, 
 	return f(ctx, spec)
 }
 
-// saleMaker creates a plain sale row of the step's strategy and stock (the
-// sale service's validation is tested in its own package).
-func saleMaker(db *gorm.DB) Sales {
-	return salesFunc(func(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
-		s := inventory.Sale{Name: "runs test", Strategy: *spec.Strategy, InitialStock: *spec.Stock, Stock: *spec.Stock,
-			TTLMS: 2000, PerUserLimit: 1, Status: "open"}
-		err := inventory.NewStore(db).CreateSale(ctx, &s)
-		return s, err
-	})
+// saleMaker is the shop's sale service over db, with the backends of the
+// strategies these tests' runs sell with.
+func saleMaker(t *testing.T, db *gorm.DB) *sale.Service {
+	t.Helper()
+	return saletest.Service(t, lockstrategy.Backends{DB: db, Redis: testenv.Redis(t), ZKServers: testenv.ZKServers(t)}, nil)
 }
 
 // agents returns n agent ids no other test (or earlier run) uses.
@@ -80,7 +78,7 @@ var cfg = Config{Strategy: "all", Strategies: []string{"none", "mutex"}, Stock: 
 func TestRunLifecycle(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	ag := agents(3)
 	id, err := s.Create(ctx, cfg, ag[:2], []string{"http://a", "http://b"})
 	if err != nil {
@@ -182,7 +180,7 @@ func TestRunLifecycle(t *testing.T) {
 func TestConcurrentClaims(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	ag := agents(16)
 	one := cfg
 	one.Strategies = []string{"none"}
@@ -222,7 +220,7 @@ func TestConcurrentClaims(t *testing.T) {
 func TestDeadlineAndFailure(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	one := cfg
 	one.Strategies = []string{"none"}
 	id, err := s.Create(ctx, one, agents(2), []string{"http://a"})
@@ -280,7 +278,7 @@ func TestConfigWatchdog(t *testing.T) {
 	// Through the database: the view shows what Create stored.
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	off := cfg
 	off.Watchdog = false
 	id, err := s.Create(ctx, off, agents(1), []string{"http://x"})
@@ -304,7 +302,7 @@ func TestConfigWatchdog(t *testing.T) {
 func TestProgressExtendsDeadline(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	s := New(db, saleMaker(db))
+	s := New(db, saleMaker(t, db))
 	one := cfg
 	one.Strategies = []string{"none"}
 	ag := agents(1)
@@ -380,14 +378,14 @@ func TestStepSpec(t *testing.T) {
 func TestAssignmentCarriesTheOpening(t *testing.T) {
 	db := testDB(t)
 	ctx := context.Background()
-	opening := time.Now().Add(10 * time.Minute).UTC().Truncate(time.Microsecond)
+	sales := saleMaker(t, db)
+	var opening time.Time // the step's sale's, once made
 	maker := salesFunc(func(ctx context.Context, spec sale.Spec) (inventory.Sale, error) {
 		if spec.OpensInMS == nil || *spec.OpensInMS != 600_000 || spec.TicketRequired == nil || !*spec.TicketRequired {
 			return inventory.Sale{}, fmt.Errorf("the step's sale spec lost the guards: %+v", spec)
 		}
-		s := inventory.Sale{Name: "runs test", Strategy: *spec.Strategy, InitialStock: *spec.Stock, Stock: *spec.Stock,
-			TTLMS: 2000, PerUserLimit: 1, Status: "open", OpensAt: opening, TicketRequired: true}
-		err := inventory.NewStore(db).CreateSale(ctx, &s)
+		s, err := sales.Create(ctx, spec)
+		opening = s.OpensAt
 		return s, err
 	})
 	s := New(db, maker)

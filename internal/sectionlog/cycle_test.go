@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -78,10 +80,8 @@ func TestCycleRatioIsOneWhenTheLockNeverIdles(t *testing.T) {
 func TestLoadCycleMatchesCycleOf(t *testing.T) {
 	db := testenv.DB(t, "sectionlog")
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "cycle", Strategy: "redis", InitialStock: 1}
-	if err := inventory.NewStore(db).CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db, Redis: testenv.Redis(t)}, nil),
+		sale.Spec{Name: new("cycle"), Strategy: new("redis"), Stock: new(int64(1))})
 	recorded := append(append([]sectionlog.Section(nil), mixed...), section(16000, 17000, 18000)) // overlaps the last
 	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, s := range recorded {
@@ -113,14 +113,11 @@ func TestLoadCycleMatchesCycleOf(t *testing.T) {
 func TestLoadCyclesMatchesLoadCycle(t *testing.T) {
 	db := testenv.DB(t, "sectionlog")
 	ctx := context.Background()
-	store := inventory.NewStore(db)
+	sales := saletest.Service(t, lockstrategy.Backends{DB: db, Redis: testenv.Redis(t)}, nil)
 	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var ids []uint64
 	for i, secs := range [][]sectionlog.Section{mixed, mixed[1:3], nil, {section(-1, 500, 20000), section(0, 600, 700)}} {
-		sale := inventory.Sale{Name: "cycles", Strategy: "redis", InitialStock: 1}
-		if err := store.CreateSale(ctx, &sale); err != nil {
-			t.Fatal(err)
-		}
+		sale := saletest.Make(t, sales, sale.Spec{Name: new("cycles"), Strategy: new("redis"), Stock: new(int64(1))})
 		ids = append(ids, sale.ID)
 		for _, s := range secs {
 			s.SaleID, s.ReplicaID = sale.ID, fmt.Sprint("r", i)

@@ -9,6 +9,9 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -17,12 +20,9 @@ import (
 // that begins before an earlier one ended is one violation, across replicas.
 func TestViolationsCountsOverlapsOnly(t *testing.T) {
 	db := testenv.DB(t, "sectionlog")
-	store := inventory.NewStore(db)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "v", Strategy: "none", InitialStock: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db}, nil), sale.Spec{Name: new("v"),
+		Strategy: new("none"), Stock: new(int64(1))})
 	t0 := time.Now().Truncate(time.Second)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -52,12 +52,9 @@ func TestViolationsCountsOverlapsOnly(t *testing.T) {
 // written, and neither Record nor Flush panics on the closed queue.
 func TestRecordAfterClose(t *testing.T) {
 	db := testenv.DB(t, "sectionlog")
-	store := inventory.NewStore(db)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "late", Strategy: "none", InitialStock: 1}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db}, nil), sale.Spec{Name: new("late"),
+		Strategy: new("none"), Stock: new(int64(1))})
 	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t0 := time.Now()
 	log.Record(sectionlog.Section{SaleID: sale.ID, ReplicaID: "r1", EnterAt: t0, ExitAt: t0.Add(20 * time.Millisecond)})
@@ -90,10 +87,8 @@ func TestSectionsOutliveADatabaseCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inventory.Close(db) })
-	sale := inventory.Sale{Name: "cut", Strategy: "none", InitialStock: 1}
-	if err := inventory.NewStore(direct).CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: direct}, nil), sale.Spec{Name: new("cut"),
+		Strategy: new("none"), Stock: new(int64(1))})
 	log := sectionlog.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer log.Close()
 	link.Cut(2 * time.Second)

@@ -9,6 +9,9 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/internal/timeline"
@@ -36,11 +39,8 @@ func BenchmarkTimeline20000Sections(b *testing.B) {
 // overlapping the next, inserted directly.
 func seed(b testing.TB) (*gorm.DB, inventory.Sale) {
 	db := testenv.DB(b, "timeline")
-	ctx := context.Background()
-	sale := inventory.Sale{Name: "bench", Strategy: "redis", InitialStock: 20000}
-	if err := inventory.NewStore(db).CreateSale(ctx, &sale); err != nil {
-		b.Fatal(err)
-	}
+	sale := saletest.Make(b, saletest.Service(b, lockstrategy.Backends{DB: db, Redis: testenv.Redis(b)}, nil),
+		sale.Spec{Name: new("bench"), Strategy: new("redis"), Stock: new(int64(20000))})
 	t0 := time.Now().Add(-time.Hour)
 	sections := make([]sectionlog.Section, 20000)
 	for i := range sections {

@@ -18,6 +18,9 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/sale"
+	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -83,10 +86,8 @@ func TestChaosCheckerFindsStuckUnits(t *testing.T) {
 	db := testenv.DB(t, "loadtest")
 	store := inventory.NewStore(db)
 	ctx := context.Background()
-	sale := inventory.Sale{Name: "chaos stuck", Strategy: "none", InitialStock: 10, PerUserLimit: 1, Status: "open"}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db}, nil), sale.Spec{Name: new("chaos stuck"),
+		Strategy: new("none"), Stock: new(int64(10)), PerUserLimit: new(int64(1))})
 	for _, u := range []string{"u1", "u2"} {
 		o := inventory.Order{SaleID: sale.ID, UserID: u, ReplicaID: "test"}
 		if err := inventory.InsertOrder(ctx, db, &o); err != nil {
@@ -114,10 +115,8 @@ func TestChaosCheckerFindsEveryBreak(t *testing.T) {
 	ctx := context.Background()
 	// 2 units, 3 orders in the database (oversold 1), the stock never
 	// written (3 lost updates); u1 holds 2 (a duplicate).
-	sale := inventory.Sale{Name: "chaos checker", Strategy: "none", InitialStock: 2, PerUserLimit: 1, Status: "open"}
-	if err := store.CreateSale(ctx, &sale); err != nil {
-		t.Fatal(err)
-	}
+	sale := saletest.Make(t, saletest.Service(t, lockstrategy.Backends{DB: db}, nil), sale.Spec{Name: new("chaos checker"),
+		Strategy: new("none"), Stock: new(int64(2)), PerUserLimit: new(int64(1))})
 	var ids []uint64
 	for _, u := range []string{"u1", "u1", "u2"} {
 		o := inventory.Order{SaleID: sale.ID, UserID: u, ReplicaID: "test"}
