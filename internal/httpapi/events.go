@@ -14,8 +14,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/runs"
 )
 
-// eventInterval is how often GET /api/events sends: the issue's "at most
-// one second old".
+// eventInterval is how often GET /api/events sends: a dashboard's figures
+// are at most one second old.
 var eventInterval = time.Second
 
 // events is GET /api/events, a Server-Sent Events stream: every second an

@@ -58,8 +58,8 @@ func (s *Server) requireAdmin(c *gin.Context) {
 	c.Next()
 }
 
-// requireFaultAdmin is requireAdmin for fault injection, which the fault
-// issue specifies as 403: a fault is refused, not merely unauthenticated.
+// requireFaultAdmin is requireAdmin for fault injection, answering 403
+// instead of 401: a fault is refused, not merely unauthenticated.
 func (s *Server) requireFaultAdmin(c *gin.Context) {
 	if !s.adminOK(c) {
 		writeError(c, s.log, errFaultForbidden)
