@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // Default caps of GET /api/events on one replica: per client address (a
@@ -66,11 +68,11 @@ func (h *eventHub) join(client string, interval time.Duration) (*eventStream, er
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.byClient[client] >= h.perClient {
-		return nil, &apiError{status: http.StatusTooManyRequests, body: errorBody{Error: "too_many_streams",
+		return nil, &wire.Error{Status: http.StatusTooManyRequests, Body: wire.Body{Error: "too_many_streams",
 			Message: fmt.Sprintf("this client already has %d event streams open on this replica (the most it may); close one", h.perClient)}}
 	}
 	if len(h.streams) >= h.total {
-		return nil, &apiError{status: http.StatusServiceUnavailable, body: errorBody{Error: "streams_full", Retryable: true,
+		return nil, &wire.Error{Status: http.StatusServiceUnavailable, Body: wire.Body{Error: "streams_full", Retryable: true,
 			Message: fmt.Sprintf("this replica serves its most event streams (%d); retry later, or use another replica", h.total)}}
 	}
 	st := &eventStream{client: client, next: make(chan *eventSnapshot, 1)}

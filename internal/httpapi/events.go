@@ -11,6 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/runs"
 )
 
@@ -29,7 +31,7 @@ var eventInterval = time.Second
 func (s *Server) events(c *gin.Context) {
 	st, err := s.eventHub.join(s.clientIP(c), eventInterval)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	defer s.eventHub.leave(st)
@@ -95,19 +97,19 @@ func (s *Server) snapshotEvents(ctx context.Context) [][]byte {
 	if views, err := s.liveRuns(qctx); err == nil {
 		events = append(events, encodeEvent("runs", views))
 	} else {
-		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "runs: the database does not answer"}))
+		events = append(events, encodeEvent("error", wire.Body{Error: "db_unavailable", Message: "runs: the database does not answer"}))
 	}
 	if replicas, err := s.replicaViews(qctx); err == nil {
 		events = append(events, encodeEvent("replicas", replicas))
 	} else {
-		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "replicas: the database does not answer"}))
+		events = append(events, encodeEvent("error", wire.Body{Error: "db_unavailable", Message: "replicas: the database does not answer"}))
 	}
 	return events
 }
 
 // liveRuns: every running (or queued) run, then the newest finished one.
 func (s *Server) liveRuns(ctx context.Context) ([]runs.RunView, error) {
-	live, err := s.runs.List(ctx, runListLimit, runs.StatusQueued, runs.StatusRunning)
+	live, err := s.runs.List(ctx, runsapi.ListLimit, runs.StatusQueued, runs.StatusRunning)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func (s *Server) liveRuns(ctx context.Context) ([]runs.RunView, error) {
 func encodeEvent(name string, v any) []byte {
 	data, err := json.Marshal(v)
 	if err != nil { // the views are plain structs: it cannot fail
-		data, _ = json.Marshal(errorBody{Error: "internal", Message: "the event could not be encoded"})
+		data, _ = json.Marshal(wire.Body{Error: "internal", Message: "the event could not be encoded"})
 		name = "error"
 	}
 	// json.Marshal never emits a raw newline, so one data line is enough.

@@ -1,9 +1,25 @@
 // Package httpapi is the shop's HTTP API (gin, JSON everywhere): sales,
-// orders, runs, lessons, faults, strategies, health and metrics. It is the
-// only package that imports gin. It parses requests, calls the services
-// cmd/shop built and maps their answers; every error goes through the one
-// map in errors.go, so a client sees a code and a message, never SQL or a
-// stack trace.
+// orders, runs, lessons, faults, strategies, health and metrics. It parses
+// requests, calls the services cmd/shop built and maps their answers; every
+// error goes through the one map in wire/errors.go, so a client sees a code
+// and a message, never SQL or a stack trace. Only it and its subpackages
+// import gin.
+//
+//   - server.go: Deps, New and the route table (routes); middleware.go:
+//     recovery, the body bound, the admin token; httpserver.go: the
+//     http.Server's bounds;
+//   - sales.go, sales_list.go, restock.go, share.go: sales;
+//     orders.go, orderaccess.go, limits.go, clientip.go: orders and who
+//     may read and pay them; queue.go: the order queue and reconciliation;
+//   - faults.go, faults_forward.go: fault injection on this or another
+//     replica;
+//   - live.go, herd.go, history.go, timeline.go, ring.go, htmlpage.go: a
+//     sale's read sides; replicas.go, system.go: the replicas, strategies,
+//     health;
+//   - events.go, eventhub.go: the live feed (GET /api/events);
+//   - static.go: the dashboard's files;
+//   - runsapi: runs, lessons and the agents' endpoints; wire: the error
+//     map and request decoding.
 package httpapi
 
 import (
@@ -22,6 +38,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -190,8 +208,8 @@ func (s *Server) routes() *gin.Engine {
 	e.RedirectFixedPath = false
 	_ = e.SetTrustedProxies(nil) // gin's ClientIP is never used: s.clientIP reads the forwarding headers
 	e.Use(s.recovery, s.limitBody)
-	e.NoRoute(func(c *gin.Context) { writeError(c, s.log, errNoRoute) })
-	e.NoMethod(func(c *gin.Context) { writeError(c, s.log, errNoMethod) })
+	e.NoRoute(func(c *gin.Context) { wire.WriteError(c, s.log, wire.ErrNoRoute) })
+	e.NoMethod(func(c *gin.Context) { wire.WriteError(c, s.log, wire.ErrNoMethod) })
 
 	s.staticRoutes(e) // the dashboard at / and /assets/: static.go
 	e.GET("/healthz", s.healthz)
@@ -224,9 +242,10 @@ func (s *Server) routes() *gin.Engine {
 	api.PUT("/queue/durability", s.requireAdmin, s.putDurability)
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
-	s.runRoutes(api)             // runs, agents, events: runs.go
-	s.faultRoutes(api)           // fault injection: faults.go
-	s.lessonRoutes(api)          // the Lessons page: lessons.go
+	api.GET("/events", s.events) // the live feed: events.go
+	runsapi.Register(api, runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons,
+		Log: s.log, Admin: s.requireAdmin}) // runs, lessons and the agents' endpoints
+	s.faultRoutes(api) // fault injection: faults.go
 	return e
 }
 
