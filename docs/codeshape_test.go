@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,25 +32,10 @@ var packageLinesExceptions = map[string]string{
 func goFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) || d.Name() == "vendor" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	for _, rel := range repoFiles(t, func(_, name string) bool { return name == "vendor" }) {
 		if strings.HasSuffix(rel, ".go") {
 			files = append(files, rel)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return files
 }
