@@ -24,17 +24,17 @@ var eventInterval = time.Second
 // `event: runs` with the views of the running runs (plus the last finished
 // one, so a dashboard shows a result once its run ends) and an
 // `event: replicas` with discovery's list. The replica computes them once
-// for all its streams (eventHub); a client over its cap is refused before
+// for all its streams (eventhub.Hub); a client over its cap is refused before
 // the stream starts (429, or 503 when the replica is full). A stream ends
 // when the client goes away (its request ctx is canceled), so a closed tab
 // frees its goroutine and its place.
 func (s *Server) events(c *gin.Context) {
-	st, err := s.eventHub.join(s.clientIP(c), eventInterval)
+	st, err := s.eventHub.Join(s.clientIP(c), eventInterval)
 	if err != nil {
 		wire.WriteError(c, s.log, err)
 		return
 	}
-	defer s.eventHub.leave(st)
+	defer s.eventHub.Leave(st)
 	w := c.Writer
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -52,8 +52,8 @@ func (s *Server) events(c *gin.Context) {
 			return
 		case <-stopping:
 			return // the replica is shutting down: let Shutdown finish
-		case snap := <-st.next:
-			for _, ev := range snap.events {
+		case snap := <-st.Next():
+			for _, ev := range snap.Events() {
 				if _, err := w.Write(ev); err != nil {
 					return // the client is gone (or cannot be written to): stop
 				}

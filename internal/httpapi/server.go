@@ -16,10 +16,11 @@
 //   - live.go, herd.go, history.go, timeline.go, ring.go, htmlpage.go: a
 //     sale's read sides; replicas.go, system.go: the replicas, strategies,
 //     health;
-//   - events.go, eventhub.go: the live feed (GET /api/events);
+//   - events.go: the live feed (GET /api/events), over eventhub's
+//     broadcaster;
 //   - static.go: the dashboard's files;
 //   - runsapi: runs, lessons and the agents' endpoints; wire: the error
-//     map and request decoding.
+//     map and request decoding; eventhub: the live feed's broadcaster.
 package httpapi
 
 import (
@@ -38,6 +39,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/httpapi/eventhub"
 	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -103,7 +105,7 @@ type Deps struct {
 	QueueRedis *redis.Client
 	// EventStreamsPerClient and EventStreams cap the open GET /api/events
 	// streams per client address and in all; 0 means
-	// DefaultEventStreamsPerClient and DefaultEventStreams.
+	// eventhub.DefaultPerClient and eventhub.DefaultTotal.
 	EventStreamsPerClient int
 	EventStreams          int
 	// OrderTokens signs the order_token of every order answer and checks
@@ -146,7 +148,7 @@ type Server struct {
 	queueRedis *redis.Client        // the order queue's Redis (queue.go)
 	ring       *hashring.Membership // this replica's ring view (ring.go)
 	salesList  salesList            // GET /api/sales's shared answer (sales_list.go)
-	eventHub   *eventHub            // GET /api/events's snapshots and caps (eventhub.go)
+	eventHub   *eventhub.Hub        // GET /api/events's snapshots and caps
 	verdicts   history.Verdicts     // each sale's last linearizability verdict (history.go)
 	// Who may read and pay an order, and how often (orderaccess.go).
 	orderTokens *guard.OrderTokens
@@ -190,7 +192,7 @@ func New(d Deps) *Server {
 	if s.lanIP == nil {
 		s.lanIP = share.LANIP
 	}
-	s.eventHub = newEventHub(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
+	s.eventHub = eventhub.New(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
 	return s
 }
