@@ -19,16 +19,10 @@ import (
 // through a shop replica, which writes its discovery row. "gone": true is
 // the graceful stop (the row goes at once instead of after the expiry).
 func (s *server) agentHeartbeat(c *gin.Context) {
-	var id *string
 	var pid *int64
 	var gone *bool
-	if err := wire.DecodeObject(c.Request.Body, map[string]any{"agent_id": &id, "pid": &pid, "gone": &gone}); err != nil {
-		wire.WriteError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(id)
-	if err != nil {
-		wire.WriteError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"pid": &pid, "gone": &gone})
+	if !ok {
 		return
 	}
 	m := discovery.Member{ID: agent, Kind: discovery.KindAgent}
@@ -40,6 +34,7 @@ func (s *server) agentHeartbeat(c *gin.Context) {
 		m.PID = int(*pid)
 	}
 	ctx := c.Request.Context()
+	var err error
 	if gone != nil && *gone {
 		err = discovery.Remove(ctx, s.db, m)
 	} else {
@@ -55,7 +50,7 @@ func (s *server) agentHeartbeat(c *gin.Context) {
 // claimShare is POST /api/agents/claim {"agent_id"}: 200 with a share to
 // execute, or 204 when there is nothing to do.
 func (s *server) claimShare(c *gin.Context) {
-	id, ok := s.claimBody(c)
+	id, ok := s.agentBody(c, map[string]any{})
 	if !ok {
 		return
 	}
@@ -76,17 +71,12 @@ func (s *server) claimShare(c *gin.Context) {
 // with done true at the end).
 func (s *server) reportShare(c *gin.Context) {
 	var r runwire.Report
-	var agent *string
-	err := wire.DecodeObject(c.Request.Body, map[string]any{
-		"agent_id": &agent, "requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
+	var ok bool
+	r.AgentID, ok = s.agentBody(c, map[string]any{
+		"requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
 		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done, "layers": &r.Layers,
 	})
-	if err != nil {
-		wire.WriteError(c, s.log, err)
-		return
-	}
-	if r.AgentID, err = agentID(agent); err != nil {
-		wire.WriteError(c, s.log, err)
+	if !ok {
 		return
 	}
 	for _, p := range []struct {
@@ -114,10 +104,13 @@ func (s *server) reportShare(c *gin.Context) {
 	c.JSON(http.StatusOK, ack)
 }
 
-// claimBody decodes a claim's {"agent_id"}; on a bad body it has answered.
-func (s *server) claimBody(c *gin.Context) (string, bool) {
+// agentBody decodes a body of an agent: "agent_id" and members (member
+// name -> pointer to decode into), and checks the agent's id; on a bad
+// body or id it has answered.
+func (s *server) agentBody(c *gin.Context, members map[string]any) (string, bool) {
 	var id *string
-	if err := wire.DecodeObject(c.Request.Body, map[string]any{"agent_id": &id}); err != nil {
+	members["agent_id"] = &id
+	if err := wire.DecodeObject(c.Request.Body, members); err != nil {
 		wire.WriteError(c, s.log, err)
 		return "", false
 	}

@@ -181,7 +181,7 @@ func (s *server) getLessonRun(c *gin.Context) {
 // claimLesson is POST /api/agents/lesson-claim {"agent_id"}: 200 {"run",
 // "targets"} with the live shop replicas to run it against, or 204.
 func (s *server) claimLesson(c *gin.Context) {
-	id, ok := s.claimBody(c)
+	id, ok := s.agentBody(c, map[string]any{})
 	if !ok {
 		return
 	}
@@ -214,17 +214,12 @@ func (s *server) lessonResult(c *gin.Context) {
 		wire.WriteError(c, s.log, err)
 		return
 	}
-	var agentArg, verdict, observed, output *string
+	var verdict, observed, output *string
 	var cases lessons.Cases
 	var sales lessons.SaleIDs
-	if err := wire.DecodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "verdict": &verdict,
-		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales}); err != nil {
-		wire.WriteError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(agentArg)
-	if err != nil {
-		wire.WriteError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"verdict": &verdict,
+		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales})
+	if !ok {
 		return
 	}
 	if verdict == nil || *verdict == "" {
@@ -266,16 +261,10 @@ func (s *server) lessonSales(c *gin.Context) {
 		wire.WriteError(c, s.log, err)
 		return
 	}
-	var agentArg *string
 	var sales lessons.SaleIDs
 	var rawNext json.RawMessage
-	if err := wire.DecodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "sales": &sales, "next": &rawNext}); err != nil {
-		wire.WriteError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(agentArg)
-	if err != nil {
-		wire.WriteError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"sales": &sales, "next": &rawNext})
+	if !ok {
 		return
 	}
 	if sales == nil {
