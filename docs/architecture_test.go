@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,26 +26,11 @@ func goPackages(t *testing.T) []string {
 	t.Helper()
 	seen := map[string]bool{}
 	var pkgs []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	for _, rel := range repoFiles(t, nil) {
 		if dir := filepath.ToSlash(filepath.Dir(rel)); strings.HasSuffix(rel, ".go") && !seen[dir] {
 			seen[dir] = true
 			pkgs = append(pkgs, dir)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return pkgs
 }

@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,4 +78,30 @@ func sameSet(t *testing.T, what string, got, want []string) {
 	if len(extra) > 0 {
 		t.Errorf("%s: lists what does not exist: %v", what, extra)
 	}
+}
+
+// repoFiles lists the repository's files, relative to the root, outside
+// the folders skipDir names and those skip (when not nil) names too.
+func repoFiles(t *testing.T, skip func(rel, name string) bool) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skipDir(rel, d.Name()) || skip != nil && rel != "." && skip(rel, d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		files = append(files, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

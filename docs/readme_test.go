@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -85,20 +84,9 @@ func environment(t *testing.T) (programs, all []string) {
 			*list = append(*list, name)
 		}
 	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) || rel == "docs" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	for _, rel := range repoFiles(t, func(rel, _ string) bool { return rel == "docs" }) {
 		if rel == "README.md" || !readsEnvironment(rel) {
-			return nil
+			continue
 		}
 		text := readFile(t, rel)
 		names := envName.FindAllString(text, -1)
@@ -116,10 +104,6 @@ func environment(t *testing.T) (programs, all []string) {
 				add(seenP, &programs, m[1])
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return programs, all
 }

@@ -49,6 +49,29 @@ func TestChaosUsageErrors(t *testing.T) {
 // a failing seed.
 func TestChaos(t *testing.T) {
 	t.Parallel()
+	seed := chaosSeed(t)
+	t.Logf("seed %d (SECKILL_CHAOS_SEED=%d replays it)", seed, seed)
+	out := runChaos(t, seed)
+	chaosTablesHold(t, out, seed)
+	chaosFaultsPlanned(t, out, seed)
+}
+
+// chaosSeed is the run's seed: SECKILL_CHAOS_SEED's, else one from the
+// clock.
+func chaosSeed(t *testing.T) uint64 {
+	seed := uint64(time.Now().UnixNano()%999_999_999) + 1
+	if s := os.Getenv("SECKILL_CHAOS_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("SECKILL_CHAOS_SEED=%q: %v", s, err)
+		}
+	}
+	return seed
+}
+
+// runChaos runs `loadtest chaos` for 60 s with seed and returns its
+// stdout; an exit other than 0 fails the test.
+func runChaos(t *testing.T, seed uint64) string {
 	shop := testenv.Binary(t, "github.com/seckill-lab/seckill/cmd/shop")
 	// Its own database: its replicas use Redis servers of their own, and a
 	// replica expires the reservations of every sale in its database and
@@ -60,14 +83,6 @@ func TestChaos(t *testing.T) {
 	ens := testenv.ZKEnsemble(t)
 	sentinels := testenv.PrivateSentinel(t)
 	redis := testenv.PrivateRedis(t, 4)
-	seed := uint64(time.Now().UnixNano()%999_999_999) + 1
-	if s := os.Getenv("SECKILL_CHAOS_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatalf("SECKILL_CHAOS_SEED=%q: %v", s, err)
-		}
-	}
-	t.Logf("seed %d (SECKILL_CHAOS_SEED=%d replays it)", seed, seed)
 	var stdout, stderr bytes.Buffer
 	// Two buyers per configuration, fenced configurations only (the
 	// unfenced twins' breaks are expected and not asserted: 5 configurations
@@ -91,6 +106,13 @@ func TestChaos(t *testing.T) {
 	if code != load.ExitOK {
 		t.Fatalf("exit %d, want 0 (an invariant broke, or the run failed: see above); replay: SECKILL_CHAOS_SEED=%d", code, seed)
 	}
+	return out
+}
+
+// chaosTablesHold: every configuration has a row with an order answered,
+// lookalike buyers bought nothing, no unfenced twin ran, and every async
+// configuration's tickets were followed to their end.
+func chaosTablesHold(t *testing.T, out string, seed uint64) {
 	for _, name := range []string{"db-conditional", "db-optimistic", "db-pessimistic", "db-lock-table+fencing",
 		"redis+fencing", "redis-lua-stock", "redlock", "zookeeper+fencing", "etcd+fencing", "redisson+fencing", "redis-sentinel+fencing",
 		"redis-lua-stock/async", "redis-lua-stock/async+pay", "redis+fencing+combine", "db-pessimistic+combine"} {
@@ -125,6 +147,11 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s: no ticket confirmed: the run proved nothing for the queue", name)
 		}
 	}
+}
+
+// chaosFaultsPlanned reads the fault table: the run planned faults, and
+// says how many took effect.
+func chaosFaultsPlanned(t *testing.T, out string, seed uint64) {
 	// The faults: whether one lands depends on the world at that moment
 	// (a replica being restarted, the Sentinels still promoting after the
 	// last kill, another test's ZooKeeper kill under way): the run tries a

@@ -120,13 +120,7 @@ func (f *asyncShop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and fails with a clear line when a ticket is lost, stays pending or has
 // no ticket, or when the stocks drift.
 func TestAsyncRunFollowsTickets(t *testing.T) {
-	tests := []struct {
-		name    string
-		shop    *asyncShop
-		code    int
-		verdict string
-		line    string // in stderr and the table
-	}{
+	tests := []asyncCase{
 		{"all confirmed", &asyncShop{}, load.ExitOK, load.VerdictOK, ""},
 		{"a lost ticket", &asyncShop{lost: map[int]bool{3: true}}, load.ExitFail, load.VerdictLost, "1 accepted tickets are unknown to the shop (404)"},
 		{"a stuck ticket", &asyncShop{stuck: map[int]bool{5: true}}, load.ExitFail, load.VerdictUnsettled, "1 of 10 accepted orders did not settle"},
@@ -140,72 +134,96 @@ func TestAsyncRunFollowsTickets(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := tc.shop
-			f.stock, f.drainAfter, f.tickets, f.asked = 10, 3, map[string]int{}, map[string]int{}
-			srv := httptest.NewServer(f)
-			t.Cleanup(srv.Close)
-			path := filepath.Join(t.TempDir(), "out.json")
-			code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "redis-lua-stock", "--order-mode", "async",
-				"--pay-within-ms", "60000", "--stock", "10", "--buyers", "30", "--concurrency", "4", "--drain-timeout", "1s", "--json", path)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.created.OrderMode != load.OrderModeAsync || f.created.PayWithinMS != 60000 {
-				t.Errorf("sale created with order_mode %q pay_within_ms %d, want async 60000", f.created.OrderMode, f.created.PayWithinMS)
-			}
-			rep := decodeReport(t, mustRead(t, path))
-			r := rep.Results[0]
-			if r.Verdict != tc.verdict {
-				t.Errorf("verdict %q, want %q\n%s", r.Verdict, tc.verdict, stdout)
-			}
-			if rep.Config.OrderMode != load.OrderModeAsync || rep.Config.PayWithinMS != 60000 {
-				t.Errorf("config %+v does not record the order mode and the window", rep.Config)
-			}
-			if r.Accepted != 10 || r.SoldOut != 20 || r.Orders != 0 || r.HardErrors != 0 || len(r.Errors) != 0 || r.Layers["queue"] != 10 {
-				t.Errorf("accepted %d sold_out %d orders %d hard %d errors %v layers %v: want 10 accepted (layer queue), 20 sold_out, nothing else",
-					r.Accepted, r.SoldOut, r.Orders, r.HardErrors, r.Errors, r.Layers)
-			}
-			q := r.Queue
-			if q == nil {
-				t.Fatalf("no queue in the report:\n%s", mustRead(t, path))
-			}
-			// A stuck ticket stays in flight: the wait ends at --drain-timeout.
-			if wantDrained := len(f.stuck) == 0; q.Drained != wantDrained || f.views <= f.drainAfter {
-				t.Errorf("drained %v after %d sale views, want %v after more than %d: the run did not wait for in_flight 0",
-					q.Drained, f.views, wantDrained, f.drainAfter)
-			}
-			wantTickets := int64(10)
-			if f.noTicket {
-				wantTickets = 0
-			}
-			if q.Tickets != wantTickets || q.Confirmed+q.Lost+q.Unsettled+q.Failed != 10 {
-				t.Errorf("tickets %d: confirmed %d lost %d unsettled %d failed %d; want %d tickets, 10 ends",
-					q.Tickets, q.Confirmed, q.Lost, q.Unsettled, q.Failed, wantTickets)
-			}
-			for ticket, n := range f.tickets {
-				if !f.noTicket && f.asked[ticket] == 0 {
-					t.Errorf("ticket %d never checked", n)
-				}
-				if f.stuck[n] && f.asked[ticket] < 2 {
-					t.Errorf("the pending ticket was asked %d times, want it asked again", f.asked[ticket])
-				}
-			}
-			// 10 confirmed between the first 202 and the last confirmation, 2 s apart.
-			if q.ConfirmP50MS != 12 || q.ConfirmP99MS != 34 || q.Durability != "always" || q.Drift == nil || *q.Drift != f.drift {
-				t.Errorf("queue figures %+v, want the shop's p50 12 p99 34, durability always, drift %d", q, f.drift)
-			}
-			if want := float64(len(f.tickets)-len(f.stuck)) / 2; q.ConfirmedPerS != want {
-				t.Errorf("confirmed/s %v, want %v", q.ConfirmedPerS, want)
-			}
-			if !strings.Contains(stdout, "accepted (202)") || !strings.Contains(stdout, "202 to confirmed ms p50 12.00  p99 34.00") {
-				t.Errorf("the table misses the queue lines:\n%s", stdout)
-			}
-			if tc.line != "" && (!strings.Contains(stderr, tc.line) || !strings.Contains(stdout, tc.line)) {
-				t.Errorf("no line %q in stderr and the table\nstdout:\n%s\nstderr:\n%s", tc.line, stdout, stderr)
-			}
+			asyncRun(t, tc)
 		})
+	}
+}
+
+// asyncCase is one shop TestAsyncRunFollowsTickets runs an async load
+// against, and what the run must end with.
+type asyncCase struct {
+	name    string
+	shop    *asyncShop
+	code    int
+	verdict string
+	line    string // in stderr and the table
+}
+
+// asyncRun runs the tool in async mode against tc's shop: the exit code,
+// the sale created, the report's verdict and counts, the queue figures
+// and the table's lines.
+func asyncRun(t *testing.T, tc asyncCase) {
+	f := tc.shop
+	f.stock, f.drainAfter, f.tickets, f.asked = 10, 3, map[string]int{}, map[string]int{}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	path := filepath.Join(t.TempDir(), "out.json")
+	code, stdout, stderr := runTool(t, "--targets", srv.URL, "--strategy", "redis-lua-stock", "--order-mode", "async",
+		"--pay-within-ms", "60000", "--stock", "10", "--buyers", "30", "--concurrency", "4", "--drain-timeout", "1s", "--json", path)
+	if code != tc.code {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.created.OrderMode != load.OrderModeAsync || f.created.PayWithinMS != 60000 {
+		t.Errorf("sale created with order_mode %q pay_within_ms %d, want async 60000", f.created.OrderMode, f.created.PayWithinMS)
+	}
+	rep := decodeReport(t, mustRead(t, path))
+	r := rep.Results[0]
+	if r.Verdict != tc.verdict {
+		t.Errorf("verdict %q, want %q\n%s", r.Verdict, tc.verdict, stdout)
+	}
+	if rep.Config.OrderMode != load.OrderModeAsync || rep.Config.PayWithinMS != 60000 {
+		t.Errorf("config %+v does not record the order mode and the window", rep.Config)
+	}
+	if r.Accepted != 10 || r.SoldOut != 20 || r.Orders != 0 || r.HardErrors != 0 || len(r.Errors) != 0 || r.Layers["queue"] != 10 {
+		t.Errorf("accepted %d sold_out %d orders %d hard %d errors %v layers %v: want 10 accepted (layer queue), 20 sold_out, nothing else",
+			r.Accepted, r.SoldOut, r.Orders, r.HardErrors, r.Errors, r.Layers)
+	}
+	q := r.Queue
+	if q == nil {
+		t.Fatalf("no queue in the report:\n%s", mustRead(t, path))
+	}
+	ticketsFollowed(t, f, q)
+	if !strings.Contains(stdout, "accepted (202)") || !strings.Contains(stdout, "202 to confirmed ms p50 12.00  p99 34.00") {
+		t.Errorf("the table misses the queue lines:\n%s", stdout)
+	}
+	if tc.line != "" && (!strings.Contains(stderr, tc.line) || !strings.Contains(stdout, tc.line)) {
+		t.Errorf("no line %q in stderr and the table\nstdout:\n%s\nstderr:\n%s", tc.line, stdout, stderr)
+	}
+}
+
+// ticketsFollowed checks the report's queue against the shop f: the run
+// waited for the drain, followed every ticket to its end (asking a pending
+// one again), and reports the shop's figures.
+func ticketsFollowed(t *testing.T, f *asyncShop, q *load.Queue) {
+	// A stuck ticket stays in flight: the wait ends at --drain-timeout.
+	if wantDrained := len(f.stuck) == 0; q.Drained != wantDrained || f.views <= f.drainAfter {
+		t.Errorf("drained %v after %d sale views, want %v after more than %d: the run did not wait for in_flight 0",
+			q.Drained, f.views, wantDrained, f.drainAfter)
+	}
+	wantTickets := int64(10)
+	if f.noTicket {
+		wantTickets = 0
+	}
+	if q.Tickets != wantTickets || q.Confirmed+q.Lost+q.Unsettled+q.Failed != 10 {
+		t.Errorf("tickets %d: confirmed %d lost %d unsettled %d failed %d; want %d tickets, 10 ends",
+			q.Tickets, q.Confirmed, q.Lost, q.Unsettled, q.Failed, wantTickets)
+	}
+	for ticket, n := range f.tickets {
+		if !f.noTicket && f.asked[ticket] == 0 {
+			t.Errorf("ticket %d never checked", n)
+		}
+		if f.stuck[n] && f.asked[ticket] < 2 {
+			t.Errorf("the pending ticket was asked %d times, want it asked again", f.asked[ticket])
+		}
+	}
+	// 10 confirmed between the first 202 and the last confirmation, 2 s apart.
+	if q.ConfirmP50MS != 12 || q.ConfirmP99MS != 34 || q.Durability != "always" || q.Drift == nil || *q.Drift != f.drift {
+		t.Errorf("queue figures %+v, want the shop's p50 12 p99 34, durability always, drift %d", q, f.drift)
+	}
+	if want := float64(len(f.tickets)-len(f.stuck)) / 2; q.ConfirmedPerS != want {
+		t.Errorf("confirmed/s %v, want %v", q.ConfirmedPerS, want)
 	}
 }
 

@@ -48,87 +48,98 @@ func TestFlagDefaults(t *testing.T) {
 	all := []string{config.EnvHTTPAddr, config.EnvMySQLDSN, config.EnvRedisAddr, config.EnvRedlockAddrs,
 		config.EnvZKServers, config.EnvEtcdEndpoints, config.EnvSentinelAddrs, config.EnvSentinelMaster, config.EnvAdminToken,
 		envReplicaID, envLockWait, envLogLevel, config.EnvOrderRateIP, config.EnvTrustedProxies, config.EnvClientIPHeader, config.EnvTicketSecret}
-	t.Run("local defaults", func(t *testing.T) {
-		for _, k := range all {
-			t.Setenv(k, "")
-		}
-		cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := serveConfig{HTTPAddr: config.DefaultHTTPAddr, MySQLDSN: config.DefaultMySQLDSN,
-			RedisAddr: config.DefaultRedisAddr, RedlockAddrs: config.DefaultRedlockAddrs,
-			ZKServers: config.DefaultZKServers, EtcdEndpoints: config.DefaultEtcdEndpoints,
-			SentinelAddrs: config.DefaultSentinelAddrs, SentinelMaster: config.DefaultSentinelMaster,
-			LockWait: 10 * time.Second, LogLevel: slog.LevelInfo, OrderRateIP: httpapi.DefaultOrderRateIP,
-			ClientIPHeader: httpapi.HeaderXForwardedFor}
-		if len(cfg.ClientIPs.Trusted()) != 0 {
-			t.Fatalf("trusted proxies by default: %v, want none", cfg.ClientIPs.Trusted())
-		}
-		cfg.ClientIPs = nil // compared through Trusted
-		if cfg != want {
-			t.Fatalf("got %+v\nwant %+v", cfg, want)
-		}
+	t.Run("local defaults", func(t *testing.T) { localDefaults(t, all) })
+	t.Run("environment", environmentThenFlags)
+	t.Run("bad values", badServeValues)
+}
+
+// localDefaults: with every variable of all empty and no flag, serve runs
+// on the local services' defaults and trusts no proxy.
+func localDefaults(t *testing.T, all []string) {
+	for _, k := range all {
+		t.Setenv(k, "")
+	}
+	cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{HTTPAddr: config.DefaultHTTPAddr, MySQLDSN: config.DefaultMySQLDSN,
+		RedisAddr: config.DefaultRedisAddr, RedlockAddrs: config.DefaultRedlockAddrs,
+		ZKServers: config.DefaultZKServers, EtcdEndpoints: config.DefaultEtcdEndpoints,
+		SentinelAddrs: config.DefaultSentinelAddrs, SentinelMaster: config.DefaultSentinelMaster,
+		LockWait: 10 * time.Second, LogLevel: slog.LevelInfo, OrderRateIP: httpapi.DefaultOrderRateIP,
+		ClientIPHeader: httpapi.HeaderXForwardedFor}
+	if len(cfg.ClientIPs.Trusted()) != 0 {
+		t.Fatalf("trusted proxies by default: %v, want none", cfg.ClientIPs.Trusted())
+	}
+	cfg.ClientIPs = nil // compared through Trusted
+	if cfg != want {
+		t.Fatalf("got %+v\nwant %+v", cfg, want)
+	}
+}
+
+// environmentThenFlags: every variable sets its field, and a flag wins
+// over its variable.
+func environmentThenFlags(t *testing.T) {
+	setEnv(t, map[string]string{
+		config.EnvHTTPAddr: "127.0.0.1:9999", config.EnvMySQLDSN: "u@tcp(db:3306)/x",
+		config.EnvRedisAddr: "r:1", config.EnvRedlockAddrs: "a:1,b:2,c:3", config.EnvZKServers: "z:2181",
+		config.EnvEtcdEndpoints: "e:2379", config.EnvSentinelAddrs: "s:1,s:2", config.EnvSentinelMaster: "m",
+		config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
+		config.EnvOrderRateIP: "0", config.EnvTrustedProxies: "10.244.0.0/16, 192.0.2.1", config.EnvClientIPHeader: "Forwarded",
 	})
-	t.Run("environment", func(t *testing.T) {
-		setEnv(t, map[string]string{
-			config.EnvHTTPAddr: "127.0.0.1:9999", config.EnvMySQLDSN: "u@tcp(db:3306)/x",
-			config.EnvRedisAddr: "r:1", config.EnvRedlockAddrs: "a:1,b:2,c:3", config.EnvZKServers: "z:2181",
-			config.EnvEtcdEndpoints: "e:2379", config.EnvSentinelAddrs: "s:1,s:2", config.EnvSentinelMaster: "m",
-			config.EnvAdminToken: "tok", envReplicaID: "r1", envLockWait: "250ms", envLogLevel: "debug",
-			config.EnvOrderRateIP: "0", config.EnvTrustedProxies: "10.244.0.0/16, 192.0.2.1", config.EnvClientIPHeader: "Forwarded",
-		})
-		cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
-		if err != nil {
-			t.Fatal(err)
+	cfg, err := parseServe("serve", "", nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{HTTPAddr: "127.0.0.1:9999", MySQLDSN: "u@tcp(db:3306)/x", RedisAddr: "r:1",
+		RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", SentinelAddrs: "s:1,s:2", SentinelMaster: "m",
+		ReplicaID: "r1", LockWait: 250 * time.Millisecond,
+		LogLevel: slog.LevelDebug, AdminToken: "tok", OrderRateIP: 0,
+		TrustedProxies: "10.244.0.0/16, 192.0.2.1", ClientIPHeader: "Forwarded"}
+	if got := strings.Join(cfg.ClientIPs.Trusted(), " "); got != "10.244.0.0/16 192.0.2.1/32" {
+		t.Fatalf("trusted proxies %q", got)
+	}
+	cfg.ClientIPs = nil
+	if cfg != want {
+		t.Fatalf("got %+v\nwant %+v", cfg, want)
+	}
+	// Flags win over the environment.
+	cfg, err = parseServe("serve", "", []string{"-http-addr", "[::1]:7000", "-redis-addr", "", "-lock-wait", "3s",
+		"-log-level", "error", "-replica-id", "r2", "-order-rate-ip", "7"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTPAddr != "[::1]:7000" || cfg.RedisAddr != "" || cfg.LockWait != 3*time.Second ||
+		cfg.LogLevel != slog.LevelError || cfg.ReplicaID != "r2" || cfg.MySQLDSN != "u@tcp(db:3306)/x" || cfg.OrderRateIP != 7 {
+		t.Fatalf("flags did not override: %+v", cfg)
+	}
+}
+
+// badServeValues: a bad flag or variable is refused, naming the variable.
+func badServeValues(t *testing.T) {
+	for _, args := range [][]string{{"-http-addr", "nope"}, {"-lock-wait", "soon"}, {"-log-level", "loud"},
+		{"-replica-id", strings.Repeat("r", 65)}, {"extra"}, {"-admin-token", "x"}, {"-order-rate-ip", "-1"},
+		{"-order-rate-ip", "many"}, {"-trusted-proxies", "proxy.local"}, {"-client-ip-header", "X-Real-IP"}} {
+		if _, err := parseServe("serve", "", args, &bytes.Buffer{}); err == nil {
+			t.Errorf("%v accepted", args)
 		}
-		want := serveConfig{HTTPAddr: "127.0.0.1:9999", MySQLDSN: "u@tcp(db:3306)/x", RedisAddr: "r:1",
-			RedlockAddrs: "a:1,b:2,c:3", ZKServers: "z:2181", EtcdEndpoints: "e:2379", SentinelAddrs: "s:1,s:2", SentinelMaster: "m",
-			ReplicaID: "r1", LockWait: 250 * time.Millisecond,
-			LogLevel: slog.LevelDebug, AdminToken: "tok", OrderRateIP: 0,
-			TrustedProxies: "10.244.0.0/16, 192.0.2.1", ClientIPHeader: "Forwarded"}
-		if got := strings.Join(cfg.ClientIPs.Trusted(), " "); got != "10.244.0.0/16 192.0.2.1/32" {
-			t.Fatalf("trusted proxies %q", got)
-		}
-		cfg.ClientIPs = nil
-		if cfg != want {
-			t.Fatalf("got %+v\nwant %+v", cfg, want)
-		}
-		// Flags win over the environment.
-		cfg, err = parseServe("serve", "", []string{"-http-addr", "[::1]:7000", "-redis-addr", "", "-lock-wait", "3s",
-			"-log-level", "error", "-replica-id", "r2", "-order-rate-ip", "7"}, &bytes.Buffer{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.HTTPAddr != "[::1]:7000" || cfg.RedisAddr != "" || cfg.LockWait != 3*time.Second ||
-			cfg.LogLevel != slog.LevelError || cfg.ReplicaID != "r2" || cfg.MySQLDSN != "u@tcp(db:3306)/x" || cfg.OrderRateIP != 7 {
-			t.Fatalf("flags did not override: %+v", cfg)
-		}
-	})
-	t.Run("bad values", func(t *testing.T) {
-		for _, args := range [][]string{{"-http-addr", "nope"}, {"-lock-wait", "soon"}, {"-log-level", "loud"},
-			{"-replica-id", strings.Repeat("r", 65)}, {"extra"}, {"-admin-token", "x"}, {"-order-rate-ip", "-1"},
-			{"-order-rate-ip", "many"}, {"-trusted-proxies", "proxy.local"}, {"-client-ip-header", "X-Real-IP"}} {
-			if _, err := parseServe("serve", "", args, &bytes.Buffer{}); err == nil {
-				t.Errorf("%v accepted", args)
-			}
-		}
-		t.Setenv(envLockWait, "soon")
-		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), envLockWait) {
-			t.Errorf("bad %s: %v", envLockWait, err)
-		}
-		t.Setenv(envLockWait, "")
-		t.Setenv(config.EnvOrderRateIP, "lots")
-		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), config.EnvOrderRateIP) {
-			t.Errorf("bad %s: %v", config.EnvOrderRateIP, err)
-		}
-		t.Setenv(config.EnvOrderRateIP, "")
-		t.Setenv(config.EnvTrustedProxies, "10.0.0.0/8,10.1.2.3/40")
-		if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil ||
-			!strings.Contains(err.Error(), config.EnvTrustedProxies) || !strings.Contains(err.Error(), "10.1.2.3/40") {
-			t.Errorf("bad %s: %v", config.EnvTrustedProxies, err)
-		}
-	})
+	}
+	t.Setenv(envLockWait, "soon")
+	if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), envLockWait) {
+		t.Errorf("bad %s: %v", envLockWait, err)
+	}
+	t.Setenv(envLockWait, "")
+	t.Setenv(config.EnvOrderRateIP, "lots")
+	if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), config.EnvOrderRateIP) {
+		t.Errorf("bad %s: %v", config.EnvOrderRateIP, err)
+	}
+	t.Setenv(config.EnvOrderRateIP, "")
+	t.Setenv(config.EnvTrustedProxies, "10.0.0.0/8,10.1.2.3/40")
+	if _, err := parseServe("serve", "", nil, &bytes.Buffer{}); err == nil ||
+		!strings.Contains(err.Error(), config.EnvTrustedProxies) || !strings.Contains(err.Error(), "10.1.2.3/40") {
+		t.Errorf("bad %s: %v", config.EnvTrustedProxies, err)
+	}
 }
 
 func TestDefaultReplicaID(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -97,50 +99,71 @@ func healthy(url string) bool {
 func TestDemoProcesses(t *testing.T) {
 	dsn := testenv.MySQLDSN(t, "demo")
 	db := testenv.DB(t, "demo")
-	port := freeBasePort(t, 2)
-	url1, url2 := fmt.Sprintf("http://127.0.0.1:%d", port), fmt.Sprintf("http://127.0.0.1:%d", port+1)
-	logDir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "demo", "-replicas", "2", "-agents", "0", "-log-dir", logDir)
+	d := startDemo(t, dsn, freeBasePort(t, 2))
+	testenv.WaitFor(t, 60*time.Second, "both replicas report up", func() bool {
+		out := d.stdout.String()
+		return strings.Contains(out, d.url1+" ") && strings.Contains(out, d.url2+" ") && strings.Count(out, " up\n") == 2
+	})
+	if !healthy(d.url1) || !healthy(d.url2) {
+		t.Fatal("the demo said up but /healthz does not answer")
+	}
+	for _, want := range []string{"Dashboard: " + d.url1 + "/", "shop-1", "shop-2", d.logDir} {
+		testenv.WaitFor(t, 5*time.Second, "stdout names "+want, func() bool { return strings.Contains(d.stdout.String(), want) })
+	}
+	d.killShop2(t)
+	d.stop(t, db)
+}
+
+// demoRun is a `shop demo` of two replicas and no agent, run as a child
+// process: its output and the replicas' URLs and logs.
+type demoRun struct {
+	cmd            *exec.Cmd
+	exited         chan error
+	stdout, stderr *syncBuf
+	url1, url2     string
+	logDir         string
+}
+
+// startDemo starts the demo on the ports from port, over dsn; the test's
+// end kills it if still running, and a failed test logs its output and
+// the replicas' logs.
+func startDemo(t *testing.T, dsn string, port int) *demoRun {
+	d := &demoRun{exited: make(chan error, 1), stdout: &syncBuf{}, stderr: &syncBuf{}, logDir: t.TempDir(),
+		url1: fmt.Sprintf("http://127.0.0.1:%d", port), url2: fmt.Sprintf("http://127.0.0.1:%d", port+1)}
+	cmd := exec.Command(os.Args[0], "demo", "-replicas", "2", "-agents", "0", "-log-dir", d.logDir)
 	cmd.Env = withEnv(os.Environ(), envRunMain+"=1", config.EnvMySQLDSN+"="+dsn,
 		config.EnvHTTPAddr+"=127.0.0.1:"+strconv.Itoa(port), config.EnvAdminToken+"=")
-	var stdout, stderr syncBuf
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = d.stdout, d.stderr
+	d.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { d.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			cmd.Process.Kill() // the children follow (Pdeathsig)
-			<-exited
+			<-d.exited
 		}
 		if t.Failed() {
 			for _, name := range []string{"shop-1", "shop-2"} {
-				b, _ := os.ReadFile(filepath.Join(logDir, name+".log"))
+				b, _ := os.ReadFile(filepath.Join(d.logDir, name+".log"))
 				t.Logf("--- %s.log\n%s", name, b)
 			}
-			t.Logf("--- demo stdout\n%s\n--- demo stderr\n%s", stdout.String(), stderr.String())
+			t.Logf("--- demo stdout\n%s\n--- demo stderr\n%s", d.stdout.String(), d.stderr.String())
 		}
 	})
+	return d
+}
 
-	testenv.WaitFor(t, 60*time.Second, "both replicas report up", func() bool {
-		out := stdout.String()
-		return strings.Contains(out, url1+" ") && strings.Contains(out, url2+" ") && strings.Count(out, " up\n") == 2
-	})
-	if !healthy(url1) || !healthy(url2) {
-		t.Fatal("the demo said up but /healthz does not answer")
-	}
-	for _, want := range []string{"Dashboard: " + url1 + "/", "shop-1", "shop-2", logDir} {
-		testenv.WaitFor(t, 5*time.Second, "stdout names "+want, func() bool { return strings.Contains(stdout.String(), want) })
-	}
-
+// killShop2 SIGKILLs shop-2: the demo reports it, shop-2 drops out of
+// /api/replicas within its expiry, and shop-1 still answers.
+func (d *demoRun) killShop2(t *testing.T) {
 	var victim replicaEntry
 	testenv.WaitFor(t, 5*time.Second, "replica 1 lists both alive", func() bool {
-		got := getReplicas(t, url1)
+		got := getReplicas(t, d.url1)
 		s1, s2 := got["shop-1"], got["shop-2"]
 		victim = s2
-		return s1.Alive && s2.Alive && s1.URL == url1 && s2.URL == url2 && s1.Kind == "shop" && s2.PID > 0
+		return s1.Alive && s2.Alive && s1.URL == d.url1 && s2.URL == d.url2 && s1.Kind == "shop" && s2.PID > 0
 	})
 
 	if err := syscall.Kill(victim.PID, syscall.SIGKILL); err != nil {
@@ -149,29 +172,33 @@ func TestDemoProcesses(t *testing.T) {
 	killed := time.Now()
 	report := fmt.Sprintf("shop-2 (pid %d) exited: signal: killed", victim.PID)
 	testenv.WaitFor(t, 3*time.Second, "the demo reports the kill on stderr", func() bool {
-		return strings.Contains(stderr.String(), report)
+		return strings.Contains(d.stderr.String(), report)
 	})
 	testenv.WaitFor(t, 7*time.Second, "shop-2 drops out of /api/replicas (5 s expiry + slack)", func() bool {
-		return !getReplicas(t, url1)["shop-2"].Alive
+		return !getReplicas(t, d.url1)["shop-2"].Alive
 	})
 	t.Logf("shop-2 dropped out %v after SIGKILL", time.Since(killed).Round(time.Millisecond))
-	if r, ok := getReplicas(t, url1)["shop-2"]; !ok || r.Alive {
+	if r, ok := getReplicas(t, d.url1)["shop-2"]; !ok || r.Alive {
 		t.Errorf("shop-2 should be listed as gone (alive=false): %+v listed=%v", r, ok)
 	}
-	if healthy(url2) || !healthy(url1) {
+	if healthy(d.url2) || !healthy(d.url1) {
 		t.Fatal("after the kill: shop-2 answers or shop-1 does not (was something restarted?)")
 	}
+}
 
-	cmd.Process.Signal(os.Interrupt)
+// stop interrupts the demo: it exits 0, shop-1 stops answering and
+// removes its heartbeat row, and stdout says so.
+func (d *demoRun) stop(t *testing.T, db *gorm.DB) {
+	d.cmd.Process.Signal(os.Interrupt)
 	select {
-	case err := <-exited:
+	case err := <-d.exited:
 		if err != nil {
 			t.Fatalf("demo exited with %v after SIGINT, want 0", err)
 		}
 	case <-time.After(45 * time.Second):
 		t.Fatal("demo did not exit within 45s of SIGINT")
 	}
-	if healthy(url1) {
+	if healthy(d.url1) {
 		t.Fatal("shop-1 still answers after the demo stopped")
 	}
 	var rows int64
@@ -179,8 +206,8 @@ func TestDemoProcesses(t *testing.T) {
 	if rows != 0 {
 		t.Fatal("shop-1's heartbeat row is still there: it did not stop gracefully")
 	}
-	if !strings.Contains(stdout.String(), "shop-1") || !strings.Contains(stdout.String(), "stopped (exit status 0)") {
-		t.Errorf("stop not reported on stdout: %s", stdout.String())
+	if !strings.Contains(d.stdout.String(), "shop-1") || !strings.Contains(d.stdout.String(), "stopped (exit status 0)") {
+		t.Errorf("stop not reported on stdout: %s", d.stdout.String())
 	}
 }
 

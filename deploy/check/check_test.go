@@ -91,17 +91,55 @@ func TestReadCode(t *testing.T) {
 // problem it must report.
 func TestChecksCatchBrokenObjects(t *testing.T) {
 	c := readCode(t)
+	cases := brokenObjectCases(t)
+	docs, err := BuildJSON(filepath.Join(withSecrets(t), "k8s/overlays/with-backends"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func(t *testing.T) []Object { // a good build's objects, decoded anew for each case
+		t.Helper()
+		objs, err := DecodeAll(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	if errs := append(Check(fresh(t), c), CheckAddresses(fresh(t))...); len(errs) > 0 {
+		t.Fatalf("the good build already fails: %v", errs)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := fresh(t)
+			tc.break_(objs)
+			errs := append(Check(objs, c), CheckAddresses(objs)...)
+			for _, err := range errs {
+				if strings.Contains(err.Error(), tc.want) {
+					return
+				}
+			}
+			t.Errorf("no error containing %q; got %v", tc.want, errs)
+		})
+	}
+}
+
+// brokenCase is one way to break a good build's objects, and what the
+// checks' error then says.
+type brokenCase struct {
+	name   string
+	break_ func(objs []Object)
+	want   string
+}
+
+// brokenObjectCases are the ways TestChecksCatchBrokenObjects breaks the
+// with-backends overlay, one per check.
+func brokenObjectCases(t *testing.T) []brokenCase {
 	shop := func(objs []Object) *corev1.Container {
 		return &find[*appsv1.Deployment](t, objs, "Deployment/shop").Spec.Template.Spec.Containers[0]
 	}
 	// Names the shop does not read, spelt in two pieces so that docs'
 	// README test does not take them for variables the repository reads.
 	lockWaitMS, redis := "SECKILL_"+"LOCK_WAIT_MS", "SECKILL_"+"REDIS"
-	cases := []struct {
-		name   string
-		break_ func(objs []Object)
-		want   string
-	}{
+	return []brokenCase{
 		{"a variable the shop does not read", func(o []Object) {
 			shop(o).Env = append(shop(o).Env, corev1.EnvVar{Name: lockWaitMS, Value: "10"})
 		}, lockWaitMS + " is none the shop"},
@@ -163,34 +201,6 @@ func TestChecksCatchBrokenObjects(t *testing.T) {
 		{"a StatefulSet without its headless Service", func(o []Object) {
 			find[*appsv1.StatefulSet](t, o, "StatefulSet/redlock").Spec.ServiceName = "redlocks"
 		}, `serviceName "redlocks"`},
-	}
-	docs, err := BuildJSON(filepath.Join(withSecrets(t), "k8s/overlays/with-backends"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh := func(t *testing.T) []Object { // a good build's objects, decoded anew for each case
-		t.Helper()
-		objs, err := DecodeAll(docs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return objs
-	}
-	if errs := append(Check(fresh(t), c), CheckAddresses(fresh(t))...); len(errs) > 0 {
-		t.Fatalf("the good build already fails: %v", errs)
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			objs := fresh(t)
-			tc.break_(objs)
-			errs := append(Check(objs, c), CheckAddresses(objs)...)
-			for _, err := range errs {
-				if strings.Contains(err.Error(), tc.want) {
-					return
-				}
-			}
-			t.Errorf("no error containing %q; got %v", tc.want, errs)
-		})
 	}
 }
 

@@ -29,45 +29,12 @@ func readYAML(t *testing.T, path string, v any) {
 // provisioned with, by its uid; and the provider reads the folder that
 // compose and the cluster mount the board in.
 func TestBoardUsesTheProvisionedDataSource(t *testing.T) {
-	var ds struct {
-		Datasources []struct {
-			UID  string `json:"uid"`
-			Type string `json:"type"`
-		} `json:"datasources"`
-	}
-	readYAML(t, root+"/deploy/grafana/provisioning/datasources/prometheus.yml", &ds)
-	if len(ds.Datasources) != 1 || ds.Datasources[0].Type != "prometheus" {
-		t.Fatalf("want one prometheus data source, got %+v", ds.Datasources)
-	}
-	uid := ds.Datasources[0].UID
-
+	uid := provisionedUID(t)
 	b, err := os.ReadFile(boardFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type source struct {
-		Type string `json:"type"`
-		UID  string `json:"uid"`
-	}
-	var board struct {
-		UID    string `json:"uid"`
-		Panels []struct {
-			ID         int    `json:"id"`
-			Title      string `json:"title"`
-			Datasource source `json:"datasource"`
-			GridPos    struct{ X, W int }
-			Targets    []struct {
-				Datasource source `json:"datasource"`
-			} `json:"targets"`
-		} `json:"panels"`
-		Annotations struct {
-			List []struct {
-				Name       string `json:"name"`
-				Datasource source `json:"datasource"`
-				BuiltIn    int    `json:"builtIn"`
-			} `json:"list"`
-		} `json:"annotations"`
-	}
+	var board grafanaBoard
 	if err := json.Unmarshal(b, &board); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +61,56 @@ func TestBoardUsesTheProvisionedDataSource(t *testing.T) {
 			t.Errorf("annotation %q: data source %q, provisioned %q", a.Name, a.Datasource.UID, uid)
 		}
 	}
+	boardMountedWhereProvided(t)
+}
 
+// provisionedUID is the uid of the one data source Grafana is provisioned
+// with, which must be Prometheus.
+func provisionedUID(t *testing.T) string {
+	var ds struct {
+		Datasources []struct {
+			UID  string `json:"uid"`
+			Type string `json:"type"`
+		} `json:"datasources"`
+	}
+	readYAML(t, root+"/deploy/grafana/provisioning/datasources/prometheus.yml", &ds)
+	if len(ds.Datasources) != 1 || ds.Datasources[0].Type != "prometheus" {
+		t.Fatalf("want one prometheus data source, got %+v", ds.Datasources)
+	}
+	return ds.Datasources[0].UID
+}
+
+// boardSource names a panel's, query's or annotation's data source.
+type boardSource struct {
+	Type string `json:"type"`
+	UID  string `json:"uid"`
+}
+
+// grafanaBoard is what the test reads of the board: its panels (their
+// place and data sources) and annotations.
+type grafanaBoard struct {
+	UID    string `json:"uid"`
+	Panels []struct {
+		ID         int         `json:"id"`
+		Title      string      `json:"title"`
+		Datasource boardSource `json:"datasource"`
+		GridPos    struct{ X, W int }
+		Targets    []struct {
+			Datasource boardSource `json:"datasource"`
+		} `json:"targets"`
+	} `json:"panels"`
+	Annotations struct {
+		List []struct {
+			Name       string      `json:"name"`
+			Datasource boardSource `json:"datasource"`
+			BuiltIn    int         `json:"builtIn"`
+		} `json:"list"`
+	} `json:"annotations"`
+}
+
+// boardMountedWhereProvided: the one dashboard provider reads the board
+// from a path where docker-compose and the cluster both mount it.
+func boardMountedWhereProvided(t *testing.T) {
 	var prov struct {
 		Providers []struct {
 			Options struct {

@@ -321,16 +321,41 @@ func TestTheRuleForAChineseTextCatchesEnglish(t *testing.T) {
 // too: measured_zh, seed_zh and claim_zh keep the rule above, measured_zh
 // says the same figures as measured, and seed_zh quotes the seed verbatim.
 func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
+	branches := claimBranches()
+	for _, tc := range chineseCases() {
+		cs := Judge(tc.f)
+		if len(cs) != 6 {
+			t.Fatalf("%s: %d claims", tc.name, len(cs))
+		}
+		for _, c := range cs {
+			saysItInChinese(t, tc.name+", "+c.Seed, c)
+			markBranch(branches, c)
+		}
+	}
+	for b, seen := range branches {
+		if !seen {
+			t.Errorf("no case reaches %q", b)
+		}
+	}
+}
+
+// chineseCase is one set of figures TestEveryBranchSaysItsFiguresInChinese
+// judges.
+type chineseCase struct {
+	name string
+	f    Figures
+}
+
+// chineseCases are figures that, together, reach every branch that sets
+// Measured.
+func chineseCases() []chineseCase {
 	bench, tpsCond := BenchConditions(64, 0, 5), DBTPSConditions("innodb_flush_log_at_trx_commit=2, log_bin=0", 2*time.Second, 5)
 	cmdCond, rsCond := CommandsConditions(64, 0, 5), RedsyncConditions(5*time.Millisecond, 20*time.Millisecond, 2*time.Second, 5)
 	runs := RunConditions(RunSettings{RunIDs: []uint64{6, 5, 4}, Buyers: 200, Concurrency: 50, WorkMS: 0, Replicas: 1, Stock: 100})
 	open := RunConditions(RunSettings{RunIDs: []uint64{9}, Buyers: 200, Rate: 120, WorkMS: 5, Replicas: 3, Stock: 50})
 	none := NoRunConditions()
 	rate, cmds := rs{around(2000), around(900), around(1500), around(700)}.figures()
-	cases := []struct {
-		name string
-		f    Figures
-	}{
+	return []chineseCase{
 		{"nothing measured", Figures{Conditions: none.En, ConditionsZh: none.Zh}},
 		{"everything measured, on runs", Figures{Conditions: runs.En, ConditionsZh: runs.Zh, PerSecond: map[string][]float64{
 			"redis": around(3000), "zookeeper": around(800), "db-pessimistic": around(500), "db-lock-table": around(200),
@@ -348,8 +373,12 @@ func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 			PerSecond: map[string][]float64{"db-lock-table": around(200)},
 			Commands:  map[string][]float64{"redisson": around(5)}, CommandsConditions: cmdCond}},
 	}
-	// Each branch that sets Measured, by what its English says.
-	branches := map[string]bool{
+}
+
+// claimBranches is each branch that sets Measured, by what its English
+// says, none reached yet.
+func claimBranches() map[string]bool {
+	return map[string]bool{
 		"ranking: missing":                         false,
 		"ranking: judged":                          false,
 		"ranking: inside the noise":                false,
@@ -368,80 +397,77 @@ func TestEveryBranchSaysItsFiguresInChinese(t *testing.T) {
 		"complexity: not a figure":                 false,
 		"db-optimistic not in these runs (judged)": false,
 	}
-	for _, tc := range cases {
-		cs := Judge(tc.f)
-		if len(cs) != 6 {
-			t.Fatalf("%s: %d claims", tc.name, len(cs))
-		}
-		for _, c := range cs {
-			where := tc.name + ", " + c.Seed
-			for field, zh := range map[string]string{"seed_zh": c.SeedZh, "claim_zh": c.ClaimZh, "measured_zh": c.MeasuredZh} {
-				if p := chineseProblem(zh); p != "" {
-					t.Errorf("%s: %s %q: %s", where, field, zh, p)
-				}
-			}
-			if got, want := sortedNumbers(c.MeasuredZh), sortedNumbers(c.Measured); !slices.Equal(got, want) {
-				t.Errorf("%s: measured_zh says %v, measured %v\n%s\n%s", where, got, want, c.Measured, c.MeasuredZh)
-			}
-			if got, want := sortedNumbers(c.ClaimZh), sortedNumbers(c.Claim); !slices.Equal(got, want) {
-				t.Errorf("%s: claim_zh says %v, claim %v\n%s\n%s", where, got, want, c.Claim, c.ClaimZh)
-			}
-			for _, q := range seedQuote.FindAllString(c.Seed, -1) {
-				if !strings.Contains(c.SeedZh, q) {
-					t.Errorf("%s: seed_zh %q lacks the seed's own %s", where, c.SeedZh, q)
-				}
-			}
-			judged := c.Verdict != NotMeasured
-			m := c.Measured
-			switch {
-			case strings.HasPrefix(c.Seed, "seed 000: 「从性能"):
-				branches[map[bool]string{false: "ranking: missing", true: "ranking: judged"}[judged]] = true
-				if judged && strings.Contains(m, "db-optimistic not in these runs") {
-					branches["db-optimistic not in these runs (judged)"] = true
-				}
-				if strings.HasSuffix(m, "; inconclusive: the compared ranges overlap, or a figure has fewer than 3 runs") {
-					branches["ranking: inside the noise"] = true
-				}
-			case strings.HasPrefix(c.Seed, "seed 004: 「因为"):
-				switch {
-				case !judged:
-					branches["ceiling: missing a database lock"] = true
-				case strings.Contains(m, "the ceiling is the shop's"):
-					branches["ceiling: the shop's"] = true
-				case strings.Contains(m, "no strategy without a database lock"):
-					branches["ceiling: nothing without a database lock"] = true
-				default:
-					branches["ceiling: judged"] = true
-				}
-			case strings.HasPrefix(c.Seed, "seed 004: 「单实例"):
-				branches[map[bool]string{false: "database TPS: not in these figures", true: "database TPS: judged"}[judged]] = true
-			case strings.HasPrefix(c.Seed, "seed 002"):
-				switch {
-				case judged:
-					branches["redlock: judged"] = true
-				case strings.HasPrefix(m, "not in these figures"):
-					branches["redlock: not in these figures"] = true
-				case strings.Contains(m, ": missing 1 master and 3 masters"):
-					branches["redlock: missing one of the masters"] = true
-				}
-			case strings.HasPrefix(c.Seed, "seed 003"):
-				switch {
-				case judged:
-					branches["polling: judged"] = true
-				case strings.Contains(m, ": missing "):
-					branches["polling: missing"] = true
-				case strings.HasPrefix(m, "not in these figures"):
-					branches["polling: not in these figures"] = true
-				}
-			case strings.HasPrefix(c.Seed, "seed 000: 「从实现"):
-				branches["complexity: not a figure"] = strings.HasPrefix(m, "not a figure")
-			}
+}
+
+// saysItInChinese checks claim c's Chinese: seed_zh, claim_zh and
+// measured_zh keep the rule, measured_zh and claim_zh say the same figures
+// as their English, and seed_zh quotes the seed verbatim.
+func saysItInChinese(t *testing.T, where string, c Claim) {
+	t.Helper()
+	for field, zh := range map[string]string{"seed_zh": c.SeedZh, "claim_zh": c.ClaimZh, "measured_zh": c.MeasuredZh} {
+		if p := chineseProblem(zh); p != "" {
+			t.Errorf("%s: %s %q: %s", where, field, zh, p)
 		}
 	}
-	for b, seen := range branches {
-		if !seen {
-			t.Errorf("no case reaches %q", b)
+	if got, want := sortedNumbers(c.MeasuredZh), sortedNumbers(c.Measured); !slices.Equal(got, want) {
+		t.Errorf("%s: measured_zh says %v, measured %v\n%s\n%s", where, got, want, c.Measured, c.MeasuredZh)
+	}
+	if got, want := sortedNumbers(c.ClaimZh), sortedNumbers(c.Claim); !slices.Equal(got, want) {
+		t.Errorf("%s: claim_zh says %v, claim %v\n%s\n%s", where, got, want, c.Claim, c.ClaimZh)
+	}
+	for _, q := range seedQuote.FindAllString(c.Seed, -1) {
+		if !strings.Contains(c.SeedZh, q) {
+			t.Errorf("%s: seed_zh %q lacks the seed's own %s", where, c.SeedZh, q)
 		}
+	}
+}
+
+// markBranch marks in branches the branch that set c's Measured.
+func markBranch(branches map[string]bool, c Claim) {
+	judged := c.Verdict != NotMeasured
+	m := c.Measured
+	switch {
+	case strings.HasPrefix(c.Seed, "seed 000: 「从性能"):
+		branches[map[bool]string{false: "ranking: missing", true: "ranking: judged"}[judged]] = true
+		if judged && strings.Contains(m, "db-optimistic not in these runs") {
+			branches["db-optimistic not in these runs (judged)"] = true
+		}
+		if strings.HasSuffix(m, "; inconclusive: the compared ranges overlap, or a figure has fewer than 3 runs") {
+			branches["ranking: inside the noise"] = true
+		}
+	case strings.HasPrefix(c.Seed, "seed 004: 「因为"):
+		switch {
+		case !judged:
+			branches["ceiling: missing a database lock"] = true
+		case strings.Contains(m, "the ceiling is the shop's"):
+			branches["ceiling: the shop's"] = true
+		case strings.Contains(m, "no strategy without a database lock"):
+			branches["ceiling: nothing without a database lock"] = true
+		default:
+			branches["ceiling: judged"] = true
+		}
+	case strings.HasPrefix(c.Seed, "seed 004: 「单实例"):
+		branches[map[bool]string{false: "database TPS: not in these figures", true: "database TPS: judged"}[judged]] = true
+	case strings.HasPrefix(c.Seed, "seed 002"):
+		switch {
+		case judged:
+			branches["redlock: judged"] = true
+		case strings.HasPrefix(m, "not in these figures"):
+			branches["redlock: not in these figures"] = true
+		case strings.Contains(m, ": missing 1 master and 3 masters"):
+			branches["redlock: missing one of the masters"] = true
+		}
+	case strings.HasPrefix(c.Seed, "seed 003"):
+		switch {
+		case judged:
+			branches["polling: judged"] = true
+		case strings.Contains(m, ": missing "):
+			branches["polling: missing"] = true
+		case strings.HasPrefix(m, "not in these figures"):
+			branches["polling: not in these figures"] = true
+		}
+	case strings.HasPrefix(c.Seed, "seed 000: 「从实现"):
+		branches["complexity: not a figure"] = strings.HasPrefix(m, "not a figure")
 	}
 }
 

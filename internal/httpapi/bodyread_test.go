@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // slowBodyServer serves e's API over the replica's http.Server with its
@@ -33,7 +35,7 @@ func slowBodyServer(t *testing.T, e *env) string {
 // sendPartial sends the head of a request and part of its body, then
 // nothing more, and reads the answer (waiting as long as it takes the
 // server's bound to end the read; the 30 s are a generous guard only).
-func sendPartial(t *testing.T, addr, head, part string) (*http.Response, errorBody) {
+func sendPartial(t *testing.T, addr, head, part string) (*http.Response, wire.Body) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -49,7 +51,7 @@ func sendPartial(t *testing.T, addr, head, part string) (*http.Response, errorBo
 		t.Fatalf("no answer to a body cut short: %v", err)
 	}
 	defer resp.Body.Close()
-	var b errorBody
+	var b wire.Body
 	if err := json.NewDecoder(resp.Body).Decode(&b); err != nil {
 		t.Fatalf("%d without a JSON body: %v", resp.StatusCode, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -218,12 +219,12 @@ func mustJSON(t testing.TB, rec *httptest.ResponseRecorder, into any) {
 }
 
 // wantError checks status and the error body's code (and field, when given).
-func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, code, field string) errorBody {
+func wantError(t testing.TB, rec *httptest.ResponseRecorder, status int, code, field string) wire.Body {
 	t.Helper()
 	if rec.Code != status {
 		t.Fatalf("status %d, want %d; body %s", rec.Code, status, rec.Body)
 	}
-	var b errorBody
+	var b wire.Body
 	mustJSON(t, rec, &b)
 	if b.Error != code || b.Message == "" {
 		t.Fatalf("error %q message %q, want code %q and a message", b.Error, b.Message, code)

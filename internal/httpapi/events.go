@@ -11,28 +11,30 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/runs"
 )
 
-// eventInterval is how often GET /api/events sends: the issue's "at most
-// one second old".
+// eventInterval is how often GET /api/events sends: a dashboard's figures
+// are at most one second old.
 var eventInterval = time.Second
 
 // events is GET /api/events, a Server-Sent Events stream: every second an
 // `event: runs` with the views of the running runs (plus the last finished
 // one, so a dashboard shows a result once its run ends) and an
 // `event: replicas` with discovery's list. The replica computes them once
-// for all its streams (eventHub); a client over its cap is refused before
+// for all its streams (eventhub.Hub); a client over its cap is refused before
 // the stream starts (429, or 503 when the replica is full). A stream ends
 // when the client goes away (its request ctx is canceled), so a closed tab
 // frees its goroutine and its place.
 func (s *Server) events(c *gin.Context) {
-	st, err := s.eventHub.join(s.clientIP(c), eventInterval)
+	st, err := s.eventHub.Join(s.clientIP(c), eventInterval)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
-	defer s.eventHub.leave(st)
+	defer s.eventHub.Leave(st)
 	w := c.Writer
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -50,8 +52,8 @@ func (s *Server) events(c *gin.Context) {
 			return
 		case <-stopping:
 			return // the replica is shutting down: let Shutdown finish
-		case snap := <-st.next:
-			for _, ev := range snap.events {
+		case snap := <-st.Next():
+			for _, ev := range snap.Events() {
 				if _, err := w.Write(ev); err != nil {
 					return // the client is gone (or cannot be written to): stop
 				}
@@ -95,19 +97,19 @@ func (s *Server) snapshotEvents(ctx context.Context) [][]byte {
 	if views, err := s.liveRuns(qctx); err == nil {
 		events = append(events, encodeEvent("runs", views))
 	} else {
-		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "runs: the database does not answer"}))
+		events = append(events, encodeEvent("error", wire.Body{Error: "db_unavailable", Message: "runs: the database does not answer"}))
 	}
 	if replicas, err := s.replicaViews(qctx); err == nil {
 		events = append(events, encodeEvent("replicas", replicas))
 	} else {
-		events = append(events, encodeEvent("error", errorBody{Error: "db_unavailable", Message: "replicas: the database does not answer"}))
+		events = append(events, encodeEvent("error", wire.Body{Error: "db_unavailable", Message: "replicas: the database does not answer"}))
 	}
 	return events
 }
 
 // liveRuns: every running (or queued) run, then the newest finished one.
 func (s *Server) liveRuns(ctx context.Context) ([]runs.RunView, error) {
-	live, err := s.runs.List(ctx, runListLimit, runs.StatusQueued, runs.StatusRunning)
+	live, err := s.runs.List(ctx, runsapi.ListLimit, runs.StatusQueued, runs.StatusRunning)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func (s *Server) liveRuns(ctx context.Context) ([]runs.RunView, error) {
 func encodeEvent(name string, v any) []byte {
 	data, err := json.Marshal(v)
 	if err != nil { // the views are plain structs: it cannot fail
-		data, _ = json.Marshal(errorBody{Error: "internal", Message: "the event could not be encoded"})
+		data, _ = json.Marshal(wire.Body{Error: "internal", Message: "the event could not be encoded"})
 		name = "error"
 	}
 	// json.Marshal never emits a raw newline, so one data line is enough.

@@ -124,9 +124,7 @@ func TestEventsCostDoesNotGrowWithStreams(t *testing.T) {
 	e := newEnv(t, withStreamCaps(1000, 1000), func(c *envConfig) { c.db = db })
 	stmts := countStatements(t, e.db)
 	costs := &snapshotCosts{more: make(chan struct{}, 1)}
-	e.srv.eventHub.mu.Lock()
-	e.srv.eventHub.onSnapshot = func(uint64) { costs.record(stmts.count()) }
-	e.srv.eventHub.mu.Unlock()
+	e.srv.eventHub.OnSnapshot(func(uint64) { costs.record(stmts.count()) })
 	eventInterval = 100 * time.Millisecond
 	t.Cleanup(func() { eventInterval = time.Second })
 	srv := httptest.NewServer(e.srv)

@@ -163,3 +163,40 @@ func TestEventsEndOnShutdown(t *testing.T) {
 		t.Fatalf("Shutdown with an open stream: %v", err)
 	}
 }
+
+// blockedWriter is a client that reads nothing: every write blocks until
+// released.
+type blockedWriter struct {
+	flushRecorder
+	release chan struct{}
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return w.flushRecorder.Write(p)
+}
+
+// A client that cannot be written to does not hold up the others' events.
+func TestEventsSlowClientBlocksNoOther(t *testing.T) {
+	e := runsEnv(t)
+	eventInterval = 50 * time.Millisecond
+	t.Cleanup(func() { eventInterval = time.Second })
+	serve := func(w http.ResponseWriter) func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequest(http.MethodGet, "/api/events", nil).WithContext(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); e.srv.ServeHTTP(w, req) }()
+		return func() { cancel(); <-done }
+	}
+	slow := &blockedWriter{flushRecorder: flushRecorder{header: http.Header{}}, release: make(chan struct{})}
+	stopSlow := serve(slow)
+	fast := &flushRecorder{header: http.Header{}}
+	stopFast := serve(fast)
+	defer stopFast()
+	waitFor(t, "5 events on the fast stream while the slow one is stuck", func() bool {
+		body, _ := fast.snapshot()
+		return strings.Count(body, "event: runs\n") >= 5
+	})
+	close(slow.release)
+	stopSlow()
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/dblock"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 )
@@ -64,15 +65,15 @@ func (f *faultsAPI) list(c *gin.Context) {
 func (f *faultsAPI) redisStats(c *gin.Context) {
 	node := c.Query("node")
 	if node == "" {
-		writeError(c, f.s.log, badField("node", "node must name a Redis node: %s", strings.Join(f.svc.RedisNodes(), ", ")))
+		wire.WriteError(c, f.s.log, wire.BadField("node", "node must name a Redis node: %s", strings.Join(f.svc.RedisNodes(), ", ")))
 		return
 	}
 	st, err := f.svc.ReadRedisStats(c.Request.Context(), node)
 	if errors.Is(err, faults.ErrUnknownNode) {
-		err = badField("node", "unknown node %q: this replica has %s", clip.Input(node), strings.Join(f.svc.RedisNodes(), ", "))
+		err = wire.BadField("node", "unknown node %q: this replica has %s", clip.Input(node), strings.Join(f.svc.RedisNodes(), ", "))
 	}
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, st)
@@ -84,7 +85,7 @@ func (f *faultsAPI) redisStats(c *gin.Context) {
 func (f *faultsAPI) zkStats(c *gin.Context) {
 	st, err := f.svc.ReadZKStats(c.Request.Context())
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, st)
@@ -97,12 +98,12 @@ func (f *faultsAPI) lockRow(c *gin.Context) {
 	raw := c.Query("sale_id")
 	id, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil || id == 0 {
-		writeError(c, f.s.log, badField("sale_id", "sale_id must be a sale id (a decimal integer from 1), not %q", clip.Input(raw)))
+		wire.WriteError(c, f.s.log, wire.BadField("sale_id", "sale_id must be a sale id (a decimal integer from 1), not %q", clip.Input(raw)))
 		return
 	}
 	row, err := f.readLockRow(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, row)
@@ -138,7 +139,7 @@ func decodeFault(body io.Reader) (*faultRequest, error) {
 	for name, slot := range r.Params {
 		members[name] = slot
 	}
-	return r, decodeObject(body, members)
+	return r, wire.DecodeObject(body, members)
 }
 
 // MarshalJSON is the body forwarded to another replica: the kind and the
@@ -157,17 +158,17 @@ func (r *faultRequest) MarshalJSON() ([]byte, error) {
 // stop or kill comes just after the answer).
 func (f *faultsAPI) inject(c *gin.Context) {
 	if !f.svc.Enabled() {
-		writeError(c, f.s.log, faults.ErrDisabled)
+		wire.WriteError(c, f.s.log, faults.ErrDisabled)
 		return
 	}
 	r, err := decodeFault(c.Request.Body)
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	if r.Replica != nil {
 		if *r.Replica == "" {
-			writeError(c, f.s.log, badField("replica", "replica must be a replica id (GET /api/replicas)"))
+			wire.WriteError(c, f.s.log, wire.BadField("replica", "replica must be a replica id (GET /api/replicas)"))
 			return
 		}
 		if *r.Replica != f.s.replicaID {
@@ -178,10 +179,10 @@ func (f *faultsAPI) inject(c *gin.Context) {
 	body, err := f.run(c, r)
 	var pe *faults.ParamError
 	if errors.As(err, &pe) {
-		err = badField(pe.Param, "%s", pe.Message)
+		err = wire.BadField(pe.Param, "%s", pe.Message)
 	}
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	body["kind"] = *r.Kind
@@ -196,11 +197,11 @@ func (f *faultsAPI) inject(c *gin.Context) {
 func (f *faultsAPI) run(c *gin.Context, r *faultRequest) (gin.H, error) {
 	names := strings.Join(faults.Names(), ", ")
 	if r.Kind == nil {
-		return nil, badField("kind", "kind is required: one of %s", names)
+		return nil, wire.BadField("kind", "kind is required: one of %s", names)
 	}
 	kind, ok := faults.Find(*r.Kind)
 	if !ok {
-		return nil, badField("kind", "unknown kind %q: one of %s", clip.Input(*r.Kind), names)
+		return nil, wire.BadField("kind", "unknown kind %q: one of %s", clip.Input(*r.Kind), names)
 	}
 	args, err := kind.Parse(f.svc, r.Params.Values())
 	if err != nil {
@@ -218,7 +219,7 @@ func nonNil(s []string) []string {
 }
 
 // errReplicaNotFound is the 404 of a replica that is not a live shop.
-func errReplicaNotFound(id string) *apiError {
-	return &apiError{status: http.StatusNotFound, body: errorBody{Error: "replica_not_found",
+func errReplicaNotFound(id string) *wire.Error {
+	return &wire.Error{Status: http.StatusNotFound, Body: wire.Body{Error: "replica_not_found",
 		Message: fmt.Sprintf("no live shop replica %q (GET /api/replicas lists them)", clip.Input(id)), Field: "replica"}}
 }

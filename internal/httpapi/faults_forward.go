@@ -15,6 +15,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // forwardTimeout bounds a forwarded fault: restart_redis, the slowest, waits
@@ -41,7 +42,7 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r *faultRequest) {
 	members, err := discovery.List(ctx, f.s.store.DB())
 	cancel()
 	if err != nil {
-		writeError(c, f.s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, f.s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	url := ""
@@ -51,17 +52,17 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r *faultRequest) {
 		}
 	}
 	if url == "" {
-		writeError(c, f.s.log, errReplicaNotFound(id))
+		wire.WriteError(c, f.s.log, errReplicaNotFound(id))
 		return
 	}
 	body, err := json.Marshal(r) // without the replica: the target runs it itself
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	req, err := http.NewRequestWithContext(c.Request.Context(), http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		writeError(c, f.s.log, err)
+		wire.WriteError(c, f.s.log, err)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -76,7 +77,7 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r *faultRequest) {
 	}
 	if err != nil {
 		f.s.log.Warn("forwarding a fault", "replica", id, "url", url, "err", err)
-		writeError(c, f.s.log, errReplicaUnreachable(id))
+		wire.WriteError(c, f.s.log, errReplicaUnreachable(id))
 		return
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -88,7 +89,7 @@ func (f *faultsAPI) forward(c *gin.Context, id string, r *faultRequest) {
 
 // errReplicaUnreachable is the 502 of a live-listed replica that did not
 // answer (it may just have been stopped or killed by a fault).
-func errReplicaUnreachable(id string) *apiError {
-	return &apiError{status: http.StatusBadGateway, body: errorBody{Error: "replica_unreachable",
+func errReplicaUnreachable(id string) *wire.Error {
+	return &wire.Error{Status: http.StatusBadGateway, Body: wire.Body{Error: "replica_unreachable",
 		Message: fmt.Sprintf("replica %q did not answer the forwarded fault", clip.Input(id)), Field: "replica"}}
 }

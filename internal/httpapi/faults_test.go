@@ -43,7 +43,7 @@ func TestFaultsDisabled(t *testing.T) {
 	}
 }
 
-// With a token set, injecting a fault needs it: 403 without (the fault issue says so), 202 with.
+// With a token set, injecting a fault needs it: 403 without (a fault is refused, not merely unauthenticated), 202 with.
 func TestFaultsNeedToken(t *testing.T) {
 	faultsOn(t)
 	e := newEnv(t, withToken("s3cret"))

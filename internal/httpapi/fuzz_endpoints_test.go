@@ -17,6 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -110,7 +111,7 @@ func quote(s string) string {
 // Seeds of agent ids: the longest, one byte over, control characters, and
 // characters of several bytes.
 var agentIDSeeds = []string{
-	`"` + strings.Repeat("a", MaxAgentIDLen) + `"`, `"` + strings.Repeat("a", MaxAgentIDLen+1) + `"`,
+	`"` + strings.Repeat("a", runsapi.MaxAgentIDLen) + `"`, `"` + strings.Repeat("a", runsapi.MaxAgentIDLen+1) + `"`,
 	`"` + strings.Repeat("a", 1000) + `"`, `"` + strings.Repeat("é", 33) + `"`, `"` + strings.Repeat("🛒", 16) + `"`,
 	`"line\nbreak"`, `"nul\u0000"`, `"del\u007f"`, `"c1\u0085"`, `""`, `" "`, `null`, `7`, `["a"]`, `{"a":1}`,
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
@@ -161,7 +162,7 @@ func checkFuzzResponse(t *testing.T, status int, body []byte, input string) {
 		t.Fatalf("%d for %q: %s", status, input, body)
 	}
 	if status >= 400 {
-		var b errorBody
+		var b wire.Body
 		if err := json.Unmarshal(body, &b); err != nil || b.Error == "" || b.Message == "" {
 			t.Fatalf("%d for %q without a JSON error body: %s", status, input, body)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -77,7 +78,7 @@ func TestNotOpenYet(t *testing.T) {
 	} {
 		before := e.countSales(t)
 		rec := e.post("/api/sales", body)
-		var b errorBody
+		var b wire.Body
 		mustJSON(t, rec, &b)
 		if rec.Code != http.StatusBadRequest || b.Field != field || b.Message == "" {
 			t.Fatalf("%s: %d %+v, want a 400 naming %s", body, rec.Code, b, field)
@@ -289,7 +290,7 @@ func TestSoldOutCacheAndRestock(t *testing.T) {
 	}
 	for body, field := range map[string]string{`{}`: "units", `{"units":0}`: "units", `{"units":-3}`: "units", `{"units":"2"}`: "units"} {
 		rec := e.post(fmt.Sprintf("/api/sales/%d/restock", v.ID), body, "Content-Type: application/json")
-		var b errorBody
+		var b wire.Body
 		mustJSON(t, rec, &b)
 		if rec.Code != http.StatusBadRequest || b.Field != field {
 			t.Fatalf("restock %s: %d %+v, want a 400 naming %s", body, rec.Code, b, field)
@@ -342,7 +343,7 @@ func TestGuardsKeepTheTruth(t *testing.T) {
 								mu.Unlock()
 								break
 							}
-							var b errorBody
+							var b wire.Body
 							if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil || rec.Code >= 500 && !b.Retryable {
 								t.Errorf("click %d of u%d: %d %s", i, u, rec.Code, rec.Body)
 								return

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/herd"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // getHerd is GET /api/sales/:id/herd: the sale's time to sell out (from
@@ -20,7 +21,7 @@ func (s *Server) getHerd(c *gin.Context) {
 	ctx := c.Request.Context()
 	v, err := herd.Load(ctx, s.store.DB(), sale)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, v)

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) getHistoryHTML(c *gin.Context) {
 		name = fmt.Sprintf("秒杀场次 %d（%s，%s）", sl.ID, sl.Name, sl.Strategy)
 	}
 	if err := history.Visualize(&page, ops, sl.InitialStock, historyBound, history.Page{Sale: name, Zh: zh}); err != nil {
-		writeError(c, s.log, &apiError{status: http.StatusServiceUnavailable, body: errorBody{Error: "check_unfinished",
+		wire.WriteError(c, s.log, &wire.Error{Status: http.StatusServiceUnavailable, Body: wire.Body{Error: "check_unfinished",
 			Message: err.Error() + " Nothing to draw."}})
 		return
 	}
@@ -61,19 +62,19 @@ func (s *Server) getHistoryHTML(c *gin.Context) {
 func (s *Server) saleHistory(c *gin.Context) (inventory.Sale, []history.Op, bool) {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return inventory.Sale{}, nil, false
 	}
 	s.orders.Flush()
 	ctx := c.Request.Context()
 	sl, err := s.store.GetSale(ctx, id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return sl, nil, false
 	}
 	ops, err := history.Load(ctx, s.store.DB(), id)
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return sl, nil, false
 	}
 	return sl, ops, true

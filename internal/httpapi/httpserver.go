@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // Bounds of the http.Server that serves the API (HTTPServer).
@@ -12,7 +14,7 @@ const (
 	ReadHeaderTimeout = 10 * time.Second
 	// ReadTimeout bounds reading one whole request, headers and body: a
 	// body still arriving then is refused with 408 body_timeout.
-	ReadTimeout = 30 * time.Second
+	ReadTimeout = wire.ReadTimeout
 	// IdleTimeout closes kept-alive connections left unused.
 	IdleTimeout = 2 * time.Minute
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -88,8 +89,24 @@ func TestLessonRunProtocol(t *testing.T) {
 	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: shop, PID: 1})
 	register(t, e, discovery.Member{ID: agentA, Kind: discovery.KindAgent, PID: 2})
 	register(t, e, discovery.Member{ID: agentB, Kind: discovery.KindAgent, PID: 3})
+	first, second := queueTwoLessons(t, e)
+	claimOneAtATime(t, e, first, shop, agentA, agentB)
+	reportAndFinish(t, e, first, agentA, agentB)
+	listShowsTheLastRuns(t, e, first, second)
+	claimNextAndQueueAll(t, e, second, agentB)
+	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
+}
 
-	var first, second lessons.Run
+// lessonClaim is an agent's lesson claim: the run and the shops to run it
+// against.
+type lessonClaim struct {
+	Run     lessons.Run `json:"run"`
+	Targets []string    `json:"targets"`
+}
+
+// queueTwoLessons queues del-without-owner at the class pace (a second
+// run of it is busy) and zk-dead-holder.
+func queueTwoLessons(t *testing.T, e *env) (first, second lessons.Run) {
 	rec := e.post("/api/lessons/del-without-owner/runs", `{"pace":"class"}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("queue: %d %s", rec.Code, rec.Body)
@@ -100,12 +117,14 @@ func TestLessonRunProtocol(t *testing.T) {
 	}
 	wantError(t, e.post("/api/lessons/del-without-owner/runs", ``), http.StatusConflict, "lesson_busy", "")
 	mustJSON(t, e.post("/api/lessons/zk-dead-holder/runs", ``), &second)
+	return first, second
+}
 
-	var claim struct {
-		Run     lessons.Run `json:"run"`
-		Targets []string    `json:"targets"`
-	}
-	rec = e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentA))
+// claimOneAtATime: A claims the first run, to run on the one shop; B gets
+// nothing while A runs (one lesson at a time).
+func claimOneAtATime(t *testing.T, e *env, first lessons.Run, shop, agentA, agentB string) {
+	var claim lessonClaim
+	rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentA))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
 	}
@@ -118,7 +137,12 @@ func TestLessonRunProtocol(t *testing.T) {
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)); rec.Code != http.StatusNoContent {
 		t.Fatalf("second claim while one runs: %d %s", rec.Code, rec.Body)
 	}
-	// While it runs, the agent reports the sales it created; GET returns them.
+}
+
+// reportAndFinish: while the run runs, A reports the sales it created (B
+// may not), then its result; GET returns both, and nothing may be
+// reported after the result.
+func reportAndFinish(t *testing.T, e *env, first lessons.Run, agentA, agentB string) {
 	salesPath := fmt.Sprintf("/api/lesson-runs/%d/sales", first.ID)
 	for _, body := range []string{`[41]`, `[41]`, `[41,42]`} { // the same list twice changes no row: still accepted
 		if rec := e.post(salesPath, `{"agent_id":"`+agentA+`","sales":`+body+`}`); rec.Code != http.StatusNoContent {
@@ -152,6 +176,11 @@ func TestLessonRunProtocol(t *testing.T) {
 		got.Cases[0].Verdict != "broken" || fmt.Sprint(got.Sales) != "[41 42]" {
 		t.Fatalf("after the result: cases %+v sales %v", got.Cases, got.Sales)
 	}
+}
+
+// listShowsTheLastRuns: GET /api/lessons shows each lesson's newest run
+// and the live agents.
+func listShowsTheLastRuns(t *testing.T, e *env, first, second lessons.Run) {
 	var list lessonsList
 	mustJSON(t, e.get("/api/lessons"), &list)
 	for _, l := range list.Lessons {
@@ -169,7 +198,12 @@ func TestLessonRunProtocol(t *testing.T) {
 	if list.Agents < 2 {
 		t.Errorf("agents %d, want >= 2", list.Agents)
 	}
-	// Now B may claim the next one; "all" queues everything not queued.
+}
+
+// claimNextAndQueueAll: B may now claim the next run; "all" queues every
+// lesson not queued.
+func claimNextAndQueueAll(t *testing.T, e *env, second lessons.Run, agentB string) {
+	var claim lessonClaim
 	mustJSON(t, e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)), &claim)
 	if claim.Run.ID != second.ID {
 		t.Fatalf("B claimed %+v, want run %d", claim.Run, second.ID)
@@ -181,7 +215,6 @@ func TestLessonRunProtocol(t *testing.T) {
 	if len(all.Runs) != len(lessons.Catalogue)-1 { // zk-dead-holder is still running
 		t.Errorf("all queued %d runs, want %d", len(all.Runs), len(lessons.Catalogue)-1)
 	}
-	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
 }
 
 // An observation past what the store keeps is clipped on a character
@@ -229,34 +262,59 @@ func TestLessonSalesNext(t *testing.T) {
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent), auth); rec.Code != http.StatusOK {
 		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
 	}
-	path := fmt.Sprintf("/api/lesson-runs/%d/sales", run.ID)
-	read := func() lessons.Run {
-		t.Helper()
-		var r lessons.Run
-		mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)), &r)
-		return r
-	}
 	if rec := e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)); !strings.Contains(rec.Body.String(), `"next":null`) {
 		t.Fatalf("a run without a next: %s, want \"next\":null", rec.Body)
 	}
+	n := &nextRun{t: t, e: e, auth: auth, agent: agent, runID: run.ID, path: fmt.Sprintf("/api/lesson-runs/%d/sales", run.ID),
+		at: time.Now().Add(8 * time.Second).UTC().Truncate(time.Millisecond),
+		en: "the same buyers on db-pessimistic, which locks the row: watch them wait in turn",
+		zh: "同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁"}
+	good := n.recorded()
+	n.refusalsChangeNothing(good)
+	n.keptThenReplaced()
+	n.endedByTheResult()
+}
 
-	at := time.Now().Add(8 * time.Second).UTC().Truncate(time.Millisecond)
-	en := "the same buyers on db-pessimistic, which locks the row: watch them wait in turn"
-	zh := "同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁"
-	body := func(next string) string {
-		return fmt.Sprintf(`{"agent_id":%q,"sales":[41],"next":%s}`, agent, next)
-	}
+// nextRun is TestLessonSalesNext's running lesson, its agent, and the next
+// case it reports first.
+type nextRun struct {
+	t           *testing.T
+	e           *env
+	auth, agent string
+	runID       uint64
+	path        string // the run's sales report
+	at          time.Time
+	en, zh      string
+}
+
+// read is the run as GET /api/lesson-runs/{id} shows it.
+func (n *nextRun) read() lessons.Run {
+	n.t.Helper()
+	var r lessons.Run
+	mustJSON(n.t, n.e.get(fmt.Sprintf("/api/lesson-runs/%d", n.runID)), &r)
+	return r
+}
+
+// body is a sales report of sale 41 with next.
+func (n *nextRun) body(next string) string {
+	return fmt.Sprintf(`{"agent_id":%q,"sales":[41],"next":%s}`, n.agent, next)
+}
+
+// recorded reports the next case with the sales: the run and the
+// dashboard's poll carry it. It returns the next as sent.
+func (n *nextRun) recorded() string {
+	t, en, zh, at := n.t, n.en, n.zh, n.at
 	good := fmt.Sprintf(`{"en":%q,"zh":%q,"at":%q}`, en, zh, at.Format(time.RFC3339Nano))
-	if rec := e.post(path, body(good), auth); rec.Code != http.StatusNoContent {
+	if rec := n.e.post(n.path, n.body(good), n.auth); rec.Code != http.StatusNoContent {
 		t.Fatalf("sales with next: %d %s", rec.Code, rec.Body)
 	}
-	r := read()
+	r := n.read()
 	if r.Next == nil || r.Next.En != en || r.Next.Zh != zh || !r.Next.At.Equal(at) || fmt.Sprint(r.Sales) != "[41]" {
 		t.Fatalf("after the report: next %+v sales %v", r.Next, r.Sales)
 	}
 	// The dashboard's poll carries it too.
 	var poll lessonsList
-	mustJSON(t, e.get("/api/lessons?only=runs"), &poll)
+	mustJSON(t, n.e.get("/api/lessons?only=runs"), &poll)
 	found := false
 	for _, l := range poll.Lessons {
 		if l.Name == "mutex-across-replicas" {
@@ -266,9 +324,16 @@ func TestLessonSalesNext(t *testing.T) {
 	if !found {
 		t.Errorf("GET /api/lessons?only=runs does not carry the run's next")
 	}
+	return good
+}
 
+// refusalsChangeNothing: a bad next is refused naming the member at
+// fault, as are a report without the token and one from another agent;
+// none changes the run.
+func (n *nextRun) refusalsChangeNothing(good string) {
+	t, en, zh, at := n.t, n.en, n.zh, n.at
 	far := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	long := strings.Repeat("锁", maxNextChars+1)
+	long := strings.Repeat("锁", runsapi.MaxNextChars+1)
 	for _, c := range []struct{ next, code, field string }{
 		{`"soon"`, "invalid_field", "next"},
 		{`[1]`, "invalid_field", "next"},
@@ -288,69 +353,46 @@ func TestLessonSalesNext(t *testing.T) {
 		{fmt.Sprintf(`{"en":%q,"en":%q,"zh":%q,"at":%q}`, en, en, zh, at.Format(time.RFC3339)), "invalid_field", "next.en"},
 		{`{"en":"x"`, "invalid_json", ""},
 	} {
-		rec := e.post(path, fmt.Sprintf(`{"agent_id":%q,"sales":[41,42],"next":%s}`, agent, strings.ReplaceAll(c.next, "\n", `\n`)), auth)
+		rec := n.e.post(n.path, fmt.Sprintf(`{"agent_id":%q,"sales":[41,42],"next":%s}`, n.agent, strings.ReplaceAll(c.next, "\n", `\n`)), n.auth)
 		wantError(t, rec, http.StatusBadRequest, c.code, c.field)
 	}
 	// Without the token, and from another agent: refused as the sales are.
-	wantError(t, e.post(path, body(good)), http.StatusUnauthorized, "unauthorized", "")
+	wantError(t, n.e.post(n.path, n.body(good)), http.StatusUnauthorized, "unauthorized", "")
 	other := fmt.Sprintf(`{"agent_id":"someone-else","sales":[43],"next":{"en":"x","zh":"x","at":%q}}`, at.Format(time.RFC3339))
-	wantError(t, e.post(path, other, auth), http.StatusConflict, "not_running", "")
-	if r := read(); r.Next == nil || r.Next.En != en || fmt.Sprint(r.Sales) != "[41]" {
+	wantError(t, n.e.post(n.path, other, n.auth), http.StatusConflict, "not_running", "")
+	if r := n.read(); r.Next == nil || r.Next.En != en || fmt.Sprint(r.Sales) != "[41]" {
 		t.Fatalf("the refusals changed the run: next %+v sales %v", r.Next, r.Sales)
-	}
-
-	// Sales alone (or a null next) keep it; a newer one replaces it.
-	for _, b := range []string{fmt.Sprintf(`{"agent_id":%q,"sales":[41,42]}`, agent), body(`null`)} {
-		if rec := e.post(path, b, auth); rec.Code != http.StatusNoContent {
-			t.Fatalf("%s: %d %s", b, rec.Code, rec.Body)
-		}
-	}
-	if r := read(); r.Next == nil || r.Next.En != en {
-		t.Fatalf("sales alone dropped the next: %+v", r.Next)
-	}
-	later := fmt.Sprintf(`{"en":"the fix","zh":"修复","at":%q}`, at.Add(30*time.Second).Format(time.RFC3339))
-	if rec := e.post(path, body(later), auth); rec.Code != http.StatusNoContent {
-		t.Fatalf("newer next: %d %s", rec.Code, rec.Body)
-	}
-	if r := read(); r.Next == nil || r.Next.En != "the fix" || !r.Next.At.Equal(at.Add(30*time.Second).Truncate(time.Second)) {
-		t.Fatalf("after a newer next: %+v", r.Next)
-	}
-
-	// The result ends the run and its next.
-	if rec := e.post(fmt.Sprintf("/api/lesson-runs/%d/result", run.ID), fmt.Sprintf(`{"agent_id":%q,"verdict":"PASS"}`, agent), auth); rec.Code != http.StatusNoContent {
-		t.Fatalf("result: %d %s", rec.Code, rec.Body)
-	}
-	if r := read(); r.Next != nil || r.Status != lessons.StatusDone {
-		t.Fatalf("after the result: status %s next %+v, want done and none", r.Status, r.Next)
 	}
 }
 
-// lessonNext's bounds on at, against a fixed clock.
-func TestLessonNextAtBounds(t *testing.T) {
-	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		at string
-		ok bool
-	}{
-		{"2026-11-26T10:00:08Z", true},
-		{"2026-11-26T11:00:08+01:00", true}, // the same instant elsewhere
-		{"2026-11-26T10:00:08.123456789Z", true},
-		{"2026-11-26T09:59:58Z", true}, // just passed: harmless, the dashboard hides it
-		{"2026-11-26T10:03:00Z", true},
-		{"2026-11-26T10:03:01Z", false},
-		{"2026-11-26T09:56:59Z", false},
-		{"2026-11-26 10:00:08", false},
-		{"2026-11-26T10:00:08", false},
-	} {
-		n, err := lessonNext([]byte(fmt.Sprintf(`{"en":"a","zh":"甲","at":%q}`, c.at)), now)
-		if c.ok != (err == nil) {
-			t.Errorf("at %s: err %v, want ok %v", c.at, err, c.ok)
-		}
-		if err == nil && n.At.Location() != time.UTC {
-			t.Errorf("at %s: kept as %v, want UTC", c.at, n.At)
+// keptThenReplaced: sales alone (or a null next) keep the next; a newer
+// one replaces it.
+func (n *nextRun) keptThenReplaced() {
+	t, en, at := n.t, n.en, n.at
+	for _, b := range []string{fmt.Sprintf(`{"agent_id":%q,"sales":[41,42]}`, n.agent), n.body(`null`)} {
+		if rec := n.e.post(n.path, b, n.auth); rec.Code != http.StatusNoContent {
+			t.Fatalf("%s: %d %s", b, rec.Code, rec.Body)
 		}
 	}
-	if n, err := lessonNext(nil, now); n != nil || err != nil {
-		t.Errorf("absent: %+v %v, want nil", n, err)
+	if r := n.read(); r.Next == nil || r.Next.En != en {
+		t.Fatalf("sales alone dropped the next: %+v", r.Next)
+	}
+	later := fmt.Sprintf(`{"en":"the fix","zh":"修复","at":%q}`, at.Add(30*time.Second).Format(time.RFC3339))
+	if rec := n.e.post(n.path, n.body(later), n.auth); rec.Code != http.StatusNoContent {
+		t.Fatalf("newer next: %d %s", rec.Code, rec.Body)
+	}
+	if r := n.read(); r.Next == nil || r.Next.En != "the fix" || !r.Next.At.Equal(at.Add(30*time.Second).Truncate(time.Second)) {
+		t.Fatalf("after a newer next: %+v", r.Next)
+	}
+}
+
+// endedByTheResult: the result ends the run and its next.
+func (n *nextRun) endedByTheResult() {
+	t := n.t
+	if rec := n.e.post(fmt.Sprintf("/api/lesson-runs/%d/result", n.runID), fmt.Sprintf(`{"agent_id":%q,"verdict":"PASS"}`, n.agent), n.auth); rec.Code != http.StatusNoContent {
+		t.Fatalf("result: %d %s", rec.Code, rec.Body)
+	}
+	if r := n.read(); r.Next != nil || r.Status != lessons.StatusDone {
+		t.Fatalf("after the result: status %s next %+v, want done and none", r.Status, r.Next)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/metrics"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) saleLive(c *gin.Context) {
 	ctx := c.Request.Context()
 	live, err := metrics.LoadMerged(ctx, s.store.DB(), sale.ID)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, live)

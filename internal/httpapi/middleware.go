@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // recovery turns a panic in any handler into the 500 "internal" body and
@@ -22,16 +24,20 @@ func (s *Server) recovery(c *gin.Context) {
 		if v == http.ErrAbortHandler { // net/http's deliberate abort: let it through
 			panic(v)
 		}
-		s.log.Error("panic in handler", "method", c.Request.Method, "route", routeOf(c),
+		s.log.Error("panic in handler", "method", c.Request.Method, "route", wire.RouteOf(c),
 			"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		if c.Writer.Written() {
 			c.Abort() // too late for a status; the client gets a truncated body
 			return
 		}
-		c.AbortWithStatusJSON(http.StatusInternalServerError, internalBody)
+		c.AbortWithStatusJSON(http.StatusInternalServerError, wire.InternalBody)
 	}()
 	c.Next()
 }
+
+// MaxBodyBytes bounds every request body (64 KiB): a sale or an order is a
+// few dozen bytes, so anything near this is abuse, answered with 413.
+const MaxBodyBytes = 64 << 10
 
 // limitBody caps request bodies at MaxBodyBytes: a declared length over it
 // is refused before reading, and an undeclared (chunked) one is cut by
@@ -39,7 +45,7 @@ func (s *Server) recovery(c *gin.Context) {
 // the error map as 413.
 func (s *Server) limitBody(c *gin.Context) {
 	if c.Request.ContentLength > MaxBodyBytes {
-		writeError(c, s.log, &http.MaxBytesError{Limit: MaxBodyBytes})
+		wire.WriteError(c, s.log, &http.MaxBytesError{Limit: MaxBodyBytes})
 		return
 	}
 	if c.Request.Body != nil {
@@ -52,17 +58,17 @@ func (s *Server) limitBody(c *gin.Context) {
 // is configured: 401 without it.
 func (s *Server) requireAdmin(c *gin.Context) {
 	if !s.adminOK(c) {
-		writeError(c, s.log, errUnauthorized)
+		wire.WriteError(c, s.log, wire.ErrUnauthorized)
 		return
 	}
 	c.Next()
 }
 
-// requireFaultAdmin is requireAdmin for fault injection, which the fault
-// issue specifies as 403: a fault is refused, not merely unauthenticated.
+// requireFaultAdmin is requireAdmin for fault injection, answering 403
+// instead of 401: a fault is refused, not merely unauthenticated.
 func (s *Server) requireFaultAdmin(c *gin.Context) {
 	if !s.adminOK(c) {
-		writeError(c, s.log, errFaultForbidden)
+		wire.WriteError(c, s.log, wire.ErrFaultForbidden)
 		return
 	}
 	c.Next()

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
@@ -63,7 +64,7 @@ func (s *Server) viewTicket(st orderqueue.TicketState) ticketView {
 func (s *Server) limitOrderRoutes(c *gin.Context) {
 	if s.orderRateIP > 0 && !s.adminPresented(c) {
 		if err := s.orderLimits.CheckClient(c.Request.Context(), orderRateScope, s.orderRateIP, s.clientIP(c)); err != nil {
-			writeError(c, s.log, err)
+			wire.WriteError(c, s.log, err)
 			return
 		}
 	}
@@ -111,7 +112,7 @@ func paymentBody(c *gin.Context) (payment, error) {
 	var p payment
 	var token *string
 	var user json.RawMessage
-	if err := decodeObject(c.Request.Body, map[string]any{"order_token": &token, "user_id": &user}); err != nil {
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"order_token": &token, "user_id": &user}); err != nil {
 		return p, err
 	}
 	if token != nil {

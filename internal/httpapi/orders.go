@@ -10,6 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
@@ -34,13 +35,13 @@ const (
 func (s *Server) placeOrder(c *gin.Context) {
 	req, err := s.orderRequest(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	a, layer, err := s.gate.Buy(c.Request.Context(), req)
 	c.Header(headerLayer, layer)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	if a.Replayed {
@@ -61,7 +62,7 @@ func (s *Server) orderRequest(c *gin.Context) (guard.Request, error) {
 	}
 	var raw json.RawMessage
 	var ticket *string
-	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw, "ticket": &ticket}); err != nil {
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"user_id": &raw, "ticket": &ticket}); err != nil {
 		return guard.Request{}, err
 	}
 	userID, err := parseUserID(raw)
@@ -91,7 +92,7 @@ func idempotencyKey(k string) (string, error) {
 func buyerField(err error) error {
 	var be *buyer.Error
 	if errors.As(err, &be) {
-		return badField(be.Field, "%s", be.Message)
+		return wire.BadField(be.Field, "%s", be.Message)
 	}
 	return err
 }
@@ -102,17 +103,17 @@ func buyerField(err error) error {
 func (s *Server) issueTicket(c *gin.Context) {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	userID, err := userIDBody(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	ticket, exp, err := s.gate.Ticket(c.Request.Context(), id, userID)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"ticket": ticket, "sale_id": id, "user_id": userID, "expires_at": exp.UTC()})
@@ -121,7 +122,7 @@ func (s *Server) issueTicket(c *gin.Context) {
 // userIDBody reads a body that is only {"user_id"}: a ticket request.
 func userIDBody(c *gin.Context) (string, error) {
 	var raw json.RawMessage
-	if err := decodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"user_id": &raw}); err != nil {
 		return "", err
 	}
 	return parseUserID(raw)
@@ -133,13 +134,13 @@ func userIDBody(c *gin.Context) (string, error) {
 // naturally number their buyers, and 42 and "42" are then the same buyer.
 func parseUserID(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", badField("user_id", "user_id is required")
+		return "", wire.BadField("user_id", "user_id is required")
 	}
 	var id string
 	switch raw[0] {
 	case '"':
 		if err := json.Unmarshal(raw, &id); err != nil {
-			return "", badField("user_id", "user_id must be a string or an integer")
+			return "", wire.BadField("user_id", "user_id must be a string or an integer")
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
@@ -147,10 +148,10 @@ func parseUserID(raw json.RawMessage) (string, error) {
 		} else if u, err := strconv.ParseUint(string(raw), 10, 64); err == nil {
 			id = strconv.FormatUint(u, 10)
 		} else {
-			return "", badField("user_id", "user_id must be a string or an integer, not %s", describeJSON(raw))
+			return "", wire.BadField("user_id", "user_id must be a string or an integer, not %s", wire.DescribeJSON(raw))
 		}
 	default:
-		return "", badField("user_id", "user_id must be a string or an integer, not %s", describeJSON(raw))
+		return "", wire.BadField("user_id", "user_id must be a string or an integer, not %s", wire.DescribeJSON(raw))
 	}
 	if err := buyer.CheckID(id); err != nil {
 		return "", buyerField(err)

@@ -9,18 +9,13 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/guard"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 )
-
-// errNoQueue: this replica has no order queue (no default Redis).
-var errNoQueue = errors.New("httpapi: no order queue on this replica")
-
-// errDurability: the durability could not be read or set.
-var errDurability = errors.New("httpapi: the stream's Redis persistence")
 
 // accepted answers a queued order: 202, its ticket, where to poll.
 func accepted(c *gin.Context, o inventory.Order) {
@@ -36,13 +31,13 @@ func orderRef(c *gin.Context) (string, error) {
 	for _, r := range ref {
 		if r < '0' || r > '9' {
 			if !orderqueue.ValidTicket(ref) {
-				return "", badField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
+				return "", wire.BadField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
 			}
 			return ref, nil
 		}
 	}
 	if ref == "" || len(ref) > 20 {
-		return "", badField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
+		return "", wire.BadField("ref", "the order must be named by its numeric id or its order ticket (ot_...), not %q", clip.Input(ref))
 	}
 	return ref, nil
 }
@@ -53,7 +48,7 @@ func orderRef(c *gin.Context) (string, error) {
 func (s *Server) getOrder(c *gin.Context) {
 	ref, err := orderRef(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	ctx := c.Request.Context()
@@ -62,9 +57,9 @@ func (s *Server) getOrder(c *gin.Context) {
 		st, found, err := q.Lookup(ctx, s.store.DB(), s.orders.LockKey, ref)
 		switch {
 		case err != nil:
-			writeError(c, s.log, err)
+			wire.WriteError(c, s.log, err)
 		case !found:
-			writeError(c, s.log, order.ErrOrderNotFound)
+			wire.WriteError(c, s.log, order.ErrOrderNotFound)
 		default:
 			c.JSON(http.StatusOK, s.viewTicket(st))
 		}
@@ -77,10 +72,10 @@ func (s *Server) getOrder(c *gin.Context) {
 		o, err = s.provenOrder(ctx, ref, c.Query("order_token"), s.adminPresented(c))
 	}
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
-	c.JSON(http.StatusOK, s.viewTicket(orderqueue.TicketState{Ticket: deref(o.OrderTicket), SaleID: o.SaleID,
+	c.JSON(http.StatusOK, s.viewTicket(orderqueue.TicketState{Ticket: wire.Deref(o.OrderTicket), SaleID: o.SaleID,
 		UserID: o.UserID, State: orderqueue.StateConfirmed, Order: &o}))
 }
 
@@ -91,17 +86,17 @@ func (s *Server) getOrder(c *gin.Context) {
 func (s *Server) payOrder(c *gin.Context) {
 	ref, err := orderRef(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	p, err := paymentBody(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	byTicket := orderqueue.ValidTicket(ref)
 	if !byTicket && p.token == "" {
-		writeError(c, s.log, guard.ErrOrderTokenRequired)
+		wire.WriteError(c, s.log, guard.ErrOrderTokenRequired)
 		return
 	}
 	o, err := s.orders.PayProven(c.Request.Context(), ref, s.payProof(ref, p))
@@ -109,7 +104,7 @@ func (s *Server) payOrder(c *gin.Context) {
 		err = guard.ErrBadOrderToken // as for a read: which ids exist is nobody's business
 	}
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, s.viewOrder(o))
@@ -133,7 +128,7 @@ func (s *Server) getReconcile(c *gin.Context) {
 	}
 	r, err := reconcile.Check(c.Request.Context(), s.store.DB(), st, s.orders.LockKey(sl.ID), sl.ID)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, r)
@@ -143,8 +138,8 @@ func (s *Server) getReconcile(c *gin.Context) {
 // the check, and the repair of Redis's stock when asked.
 func (s *Server) postReconcile(c *gin.Context) {
 	var repair *bool
-	if err := decodeObject(c.Request.Body, map[string]any{"repair": &repair}); err != nil {
-		writeError(c, s.log, err)
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"repair": &repair}); err != nil {
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	sl, st, ok := s.reconcileTarget(c)
@@ -155,7 +150,7 @@ func (s *Server) postReconcile(c *gin.Context) {
 	if repair == nil || !*repair {
 		r, err := reconcile.Check(ctx, s.store.DB(), st, key, sl.ID)
 		if err != nil {
-			writeError(c, s.log, err)
+			wire.WriteError(c, s.log, err)
 			return
 		}
 		c.JSON(http.StatusOK, gin.H{"before": r, "repaired": false, "after": r})
@@ -163,7 +158,7 @@ func (s *Server) postReconcile(c *gin.Context) {
 	}
 	before, after, repaired, err := reconcile.Repair(ctx, s.store.DB(), st, key, sl.ID)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	if repaired {
@@ -181,17 +176,17 @@ func (s *Server) postReconcile(c *gin.Context) {
 func (s *Server) reconcileTarget(c *gin.Context) (inventory.Sale, reconcile.Store, bool) {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return inventory.Sale{}, nil, false
 	}
 	sl, err := s.store.GetSale(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return sl, nil, false
 	}
 	st, ok := s.reconcileStore(sl)
 	if !ok {
-		writeError(c, s.log, &apiError{status: http.StatusConflict, body: errorBody{Error: "nothing_to_reconcile",
+		wire.WriteError(c, s.log, &wire.Error{Status: http.StatusConflict, Body: wire.Body{Error: "nothing_to_reconcile",
 			Message: "strategy " + sl.Strategy + " keeps the stock only in the database: there is no second stock to reconcile"}})
 		return sl, nil, false
 	}
@@ -239,13 +234,13 @@ func judgeListed(v *inventory.SaleView) {
 func (s *Server) queueFigures(c *gin.Context) {
 	q := s.orders.Queue()
 	if q == nil {
-		writeError(c, s.log, errNoQueue)
+		wire.WriteError(c, s.log, wire.ErrNoQueue)
 		return
 	}
 	ctx := c.Request.Context()
 	f, err := q.StreamFigures(ctx)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	mode, _ := orderqueue.Durability(ctx, s.queueRedis)
@@ -256,12 +251,12 @@ func (s *Server) queueFigures(c *gin.Context) {
 // getDurability is GET /api/queue/durability.
 func (s *Server) getDurability(c *gin.Context) {
 	if s.queueRedis == nil {
-		writeError(c, s.log, errNoQueue)
+		wire.WriteError(c, s.log, wire.ErrNoQueue)
 		return
 	}
 	mode, err := orderqueue.Durability(c.Request.Context(), s.queueRedis)
 	if err != nil {
-		writeError(c, s.log, errors.Join(errDurability, err))
+		wire.WriteError(c, s.log, errors.Join(wire.ErrDurability, err))
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"mode": mode, "modes": orderqueue.DurabilityModes(), "addr": s.queueRedis.Options().Addr})
@@ -270,8 +265,8 @@ func (s *Server) getDurability(c *gin.Context) {
 // putDurability is PUT /api/queue/durability {"mode"} (admin).
 func (s *Server) putDurability(c *gin.Context) {
 	var mode *string
-	if err := decodeObject(c.Request.Body, map[string]any{"mode": &mode}); err != nil {
-		writeError(c, s.log, err)
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"mode": &mode}); err != nil {
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	valid := false
@@ -279,15 +274,15 @@ func (s *Server) putDurability(c *gin.Context) {
 		valid = valid || mode != nil && *mode == m
 	}
 	if !valid {
-		writeError(c, s.log, badField("mode", "mode must be none, everysec or always"))
+		wire.WriteError(c, s.log, wire.BadField("mode", "mode must be none, everysec or always"))
 		return
 	}
 	if s.queueRedis == nil {
-		writeError(c, s.log, errNoQueue)
+		wire.WriteError(c, s.log, wire.ErrNoQueue)
 		return
 	}
 	if err := orderqueue.SetDurability(c.Request.Context(), s.queueRedis, *mode); err != nil {
-		writeError(c, s.log, errors.Join(errDurability, err))
+		wire.WriteError(c, s.log, errors.Join(wire.ErrDurability, err))
 		return
 	}
 	s.log.Info("stream durability set", "mode", *mode)

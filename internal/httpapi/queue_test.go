@@ -25,7 +25,18 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 	if v.OrderMode != inventory.OrderAsync || v.PayWithinMS != 600000 || v.Healthy == nil || !*v.Healthy {
 		t.Fatalf("created %+v", v)
 	}
-	rec := e.order(v.ID, `{"user_id":"alice"}`, "Idempotency-Key: k-1")
+	poll := acceptedOnceWithOneKey(t, e, v.ID)
+	confirmedThenPaid(t, e, poll)
+	wantError(t, e.get("/api/orders/not-a-ticket"), 400, "invalid_field", "ref")
+	wantError(t, e.get(fmt.Sprintf("/api/orders/ot_%d_%032x", v.ID, 7)), 404, "not_found", "ref")
+	queueFiguresAgree(t, e, v.ID)
+}
+
+// acceptedOnceWithOneKey: alice's order is queued (202, its ticket, where
+// to poll), the same order with the same key answers the same ticket, a
+// third is over the limit. It returns where to poll the ticket.
+func acceptedOnceWithOneKey(t *testing.T, e *env, saleID uint64) string {
+	rec := e.order(saleID, `{"user_id":"alice"}`, "Idempotency-Key: k-1")
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("order: %d %s, want 202", rec.Code, rec.Body)
 	}
@@ -39,7 +50,7 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 	if acc.State != "pending" || !strings.HasPrefix(acc.Ticket, "ot_") || acc.Poll != "/api/orders/"+acc.Ticket || rec.Header().Get("Location") != acc.Poll {
 		t.Fatalf("202 body %+v, Location %q", acc, rec.Header().Get("Location"))
 	}
-	again := e.order(v.ID, `{"user_id":"alice"}`, "Idempotency-Key: k-1")
+	again := e.order(saleID, `{"user_id":"alice"}`, "Idempotency-Key: k-1")
 	var acc2 struct {
 		Ticket string `json:"order_ticket"`
 	}
@@ -47,14 +58,20 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 	if again.Code != http.StatusAccepted || acc2.Ticket != acc.Ticket || again.Header().Get(headerReplayed) != "true" {
 		t.Fatalf("retry: %d %s, want 202 with the same ticket, replayed", again.Code, again.Body)
 	}
-	wantError(t, e.order(v.ID, `{"user_id":"alice"}`), 409, "limit_reached", "")
+	wantError(t, e.order(saleID, `{"user_id":"alice"}`), 409, "limit_reached", "")
+	return acc.Poll
+}
 
+// confirmedThenPaid waits for the ticket at poll to be confirmed as a
+// reservation, has it paid by its ticket (only by alice), then read by its
+// id with its order token.
+func confirmedThenPaid(t *testing.T, e *env, poll string) {
 	var st struct {
 		orderqueue.TicketState
 		Order *tokenedOrder `json:"order"`
 	}
 	testenv.WaitFor(t, guardWait, "the ticket to be confirmed", func() bool {
-		r := e.get(acc.Poll)
+		r := e.get(poll)
 		st.TicketState, st.Order = orderqueue.TicketState{}, nil
 		mustJSON(t, r, &st)
 		return r.Code == http.StatusOK && st.State == orderqueue.StateConfirmed
@@ -63,7 +80,7 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 		st.Order.OrderToken == "" {
 		t.Fatalf("confirmed ticket %+v", st)
 	}
-	pay := acc.Poll + "/pay"
+	pay := poll + "/pay"
 	wantError(t, e.post(pay, `{"user_id":"bob"}`), 403, "not_your_order", "user_id")
 	wantError(t, e.post(pay, `{"user_id":""}`), 400, "invalid_field", "user_id")
 	for _, body := range []string{`{}`, `{"user_id":"alice"}`} { // the ticket is proof; paying again answers the paid order
@@ -79,17 +96,20 @@ func TestQueuedOrderOverHTTP(t *testing.T) {
 	if r := e.get(byID + "?order_token=" + st.Order.OrderToken); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"confirmed"`) {
 		t.Fatalf("the order by its id: %d %s", r.Code, r.Body)
 	}
-	wantError(t, e.get("/api/orders/not-a-ticket"), 400, "invalid_field", "ref")
-	wantError(t, e.get(fmt.Sprintf("/api/orders/ot_%d_%032x", v.ID, 7)), 404, "not_found", "ref")
+}
 
+// queueFiguresAgree: the sale's view shows the queue, the reservation paid
+// and no drift; reconciliation, the queue's figures and its durability
+// answer, and a lock sale has nothing to reconcile.
+func queueFiguresAgree(t *testing.T, e *env, saleID uint64) {
 	var view inventory.SaleView
-	mustJSON(t, e.get(fmt.Sprintf("/api/sales/%d", v.ID)), &view)
+	mustJSON(t, e.get(fmt.Sprintf("/api/sales/%d", saleID)), &view)
 	if view.Queue == nil || view.Queue.Confirmed != 1 || view.Queue.InFlight != 0 || view.Queue.Accepted != 1 ||
 		view.Reservations == nil || view.Reservations.Paid != 1 || view.Reconcile == nil || view.Reconcile.Drift != 0 ||
 		view.Reconcile.StoreStock != 1 || view.Healthy == nil || !*view.Healthy {
 		t.Fatalf("sale view: queue %+v reservations %+v reconcile %+v healthy %v", view.Queue, view.Reservations, view.Reconcile, view.Healthy)
 	}
-	if r := e.get(fmt.Sprintf("/api/sales/%d/reconcile", v.ID)); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"drift":0`) {
+	if r := e.get(fmt.Sprintf("/api/sales/%d/reconcile", saleID)); r.Code != http.StatusOK || !strings.Contains(r.Body.String(), `"drift":0`) {
 		t.Fatalf("reconcile: %d %s", r.Code, r.Body)
 	}
 	lock := e.createSale(t, `{"strategy":"mutex","stock":1}`)

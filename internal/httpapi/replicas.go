@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // replicasTimeout bounds the discovery query: the dashboard polls this every
@@ -40,7 +41,7 @@ func (s *Server) replicas(c *gin.Context) {
 	defer cancel()
 	members, err := discovery.Recent(ctx, s.store.DB())
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	out := make([]replicaView, 0, len(members)) // [] rather than null when empty

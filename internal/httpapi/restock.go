@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
@@ -14,27 +15,27 @@ import (
 func (s *Server) restock(c *gin.Context) {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	var units *int64
-	if err := decodeObject(c.Request.Body, map[string]any{"units": &units}); err != nil {
-		writeError(c, s.log, err)
+	if err := wire.DecodeObject(c.Request.Body, map[string]any{"units": &units}); err != nil {
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	if units == nil || *units < 1 || *units > sale.MaxStock {
-		writeError(c, s.log, badField("units", "units is required: a whole number from 1 to %d", sale.MaxStock))
+		wire.WriteError(c, s.log, wire.BadField("units", "units is required: a whole number from 1 to %d", sale.MaxStock))
 		return
 	}
 	ctx := c.Request.Context()
 	if err := s.orders.Restock(ctx, id, *units); err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	s.soldOut.Clear(ctx, id)
 	v, err := s.view(ctx, id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, v)

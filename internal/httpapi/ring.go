@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/hashring"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // ringView is GET /api/sales/:id/ring: the sale's owner on the
@@ -38,7 +39,7 @@ func (s *Server) getRing(c *gin.Context) {
 	}
 	v, err := ring.Current(ctx)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	key := s.orders.LockKey(sale.ID)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/hashring"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 )
@@ -43,7 +44,7 @@ func TestRingAndNotOwner(t *testing.T) {
 			t.Fatalf("ring view %s", rec.Body)
 		}
 		rec = e.post(fmt.Sprintf("/api/sales/%d/orders", sale.ID), `{"user_id":"ring-buyer"}`)
-		var body errorBody
+		var body wire.Body
 		switch {
 		case rv.Owns:
 			if rec.Code != http.StatusCreated {

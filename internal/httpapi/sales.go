@@ -9,35 +9,24 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
-// saleMembers are the members of POST /api/sales, decoded into spec.
-func saleMembers(spec *sale.Spec) map[string]any {
-	return map[string]any{
-		"name": &spec.Name, "product": &spec.Product, "strategy": &spec.Strategy, "stock": &spec.Stock, "work_ms": &spec.WorkMS,
-		"ttl_ms": &spec.TTLMS, "fencing": &spec.Fencing, "watchdog": &spec.Watchdog, "per_user_limit": &spec.PerUserLimit,
-		"opens_at": &spec.OpensAt, "opens_in_ms": &spec.OpensInMS, "sold_out_cache": &spec.SoldOutCache,
-		"rate_limit_user": &spec.RateLimitUser, "rate_limit_ip": &spec.RateLimitIP, "ticket_required": &spec.TicketRequired,
-		"order_mode": &spec.OrderMode, "pay_within_ms": &spec.PayWithinMS,
-		"combine": &spec.Combine, "combine_max_batch": &spec.CombineMaxBatch, "combine_max_wait_us": &spec.CombineMaxWaitUS,
-	}
-}
-
 // createSale is POST /api/sales (admin). The sale service validates before
 // its single write, so a rejected request writes nothing.
 func (s *Server) createSale(c *gin.Context) {
 	var spec sale.Spec
-	if err := decodeObject(c.Request.Body, saleMembers(&spec)); err != nil {
-		writeError(c, s.log, err)
+	if err := wire.DecodeObject(c.Request.Body, wire.SaleMembers(&spec)); err != nil {
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	created, err := s.sales.Create(c.Request.Context(), spec)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	s.salesList.forget() // its creator lists it at once
@@ -51,7 +40,7 @@ func (s *Server) createSale(c *gin.Context) {
 func (s *Server) getSale(c *gin.Context) {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	// This replica's critical sections are logged in batches; writing the
@@ -60,7 +49,7 @@ func (s *Server) getSale(c *gin.Context) {
 	s.orders.Flush()
 	v, err := s.view(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, saleWithHistory{SaleView: v, History: s.saleHistoryVerdict(c.Request.Context(), v.Sale)})
@@ -120,7 +109,7 @@ func (s *Server) saleParam(c *gin.Context) (inventory.Sale, bool) {
 			return sale, true
 		}
 	}
-	writeError(c, s.log, err)
+	wire.WriteError(c, s.log, err)
 	return inventory.Sale{}, false
 }
 
@@ -130,8 +119,8 @@ func saleID(c *gin.Context) (uint64, error) {
 	raw := c.Param("id")
 	id, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
-		e := badRequest("invalid_id", "the sale id must be a decimal integer, not %q", clip.Input(raw))
-		e.body.Field = "id"
+		e := wire.BadRequest("invalid_id", "the sale id must be a decimal integer, not %q", clip.Input(raw))
+		e.Body.Field = "id"
 		return 0, e
 	}
 	return id, nil

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 )
 
 // listLimit: GET /api/sales shows the newest 100.
@@ -35,9 +37,9 @@ func (s *Server) listSales(c *gin.Context) {
 	body, err := s.salesList.get(c.Request.Context(), s.computeSalesList)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && c.Request.Context().Err() == nil {
-			err = fmt.Errorf("%w: %w", errDBUnavailable, err)
+			err = fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err)
 		}
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)

@@ -1,9 +1,26 @@
 // Package httpapi is the shop's HTTP API (gin, JSON everywhere): sales,
-// orders, runs, lessons, faults, strategies, health and metrics. It is the
-// only package that imports gin. It parses requests, calls the services
-// cmd/shop built and maps their answers; every error goes through the one
-// map in errors.go, so a client sees a code and a message, never SQL or a
-// stack trace.
+// orders, runs, lessons, faults, strategies, health and metrics. It parses
+// requests, calls the services cmd/shop built and maps their answers; every
+// error goes through the one map in wire/errors.go, so a client sees a code
+// and a message, never SQL or a stack trace. Only it and its subpackages
+// import gin.
+//
+//   - server.go: Deps, New and the route table (routes); middleware.go:
+//     recovery, the body bound, the admin token; httpserver.go: the
+//     http.Server's bounds;
+//   - sales.go, sales_list.go, restock.go, share.go: sales;
+//     orders.go, orderaccess.go, limits.go, clientip.go: orders and who
+//     may read and pay them; queue.go: the order queue and reconciliation;
+//   - faults.go, faults_forward.go: fault injection on this or another
+//     replica;
+//   - live.go, herd.go, history.go, timeline.go, ring.go, htmlpage.go: a
+//     sale's read sides; replicas.go, system.go: the replicas, strategies,
+//     health;
+//   - events.go: the live feed (GET /api/events), over eventhub's
+//     broadcaster;
+//   - static.go: the dashboard's files;
+//   - runsapi: runs, lessons and the agents' endpoints; wire: the error
+//     map and request decoding; eventhub: the live feed's broadcaster.
 package httpapi
 
 import (
@@ -22,6 +39,9 @@ import (
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/history"
+	"github.com/seckill-lab/seckill/internal/httpapi/eventhub"
+	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -85,7 +105,7 @@ type Deps struct {
 	QueueRedis *redis.Client
 	// EventStreamsPerClient and EventStreams cap the open GET /api/events
 	// streams per client address and in all; 0 means
-	// DefaultEventStreamsPerClient and DefaultEventStreams.
+	// eventhub.DefaultPerClient and eventhub.DefaultTotal.
 	EventStreamsPerClient int
 	EventStreams          int
 	// OrderTokens signs the order_token of every order answer and checks
@@ -128,7 +148,7 @@ type Server struct {
 	queueRedis *redis.Client        // the order queue's Redis (queue.go)
 	ring       *hashring.Membership // this replica's ring view (ring.go)
 	salesList  salesList            // GET /api/sales's shared answer (sales_list.go)
-	eventHub   *eventHub            // GET /api/events's snapshots and caps (eventhub.go)
+	eventHub   *eventhub.Hub        // GET /api/events's snapshots and caps
 	verdicts   history.Verdicts     // each sale's last linearizability verdict (history.go)
 	// Who may read and pay an order, and how often (orderaccess.go).
 	orderTokens *guard.OrderTokens
@@ -172,7 +192,7 @@ func New(d Deps) *Server {
 	if s.lanIP == nil {
 		s.lanIP = share.LANIP
 	}
-	s.eventHub = newEventHub(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
+	s.eventHub = eventhub.New(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
 	return s
 }
@@ -190,8 +210,8 @@ func (s *Server) routes() *gin.Engine {
 	e.RedirectFixedPath = false
 	_ = e.SetTrustedProxies(nil) // gin's ClientIP is never used: s.clientIP reads the forwarding headers
 	e.Use(s.recovery, s.limitBody)
-	e.NoRoute(func(c *gin.Context) { writeError(c, s.log, errNoRoute) })
-	e.NoMethod(func(c *gin.Context) { writeError(c, s.log, errNoMethod) })
+	e.NoRoute(func(c *gin.Context) { wire.WriteError(c, s.log, wire.ErrNoRoute) })
+	e.NoMethod(func(c *gin.Context) { wire.WriteError(c, s.log, wire.ErrNoMethod) })
 
 	s.staticRoutes(e) // the dashboard at / and /assets/: static.go
 	e.GET("/healthz", s.healthz)
@@ -224,9 +244,10 @@ func (s *Server) routes() *gin.Engine {
 	api.PUT("/queue/durability", s.requireAdmin, s.putDurability)
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
-	s.runRoutes(api)             // runs, agents, events: runs.go
-	s.faultRoutes(api)           // fault injection: faults.go
-	s.lessonRoutes(api)          // the Lessons page: lessons.go
+	api.GET("/events", s.events) // the live feed: events.go
+	runsapi.Register(api, runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons,
+		Log: s.log, Admin: s.requireAdmin}) // runs, lessons and the agents' endpoints
+	s.faultRoutes(api) // fault injection: faults.go
 	return e
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/share"
 )
 
@@ -16,16 +17,16 @@ import (
 func (s *Server) shareOf(c *gin.Context) *share.Info {
 	id, err := saleID(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return nil
 	}
 	lang := c.Query("lang")
 	if lang != "" && lang != "en" && lang != "zh" {
-		writeError(c, s.log, badField("lang", "lang must be en or zh, not %q", clip.Input(lang)))
+		wire.WriteError(c, s.log, wire.BadField("lang", "lang must be en or zh, not %q", clip.Input(lang)))
 		return nil
 	}
 	if _, err := s.store.GetSale(c.Request.Context(), id); err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return nil
 	}
 	info := share.For(s.listenAddr, s.adminHash != nil, id, s.lanIP)
@@ -53,12 +54,12 @@ func (s *Server) getShareQR(c *gin.Context) {
 		return
 	}
 	if !info.Shared {
-		c.AbortWithStatusJSON(http.StatusConflict, errorBody{Error: "not_shared", Message: info.Message.En})
+		c.AbortWithStatusJSON(http.StatusConflict, wire.Body{Error: "not_shared", Message: info.Message.En})
 		return
 	}
 	png, err := share.QR(info.URL)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.Header("Cache-Control", "no-store")

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-contrib/gzip"
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/web"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) staticRoutes(e *gin.Engine) {
 	serve := func(c *gin.Context, name string) {
 		a, ok := assets[name]
 		if !ok {
-			writeError(c, s.log, errNoRoute)
+			wire.WriteError(c, s.log, wire.ErrNoRoute)
 			return
 		}
 		h := c.Writer.Header()

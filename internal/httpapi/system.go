@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) healthz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), healthTimeout)
 	defer cancel()
 	if err := s.ping(ctx); err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	// Every backend's state too: the lock backends are optional (a replica

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/timeline"
 )
 
@@ -16,7 +17,7 @@ import (
 func (s *Server) getTimeline(c *gin.Context) {
 	t, err := s.timeline(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, t)
@@ -27,12 +28,12 @@ func (s *Server) getTimeline(c *gin.Context) {
 func (s *Server) getTimelineHTML(c *gin.Context) {
 	t, err := s.timeline(c)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	var buf bytes.Buffer
 	if err := timeline.WriteHTML(&buf, t); err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	writeHTML(c, buf.Bytes())
@@ -54,7 +55,7 @@ func (s *Server) timeline(c *gin.Context) (timeline.Timeline, error) {
 		return timeline.Timeline{}, err
 	}
 	if !from.IsZero() && !to.IsZero() && from.After(to) {
-		return timeline.Timeline{}, badField("from", "from (%s) must not be after to (%s)",
+		return timeline.Timeline{}, wire.BadField("from", "from (%s) must not be after to (%s)",
 			c.Query("from"), c.Query("to"))
 	}
 	sale, err := s.store.GetSale(c.Request.Context(), id)
@@ -74,7 +75,7 @@ func millisParam(c *gin.Context, name string) (time.Time, error) {
 	}
 	v, err := strconv.ParseFloat(raw, 64)
 	if err != nil || v < 0 || v > 1e14 || v != v {
-		return time.Time{}, badField(name, "%s must be milliseconds since the Unix epoch, not %q", name, clip.Input(raw))
+		return time.Time{}, wire.BadField(name, "%s must be milliseconds since the Unix epoch, not %q", name, clip.Input(raw))
 	}
 	return timeline.Millis(v).Time(), nil
 }

@@ -24,15 +24,28 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	e := newEnv(t, withQueue)
 	v := e.createSale(t, `{"name":"timeline","strategy":"redis","stock":10,"ttl_ms":500,"watchdog":false,"fencing":true}`)
 	path := fmt.Sprintf("/api/sales/%d/timeline", v.ID)
-	// A stalls 3 s inside its section; on a loaded machine its 500 ms may
-	// run out before the stall point (lock_lost, nothing written): again.
+	stallAPastItsLease(t, e, v.ID)
+	rec := e.get(path)
+	var tl timeline.Timeline
+	mustJSON(t, rec, &tl)
+	t.Logf("narration: %+v", tl.Narration)
+	fenced, b := fencedAndAfter(t, tl)
+	timelineTellsThePause(t, tl, fenced, b)
+	aWindowAroundB(t, e, path, tl, b)
+}
+
+// stallAPastItsLease has buyer A stall 3 s inside its section, past its
+// 500 ms lease, while B buys: B's order is made (201), A's write is
+// fenced (409). On a loaded machine A's 500 ms may run out before the
+// stall point (lock_lost, nothing written): then again.
+func stallAPastItsLease(t *testing.T, e *env, saleID uint64) {
 	var codeA chan int
 	for attempt := 1; ; attempt++ {
 		if rec := e.post("/api/faults", `{"kind":"pause_holder","ms":3000}`); rec.Code != http.StatusAccepted {
 			t.Fatalf("pause_holder: %d %s", rec.Code, rec.Body)
 		}
 		codeA = make(chan int, 1)
-		go func() { codeA <- e.post(ordersPath(v.ID), `{"user_id":"A"}`).Code }()
+		go func() { codeA <- e.post(ordersPath(saleID), `{"user_id":"A"}`).Code }()
 		stalled := false
 		testenv.WaitFor(t, 30*time.Second, "A stalled inside its section (or back)", func() bool {
 			if pointsOf(e.lockers).Stalled() == 1 {
@@ -51,7 +64,7 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	}
 	var codeB int
 	for range 5 { // B's 500 ms may run out before its write too
-		if codeB = e.post(ordersPath(v.ID), `{"user_id":"B"}`).Code; codeB == http.StatusCreated {
+		if codeB = e.post(ordersPath(saleID), `{"user_id":"B"}`).Code; codeB == http.StatusCreated {
 			break
 		}
 	}
@@ -59,11 +72,12 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 		t.Fatalf("B answered %d (want 201), A %d (want 409 fenced)", codeB, a)
 	}
 
-	rec := e.get(path)
-	var tl timeline.Timeline
-	mustJSON(t, rec, &tl)
-	t.Logf("narration: %+v", tl.Narration)
-	var fenced *timeline.Section
+}
+
+// fencedAndAfter finds A's fenced section and B's committed one after it,
+// checking on the way that tokens grow in entry order and are ranked #1,
+// #2, ... with their raw value kept.
+func fencedAndAfter(t *testing.T, tl timeline.Timeline) (fenced, b *timeline.Section) {
 	for i, s := range tl.Sections {
 		if s.Outcome == sectionlog.OutcomeFenced {
 			fenced = &tl.Sections[i]
@@ -79,7 +93,6 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	if fenced == nil {
 		t.Fatalf("no fenced section: %+v", tl.Sections)
 	}
-	var b *timeline.Section
 	for i, s := range tl.Sections {
 		if s.Outcome == sectionlog.OutcomeCommitted && s.OrderID != nil && s.Token > fenced.Token {
 			b = &tl.Sections[i]
@@ -88,6 +101,14 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	if b == nil {
 		t.Fatalf("no committed section after the fenced one: %+v", tl.Sections)
 	}
+	return fenced, b
+}
+
+// timelineTellsThePause: A and B overlap with B's order, a pause_holder
+// window covers A's section, each pause did no damage because fencing
+// refused A's write, A's lease was granted and expired, the narration
+// tells the fenced write, and the whole sale is in the window.
+func timelineTellsThePause(t *testing.T, tl timeline.Timeline, fenced, b *timeline.Section) {
 	paired := false
 	for _, o := range tl.Overlaps {
 		paired = paired || (o.A == fenced.ID && o.B == b.ID && len(o.Orders) == 1 && o.Orders[0] == *b.OrderID)
@@ -131,15 +152,19 @@ func TestTimelineOfAPausePastTTL(t *testing.T) {
 	if tl.Summarised || tl.From > fenced.EnterAt || tl.To < b.ExitAt || len(tl.Stock) < 2 || tl.Stock[len(tl.Stock)-1].Stock != 9 {
 		t.Errorf("window %v..%v, summarised %v, stock %+v", tl.From, tl.To, tl.Summarised, tl.Stock)
 	}
+}
 
-	// A window around B alone still counts the sale's violations.
-	rec = e.get(fmt.Sprintf("%s?from=%.3f&to=%.3f", path, float64(b.EnterAt), float64(b.ExitAt)))
+// aWindowAroundB: a window around B alone still counts the sale's
+// violations and numbers its tokens as the whole sale does; the HTML
+// export opens offline.
+func aWindowAroundB(t *testing.T, e *env, path string, tl timeline.Timeline, b *timeline.Section) {
+	rec := e.get(fmt.Sprintf("%s?from=%.3f&to=%.3f", path, float64(b.EnterAt), float64(b.ExitAt)))
 	var win timeline.Timeline
 	mustJSON(t, rec, &win)
 	if win.Violations.Count != tl.Violations.Count || len(win.Sections) == 0 {
 		t.Errorf("windowed: %d sections, violations %d (whole sale %d)", len(win.Sections), win.Violations.Count, tl.Violations.Count)
 	}
-	// ... and numbers its tokens as the whole sale does.
+	// B's token is numbered as in the whole sale.
 	for _, s := range win.Sections {
 		if s.ID == b.ID && s.TokenRank != b.TokenRank {
 			t.Errorf("windowed: B's token is #%d, #%d in the whole sale", s.TokenRank, b.TokenRank)

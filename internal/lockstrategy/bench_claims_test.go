@@ -30,6 +30,7 @@ package lockstrategy_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -83,20 +84,55 @@ func BenchmarkClaims(b *testing.B) {
 	window, rounds := locktest.Window(), claimRounds()
 	prefix := fmt.Sprintf("claims:%d:", time.Now().UnixNano())
 	b.Cleanup(func() { removeBenchState(be, prefix) })
-	// Each Redis client counts the commands it sends; a case's are the
-	// difference.
+	if len(be.Redlock) < 3 {
+		b.Fatalf("redsync on 3 masters: %d RedLock masters configured", len(be.Redlock))
+	}
+	sqlDB, err := be.DB.DB()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cb := &claimBench{window: window, prefix: prefix, sent: commandsSent(be), lockers: claimLockers(b, be),
+		redsyncOn: map[int]*redsyncLocker{}, sqlDB: sqlDB,
+		rate: map[claims.RedsyncCase][]float64{}, perAcq: map[claims.RedsyncCase][]float64{}, tps: map[int][]float64{}}
+	for _, m := range redsyncMasters {
+		cb.redsyncOn[m] = newRedsyncLocker(be.Redlock[:m])
+	}
+	for round := range rounds {
+		cb.round(b, round)
+	}
+	tpsCond := claims.DBTPSConditions(locktest.DBFlushSettings(sqlDB), window, rounds)
+	other := claims.Figures{
+		Redsync: cb.rate, RedsyncCommands: cb.perAcq,
+		RedsyncConditions: claims.RedsyncConditions(redsyncMinRetry, redsyncMaxRetry, window, rounds),
+		DBTPS:             cb.tps, DBTPSConditions: tpsCond.En, DBTPSConditionsZh: tpsCond.Zh,
+	}
+	fmt.Println()
+	locktest.PrintClaims(os.Stdout, cb.results, 64, benchWork, other)
+	if path := os.Getenv("SECKILL_CLAIMS_JSON"); path != "" {
+		writeClaimsJSON(b, path, locktest.Claims(cb.results, 64, 0, other), rounds)
+	}
+}
+
+// commandsSent counts the commands every Redis client of be sends from
+// now on (a case's are the difference of two counts).
+func commandsSent(be lockstrategy.Backends) func() int64 {
 	var counters []*locktest.CommandCounter
 	for _, c := range append([]*goredislib.Client{be.Redis}, be.Redlock...) {
 		n := &locktest.CommandCounter{}
 		c.AddHook(n)
 		counters = append(counters, n)
 	}
-	sent := func() (n int64) {
+	return func() (n int64) {
 		for _, c := range counters {
 			n += c.Count()
 		}
 		return n
 	}
+}
+
+// claimLockers builds the locks the claims compare (claimLocks), closed
+// when the benchmark ends.
+func claimLockers(b *testing.B, be lockstrategy.Backends) []locktest.Named {
 	var lockers []locktest.Named
 	for _, s := range lockstrategy.All() {
 		if s.Kind() != lockstrategy.KindLock || !slices.Contains(claimLocks, s.Name) {
@@ -109,73 +145,68 @@ func BenchmarkClaims(b *testing.B) {
 		b.Cleanup(func() { closeLocker(l) })
 		lockers = append(lockers, locktest.Named{Name: s.Name, Locker: l})
 	}
-	if len(be.Redlock) < 3 {
-		b.Fatalf("redsync on 3 masters: %d RedLock masters configured", len(be.Redlock))
+	return lockers
+}
+
+// claimBench is what BenchmarkClaims measures with and what it gathers.
+type claimBench struct {
+	window    time.Duration
+	prefix    string // of every key the cases lock
+	sent      func() int64
+	lockers   []locktest.Named
+	redsyncOn map[int]*redsyncLocker // by its number of masters
+	sqlDB     *sql.DB
+	results   []locktest.Result
+	rate      map[claims.RedsyncCase][]float64
+	perAcq    map[claims.RedsyncCase][]float64
+	tps       map[int][]float64 // by connections
+}
+
+// run is one case: its sections per second and the commands it sent.
+func (cb *claimBench) run(b *testing.B, l lockstrategy.Locker, key string, contenders int, work time.Duration) locktest.Result {
+	before := cb.sent()
+	r := locktest.RunContention(l, key, contenders, work, cb.window)
+	r.Commands = cb.sent() - before
+	b.ReportMetric(r.PerSecond(), "sections/s")
+	b.ReportMetric(r.CommandsPerOp(), "cmds/op")
+	if r.Ops == 0 {
+		b.Errorf("no critical section completed in %v (%d errors)", cb.window, r.Errs)
 	}
-	redsyncOn := map[int]*redsyncLocker{}
-	for _, m := range redsyncMasters {
-		redsyncOn[m] = newRedsyncLocker(be.Redlock[:m])
-	}
-	sqlDB, err := be.DB.DB()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var results []locktest.Result
-	rate, perAcq := map[claims.RedsyncCase][]float64{}, map[claims.RedsyncCase][]float64{}
-	tps := map[int][]float64{}
-	// run is one case: its sections per second and the commands it sent.
-	run := func(b *testing.B, l lockstrategy.Locker, key string, contenders int, work time.Duration) locktest.Result {
-		before := sent()
-		r := locktest.RunContention(l, key, contenders, work, window)
-		r.Commands = sent() - before
-		b.ReportMetric(r.PerSecond(), "sections/s")
-		b.ReportMetric(r.CommandsPerOp(), "cmds/op")
-		if r.Ops == 0 {
-			b.Errorf("no critical section completed in %v (%d errors)", window, r.Errs)
-		}
-		return r
-	}
-	for round := range rounds {
-		for _, work := range benchWork {
-			for _, l := range lockers {
-				b.Run(fmt.Sprintf("round=%d/work=%v/%s", round+1, work, l.Name), func(b *testing.B) {
-					r := run(b, l.Locker, fmt.Sprintf("%s%s:w%v", prefix, l.Name, work), 64, work)
-					r.Strategy = l.Name
-					results = append(results, r)
-				})
-			}
-		}
-		for _, c := range redsyncContenders {
-			for _, m := range redsyncMasters {
-				b.Run(fmt.Sprintf("round=%d/redsync/contenders=%d/masters=%d", round+1, c, m), func(b *testing.B) {
-					r := run(b, redsyncOn[m], fmt.Sprintf("%sredsync:c%d:m%d", prefix, c, m), c, 0)
-					k := claims.RedsyncCase{Masters: m, Contenders: c}
-					rate[k] = append(rate[k], r.PerSecond())
-					perAcq[k] = append(perAcq[k], r.CommandsPerOp())
-				})
-			}
-		}
-		for _, conns := range claimTPSConns {
-			b.Run(fmt.Sprintf("round=%d/database-tps/conns=%d", round+1, conns), func(b *testing.B) {
-				v, err := locktest.RunDBTPS(sqlDB, conns, window)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tps[conns] = append(tps[conns], v)
-				b.ReportMetric(v, "tps")
+	return r
+}
+
+// round measures every case once: each lock at each work, redsync at each
+// number of contenders and masters, the database's TPS at each number of
+// connections.
+func (cb *claimBench) round(b *testing.B, round int) {
+	for _, work := range benchWork {
+		for _, l := range cb.lockers {
+			b.Run(fmt.Sprintf("round=%d/work=%v/%s", round+1, work, l.Name), func(b *testing.B) {
+				r := cb.run(b, l.Locker, fmt.Sprintf("%s%s:w%v", cb.prefix, l.Name, work), 64, work)
+				r.Strategy = l.Name
+				cb.results = append(cb.results, r)
 			})
 		}
 	}
-	tpsCond := claims.DBTPSConditions(locktest.DBFlushSettings(sqlDB), window, rounds)
-	other := claims.Figures{
-		Redsync: rate, RedsyncCommands: perAcq,
-		RedsyncConditions: claims.RedsyncConditions(redsyncMinRetry, redsyncMaxRetry, window, rounds),
-		DBTPS:             tps, DBTPSConditions: tpsCond.En, DBTPSConditionsZh: tpsCond.Zh,
+	for _, c := range redsyncContenders {
+		for _, m := range redsyncMasters {
+			b.Run(fmt.Sprintf("round=%d/redsync/contenders=%d/masters=%d", round+1, c, m), func(b *testing.B) {
+				r := cb.run(b, cb.redsyncOn[m], fmt.Sprintf("%sredsync:c%d:m%d", cb.prefix, c, m), c, 0)
+				k := claims.RedsyncCase{Masters: m, Contenders: c}
+				cb.rate[k] = append(cb.rate[k], r.PerSecond())
+				cb.perAcq[k] = append(cb.perAcq[k], r.CommandsPerOp())
+			})
+		}
 	}
-	fmt.Println()
-	locktest.PrintClaims(os.Stdout, results, 64, benchWork, other)
-	if path := os.Getenv("SECKILL_CLAIMS_JSON"); path != "" {
-		writeClaimsJSON(b, path, locktest.Claims(results, 64, 0, other), rounds)
+	for _, conns := range claimTPSConns {
+		b.Run(fmt.Sprintf("round=%d/database-tps/conns=%d", round+1, conns), func(b *testing.B) {
+			v, err := locktest.RunDBTPS(cb.sqlDB, conns, cb.window)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cb.tps[conns] = append(cb.tps[conns], v)
+			b.ReportMetric(v, "tps")
+		})
 	}
 }
 

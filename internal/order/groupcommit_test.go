@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"gorm.io/gorm"
+
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
@@ -66,98 +68,18 @@ func groupCommitHerd(t *testing.T, store *inventory.Store, lockers *lockstrategy
 	}
 	key := svc.LockKey(sale.ID)
 
-	var purchases []order.Purchase
-	for i := range 100 {
-		purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("one-%d", i)})
-	}
-	for i := range 20 {
-		for range 3 {
-			purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("greedy-%d", i)})
-			purchases = append(purchases, order.Purchase{SaleID: sale.ID, UserID: fmt.Sprintf("retry-%d", i), IdempotencyKey: "k"})
-		}
-	}
-	type answer struct {
-		o   inventory.Order
-		err error
-	}
-	answers := make([]answer, len(purchases))
-	calls := make([]int, len(purchases)) // answers per request: each exactly one
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i, p := range purchases {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			o, _, err := replicas[i%2].Buy(ctx, p)
-			mu.Lock()
-			answers[i] = answer{o, err}
-			calls[i]++
-			mu.Unlock()
-		}()
-	}
-	close(start)
-	wg.Wait()
-
-	outcomes := map[string]int{}
-	okIDs := map[uint64]string{} // order id -> its buyer, from the answers
-	for i, a := range answers {
-		if calls[i] != 1 {
-			t.Fatalf("request %d answered %d times", i, calls[i])
-		}
-		outcomes[order.OutcomeOf(a.err)]++
-		switch {
-		case a.err == nil:
-			if a.o.ID == 0 || a.o.UserID != purchases[i].UserID {
-				t.Fatalf("request %d (%s) got order %+v", i, purchases[i].UserID, a.o)
-			}
-			okIDs[a.o.ID] = a.o.UserID
-		case errors.Is(a.err, order.ErrSoldOut), errors.Is(a.err, order.ErrLimitReached),
-			errors.Is(a.err, order.ErrDuplicateRequest), errors.Is(a.err, order.ErrPersistTimeout):
-		default:
-			t.Fatalf("request %d (%s): %v", i, purchases[i].UserID, a.err)
-		}
-	}
+	purchases := herdPurchases(sale.ID)
+	answers := sendHerd(t, replicas, purchases)
+	outcomes, okIDs := herdOutcomes(t, purchases, answers)
 	v := settledView(t, store, svc, sale.ID)
 	t.Logf("outcomes %v; sold %d, stock %d, duplicates %d, lost updates %d", outcomes, v.Sold, v.Stock, v.Duplicates, v.LostUpdates)
 	if v.Oversold != 0 || v.LostUpdates != 0 || v.Duplicates != 0 || v.Sold != stock-v.Stock {
 		t.Fatalf("sold %d, stock %d of %d: oversold %d, lost updates %d, users over the limit %d", v.Sold, v.Stock, stock,
 			v.Oversold, v.LostUpdates, v.Duplicates)
 	}
-
 	db := store.DB().WithContext(ctx)
-	var rows []struct {
-		ID     uint64
-		UserID string
-	}
-	if err := db.Raw("SELECT id, user_id FROM orders WHERE sale_id = ?", sale.ID).Scan(&rows).Error; err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(okIDs) {
-		t.Fatalf("%d rows for %d orders answered", len(rows), len(okIDs))
-	}
-	for _, r := range rows {
-		if okIDs[r.ID] != r.UserID {
-			t.Fatalf("row %d of %s was answered to %q", r.ID, r.UserID, okIDs[r.ID])
-		}
-	}
-	var perKey []int64
-	if err := db.Raw(`SELECT COUNT(*) FROM orders WHERE sale_id = ? AND idempotency_key IS NOT NULL
-		GROUP BY user_id, idempotency_key`, sale.ID).Scan(&perKey).Error; err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range perKey {
-		if n != 1 {
-			t.Fatalf("an idempotency key made %d orders", n)
-		}
-	}
-	// A batch's orders share their created_at (one multi-row INSERT).
-	var biggest int64
-	if err := db.Raw(`SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?
-		GROUP BY replica_id, created_at) b`, sale.ID).Scan(&biggest).Error; err != nil {
-		t.Fatal(err)
-	}
+	rowsAreTheAnswers(t, db, sale.ID, okIDs)
+	biggest := biggestBatch(t, db, sale.ID)
 	t.Logf("the biggest batch wrote %d orders", biggest)
 	batched := biggest >= 2
 	if !batched && outcomes[order.OutcomePersistTimeout] == 0 {
@@ -179,6 +101,124 @@ func groupCommitHerd(t *testing.T, store *inventory.Store, lockers *lockstrategy
 		unitForEveryRequest(t, purchases, errs, outcomes)
 	}
 	return batched
+}
+
+// herdPurchases are a group commit herd's requests on sale saleID: 100
+// distinct buyers, then 20 greedy ones sending three orders each and 20
+// retrying ones sending three with one idempotency key, interleaved.
+func herdPurchases(saleID uint64) []order.Purchase {
+	var purchases []order.Purchase
+	for i := range 100 {
+		purchases = append(purchases, order.Purchase{SaleID: saleID, UserID: fmt.Sprintf("one-%d", i)})
+	}
+	for i := range 20 {
+		for range 3 {
+			purchases = append(purchases, order.Purchase{SaleID: saleID, UserID: fmt.Sprintf("greedy-%d", i)})
+			purchases = append(purchases, order.Purchase{SaleID: saleID, UserID: fmt.Sprintf("retry-%d", i), IdempotencyKey: "k"})
+		}
+	}
+	return purchases
+}
+
+// herdAnswer is what Buy answered one request of a herd.
+type herdAnswer struct {
+	o   inventory.Order
+	err error
+}
+
+// sendHerd sends every purchase at once, alternating the replicas, and
+// fails the test unless each request got exactly one answer.
+func sendHerd(t *testing.T, replicas []*order.Service, purchases []order.Purchase) []herdAnswer {
+	ctx := context.Background()
+	answers := make([]herdAnswer, len(purchases))
+	calls := make([]int, len(purchases)) // answers per request: each exactly one
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, p := range purchases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			o, _, err := replicas[i%2].Buy(ctx, p)
+			mu.Lock()
+			answers[i] = herdAnswer{o, err}
+			calls[i]++
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, n := range calls {
+		if n != 1 {
+			t.Fatalf("request %d answered %d times", i, n)
+		}
+	}
+	return answers
+}
+
+// herdOutcomes counts the answers by outcome and maps each order answered
+// to its buyer; it fails the test on an order of another buyer or an
+// answer that is no refusal a herd may get.
+func herdOutcomes(t *testing.T, purchases []order.Purchase, answers []herdAnswer) (map[string]int, map[uint64]string) {
+	outcomes := map[string]int{}
+	okIDs := map[uint64]string{} // order id -> its buyer, from the answers
+	for i, a := range answers {
+		outcomes[order.OutcomeOf(a.err)]++
+		switch {
+		case a.err == nil:
+			if a.o.ID == 0 || a.o.UserID != purchases[i].UserID {
+				t.Fatalf("request %d (%s) got order %+v", i, purchases[i].UserID, a.o)
+			}
+			okIDs[a.o.ID] = a.o.UserID
+		case errors.Is(a.err, order.ErrSoldOut), errors.Is(a.err, order.ErrLimitReached),
+			errors.Is(a.err, order.ErrDuplicateRequest), errors.Is(a.err, order.ErrPersistTimeout):
+		default:
+			t.Fatalf("request %d (%s): %v", i, purchases[i].UserID, a.err)
+		}
+	}
+	return outcomes, okIDs
+}
+
+// rowsAreTheAnswers checks that the sale's rows are exactly the orders
+// answered, each of its buyer, and that no idempotency key made two.
+func rowsAreTheAnswers(t *testing.T, db *gorm.DB, saleID uint64, okIDs map[uint64]string) {
+	var rows []struct {
+		ID     uint64
+		UserID string
+	}
+	if err := db.Raw("SELECT id, user_id FROM orders WHERE sale_id = ?", saleID).Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(okIDs) {
+		t.Fatalf("%d rows for %d orders answered", len(rows), len(okIDs))
+	}
+	for _, r := range rows {
+		if okIDs[r.ID] != r.UserID {
+			t.Fatalf("row %d of %s was answered to %q", r.ID, r.UserID, okIDs[r.ID])
+		}
+	}
+	var perKey []int64
+	if err := db.Raw(`SELECT COUNT(*) FROM orders WHERE sale_id = ? AND idempotency_key IS NOT NULL
+		GROUP BY user_id, idempotency_key`, saleID).Scan(&perKey).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range perKey {
+		if n != 1 {
+			t.Fatalf("an idempotency key made %d orders", n)
+		}
+	}
+}
+
+// biggestBatch is the most orders one batch of the sale wrote: a batch's
+// orders share their created_at (one multi-row INSERT).
+func biggestBatch(t *testing.T, db *gorm.DB, saleID uint64) int64 {
+	var biggest int64
+	if err := db.Raw(`SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?
+		GROUP BY replica_id, created_at) b`, saleID).Scan(&biggest).Error; err != nil {
+		t.Fatal(err)
+	}
+	return biggest
 }
 
 // unitForEveryRequest checks a herd that had a unit for every request:

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/sale"
@@ -45,41 +46,7 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			var mu sync.Mutex
-			bought := map[string]int{}    // Place returned an order
-			retryable := map[string]int{} // refused for a reason other than the limit
-			outcomes := map[string]int{}
-			for r := range rounds {
-				start := make(chan struct{})
-				var wg sync.WaitGroup
-				for u := range users {
-					user := fmt.Sprintf("r%d-u%d", r, u)
-					for range perUser {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							<-start
-							_, err := svc.Place(ctx, sale.ID, user)
-							mu.Lock()
-							defer mu.Unlock()
-							outcomes[order.OutcomeOf(err)]++
-							switch {
-							case err == nil:
-								bought[user]++
-							case errors.Is(err, order.ErrLimitReached):
-							case errors.Is(err, order.ErrConflict), errors.Is(err, order.ErrLockTimeout),
-								errors.Is(err, order.ErrSoldOut): // sold out: only once duplicates ate the stock
-								retryable[user]++
-							default:
-								t.Errorf("user %s: %v", user, err)
-							}
-						}()
-					}
-				}
-				close(start)
-				wg.Wait()
-			}
-
+			bought, retryable, outcomes := limitHerd(t, svc, sale.ID, rounds, users, perUser)
 			svc.Flush()
 			got, err := store.GetSale(ctx, sale.ID)
 			if err != nil {
@@ -89,34 +56,7 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rows []struct {
-				UserID string
-				N      int
-			}
-			if err := store.DB().WithContext(ctx).Raw(
-				"SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ? GROUP BY user_id", sale.ID).
-				Scan(&rows).Error; err != nil {
-				t.Fatal(err)
-			}
-			inDB := map[string]int{}
-			var over []string
-			for _, row := range rows {
-				inDB[row.UserID] = row.N
-				if row.N > c.limit {
-					over = append(over, fmt.Sprintf("%s=%d", row.UserID, row.N))
-				}
-			}
-			if len(over) > 0 {
-				t.Errorf("%d users got more than %d orders: %v", len(over), c.limit, over)
-			}
-			for r := range rounds {
-				for u := range users {
-					user := fmt.Sprintf("r%d-u%d", r, u)
-					if inDB[user] < c.limit && retryable[user] == 0 {
-						t.Errorf("user %s got %d orders, refused below its limit %d", user, inDB[user], c.limit)
-					}
-				}
-			}
+			noUserOverOrUnderLimit(t, store, sale.ID, c.limit, rounds, users, retryable)
 			sum := 0
 			for _, n := range bought {
 				sum += n
@@ -136,5 +76,83 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// limitHerd sends rounds of concurrent orders on sale saleID, each round
+// from users fresh users sending perUser orders each at once, and counts
+// per user what Place bought and what it refused for a reason other than
+// the limit (retryable), and the outcomes. An answer no buyer may get
+// fails the test.
+func limitHerd(t *testing.T, svc *order.Service, saleID uint64, rounds, users, perUser int) (bought, retryable, outcomes map[string]int) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	bought = map[string]int{}    // Place returned an order
+	retryable = map[string]int{} // refused for a reason other than the limit
+	outcomes = map[string]int{}
+	for r := range rounds {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for u := range users {
+			user := fmt.Sprintf("r%d-u%d", r, u)
+			for range perUser {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					_, err := svc.Place(ctx, saleID, user)
+					mu.Lock()
+					defer mu.Unlock()
+					outcomes[order.OutcomeOf(err)]++
+					switch {
+					case err == nil:
+						bought[user]++
+					case errors.Is(err, order.ErrLimitReached):
+					case errors.Is(err, order.ErrConflict), errors.Is(err, order.ErrLockTimeout),
+						errors.Is(err, order.ErrSoldOut): // sold out: only once duplicates ate the stock
+						retryable[user]++
+					default:
+						t.Errorf("user %s: %v", user, err)
+					}
+				}()
+			}
+		}
+		close(start)
+		wg.Wait()
+	}
+	return bought, retryable, outcomes
+}
+
+// noUserOverOrUnderLimit checks the sale's rows: no user has more orders
+// than limit, and a user with fewer was refused for another reason
+// (retryable) at least once.
+func noUserOverOrUnderLimit(t *testing.T, store *inventory.Store, saleID uint64, limit, rounds, users int, retryable map[string]int) {
+	var rows []struct {
+		UserID string
+		N      int
+	}
+	if err := store.DB().WithContext(context.Background()).Raw(
+		"SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ? GROUP BY user_id", saleID).
+		Scan(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	inDB := map[string]int{}
+	var over []string
+	for _, row := range rows {
+		inDB[row.UserID] = row.N
+		if row.N > limit {
+			over = append(over, fmt.Sprintf("%s=%d", row.UserID, row.N))
+		}
+	}
+	if len(over) > 0 {
+		t.Errorf("%d users got more than %d orders: %v", len(over), limit, over)
+	}
+	for r := range rounds {
+		for u := range users {
+			user := fmt.Sprintf("r%d-u%d", r, u)
+			if inDB[user] < limit && retryable[user] == 0 {
+				t.Errorf("user %s got %d orders, refused below its limit %d", user, inDB[user], limit)
+			}
+		}
 	}
 }

@@ -95,58 +95,98 @@ func TestRunLifecycle(t *testing.T) {
 	if v.Steps[0].Sale.Verdict.Kind != verdict.Holds || v.Steps[0].Sale.Verdict.ReasonZh == "" {
 		t.Errorf("a new step's sale verdict %+v, want holds with its reasons", v.Steps[0].Sale.Verdict)
 	}
-
-	claim := func(agent string) (runwire.Assignment, bool) {
-		t.Helper()
-		a, ok, err := s.Claim(ctx, agent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok && a.RunID != id {
-			t.Fatalf("%s claimed a share of run %d, not of this test's run %d (a leftover run?)", agent, a.RunID, id)
-		}
-		return a, ok
+	lc := &lifecycle{t: t, s: s, ctx: ctx, id: id}
+	a0, a1 := lc.claimFirstStep(ag, v.Steps[0].SaleID)
+	lc.refusedReports(a0, ag)
+	lc.mergedFirstStep(a0, a1, ag)
+	lc.lastStep(ag)
+	list, err := s.List(ctx, 5)
+	if err != nil || len(list) == 0 || list[0].ID < id {
+		t.Fatalf("List newest first: %v %+v", err, list)
 	}
-	a0, ok0 := claim(ag[0])
-	if _, again := claim(ag[0]); again {
+}
+
+// lifecycle is TestRunLifecycle's run: its service and id, and the steps
+// its agents take.
+type lifecycle struct {
+	t   *testing.T
+	s   *Service
+	ctx context.Context
+	id  uint64
+}
+
+// claim is agent's claim, which must be of this run's shares when it gets
+// one.
+func (l *lifecycle) claim(agent string) (runwire.Assignment, bool) {
+	l.t.Helper()
+	a, ok, err := l.s.Claim(l.ctx, agent)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if ok && a.RunID != l.id {
+		l.t.Fatalf("%s claimed a share of run %d, not of this test's run %d (a leftover run?)", agent, a.RunID, l.id)
+	}
+	return a, ok
+}
+
+// report sends agent's report on share a: every buyer answered in us
+// microseconds, 5 orders, one lock timeout, the rest sold out.
+func (l *lifecycle) report(a runwire.Assignment, agent string, us int64, done bool) error {
+	_, err := l.s.Report(l.ctx, runwire.Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
+		Requests: int64(a.Buyers), Orders: 5, SoldOut: int64(a.Buyers) - 6, Errors: map[string]int64{"lock_timeout": 1},
+		ElapsedMS: 1000, Histogram: hist(l.t, us, a.Buyers), Done: done})
+	return err
+}
+
+// claimFirstStep has the two shares of step 0 (on sale saleID) claimed,
+// one per agent: neither agent gets a second, the third gets none.
+func (l *lifecycle) claimFirstStep(ag []string, saleID uint64) (a0, a1 runwire.Assignment) {
+	t := l.t
+	a0, ok0 := l.claim(ag[0])
+	if _, again := l.claim(ag[0]); again {
 		t.Fatal("one agent got two shares of one step")
 	}
-	a1, ok1 := claim(ag[1])
-	if _, third := claim(ag[2]); third {
+	a1, ok1 := l.claim(ag[1])
+	if _, third := l.claim(ag[2]); third {
 		t.Fatal("a third agent got a share of a 2-share step")
 	}
 	if !ok0 || !ok1 || a0.Share == a1.Share || a0.UserPrefix == a1.UserPrefix || a0.Buyers+a1.Buyers != 101 ||
-		a0.SaleID != v.Steps[0].SaleID || len(a0.Targets) != 2 || a0.Concurrency != 4 || a0.Deadline.IsZero() {
+		a0.SaleID != saleID || len(a0.Targets) != 2 || a0.Concurrency != 4 || a0.Deadline.IsZero() {
 		t.Fatalf("claims: %+v / %+v", a0, a1)
 	}
+	return a0, a1
+}
 
-	rep := func(a runwire.Assignment, agent string, us int64, done bool) error {
-		_, err := s.Report(ctx, runwire.Report{RunID: a.RunID, Step: a.Step, Share: a.Share, AgentID: agent,
-			Requests: int64(a.Buyers), Orders: 5, SoldOut: int64(a.Buyers) - 6, Errors: map[string]int64{"lock_timeout": 1},
-			ElapsedMS: 1000, Histogram: hist(t, us, a.Buyers), Done: done})
-		return err
-	}
-	if err := rep(a0, ag[1], 1000, false); !errors.Is(err, ErrNotYours) {
+// refusedReports: a report on another agent's share, on no share, or with
+// a bad histogram is refused.
+func (l *lifecycle) refusedReports(a0 runwire.Assignment, ag []string) {
+	t := l.t
+	if err := l.report(a0, ag[1], 1000, false); !errors.Is(err, ErrNotYours) {
 		t.Fatalf("report on another agent's share: %v", err)
 	}
-	if _, err := s.Report(ctx, runwire.Report{RunID: id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
+	if _, err := l.s.Report(l.ctx, runwire.Report{RunID: l.id, Step: 0, Share: 9, AgentID: ag[0]}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("report on no share: %v", err)
 	}
-	if _, err := s.Report(ctx, runwire.Report{RunID: id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
+	if _, err := l.s.Report(l.ctx, runwire.Report{RunID: l.id, Step: a0.Step, Share: a0.Share, AgentID: ag[0], Histogram: "junk"}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("report with a bad histogram: %v", err)
 	}
-	// One share's buyers at 1 ms, the other's at 3 ms: the merged p99 is
-	// 3 ms. Averaging the shares' p99s would say 2 ms.
-	if err := rep(a0, ag[0], 1000, true); err != nil {
+}
+
+// mergedFirstStep finishes step 0 and checks its merged view. One share's
+// buyers at 1 ms, the other's at 3 ms: the merged p99 is 3 ms. Averaging
+// the shares' p99s would say 2 ms.
+func (l *lifecycle) mergedFirstStep(a0, a1 runwire.Assignment, ag []string) {
+	t := l.t
+	if err := l.report(a0, ag[0], 1000, true); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ = s.View(ctx, id); v.CurrentStep != 0 {
+	if v, _ := l.s.View(l.ctx, l.id); v.CurrentStep != 0 {
 		t.Fatal("step advanced with a share not done")
 	}
-	if err := rep(a1, ag[1], 3000, true); err != nil {
+	if err := l.report(a1, ag[1], 3000, true); err != nil {
 		t.Fatal(err)
 	}
-	v, err = s.View(ctx, id)
+	v, err := l.s.View(l.ctx, l.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,20 +199,20 @@ func TestRunLifecycle(t *testing.T) {
 		c.RequestsPerS != 101 || len(st.Agents) != 2 || !near(st.Agents[1].P99MS, 3) || st.Agents[0].AgentID != ag[0] {
 		t.Fatalf("merged client view: %+v agents %+v", c, st.Agents)
 	}
+}
 
-	b0, _ := claim(ag[0])
-	b1, _ := claim(ag[1])
+// lastStep claims and finishes step 1: the run is then done.
+func (l *lifecycle) lastStep(ag []string) {
+	t := l.t
+	b0, _ := l.claim(ag[0])
+	b1, _ := l.claim(ag[1])
 	if b0.Step != 1 || b1.Step != 1 {
 		t.Fatalf("step 1 claims: %+v %+v", b0, b1)
 	}
-	_ = rep(b0, ag[0], 500, true)
-	_ = rep(b1, ag[1], 500, true)
-	if v, _ = s.View(ctx, id); v.Status != StatusDone || v.FinishedAt == nil {
+	_ = l.report(b0, ag[0], 500, true)
+	_ = l.report(b1, ag[1], 500, true)
+	if v, _ := l.s.View(l.ctx, l.id); v.Status != StatusDone || v.FinishedAt == nil {
 		t.Fatalf("run not done after its last step: %+v", v)
-	}
-	list, err := s.List(ctx, 5)
-	if err != nil || len(list) == 0 || list[0].ID < id {
-		t.Fatalf("List newest first: %v %+v", err, list)
 	}
 }
 

@@ -75,6 +75,23 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 	if r.Failure != "" {
 		fmt.Fprintf(tw, "  failure\t%s\n", r.Failure)
 	}
+	printAnswers(tw, cfg, r)
+	if h := r.Herd; h != nil {
+		printHerd(tw, h)
+	}
+	if q := r.Queue; q != nil {
+		printQueue(tw, r, q)
+	}
+	if r.HasView() {
+		printDatabase(tw, r)
+	}
+	fmt.Fprintf(tw, "  verdict\t%s\n", explain(r))
+	fmt.Fprintln(tw)
+}
+
+// printAnswers prints what the buyers were answered: the counts by kind,
+// the refusals and hard errors, the latency, the layers and the retries.
+func printAnswers(tw io.Writer, cfg RunConfig, r Result) {
 	fmt.Fprintf(tw, "  requests\t%d in %.3f s: %.1f req/s, %.1f orders/s\n", r.Requests, r.DurationS, r.RequestsPerS, r.OrdersPerS)
 	fmt.Fprintf(tw, "  orders (201)\t%d\n", r.Orders)
 	if r.Accepted > 0 || r.Queue != nil {
@@ -103,47 +120,46 @@ func PrintResult(w io.Writer, cfg RunConfig, r Result) {
 	if rt := r.Retries; rt != nil && rt.Rounds > 0 {
 		fmt.Fprintf(tw, "  retries\t%s\n", retriesLine(rt))
 	}
-	if h := r.Herd; h != nil {
-		f := h.FirstSecond
-		fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d accepted, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",
-			f.Requests, f.Orders, f.Accepted, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
-		fmt.Fprintf(tw, "  \tper layer: %s\n", layerList(f.Layers))
-		fmt.Fprintf(tw, "  time to sell out\t%s (opening %s)\n", sellOut(h), h.OpensAt.Format("15:04:05.000"))
-		for i, line := range shopHerdLines(h.Shop) {
-			key := ""
-			if i == 0 {
-				key = "  the shop's herd (dashboard)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\n", key, line)
+}
+
+// printHerd prints a herd run's first second, its time to sell out and the
+// shop's own account of the herd.
+func printHerd(tw io.Writer, h *Herd) {
+	f := h.FirstSecond
+	fmt.Fprintf(tw, "  first second\t%d answers (%d orders, %d accepted, %d sold_out); latency from the send ms p50 %.2f  p99 %.2f\n",
+		f.Requests, f.Orders, f.Accepted, f.SoldOut, f.LatencyMS.P50, f.LatencyMS.P99)
+	fmt.Fprintf(tw, "  \tper layer: %s\n", layerList(f.Layers))
+	fmt.Fprintf(tw, "  time to sell out\t%s (opening %s)\n", sellOut(h), h.OpensAt.Format("15:04:05.000"))
+	for i, line := range shopHerdLines(h.Shop) {
+		key := ""
+		if i == 0 {
+			key = "  the shop's herd (dashboard)"
 		}
+		fmt.Fprintf(tw, "%s\t%s\n", key, line)
 	}
-	if q := r.Queue; q != nil {
-		printQueue(tw, r, q)
-	}
-	if r.HasView() {
-		v := r.View
-		fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
-			v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Duplicates, v.Violations, v.FencedWrites)
-		if c := v.LockCycle; c != nil && c.Sections > 0 {
-			how := "one order at most per hold"
-			if v.Combine {
-				how = "combining: one batch per hold"
-			}
-			fmt.Fprintf(tw, "  lock	%d acquisitions, one transaction each, for %d orders: %.1f units per hold (%s); hold %.2f ms, hand-over %.2f ms\n",
-				c.Sections, c.Orders, c.UnitsPerHold, how, c.HoldMS, c.HandoverMS)
+}
+
+// printDatabase prints what the database says of the sale: its figures,
+// the lock's cycle, the reservations, the verdict and linearizability.
+func printDatabase(tw io.Writer, r Result) {
+	v := r.View
+	fmt.Fprintf(tw, "  database\tsold %d  stock %d  oversold %d  lost updates %d  duplicates %d  violations %d  fenced writes %d\n",
+		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Duplicates, v.Violations, v.FencedWrites)
+	if c := v.LockCycle; c != nil && c.Sections > 0 {
+		how := "one order at most per hold"
+		if v.Combine {
+			how = "combining: one batch per hold"
 		}
-		if rv := v.Reservations; rv != nil && rv.Reserved+rv.Paid+rv.Expired > 0 {
-			fmt.Fprintf(tw, "  reservations\treserved %d  paid %d  expired %d  returned %d\n", rv.Reserved, rv.Paid, rv.Expired, rv.Returned)
-		}
+		fmt.Fprintf(tw, "  lock	%d acquisitions, one transaction each, for %d orders: %.1f units per hold (%s); hold %.2f ms, hand-over %.2f ms\n",
+			c.Sections, c.Orders, c.UnitsPerHold, how, c.HoldMS, c.HandoverMS)
 	}
-	if r.HasView() && r.View.Verdict != nil {
-		fmt.Fprintf(tw, "  data\t%s: %s\n", r.View.Verdict.Word(), r.View.Verdict.ReasonEn)
+	if rv := v.Reservations; rv != nil && rv.Reserved+rv.Paid+rv.Expired > 0 {
+		fmt.Fprintf(tw, "  reservations\treserved %d  paid %d  expired %d  returned %d\n", rv.Reserved, rv.Paid, rv.Expired, rv.Returned)
 	}
-	if r.HasView() {
-		fmt.Fprintf(tw, "  linearizable?\t%s\n", historyLine(r.History))
+	if v.Verdict != nil {
+		fmt.Fprintf(tw, "  data\t%s: %s\n", v.Verdict.Word(), v.Verdict.ReasonEn)
 	}
-	fmt.Fprintf(tw, "  verdict\t%s\n", explain(r))
-	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "  linearizable?\t%s\n", historyLine(r.History))
 }
 
 // explain is the verdict with its reason, for people.

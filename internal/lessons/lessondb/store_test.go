@@ -47,25 +47,47 @@ func runningRun(t *testing.T) (*lessondb.Store, lessons.Run, string) {
 // changes nothing, and the run's end clears it.
 func TestSetProgressRecordsTheNextCase(t *testing.T) {
 	s, run, agent := runningRun(t)
-	ctx := context.Background()
-	get := func() lessons.Run {
-		t.Helper()
-		r, err := s.Get(ctx, run.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	if r := get(); r.Next != nil || !strings.Contains(jsonOf(t, r), `"next":null`) {
+	p := &progressRun{t: t, s: s, ctx: context.Background(), id: run.ID, agent: agent}
+	if r := p.get(); r.Next != nil || !strings.Contains(jsonOf(t, r), `"next":null`) {
 		t.Fatalf("a new run's next: %+v, json %s; want null", r.Next, jsonOf(t, r))
 	}
+	next := p.recordsTheNext()
+	p.salesKeepTheNext(next)
+	p.refusalsChangeNothing(next)
+	p.newerReplacesAndIsClipped(next)
+	p.endClearsTheNext(next)
+}
+
+// progressRun is a running lesson run of TestSetProgressRecordsTheNextCase
+// and its agent.
+type progressRun struct {
+	t     *testing.T
+	s     *lessondb.Store
+	ctx   context.Context
+	id    uint64
+	agent string
+}
+
+func (p *progressRun) get() lessons.Run {
+	p.t.Helper()
+	r, err := p.s.Get(p.ctx, p.id)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return r
+}
+
+// recordsTheNext reports sale 5 with a next case, in another zone than
+// UTC: the run keeps it in UTC and says it in its JSON.
+func (p *progressRun) recordsTheNext() lessons.Next {
+	t := p.t
 	at := time.Now().Add(5 * time.Second).In(time.FixedZone("CET", 3600)).Round(time.Microsecond)
 	next := lessons.Next{En: "the same buyers on db-pessimistic, which locks the row: watch them wait in turn",
 		Zh: "同样的买家改用 db-pessimistic，它会锁住这一行：看他们排队等锁", At: at}
-	if err := s.SetProgress(ctx, run.ID, agent, lessons.SaleIDs{5}, &next); err != nil {
+	if err := p.s.SetProgress(p.ctx, p.id, p.agent, lessons.SaleIDs{5}, &next); err != nil {
 		t.Fatal(err)
 	}
-	r := get()
+	r := p.get()
 	if r.Next == nil || r.Next.En != next.En || r.Next.Zh != next.Zh || !r.Next.At.Equal(at) || r.Next.At.Location() != time.UTC {
 		t.Fatalf("next %+v, want %+v in UTC", r.Next, next)
 	}
@@ -79,58 +101,76 @@ func TestSetProgressRecordsTheNextCase(t *testing.T) {
 		wire.Next["at"] != at.UTC().Format(time.RFC3339Nano) {
 		t.Fatalf("json next %v (%v), want en, zh and at %s", wire.Next, err, at.UTC().Format(time.RFC3339Nano))
 	}
+	return next
+}
 
-	// Sales alone keep the next; the same report twice changes no row and is still the agent's.
+// salesKeepTheNext: sales alone keep the next; the same report twice
+// changes no row and is still the agent's.
+func (p *progressRun) salesKeepTheNext(next lessons.Next) {
+	t := p.t
 	for range 2 {
-		if err := s.SetProgress(ctx, run.ID, agent, lessons.SaleIDs{5, 6}, nil); err != nil {
+		if err := p.s.SetProgress(p.ctx, p.id, p.agent, lessons.SaleIDs{5, 6}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r := get(); r.Next == nil || r.Next.En != next.En || fmt.Sprint(r.Sales) != "[5 6]" {
+	if r := p.get(); r.Next == nil || r.Next.En != next.En || fmt.Sprint(r.Sales) != "[5 6]" {
 		t.Fatalf("after sales alone: next %+v sales %v", r.Next, r.Sales)
 	}
-	if err := s.SetSales(ctx, run.ID, agent, lessons.SaleIDs{5, 6, 7}); err != nil {
+	if err := p.s.SetSales(p.ctx, p.id, p.agent, lessons.SaleIDs{5, 6, 7}); err != nil {
 		t.Fatal(err)
 	}
-	if r := get(); r.Next == nil || fmt.Sprint(r.Sales) != "[5 6 7]" {
+	if r := p.get(); r.Next == nil || fmt.Sprint(r.Sales) != "[5 6 7]" {
 		t.Fatalf("after SetSales: next %+v sales %v", r.Next, r.Sales)
 	}
+}
 
-	// Refused: another agent's, a next without its Chinese; nothing changes.
+// refusalsChangeNothing: another agent's next and a next without one of
+// its members are refused, and change nothing.
+func (p *progressRun) refusalsChangeNothing(next lessons.Next) {
+	t, at := p.t, next.At
 	newer := lessons.Next{En: "the fix", Zh: "修复", At: at.Add(30 * time.Second)}
-	if err := s.SetProgress(ctx, run.ID, "someone-else", lessons.SaleIDs{9}, &newer); !errors.Is(err, lessondb.ErrNotYours) {
+	if err := p.s.SetProgress(p.ctx, p.id, "someone-else", lessons.SaleIDs{9}, &newer); !errors.Is(err, lessondb.ErrNotYours) {
 		t.Fatalf("another agent's next: %v, want ErrNotYours", err)
 	}
 	for _, bad := range []lessons.Next{{En: "x", At: at}, {Zh: "x", At: at}, {En: "x", Zh: "x"}} {
-		if err := s.SetProgress(ctx, run.ID, agent, lessons.SaleIDs{9}, &bad); !errors.Is(err, lessondb.ErrNext) {
+		if err := p.s.SetProgress(p.ctx, p.id, p.agent, lessons.SaleIDs{9}, &bad); !errors.Is(err, lessondb.ErrNext) {
 			t.Fatalf("next %+v: %v, want ErrNext", bad, err)
 		}
 	}
-	if r := get(); r.Next == nil || r.Next.En != next.En || fmt.Sprint(r.Sales) != "[5 6 7]" {
+	if r := p.get(); r.Next == nil || r.Next.En != next.En || fmt.Sprint(r.Sales) != "[5 6 7]" {
 		t.Fatalf("after the refusals: next %+v sales %v, want both unchanged", r.Next, r.Sales)
 	}
+}
 
-	// A newer next replaces the older; a sentence past the bound is clipped on a character.
+// newerReplacesAndIsClipped: a newer next replaces the older; a sentence
+// past the bound is clipped on a character.
+func (p *progressRun) newerReplacesAndIsClipped(next lessons.Next) {
+	t := p.t
+	newer := lessons.Next{En: "the fix", At: next.At.Add(30 * time.Second)}
 	newer.Zh = strings.Repeat("锁", lessondb.MaxNextText) // 3 bytes each
-	if err := s.SetProgress(ctx, run.ID, agent, lessons.SaleIDs{5, 6, 7}, &newer); err != nil {
+	if err := p.s.SetProgress(p.ctx, p.id, p.agent, lessons.SaleIDs{5, 6, 7}, &newer); err != nil {
 		t.Fatal(err)
 	}
-	if r := get(); r.Next == nil || r.Next.En != "the fix" || !r.Next.At.Equal(newer.At) ||
+	if r := p.get(); r.Next == nil || r.Next.En != "the fix" || !r.Next.At.Equal(newer.At) ||
 		len(r.Next.Zh) > lessondb.MaxNextText || !strings.HasPrefix(newer.Zh, r.Next.Zh) || r.Next.Zh == "" {
 		t.Fatalf("after a newer next: %+v", r.Next)
 	}
+}
 
-	// The run's end clears it.
-	if err := s.Finish(ctx, run.ID, agent, lessondb.Result{Verdict: lessons.VerdictPass}); err != nil {
+// endClearsTheNext: the run's end clears the next, and a next after it is
+// refused.
+func (p *progressRun) endClearsTheNext(next lessons.Next) {
+	t := p.t
+	if err := p.s.Finish(p.ctx, p.id, p.agent, lessondb.Result{Verdict: lessons.VerdictPass}); err != nil {
 		t.Fatal(err)
 	}
-	if r := get(); r.Next != nil || r.Status != lessons.StatusDone || !strings.Contains(jsonOf(t, r), `"next":null`) {
+	if r := p.get(); r.Next != nil || r.Status != lessons.StatusDone || !strings.Contains(jsonOf(t, r), `"next":null`) {
 		t.Fatalf("after the result: status %s next %+v", r.Status, r.Next)
 	}
-	if err := s.SetProgress(ctx, run.ID, agent, lessons.SaleIDs{5}, &next); !errors.Is(err, lessondb.ErrNotYours) {
+	if err := p.s.SetProgress(p.ctx, p.id, p.agent, lessons.SaleIDs{5}, &next); !errors.Is(err, lessondb.ErrNotYours) {
 		t.Fatalf("a next after the end: %v, want ErrNotYours", err)
 	}
-	if r := get(); r.Next != nil {
+	if r := p.get(); r.Next != nil {
 		t.Fatalf("a next after the end was kept: %+v", r.Next)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package runsapi
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 )
@@ -23,13 +24,13 @@ import (
 // lessonRoutes serves the Lessons page's API. The dashboard queues a run;
 // a load-test agent claims it (one lesson at a time, cluster-wide), runs
 // the scenario against the live replicas and posts the verdict back.
-func (s *Server) lessonRoutes(api *gin.RouterGroup) {
+func (s *server) lessonRoutes(api *gin.RouterGroup) {
 	api.GET("/lessons", s.listLessons)
-	api.POST("/lessons/:name/runs", s.requireAdmin, s.createLessonRun)
+	api.POST("/lessons/:name/runs", s.admin, s.createLessonRun)
 	api.GET("/lesson-runs/:id", s.getLessonRun)
-	api.POST("/lesson-runs/:id/result", s.requireAdmin, s.lessonResult) // agents carry the token too
-	api.POST("/lesson-runs/:id/sales", s.requireAdmin, s.lessonSales)
-	api.POST("/agents/lesson-claim", s.requireAdmin, s.claimLesson)
+	api.POST("/lesson-runs/:id/result", s.admin, s.lessonResult) // agents carry the token too
+	api.POST("/lesson-runs/:id/sales", s.admin, s.lessonSales)
+	api.POST("/agents/lesson-claim", s.admin, s.claimLesson)
 }
 
 // lessonView is a catalogue entry with its newest run.
@@ -50,16 +51,16 @@ type lessonRunView struct {
 // with ?only=runs, each lesson's name and newest
 // run alone (the texts, a twentieth of a megabyte in two languages, do not
 // change between two polls).
-func (s *Server) listLessons(c *gin.Context) {
+func (s *server) listLessons(c *gin.Context) {
 	only := c.Query("only")
 	if only != "" && only != "runs" {
-		writeError(c, s.log, badField("only", "only must be runs or absent, got %q", clip.Input(only)))
+		wire.WriteError(c, s.log, wire.BadField("only", "only must be runs or absent, got %q", clip.Input(only)))
 		return
 	}
 	ctx := c.Request.Context()
 	last, err := s.lessons.Last(ctx)
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	agents, _, err := s.liveMembers(c)
@@ -92,15 +93,15 @@ func (s *Server) listLessons(c *gin.Context) {
 // createLessonRun is POST /api/lessons/:name/runs with an optional body
 // {"pace": "normal"|"class"}; the name "all" queues every lesson not
 // already queued, in catalogue order.
-func (s *Server) createLessonRun(c *gin.Context) {
+func (s *server) createLessonRun(c *gin.Context) {
 	name := c.Param("name")
 	if _, ok := lessons.Find(name); !ok && name != "all" {
-		writeError(c, s.log, notFound("name", "no lesson %q; GET /api/lessons lists them", clip.Input(name)))
+		wire.WriteError(c, s.log, wire.NotFound("name", "no lesson %q; GET /api/lessons lists them", clip.Input(name)))
 		return
 	}
 	pace, err := lessonPace(c.Request.Body)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	agents, _, err := s.liveMembers(c)
@@ -108,14 +109,14 @@ func (s *Server) createLessonRun(c *gin.Context) {
 		return
 	}
 	if len(agents) == 0 {
-		writeError(c, s.log, errNoLessonAgents)
+		wire.WriteError(c, s.log, wire.ErrNoLessonAgents)
 		return
 	}
 	ctx := c.Request.Context()
 	if name != "all" {
 		run, err := s.lessons.Create(ctx, name, pace)
 		if err != nil {
-			writeError(c, s.log, orDBUnavailable(err))
+			wire.WriteError(c, s.log, wire.OrDBUnavailable(err))
 			return
 		}
 		c.JSON(http.StatusAccepted, run)
@@ -128,13 +129,13 @@ func (s *Server) createLessonRun(c *gin.Context) {
 			continue
 		}
 		if err != nil {
-			writeError(c, s.log, orDBUnavailable(err))
+			wire.WriteError(c, s.log, wire.OrDBUnavailable(err))
 			return
 		}
 		queued = append(queued, run)
 	}
 	if len(queued) == 0 {
-		writeError(c, s.log, lessondb.ErrBusy)
+		wire.WriteError(c, s.log, lessondb.ErrBusy)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"runs": queued})
@@ -151,27 +152,27 @@ func lessonPace(body io.Reader) (string, error) {
 		return lessons.PaceNormal, nil
 	}
 	var pace *string
-	if err := decodeObject(bytes.NewReader(raw), map[string]any{"pace": &pace}); err != nil {
+	if err := wire.DecodeObject(bytes.NewReader(raw), map[string]any{"pace": &pace}); err != nil {
 		return "", err
 	}
 	if pace == nil || *pace == "" {
 		return lessons.PaceNormal, nil
 	}
 	if !lessons.ValidPace(*pace) {
-		return "", badField("pace", "pace must be %q or %q, not %q", lessons.PaceNormal, lessons.PaceClass, clip.Input(*pace))
+		return "", wire.BadField("pace", "pace must be %q or %q, not %q", lessons.PaceNormal, lessons.PaceClass, clip.Input(*pace))
 	}
 	return *pace, nil
 }
 
-func (s *Server) getLessonRun(c *gin.Context) {
-	id, err := pathInt(c, "id")
+func (s *server) getLessonRun(c *gin.Context) {
+	id, err := wire.PathInt(c, "id")
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	run, err := s.lessons.Get(c.Request.Context(), uint64(id))
 	if err != nil {
-		writeError(c, s.log, orDBUnavailable(err))
+		wire.WriteError(c, s.log, wire.OrDBUnavailable(err))
 		return
 	}
 	c.JSON(http.StatusOK, run)
@@ -179,8 +180,8 @@ func (s *Server) getLessonRun(c *gin.Context) {
 
 // claimLesson is POST /api/agents/lesson-claim {"agent_id"}: 200 {"run",
 // "targets"} with the live shop replicas to run it against, or 204.
-func (s *Server) claimLesson(c *gin.Context) {
-	id, ok := s.claimBody(c)
+func (s *server) claimLesson(c *gin.Context) {
+	id, ok := s.agentBody(c, map[string]any{})
 	if !ok {
 		return
 	}
@@ -194,7 +195,7 @@ func (s *Server) claimLesson(c *gin.Context) {
 	}
 	run, ok, err := s.lessons.Claim(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	if !ok {
@@ -207,40 +208,35 @@ func (s *Server) claimLesson(c *gin.Context) {
 // lessonResult is POST /api/lesson-runs/:id/result {"agent_id", "verdict",
 // "observed", "output", "cases", "sales"} from the agent that claimed the
 // run.
-func (s *Server) lessonResult(c *gin.Context) {
-	id, err := pathInt(c, "id")
+func (s *server) lessonResult(c *gin.Context) {
+	id, err := wire.PathInt(c, "id")
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
-	var agentArg, verdict, observed, output *string
+	var verdict, observed, output *string
 	var cases lessons.Cases
 	var sales lessons.SaleIDs
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "verdict": &verdict,
-		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales}); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(agentArg)
-	if err != nil {
-		writeError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"verdict": &verdict,
+		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales})
+	if !ok {
 		return
 	}
 	if verdict == nil || *verdict == "" {
-		writeError(c, s.log, badField("verdict", "verdict is required"))
+		wire.WriteError(c, s.log, wire.BadField("verdict", "verdict is required"))
 		return
 	}
 	if len(cases) > maxLessonCases {
-		writeError(c, s.log, badField("cases", "at most %d cases", maxLessonCases))
+		wire.WriteError(c, s.log, wire.BadField("cases", "at most %d cases", maxLessonCases))
 		return
 	}
 	if len(sales) > maxLessonSales {
-		writeError(c, s.log, badField("sales", "at most %d sales", maxLessonSales))
+		wire.WriteError(c, s.log, wire.BadField("sales", "at most %d sales", maxLessonSales))
 		return
 	}
-	res := lessondb.Result{Verdict: *verdict, Observed: deref(observed), Output: deref(output), Cases: cases, Sales: sales}
+	res := lessondb.Result{Verdict: *verdict, Observed: wire.Deref(observed), Output: wire.Deref(output), Cases: cases, Sales: sales}
 	if err := s.lessons.Finish(c.Request.Context(), uint64(id), agent, res); err != nil {
-		writeError(c, s.log, orDBUnavailable(err))
+		wire.WriteError(c, s.log, wire.OrDBUnavailable(err))
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -259,47 +255,41 @@ const (
 // and Chinese, and when it starts (the class pace's pause between cases).
 // The dashboard's band follows the newest sale; the lesson's card says the
 // next case until it starts.
-func (s *Server) lessonSales(c *gin.Context) {
-	id, err := pathInt(c, "id")
+func (s *server) lessonSales(c *gin.Context) {
+	id, err := wire.PathInt(c, "id")
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
-	var agentArg *string
 	var sales lessons.SaleIDs
 	var rawNext json.RawMessage
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &agentArg, "sales": &sales, "next": &rawNext}); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(agentArg)
-	if err != nil {
-		writeError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"sales": &sales, "next": &rawNext})
+	if !ok {
 		return
 	}
 	if sales == nil {
-		writeError(c, s.log, badField("sales", "sales is required: the ids of the sales the lesson created"))
+		wire.WriteError(c, s.log, wire.BadField("sales", "sales is required: the ids of the sales the lesson created"))
 		return
 	}
 	if len(sales) > maxLessonSales {
-		writeError(c, s.log, badField("sales", "at most %d sales", maxLessonSales))
+		wire.WriteError(c, s.log, wire.BadField("sales", "at most %d sales", maxLessonSales))
 		return
 	}
 	next, err := lessonNext(rawNext, time.Now())
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	if err := s.lessons.SetProgress(c.Request.Context(), uint64(id), agent, sales, next); err != nil {
-		writeError(c, s.log, orDBUnavailable(err))
+		wire.WriteError(c, s.log, wire.OrDBUnavailable(err))
 		return
 	}
 	c.Status(http.StatusNoContent)
 }
 
-// maxNextChars bounds each language's sentence of a lesson's next case
+// MaxNextChars bounds each language's sentence of a lesson's next case
 // (the scenarios' longest is about 110 characters).
-const maxNextChars = 300
+const MaxNextChars = 300
 
 // lessonNext reads the optional "next" member of a lesson's sales report:
 // absent or null is nil (the recorded one stays), else an object with
@@ -311,16 +301,16 @@ func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
 		return nil, nil
 	}
 	if raw[0] != '{' {
-		return nil, badField("next", "next must be an object {\"en\", \"zh\", \"at\"}, not %s", describeJSON(raw))
+		return nil, wire.BadField("next", "next must be an object {\"en\", \"zh\", \"at\"}, not %s", wire.DescribeJSON(raw))
 	}
 	var en, zh, at *string
-	if err := decodeObject(bytes.NewReader(raw), map[string]any{"en": &en, "zh": &zh, "at": &at}); err != nil {
-		var ae *apiError
+	if err := wire.DecodeObject(bytes.NewReader(raw), map[string]any{"en": &en, "zh": &zh, "at": &at}); err != nil {
+		var ae *wire.Error
 		if errors.As(err, &ae) {
 			inner := *ae
-			inner.body.Field = "next"
-			if ae.body.Field != "" {
-				inner.body.Field = "next." + ae.body.Field
+			inner.Body.Field = "next"
+			if ae.Body.Field != "" {
+				inner.Body.Field = "next." + ae.Body.Field
 			}
 			return nil, &inner
 		}
@@ -335,23 +325,23 @@ func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
 		field := "next." + t.name
 		switch {
 		case t.v == nil || strings.TrimSpace(*t.v) == "":
-			return nil, badField(field, "%s is required: the next case in words", field)
-		case utf8.RuneCountInString(*t.v) > maxNextChars:
-			return nil, badField(field, "%s must be at most %d characters, not %d", field, maxNextChars, utf8.RuneCountInString(*t.v))
+			return nil, wire.BadField(field, "%s is required: the next case in words", field)
+		case utf8.RuneCountInString(*t.v) > MaxNextChars:
+			return nil, wire.BadField(field, "%s must be at most %d characters, not %d", field, MaxNextChars, utf8.RuneCountInString(*t.v))
 		case strings.IndexFunc(*t.v, unicode.IsControl) >= 0:
-			return nil, badField(field, "%s must be one line, without control characters", field)
+			return nil, wire.BadField(field, "%s must be one line, without control characters", field)
 		}
 		*t.into = *t.v
 	}
 	if at == nil || *at == "" {
-		return nil, badField("next.at", "next.at is required: when the next case starts (RFC 3339)")
+		return nil, wire.BadField("next.at", "next.at is required: when the next case starts (RFC 3339)")
 	}
 	when, err := time.Parse(time.RFC3339Nano, *at)
 	if err != nil {
-		return nil, badField("next.at", "next.at must be an RFC 3339 time such as 2026-11-26T10:00:08Z, not %q", clip.Input(*at))
+		return nil, wire.BadField("next.at", "next.at must be an RFC 3339 time such as 2026-11-26T10:00:08Z, not %q", clip.Input(*at))
 	}
 	if d := when.Sub(now); d > lessons.RunTimeout || d < -lessons.RunTimeout {
-		return nil, badField("next.at", "next.at must be within %v of this replica's clock, not %v away", lessons.RunTimeout, d.Round(time.Second))
+		return nil, wire.BadField("next.at", "next.at must be within %v of this replica's clock, not %v away", lessons.RunTimeout, d.Round(time.Second))
 	}
 	n.At = when.UTC()
 	return &n, nil
@@ -359,10 +349,10 @@ func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
 
 // liveMembers lists the live agents' ids and shops' URLs (sorted by id, the
 // same on every replica); on error it has already answered.
-func (s *Server) liveMembers(c *gin.Context) (agents, shops []string, err error) {
-	members, err := discovery.List(c.Request.Context(), s.store.DB())
+func (s *server) liveMembers(c *gin.Context) (agents, shops []string, err error) {
+	members, err := discovery.List(c.Request.Context(), s.db)
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return nil, nil, err
 	}
 	for _, m := range members {
@@ -374,11 +364,4 @@ func (s *Server) liveMembers(c *gin.Context) (agents, shops []string, err error)
 		}
 	}
 	return agents, shops, nil
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

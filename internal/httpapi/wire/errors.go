@@ -1,4 +1,15 @@
-package httpapi
+// Package wire is the API's JSON at the edge of every handler, shared by
+// httpapi and its route packages:
+//
+//   - errors.go: the one map from errors to HTTP status and code
+//     (WriteError), the one error body (Body), the request errors that know
+//     their rendering (Error, BadRequest, BadField, NotFound) and the API's
+//     own errors (ErrDBUnavailable, ErrUnauthorized, ...);
+//   - decode.go: reading a request strictly (DecodeObject, PathInt), a
+//     sale's members (SaleMembers) and the read bound (ReadTimeout).
+//
+// A client sees a code and a message, never SQL or a stack trace.
+package wire
 
 import (
 	"context"
@@ -26,10 +37,10 @@ import (
 	"github.com/seckill-lab/seckill/internal/sale"
 )
 
-// errorBody is the one shape of every error response: {"error": code,
+// Body is the one shape of every error response: {"error": code,
 // "message": text}, plus the offending field for validation errors and
 // retryable for outcomes a buyer may simply try again.
-type errorBody struct {
+type Body struct {
 	Error     string `json:"error"`
 	Message   string `json:"message"`
 	Field     string `json:"field,omitempty"`
@@ -41,43 +52,47 @@ type errorBody struct {
 	OwnerURL string `json:"owner_url,omitempty"`
 }
 
-// apiError is an error that already knows its HTTP rendering: request
+// Error is an error that already knows its HTTP rendering: request
 // decoding (a body or path parameter that cannot be read, or names nothing
 // that exists) builds these directly. What the services answer goes through
 // domainErrors instead.
-type apiError struct {
-	status int
-	body   errorBody
+type Error struct {
+	Status int
+	Body   Body
 }
 
-func (e *apiError) Error() string { return e.body.Error + ": " + e.body.Message }
+func (e *Error) Error() string { return e.Body.Error + ": " + e.Body.Message }
 
-// badRequest is a 400 with code and message.
-func badRequest(code, format string, args ...any) *apiError {
-	return &apiError{status: http.StatusBadRequest, body: errorBody{Error: code, Message: fmt.Sprintf(format, args...)}}
+// BadRequest is a 400 with code and message.
+func BadRequest(code, format string, args ...any) *Error {
+	return &Error{Status: http.StatusBadRequest, Body: Body{Error: code, Message: fmt.Sprintf(format, args...)}}
 }
 
-// badField is a 400 naming the field that is wrong.
-func badField(field, format string, args ...any) *apiError {
-	e := badRequest("invalid_field", format, args...)
-	e.body.Field = field
+// BadField is a 400 naming the field that is wrong.
+func BadField(field, format string, args ...any) *Error {
+	e := BadRequest("invalid_field", format, args...)
+	e.Body.Field = field
 	return e
 }
 
-// notFound is a 404 naming the path parameter that names nothing.
-func notFound(field, format string, args ...any) *apiError {
-	return &apiError{status: http.StatusNotFound, body: errorBody{Error: "not_found", Field: field,
+// NotFound is a 404 naming the path parameter that names nothing.
+func NotFound(field, format string, args ...any) *Error {
+	return &Error{Status: http.StatusNotFound, Body: Body{Error: "not_found", Field: field,
 		Message: fmt.Sprintf(format, args...)}}
 }
 
-// Errors of this package that are not request validation.
+// Errors of the API that are not request validation.
 var (
-	errDBUnavailable  = errors.New("httpapi: database does not answer")
-	errNoLessonAgents = errors.New("httpapi: no load-test agent alive for a lesson")
-	errUnauthorized   = errors.New("httpapi: missing or wrong admin token")
-	errFaultForbidden = errors.New("httpapi: fault injection without the admin token")
-	errNoRoute        = errors.New("httpapi: no such route")
-	errNoMethod       = errors.New("httpapi: method not allowed")
+	// ErrNoQueue: this replica has no order queue (no default Redis).
+	ErrNoQueue = errors.New("httpapi: no order queue on this replica")
+	// ErrDurability: the queue's durability could not be read or set.
+	ErrDurability     = errors.New("httpapi: the stream's Redis persistence")
+	ErrDBUnavailable  = errors.New("httpapi: database does not answer")
+	ErrNoLessonAgents = errors.New("httpapi: no load-test agent alive for a lesson")
+	ErrUnauthorized   = errors.New("httpapi: missing or wrong admin token")
+	ErrFaultForbidden = errors.New("httpapi: fault injection without the admin token")
+	ErrNoRoute        = errors.New("httpapi: no such route")
+	ErrNoMethod       = errors.New("httpapi: method not allowed")
 )
 
 // hint qualifies a mapping.
@@ -102,7 +117,7 @@ type mapping struct {
 	message string
 	hints   hint
 	field   string
-	fill    func(err error, b *errorBody)
+	fill    func(err error, b *Body)
 }
 
 // domainErrors is THE map from domain errors to HTTP status and code: one
@@ -138,7 +153,7 @@ var domainErrors = []mapping{
 
 	// The order queue and reservations.
 	{err: order.ErrNoQueue, status: http.StatusServiceUnavailable, code: "queue_unavailable", message: "this replica cannot queue this sale's orders (it has no default Redis)", hints: retry | warn},
-	{err: errNoQueue, status: http.StatusServiceUnavailable, code: "queue_unavailable", message: "this replica has no order queue (no default Redis configured)"},
+	{err: ErrNoQueue, status: http.StatusServiceUnavailable, code: "queue_unavailable", message: "this replica has no order queue (no default Redis configured)"},
 	{err: order.ErrOrderNotFound, status: http.StatusNotFound, code: "not_found", field: "ref", message: "no such order or order ticket (a ticket accepted by a Redis that restarted without persistence is lost this way)"},
 	{err: order.ErrOrderPending, status: http.StatusConflict, code: "order_pending", message: "the ticket's order is still in the queue; retry in a moment", hints: retry},
 	{err: order.ErrOrderFailed, status: http.StatusConflict, code: "order_failed", message: "the ticket's order could not be made (GET /api/orders/{ticket} says why); there is nothing to pay"},
@@ -147,7 +162,7 @@ var domainErrors = []mapping{
 	{err: guard.ErrOrderTokenRequired, status: http.StatusForbidden, code: "order_token_required", field: "order_token", message: "an order named by its id needs its order_token, which every answer showing the order carries: ?order_token= to read it, \"order_token\" in the body to pay it (or name it by its order ticket)"},
 	{err: guard.ErrBadOrderToken, status: http.StatusForbidden, code: "bad_order_token", field: "order_token", message: "this order_token does not open this order id (or there is no such order)"},
 	{err: orderqueue.ErrNoConfigFile, status: http.StatusConflict, code: "no_config_file", message: "the stream's Redis runs without a config file, so a mode set now would not survive its restart; start it with scripts/services.sh", field: "mode"},
-	{err: errDurability, status: http.StatusServiceUnavailable, code: "durability_failed", fill: ownText, hints: warn},
+	{err: ErrDurability, status: http.StatusServiceUnavailable, code: "durability_failed", fill: ownText, hints: warn},
 	// A sale made on a replica that has the strategy's backend, ordered on one
 	// that does not (or that runs an older build): not the buyer's fault.
 	{err: lockstrategy.ErrUnknownStrategy, status: http.StatusServiceUnavailable, code: "strategy_unavailable", message: "this replica cannot run the sale's strategy", hints: retry | warn},
@@ -176,7 +191,7 @@ var domainErrors = []mapping{
 	{err: lessondb.ErrNext, status: http.StatusBadRequest, code: "invalid_field", message: "next needs en, zh and at", field: "next"},
 	{err: lessondb.ErrNotFound, status: http.StatusNotFound, code: "not_found", message: "no such lesson run"},
 	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},
-	{err: errNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},
+	{err: ErrNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},
 
 	// Faults.
 	{err: faults.ErrDisabled, status: http.StatusForbidden, code: "faults_disabled", message: "fault injection is off on this replica (SECKILL_FAULTS=on enables it)"},
@@ -194,15 +209,15 @@ var domainErrors = []mapping{
 	{err: faults.ErrZKEnsemble, status: http.StatusServiceUnavailable, code: "zk_ensemble_failed", fill: ownText},
 
 	// The replica itself.
-	{err: errDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},
-	{err: errFaultForbidden, status: http.StatusForbidden, code: "forbidden", message: "fault injection needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
-	{err: errUnauthorized, status: http.StatusUnauthorized, code: "unauthorized", message: "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
-	{err: errNoRoute, status: http.StatusNotFound, code: "not_found", message: "no such route; GET / lists them"},
-	{err: errNoMethod, status: http.StatusMethodNotAllowed, code: "method_not_allowed", message: "method not allowed on this route; see the Allow header"},
+	{err: ErrDBUnavailable, status: http.StatusServiceUnavailable, code: "db_unavailable", message: "the database does not answer", hints: retry | warn},
+	{err: ErrFaultForbidden, status: http.StatusForbidden, code: "forbidden", message: "fault injection needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
+	{err: ErrUnauthorized, status: http.StatusUnauthorized, code: "unauthorized", message: "this request needs Authorization: Bearer <SECKILL_ADMIN_TOKEN>"},
+	{err: ErrNoRoute, status: http.StatusNotFound, code: "not_found", message: "no such route; GET / lists them"},
+	{err: ErrNoMethod, status: http.StatusMethodNotAllowed, code: "method_not_allowed", message: "method not allowed on this route; see the Allow header"},
 }
 
 // opensAt adds the opening to a not_open answer.
-func opensAt(err error, b *errorBody) {
+func opensAt(err error, b *Body) {
 	var e *guard.NotOpenError
 	if errors.As(err, &e) {
 		b.OpensAt = e.OpensAt.UTC().Format(time.RFC3339Nano)
@@ -211,7 +226,7 @@ func opensAt(err error, b *errorBody) {
 }
 
 // ownerOf names the owner of a sale routed elsewhere (not_owner).
-func ownerOf(err error, b *errorBody) {
+func ownerOf(err error, b *Body) {
 	var e *lockstrategy.NotOwnerError
 	if errors.As(err, &e) {
 		b.Owner, b.OwnerURL = e.Owner, e.OwnerURL
@@ -234,7 +249,7 @@ func retryAfter(err error) string {
 }
 
 // buyerError names the user id or key buyer.Check refused, and why.
-func buyerError(err error, b *errorBody) {
+func buyerError(err error, b *Body) {
 	var be *buyer.Error
 	if errors.As(err, &be) {
 		b.Field, b.Message = be.Field, be.Message
@@ -242,7 +257,7 @@ func buyerError(err error, b *errorBody) {
 }
 
 // fieldError fills in the member a *sale.FieldError names and its message.
-func fieldError(err error, b *errorBody) {
+func fieldError(err error, b *Body) {
 	var fe *sale.FieldError
 	if errors.As(err, &fe) {
 		b.Field, b.Message = fe.Field, fe.Message
@@ -252,7 +267,7 @@ func fieldError(err error, b *errorBody) {
 // reportText says what is wrong with an agent's report: the error's own
 // text, which the runs package writes for its reader, and the member at
 // fault when it names one.
-func reportText(err error, b *errorBody) {
+func reportText(err error, b *Body) {
 	b.Message = clip.Input(strings.TrimPrefix(err.Error(), "runs: "))
 	var re *runs.ReportError
 	if errors.As(err, &re) {
@@ -262,7 +277,7 @@ func reportText(err error, b *errorBody) {
 
 // ownText is the error's own text: which node did not come back, at which
 // address, and why.
-func ownText(err error, b *errorBody) { b.Message = err.Error() }
+func ownText(err error, b *Body) { b.Message = err.Error() }
 
 // registered reports whether err has an entry in domainErrors.
 func registered(err error) bool {
@@ -274,34 +289,34 @@ func registered(err error) bool {
 	return false
 }
 
-// orDBUnavailable is err when the map knows it, else a database failure:
+// OrDBUnavailable is err when the map knows it, else a database failure:
 // the stores behind runs and lessons fail only when the database does.
-func orDBUnavailable(err error) error {
+func OrDBUnavailable(err error) error {
 	if registered(err) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", errDBUnavailable, err)
+	return fmt.Errorf("%w: %w", ErrDBUnavailable, err)
 }
 
-// internalBody is all a client learns of an unexpected failure.
-var internalBody = errorBody{Error: "internal", Message: "internal error"}
+// InternalBody is all a client learns of an unexpected failure.
+var InternalBody = Body{Error: "internal", Message: "internal error"}
 
 // render maps err to its status and body, and says whether (and at which
 // level) to log the real error: always for an unexpected one, which the
 // client sees nothing of.
-func render(err error) (status int, body errorBody, logLevel slog.Level, logIt bool) {
-	var ae *apiError
+func render(err error) (status int, body Body, logLevel slog.Level, logIt bool) {
+	var ae *Error
 	if errors.As(err, &ae) {
-		return ae.status, ae.body, 0, false
+		return ae.Status, ae.Body, 0, false
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return http.StatusRequestEntityTooLarge, errorBody{Error: "body_too_large",
+		return http.StatusRequestEntityTooLarge, Body{Error: "body_too_large",
 			Message: fmt.Sprintf("request body exceeds %d bytes", tooLarge.Limit)}, 0, false
 	}
 	for _, m := range domainErrors {
 		if errors.Is(err, m.err) {
-			body := errorBody{Error: m.code, Message: m.message, Field: m.field, Retryable: m.hints&retry != 0}
+			body := Body{Error: m.code, Message: m.message, Field: m.field, Retryable: m.hints&retry != 0}
 			if m.fill != nil {
 				m.fill(err, &body)
 			}
@@ -315,19 +330,19 @@ func render(err error) (status int, body errorBody, logLevel slog.Level, logIt b
 	// database's; any other transport error may be any backend's.
 	switch {
 	case dberr.IsConnection(err) && !lockstrategy.IsTransport(err):
-		status, body, _, _ := render(fmt.Errorf("%w: %w", errDBUnavailable, err))
+		status, body, _, _ := render(fmt.Errorf("%w: %w", ErrDBUnavailable, err))
 		return status, body, slog.LevelWarn, true
 	case lockstrategy.IsTransport(err):
 		status, body, _, _ := render(fmt.Errorf("%w: %w", lockstrategy.ErrBackendDown, err))
 		return status, body, slog.LevelWarn, true
 	}
-	return http.StatusInternalServerError, internalBody, slog.LevelError, true
+	return http.StatusInternalServerError, InternalBody, slog.LevelError, true
 }
 
-// writeError sends err's rendering and aborts the chain. When the client
+// WriteError sends err's rendering and aborts the chain. When the client
 // has gone (its ctx is canceled) nothing useful can be sent, so nothing is:
 // there is no standard status for "client closed request".
-func writeError(c *gin.Context, log *slog.Logger, err error) {
+func WriteError(c *gin.Context, log *slog.Logger, err error) {
 	if c.Request.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		c.Abort()
 		return
@@ -335,7 +350,7 @@ func writeError(c *gin.Context, log *slog.Logger, err error) {
 	status, body, level, logIt := render(err)
 	if logIt {
 		log.Log(c.Request.Context(), level, "request failed", "method", c.Request.Method,
-			"route", routeOf(c), "status", status, "err", err)
+			"route", RouteOf(c), "status", status, "err", err)
 	}
 	if status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
@@ -346,9 +361,9 @@ func writeError(c *gin.Context, log *slog.Logger, err error) {
 	c.AbortWithStatusJSON(status, body)
 }
 
-// routeOf names the matched route pattern (not the raw path, which is
+// RouteOf names the matched route pattern (not the raw path, which is
 // client-controlled), or the raw path when nothing matched.
-func routeOf(c *gin.Context) string {
+func RouteOf(c *gin.Context) string {
 	if p := c.FullPath(); p != "" {
 		return p
 	}

@@ -1,4 +1,4 @@
-package httpapi
+package runsapi
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/discovery"
+	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
@@ -17,35 +18,30 @@ import (
 // a load-test agent has no database of its own, so it announces itself
 // through a shop replica, which writes its discovery row. "gone": true is
 // the graceful stop (the row goes at once instead of after the expiry).
-func (s *Server) agentHeartbeat(c *gin.Context) {
-	var id *string
+func (s *server) agentHeartbeat(c *gin.Context) {
 	var pid *int64
 	var gone *bool
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id, "pid": &pid, "gone": &gone}); err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	agent, err := agentID(id)
-	if err != nil {
-		writeError(c, s.log, err)
+	agent, ok := s.agentBody(c, map[string]any{"pid": &pid, "gone": &gone})
+	if !ok {
 		return
 	}
 	m := discovery.Member{ID: agent, Kind: discovery.KindAgent}
 	if pid != nil {
 		if *pid < 0 || *pid > math.MaxInt32 {
-			writeError(c, s.log, badField("pid", "pid must be a process id"))
+			wire.WriteError(c, s.log, wire.BadField("pid", "pid must be a process id"))
 			return
 		}
 		m.PID = int(*pid)
 	}
 	ctx := c.Request.Context()
+	var err error
 	if gone != nil && *gone {
-		err = discovery.Remove(ctx, s.store.DB(), m)
+		err = discovery.Remove(ctx, s.db, m)
 	} else {
-		err = discovery.Beat(ctx, s.store.DB(), m)
+		err = discovery.Beat(ctx, s.db, m)
 	}
 	if err != nil {
-		writeError(c, s.log, fmt.Errorf("%w: %w", errDBUnavailable, err))
+		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
 		return
 	}
 	c.Status(http.StatusNoContent)
@@ -53,14 +49,14 @@ func (s *Server) agentHeartbeat(c *gin.Context) {
 
 // claimShare is POST /api/agents/claim {"agent_id"}: 200 with a share to
 // execute, or 204 when there is nothing to do.
-func (s *Server) claimShare(c *gin.Context) {
-	id, ok := s.claimBody(c)
+func (s *server) claimShare(c *gin.Context) {
+	id, ok := s.agentBody(c, map[string]any{})
 	if !ok {
 		return
 	}
 	a, ok, err := s.runs.Claim(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	if !ok {
@@ -73,56 +69,54 @@ func (s *Server) claimShare(c *gin.Context) {
 // reportShare is POST /api/runs/:id/steps/:step/shares/:share/report: an
 // agent's cumulative figures for its share (sent every second, and once more
 // with done true at the end).
-func (s *Server) reportShare(c *gin.Context) {
+func (s *server) reportShare(c *gin.Context) {
 	var r runwire.Report
-	var agent *string
-	err := decodeObject(c.Request.Body, map[string]any{
-		"agent_id": &agent, "requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
+	var ok bool
+	r.AgentID, ok = s.agentBody(c, map[string]any{
+		"requests": &r.Requests, "orders": &r.Orders, "accepted": &r.Accepted, "sold_out": &r.SoldOut,
 		"errors": &r.Errors, "elapsed_ms": &r.ElapsedMS, "histogram": &r.Histogram, "done": &r.Done, "layers": &r.Layers,
 	})
-	if err != nil {
-		writeError(c, s.log, err)
-		return
-	}
-	if r.AgentID, err = agentID(agent); err != nil {
-		writeError(c, s.log, err)
+	if !ok {
 		return
 	}
 	for _, p := range []struct {
 		name string
 		into *int
 	}{{"step", &r.Step}, {"share", &r.Share}} {
-		n, err := pathInt(c, p.name)
+		n, err := wire.PathInt(c, p.name)
 		if err != nil || n > math.MaxInt32 {
-			writeError(c, s.log, badField(p.name, "%s must be a small non-negative integer", p.name))
+			wire.WriteError(c, s.log, wire.BadField(p.name, "%s must be a small non-negative integer", p.name))
 			return
 		}
 		*p.into = int(n)
 	}
-	id, err := pathInt(c, "id")
+	id, err := wire.PathInt(c, "id")
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	r.RunID = uint64(id)
 	ack, err := s.runs.Report(c.Request.Context(), r)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return
 	}
 	c.JSON(http.StatusOK, ack)
 }
 
-// claimBody decodes a claim's {"agent_id"}; on a bad body it has answered.
-func (s *Server) claimBody(c *gin.Context) (string, bool) {
+// agentBody decodes a body of an agent: "agent_id" and members (member
+// name -> pointer to decode into), and checks the agent's id; on a bad
+// body or id it has answered.
+func (s *server) agentBody(c *gin.Context, members map[string]any) (string, bool) {
 	var id *string
-	if err := decodeObject(c.Request.Body, map[string]any{"agent_id": &id}); err != nil {
-		writeError(c, s.log, err)
+	members["agent_id"] = &id
+	if err := wire.DecodeObject(c.Request.Body, members); err != nil {
+		wire.WriteError(c, s.log, err)
 		return "", false
 	}
 	agent, err := agentID(id)
 	if err != nil {
-		writeError(c, s.log, err)
+		wire.WriteError(c, s.log, err)
 		return "", false
 	}
 	return agent, true
@@ -138,13 +132,13 @@ const MaxAgentIDLen = 64
 // logged and shown on the dashboard).
 func agentID(id *string) (string, error) {
 	if id == nil || *id == "" {
-		return "", badField("agent_id", "agent_id is required (1-%d bytes)", MaxAgentIDLen)
+		return "", wire.BadField("agent_id", "agent_id is required (1-%d bytes)", MaxAgentIDLen)
 	}
 	if len(*id) > MaxAgentIDLen {
-		return "", badField("agent_id", "agent_id must be at most %d bytes, not %d", MaxAgentIDLen, len(*id))
+		return "", wire.BadField("agent_id", "agent_id must be at most %d bytes, not %d", MaxAgentIDLen, len(*id))
 	}
 	if strings.IndexFunc(*id, unicode.IsControl) >= 0 {
-		return "", badField("agent_id", "agent_id must not contain control characters")
+		return "", wire.BadField("agent_id", "agent_id must not contain control characters")
 	}
 	return *id, nil
 }
