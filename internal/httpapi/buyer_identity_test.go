@@ -138,7 +138,7 @@ func TestBadBuyerDoesNotRefuseACombinedBatch(t *testing.T) {
 	}
 }
 
-// A queued ticket pending past lockstrategy.QueuedStale (here: one whose
+// A queued ticket pending past reserved.QueuedStale (here: one whose
 // stream entry is gone, queued in 1970 by Redis's clock) is stuck: the
 // sale is not healthy and its reconciliation counts it, and a repair
 // settles it: failed as stuck, its unit back, the sale healthy again.

@@ -209,7 +209,7 @@ type Reconciliation struct {
 	ExpiredUnreturned int64 `json:"expired_unreturned"`
 	LostReturns       int64 `json:"lost_returns"`    // returned says the database, not in Redis's returned set: Redis lost them
 	PersistedAfter    int64 `json:"persisted_after"` // accepted after the snapshot, already an order
-	// Stuck: units in flight past lockstrategy.ReservationStale that are no
+	// Stuck: units in flight past reserved.Stale that are no
 	// order: their replica died before settling them. Drift, until a
 	// reconciliation reclaims them (gives them back).
 	Stuck     int64     `json:"stuck"`

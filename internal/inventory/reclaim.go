@@ -15,7 +15,7 @@ import (
 const ReasonAbandoned = "abandoned"
 
 // ReasonStuck is the ticket failure of a queued order whose unit stayed in
-// flight past lockstrategy.QueuedStale (its entry lost, or failing for
+// flight past reserved.QueuedStale (its entry lost, or failing for
 // good): a repair gave the unit back.
 const ReasonStuck = "stuck"
 

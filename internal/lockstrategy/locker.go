@@ -39,7 +39,7 @@ var (
 	// nothing was taken; retry shortly.
 	ErrStockReloading = errors.New("lockstrategy: stock being reloaded")
 	// ErrStockReloadClaimed is ErrStockReloading for the one caller that must
-	// rebuild the stock: wait StockReloadSettle, read the database's stock,
+	// rebuild the stock: wait reserved.ReloadSettle, read the database's stock,
 	// and call RestoreStock.
 	ErrStockReloadClaimed = fmt.Errorf("%w (this caller rebuilds it)", ErrStockReloading)
 	// ErrHolderCrashed is what Lock returns when an injected crash fired in
@@ -48,32 +48,6 @@ var (
 	// write nothing.
 	ErrHolderCrashed = errors.New("lockstrategy: the lock holder crashed (injected fault)")
 )
-
-// StockReloadSettle is how long a rebuild waits before it reads the
-// database's stock: longer than any unit reserved from the lost stock can
-// take to be persisted or given up (order.reservePersistTimeout), so the
-// stock read counts every such order, and none is counted twice.
-const StockReloadSettle = 3 * time.Second
-
-// PersistBound bounds the database half of a reserved order (its work
-// included): a unit taken from the store is an order within it, or its
-// persist gives up and the unit goes back.
-const PersistBound = StockReloadSettle * 2 / 3
-
-// ReservationStale is how old (by the store's clock) a unit taken for a
-// synchronous order may be and still be in flight: past it, its replica
-// died or lost touch between the taking and the settling, and a
-// reconciliation reclaims it (the unit is an order, or goes back).
-const ReservationStale = 2 * PersistBound
-
-// QueuedStale is how old (by the store's clock) a queued order's unit may
-// be and still be in flight: the consumers retry a batch that failed every
-// few seconds and fail a row the database refuses at once, so a ticket
-// pending past this is stuck (its entry lost, or a failure that keeps
-// failing): the sale is not healthy, and a repair settles the ticket (an
-// order if it is a row, else failed as stuck and its unit back). Long
-// enough for a herd's queue to drain on two cores.
-const QueuedStale = 60 * time.Second
 
 // Kind is how a strategy keeps a sale's stock safe: under a lock, with a
 // safe write and no lock, or by taking units from a stock of its own.
@@ -208,7 +182,7 @@ func NeverLost() <-chan struct{} { return neverLost }
 //
 // The store may lose the stock (Redis restarted without persistence). The
 // database is the truth it is rebuilt from: Reserve then answers
-// ErrStockReloadClaimed to one caller, which waits StockReloadSettle and
+// ErrStockReloadClaimed to one caller, which waits reserved.ReloadSettle and
 // calls RestoreStock with the database's stock, and ErrStockReloading to the
 // others meanwhile. A rebuild forgets what was in flight: the database it
 // was read from counts those units.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/reserved"
 )
 
 // reservedRoad sells each order from the strategy's own stock first
@@ -23,9 +24,9 @@ func (r reservedRoad) sell(ctx context.Context, p Purchase) (inventory.Order, fi
 }
 
 // reservePersistTimeout bounds the database half of a reserved order, so
-// that a rebuild of a lost stock (lockstrategy.StockReloadSettle, longer)
+// that a rebuild of a lost stock (reserved.ReloadSettle, longer)
 // reads a database that counts every unit taken from the lost stock.
-const reservePersistTimeout = lockstrategy.PersistBound
+const reservePersistTimeout = reserved.PersistBound
 
 // placeReserved takes the unit from the strategy's own stock first (atomic
 // in Redis), then persists it with a conditional DB decrement, in a batch

@@ -27,6 +27,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
+	"github.com/seckill-lab/seckill/internal/reserved"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
@@ -156,7 +157,7 @@ func (s *Service) observeLeases(ctx context.Context, saleID uint64) context.Cont
 }
 
 // rebuildStock puts a Reserver's lost stock back from the database: after
-// lockstrategy.StockReloadSettle every unit taken from the lost stock is
+// reserved.ReloadSettle every unit taken from the lost stock is
 // persisted or given up (reservePersistTimeout), so the stock of record is
 // what the store must hold. Buyers get ErrStockReloading meanwhile. If this
 // replica stops first, the store's rebuild marker expires and another
@@ -166,7 +167,7 @@ func (s *Service) rebuildStock(saleID uint64, key string, rs lockstrategy.Reserv
 	go func() {
 		defer s.bg.Done()
 		select {
-		case <-time.After(lockstrategy.StockReloadSettle):
+		case <-time.After(reserved.ReloadSettle):
 		case <-s.closing:
 			return
 		}

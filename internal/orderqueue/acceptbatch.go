@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/gather"
-	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/reserved"
 )
 
 // The accepts of one sale that arrive on a replica together are gathered
@@ -35,7 +35,7 @@ func (q *Queue) acceptBatch(saleKey string, batch []pendingAccept) []gather.Resu
 	first := batch[0].r
 	k := keysOf(saleKey)
 	args := make([]any, 0, 3+4*len(batch))
-	args = append(args, lockstrategy.StockReloadSettle.Milliseconds()*4, first.SaleID, first.PerUserLimit)
+	args = append(args, reserved.ReloadSettle.Milliseconds()*4, first.SaleID, first.PerUserLimit)
 	for _, p := range batch {
 		idem := ""
 		if p.r.IdempotencyKey != "" {

@@ -19,7 +19,7 @@ import (
 // each result on the sale (the sales list shows it) and reports drift.
 // Before that it reclaims the units dead replicas left in flight, in every
 // sale that has one (Reclaim): a unit taken is sold or back on sale within
-// about lockstrategy.ReservationStale + Interval of its taking, whatever
+// about reserved.Stale + Interval of its taking, whatever
 // process died. It never repairs a drift: a repair is asked for (POST
 // /api/sales/{id}/reconcile).
 type Job struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // Reclaim settles sale saleID's units taken for synchronous orders that
-// stayed in flight past lockstrategy.ReservationStale (their replica died
+// stayed in flight past reserved.Stale (their replica died
 // between taking the unit and settling it): a unit whose order is a row
 // is sold and leaves the in-flight set; any other goes back on sale. The
 // decision is made in the database first, holding the sale's row
@@ -19,7 +19,7 @@ import (
 // it), then carried out in Redis, where a ticket is settled once: a
 // reclaim that dies half-way is finished by the next, and one racing the
 // unit's own replica gives the unit back once. It returns how many units
-// it settled. A queued order's unit stuck past lockstrategy.QueuedStale is
+// it settled. A queued order's unit stuck past reserved.QueuedStale is
 // settled the same way (failed as inventory.ReasonStuck); its stream entry,
 // if the consumers ever read it, then finds its ticket settled.
 func Reclaim(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64) (int, error) {

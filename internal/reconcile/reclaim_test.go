@@ -13,6 +13,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 	"github.com/seckill-lab/seckill/internal/reconcile"
+	"github.com/seckill-lab/seckill/internal/reserved"
 	"github.com/seckill-lab/seckill/internal/sale"
 	"github.com/seckill-lab/seckill/internal/saletest"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -39,7 +40,7 @@ func newReclaimSale(t *testing.T, stock int64) reclaimSale {
 }
 
 // takeAbandoned takes one unit as a synchronous order does, then ages it
-// past lockstrategy.ReservationStale: the state a replica that died
+// past reserved.Stale: the state a replica that died
 // mid-persist leaves.
 func (s reclaimSale) takeAbandoned(t *testing.T) string {
 	t.Helper()
@@ -48,7 +49,7 @@ func (s reclaimSale) takeAbandoned(t *testing.T) string {
 	if err != nil || !ok {
 		t.Fatalf("reserve: %v %v", ok, err)
 	}
-	old := r.AcceptedAt.Add(-lockstrategy.ReservationStale - time.Second).UnixMilli()
+	old := r.AcceptedAt.Add(-reserved.Stale - time.Second).UnixMilli()
 	rdb := testenv.Redis(t)
 	if err := rdb.HSet(ctx, redislock.KeysOf(s.key).InFlight, r.Ticket, fmt.Sprint("s:", old)).Err(); err != nil {
 		t.Fatal(err)

@@ -19,10 +19,10 @@ import (
 )
 
 // Test-only strategies, registered once for the test binary: the shared
-// fakes (sale-test-needs-zk, sale-test-reserver (reserved),
+// fakes (sale-test-needs-zk, sale-test-reserver (fakes),
 // sale-test-reserver-broken, sale-test-broken-new) and one that renews its
 // lease.
-var reserved = locktest.RegisterFakes("sale-test-")
+var fakes = locktest.RegisterFakes("sale-test-")
 
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-renews", Description: "test", Renews: true,
@@ -32,7 +32,7 @@ func init() {
 	// A stock kept in Redis, as redis-lua-stock's (which needs Redis).
 	lockstrategy.Register(lockstrategy.Strategy{Name: "sale-test-queues", Description: "test", Queues: true,
 		NewReserver: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.Reserver, error) {
-			return reserved, nil
+			return fakes, nil
 		}})
 }
 
@@ -225,7 +225,7 @@ func TestCreateLoadsReserverStock(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := keys{}.LockKey(got.ID)
-	if n, ok := reserved.Loaded(key); !ok || n != 42 {
+	if n, ok := fakes.Loaded(key); !ok || n != 42 {
 		t.Fatalf("LoadStock(%s) = %d, %v; want 42", key, n, ok)
 	}
 	for _, name := range []string{"sale-test-reserver-broken", "sale-test-broken-new"} {

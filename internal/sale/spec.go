@@ -8,6 +8,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/reserved"
 )
 
 // Bounds and defaults of a new sale. The bounds keep one request from
@@ -18,8 +19,8 @@ const (
 	MaxWorkMS = 60_000
 	// MaxReservedWorkMS bounds work_ms where the stock lives in Redis and
 	// the order is saved synchronously: the save, work included, must end
-	// within lockstrategy.PersistBound (2 s), with room for the database.
-	MaxReservedWorkMS   = int(lockstrategy.PersistBound/time.Millisecond) * 3 / 4
+	// within reserved.PersistBound (2 s), with room for the database.
+	MaxReservedWorkMS   = int(reserved.PersistBound/time.Millisecond) * 3 / 4
 	MaxTTLMS            = 600_000
 	DefaultTTLMS        = 2000 // also the column default in migrations/
 	DefaultPerUserLimit = 1
@@ -123,7 +124,7 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 	}
 	if st.Queues && sale.OrderMode == inventory.OrderSync && sale.WorkMS > MaxReservedWorkMS {
 		return sale, FieldErrorf("work_ms", "work_ms must be at most %d for %s in order_mode %s: the unit it takes is given back unless its order, work included, is saved within %v; use order_mode %s or less work",
-			MaxReservedWorkMS, st.Name, inventory.OrderSync, lockstrategy.PersistBound, inventory.OrderAsync)
+			MaxReservedWorkMS, st.Name, inventory.OrderSync, reserved.PersistBound, inventory.OrderAsync)
 	}
 	if sale.PayWithinMS, err = IntIn("pay_within_ms", spec.PayWithinMS, 0, 0, MaxPayWithinMS); err != nil {
 		return sale, err

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/reserved"
 )
 
 // LuaStock is redis-lua-stock, the lock-free baseline: the stock lives in
@@ -91,7 +92,7 @@ func stockKeys(key string) []string {
 
 // reloadMarkerTTL bounds a rebuild whose replica died before finishing it:
 // the marker expires and the next order claims the rebuild again.
-var reloadMarkerTTL = 4 * lockstrategy.StockReloadSettle
+var reloadMarkerTTL = 4 * reserved.ReloadSettle
 
 // loadScript: ARGV = stock, epoch, only-if-missing (1/0), then the ids of
 // orders whose unit the stock already counts as returned. Sets the stock
@@ -292,11 +293,11 @@ type StockSnapshot struct {
 	Stock    int64    // -1: missing (lost, being rebuilt)
 	InFlight []string // tickets taken and not settled
 	// Stale are the tickets of InFlight taken for a synchronous order more
-	// than lockstrategy.ReservationStale ago: their replica died or lost
+	// than reserved.Stale ago: their replica died or lost
 	// touch before settling them (reclaimed by Reclaimable's caller).
 	Stale []string
 	// StaleQueued are the tickets of InFlight queued (async) more than
-	// lockstrategy.QueuedStale ago: stuck (their entry lost, or failing
+	// reserved.QueuedStale ago: stuck (their entry lost, or failing
 	// for good); a repair settles them.
 	StaleQueued []string
 	Returned    int64     // expired orders whose unit went back
@@ -323,9 +324,9 @@ func (l *LuaStock) Snapshot(ctx context.Context, key string) (StockSnapshot, err
 		snap.InFlight = append(snap.InFlight, ticket)
 		taken, sync := syncTakenAt(where)
 		switch {
-		case sync && snap.At.Sub(taken) > lockstrategy.ReservationStale:
+		case sync && snap.At.Sub(taken) > reserved.Stale:
 			snap.Stale = append(snap.Stale, ticket)
-		case !sync && snap.At.Sub(queuedAt(where)) > lockstrategy.QueuedStale:
+		case !sync && snap.At.Sub(queuedAt(where)) > reserved.QueuedStale:
 			snap.StaleQueued = append(snap.StaleQueued, ticket)
 		}
 	}
