@@ -37,8 +37,6 @@ var rowReaders = map[string]string{
 	"internal/herd":                  "not moved yet",
 	"internal/history":               "not moved yet",
 	"internal/lockstrategy/locktest": "not moved yet",
-	"internal/order":                 "not moved yet",
-	"internal/orderqueue":            "not moved yet",
 	"internal/reconcile":             "not moved yet",
 	"internal/runs":                  "not moved yet",
 	"internal/timeline":              "not moved yet",
