@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -44,14 +43,12 @@ func (s *Service) SlowDB(ctx context.Context, saleID uint64, d time.Duration) er
 		cancel()
 		return fmt.Errorf("faults: slow_db: %w", err)
 	}
-	var id uint64
-	err = tx.QueryRowContext(hold, "SELECT id FROM sales WHERE id = ? FOR UPDATE", saleID).Scan(&id)
-	if err != nil {
+	if err := inventory.HoldSaleRow(hold, tx, saleID); err != nil {
 		_ = tx.Rollback()
 		conn.Close()
 		cancel()
-		if errors.Is(err, sql.ErrNoRows) {
-			return inventory.ErrSaleNotFound
+		if errors.Is(err, inventory.ErrSaleNotFound) {
+			return err
 		}
 		return fmt.Errorf("faults: slow_db: %w", err)
 	}

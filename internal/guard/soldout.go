@@ -11,6 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // Sold-out cache timings.
@@ -202,27 +204,22 @@ func (c *SoldOutCache) backstop(ctx context.Context) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	var rows []struct {
-		ID    uint64
-		Stock int64
-	}
-	if err := c.db.WithContext(qctx).Raw("SELECT id, stock FROM sales WHERE id IN ?", ids).Scan(&rows).Error; err != nil {
+	stocks, err := inventory.SaleStocks(qctx, c.db, ids)
+	if err != nil {
 		c.log.Debug("sold-out cache: backstop read failed", "err", err)
 		return
 	}
-	for _, r := range rows {
-		if r.Stock > 0 {
-			c.drop(r.ID)
+	for id, stock := range stocks {
+		if stock > 0 {
+			c.drop(id)
 		} else {
-			c.set(r.ID)
+			c.set(id)
 		}
 	}
 }
 
 func (c *SoldOutCache) stockOf(ctx context.Context, id uint64) (int64, error) {
-	var stock int64
-	err := c.db.WithContext(ctx).Raw("SELECT stock FROM sales WHERE id = ?", id).Row().Scan(&stock)
-	return stock, err
+	return inventory.SaleStock(ctx, c.db, id)
 }
 
 func (c *SoldOutCache) set(id uint64) {

@@ -101,14 +101,7 @@ type LayerCount struct {
 func Load(ctx context.Context, db *gorm.DB, sale inventory.Sale) (View, error) {
 	v := View{SaleID: sale.ID, Strategy: sale.Strategy, OrderMode: sale.OrderMode, Combine: sale.Combine,
 		CombineMaxBatch: sale.CombineMaxBatch, OpensAt: sale.OpensAt, InitialStock: sale.InitialStock, Layers: []LayerCount{}}
-	var span struct {
-		N     int64
-		First *time.Time
-		Last  *time.Time
-	}
-	err := db.WithContext(ctx).Raw(`SELECT COUNT(*) AS n, MIN(COALESCE(accepted_at, created_at)) AS first,
-		MAX(COALESCE(accepted_at, created_at)) AS last FROM orders WHERE sale_id = ? AND status <> ?`,
-		sale.ID, inventory.StatusExpired).Scan(&span).Error
+	span, err := inventory.SoldSpanOf(ctx, db, sale.ID)
 	if err != nil {
 		return v, err
 	}

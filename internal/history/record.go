@@ -237,12 +237,7 @@ func Load(ctx context.Context, db *gorm.DB, saleID uint64) ([]Op, error) {
 
 // lostAnswers is the Lost markers of Load.
 func lostAnswers(ctx context.Context, db *gorm.DB, saleID uint64, ops []Op) ([]Op, error) {
-	var orders []struct {
-		ID        uint64
-		CreatedAt time.Time
-	}
-	err := db.WithContext(ctx).Raw("SELECT id, created_at FROM orders WHERE sale_id = ? AND created_at < ?",
-		saleID, time.Now().Add(-AnswerGrace)).Scan(&orders).Error
+	orders, err := inventory.OrdersMadeBefore(ctx, db, saleID, time.Now().Add(-AnswerGrace))
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +251,7 @@ func lostAnswers(ctx context.Context, db *gorm.DB, saleID uint64, ops []Op) ([]O
 			unknown++
 		}
 	}
-	var abandoned []time.Time
-	err = db.WithContext(ctx).Raw("SELECT failed_at FROM ticket_failures WHERE sale_id = ? AND reason = ?",
-		saleID, inventory.ReasonAbandoned).Scan(&abandoned).Error
+	abandoned, err := inventory.FailedAt(ctx, db, saleID, inventory.ReasonAbandoned)
 	if err != nil {
 		return nil, err
 	}

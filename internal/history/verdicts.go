@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
 // Verdicts keeps each sale's last Result, so that a view polled every
@@ -40,10 +42,12 @@ func (v *Verdicts) Of(ctx context.Context, db *gorm.DB, saleID uint64, initialSt
 		LastReturn *time.Time
 		LastOrder  *time.Time
 	}
-	err := db.WithContext(ctx).Raw("SELECT COUNT(*) AS `rows`, COALESCE(MAX(id), 0) AS max_id, MAX(return_at) AS last_return, "+
-		"(SELECT MAX(created_at) FROM orders WHERE sale_id = ?) AS last_order "+
-		"FROM order_history WHERE sale_id = ?", saleID, saleID).Scan(&size).Error
+	err := db.WithContext(ctx).Raw("SELECT COUNT(*) AS `rows`, COALESCE(MAX(id), 0) AS max_id, MAX(return_at) AS last_return "+
+		"FROM order_history WHERE sale_id = ?", saleID).Scan(&size).Error
 	if err != nil {
+		return Result{}, err
+	}
+	if size.LastOrder, err = inventory.LastOrderAt(ctx, db, saleID); err != nil {
 		return Result{}, err
 	}
 	v.mu.Lock()

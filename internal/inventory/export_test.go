@@ -2,3 +2,7 @@ package inventory
 
 // CheckConsecutive is checkConsecutive, for the batch test.
 var CheckConsecutive = checkConsecutive
+
+// NoteFailed records that ticket failed for reason, as a loaded ledger
+// would have read it, for the ledger's unit test.
+func (l *Ledger) NoteFailed(ticket, reason string) { l.failed[ticket] = reason }

@@ -1,6 +1,16 @@
-// Package inventory keeps sales and orders in MariaDB through gorm: reading
-// and writing stock (plain, versioned CAS, conditional, fenced), inserting
-// orders, and computing a sale's truth from the database.
+// Package inventory keeps sales and orders in MariaDB through gorm, and
+// holds every statement on their tables (sales, orders, ticket_failures):
+//
+//   - model.go: the rows (Sale, Order, TicketFailure) and the views of a sale
+//   - store.go: stock reads and writes (plain, versioned CAS, conditional,
+//     fenced), inserting orders, a sale's truth from the database
+//   - views.go, recent.go: many sales' views at once, the recent orders
+//   - ledger.go: the Ledger, the buyer checks (key, limit, stock) of a batch
+//   - tickets.go: a batch's row lock, its tickets' orders and failures
+//   - reservations.go: paying and expiring reservations
+//   - reclaim.go: giving back the units of tickets never settled
+//   - reads.go, checks.go: the reads of the repairs, reports and checks
+//   - open.go: opening the database
 package inventory
 
 import (

@@ -90,17 +90,17 @@ func (cs criticalSection) writeBatch(ctx context.Context, tx *gorm.DB, newStock 
 // the indexes of those who do, in arrival order: at most stock of them.
 func (cs criticalSection) refuseInBatch(ctx context.Context, tx *gorm.DB, stock int64) ([]int, error) {
 	b := cs.batch
-	who := make([]userKey, len(b.buyers))
+	who := make([]inventory.Buyer, len(b.buyers))
 	for i, p := range b.buyers {
-		who[i] = userKey{p.UserID, p.IdempotencyKey}
+		who[i] = inventory.Buyer{UserID: p.UserID, Key: p.IdempotencyKey}
 	}
-	ledger, err := loadLedger(ctx, tx, cs.sale, who, stock)
+	ledger, err := inventory.LoadLedger(ctx, tx, cs.sale, who, stock, inventory.LedgerReads{})
 	if err != nil {
 		return nil, err
 	}
 	var selling []int
 	for i, k := range who {
-		if b.answers[i].err = ledger.take(k); b.answers[i].err == nil {
+		if b.answers[i].err = refusal(ledger.Take(k)); b.answers[i].err == nil {
 			selling = append(selling, i)
 		}
 	}

@@ -118,25 +118,18 @@ func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]
 	sale := batch[0].cs.sale
 	results := make([]gather.Result[inventory.Order], len(batch))
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var stock []int64
-		if err := tx.Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", sale.ID).Scan(&stock).Error; err != nil {
-			return err
-		}
-		if len(stock) == 0 {
-			return ErrSaleNotFound
-		}
-		reclaimed, err := reclaimedTickets(ctx, tx, batch)
+		stock, err := inventory.LockSaleStock(ctx, tx, sale.ID)
 		if err != nil {
 			return err
 		}
-		who := make([]userKey, len(batch))
+		who := make([]inventory.Buyer, len(batch))
 		for i, r := range batch {
-			who[i] = userKey{user: r.cs.userID}
+			who[i] = inventory.Buyer{UserID: r.cs.userID, Ticket: r.cs.reserved.Ticket}
 			if r.cs.idemKey != nil {
-				who[i].key = *r.cs.idemKey
+				who[i].Key = *r.cs.idemKey
 			}
 		}
-		ledger, err := loadLedger(ctx, tx, sale, who, stock[0])
+		ledger, err := inventory.LoadLedger(ctx, tx, sale, who, stock, inventory.LedgerReads{Failed: true})
 		if err != nil {
 			return err
 		}
@@ -144,7 +137,7 @@ func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]
 		var orders []inventory.Order
 		var at []int // orders[j] is batch[at[j]]'s
 		for i, r := range batch {
-			if err := refuseReserved(&ledger, reclaimed, r.cs.reserved.Ticket, who[i]); err != nil {
+			if err := refuseReserved(ledger, who[i]); err != nil {
 				results[i].Err = err
 				continue
 			}
@@ -171,34 +164,16 @@ func commitReserved(ctx context.Context, db *gorm.DB, batch []reservedOrder) ([]
 	return results, err
 }
 
-// reclaimedTickets is the batch's tickets a reconciliation gave back
-// (their unit is no longer the buyer's), in one query.
-func reclaimedTickets(ctx context.Context, tx *gorm.DB, batch []reservedOrder) (map[string]bool, error) {
-	tickets := make([]string, len(batch))
-	for i, r := range batch {
-		tickets[i] = r.cs.reserved.Ticket
-	}
-	var reclaimed []string
-	if err := tx.WithContext(ctx).Raw("SELECT order_ticket FROM ticket_failures WHERE order_ticket IN ?", tickets).
-		Scan(&reclaimed).Error; err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(reclaimed))
-	for _, t := range reclaimed {
-		out[t] = true
-	}
-	return out, nil
-}
-
 // refuseReserved says why a reserved unit makes no order, in the section's
-// order of checks: its ticket reclaimed (ErrPersistTimeout), then the
-// ledger's (a repeated key, the limit); a unit the database does not have
-// is overdrawn (giveBack zeroes the store's stock). nil: it makes one.
-func refuseReserved(ledger *batchLedger, reclaimed map[string]bool, ticket string, who userKey) error {
-	if reclaimed[ticket] {
+// order of checks: its ticket reclaimed (ErrPersistTimeout: a
+// reconciliation gave its unit back), then the ledger's (a repeated key,
+// the limit); a unit the database does not have is overdrawn (giveBack
+// zeroes the store's stock). nil: it makes one.
+func refuseReserved(ledger *inventory.Ledger, who inventory.Buyer) error {
+	if ledger.Failed(who.Ticket) != "" {
 		return fmt.Errorf("%w: %w", ErrPersistTimeout, inventory.ErrTicketReclaimed)
 	}
-	err := ledger.take(who)
+	err := refusal(ledger.Take(who))
 	if errors.Is(err, ErrSoldOut) {
 		return fmt.Errorf("%w: %w", errOverdrawn, inventory.ErrSoldOut)
 	}

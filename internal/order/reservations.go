@@ -24,12 +24,12 @@ type UnitReturner interface {
 // ticket. Errors: ErrOrderNotFound, ErrOrderPending, ErrOrderFailed.
 func (s *Service) Resolve(ctx context.Context, ref string) (inventory.Order, error) {
 	var o inventory.Order
-	db := s.store.DB().WithContext(ctx)
+	db := s.store.DB()
 	var err error
 	if id, perr := strconv.ParseUint(ref, 10, 64); perr == nil {
-		err = db.Take(&o, id).Error
+		o, err = inventory.OrderByID(ctx, db, id)
 	} else {
-		err = db.Where("order_ticket = ?", ref).Take(&o).Error
+		o, err = inventory.OrderByTicket(ctx, db, ref)
 		if errors.Is(err, gorm.ErrRecordNotFound) && s.queue != nil {
 			st, found, lerr := s.queue.Lookup(ctx, s.store.DB(), s.LockKey, ref)
 			switch {
@@ -74,12 +74,11 @@ func (s *Service) PayProven(ctx context.Context, ref string, proven func(invento
 		return inventory.Order{}, err
 	}
 	err = s.store.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(`UPDATE orders SET status = ?, paid_at = NOW(6)
-			WHERE id = ? AND status = ? AND pay_by > NOW(6)`, inventory.StatusPaid, o.ID, inventory.StatusReserved)
-		if res.Error != nil {
-			return res.Error
+		paid, err := inventory.PayReservation(ctx, tx, o.ID)
+		if err == nil {
+			o = paid
 		}
-		return tx.Take(&o, o.ID).Error
+		return err
 	})
 	if err != nil {
 		return o, err
@@ -95,11 +94,9 @@ func (s *Service) PayProven(ctx context.Context, ref string, proven func(invento
 // half done. It answers how many it expired. Every replica runs it: the
 // conditional update makes each expiry happen once.
 func (s *Service) ExpireDue(ctx context.Context, limit int) (int, error) {
-	type due struct{ ID, SaleID uint64 }
-	var dues []due
-	db := s.store.DB().WithContext(ctx)
-	if err := db.Raw(`SELECT id, sale_id FROM orders WHERE status = ? AND pay_by <= NOW(6) ORDER BY pay_by LIMIT ?`,
-		inventory.StatusReserved, limit).Scan(&dues).Error; err != nil {
+	db := s.store.DB()
+	dues, err := inventory.DueReservations(ctx, db, limit)
+	if err != nil {
 		return 0, err
 	}
 	n := 0
@@ -112,9 +109,8 @@ func (s *Service) ExpireDue(ctx context.Context, limit int) (int, error) {
 			n++
 		}
 	}
-	var left []due
-	if err := db.Raw(`SELECT id, sale_id FROM orders WHERE status = ? AND NOT unit_returned
-		AND expired_at <= NOW(6) - INTERVAL 2 SECOND LIMIT ?`, inventory.StatusExpired, limit).Scan(&left).Error; err != nil {
+	left, err := inventory.HalfReturned(ctx, db, limit)
+	if err != nil {
 		return n, err
 	}
 	for _, d := range left {
@@ -141,14 +137,9 @@ func (s *Service) expire(ctx context.Context, id, saleID uint64) (bool, error) {
 	}
 	_, returner := lockstrategy.As[UnitReturner](inst)
 	expired := false
-	err = s.saleWrite(ctx, sale, inst, func(tx *gorm.DB) error {
-		res := tx.Exec(`UPDATE orders SET status = ?, expired_at = NOW(6), unit_returned = ?
-			WHERE id = ? AND status = ? AND pay_by <= NOW(6)`, inventory.StatusExpired, !returner, id, inventory.StatusReserved)
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error
-		}
-		expired = true
-		return tx.Exec("UPDATE sales SET stock = stock + 1, version = version + 1, updated_at = NOW(6) WHERE id = ?", saleID).Error
+	err = s.saleWrite(ctx, sale, inst, func(tx *gorm.DB) (err error) {
+		expired, err = inventory.ExpireReservation(ctx, tx, id, saleID, !returner)
+		return err
 	})
 	if err != nil || !expired {
 		return false, err
@@ -187,7 +178,7 @@ func (s *Service) returnToStore(ctx context.Context, sale inventory.Sale, id uin
 		// leave a unit in the database that no Redis counts.
 		return
 	}
-	if err := s.store.DB().WithContext(rctx).Exec("UPDATE orders SET unit_returned = 1 WHERE id = ?", id).Error; err != nil {
+	if err := inventory.NoteUnitReturned(rctx, s.store.DB(), id); err != nil {
 		s.log.Warn("noting an expired order's unit returned", "order", id, "err", err)
 	}
 }

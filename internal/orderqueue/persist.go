@@ -138,11 +138,12 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry, 
 	var res []settlement
 	err := c.store.DB().WithContext(pctx).Transaction(func(tx *gorm.DB) error {
 		res = res[:0]
-		var stock int64
-		if err := tx.Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", sale.ID).Scan(&stock).Error; err != nil {
+		stock, err := inventory.LockSaleStock(pctx, tx, sale.ID)
+		if err != nil {
 			return err
 		}
-		seen, err := loadSeen(tx, sale, es)
+		ledger, err := inventory.LoadLedger(pctx, tx, sale, buyersOf(es), stock,
+			inventory.LedgerReads{Confirmed: true, Failed: true})
 		if err != nil {
 			return err
 		}
@@ -150,47 +151,22 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry, 
 		var orders []inventory.Order
 		var failures []inventory.TicketFailure
 		for _, e := range es {
-			s := seen.decide(sale, e, &stock)
+			s := decide(ledger, e)
 			if refused != nil && s.fresh && s.reason == "" {
-				s, stock = failure(e, ReasonRefused, true), stock+1
-			}
-			if !s.fresh {
-				res = append(res, s)
-				continue
-			}
-			if s.reason != "" {
-				accepted := e.accepted
-				failures = append(failures, inventory.TicketFailure{OrderTicket: e.ticket, SaleID: sale.ID,
-					UserID: buyer.Storable(e.userID), Reason: s.reason, AcceptedAt: &accepted, FailedAt: now.UTC()})
-			} else {
-				o := inventory.NewOrder(sale, e.userID, c.cfg.Name, now)
-				ticket, accepted := e.ticket, e.accepted
-				o.OrderTicket, o.AcceptedAt = &ticket, &accepted
-				if e.idemKey != "" {
-					key := e.idemKey
-					o.IdempotencyKey = &key
-				}
-				o.CreatedAt = now.Truncate(time.Microsecond)
-				orders = append(orders, o)
+				ledger.GiveBack(buyerOf(e))
+				s = failure(e, ReasonRefused, true)
 			}
 			res = append(res, s)
-		}
-		if n := len(orders); n > 0 {
-			r := tx.Exec("UPDATE sales SET stock = stock - ?, updated_at = NOW(6) WHERE id = ? AND stock >= ?", n, sale.ID, n)
-			if r.Error != nil {
-				return r.Error
-			}
-			if r.RowsAffected == 0 {
-				return fmt.Errorf("orderqueue: sale %d has fewer than %d units under its row lock", sale.ID, n)
-			}
-			if err := tx.CreateInBatches(&orders, 200).Error; err != nil {
-				return err
+			switch {
+			case !s.fresh:
+			case s.reason != "":
+				failures = append(failures, c.failureRow(sale, s, now))
+			default:
+				orders = append(orders, c.orderRow(sale, e, now))
 			}
 		}
-		if len(failures) > 0 {
-			if err := tx.CreateInBatches(&failures, 200).Error; err != nil {
-				return err
-			}
+		if err := c.write(pctx, tx, sale, orders, failures); err != nil {
+			return err
 		}
 		faultpoint.Consumer(c.cfg.Faults, faultpoint.BeforeConsumerCommit)
 		return nil
@@ -198,94 +174,78 @@ func (c *Consumer) commit(ctx context.Context, sale inventory.Sale, es []entry, 
 	return res, err
 }
 
-// seen is what the database already knows of a batch's tickets and buyers.
-type seen struct {
-	confirmed map[string]bool
-	failed    map[string]string // ticket -> reason
-	userCount map[string]int64  // orders per buyer (limit)
-	keys      map[string]bool   // user + "\x00" + idempotency key used
+// write writes a batch's stock (once, minus its orders), its orders and
+// its failures inside tx.
+func (c *Consumer) write(ctx context.Context, tx *gorm.DB, sale inventory.Sale, orders []inventory.Order,
+	failures []inventory.TicketFailure) error {
+	if n := len(orders); n > 0 {
+		if err := inventory.DecrementBy(ctx, tx, sale.ID, int64(n)); errors.Is(err, inventory.ErrSoldOut) {
+			return fmt.Errorf("orderqueue: sale %d has fewer than %d units under its row lock", sale.ID, n)
+		} else if err != nil {
+			return err
+		}
+		if err := inventory.InsertQueuedOrders(ctx, tx, orders); err != nil {
+			return err
+		}
+	}
+	return inventory.InsertTicketFailures(ctx, tx, failures)
 }
 
-func loadSeen(tx *gorm.DB, sale inventory.Sale, es []entry) (seen, error) {
-	s := seen{confirmed: map[string]bool{}, failed: map[string]string{}, userCount: map[string]int64{}, keys: map[string]bool{}}
-	tickets, users, keys := make([]string, 0, len(es)), make([]string, 0, len(es)), []string{}
-	for _, e := range es {
-		tickets, users = append(tickets, e.ticket), append(users, e.userID)
-		if e.idemKey != "" {
-			keys = append(keys, e.idemKey)
-		}
+// orderRow is the order confirmed entry e makes.
+func (c *Consumer) orderRow(sale inventory.Sale, e entry, now time.Time) inventory.Order {
+	o := inventory.NewOrder(sale, e.userID, c.cfg.Name, now)
+	ticket, accepted := e.ticket, e.accepted
+	o.OrderTicket, o.AcceptedAt = &ticket, &accepted
+	if e.idemKey != "" {
+		key := e.idemKey
+		o.IdempotencyKey = &key
 	}
-	var done []string
-	if err := tx.Raw("SELECT order_ticket FROM orders WHERE order_ticket IN ?", tickets).Scan(&done).Error; err != nil {
-		return s, err
+	o.CreatedAt = now.Truncate(time.Microsecond)
+	return o
+}
+
+// failureRow is the failure of a ticket that made no order.
+func (c *Consumer) failureRow(sale inventory.Sale, s settlement, now time.Time) inventory.TicketFailure {
+	accepted := s.e.accepted
+	return inventory.TicketFailure{OrderTicket: s.e.ticket, SaleID: sale.ID,
+		UserID: buyer.Storable(s.e.userID), Reason: s.reason, AcceptedAt: &accepted, FailedAt: now.UTC()}
+}
+
+// buyersOf is the ledger's view of a batch's entries.
+func buyersOf(es []entry) []inventory.Buyer {
+	bs := make([]inventory.Buyer, len(es))
+	for i, e := range es {
+		bs[i] = buyerOf(e)
 	}
-	for _, t := range done {
-		s.confirmed[t] = true
-	}
-	var failed []struct{ OrderTicket, Reason string }
-	if err := tx.Raw("SELECT order_ticket, reason FROM ticket_failures WHERE order_ticket IN ?", tickets).Scan(&failed).Error; err != nil {
-		return s, err
-	}
-	for _, f := range failed {
-		s.failed[f.OrderTicket] = f.Reason
-	}
-	if sale.PerUserLimit > 0 {
-		var counts []struct {
-			UserID string
-			N      int64
-		}
-		if err := tx.Raw("SELECT user_id, COUNT(*) AS n FROM orders WHERE sale_id = ? AND user_id IN ? GROUP BY user_id",
-			sale.ID, users).Scan(&counts).Error; err != nil {
-			return s, err
-		}
-		for _, c := range counts {
-			s.userCount[c.UserID] = c.N
-		}
-	}
-	if len(keys) > 0 {
-		var used []struct{ UserID, IdempotencyKey string }
-		if err := tx.Raw("SELECT user_id, idempotency_key FROM orders WHERE sale_id = ? AND idempotency_key IN ?",
-			sale.ID, keys).Scan(&used).Error; err != nil {
-			return s, err
-		}
-		for _, u := range used {
-			s.keys[u.UserID+"\x00"+u.IdempotencyKey] = true
-		}
-	}
-	return s, nil
+	return bs
+}
+
+func buyerOf(e entry) inventory.Buyer {
+	return inventory.Buyer{UserID: e.userID, Key: e.idemKey, Ticket: e.ticket}
 }
 
 // decide settles e: a ticket settled before keeps its outcome; else the
-// idempotency key, the buyer's limit and the stock decide, in that order.
-// stock counts down the units this batch takes.
-func (s seen) decide(sale inventory.Sale, e entry, stock *int64) settlement {
+// buyer must be valid, then the ledger decides (the idempotency key, the
+// buyer's limit and the stock, in that order).
+func decide(ledger *inventory.Ledger, e entry) settlement {
+	confirmed, failed := ledger.Settle(e.ticket)
 	switch {
-	case s.confirmed[e.ticket]:
+	case confirmed:
 		return settlement{e: e, how: redislock.SettleKeep}
-	case s.failed[e.ticket] != "":
-		return failure(e, s.failed[e.ticket], false)
+	case failed != "":
+		return failure(e, failed, false)
 	}
-	s.confirmed[e.ticket] = true // a ticket twice in one batch (reclaimed and read again) is one order
 	if buyer.Check(e.userID, e.idemKey) != nil {
 		return failure(e, ReasonInvalidBuyer, true)
 	}
-	if e.idemKey != "" {
-		k := e.userID + "\x00" + e.idemKey
-		if s.keys[k] {
-			return failure(e, ReasonDuplicate, true)
-		}
-		s.keys[k] = true
-	}
-	if sale.PerUserLimit > 0 {
-		if s.userCount[e.userID] >= int64(sale.PerUserLimit) {
-			return failure(e, ReasonLimit, true)
-		}
-		s.userCount[e.userID]++
-	}
-	if *stock <= 0 {
+	switch err := ledger.Take(buyerOf(e)); {
+	case errors.Is(err, inventory.ErrKeyUsed):
+		return failure(e, ReasonDuplicate, true)
+	case errors.Is(err, inventory.ErrLimitReached):
+		return failure(e, ReasonLimit, true)
+	case errors.Is(err, inventory.ErrSoldOut):
 		return failure(e, ReasonSoldOut, true)
 	}
-	*stock--
 	return settlement{e: e, how: redislock.SettleKeep, fresh: true}
 }
 

@@ -71,8 +71,7 @@ func (q *Queue) lookup(ctx context.Context, db *gorm.DB, saleKey func(uint64) st
 // lookupDB finds ticket's order or failure in the database.
 func (q *Queue) lookupDB(ctx context.Context, db *gorm.DB, ticket string) (TicketState, bool, error) {
 	st := TicketState{Ticket: ticket}
-	var o inventory.Order
-	err := db.WithContext(ctx).Where("order_ticket = ?", ticket).Take(&o).Error
+	o, err := inventory.OrderByTicket(ctx, db, ticket)
 	switch {
 	case err == nil:
 		st.SaleID, st.UserID, st.State, st.Order = o.SaleID, o.UserID, StateConfirmed, &o
@@ -80,8 +79,7 @@ func (q *Queue) lookupDB(ctx context.Context, db *gorm.DB, ticket string) (Ticke
 	case !errors.Is(err, gorm.ErrRecordNotFound):
 		return st, false, err
 	}
-	var f inventory.TicketFailure
-	err = db.WithContext(ctx).Where("order_ticket = ?", ticket).Take(&f).Error
+	f, err := inventory.TicketFailureOf(ctx, db, ticket)
 	switch {
 	case err == nil:
 		st.SaleID, st.UserID, st.State, st.Reason = f.SaleID, f.UserID, StateFailed, f.Reason

@@ -105,9 +105,8 @@ func (j Job) reclaimAll(ctx context.Context, lease string) {
 }
 
 func (j Job) checkAll(ctx context.Context) {
-	var sales []inventory.Sale
-	if err := j.DB.WithContext(ctx).Where("strategy IN ?", lockstrategy.Queueing()).Order("id DESC").
-		Limit(j.Sales).Find(&sales).Error; err != nil {
+	sales, err := inventory.NewestSalesOf(ctx, j.DB, lockstrategy.Queueing(), j.Sales)
+	if err != nil {
 		return
 	}
 	store := inventory.NewStore(j.DB)

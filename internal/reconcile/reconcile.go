@@ -46,36 +46,33 @@ func Check(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64
 		return r, err
 	}
 	r.StoreStock, r.InFlight, r.CheckedAt = snap.Stock, int64(len(snap.InFlight)), time.Now().UTC()
-	d := db.WithContext(ctx)
-	if err := d.Raw("SELECT stock FROM sales WHERE id = ?", saleID).Scan(&r.DBStock).Error; err != nil {
+	if r.DBStock, err = inventory.SaleStock(ctx, db, saleID); err != nil {
 		return r, err
 	}
 	for start := 0; start < len(snap.InFlight); start += 1000 {
 		chunk := snap.InFlight[start:min(start+1000, len(snap.InFlight))]
-		var n int64
-		if err := d.Raw("SELECT COUNT(*) FROM orders WHERE order_ticket IN ?", chunk).Scan(&n).Error; err != nil {
+		n, err := inventory.CountTicketsOrdered(ctx, db, chunk)
+		if err != nil {
 			return r, err
 		}
 		r.PersistedInFlight += n
 	}
 	if stale := append(snap.Stale, snap.StaleQueued...); len(stale) > 0 {
-		var n int64
-		if err := d.Raw("SELECT COUNT(*) FROM orders WHERE order_ticket IN ?", stale).Scan(&n).Error; err != nil {
+		n, err := inventory.CountTicketsOrdered(ctx, db, stale)
+		if err != nil {
 			return r, err
 		}
 		r.Stuck = int64(len(stale)) - n
 	}
-	var expired int64
-	if err := d.Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = ?", saleID, inventory.StatusExpired).
-		Scan(&expired).Error; err != nil {
+	expired, err := inventory.CountExpired(ctx, db, saleID)
+	if err != nil {
 		return r, err
 	}
-	if r.LostReturns, err = lostReturns(ctx, d, st, key, saleID); err != nil {
+	if r.LostReturns, err = lostReturns(ctx, db, st, key, saleID); err != nil {
 		return r, err
 	}
 	r.ExpiredUnreturned = expired - snap.Returned - r.LostReturns
-	if err := d.Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND accepted_at >= ?", saleID, snap.At).
-		Scan(&r.PersistedAfter).Error; err != nil {
+	if r.PersistedAfter, err = inventory.CountAcceptedSince(ctx, db, saleID, snap.At); err != nil {
 		return r, err
 	}
 	if r.StoreStock < 0 {
@@ -96,9 +93,8 @@ func Check(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64
 // read after the database, so a return that ran after the snapshot is a
 // member by now (and a rebuild puts every expired order in the set).
 func lostReturns(ctx context.Context, db *gorm.DB, st Store, key string, saleID uint64) (int64, error) {
-	var ids []uint64
-	if err := db.Raw("SELECT id FROM orders WHERE sale_id = ? AND status = ? AND unit_returned", saleID, inventory.StatusExpired).
-		Scan(&ids).Error; err != nil {
+	ids, err := inventory.ExpiredReturned(ctx, db, saleID)
+	if err != nil {
 		return 0, err
 	}
 	var lost int64

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/runwire"
 )
 
@@ -89,8 +89,8 @@ func (s *Service) assignment(ctx context.Context, runID uint64, step, share int)
 	if st.SaleID != nil {
 		a.SaleID = *st.SaleID
 		if cfg.OpensInMS > 0 { // the agents connect first and fire at the opening, as a herd does
-			var opens time.Time
-			if err := db.Raw("SELECT opens_at FROM sales WHERE id = ?", a.SaleID).Row().Scan(&opens); err != nil {
+			opens, err := inventory.SaleOpensAt(ctx, db, a.SaleID)
+			if err != nil {
 				return runwire.Assignment{}, fmt.Errorf("runs: opening of sale %d: %w", a.SaleID, err)
 			}
 			a.OpensAt = opens.UTC()

@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
@@ -55,10 +56,7 @@ func loadSections(ctx context.Context, db *gorm.DB, saleID uint64, w window) ([]
 
 // loadOrderTimes reads when each of the sale's orders was made, in order.
 func loadOrderTimes(ctx context.Context, db *gorm.DB, saleID uint64) ([]time.Time, error) {
-	var at []time.Time
-	err := db.WithContext(ctx).Raw(`SELECT created_at FROM orders WHERE sale_id = ? ORDER BY created_at, id`, saleID).
-		Scan(&at).Error
-	return at, err
+	return inventory.OrderTimes(ctx, db, saleID)
 }
 
 // leaseRow and faultRow are the event tables as read.

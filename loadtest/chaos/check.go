@@ -180,8 +180,8 @@ func (c *chaosConfig) check(ctx context.Context, store *inventory.Store) (chaosV
 			return v, err
 		}
 		v.FencedWrites += sale.FencedWrites
-		var rows []inventory.Order
-		if err := store.DB().WithContext(ctx).Where("sale_id = ?", id).Find(&rows).Error; err != nil {
+		rows, err := inventory.SaleOrders(ctx, store.DB(), id)
+		if err != nil {
 			return v, fmt.Errorf("sale %d orders: %w", id, err)
 		}
 		byUser := map[string][]uint64{}

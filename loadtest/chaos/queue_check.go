@@ -76,11 +76,7 @@ func judgeTickets(tickets map[string]ticketRecord, states map[string]string, res
 }
 
 // orderTicketRow is one async order as the checker reads it.
-type orderTicketRow struct {
-	UserID      string
-	OrderTicket *string
-	Late        bool // paid after its pay-by
-}
+type orderTicketRow = inventory.TicketOrder
 
 // judgeOrders applies the database rules to a sale's orders: every order
 // has a ticket, no ticket has two, none was paid late, and an order whose
@@ -142,10 +138,7 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 			v.Unknown += int64(u.unknown)
 		}
 		judgeTickets(c.tickets[id], states, restarts, v.Queue)
-		var rows []orderTicketRow
-		err = store.DB().WithContext(ctx).Raw("SELECT user_id, order_ticket, "+
-			"(status = 'paid' AND paid_at IS NOT NULL AND pay_by IS NOT NULL AND paid_at > pay_by) AS late "+
-			"FROM orders WHERE sale_id = ?", id).Scan(&rows).Error
+		rows, err := inventory.TicketOrders(ctx, store.DB(), id)
 		if err != nil {
 			return v, fmt.Errorf("sale %d orders: %w", id, err)
 		}
@@ -169,9 +162,9 @@ func (c *chaosConfig) checkQueue(ctx context.Context, store *inventory.Store, cl
 		v.Queue.Drift += max(rec.Drift, -rec.Drift)
 		if n := stockApart(rec); n > 0 {
 			v.Queue.StockApart += n
-			var expired, soldOutFails int64
-			store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status = 'expired'", id).Scan(&expired)
-			store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM ticket_failures WHERE sale_id = ? AND reason = 'sold_out'", id).Scan(&soldOutFails)
+			// Best effort: these only explain the figure (0 if unread).
+			expired, _ := inventory.CountExpired(ctx, store.DB(), id)
+			soldOutFails, _ := inventory.CountFailed(ctx, store.DB(), id, "sold_out")
 			v.Queue.Apart = append(v.Queue.Apart, fmt.Sprintf("sale %d: Redis %d, database %d, expired_unreturned %d, lost_returns %d, drift %d; expired %d, tickets failed sold out %d",
 				id, rec.StoreStock, rec.DBStock, rec.ExpiredUnreturned, rec.LostReturns, rec.Drift, expired, soldOutFails))
 		}
@@ -216,9 +209,8 @@ func settledReconcile(ctx context.Context, cl *shopapi.Client, store *inventory.
 	deadline := time.Now().Add(30 * time.Second)
 	var lastErr error
 	for i := 0; ; i++ {
-		var due int64 // reservations past due, and expired units not yet back in Redis
-		err := store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND (status = 'reserved' "+
-			"AND pay_by < NOW(6) - INTERVAL 1 SECOND OR status = 'expired' AND NOT unit_returned)", id).Scan(&due).Error
+		// reservations past due, and expired units not yet back in Redis
+		due, err := inventory.CountUnsettled(ctx, store.DB(), id)
 		if err != nil {
 			return shopapi.ReconcileView{}, err
 		}

@@ -30,9 +30,8 @@ func (c *chaosConfig) checkStuck(ctx context.Context, cl *shopapi.Client, store 
 		if err != nil {
 			return fmt.Errorf("sale %d: %w", id, err)
 		}
-		var sold int64
-		if err := store.DB().WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE sale_id = ? AND status <> ?", id, inventory.StatusExpired).
-			Scan(&sold).Error; err != nil {
+		sold, err := inventory.CountSold(ctx, store.DB(), id)
+		if err != nil {
 			return fmt.Errorf("sale %d orders: %w", id, err)
 		}
 		sellable := sale.Stock
@@ -52,8 +51,9 @@ func (c *chaosConfig) checkStuck(ctx context.Context, cl *shopapi.Client, store 
 			if rec.StoreStock >= 0 { // lost: the next order rebuilds it from the database's
 				sellable = rec.StoreStock
 			}
-			store.DB().WithContext(ctx).Raw("SELECT COUNT(*) + ? FROM ticket_failures WHERE sale_id = ? AND reason = ?",
-				v.Reclaimed, id, inventory.ReasonAbandoned).Scan(&v.Reclaimed)
+			if n, err := inventory.CountFailed(ctx, store.DB(), id, inventory.ReasonAbandoned); err == nil {
+				v.Reclaimed += n
+			}
 		}
 		if stuck := sale.InitialStock - sold - sellable; stuck > 0 {
 			v.Stuck += stuck
