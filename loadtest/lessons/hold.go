@@ -3,6 +3,7 @@ package lessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"time"
 
 	"github.com/seckill-lab/seckill/loadtest/load"
@@ -34,7 +35,7 @@ type HeldOutcome struct {
 func (sc *ScenarioRun) HoldAndFaultSeen(ctx context.Context, id uint64, hold time.Duration, faults ...map[string]any) (HeldOutcome, error) {
 	var o HeldOutcome
 	t1 := sc.Targets[0]
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": hold.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": hold.Milliseconds()}); err != nil {
 		return o, err
 	}
 	a := sc.OrderAsync(ctx, t1, id, "buyer-1")

@@ -3,6 +3,7 @@ package lessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"net/http"
 	"time"
 
@@ -104,7 +105,7 @@ const BesideStep = time.Second
 // retried for 20 s; any other is returned as early (and the order is
 // over).
 func (sc *ScenarioRun) EnterBeside(ctx context.Context, target, beside string, id uint64, user string, step time.Duration) (answer <-chan string, early string, together bool, err error) {
-	if err := sc.Fault(ctx, target, map[string]any{"kind": "slow_work", "ms": step.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, target, map[string]any{"kind": faultkind.SlowWork, "ms": step.Milliseconds()}); err != nil {
 		return nil, "", false, err
 	}
 	deadline := time.Now().Add(20 * time.Second)

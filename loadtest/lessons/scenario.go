@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"io"
 	"net/http"
 	"strconv"
@@ -124,7 +125,7 @@ func (sc *ScenarioRun) WaitPaused(ctx context.Context, target string) error {
 func (sc *ScenarioRun) StalledOrder(ctx context.Context, target string, id uint64, user string, ms int) (<-chan string, error) {
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
-		if err := sc.Fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms}); err != nil {
+		if err := sc.Fault(ctx, target, map[string]any{"kind": faultkind.PauseHolder, "ms": ms}); err != nil {
 			return nil, err
 		}
 		answer := sc.OrderAsync(ctx, target, id, user)

@@ -3,6 +3,7 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strconv"
 	"strings"
@@ -134,13 +135,13 @@ func (sc *scenarioRun) dbNestedLock(ctx context.Context, counted bool) (nestSide
 	if err != nil {
 		return s, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "nested_lock", "ms": 1500}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.NestedLock, "ms": 1500}); err != nil {
 		return s, err
 	}
 	if counted {
 		// The stall comes after the nested Lock went through, inside both
 		// holds: the row is read there.
-		if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 3000}); err != nil {
+		if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": 3000}); err != nil {
 			return s, err
 		}
 	}
@@ -309,7 +310,7 @@ func (sc *scenarioRun) crashedHolder(ctx context.Context, ttlMS int) (crashSide,
 	if err != nil {
 		return s, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.CrashAfterSetNX}); err != nil {
 		return s, err
 	}
 	s.a = sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-1")

@@ -3,6 +3,7 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"strconv"
@@ -213,7 +214,7 @@ func cacheDBDrift(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 			return "", false, fmt.Errorf("order %d before the restart: %s", i, k)
 		}
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": "redis"}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.RestartRedis, "node": "redis"}); err != nil {
 		return "", false, err
 	}
 	d := driftRun{kinds: map[string]int{}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"strings"
 	"sync"
 	"time"
@@ -132,7 +133,7 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string, hold ti
 	if err != nil {
 		return r, err
 	}
-	if err := sc.Fault(ctx, t, map[string]any{"kind": "slow_db", "ms": hold.Milliseconds(), "sale_id": v.ID}); err != nil {
+	if err := sc.Fault(ctx, t, map[string]any{"kind": faultkind.SlowDB, "ms": hold.Milliseconds(), "sale_id": v.ID}); err != nil {
 		return r, err
 	}
 	holdEnds := time.Now().Add(hold)
@@ -144,7 +145,7 @@ func (sc *scenarioRun) durabilityRound(ctx context.Context, mode string, hold ti
 	if r.UndeliveredAtRestart, err = sc.waitUndelivered(ctx, t, holdEnds); err != nil {
 		return r, err
 	}
-	if err := sc.Fault(ctx, t, map[string]any{"kind": "restart_redis", "node": "redis"}); err != nil {
+	if err := sc.Fault(ctx, t, map[string]any{"kind": faultkind.RestartRedis, "node": "redis"}); err != nil {
 		return r, err
 	}
 	unread, length, err := sc.queueAfterRestart(ctx, t)

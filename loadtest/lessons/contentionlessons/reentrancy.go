@@ -3,6 +3,7 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ func nestedLock(ctx context.Context, sc *scenarioRun, plain, counted string) (st
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, sc.Targets[0], map[string]any{"kind": "nested_lock", "ms": 1500}); err != nil {
+		if err := sc.Fault(ctx, sc.Targets[0], map[string]any{"kind": faultkind.NestedLock, "ms": 1500}); err != nil {
 			return "", false, err
 		}
 		start := time.Now()

@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"strings"
@@ -199,7 +200,7 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 		return r, err
 	}
 	r.orders = 2 // the warm-up's
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": dbCutHold.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": dbCutHold.Milliseconds()}); err != nil {
 		return r, err
 	}
 	aSent := time.Now() // A's lock row, inserted after this, expires dbLockRowTTL after it or later
@@ -208,7 +209,7 @@ func (sc *scenarioRun) dbOutageRound(ctx context.Context, strategy string) (outa
 		return r, err
 	}
 	for _, t := range sc.Targets {
-		if err := sc.Fault(ctx, t, map[string]any{"kind": "cut_db", "ms": dbCutFor.Milliseconds()}); err != nil {
+		if err := sc.Fault(ctx, t, map[string]any{"kind": faultkind.CutDB, "ms": dbCutFor.Milliseconds()}); err != nil {
 			return r, err
 		}
 	}

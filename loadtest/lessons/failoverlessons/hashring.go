@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"slices"
@@ -208,7 +209,7 @@ func (sc *scenarioRun) ringChange(ctx context.Context, fencing bool, set ringSet
 	if k := sc.C.Order(ctx, shopapi.OrdersURL(oldOwner, v.ID), "warm0"); k != shopapi.KindOrder {
 		return "", false, fmt.Errorf("warm-up order on the owner %s: %s", oldOwner, k)
 	}
-	if err := sc.Fault(ctx, oldOwner, map[string]any{"kind": "stale_ring", "ms": set.Leave.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, oldOwner, map[string]any{"kind": faultkind.StaleRing, "ms": set.Leave.Milliseconds()}); err != nil {
 		return "", false, err
 	}
 	// The join is looked for until 15 s past the departure's end.

@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"sync"
 	"time"
@@ -97,7 +98,7 @@ func redisSinglePoint(ctx context.Context, sc *scenarioRun) (string, bool, error
 	// an order sent then and answered before start+redisFreeze was inside.
 	start := time.Now()
 	for _, s := range sides {
-		if err := sc.Fault(ctx, t1, map[string]any{"kind": "freeze_redis", "node": s.node, "ms": redisFreeze.Milliseconds()}); err != nil {
+		if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.FreezeRedis, "node": s.node, "ms": redisFreeze.Milliseconds()}); err != nil {
 			return "", false, err
 		}
 	}

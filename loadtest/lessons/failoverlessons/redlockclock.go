@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"strconv"
@@ -134,7 +135,7 @@ func (sc *scenarioRun) clockJumpSide(ctx context.Context, watchdog bool) (clockJ
 		return s, err
 	}
 	replica := sc.ReplicaName(ctx, t1)
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": jumpStall.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.SlowWork, "ms": jumpStall.Milliseconds()}); err != nil {
 		return s, err
 	}
 	a := sc.OrderAsync(ctx, t1, v.ID, "buyer-1")
@@ -142,10 +143,10 @@ func (sc *scenarioRun) clockJumpSide(ctx context.Context, watchdog bool) (clockJ
 		return s, err
 	}
 	inside := time.Now()
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "restart_redis", "node": "redlock-3"}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.RestartRedis, "node": "redlock-3"}); err != nil {
 		return s, err
 	}
-	res, err := sc.FaultResult(ctx, t1, map[string]any{"kind": "clock_jump_redis", "node": "redlock-2", "ms": 1})
+	res, err := sc.FaultResult(ctx, t1, map[string]any{"kind": faultkind.ClockJumpRedis, "node": "redlock-2", "ms": 1})
 	if err != nil {
 		return s, err
 	}

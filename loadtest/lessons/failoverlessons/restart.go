@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ func redisRestart(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	for _, strategy := range []string{"redis", "redlock"} {
 		node := map[string]string{"redis": "redis", "redlock": "redlock-1"}[strategy]
 		req := shopapi.SaleRequest{Name: "scenario redis-restart", Strategy: strategy, Stock: 10, TTLMS: 15000}
-		restart := map[string]any{"kind": "restart_redis", "node": node}
+		restart := map[string]any{"kind": faultkind.RestartRedis, "node": node}
 		var (
 			o     lessons.HeldOutcome
 			got   shopapi.SaleView
@@ -84,7 +85,7 @@ func redlockMinority(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		req := shopapi.SaleRequest{Name: "scenario redlock-minority", Strategy: "redlock", Stock: 10, TTLMS: 15000}
 		var restarts []map[string]any
 		for _, node := range nodes {
-			restarts = append(restarts, map[string]any{"kind": "restart_redis", "node": node})
+			restarts = append(restarts, map[string]any{"kind": faultkind.RestartRedis, "node": node})
 		}
 		var (
 			o     lessons.HeldOutcome

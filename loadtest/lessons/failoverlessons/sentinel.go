@@ -3,6 +3,7 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
@@ -35,11 +36,11 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err := sc.Warm(ctx, v.ID, sc.Targets[0], sc.Last()); err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, sc.Targets[0], map[string]any{"kind": "hold_replication", "ms": 20000}); err != nil {
+		if err := sc.Fault(ctx, sc.Targets[0], map[string]any{"kind": faultkind.HoldReplication, "ms": 20000}); err != nil {
 			return "", false, err
 		}
 		b, aHeld, aKind, err := sc.HoldAndFault(ctx, v.ID, holdDuringFailover,
-			map[string]any{"kind": "kill_redis_master", "ms": 3000})
+			map[string]any{"kind": faultkind.KillRedisMaster, "ms": 3000})
 		if err != nil {
 			return "", false, err
 		}
@@ -62,7 +63,7 @@ func sentinelFailover(ctx context.Context, sc *scenarioRun) (string, bool, error
 	if err := sc.Warm(ctx, v.ID, sc.Targets[0], sc.Last()); err != nil {
 		return "", false, err
 	}
-	b, aHeld, aKind, err := sc.HoldAndFault(ctx, v.ID, holdDuringRestart, map[string]any{"kind": "restart_redis", "node": "redlock-1"})
+	b, aHeld, aKind, err := sc.HoldAndFault(ctx, v.ID, holdDuringRestart, map[string]any{"kind": faultkind.RestartRedis, "node": "redlock-1"})
 	if err != nil {
 		return "", false, err
 	}

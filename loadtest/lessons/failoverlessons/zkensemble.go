@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"time"
@@ -130,7 +131,7 @@ func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 	t1 := sc.Targets[0]
 	deadline := time.Now().Add(2 * time.Minute)
 	for round := 0; ; round++ {
-		if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": zkEnsembleHold.Milliseconds()}); err != nil {
+		if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": zkEnsembleHold.Milliseconds()}); err != nil {
 			return nil, false, kill, err
 		}
 		a = sc.OrderAsync(ctx, t1, id, fmt.Sprintf("buyer-1-%d", round))
@@ -138,7 +139,7 @@ func (sc *scenarioRun) holdAndKillZKServer(ctx context.Context, id uint64) (a <-
 			return nil, false, kill, err
 		}
 		_, err = sc.C.CallJSON(ctx, http.MethodPost, t1+"/api/faults",
-			map[string]any{"kind": "kill_zk_server", "ms": zkServerDown.Milliseconds()}, http.StatusAccepted, &kill)
+			map[string]any{"kind": faultkind.KillZKServer, "ms": zkServerDown.Milliseconds()}, http.StatusAccepted, &kill)
 		var se *shopapi.HTTPStatusError
 		if err != nil && errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && time.Now().Before(deadline) {
 			<-a // another test has a server down: let A finish, try again

@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"strconv"
@@ -93,7 +94,7 @@ func delWithoutOwner(ctx context.Context, sc *scenarioRun) (string, bool, error)
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": 2500}); err != nil {
+		if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.SlowWork, "ms": 2500}); err != nil {
 			return "", false, err
 		}
 		kinds := map[string]int{}

@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ func setnxExpireCrash(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, target, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+		if err := sc.Fault(ctx, target, map[string]any{"kind": faultkind.CrashAfterSetNX}); err != nil {
 			return "", false, err
 		}
 		s := setnxSide{strategy: strategy}
@@ -243,7 +244,7 @@ func (sc *scenarioRun) pausePastTTLOnce(ctx context.Context, pc pauseCase, fenci
 	if err != nil {
 		return "", false, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "stop_process", "ms": stop}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.StopProcess, "ms": stop}); err != nil {
 		return "", false, err
 	}
 	var b string

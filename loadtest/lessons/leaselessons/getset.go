@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"time"
@@ -132,7 +133,7 @@ func getsetExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		if err := sc.Warm(ctx, v.ID, sc.Targets[0], sc.Last()); err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, sc.Last(), map[string]any{"kind": "clock_skew", "ms": 5000}); err != nil {
+		if err := sc.Fault(ctx, sc.Last(), map[string]any{"kind": faultkind.ClockSkew, "ms": 5000}); err != nil {
 			return "", false, err
 		}
 		s := expirySide{strategy: strategy, ttl: ttl}

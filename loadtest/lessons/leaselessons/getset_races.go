@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"time"
@@ -228,14 +229,14 @@ func (sc *scenarioRun) getsetReleaseSide(ctx context.Context) (raceSide, error) 
 	if err != nil {
 		return s, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "getset_release_gap", "ms": getsetReleaseGap.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.GetSetReleaseGap, "ms": getsetReleaseGap.Milliseconds()}); err != nil {
 		return s, err
 	}
 	a := sc.OrderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.WaitGaps(ctx, t1, "buyer-1's release held between its GET and its DEL", lessons.Held(1)); err != nil {
 		return s, err
 	}
-	if err := sc.Fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": getsetRaceStall.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t2, map[string]any{"kind": faultkind.PauseHolder, "ms": getsetRaceStall.Milliseconds()}); err != nil {
 		return s, err
 	}
 	b := sc.OrderAsync(ctx, t2, v.ID, "buyer-2")
@@ -279,14 +280,14 @@ func (sc *scenarioRun) casReleaseSide(ctx context.Context) (raceSide, error) {
 	if err := sc.Warm(ctx, v.ID, t1, t2); err != nil {
 		return s, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": casRaceSlow.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.SlowWork, "ms": casRaceSlow.Milliseconds()}); err != nil {
 		return s, err
 	}
 	a := sc.OrderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.WaitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its slow step
 		return s, err
 	}
-	if err := sc.Fault(ctx, t2, map[string]any{"kind": "pause_holder", "ms": casRaceStall.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t2, map[string]any{"kind": faultkind.PauseHolder, "ms": casRaceStall.Milliseconds()}); err != nil {
 		return s, err
 	}
 	b := sc.OrderAsync(ctx, t2, v.ID, "buyer-2")
@@ -339,11 +340,11 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	if err != nil {
 		return "", false, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "crash_after_setnx"}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.CrashAfterSetNX}); err != nil {
 		return "", false, err
 	}
 	aKind := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "buyer-1")
-	if err := sc.Fault(ctx, t2, map[string]any{"kind": "getset_takeover_gap", "ms": (4 * ttl).Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t2, map[string]any{"kind": faultkind.GetSetTakeoverGap, "ms": (4 * ttl).Milliseconds()}); err != nil {
 		return "", false, err
 	}
 	c := sc.OrderAsync(ctx, t2, v.ID, "buyer-3")
@@ -353,7 +354,7 @@ func getsetLoserOverwrites(ctx context.Context, sc *scenarioRun) (string, bool, 
 	// B stays inside its section until C's losing GETSET has landed: else
 	// B's own two-step release could run first (its GET, C's GETSET, its
 	// DEL deleting C's value: the release race, another lesson).
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": bStall.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": bStall.Milliseconds()}); err != nil {
 		return "", false, err
 	}
 	b := sc.OrderAsync(ctx, t1, v.ID, "buyer-2")

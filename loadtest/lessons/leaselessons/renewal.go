@@ -2,6 +2,7 @@ package leaselessons
 
 import (
 	"context"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -43,14 +44,14 @@ func (sc *scenarioRun) renewalPolicy(ctx context.Context, lesson, strategy strin
 		return p, err
 	}
 	replica := sc.ReplicaName(ctx, t1)
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "slow_work", "ms": renewalStep.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.SlowWork, "ms": renewalStep.Milliseconds()}); err != nil {
 		return p, err
 	}
 	a := sc.OrderAsync(ctx, t1, v.ID, "buyer-1")
 	if err := sc.WaitPaused(ctx, t1); err != nil { // buyer-1 holds the lock, in its step
 		return p, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "freeze_redis", "node": "redis", "ms": renewalFreeze.Milliseconds()}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.FreezeRedis, "node": "redis", "ms": renewalFreeze.Milliseconds()}); err != nil {
 		return p, err
 	}
 	if p.loss, err = sc.LossTrail(ctx, t1, v.ID, replica, lessons.LostSeen); err != nil {

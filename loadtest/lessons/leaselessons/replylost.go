@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"time"
@@ -107,7 +108,7 @@ func acquireReplyLost(ctx context.Context, sc *scenarioRun) (string, bool, error
 		if err != nil {
 			return "", false, err
 		}
-		if err := sc.Fault(ctx, t1, map[string]any{"kind": "drop_reply", "sale_id": v.ID}); err != nil {
+		if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.DropReply, "sale_id": v.ID}); err != nil {
 			return "", false, err
 		}
 		s := replySide{strategy: strategy, ttl: ttl}

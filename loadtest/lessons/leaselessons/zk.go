@@ -3,6 +3,7 @@ package leaselessons
 import (
 	"context"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"time"
 
@@ -23,7 +24,7 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 	if err := sc.Warm(ctx, v.ID, t1, t2); err != nil {
 		return "", false, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 30000}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": 30000}); err != nil {
 		return "", false, err
 	}
 	a := sc.OrderAsync(ctx, t1, v.ID, "buyer-1")
@@ -31,7 +32,7 @@ func zkDeadHolder(ctx context.Context, sc *scenarioRun) (string, bool, error) {
 		return "", false, err
 	}
 	b := sc.C.Order(ctx, shopapi.OrdersURL(t2, v.ID), "buyer-2") // waits the replica's whole lock wait
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "kill_process", "ms": 50}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.KillProcess, "ms": 50}); err != nil {
 		return "", false, err
 	}
 	aKind := <-a
@@ -71,7 +72,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	if k := sc.C.Order(ctx, shopapi.OrdersURL(t1, v.ID), "warm"); k != shopapi.KindOrder {
 		return "", false, fmt.Errorf("warm-up order on %s: %s", t1, k)
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "pause_holder", "ms": 4000}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.PauseHolder, "ms": 4000}); err != nil {
 		return "", false, err
 	}
 	a := make(chan string, 1)
@@ -79,7 +80,7 @@ func zkSessionExpiry(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	if err := sc.WaitPaused(ctx, t1); err != nil { // A holds the lock and stalls
 		return "", false, err
 	}
-	if err := sc.Fault(ctx, t1, map[string]any{"kind": "expire_zk_session"}); err != nil {
+	if err := sc.Fault(ctx, t1, map[string]any{"kind": faultkind.ExpireZKSession}); err != nil {
 		return "", false, err
 	}
 	bStart := time.Now()
