@@ -23,9 +23,7 @@ const (
 
 // packageLinesExceptions are packages allowed past maxPackageLines, each
 // with why; the list should be empty.
-var packageLinesExceptions = map[string]string{
-	"loadtest/lessons": "split in progress",
-}
+var packageLinesExceptions = map[string]string{}
 
 // goFiles lists every .go file of the repository, relative to the root,
 // outside vendored and installed code.

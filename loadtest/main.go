@@ -8,7 +8,7 @@
 //	                through the API, and runs the lessons the dashboard queues
 //	                (package agent)
 //	loadtest scenario  replay a seed pitfall with faults: predicted vs
-//	                observed, PASS when they agree (package lessons)
+//	                observed, PASS when they agree (package lessons/all)
 //	loadtest chaos  a Jepsen-style run: random seeded faults, then the
 //	                database checked against every answer (package chaos)
 //
@@ -26,7 +26,7 @@ import (
 
 	"github.com/seckill-lab/seckill/loadtest/agent"
 	"github.com/seckill-lab/seckill/loadtest/chaos"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
+	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
@@ -54,10 +54,10 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 var commands = map[string]command{
 	"run":          run,
 	"agent":        agent.Main,
-	"bench-report": benchReport,     // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
-	"rate":         rate,            // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
-	"scenario":     lessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons)
-	"chaos":        chaos.Command,   // seeded random faults, then the database checked (package chaos)
+	"bench-report": benchReport,        // hidden: make bench's Markdown (benchreport.go, scripts/bench.sh)
+	"rate":         rate,               // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
+	"scenario":     alllessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons/all)
+	"chaos":        chaos.Command,      // seeded random faults, then the database checked (package chaos)
 }
 
 func main() {

@@ -21,6 +21,7 @@ import (
 	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
+	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -84,7 +85,7 @@ func shardScenarios(all []lessons.Scenario, n int) [][]string {
 // lesson); CI never sets it.
 func TestScenarios(t *testing.T) {
 	t.Parallel()
-	for i, names := range shardScenarios(onlyScenarios(t, lessons.Scenarios), scenarioShards) {
+	for i, names := range shardScenarios(onlyScenarios(t, alllessons.Scenarios), scenarioShards) {
 		if len(names) == 0 {
 			continue
 		}
@@ -157,10 +158,10 @@ func onlyScenarios(t *testing.T, all []lessons.Scenario) []lessons.Scenario {
 // in the catalogue's order, and the catalogue's last (the one that kills a
 // replica) is last in its shard.
 func TestShardScenariosKeepsOrder(t *testing.T) {
-	shards := shardScenarios(lessons.Scenarios, scenarioShards)
+	shards := shardScenarios(alllessons.Scenarios, scenarioShards)
 	seen := map[string]int{}
 	pos := map[string]int{}
-	for i, s := range lessons.Scenarios {
+	for i, s := range alllessons.Scenarios {
 		pos[s.Name] = i
 	}
 	for _, sh := range shards {
@@ -171,12 +172,12 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range lessons.Scenarios {
+	for _, s := range alllessons.Scenarios {
 		if seen[s.Name] != 1 {
 			t.Errorf("scenario %s is in %d shards, want 1", s.Name, seen[s.Name])
 		}
 	}
-	last := lessons.Scenarios[len(lessons.Scenarios)-1].Name
+	last := alllessons.Scenarios[len(alllessons.Scenarios)-1].Name
 	if last != "zk-dead-holder" {
 		t.Errorf("the catalogue's last lesson is %s: zk-dead-holder kills its shard's first replica and must come last", last)
 	}
@@ -243,8 +244,8 @@ func TestLessonThroughAgent(t *testing.T) {
 // Every lesson of the catalogue has a scenario and every scenario a lesson:
 // the dashboard lists the catalogue, the agents run the scenarios.
 func TestCatalogueHasRunners(t *testing.T) {
-	if len(lessons.Scenarios) != len(catalogue.Catalogue) || len(lessons.Runners) != len(catalogue.Catalogue) {
-		t.Fatalf("%d lessons, %d scenarios, %d runners", len(catalogue.Catalogue), len(lessons.Scenarios), len(lessons.Runners))
+	if len(alllessons.Scenarios) != len(catalogue.Catalogue) || len(alllessons.Runners) != len(catalogue.Catalogue) {
+		t.Fatalf("%d lessons, %d scenarios, %d runners", len(catalogue.Catalogue), len(alllessons.Scenarios), len(alllessons.Runners))
 	}
 }
 

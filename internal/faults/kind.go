@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+
+	"github.com/seckill-lab/seckill/internal/faultkind"
 )
 
 // Kind is one fault of the table: its name as the API takes it, its texts in
 // English and Chinese, the parameters it takes (validated by Parse), where
 // it can show something, whether the chaos run may draw it, and how it runs.
 type Kind struct {
-	Name string
+	Name faultkind.Name
 	// Title names the fault in a heading; Description says what it does.
 	Title       Text
 	Description Text
@@ -82,7 +84,7 @@ func Kinds() []Kind { return slices.Clone(table) }
 
 // Find returns the kind called name.
 func Find(name string) (Kind, bool) {
-	i := slices.IndexFunc(table, func(k Kind) bool { return k.Name == name })
+	i := slices.IndexFunc(table, func(k Kind) bool { return string(k.Name) == name })
 	if i < 0 {
 		return Kind{}, false
 	}
@@ -93,7 +95,7 @@ func Find(name string) (Kind, bool) {
 func Names() []string {
 	names := make([]string, len(table))
 	for i, k := range table {
-		names[i] = k.Name
+		names[i] = string(k.Name)
 	}
 	return names
 }
@@ -103,7 +105,7 @@ func ChaosKinds() []string {
 	var names []string
 	for _, k := range table {
 		if k.Chaos.Draw {
-			names = append(names, k.Name)
+			names = append(names, string(k.Name))
 		}
 	}
 	return names
@@ -139,7 +141,7 @@ func (k Kind) MarshalJSON() ([]byte, error) {
 		Needs        Needs    `json:"needs"`
 		Arm          Arm      `json:"arm"`
 		Chaos        Chaos    `json:"chaos"`
-	}{k.Name, names, k.Description.En, k.Title, k.Description, nonNilParams(k.Params),
+	}{string(k.Name), names, k.Description.En, k.Title, k.Description, nonNilParams(k.Params),
 		Needs{nonNil(k.Needs.Strategies), nonNilTexts(k.Needs.Settings)}, k.Arm.served(), k.Chaos})
 }
 

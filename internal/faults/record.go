@@ -19,7 +19,7 @@ func (s *Service) Inject(ctx context.Context, k Kind, a Args) (Result, error) {
 	from := time.Now()
 	res, err := k.Run(ctx, s, a)
 	if err == nil && s.cfg.Injected != nil {
-		s.cfg.Injected(k.Name)
+		s.cfg.Injected(string(k.Name))
 	}
 	if err != nil || s.cfg.Events == nil {
 		return res, err
@@ -28,7 +28,7 @@ func (s *Service) Inject(ctx context.Context, k Kind, a Args) (Result, error) {
 	if d := a.Duration("ms"); d > 0 && from.Add(d).After(to) {
 		to = from.Add(d)
 	}
-	f := eventlog.Fault{Kind: k.Name, ReplicaID: s.cfg.ReplicaID, FromAt: from, ToAt: &to}
+	f := eventlog.Fault{Kind: string(k.Name), ReplicaID: s.cfg.ReplicaID, FromAt: from, ToAt: &to}
 	for _, p := range []string{"node", "point"} {
 		if t := a.Choice(p); t != "" {
 			f.Target = t

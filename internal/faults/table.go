@@ -1,28 +1,31 @@
 package faults
 
-// Kinds of fault, as the API names them.
+import "github.com/seckill-lab/seckill/internal/faultkind"
+
+// Kinds of fault, as the API names them: faultkind's constants as plain
+// strings, for the code that holds a kind as one.
 const (
-	KindPauseHolder       = "pause_holder"
-	KindNestedLock        = "nested_lock"
-	KindDropReply         = "drop_reply"
-	KindSlowWork          = "slow_work"
-	KindClockSkew         = "clock_skew"
-	KindGetSetReleaseGap  = "getset_release_gap"
-	KindGetSetTakeoverGap = "getset_takeover_gap"
-	KindExpireZKSession   = "expire_zk_session"
-	KindSlowDB            = "slow_db"
-	KindCutDB             = "cut_db"
-	KindCrashAfterSetNX   = "crash_after_setnx"
-	KindStopProcess       = "stop_process"
-	KindKillProcess       = "kill_process"
-	KindRestartRedis      = "restart_redis"
-	KindFreezeRedis       = "freeze_redis"
-	KindClockJumpRedis    = "clock_jump_redis"
-	KindHoldReplication   = "hold_replication"
-	KindKillRedisMaster   = "kill_redis_master"
-	KindKillZKServer      = "kill_zk_server"
-	KindKillConsumer      = "kill_consumer"
-	KindStaleRing         = "stale_ring"
+	KindPauseHolder       = string(faultkind.PauseHolder)
+	KindNestedLock        = string(faultkind.NestedLock)
+	KindDropReply         = string(faultkind.DropReply)
+	KindSlowWork          = string(faultkind.SlowWork)
+	KindClockSkew         = string(faultkind.ClockSkew)
+	KindGetSetReleaseGap  = string(faultkind.GetSetReleaseGap)
+	KindGetSetTakeoverGap = string(faultkind.GetSetTakeoverGap)
+	KindExpireZKSession   = string(faultkind.ExpireZKSession)
+	KindSlowDB            = string(faultkind.SlowDB)
+	KindCutDB             = string(faultkind.CutDB)
+	KindCrashAfterSetNX   = string(faultkind.CrashAfterSetNX)
+	KindStopProcess       = string(faultkind.StopProcess)
+	KindKillProcess       = string(faultkind.KillProcess)
+	KindRestartRedis      = string(faultkind.RestartRedis)
+	KindFreezeRedis       = string(faultkind.FreezeRedis)
+	KindClockJumpRedis    = string(faultkind.ClockJumpRedis)
+	KindHoldReplication   = string(faultkind.HoldReplication)
+	KindKillRedisMaster   = string(faultkind.KillRedisMaster)
+	KindKillZKServer      = string(faultkind.KillZKServer)
+	KindKillConsumer      = string(faultkind.KillConsumer)
+	KindStaleRing         = string(faultkind.StaleRing)
 )
 
 // Settings that several kinds need to show a stale write.
@@ -45,7 +48,7 @@ func ms(n int) map[string]any { return map[string]any{"ms": n} }
 // table is every fault: adding one is an entry here and its run function.
 var table = []Kind{
 	{
-		Name:  KindPauseHolder,
+		Name:  faultkind.PauseHolder,
 		Title: Text{"Pause the lock holder", "暂停持锁者"},
 		Description: Text{
 			"the next locked critical section on this replica stalls ms after its lock check, before its write: " +
@@ -63,7 +66,7 @@ var table = []Kind{
 		Run:   runPauseHolder,
 	},
 	{
-		Name:  KindNestedLock,
+		Name:  faultkind.NestedLock,
 		Title: Text{"Take the held lock again (nested)", "重入加锁（嵌套）"},
 		Description: Text{
 			"the next locked critical section on this replica takes its lock again, as the same holder, waiting at " +
@@ -80,7 +83,7 @@ var table = []Kind{
 		Run:   runNestedLock,
 	},
 	{
-		Name:  KindDropReply,
+		Name:  faultkind.DropReply,
 		Title: Text{"Lose the reply of the next lock script", "丢失下一个加锁脚本的响应"},
 		Description: Text{
 			"the next lock script this replica runs on the sale's lock key runs on Redis, and its reply is lost on " +
@@ -95,7 +98,7 @@ var table = []Kind{
 		Run:   runDropReply,
 	},
 	{
-		Name:  KindSlowWork,
+		Name:  faultkind.SlowWork,
 		Title: Text{"Slow business step before the lock check", "锁检查前的慢业务步骤"},
 		Description: Text{
 			"the next locked critical section on this replica works ms longer, before its lock check: a long " +
@@ -110,7 +113,7 @@ var table = []Kind{
 		Run:   runSlowWork,
 	},
 	{
-		Name:  KindClockSkew,
+		Name:  faultkind.ClockSkew,
 		Title: Text{"Run this replica's clock ahead (redis-getset)", "本实例时钟调快（redis-getset）"},
 		Description: Text{
 			"for the next 10 s, redis-getset on this replica reads its clock ms ahead: it takes a live lock whose " +
@@ -125,7 +128,7 @@ var table = []Kind{
 		Run: runClockSkew,
 	},
 	{
-		Name:  KindGetSetReleaseGap,
+		Name:  faultkind.GetSetReleaseGap,
 		Title: Text{"Hold redis-getset's release between GET and DEL", "在 GET 与 DEL 之间暂停 redis-getset 的释放"},
 		Description: Text{
 			"the next redis-getset release on this replica waits between its GET and its DEL until another client " +
@@ -140,7 +143,7 @@ var table = []Kind{
 		Run: runGetSetReleaseGap,
 	},
 	{
-		Name:  KindGetSetTakeoverGap,
+		Name:  faultkind.GetSetTakeoverGap,
 		Title: Text{"Hold redis-getset's takeover between GET and GETSET", "在 GET 与 GETSET 之间暂停 redis-getset 的抢占"},
 		Description: Text{
 			"the next redis-getset takeover of an expired lock on this replica waits between its GET and its GETSET " +
@@ -156,7 +159,7 @@ var table = []Kind{
 		Run: runGetSetTakeoverGap,
 	},
 	{
-		Name:  KindExpireZKSession,
+		Name:  faultkind.ExpireZKSession,
 		Title: Text{"Expire the ZooKeeper session", "让 ZooKeeper 会话过期"},
 		Description: Text{
 			"expire this replica's ZooKeeper session from outside: its ephemeral lock nodes vanish and every " +
@@ -172,7 +175,7 @@ var table = []Kind{
 		Run:   runExpireZKSession,
 	},
 	{
-		Name:  KindSlowDB,
+		Name:  faultkind.SlowDB,
 		Title: Text{"Slow database row lock", "长时间占用数据库行锁"},
 		Description: Text{
 			"a separate transaction holds the sale row (SELECT ... FOR UPDATE) for ms: orders wait on the row lock, " +
@@ -185,7 +188,7 @@ var table = []Kind{
 		Run:    runSlowDB,
 	},
 	{
-		Name:  KindCutDB,
+		Name:  faultkind.CutDB,
 		Title: Text{"Cut this replica off the database", "切断本实例与数据库的连接"},
 		Description: Text{
 			"cut this replica off its database for ms: every connection closed (the server rolls their " +
@@ -200,7 +203,7 @@ var table = []Kind{
 		Run:   runCutDB,
 	},
 	{
-		Name:  KindCrashAfterSetNX,
+		Name:  faultkind.CrashAfterSetNX,
 		Title: Text{"Crash right after SETNX", "SETNX 后崩溃"},
 		Description: Text{
 			"the next redis-setnx-expire, redis, redis-getset, db-lock-table or db-lock-table-plain lock taken on this " +
@@ -218,7 +221,7 @@ var table = []Kind{
 		Run:   runCrashAfterSetNX,
 	},
 	{
-		Name:  KindStopProcess,
+		Name:  faultkind.StopProcess,
 		Title: Text{"Stop the process (SIGSTOP)", "暂停进程"},
 		Description: Text{
 			"SIGSTOP this replica for ms, then SIGCONT: a real whole-process pause (GC, VM freeze) that stops lock " +
@@ -232,7 +235,7 @@ var table = []Kind{
 		Run:   runStopProcess,
 	},
 	{
-		Name:  KindKillProcess,
+		Name:  faultkind.KillProcess,
 		Title: Text{"Kill the process (SIGKILL)", "杀死进程"},
 		Description: Text{
 			"SIGKILL this replica after ms: a crash with locks held, no unlock, no graceful shutdown",
@@ -245,7 +248,7 @@ var table = []Kind{
 		Run:   runKillProcess,
 	},
 	{
-		Name:  KindRestartRedis,
+		Name:  faultkind.RestartRedis,
 		Title: Text{"Restart a Redis node", "重启 Redis 节点"},
 		Description: Text{
 			"restart a Redis (node redis or redlock-N) as by a crash: without persistence every key, every lock on " +
@@ -263,7 +266,7 @@ var table = []Kind{
 		Run:   runRestartRedis,
 	},
 	{
-		Name:  KindFreezeRedis,
+		Name:  faultkind.FreezeRedis,
 		Title: Text{"Freeze a Redis node", "冻结 Redis 节点"},
 		Description: Text{
 			"a Redis (node redis or redlock-N) answers nothing for ms (DEBUG SLEEP): to its clients a hung or " +
@@ -281,7 +284,7 @@ var table = []Kind{
 		Run:   runFreezeRedis,
 	},
 	{
-		Name:  KindClockJumpRedis,
+		Name:  faultkind.ClockJumpRedis,
 		Title: Text{"Jump a Redis node's clock forward", "让 Redis 节点的时钟向前跳"},
 		Description: Text{
 			"what a forward clock jump does to one Redis (node redis or redlock-N): every key with a TTL longer than ms " +
@@ -298,7 +301,7 @@ var table = []Kind{
 		Run:   runClockJumpRedis,
 	},
 	{
-		Name:  KindHoldReplication,
+		Name:  faultkind.HoldReplication,
 		Title: Text{"Hold back replication (Sentinel master)", "暂停主从复制（哨兵模式下的主节点）"},
 		Description: Text{
 			"for ms, the redis-sentinel master feeds no replica (its replica's link cut, PSYNC refused): a lock " +
@@ -314,7 +317,7 @@ var table = []Kind{
 		Run:   runHoldReplication,
 	},
 	{
-		Name:  KindKillRedisMaster,
+		Name:  faultkind.KillRedisMaster,
 		Title: Text{"Kill the Sentinel master (failover)", "杀死 Redis 主节点（触发哨兵故障转移）"},
 		Description: Text{
 			"crash the redis-sentinel master, down for ms (more than the Sentinels' 1 s down-after), and wait until " +
@@ -330,7 +333,7 @@ var table = []Kind{
 		Run:   runKillRedisMaster,
 	},
 	{
-		Name:  KindKillZKServer,
+		Name:  faultkind.KillZKServer,
 		Title: Text{"Kill a ZooKeeper server (ensemble of three)", "杀死一台 ZooKeeper 服务器（三节点集群）"},
 		Description: Text{
 			"kill (SIGKILL) a follower of the three-server ZooKeeper ensemble, the one this replica's session is " +
@@ -347,7 +350,7 @@ var table = []Kind{
 		Run:   runKillZKServer,
 	},
 	{
-		Name:  KindKillConsumer,
+		Name:  faultkind.KillConsumer,
 		Title: Text{"Kill the queue consumer", "杀死队列消费者"},
 		Description: Text{
 			"the next batch of queued orders this replica persists SIGKILLs the replica before its transaction " +
@@ -364,7 +367,7 @@ var table = []Kind{
 		Run:   runKillConsumer,
 	},
 	{
-		Name:  KindStaleRing,
+		Name:  faultkind.StaleRing,
 		Title: Text{"Leave the hash ring with a stale view", "带着过期视图离开哈希环"},
 		Description: Text{
 			"for ms this replica is out of the other replicas' consistent-hash rings (as a deploy draining it), while " +

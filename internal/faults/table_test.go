@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"errors"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -16,25 +17,25 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
 
-// kindConstants are the string constants named Kind* that the package
-// declares in any of its files: the kinds the service knows.
+// kindConstants are the string constants that package faultkind
+// declares in any of its files, one per kind: the kinds the service knows.
 func kindConstants(t *testing.T) map[string]string {
 	t.Helper()
-	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool {
+	pkgs, err := parser.ParseDir(token.NewFileSet(), "../faultkind", func(fi fs.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
 	}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, f := range pkgs["faults"].Files {
+	for _, f := range pkgs["faultkind"].Files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			spec, ok := n.(*ast.ValueSpec)
 			if !ok {
 				return true
 			}
 			for i, name := range spec.Names {
-				if !strings.HasPrefix(name.Name, "Kind") || i >= len(spec.Values) {
+				if i >= len(spec.Values) {
 					continue
 				}
 				if lit, ok := spec.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
@@ -67,7 +68,7 @@ func TestTableCoversEveryKind(t *testing.T) {
 	}
 	strategies := lockstrategy.Names()
 	minMS, maxMS := faults.DurationBounds()
-	seen := map[string]bool{}
+	seen := map[faultkind.Name]bool{}
 	for _, k := range faults.Kinds() {
 		if seen[k.Name] {
 			t.Errorf("%s twice in the table", k.Name)
@@ -114,8 +115,8 @@ func TestChaosKinds(t *testing.T) {
 	drawn := faults.ChaosKinds()
 	for _, k := range faults.Kinds() {
 		notDrawn := slices.Equal(k.Needs.Strategies, []string{"redis-getset"}) ||
-			k.Name == faults.KindFreezeRedis || k.Name == faults.KindClockJumpRedis
-		if slices.Contains(drawn, k.Name) == notDrawn {
+			k.Name == faultkind.FreezeRedis || k.Name == faultkind.ClockJumpRedis
+		if slices.Contains(drawn, string(k.Name)) == notDrawn {
 			t.Errorf("%s: drawn %v, acts on redis-getset alone or not scheduled yet %v", k.Name, k.Chaos.Draw, notDrawn)
 		}
 		kills := strings.Contains(k.Description.En, "SIGKILLs the replica") || strings.HasPrefix(k.Description.En, "SIGKILL this replica")

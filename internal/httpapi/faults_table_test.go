@@ -51,7 +51,7 @@ func TestFaultsServeTheTable(t *testing.T) {
 	}
 	for i, k := range got.Kinds {
 		want := table[i]
-		if k.Kind != want.Name || k.Description != want.Description.En || k.Descriptions != want.Description ||
+		if k.Kind != string(want.Name) || k.Description != want.Description.En || k.Descriptions != want.Description ||
 			k.Title != want.Title || k.Needs == nil || k.Chaos == nil || *k.Chaos != want.Chaos {
 			t.Errorf("kind %d: %+v, want %s", i, k, want.Name)
 		}

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"slices"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -41,7 +42,10 @@ type Damage struct {
 
 // anyReplica are the faults that act on a service every replica shares:
 // a holder on any replica is inside them.
-var anyReplica = []string{"restart_redis", "hold_replication", "kill_redis_master", "kill_zk_server", "slow_db"}
+var anyReplica = []string{
+	string(faultkind.RestartRedis), string(faultkind.HoldReplication), string(faultkind.KillRedisMaster),
+	string(faultkind.KillZKServer), string(faultkind.SlowDB),
+}
 
 // faultEffects is one FaultEffect per fault of t, from the sale's sections
 // (all of them, even when t is summarised) and its damage.

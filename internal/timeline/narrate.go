@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"math"
 	"slices"
 	"strconv"
@@ -37,7 +38,7 @@ func narrate(t Timeline, sections []sectionlog.Section) []Line {
 		if f.Target != "" {
 			target = " " + f.Target
 		}
-		if f.Kind == "pause_holder" {
+		if f.Kind == string(faultkind.PauseHolder) {
 			add(f.From, nil, fmt.Sprintf("%s pauses its next lock holder%s (pause_holder)", f.Replica, d),
 				fmt.Sprintf("%s 让下一个持锁者暂停%s（pause_holder）", f.Replica, d))
 			continue

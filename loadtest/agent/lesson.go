@@ -12,6 +12,7 @@ import (
 
 	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
+	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -87,9 +88,9 @@ type lessonResult struct {
 // before it. The result carries the table of its sales.
 func runLesson(ctx context.Context, cl lessonClaim, token string, onSales func([]uint64), onNext func(catalogue.Next), stdout io.Writer) lessonResult {
 	var s *lessons.Scenario
-	for i := range lessons.Scenarios {
-		if lessons.Scenarios[i].Name == cl.Run.Lesson {
-			s = &lessons.Scenarios[i]
+	for i := range alllessons.Scenarios {
+		if alllessons.Scenarios[i].Name == cl.Run.Lesson {
+			s = &alllessons.Scenarios[i]
 		}
 	}
 	if s == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"io"
 	"net"
 	"net/http"
@@ -210,23 +211,23 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 	ms := int(e.For.Milliseconds())
 	switch e.Kind {
 	case faults.KindPauseHolder:
-		return n.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.PauseHolder, "ms": ms})
 	case faults.KindStopProcess:
-		return n.fault(ctx, target, map[string]any{"kind": "stop_process", "ms": ms})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.StopProcess, "ms": ms})
 	case faults.KindKillProcess:
-		return n.fault(ctx, target, map[string]any{"kind": "kill_process", "ms": ms})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.KillProcess, "ms": ms})
 	case faults.KindRestartRedis:
 		return n.restartRedis(ctx, target, e.Durability)
 	case faults.KindKillConsumer:
-		return n.fault(ctx, target, map[string]any{"kind": "kill_consumer", "point": e.Point})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.KillConsumer, "point": e.Point})
 	case chaosRestartMstr:
-		return n.fault(ctx, target, map[string]any{"kind": "restart_redis", "node": e.Backend})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.RestartRedis, "node": e.Backend})
 	case faults.KindExpireZKSession:
-		return n.fault(ctx, target, map[string]any{"kind": "expire_zk_session"})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.ExpireZKSession})
 	case faults.KindSlowDB:
-		return n.fault(ctx, target, map[string]any{"kind": "slow_db", "ms": ms, "sale_id": n.saleOf(e.Config)})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.SlowDB, "ms": ms, "sale_id": n.saleOf(e.Config)})
 	case faults.KindDropReply:
-		return n.fault(ctx, target, map[string]any{"kind": "drop_reply", "sale_id": n.saleOf(e.Config)})
+		return n.fault(ctx, target, map[string]any{"kind": faultkind.DropReply, "sale_id": n.saleOf(e.Config)})
 	case faults.KindNestedLock, faults.KindSlowWork, faults.KindCutDB, faults.KindStaleRing:
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind, "ms": ms})
 	case faults.KindCrashAfterSetNX:
@@ -291,7 +292,7 @@ func (n *nemesis) sentinelFault(ctx context.Context, replica int, kind string, m
 // excused only by a non-durable one). A restart whose call failed may
 // still have happened: it is logged too.
 func (n *nemesis) restartRedis(ctx context.Context, target, mode string) error {
-	body := map[string]any{"kind": "restart_redis", "node": "redis"}
+	body := map[string]any{"kind": faultkind.RestartRedis, "node": "redis"}
 	if !n.durable {
 		return n.fault(ctx, target, body)
 	}

@@ -34,7 +34,7 @@ var ownedOnly = func() map[string]bool {
 	owned := map[string]bool{chaosNetLatency: true, chaosNetCut: true, chaosNetBlackhole: true}
 	for _, k := range faults.Kinds() {
 		if k.Chaos.OwnedOnly {
-			owned[k.Name] = true
+			owned[string(k.Name)] = true
 		}
 	}
 	return owned

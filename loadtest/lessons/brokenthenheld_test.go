@@ -8,7 +8,7 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
-// brokenThenHeld passes only when the broken strategy both let holders in
+// BrokenThenHeld passes only when the broken strategy both let holders in
 // together and lost an update (the prediction says both), with the mutex
 // on two replicas' sections, and the fix broke nothing: each missing part
 // fails it, naming why.

@@ -18,12 +18,12 @@ import (
 // reports both, so that the dashboard follows the lesson while it runs).
 func NewScenarioRun(c *shopapi.Client, targets []string, pace string, onSales func([]uint64), onNext func(catalogue.Next)) *ScenarioRun {
 	sc := &ScenarioRun{C: c, Targets: targets, Pace: pace, onSales: onSales, onNext: onNext}
-	c.SaleCreated = sc.note
+	c.SaleCreated = sc.Note
 	return sc
 }
 
-// note records sale id once, in the order the scenario met it.
-func (sc *ScenarioRun) note(id uint64) {
+// Note records sale id once, in the order the scenario met it.
+func (sc *ScenarioRun) Note(id uint64) {
 	sc.mu.Lock()
 	if slices.Contains(sc.sales, id) {
 		sc.mu.Unlock()

@@ -39,7 +39,7 @@ func TestCaseTableFromRealSales(t *testing.T) {
 		for u := 0; u < 3+4*i; u++ { // 3 orders, then 7 (2 of them sold out)
 			sc.C.Order(ctx, shopapi.OrdersURL(shop.URL, v.ID), fmt.Sprintf("u%d", u))
 		}
-		if _, err := sc.settled(ctx, v.ID); err != nil { // read again: noted once
+		if _, err := sc.Settled(ctx, v.ID); err != nil { // read again: noted once
 			t.Fatal(err)
 		}
 	}

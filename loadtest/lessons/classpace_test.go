@@ -52,73 +52,13 @@ func TestBrokenThenHeldClassPace(t *testing.T) {
 	}
 }
 
-// At the class pace ttlShorterThanWork's lease expires mid-work and the
-// next buyer works beside the holder for work - ttl, which must last
-// seconds; the watchdog keeps its slack and the rounds last 20 s.
-func TestTTLShorterThanWorkClassPace(t *testing.T) {
-	set := ttlShorterThanWorkSettings(catalogue.PaceClass)
-	if set.Buyers < 2 {
-		t.Fatalf("at least two buyers: %+v", set)
-	}
-	if overlap := ms(set.WorkMS - set.TTLMS); overlap < 2*time.Second {
-		t.Errorf("the holders overlap for work - ttl, %v: want >= 2 s", overlap)
-	}
-	if slack := ms(set.TTLMS - set.TTLMS/3); slack < 500*time.Millisecond {
-		t.Errorf("the watchdog's slack is %v: want >= 500 ms", slack)
-	}
-	if wait := time.Duration(set.Buyers-1) * ms(set.WorkMS); wait > shopLockWait-4*time.Second {
-		t.Errorf("with the watchdog the last buyer waits %v: want 4 s inside the %v lock wait", wait, shopLockWait)
-	}
-	if set.CaseMin < 20*time.Second {
-		t.Errorf("each case lasts %v: want >= 20 s", set.CaseMin)
-	}
-	// With the watchdog a round is the buyers' work one after the other.
-	round := time.Duration(set.Buyers) * ms(set.WorkMS)
-	if need := int64((set.CaseMin+round-1)/round) * int64(set.Buyers); set.Stock < need {
-		t.Errorf("stock %d < %d orders of the watchdog's rounds", set.Stock, need)
-	}
-	if n := ttlShorterThanWorkSettings(catalogue.PaceNormal); n != (ttlSettings{Stock: 20, WorkMS: 1800, TTLMS: 1000, Buyers: 3}) {
-		t.Errorf("normal pace changed: %+v", n)
-	}
-}
-
-// At the class pace the ring change keeps two owners for 24 s (the fault
-// allows 30) and sends one buyer on each together, so that their sections
-// overlap for the whole work, several rounds over, and goes on past the
-// old owner's rejoining for at least one round.
-func TestRingChangeClassPace(t *testing.T) {
-	set := consistentHashingRingChangeSettings(catalogue.PaceClass)
-	if !set.Rounds || set.Buyers != 2 {
-		t.Fatalf("one buyer on each owner, sent together: %+v", set)
-	}
-	if overlap := ms(set.WorkMS); overlap < 2*time.Second {
-		t.Errorf("the two owners' holders overlap for the work, %v: want >= 2 s", overlap)
-	}
-	if set.Leave < 20*time.Second || set.Leave > 30*time.Second {
-		t.Errorf("the case lasts the leave, %v: want >= 20 s and within the fault's 30 s", set.Leave)
-	}
-	// Buyers order from the new owner's appearance (hashring.Refresh, 0.5 s, after the leave starts) to the join.
-	if rounds := (set.Leave - 500*time.Millisecond) / ms(set.WorkMS); rounds < 3 {
-		t.Errorf("%d rounds fit in the leave: want >= 3", rounds)
-	}
-	// A round is started only while the join is less than After ago: the
-	// one under way at the join ends within WorkMS, so After >= WorkMS
-	// starts at least one round after the join.
-	if set.After < ms(set.WorkMS) {
-		t.Errorf("the buyers go on %v past the join, less than a round (%v): no round would start after it", set.After, ms(set.WorkMS))
-	}
-	if n := consistentHashingRingChangeSettings(catalogue.PaceNormal); n != (ringSettings{Leave: 3 * time.Second, After: time.Second, WorkMS: 50, Buyers: 8}) {
-		t.Errorf("normal pace changed: %+v", n)
-	}
-}
-
-// next prints what comes next and pauses at the class pace only.
+// Next prints what comes next and pauses at the class pace only.
 func TestNextPausesAtClassPaceOnly(t *testing.T) {
 	var out bytes.Buffer
 	told := 0
 	sc := &ScenarioRun{Pace: catalogue.PaceNormal, out: &out, onNext: func(catalogue.Next) { told++ }}
 	start := time.Now()
-	if err := sc.next(context.Background(), "the fix", "修复"); err != nil || out.Len() > 0 || told > 0 || time.Since(start) > time.Second {
+	if err := sc.Next(context.Background(), "the fix", "修复"); err != nil || out.Len() > 0 || told > 0 || time.Since(start) > time.Second {
 		t.Errorf("normal pace: err %v, output %q, onNext told %d times after %v", err, out.String(), told, time.Since(start))
 	}
 	if classPause < 3*time.Second {
@@ -127,7 +67,7 @@ func TestNextPausesAtClassPaceOnly(t *testing.T) {
 	sc.Pace = catalogue.PaceClass
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the pause itself is classPause; a cancelled run ends it at once
-	_ = sc.next(ctx, "the same buyers on db-pessimistic", "同样的买家改用 db-pessimistic")
+	_ = sc.Next(ctx, "the same buyers on db-pessimistic", "同样的买家改用 db-pessimistic")
 	if got := out.String(); !strings.Contains(got, "next:") || !strings.Contains(got, "the same buyers on db-pessimistic") {
 		t.Errorf("class pace output %q: want a next: line naming the next case", got)
 	}
@@ -143,7 +83,7 @@ func TestNextTellsTheCallbackBothLanguagesAndTheStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	before := time.Now()
-	_ = sc.next(ctx, "the same buyers with the watchdog", "同样的买家，开启看门狗")
+	_ = sc.Next(ctx, "the same buyers with the watchdog", "同样的买家，开启看门狗")
 	after := time.Now()
 	if len(got) != 1 {
 		t.Fatalf("onNext told %d times, want once", len(got))
@@ -164,14 +104,14 @@ func TestNextTellsTheCallbackBothLanguagesAndTheStart(t *testing.T) {
 // the glossary's terms: the scripts' own words are checked here, where the
 // dashboard's labels are checked by e2e/browser/glossary.test.mjs.
 func TestNextSentencesAreBilingual(t *testing.T) {
-	for _, f := range []string{"scenario.go", "faults.go", "hashring.go"} {
+	for _, f := range []string{"scenario.go", "leaselessons/faults.go", "failoverlessons/hashring.go"} {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		calls := regexp.MustCompile(`sc\.next\(ctx, ([^\n]*)\n\s*([^\n]*)\); err != nil`).FindAllStringSubmatch(string(src), -1)
+		calls := regexp.MustCompile(`sc\.Next\(ctx, ([^\n]*)\n\s*([^\n]*)\); err != nil`).FindAllStringSubmatch(string(src), -1)
 		if len(calls) == 0 {
-			t.Errorf("%s: no sc.next call found", f)
+			t.Errorf("%s: no sc.Next call found", f)
 		}
 		for _, c := range calls {
 			en, zh := c[1], c[2]

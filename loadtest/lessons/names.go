@@ -7,10 +7,10 @@ import (
 	"slices"
 )
 
-// replicaName is the id of the replica at target as GET /api/replicas
+// ReplicaName is the id of the replica at target as GET /api/replicas
 // lists it (shop-1, …): the name the timeline's lanes and narration give
 // it. A target that list lacks is replica-N, N its place in the targets.
-func (sc *ScenarioRun) replicaName(ctx context.Context, target string) string {
+func (sc *ScenarioRun) ReplicaName(ctx context.Context, target string) string {
 	var members []struct {
 		ID  string `json:"id"`
 		URL string `json:"url"`

@@ -3,17 +3,14 @@ package lessons
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/config"
 	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -56,173 +53,6 @@ type ScenarioRun struct {
 	out io.Writer
 }
 
-// Runners maps each lesson of the catalogue to its scenario.
-var Runners = map[string]ScenarioFunc{
-	"mutex-across-replicas":          mutexAcrossReplicas,
-	"setnx-expire-crash":             setnxExpireCrash,
-	"del-without-owner":              delWithoutOwner,
-	"ttl-shorter-than-work":          ttlShorterThanWork,
-	"pause-past-ttl":                 pausePastTTL,
-	"redis-restart":                  redisRestart,
-	"redlock-minority":               redlockMinority,
-	"optimistic-vs-pessimistic":      optimisticVsPessimistic,
-	"cache-db-drift":                 cacheDBDrift,
-	"queue-durability":               queueDurability,
-	"herd-sold-out-cache":            herdSoldOutCache,
-	"herd-rate-limit":                herdRateLimit,
-	"reentrancy":                     reentrancy,
-	"db-lock-reentrant":              dbLockReentrant,
-	"getset-expiry":                  getsetExpiry,
-	"getset-release-race":            getsetReleaseRace,
-	"getset-loser-overwrites":        getsetLoserOverwrites,
-	"renewal-fails":                  renewalFails,
-	"renewal-fails-aggressive":       renewalFailsAggressive,
-	"acquire-reply-lost":             acquireReplyLost,
-	"two-level-handoff":              twoLevelHandoff,
-	"lock-per-batch":                 lockPerBatch,
-	"for-update-needs-tx":            forUpdateNeedsTx,
-	"etcd-lease-expiry":              etcdLeaseExpiry,
-	"sentinel-failover":              sentinelFailover,
-	"zk-ensemble-server-killed":      zkEnsembleServerKilled,
-	"db-lock-single-point":           dbLockSinglePoint,
-	"redis-single-point":             redisSinglePoint,
-	"redlock-clock-jump":             redlockClockJump,
-	"polling-vs-subscribe":           pollingVsSubscribe,
-	"zk-session-expiry":              zkSessionExpiry,
-	"db-lock-crashed-holder":         dbLockCrashedHolder,
-	"zk-dead-holder":                 zkDeadHolder,
-	"consistent-hashing-ring-change": consistentHashingRingChange,
-}
-
-// Scenarios is the catalogue with its runners, in the order `all` runs
-// them (a lesson without a runner is a bug: TestCatalogueHasRunners).
-var Scenarios = func() []Scenario {
-	var out []Scenario
-	for _, l := range catalogue.Catalogue {
-		if run, ok := Runners[l.Name]; ok {
-			out = append(out, Scenario{Lesson: l, run: run})
-		}
-	}
-	return out
-}()
-
-// Command is `loadtest scenario [flags] NAME[,NAME...]|all|list`.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	targets := fs.String("targets", "http://127.0.0.1:8080", "comma-separated shop `URLs`; some scenarios need two replicas")
-	token := fs.String("admin-token", config.Get(config.EnvAdminToken, ""), "admin bearer `token` for sales and faults (env "+config.EnvAdminToken+")")
-	timeout := fs.Duration("timeout", 30*time.Second, "per-request `timeout`")
-	pace := fs.String("pace", catalogue.PaceNormal, "`pace`: normal, or class (seconds-long overlaps, cases of 20 s or more and a pause between them, where the lesson has one)")
-	timeline := fs.String("timeline", "", "save the lock timeline of each sale the scenarios made as a self-contained HTML `file` (several: file-<sale id>.html)")
-	fs.Usage = func() { scenarioUsage(stderr, fs) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return load.ExitOK
-		}
-		return load.ExitUsage
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return load.ExitUsage
-	}
-	if fs.Arg(0) == "list" {
-		for _, s := range Scenarios {
-			fmt.Fprintf(stdout, "%s\t%s\n", s.Name, s.Predict)
-		}
-		return load.ExitOK
-	}
-	if !catalogue.ValidPace(*pace) {
-		fmt.Fprintf(stderr, "loadtest scenario: --pace must be %s or %s, not %q\n", catalogue.PaceNormal, catalogue.PaceClass, *pace)
-		return load.ExitUsage
-	}
-	chosen, ok := chooseScenarios(fs.Arg(0))
-	if !ok {
-		fmt.Fprintf(stderr, "loadtest scenario: unknown scenario in %q (try list)\n", fs.Arg(0))
-		return load.ExitUsage
-	}
-	urls := splitURLs(*targets)
-	if len(urls) == 0 {
-		fmt.Fprintln(stderr, "loadtest scenario: --targets is empty")
-		return load.ExitUsage
-	}
-	c := shopapi.NewClient(64, *timeout, *token)
-	defer c.Close()
-	sc := NewScenarioRun(c, urls, *pace, nil, nil)
-	code := runScenarios(ctx, sc, chosen, stdout)
-	if *timeline != "" {
-		files, err := c.SaveTimelines(context.WithoutCancel(ctx), urls[0], *timeline, sc.Sales())
-		for _, f := range files {
-			fmt.Fprintf(stderr, "timeline written to %s\n", f)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "loadtest scenario: %v\n", err)
-			code = load.ExitFail
-		}
-	}
-	return code
-}
-
-// scenarioUsage prints the usage with the catalogue's scenarios.
-func scenarioUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: loadtest scenario [flags] NAME[,NAME...]|all|list\n\nThe shops must run with %s=on.\nScenarios:\n", config.EnvFaults)
-	for _, s := range Scenarios {
-		fmt.Fprintf(w, "  %-26s %s\n", s.Name, s.Title)
-	}
-	fs.PrintDefaults()
-}
-
-// chooseScenarios is every scenario for "all", else the ones named
-// (comma-separated), in the catalogue's order; false when a name is unknown.
-func chooseScenarios(names string) ([]Scenario, bool) {
-	if names == "all" {
-		return Scenarios, true
-	}
-	want := map[string]bool{}
-	for _, n := range strings.Split(names, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			want[n] = true
-		}
-	}
-	var chosen []Scenario
-	for _, s := range Scenarios {
-		if want[s.Name] {
-			chosen = append(chosen, s)
-			delete(want, s.Name)
-		}
-	}
-	return chosen, chosen != nil && len(want) == 0
-}
-
-// splitURLs splits comma-separated base URLs, without trailing slashes.
-func splitURLs(list string) []string {
-	var urls []string
-	for _, u := range strings.Split(list, ",") {
-		if u = strings.TrimRight(strings.TrimSpace(u), "/"); u != "" {
-			urls = append(urls, u)
-		}
-	}
-	return urls
-}
-
-// runScenarios runs each chosen scenario, then prints the table of
-// verdicts; it returns exit 1 when one failed or could not run.
-func runScenarios(ctx context.Context, sc *ScenarioRun, chosen []Scenario, stdout io.Writer) int {
-	code := load.ExitOK
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tOBSERVED")
-	for _, s := range chosen {
-		verdict, observed := RunOne(ctx, sc, s, stdout)
-		if verdict == catalogue.VerdictFail || verdict == catalogue.VerdictError {
-			code = load.ExitFail
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, verdict, observed)
-	}
-	fmt.Fprintln(stdout)
-	tw.Flush()
-	return code
-}
-
 // RunOne runs s, printing its prediction and outcome to out, and returns
 // its verdict (PASS, FAIL, ERROR or SKIP) and what it observed.
 func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (verdict, observed string) {
@@ -256,21 +86,21 @@ func RunOne(ctx context.Context, sc *ScenarioRun, s Scenario, out io.Writer) (ve
 	return verdict, observed
 }
 
-// fault is POST target/api/faults.
-func (sc *ScenarioRun) fault(ctx context.Context, target string, body map[string]any) error {
+// Fault is POST target/api/faults.
+func (sc *ScenarioRun) Fault(ctx context.Context, target string, body map[string]any) error {
 	var out map[string]any
 	_, err := sc.C.CallJSON(ctx, http.MethodPost, target+"/api/faults", body, http.StatusAccepted, &out)
 	return err
 }
 
-// waitPaused waits until a holder on target is stalled by pause_holder
+// WaitPaused waits until a holder on target is stalled by pause_holder
 // (GET /api/faults reports it): the buyer is inside its section and holds
 // the lock, however long the machine took to get it there.
-func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
+func (sc *ScenarioRun) WaitPaused(ctx context.Context, target string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		n, err := sc.pausedHolders(ctx, target)
+		n, err := sc.PausedHolders(ctx, target)
 		if errors.Is(err, errNoPausedHolders) {
 			return err
 		}
@@ -285,21 +115,21 @@ func (sc *ScenarioRun) waitPaused(ctx context.Context, target string) error {
 	}
 }
 
-// stalledOrder arms pause_holder (ms) on target, sends user's order there
+// StalledOrder arms pause_holder (ms) on target, sends user's order there
 // and returns once it is stalled inside its section, holding the lock; its
 // answer comes on the channel. A short lease (pause-past-ttl's 500 ms, the
 // watchdog renewing every third of it) can lapse on a loaded machine before
 // the buyer reaches the stall: its lock check stops it (lock_lost, nothing
 // written, the pause spent), and it tries again.
 // Any other answer before the stall is an error that names it.
-func (sc *ScenarioRun) stalledOrder(ctx context.Context, target string, id uint64, user string, ms int) (<-chan string, error) {
+func (sc *ScenarioRun) StalledOrder(ctx context.Context, target string, id uint64, user string, ms int) (<-chan string, error) {
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
-		if err := sc.fault(ctx, target, map[string]any{"kind": "pause_holder", "ms": ms}); err != nil {
+		if err := sc.Fault(ctx, target, map[string]any{"kind": faultkind.PauseHolder, "ms": ms}); err != nil {
 			return nil, err
 		}
-		answer := sc.orderAsync(ctx, target, id, user)
-		early, err := sc.waitPausedOr(ctx, target, answer)
+		answer := sc.OrderAsync(ctx, target, id, user)
+		early, err := sc.WaitPausedOr(ctx, target, answer)
 		switch {
 		case err != nil:
 			return nil, err
@@ -313,13 +143,13 @@ func (sc *ScenarioRun) stalledOrder(ctx context.Context, target string, id uint6
 	}
 }
 
-// waitPausedOr is waitPaused that also ends when the buyer's answer comes
+// WaitPausedOr is waitPaused that also ends when the buyer's answer comes
 // first: then it returns that answer (and the channel is drained).
-func (sc *ScenarioRun) waitPausedOr(ctx context.Context, target string, answer <-chan string) (string, error) {
+func (sc *ScenarioRun) WaitPausedOr(ctx context.Context, target string, answer <-chan string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		n, err := sc.pausedHolders(ctx, target)
+		n, err := sc.PausedHolders(ctx, target)
 		if errors.Is(err, errNoPausedHolders) {
 			return "", err
 		}
@@ -338,8 +168,8 @@ func (sc *ScenarioRun) waitPausedOr(ctx context.Context, target string, answer <
 
 var errNoPausedHolders = errors.New("GET /api/faults has no paused_holders (an older shop?)")
 
-// pausedHolders is target's count of holders stalled by pause_holder now.
-func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64, error) {
+// PausedHolders is target's count of holders stalled by pause_holder now.
+func (sc *ScenarioRun) PausedHolders(ctx context.Context, target string) (int64, error) {
 	var out struct {
 		PausedHolders *int64 `json:"paused_holders"`
 	}
@@ -352,26 +182,26 @@ func (sc *ScenarioRun) pausedHolders(ctx context.Context, target string) (int64,
 	return *out.PausedHolders, nil
 }
 
-// settled reads the sale once every live target has written its critical
+// Settled reads the sale once every live target has written its critical
 // sections (a scenario may have killed one).
-func (sc *ScenarioRun) settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
-	sc.note(id)
+func (sc *ScenarioRun) Settled(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	sc.Note(id)
 	v, _, err := sc.C.SettledSale(ctx, sc.Targets, id)
 	return v, err
 }
 
-// quiescent reads the sale until two reads a second apart agree on sold and
+// Quiescent reads the sale until two reads a second apart agree on sold and
 // stock (60 s at most): buyers whose requests timed out on the client side
 // may still be inside the shop, and a read between an order's commit and the
 // count would show a lost update that is not there.
-func (sc *ScenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
-	prev, err := sc.settled(ctx, id)
+func (sc *ScenarioRun) Quiescent(ctx context.Context, id uint64) (shopapi.SaleView, error) {
+	prev, err := sc.Settled(ctx, id)
 	for deadline := time.Now().Add(time.Minute); err == nil && time.Now().Before(deadline); {
 		if err := load.Sleep(ctx, time.Second); err != nil {
 			return prev, err
 		}
 		var v shopapi.SaleView
-		if v, err = sc.settled(ctx, id); err == nil && v.Sold == prev.Sold && v.Stock == prev.Stock {
+		if v, err = sc.Settled(ctx, id); err == nil && v.Sold == prev.Sold && v.Stock == prev.Stock {
 			return v, nil
 		}
 		prev = v
@@ -379,23 +209,9 @@ func (sc *ScenarioRun) quiescent(ctx context.Context, id uint64) (shopapi.SaleVi
 	return prev, err
 }
 
-// describe is a case's figures and the shop's verdict on them (holds,
-// overlapped, data safe, or BROKEN).
-func describe(v shopapi.SaleView) string {
-	return fmt.Sprintf("sold %d stock %d oversold %d lost_updates %d violations %d fenced_writes %d: %s",
-		v.Sold, v.Stock, v.Oversold, v.LostUpdates, v.Violations, v.FencedWrites, v.Verdict.Word())
-}
-
-// mutexAcrossReplicas: the same contended load (brokenThenHeldSettings,
-// the buyers alternating over the replicas) on a `mutex` sale, whose lock
-// is each replica's own, and on a `db-pessimistic` one.
-func mutexAcrossReplicas(ctx context.Context, sc *ScenarioRun) (string, bool, error) {
-	return sc.brokenThenHeldAcross(ctx, "scenario mutex-across-replicas", "mutex", "db-pessimistic", true)
-}
-
-// contend has buyers buyers, spread over the targets, place orders
+// Contend has buyers buyers, spread over the targets, place orders
 // orders each on sale id, one after the other, and waits for them all.
-func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders int) {
+func (sc *ScenarioRun) Contend(ctx context.Context, id uint64, buyers, orders int) {
 	var wg sync.WaitGroup
 	for w := 0; w < buyers; w++ {
 		target := sc.Targets[w%len(sc.Targets)]
@@ -410,22 +226,22 @@ func (sc *ScenarioRun) contend(ctx context.Context, id uint64, buyers, orders in
 	wg.Wait()
 }
 
-// brokenThenHeld runs the same contended sale (brokenThenHeldSettings) on
+// BrokenThenHeld runs the same contended sale (brokenThenHeldSettings) on
 // a broken strategy, which must let holders in together and lose an
 // update, and on its fix, which must break nothing (brokenThenHeldVerdict).
-func (sc *ScenarioRun) brokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
-	return sc.brokenThenHeldAcross(ctx, name, broken, fix, false)
+func (sc *ScenarioRun) BrokenThenHeld(ctx context.Context, name, broken, fix string) (string, bool, error) {
+	return sc.BrokenThenHeldAcross(ctx, name, broken, fix, false)
 }
 
-// brokenThenHeldAcross is brokenThenHeld; acrossReplicas says the broken
+// BrokenThenHeldAcross is brokenThenHeld; acrossReplicas says the broken
 // strategy's lock is each replica's own: at least one of its overlaps must
 // then pair sections on two different replicas (the sale's timeline).
-func (sc *ScenarioRun) brokenThenHeldAcross(ctx context.Context, name, broken, fix string, acrossReplicas bool) (string, bool, error) {
+func (sc *ScenarioRun) BrokenThenHeldAcross(ctx context.Context, name, broken, fix string, acrossReplicas bool) (string, bool, error) {
 	var sides []heldSide
 	set := brokenThenHeldSettings(sc.Pace)
 	for i, strategy := range []string{broken, fix} {
 		if i > 0 {
-			if err := sc.next(ctx, fmt.Sprintf("the same buyers on %s, which locks the row: watch them wait in turn", fix),
+			if err := sc.Next(ctx, fmt.Sprintf("the same buyers on %s, which locks the row: watch them wait in turn", fix),
 				fmt.Sprintf("同样的买家改用 %s，它会锁住这一行：看他们排队等锁", fix)); err != nil {
 				return "", false, err
 			}
@@ -435,12 +251,12 @@ func (sc *ScenarioRun) brokenThenHeldAcross(ctx context.Context, name, broken, f
 			return "", false, err
 		}
 		if set.Rounds {
-			sc.rounds(ctx, v.ID, sc.Targets, set.Buyers, set.CaseMin, "u")
+			sc.Rounds(ctx, v.ID, sc.Targets, set.Buyers, set.CaseMin, "u")
 		} else {
-			sc.contend(ctx, v.ID, set.Buyers, set.Orders)
+			sc.Contend(ctx, v.ID, set.Buyers, set.Orders)
 		}
 		s := heldSide{strategy: strategy}
-		if s.view, err = sc.settled(ctx, v.ID); err != nil {
+		if s.view, err = sc.Settled(ctx, v.ID); err != nil {
 			return "", false, err
 		}
 		if acrossReplicas && strategy == broken {
@@ -467,7 +283,7 @@ type heldSide struct {
 }
 
 func (s heldSide) String(withPairs bool) string {
-	out := fmt.Sprintf("%s: %s", s.strategy, describe(s.view))
+	out := fmt.Sprintf("%s: %s", s.strategy, Describe(s.view))
 	if withPairs {
 		out += fmt.Sprintf(" (overlaps between two replicas' sections %d, on one replica %d", s.pairs.across, s.pairs.within)
 		if s.pairs.summarised {
@@ -550,4 +366,16 @@ func (sc *ScenarioRun) overlapPairs(ctx context.Context, id uint64) (overlapRepl
 		return overlapReplicas{}, err
 	}
 	return t.pairs(), nil
+}
+
+// Script is the lessons of the catalogue that runners has a script for,
+// each with it, in the catalogue's order.
+func Script(runners map[string]ScenarioFunc) []Scenario {
+	var out []Scenario
+	for _, l := range catalogue.Catalogue {
+		if run, ok := runners[l.Name]; ok {
+			out = append(out, Scenario{Lesson: l, run: run})
+		}
+	}
+	return out
 }

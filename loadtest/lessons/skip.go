@@ -36,7 +36,7 @@ var backendEnv = map[string]string{
 }
 
 // preflight checks, on every target (a lesson may use the first, the
-// last or all of them), that each of its strategies is available (GET
+// Last or all of them), that each of its strategies is available (GET
 // /api/strategies): a lesson on a backend that is down would only say
 // ERROR, never why.
 func (sc *ScenarioRun) preflight(ctx context.Context, s Scenario) error {
