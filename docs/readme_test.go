@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all" // every strategy's registration
 )
@@ -19,7 +19,7 @@ func TestReadmeListsEveryStrategy(t *testing.T) {
 
 func TestReadmeListsEveryLesson(t *testing.T) {
 	var want []string
-	for _, l := range lessons.Catalogue {
+	for _, l := range catalogue.Catalogue {
 		want = append(want, l.Name)
 	}
 	got := firstColumn(t, readFile(t, "README.md"), "| lesson | unsafe setup → fix |")
@@ -27,7 +27,7 @@ func TestReadmeListsEveryLesson(t *testing.T) {
 }
 
 // The README lists, under "Lessons and faults", each point of the seeds no
-// lesson runs and why not, as internal/lessons.NotTaught says (one "- "
+// lesson runs and why not, as internal/catalogue.NotTaught says (one "- "
 // line each, in its order), and nothing else between the intro and the
 // commands.
 func TestReadmeListsWhatNoLessonRuns(t *testing.T) {
@@ -40,11 +40,11 @@ func TestReadmeListsWhatNoLessonRuns(t *testing.T) {
 	list = list[strings.Index(list, "\n\n")+2:]
 	list = list[:strings.Index(list, "\n\n")]
 	var want []string
-	for _, p := range lessons.NotTaught {
+	for _, p := range catalogue.NotTaught {
 		want = append(want, "- "+p.Point+". Why not: "+p.Why+".")
 	}
 	if got := strings.Split(list, "\n"); !slices.Equal(got, want) {
-		t.Errorf("README's list of the seeds' points no lesson runs:\n%s\nwant (internal/lessons.NotTaught):\n%s",
+		t.Errorf("README's list of the seeds' points no lesson runs:\n%s\nwant (internal/catalogue.NotTaught):\n%s",
 			strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -17,8 +17,8 @@ import (
 
 	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
 
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/config"
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/inventory"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -151,7 +151,7 @@ func TestStuckQueuedTicketIsSeenAndRepaired(t *testing.T) {
 	e.drainedQueue(t, v.ID)
 	ctx := context.Background()
 	rdb := testenv.Redis(t)
-	keys := redislock.KeysOf(e.srv.orders.LockKey(v.ID))
+	keys := redisstock.KeysOf(e.srv.orders.LockKey(v.ID))
 	ticket := orderqueue.NewTicket(v.ID)
 	if err := rdb.HSet(ctx, keys.InFlight, ticket, "1000-0").Err(); err != nil {
 		t.Fatal(err)

@@ -13,12 +13,12 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
-	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -242,7 +242,7 @@ func FuzzLessonResult(f *testing.F) {
 	e := fuzzEnv(f)
 	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
 	agent := fuzzMembers(f, e)
-	var run lessons.Run
+	var run catalogue.Run
 	mustJSON(f, e.post("/api/lessons/del-without-owner/runs", ``), &run)
 	f.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent)); rec.Code != http.StatusOK {
@@ -276,7 +276,7 @@ func FuzzLessonSales(f *testing.F) {
 	e := fuzzEnv(f)
 	e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'")
 	agent := fuzzMembers(f, e)
-	var run lessons.Run
+	var run catalogue.Run
 	mustJSON(f, e.post("/api/lessons/mutex-across-replicas/runs", `{"pace":"class"}`), &run)
 	f.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent)); rec.Code != http.StatusOK {

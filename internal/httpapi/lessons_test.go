@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
-	"github.com/seckill-lab/seckill/internal/lessons"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
@@ -28,12 +28,12 @@ func lessonsEnv(t *testing.T, opts ...func(*envConfig)) *env {
 
 type lessonsList struct {
 	Lessons []struct {
-		Name    string       `json:"name"`
-		Predict string       `json:"predict"`
-		Last    *lessons.Run `json:"last"`
+		Name    string         `json:"name"`
+		Predict string         `json:"predict"`
+		Last    *catalogue.Run `json:"last"`
 	} `json:"lessons"`
-	Agents    int                `json:"agents"`
-	NotTaught []lessons.Untaught `json:"not_taught"`
+	Agents    int                  `json:"agents"`
+	NotTaught []catalogue.Untaught `json:"not_taught"`
 }
 
 func TestLessonRunRefusals(t *testing.T) {
@@ -45,14 +45,14 @@ func TestLessonRunRefusals(t *testing.T) {
 
 	var list lessonsList
 	mustJSON(t, e.get("/api/lessons"), &list)
-	if len(list.Lessons) != len(lessons.Catalogue) || list.Agents != 0 {
-		t.Fatalf("GET /api/lessons: %d lessons, %d agents; want %d and 0", len(list.Lessons), list.Agents, len(lessons.Catalogue))
+	if len(list.Lessons) != len(catalogue.Catalogue) || list.Agents != 0 {
+		t.Fatalf("GET /api/lessons: %d lessons, %d agents; want %d and 0", len(list.Lessons), list.Agents, len(catalogue.Catalogue))
 	}
-	if len(list.NotTaught) != len(lessons.NotTaught) || list.NotTaught[0].WhyZh == "" {
-		t.Errorf("GET /api/lessons: not_taught %+v, want internal/lessons.NotTaught", list.NotTaught)
+	if len(list.NotTaught) != len(catalogue.NotTaught) || list.NotTaught[0].WhyZh == "" {
+		t.Errorf("GET /api/lessons: not_taught %+v, want internal/catalogue.NotTaught", list.NotTaught)
 	}
 	for i, l := range list.Lessons {
-		if l.Name != lessons.Catalogue[i].Name || l.Predict == "" {
+		if l.Name != catalogue.Catalogue[i].Name || l.Predict == "" {
 			t.Errorf("lesson %d: %+v", i, l)
 		}
 	}
@@ -60,7 +60,7 @@ func TestLessonRunRefusals(t *testing.T) {
 	var runs lessonsList
 	rec := e.get("/api/lessons?only=runs")
 	mustJSON(t, rec, &runs)
-	if len(runs.Lessons) != len(lessons.Catalogue) || runs.Lessons[0].Name != lessons.Catalogue[0].Name || runs.Lessons[0].Predict != "" {
+	if len(runs.Lessons) != len(catalogue.Catalogue) || runs.Lessons[0].Name != catalogue.Catalogue[0].Name || runs.Lessons[0].Predict != "" {
 		t.Errorf("GET /api/lessons?only=runs: %+v", runs.Lessons[:1])
 	}
 	if strings.Contains(rec.Body.String(), `"title"`) {
@@ -100,19 +100,19 @@ func TestLessonRunProtocol(t *testing.T) {
 // lessonClaim is an agent's lesson claim: the run and the shops to run it
 // against.
 type lessonClaim struct {
-	Run     lessons.Run `json:"run"`
-	Targets []string    `json:"targets"`
+	Run     catalogue.Run `json:"run"`
+	Targets []string      `json:"targets"`
 }
 
 // queueTwoLessons queues del-without-owner at the class pace (a second
 // run of it is busy) and zk-dead-holder.
-func queueTwoLessons(t *testing.T, e *env) (first, second lessons.Run) {
+func queueTwoLessons(t *testing.T, e *env) (first, second catalogue.Run) {
 	rec := e.post("/api/lessons/del-without-owner/runs", `{"pace":"class"}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("queue: %d %s", rec.Code, rec.Body)
 	}
 	mustJSON(t, rec, &first)
-	if first.Status != lessons.StatusPending || first.Lesson != "del-without-owner" || first.ID == 0 || first.Pace != lessons.PaceClass {
+	if first.Status != catalogue.StatusPending || first.Lesson != "del-without-owner" || first.ID == 0 || first.Pace != catalogue.PaceClass {
 		t.Fatalf("queued %+v", first)
 	}
 	wantError(t, e.post("/api/lessons/del-without-owner/runs", ``), http.StatusConflict, "lesson_busy", "")
@@ -122,15 +122,15 @@ func queueTwoLessons(t *testing.T, e *env) (first, second lessons.Run) {
 
 // claimOneAtATime: A claims the first run, to run on the one shop; B gets
 // nothing while A runs (one lesson at a time).
-func claimOneAtATime(t *testing.T, e *env, first lessons.Run, shop, agentA, agentB string) {
+func claimOneAtATime(t *testing.T, e *env, first catalogue.Run, shop, agentA, agentB string) {
 	var claim lessonClaim
 	rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentA))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
 	}
 	mustJSON(t, rec, &claim)
-	if claim.Run.ID != first.ID || claim.Run.Status != lessons.StatusRunning || len(claim.Targets) != 1 || claim.Targets[0] != shop ||
-		claim.Run.Pace != lessons.PaceClass {
+	if claim.Run.ID != first.ID || claim.Run.Status != catalogue.StatusRunning || len(claim.Targets) != 1 || claim.Targets[0] != shop ||
+		claim.Run.Pace != catalogue.PaceClass {
 		t.Fatalf("claimed %+v, want run %d running on [%s]", claim, first.ID, shop)
 	}
 	// One lesson at a time: B gets nothing while A runs.
@@ -142,7 +142,7 @@ func claimOneAtATime(t *testing.T, e *env, first lessons.Run, shop, agentA, agen
 // reportAndFinish: while the run runs, A reports the sales it created (B
 // may not), then its result; GET returns both, and nothing may be
 // reported after the result.
-func reportAndFinish(t *testing.T, e *env, first lessons.Run, agentA, agentB string) {
+func reportAndFinish(t *testing.T, e *env, first catalogue.Run, agentA, agentB string) {
 	salesPath := fmt.Sprintf("/api/lesson-runs/%d/sales", first.ID)
 	for _, body := range []string{`[41]`, `[41]`, `[41,42]`} { // the same list twice changes no row: still accepted
 		if rec := e.post(salesPath, `{"agent_id":"`+agentA+`","sales":`+body+`}`); rec.Code != http.StatusNoContent {
@@ -150,7 +150,7 @@ func reportAndFinish(t *testing.T, e *env, first lessons.Run, agentA, agentB str
 		}
 	}
 	wantError(t, e.post(salesPath, `{"agent_id":"`+agentB+`","sales":[43]}`), http.StatusConflict, "not_running", "")
-	var running lessons.Run
+	var running catalogue.Run
 	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", first.ID)), &running)
 	if fmt.Sprint(running.Sales) != "[41 42]" || running.Cases != nil {
 		t.Fatalf("running: sales %v cases %v, want [41 42] and none", running.Sales, running.Cases)
@@ -166,9 +166,9 @@ func reportAndFinish(t *testing.T, e *env, first lessons.Run, agentA, agentB str
 	}
 	wantError(t, e.post(path, `{"agent_id":"`+agentA+`","verdict":"FAIL"}`), http.StatusConflict, "not_running", "")
 
-	var got lessons.Run
+	var got catalogue.Run
 	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", first.ID)), &got)
-	if got.Status != lessons.StatusDone || got.Verdict != lessons.VerdictPass || got.Observed != "seen" ||
+	if got.Status != catalogue.StatusDone || got.Verdict != catalogue.VerdictPass || got.Observed != "seen" ||
 		got.AgentID == nil || *got.AgentID != agentA || got.FinishedAt == nil || got.StartedAt == nil {
 		t.Fatalf("after the result: %+v", got)
 	}
@@ -180,17 +180,17 @@ func reportAndFinish(t *testing.T, e *env, first lessons.Run, agentA, agentB str
 
 // listShowsTheLastRuns: GET /api/lessons shows each lesson's newest run
 // and the live agents.
-func listShowsTheLastRuns(t *testing.T, e *env, first, second lessons.Run) {
+func listShowsTheLastRuns(t *testing.T, e *env, first, second catalogue.Run) {
 	var list lessonsList
 	mustJSON(t, e.get("/api/lessons"), &list)
 	for _, l := range list.Lessons {
 		switch l.Name {
 		case "del-without-owner":
-			if l.Last == nil || l.Last.ID != first.ID || l.Last.Verdict != lessons.VerdictPass {
+			if l.Last == nil || l.Last.ID != first.ID || l.Last.Verdict != catalogue.VerdictPass {
 				t.Errorf("del-without-owner last %+v", l.Last)
 			}
 		case "zk-dead-holder":
-			if l.Last == nil || l.Last.ID != second.ID || l.Last.Status != lessons.StatusPending {
+			if l.Last == nil || l.Last.ID != second.ID || l.Last.Status != catalogue.StatusPending {
 				t.Errorf("zk-dead-holder last %+v", l.Last)
 			}
 		}
@@ -202,18 +202,18 @@ func listShowsTheLastRuns(t *testing.T, e *env, first, second lessons.Run) {
 
 // claimNextAndQueueAll: B may now claim the next run; "all" queues every
 // lesson not queued.
-func claimNextAndQueueAll(t *testing.T, e *env, second lessons.Run, agentB string) {
+func claimNextAndQueueAll(t *testing.T, e *env, second catalogue.Run, agentB string) {
 	var claim lessonClaim
 	mustJSON(t, e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agentB)), &claim)
 	if claim.Run.ID != second.ID {
 		t.Fatalf("B claimed %+v, want run %d", claim.Run, second.ID)
 	}
 	var all struct {
-		Runs []lessons.Run `json:"runs"`
+		Runs []catalogue.Run `json:"runs"`
 	}
 	mustJSON(t, e.post("/api/lessons/all/runs", ``), &all)
-	if len(all.Runs) != len(lessons.Catalogue)-1 { // zk-dead-holder is still running
-		t.Errorf("all queued %d runs, want %d", len(all.Runs), len(lessons.Catalogue)-1)
+	if len(all.Runs) != len(catalogue.Catalogue)-1 { // zk-dead-holder is still running
+		t.Errorf("all queued %d runs, want %d", len(all.Runs), len(catalogue.Catalogue)-1)
 	}
 }
 
@@ -226,7 +226,7 @@ func TestLessonResultClipsOnACharacter(t *testing.T) {
 	agent := "t-agent-clip-" + tag
 	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: "http://127.0.0.1:1", PID: 1})
 	register(t, e, discovery.Member{ID: agent, Kind: discovery.KindAgent, PID: 2})
-	var run lessons.Run
+	var run catalogue.Run
 	mustJSON(t, e.post("/api/lessons/del-without-owner/runs", ``), &run)
 	t.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent)); rec.Code != http.StatusOK {
@@ -238,9 +238,9 @@ func TestLessonResultClipsOnACharacter(t *testing.T) {
 	if rec.Code != http.StatusNoContent {
 		t.Fatalf("result: %d %s", rec.Code, rec.Body)
 	}
-	var got lessons.Run
+	var got catalogue.Run
 	mustJSON(t, e.get(fmt.Sprintf("/api/lesson-runs/%d", run.ID)), &got)
-	if got.Verdict != lessons.VerdictPass || !strings.HasPrefix(observed, got.Observed) || len(got.Observed) != 59999 {
+	if got.Verdict != catalogue.VerdictPass || !strings.HasPrefix(observed, got.Observed) || len(got.Observed) != 59999 {
 		t.Fatalf("stored %d bytes of observation (verdict %q), want the 59999 of whole characters", len(got.Observed), got.Verdict)
 	}
 }
@@ -257,7 +257,7 @@ func TestLessonSalesNext(t *testing.T) {
 	register(t, e, discovery.Member{ID: "t-shop-" + tag, Kind: discovery.KindShop, URL: "http://127.0.0.1:1", PID: 1})
 	register(t, e, discovery.Member{ID: agent, Kind: discovery.KindAgent, PID: 2})
 	t.Cleanup(func() { e.db.Exec("UPDATE lesson_runs SET status = 'done', verdict = 'ERROR' WHERE status <> 'done'") })
-	var run lessons.Run
+	var run catalogue.Run
 	mustJSON(t, e.post("/api/lessons/mutex-across-replicas/runs", `{"pace":"class"}`, auth), &run)
 	if rec := e.post("/api/agents/lesson-claim", fmt.Sprintf(`{"agent_id":%q}`, agent), auth); rec.Code != http.StatusOK {
 		t.Fatalf("claim: %d %s", rec.Code, rec.Body)
@@ -288,9 +288,9 @@ type nextRun struct {
 }
 
 // read is the run as GET /api/lesson-runs/{id} shows it.
-func (n *nextRun) read() lessons.Run {
+func (n *nextRun) read() catalogue.Run {
 	n.t.Helper()
-	var r lessons.Run
+	var r catalogue.Run
 	mustJSON(n.t, n.e.get(fmt.Sprintf("/api/lesson-runs/%d", n.runID)), &r)
 	return r
 }
@@ -392,7 +392,7 @@ func (n *nextRun) endedByTheResult() {
 	if rec := n.e.post(fmt.Sprintf("/api/lesson-runs/%d/result", n.runID), fmt.Sprintf(`{"agent_id":%q,"verdict":"PASS"}`, n.agent), n.auth); rec.Code != http.StatusNoContent {
 		t.Fatalf("result: %d %s", rec.Code, rec.Body)
 	}
-	if r := n.read(); r.Next != nil || r.Status != lessons.StatusDone {
+	if r := n.read(); r.Next != nil || r.Status != catalogue.StatusDone {
 		t.Fatalf("after the result: status %s next %+v, want done and none", r.Status, r.Next)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 	"github.com/seckill-lab/seckill/internal/sale"
@@ -86,7 +86,7 @@ func groupCommitHerd(t *testing.T, store *inventory.Store, lockers *lockstrategy
 		t.Fatalf("no batch held two orders: the herd's units were persisted one by one")
 	}
 
-	r, err := reconcile.Check(ctx, store.DB(), inst.Reserver.(*redislock.LuaStock), key, sale.ID)
+	r, err := reconcile.Check(ctx, store.DB(), inst.Reserver.(*redisstock.LuaStock), key, sale.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestOutcomeOfBackendDown(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("order: lock: %w: redisfifo: acquire: EOF", lockstrategy.ErrBackendDown), order.OutcomeBackendDown},
+		{fmt.Errorf("order: lock: %w: redislock: acquire: EOF", lockstrategy.ErrBackendDown), order.OutcomeBackendDown},
 		{fmt.Errorf("%w: %w", order.ErrDBUnavailable, lockstrategy.ErrBackendDown), order.OutcomeDBUnavailable},
 		{fmt.Errorf("something else"), order.OutcomeError},
 	} {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"
@@ -86,7 +86,7 @@ func TestReconcileReportsAndRepairsDrift(t *testing.T) {
 	l.herd(s.ID, 2, func(i int) string { return "inflight" + strconv.Itoa(i) })
 	ctx := context.Background()
 	key := l.orders.LockKey(s.ID)
-	l.b.Redis.IncrBy(ctx, redislock.KeysOf(key).Stock, 2) // Redis now admits 2 units the database does not have
+	l.b.Redis.IncrBy(ctx, redisstock.KeysOf(key).Stock, 2) // Redis now admits 2 units the database does not have
 	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})
 	st, _ := lockstrategy.As[reconcile.Store](inst)
 	r, err := reconcile.Check(ctx, l.b.DB, st, key, s.ID)
@@ -129,7 +129,7 @@ func TestReconcileSeesALostReturn(t *testing.T) {
 		return r.Expired == 2 && r.Returned == 2
 	})
 	key := l.orders.LockKey(s.ID)
-	keys := redislock.KeysOf(key)
+	keys := redisstock.KeysOf(key)
 	l.b.Redis.SRem(ctx, keys.Returned, refs[0]) // what the lost write had done
 	l.b.Redis.Decr(ctx, keys.Stock)
 	inst, _ := l.lockers.Get(s.Strategy, lockstrategy.Options{})

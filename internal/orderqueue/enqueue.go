@@ -10,7 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/gather"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 )
 
 // Errors of Enqueue.
@@ -146,5 +146,5 @@ func microsTime(s string) time.Time {
 	if len(s) < 7 {
 		return time.Time{}
 	}
-	return redislock.RedisTime(s[:len(s)-6], s[len(s)-6:])
+	return redisstock.RedisTime(s[:len(s)-6], s[len(s)-6:])
 }

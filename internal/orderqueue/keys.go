@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 )
 
 // Group is the consumer group every replica's consumer joins.
@@ -23,16 +23,16 @@ const Group = "orders"
 func StreamKey(keyspace string) string { return keyspace + ":orders:queue" }
 
 // saleKeys are the keys of one sale the scripts touch, under its lock key:
-// the stock's (redislock.KeysOf), and the queue's own.
+// the stock's (redisstock.KeysOf), and the queue's own.
 type saleKeys struct {
-	redislock.SaleKeys
+	redisstock.SaleKeys
 	Buyers   string // user -> tickets taken (the per-user limit, checked at once)
 	Idem     string // user + "\x00" + idempotency key -> ticket
 	Accepted string // 202s given
 }
 
 func keysOf(saleKey string) saleKeys {
-	return saleKeys{SaleKeys: redislock.KeysOf(saleKey), Buyers: saleKey + ":buyers",
+	return saleKeys{SaleKeys: redisstock.KeysOf(saleKey), Buyers: saleKey + ":buyers",
 		Idem: saleKey + ":idem", Accepted: saleKey + ":accepted"}
 }
 
@@ -41,7 +41,7 @@ func keysOf(saleKey string) saleKeys {
 func ticketPrefix(saleID uint64) string { return strconv.FormatUint(saleID, 10) + "_" }
 
 // NewTicket is a new order ticket of sale saleID.
-func NewTicket(saleID uint64) string { return redislock.NewTicket(ticketPrefix(saleID)) }
+func NewTicket(saleID uint64) string { return redisstock.NewTicket(ticketPrefix(saleID)) }
 
 // SaleOfTicket is the sale a queue ticket names; ok false for anything else
 // (a synchronous reservation's ticket names none).

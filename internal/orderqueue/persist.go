@@ -14,7 +14,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 )
 
 // Reasons a ticket fails.
@@ -34,7 +34,7 @@ const (
 // settlement is what becomes of one entry.
 type settlement struct {
 	e      entry
-	how    int    // redislock.SettleKeep / SettleGiveBack / SettleZero
+	how    int    // redisstock.SettleKeep / SettleGiveBack / SettleZero
 	reason string // "" when confirmed
 	fresh  bool   // settled by this batch (not a redelivery of a settled one)
 }
@@ -231,7 +231,7 @@ func decide(ledger *inventory.Ledger, e entry) settlement {
 	confirmed, failed := ledger.Settle(e.ticket)
 	switch {
 	case confirmed:
-		return settlement{e: e, how: redislock.SettleKeep}
+		return settlement{e: e, how: redisstock.SettleKeep}
 	case failed != "":
 		return failure(e, failed, false)
 	}
@@ -246,13 +246,13 @@ func decide(ledger *inventory.Ledger, e entry) settlement {
 	case errors.Is(err, inventory.ErrSoldOut):
 		return failure(e, ReasonSoldOut, true)
 	}
-	return settlement{e: e, how: redislock.SettleKeep, fresh: true}
+	return settlement{e: e, how: redisstock.SettleKeep, fresh: true}
 }
 
 func failure(e entry, reason string, fresh bool) settlement {
-	how := redislock.SettleGiveBack
+	how := redisstock.SettleGiveBack
 	if reason == ReasonSoldOut {
-		how = redislock.SettleZero
+		how = redisstock.SettleZero
 	}
 	return settlement{e: e, how: how, reason: reason, fresh: fresh}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -144,7 +144,7 @@ func TestReturnWithoutAStockWaitsForTheRebuild(t *testing.T) {
 	ctx := context.Background()
 	l.buyAll(s, 1, "nr")
 	key := l.orders.LockKey(s.ID)
-	l.b.Redis.Del(ctx, redislock.KeysOf(key).Stock) // lost with a restart, no order since to rebuild it
+	l.b.Redis.Del(ctx, redisstock.KeysOf(key).Stock) // lost with a restart, no order since to rebuild it
 	testenv.WaitFor(t, 30*time.Second, "the reservation to expire", func() bool {
 		_, _ = l.orders.ExpireDue(ctx, 50)
 		r, _ := l.store.Reservations(ctx, s.ID)

@@ -64,7 +64,7 @@ func (j Job) Run(ctx context.Context) {
 }
 
 // inFlightIndex is a store that lists the sales with synchronous units in
-// flight (redislock.LuaStock).
+// flight (redisnaive.LuaStock).
 type inFlightIndex interface {
 	Store
 	SalesInFlight(ctx context.Context, keyspace string) ([]string, error)

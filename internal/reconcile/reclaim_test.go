@@ -11,7 +11,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 	"github.com/seckill-lab/seckill/internal/reserved"
 	"github.com/seckill-lab/seckill/internal/sale"
@@ -23,7 +23,7 @@ import (
 // in Redis, under its key in a keyspace of its own.
 type reclaimSale struct {
 	db       *gorm.DB
-	st       *redislock.LuaStock
+	st       *redisstock.LuaStock
 	id       uint64
 	key      string
 	keyspace string
@@ -36,7 +36,7 @@ func newReclaimSale(t *testing.T, stock int64) reclaimSale {
 	key := func(id uint64) string { return fmt.Sprintf("%s:sale:%d", keyspace, id) }
 	sale := saletest.Make(t, saletest.Service(t, b, saletest.KeyFunc(key)), sale.Spec{Name: new("reclaim"),
 		Strategy: new("redis-lua-stock"), Stock: &stock, PerUserLimit: new(int64(0))})
-	return reclaimSale{db: b.DB, st: redislock.NewLuaStock(b.Redis), id: sale.ID, key: key(sale.ID), keyspace: keyspace}
+	return reclaimSale{db: b.DB, st: redisstock.NewLuaStock(b.Redis), id: sale.ID, key: key(sale.ID), keyspace: keyspace}
 }
 
 // takeAbandoned takes one unit as a synchronous order does, then ages it
@@ -51,7 +51,7 @@ func (s reclaimSale) takeAbandoned(t *testing.T) string {
 	}
 	old := r.AcceptedAt.Add(-reserved.Stale - time.Second).UnixMilli()
 	rdb := testenv.Redis(t)
-	if err := rdb.HSet(ctx, redislock.KeysOf(s.key).InFlight, r.Ticket, fmt.Sprint("s:", old)).Err(); err != nil {
+	if err := rdb.HSet(ctx, redisstock.KeysOf(s.key).InFlight, r.Ticket, fmt.Sprint("s:", old)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	return r.Ticket

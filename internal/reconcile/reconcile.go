@@ -17,12 +17,12 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisstock"
 )
 
-// Store is the Redis side: redislock.LuaStock.
+// Store is the Redis side: redisstock.LuaStock.
 type Store interface {
-	Snapshot(ctx context.Context, key string) (redislock.StockSnapshot, error)
+	Snapshot(ctx context.Context, key string) (redisstock.StockSnapshot, error)
 	Settled(ctx context.Context, key string, r lockstrategy.Reservation) error
 	Unreserve(ctx context.Context, key string, r lockstrategy.Reservation) error
 	Adjust(ctx context.Context, key string, units int64) (bool, error)

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"

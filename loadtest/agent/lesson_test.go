@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 )
 
 // The progress reporter never blocks the scenario, sends the newest

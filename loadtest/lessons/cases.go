@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/loadtest/load"
 )
 

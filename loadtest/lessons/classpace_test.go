@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -14,11 +14,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/catalogue"
+	"github.com/seckill-lab/seckill/internal/catalogue/lessondb"
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/discovery"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
-	"github.com/seckill-lab/seckill/internal/lessons"
-	"github.com/seckill-lab/seckill/internal/lessons/lessondb"
 )
 
 // lessonRoutes serves the Lessons page's API. The dashboard queues a run;
@@ -35,15 +35,15 @@ func (s *server) lessonRoutes(api *gin.RouterGroup) {
 
 // lessonView is a catalogue entry with its newest run.
 type lessonView struct {
-	lessons.Lesson
-	Last *lessons.Run `json:"last"`
+	catalogue.Lesson
+	Last *catalogue.Run `json:"last"`
 }
 
 // lessonRunView is a lesson's name and newest run alone: the dashboard's
 // poll (?only=runs), which has the catalogue's texts from its first read.
 type lessonRunView struct {
-	Name string       `json:"name"`
-	Last *lessons.Run `json:"last"`
+	Name string         `json:"name"`
+	Last *catalogue.Run `json:"last"`
 }
 
 // listLessons is GET /api/lessons: the catalogue with each lesson's newest
@@ -68,8 +68,8 @@ func (s *server) listLessons(c *gin.Context) {
 		return
 	}
 	if only == "runs" {
-		runs := make([]lessonRunView, 0, len(lessons.Catalogue))
-		for _, l := range lessons.Catalogue {
+		runs := make([]lessonRunView, 0, len(catalogue.Catalogue))
+		for _, l := range catalogue.Catalogue {
 			v := lessonRunView{Name: l.Name}
 			if r, ok := last[l.Name]; ok {
 				v.Last = &r
@@ -79,15 +79,15 @@ func (s *server) listLessons(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"lessons": runs, "agents": len(agents)})
 		return
 	}
-	views := make([]lessonView, 0, len(lessons.Catalogue))
-	for _, l := range lessons.Catalogue {
+	views := make([]lessonView, 0, len(catalogue.Catalogue))
+	for _, l := range catalogue.Catalogue {
 		v := lessonView{Lesson: l}
 		if r, ok := last[l.Name]; ok {
 			v.Last = &r
 		}
 		views = append(views, v)
 	}
-	c.JSON(http.StatusOK, gin.H{"lessons": views, "agents": len(agents), "not_taught": lessons.NotTaught})
+	c.JSON(http.StatusOK, gin.H{"lessons": views, "agents": len(agents), "not_taught": catalogue.NotTaught})
 }
 
 // createLessonRun is POST /api/lessons/:name/runs with an optional body
@@ -95,7 +95,7 @@ func (s *server) listLessons(c *gin.Context) {
 // already queued, in catalogue order.
 func (s *server) createLessonRun(c *gin.Context) {
 	name := c.Param("name")
-	if _, ok := lessons.Find(name); !ok && name != "all" {
+	if _, ok := catalogue.Find(name); !ok && name != "all" {
 		wire.WriteError(c, s.log, wire.NotFound("name", "no lesson %q; GET /api/lessons lists them", clip.Input(name)))
 		return
 	}
@@ -122,8 +122,8 @@ func (s *server) createLessonRun(c *gin.Context) {
 		c.JSON(http.StatusAccepted, run)
 		return
 	}
-	var queued []lessons.Run
-	for _, l := range lessons.Catalogue {
+	var queued []catalogue.Run
+	for _, l := range catalogue.Catalogue {
 		run, err := s.lessons.Create(ctx, l.Name, pace)
 		if errors.Is(err, lessondb.ErrBusy) {
 			continue
@@ -149,17 +149,17 @@ func lessonPace(body io.Reader) (string, error) {
 		return "", err
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return lessons.PaceNormal, nil
+		return catalogue.PaceNormal, nil
 	}
 	var pace *string
 	if err := wire.DecodeObject(bytes.NewReader(raw), map[string]any{"pace": &pace}); err != nil {
 		return "", err
 	}
 	if pace == nil || *pace == "" {
-		return lessons.PaceNormal, nil
+		return catalogue.PaceNormal, nil
 	}
-	if !lessons.ValidPace(*pace) {
-		return "", wire.BadField("pace", "pace must be %q or %q, not %q", lessons.PaceNormal, lessons.PaceClass, clip.Input(*pace))
+	if !catalogue.ValidPace(*pace) {
+		return "", wire.BadField("pace", "pace must be %q or %q, not %q", catalogue.PaceNormal, catalogue.PaceClass, clip.Input(*pace))
 	}
 	return *pace, nil
 }
@@ -215,8 +215,8 @@ func (s *server) lessonResult(c *gin.Context) {
 		return
 	}
 	var verdict, observed, output *string
-	var cases lessons.Cases
-	var sales lessons.SaleIDs
+	var cases catalogue.Cases
+	var sales catalogue.SaleIDs
 	agent, ok := s.agentBody(c, map[string]any{"verdict": &verdict,
 		"observed": &observed, "output": &output, "cases": &cases, "sales": &sales})
 	if !ok {
@@ -261,7 +261,7 @@ func (s *server) lessonSales(c *gin.Context) {
 		wire.WriteError(c, s.log, err)
 		return
 	}
-	var sales lessons.SaleIDs
+	var sales catalogue.SaleIDs
 	var rawNext json.RawMessage
 	agent, ok := s.agentBody(c, map[string]any{"sales": &sales, "next": &rawNext})
 	if !ok {
@@ -294,9 +294,9 @@ const MaxNextChars = 300
 // lessonNext reads the optional "next" member of a lesson's sales report:
 // absent or null is nil (the recorded one stays), else an object with
 // "en" and "zh" (1-300 characters each, one line) and "at", an RFC 3339
-// time within lessons.RunTimeout of now. Errors name the member at fault
+// time within catalogue.RunTimeout of now. Errors name the member at fault
 // ("next.en", "next.at").
-func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
+func lessonNext(raw json.RawMessage, now time.Time) (*catalogue.Next, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -316,7 +316,7 @@ func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
 		}
 		return nil, err
 	}
-	var n lessons.Next
+	var n catalogue.Next
 	for _, t := range []struct {
 		name string
 		v    *string
@@ -340,8 +340,8 @@ func lessonNext(raw json.RawMessage, now time.Time) (*lessons.Next, error) {
 	if err != nil {
 		return nil, wire.BadField("next.at", "next.at must be an RFC 3339 time such as 2026-11-26T10:00:08Z, not %q", clip.Input(*at))
 	}
-	if d := when.Sub(now); d > lessons.RunTimeout || d < -lessons.RunTimeout {
-		return nil, wire.BadField("next.at", "next.at must be within %v of this replica's clock, not %v away", lessons.RunTimeout, d.Round(time.Second))
+	if d := when.Sub(now); d > catalogue.RunTimeout || d < -catalogue.RunTimeout {
+		return nil, wire.BadField("next.at", "next.at must be within %v of this replica's clock, not %v away", catalogue.RunTimeout, d.Round(time.Second))
 	}
 	n.At = when.UTC()
 	return &n, nil

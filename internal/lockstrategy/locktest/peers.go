@@ -24,7 +24,7 @@ const (
 )
 
 // PubSubTTL and PubSubFallback are the pub/sub peer's lease TTL and missed-
-// message fallback; they equal redisfifo.DefaultTTL and redisfifo.PollInterval
+// message fallback; they equal redislock.DefaultTTL and redislock.PollInterval
 // so that only the wake-up scheme differs. They are copies, not references:
 // redisfifo's own tests import this package, so it cannot import redisfifo
 // (a redisfifo test checks that they stay equal).

@@ -28,7 +28,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redisfifo"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redislock"
 )
 
 // MaxHandOffs is the fairness bound: how many local waiters one distributed
@@ -41,7 +41,7 @@ const keyPrefix = "2level:"
 
 // Locker is redis-2level over one Redis.
 type Locker struct {
-	dist *redisfifo.Locker
+	dist *redislock.Locker
 
 	mu   sync.Mutex
 	keys map[string]*keyState
@@ -70,7 +70,7 @@ func init() {
 
 // New returns redis-2level over rdb; o as the `redis` strategy reads it.
 func New(rdb *redis.Client, o lockstrategy.Options) *Locker {
-	dist := redisfifo.New(rdb, o)
+	dist := redislock.New(rdb, o)
 	dist.SetTokenStride(MaxHandOffs + 1)
 	return &Locker{dist: dist, keys: map[string]*keyState{}}
 }

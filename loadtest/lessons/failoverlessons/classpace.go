@@ -3,7 +3,7 @@ package failoverlessons
 import (
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 )
 
 // ringSettings is the load of consistentHashingRingChange at one pace.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 )
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -4,7 +4,7 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 )
 
 // ttlSettings is the load of ttlShorterThanWork at one pace.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	catalogue "github.com/seckill-lab/seckill/internal/lessons"
+	"github.com/seckill-lab/seckill/internal/catalogue"
 )
 
 // shopLockWait is the shop's default lock wait: a buyer queued longer is
