@@ -1,4 +1,4 @@
-package batchwrite
+package batchwrite_test
 
 import (
 	"database/sql/driver"
@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seckill-lab/seckill/internal/batchwrite"
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // table is a fake insert: the rows it took, and the error it answers while
@@ -48,17 +51,6 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // cut is what the driver answers when the database cannot be dialled.
 var cut = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func wantRows(t *testing.T, got []int, n int) {
 	t.Helper()
 	if len(got) != n {
@@ -72,9 +64,9 @@ func wantRows(t *testing.T, got []int, n int) {
 }
 
 func TestFlushWritesEveryRowRecordedBeforeIt(t *testing.T) {
-	for _, p := range []Policy{Keep, Drop} {
+	for _, p := range []batchwrite.Policy{batchwrite.Keep, batchwrite.Drop} {
 		var tb table
-		w := New(tb.insert, quiet, "rows", p)
+		w := batchwrite.New(tb.insert, quiet, "rows", p)
 		for i := range 1234 {
 			w.Record(i)
 		}
@@ -87,7 +79,7 @@ func TestFlushWritesEveryRowRecordedBeforeIt(t *testing.T) {
 
 func TestCloseWritesWhatIsQueuedAndMayBeCalledAgain(t *testing.T) {
 	var tb table
-	w := New(tb.insert, quiet, "rows", Keep)
+	w := batchwrite.New(tb.insert, quiet, "rows", batchwrite.Keep)
 	for i := range 10 {
 		w.Record(i)
 	}
@@ -100,19 +92,19 @@ func TestCloseWritesWhatIsQueuedAndMayBeCalledAgain(t *testing.T) {
 
 func TestARowAloneIsWrittenWithoutAFlush(t *testing.T) {
 	var tb table
-	w := New(tb.insert, quiet, "rows", Keep)
+	w := batchwrite.New(tb.insert, quiet, "rows", batchwrite.Keep)
 	defer w.Close()
 	w.Record(0)
-	waitFor(t, "the row written by the tick", func() bool { rows, _ := tb.snapshot(); return len(rows) == 1 })
+	testenv.WaitFor(t, 10*time.Second, "the row written by the tick", func() bool { rows, _ := tb.snapshot(); return len(rows) == 1 })
 }
 
 func TestAfterCloseKeepWritesAtOnceAndDropDrops(t *testing.T) {
 	for _, c := range []struct {
-		policy Policy
+		policy batchwrite.Policy
 		want   int
-	}{{Keep, 1}, {Drop, 0}} {
+	}{{batchwrite.Keep, 1}, {batchwrite.Drop, 0}} {
 		var tb table
-		w := New(tb.insert, quiet, "rows", c.policy)
+		w := batchwrite.New(tb.insert, quiet, "rows", c.policy)
 		w.Close()
 		w.Record(0)
 		if rows, _ := tb.snapshot(); len(rows) != c.want {
@@ -127,7 +119,7 @@ func TestKeepRetriesABatchTheDatabaseNeverReceived(t *testing.T) {
 	for _, err := range []error{cut, driver.ErrBadConn} {
 		var tb table
 		tb.fail(err)
-		w := New(tb.insert, quiet, "rows", Keep)
+		w := batchwrite.New(tb.insert, quiet, "rows", batchwrite.Keep)
 		for i := range 3 {
 			w.Record(i)
 		}
@@ -136,7 +128,7 @@ func TestKeepRetriesABatchTheDatabaseNeverReceived(t *testing.T) {
 			t.Fatal("Flush returned before trying to write")
 		}
 		tb.fail(nil)
-		waitFor(t, "the rows written after the cut", func() bool { rows, _ := tb.snapshot(); return len(rows) == 3 })
+		testenv.WaitFor(t, 10*time.Second, "the rows written after the cut", func() bool { rows, _ := tb.snapshot(); return len(rows) == 3 })
 		w.Close()
 		rows, _ := tb.snapshot()
 		wantRows(t, rows, 3)
@@ -146,10 +138,10 @@ func TestKeepRetriesABatchTheDatabaseNeverReceived(t *testing.T) {
 // TestAFailureAfterSendingDropsTheBatch: an error that is no cut may have
 // written the rows already; they are not written again.
 func TestAFailureAfterSendingDropsTheBatch(t *testing.T) {
-	for _, p := range []Policy{Keep, Drop} {
+	for _, p := range []batchwrite.Policy{batchwrite.Keep, batchwrite.Drop} {
 		var tb table
 		tb.fail(errors.New("duplicate entry"))
-		w := New(tb.insert, quiet, "rows", p)
+		w := batchwrite.New(tb.insert, quiet, "rows", p)
 		w.Record(0)
 		w.Flush()
 		tb.fail(nil)
@@ -164,17 +156,17 @@ func TestAFailureAfterSendingDropsTheBatch(t *testing.T) {
 func TestDropDoesNotRetryACut(t *testing.T) {
 	var tb table
 	tb.fail(cut)
-	w := New(tb.insert, quiet, "rows", Drop)
+	w := batchwrite.New(tb.insert, quiet, "rows", batchwrite.Drop)
 	w.Record(0)
 	w.Flush()
 	tb.fail(nil)
 	w.Close()
 	if rows, _ := tb.snapshot(); len(rows) != 0 {
-		t.Errorf("rows %v written, want none: Drop does not keep a failed batch", rows)
+		t.Errorf("rows %v written, want none: batchwrite.Drop does not keep a failed batch", rows)
 	}
 }
 
-// TestKeepBoundsWhatWaits: through a long cut at most MaxPending rows wait,
+// TestKeepBoundsWhatWaits: through a long cut at most batchwrite.MaxPending rows wait,
 // the newest.
 func TestKeepBoundsWhatWaits(t *testing.T) {
 	if testing.Short() {
@@ -182,9 +174,9 @@ func TestKeepBoundsWhatWaits(t *testing.T) {
 	}
 	var tb table
 	tb.fail(cut)
-	w := New(tb.insert, quiet, "rows", Keep)
+	w := batchwrite.New(tb.insert, quiet, "rows", batchwrite.Keep)
 	const over = 7
-	for i := range MaxPending + over {
+	for i := range batchwrite.MaxPending + over {
 		w.Record(i)
 		if i%1000 == 0 {
 			w.Flush() // the queue never fills: a full one would write in Record, and meet the cut
@@ -194,16 +186,16 @@ func TestKeepBoundsWhatWaits(t *testing.T) {
 	tb.fail(nil)
 	w.Close()
 	rows, _ := tb.snapshot()
-	if len(rows) != MaxPending || rows[0] != over {
-		t.Fatalf("%d rows written from %d, want %d from %d", len(rows), rows[0], MaxPending, over)
+	if len(rows) != batchwrite.MaxPending || rows[0] != over {
+		t.Fatalf("%d rows written from %d, want %d from %d", len(rows), rows[0], batchwrite.MaxPending, over)
 	}
 }
 
 // TestAFullQueueKeepWritesInTheCallerAndDropDrops: with the writer stuck in
-// an insert, rows past the queue are written by Record (Keep) or lost
-// (Drop); Record never waits for the queue.
+// an insert, rows past the queue are written by Record (batchwrite.Keep) or lost
+// (batchwrite.Drop); Record never waits for the queue.
 func TestAFullQueueKeepWritesInTheCallerAndDropDrops(t *testing.T) {
-	for _, p := range []Policy{Keep, Drop} {
+	for _, p := range []batchwrite.Policy{batchwrite.Keep, batchwrite.Drop} {
 		var tb table
 		stuck, release := make(chan struct{}), make(chan struct{})
 		var once sync.Once
@@ -213,21 +205,21 @@ func TestAFullQueueKeepWritesInTheCallerAndDropDrops(t *testing.T) {
 			}
 			return tb.insert(batch)
 		}
-		w := New(insert, quiet, "rows", p)
+		w := batchwrite.New(insert, quiet, "rows", p)
 		w.Record(0) // the tick writes it, and its write gets stuck
 		<-stuck
 		const past = 5
-		for i := range QueueSize + past {
+		for i := range batchwrite.QueueSize + past {
 			w.Record(1 + i)
 		}
 		rows, _ := tb.snapshot()
-		if want := map[Policy]int{Keep: past, Drop: 0}[p]; len(rows) != want {
+		if want := map[batchwrite.Policy]int{batchwrite.Keep: past, batchwrite.Drop: 0}[p]; len(rows) != want {
 			t.Errorf("policy %d: %d rows written by Record past the full queue, want %d", p, len(rows), want)
 		}
 		close(release)
 		w.Close()
 		rows, _ = tb.snapshot()
-		if want := map[Policy]int{Keep: 1 + QueueSize + past, Drop: 1 + QueueSize}[p]; len(rows) != want {
+		if want := map[batchwrite.Policy]int{batchwrite.Keep: 1 + batchwrite.QueueSize + past, batchwrite.Drop: 1 + batchwrite.QueueSize}[p]; len(rows) != want {
 			t.Errorf("policy %d: %d rows in all, want %d", p, len(rows), want)
 		}
 	}
