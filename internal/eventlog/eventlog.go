@@ -6,12 +6,13 @@
 package eventlog
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/batchwrite"
 )
 
 // MaxLeaseEventsPerSale bounds the lease events one replica records per
@@ -48,37 +49,36 @@ type Lease struct {
 // TableName is lease_events.
 func (Lease) TableName() string { return "lease_events" }
 
-// Log writes events in the background. Recording never blocks: when the
-// queue is full the event is dropped (the timeline draws less, the order
-// costs nothing more).
+// Log writes events in the background, one writer a table. Recording never
+// blocks: when the queue is full, or closed, the event is dropped, and so
+// is a batch that failed (batchwrite.Drop: the timeline draws less, the
+// order costs nothing more; events illustrate, they are not evidence).
 type Log struct {
-	db     *gorm.DB
-	log    *slog.Logger
-	ch     chan any // Fault, Lease, or a chan struct{} to close once written
-	done   chan struct{}
-	mu     sync.RWMutex
-	closed bool
+	faults *batchwrite.Writer[Fault]
+	leases *batchwrite.Writer[Lease]
 	// perSale counts the lease events queued per sale (MaxLeaseEventsPerSale).
 	countMu sync.Mutex
 	perSale map[uint64]int
 }
 
-// New starts the background writer; Close flushes and stops it.
+// New starts the background writers; Close flushes and stops them.
 func New(db *gorm.DB, log *slog.Logger) *Log {
-	l := &Log{db: db, log: log, ch: make(chan any, 4096), done: make(chan struct{}), perSale: map[uint64]int{}}
-	go l.run()
-	return l
+	return &Log{
+		faults:  batchwrite.New(batchwrite.Into[Fault](db), log, "fault events", batchwrite.Drop),
+		leases:  batchwrite.New(batchwrite.Into[Lease](db), log, "lease events", batchwrite.Drop),
+		perSale: map[uint64]int{},
+	}
 }
 
 // Fault queues a fault event.
-func (l *Log) Fault(f Fault) { l.send(f) }
+func (l *Log) Fault(f Fault) { l.faults.Record(f) }
 
 // Lease queues a lease event, unless its sale has MaxLeaseEventsPerSale.
 func (l *Log) Lease(e Lease) {
 	if !l.admit(e.SaleID) {
 		return
 	}
-	l.send(e)
+	l.leases.Record(e)
 }
 
 func (l *Log) admit(sale uint64) bool {
@@ -91,85 +91,14 @@ func (l *Log) admit(sale uint64) bool {
 	return true
 }
 
-func (l *Log) send(v any) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		return
-	}
-	select {
-	case l.ch <- v:
-	default:
-	}
-}
-
 // Flush returns once every event recorded before it is written (or failed).
 func (l *Log) Flush() {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		return
-	}
-	ack := make(chan struct{})
-	l.ch <- ack
-	<-ack
+	l.faults.Flush()
+	l.leases.Flush()
 }
 
-// Close writes what is queued and stops the writer.
+// Close writes what is queued and stops the writers.
 func (l *Log) Close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.ch)
-	}
-	l.mu.Unlock()
-	<-l.done
-}
-
-func (l *Log) run() {
-	defer close(l.done)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var faults []Fault
-	var leases []Lease
-	flush := func() {
-		write(l, &faults)
-		write(l, &leases)
-	}
-	for {
-		select {
-		case v, ok := <-l.ch:
-			if !ok {
-				flush()
-				return
-			}
-			switch e := v.(type) {
-			case Fault:
-				faults = append(faults, e)
-			case Lease:
-				if leases = append(leases, e); len(leases) >= 500 {
-					flush()
-				}
-			case chan struct{}:
-				flush()
-				close(e)
-			}
-		case <-tick.C:
-			flush()
-		}
-	}
-}
-
-// write inserts the batch and empties it; a failure is logged and the
-// batch dropped (events illustrate, they are not evidence).
-func write[T any](l *Log, batch *[]T) {
-	if len(*batch) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := l.db.WithContext(ctx).CreateInBatches(*batch, 500).Error; err != nil {
-		l.log.Warn("recording timeline events", "n", len(*batch), "err", err)
-	}
-	*batch = (*batch)[:0]
+	l.faults.Close()
+	l.leases.Close()
 }

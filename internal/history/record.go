@@ -6,16 +6,14 @@ package history
 
 import (
 	"context"
-	"database/sql/driver"
-	"errors"
 	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/batchwrite"
 	"github.com/seckill-lab/seckill/internal/inventory"
 )
 
@@ -66,37 +64,22 @@ type Op struct {
 func (Op) TableName() string { return "order_history" }
 
 // Log writes ops in the background, in batches, off the order's path (like
-// sectionlog.Log): recording costs an order one channel send.
+// sectionlog.Log): recording costs an order one channel send. None is
+// dropped for want of room, and ops wait while the database cannot be
+// reached (batchwrite.Keep): a lost ok could hide an oversell.
 type Log struct {
-	db    *gorm.DB
-	log   *slog.Logger
-	ch    chan entry
-	done  chan struct{}
+	w     *batchwrite.Writer[Op]
 	count sync.Map // sale id -> *atomic.Int64: ops this replica recorded
-	// mu guards closed: an order may end after Close; its op is then
-	// written at once.
-	mu     sync.RWMutex
-	closed bool
-}
-
-// entry is an op to write, or (ack set) a request to write all queued
-// before it and say so.
-type entry struct {
-	op  Op
-	ack chan struct{}
 }
 
 // New starts the background writer; Close flushes and stops it.
 func New(db *gorm.DB, log *slog.Logger) *Log {
-	l := &Log{db: db, log: log, ch: make(chan entry, 4096), done: make(chan struct{})}
-	go l.run()
-	return l
+	return &Log{w: batchwrite.New(batchwrite.Into[Op](db), log, "order history", batchwrite.Keep)}
 }
 
 // Record queues op, unless this replica already recorded PerSaleCap ops of
 // its sale: the one past the cap becomes the Capped marker, the rest are
-// dropped. A full queue writes op at once rather than drop it: a lost ok
-// could hide an oversell.
+// dropped. A full or closed queue writes op at once.
 func (l *Log) Record(op Op) {
 	n, _ := l.count.LoadOrStore(op.SaleID, new(atomic.Int64))
 	switch c := n.(*atomic.Int64).Add(1); {
@@ -105,119 +88,15 @@ func (l *Log) Record(op Op) {
 	case c > PerSaleCap+1:
 		return
 	}
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		l.writeNow(op)
-		return
-	}
-	select {
-	case l.ch <- entry{op: op}:
-	default:
-		l.writeNow(op)
-	}
-}
-
-func (l *Log) writeNow(op Op) {
-	if err := l.insert([]Op{op}); err != nil {
-		l.log.Error("recording an order's history", "err", err)
-	}
+	l.w.Record(op)
 }
 
 // Flush returns once every op recorded before it is written, or once the
 // database failed to take them (they are retried).
-func (l *Log) Flush() {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		return
-	}
-	ack := make(chan struct{})
-	l.ch <- entry{ack: ack}
-	<-ack
-}
+func (l *Log) Flush() { l.w.Flush() }
 
 // Close writes what is queued and stops the writer.
-func (l *Log) Close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.ch)
-	}
-	l.mu.Unlock()
-	<-l.done
-}
-
-// retryEvery spaces the writes the database did not take; at most
-// maxPending ops wait (a long outage keeps the newest).
-const (
-	retryEvery = 500 * time.Millisecond
-	maxPending = 100_000
-)
-
-func (l *Log) run() {
-	defer close(l.done)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var batch []Op
-	var retryAt time.Time
-	for {
-		select {
-		case e, ok := <-l.ch:
-			if !ok {
-				if batch, _ = l.write(batch, time.Time{}); len(batch) > 0 {
-					l.log.Error("order history not recorded: the database does not answer", "n", len(batch))
-				}
-				return
-			}
-			if e.ack != nil {
-				batch, retryAt = l.write(batch, retryAt)
-				close(e.ack)
-				continue
-			}
-			if batch = append(batch, e.op); len(batch) >= 500 && time.Now().After(retryAt) {
-				batch, retryAt = l.write(batch, retryAt)
-			}
-		case <-tick.C:
-			if time.Now().After(retryAt) {
-				batch, retryAt = l.write(batch, retryAt)
-			}
-		}
-		if over := len(batch) - maxPending; over > 0 {
-			l.log.Error("order history dropped: the database has not answered for too long", "n", over)
-			batch = batch[over:]
-		}
-	}
-}
-
-// write inserts batch and returns what is left: the whole batch when the
-// insert never reached the database (retried after retryEvery), else
-// nothing (a failure after sending is logged: writing twice would record
-// an order twice).
-func (l *Log) write(batch []Op, retryAt time.Time) ([]Op, time.Time) {
-	err := l.insert(batch)
-	if err != nil && notSent(err) {
-		return batch, time.Now().Add(retryEvery)
-	}
-	if err != nil {
-		l.log.Error("recording order history", "n", len(batch), "err", err)
-	}
-	return nil, retryAt
-}
-
-func notSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial" || errors.Is(err, driver.ErrBadConn)
-}
-
-func (l *Log) insert(batch []Op) error {
-	if len(batch) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return l.db.WithContext(ctx).CreateInBatches(batch, 500).Error
-}
+func (l *Log) Close() { l.w.Close() }
 
 // Load reads sale saleID's recorded ops in call order, followed by one Lost
 // marker per answer the record misses: an order older than AnswerGrace with

@@ -5,14 +5,12 @@ package sectionlog
 
 import (
 	"context"
-	"database/sql/driver"
-	"errors"
 	"log/slog"
-	"net"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/batchwrite"
 )
 
 // Section is one critical section as a replica saw it: from the moment Lock
@@ -68,160 +66,28 @@ func (Section) TableName() string { return "critical_sections" }
 // Log writes sections in the background, in batches, so that recording
 // costs the critical section nothing but two clock reads. Violations are
 // therefore up to one flush interval (100 ms) behind, or, while the
-// database cannot be reached (cut_db), until it can: the sections wait.
+// database cannot be reached (cut_db), until it can: the sections wait
+// (batchwrite.Keep: a lost section could hide a violation, so none is
+// dropped for want of room, and one recorded after Close is written at
+// once).
 type Log struct {
-	db   *gorm.DB
-	log  *slog.Logger
-	ch   chan sectionEntry
-	done chan struct{}
-	// mu guards closed: a holder may leave its section after the service
-	// closed (a test's cleanup, a replica shutting down mid-order); its
-	// section is then written at once instead of sent on a closed channel.
-	mu     sync.RWMutex
-	closed bool
-}
-
-// sectionEntry is a section to write, or (ack set) a request to write all
-// queued before it and say so: one channel keeps the order.
-type sectionEntry struct {
-	s   Section
-	ack chan struct{}
+	w *batchwrite.Writer[Section]
 }
 
 // New starts the background writer; Close flushes and stops it.
 func New(db *gorm.DB, log *slog.Logger) *Log {
-	l := &Log{db: db, log: log, ch: make(chan sectionEntry, 4096), done: make(chan struct{})}
-	go l.run()
-	return l
+	return &Log{w: batchwrite.New(batchwrite.Into[Section](db), log, "critical sections", batchwrite.Keep)}
 }
 
-// Record queues s. If the queue is full it writes s at once rather than drop
-// it: a lost section could hide a violation.
-func (l *Log) Record(s Section) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		l.writeNow(s)
-		return
-	}
-	select {
-	case l.ch <- sectionEntry{s: s}:
-	default:
-		l.writeNow(s)
-	}
-}
-
-// writeNow writes s in the caller's goroutine (the queue is closed or full).
-func (l *Log) writeNow(s Section) {
-	if err := l.flush([]Section{s}); err != nil {
-		l.log.Error("recording a critical section", "err", err)
-	}
-}
+// Record queues s; if the queue is full or closed it writes s at once.
+func (l *Log) Record(s Section) { l.w.Record(s) }
 
 // Flush returns once every section recorded before it is written, or once
-// the database failed to take them (they are written later: run).
-func (l *Log) Flush() {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.closed {
-		return // Close wrote everything queued
-	}
-	ack := make(chan struct{})
-	l.ch <- sectionEntry{ack: ack}
-	<-ack
-}
+// the database failed to take them (they are written later).
+func (l *Log) Flush() { l.w.Flush() }
 
 // Close writes what is queued and stops the writer.
-func (l *Log) Close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.ch)
-	}
-	l.mu.Unlock()
-	<-l.done
-}
-
-func (l *Log) run() {
-	defer close(l.done)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var batch []Section
-	var retryAt time.Time // after a write that could not reach the database
-	for {
-		select {
-		case e, ok := <-l.ch:
-			if !ok {
-				if batch, _ = l.write(batch, time.Time{}); len(batch) > 0 {
-					l.log.Error("critical sections not recorded: the database does not answer", "n", len(batch))
-				}
-				return
-			}
-			if e.ack != nil {
-				batch, retryAt = l.write(batch, retryAt)
-				close(e.ack)
-				continue
-			}
-			if batch = append(batch, e.s); len(batch) >= 500 && time.Now().After(retryAt) {
-				batch, retryAt = l.write(batch, retryAt)
-			}
-		case <-tick.C:
-			if time.Now().After(retryAt) {
-				batch, retryAt = l.write(batch, retryAt)
-			}
-		}
-		batch = l.bound(batch)
-	}
-}
-
-// retryEvery spaces the writes of sections the database did not take; at
-// most maxPending wait (a long outage keeps the newest).
-const (
-	retryEvery = 500 * time.Millisecond
-	maxPending = 100_000
-)
-
-// write inserts batch and returns what is left to write: nothing, or the
-// whole batch when the database could not be reached (the insert never left:
-// retried later, without the risk of writing a section twice). A failure
-// after the insert was sent is logged and the batch dropped: writing it
-// again could record a section twice, a false overlap.
-// The next attempt is then not before retryEvery (retryAt).
-func (l *Log) write(batch []Section, retryAt time.Time) ([]Section, time.Time) {
-	err := l.flush(batch)
-	if err != nil && notSent(err) {
-		return batch, time.Now().Add(retryEvery)
-	}
-	if err != nil {
-		l.log.Error("recording critical sections", "n", len(batch), "err", err)
-	}
-	return nil, retryAt
-}
-
-// bound drops the oldest pending sections beyond maxPending, saying so.
-func (l *Log) bound(batch []Section) []Section {
-	if over := len(batch) - maxPending; over > 0 {
-		l.log.Error("critical sections dropped: the database has not answered for too long", "n", over)
-		return batch[over:]
-	}
-	return batch
-}
-
-// notSent: the connection could not be made (refused, cut), so the
-// statement never reached the server.
-func notSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial" || errors.Is(err, driver.ErrBadConn)
-}
-
-func (l *Log) flush(batch []Section) error {
-	if len(batch) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return l.db.WithContext(ctx).CreateInBatches(batch, 500).Error
-}
+func (l *Log) Close() { l.w.Close() }
 
 // Violations counts the sale's sections that began before an earlier-begun
 // section had ended: each is an overlap the lock should have prevented
