@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/inventory"
+	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"
 )
@@ -17,7 +18,7 @@ const expiryInterval = 250 * time.Millisecond
 // expiry (every replica), and, with a default Redis, the async order mode
 // (the queue, this replica's consumer in the group) and the reconciliation
 // of the stocks kept in Redis.
-func (r *replica) openQueue(ctx context.Context, store *inventory.Store) {
+func (r *replica) openQueue(ctx context.Context, store *inventory.Store) error {
 	bg := context.WithoutCancel(ctx) // until close, not the signal: in-flight work finishes first
 	unitsBack := func(saleID uint64) {
 		cctx, cancel := context.WithTimeout(bg, 5*time.Second)
@@ -30,12 +31,16 @@ func (r *replica) openQueue(ctx context.Context, store *inventory.Store) {
 	}))
 	rdb := r.backends.Redis
 	if rdb == nil {
-		return
+		return nil
 	}
 	q := orderqueue.New(rdb, r.db.Migrator().CurrentDatabase())
 	r.orders.UseQueue(q)
-	consumer := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: r.cfg.ReplicaID, SaleKey: r.orders.LockKey,
-		Faults: r.faultHooks()}, q, store, r.metrics, r.log)
+	consumer, err := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: r.cfg.ReplicaID, SaleKey: r.orders.LockKey,
+		Faults: r.faultHooks(), Persist: order.QueueCommit(store, r.cfg.ReplicaID, r.faultHooks())},
+		q, store, r.metrics, r.log)
+	if err != nil {
+		return err
+	}
 	consumer.OnUnitsBack = unitsBack
 	r.faults.UseConsumer()
 	r.metrics.QueueGauges(func() (int64, int64) {
@@ -50,4 +55,5 @@ func (r *replica) openQueue(ctx context.Context, store *inventory.Store) {
 	r.queueLoops = append(r.queueLoops, startLoop(bg, consumer.Run), startLoop(bg, reconcile.Job{
 		DB: r.db, Redis: rdb, Lockers: r.lockers, SaleKey: r.orders.LockKey, Owner: r.cfg.ReplicaID,
 		Log: r.log, OnDrift: r.metrics.ObserveDrift}.Run))
+	return nil
 }

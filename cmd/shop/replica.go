@@ -208,7 +208,9 @@ func (r *replica) openServices(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.openQueue(ctx, store)
+	if err := r.openQueue(ctx, store); err != nil {
+		return err
+	}
 	r.handler = httpapi.New(httpapi.Deps{Store: store, Orders: r.orders, Lockers: r.lockers, Metrics: r.metrics,
 		AdminToken: r.cfg.AdminToken, ListenAddr: r.addr(), Log: r.log, ReplicaID: r.cfg.ReplicaID, Sales: sales,
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,

@@ -109,7 +109,11 @@ func newEnv(t testing.TB, opts ...func(*envConfig)) *env {
 		q := orderqueue.New(backends.Redis, db.Migrator().CurrentDatabase())
 		orders.UseQueue(q)
 		d.QueueRedis = backends.Redis
-		c := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: "httpapi-test", SaleKey: orders.LockKey}, q, e.store, e.metrics, log)
+		c, err := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: "httpapi-test", SaleKey: orders.LockKey,
+			Persist: order.QueueCommit(e.store, "httpapi-test", nil)}, q, e.store, e.metrics, log)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); c.Run(ctx) }()

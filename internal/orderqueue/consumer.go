@@ -29,10 +29,21 @@ type ConsumerConfig struct {
 	// SaleKey is the lock key of a sale (order.Service.LockKey).
 	SaleKey func(saleID uint64) string
 	// Faults are the replica's fault points: kill_consumer strikes a batch
-	// at faultpoint.BeforeConsumerCommit or AfterConsumerCommit. Nil in
-	// production.
+	// at faultpoint.BeforeConsumerCommit (Persist's, inside its
+	// transaction) or AfterConsumerCommit. Nil in production.
 	Faults faultpoint.Hooks
+	// Persist commits a sale's batch (order.QueueCommit); required.
+	Persist PersistFunc
 }
+
+// PersistFunc decides every entry of es and writes the orders, the
+// failures and the stock in ONE transaction holding the sale's row:
+// consumers of one sale take turns, and each sees what the previous
+// committed. It returns one Settlement per entry, in es's order. refused
+// non-nil means the database refused these entries' rows: each that would
+// be an order fails with ReasonRefused instead. ctx carries the consumer's
+// PersistTimeout.
+type PersistFunc func(ctx context.Context, sale inventory.Sale, es []Entry, refused error) ([]Settlement, error)
 
 // Observer receives what the consumer did, for live figures; may be nil.
 type Observer interface {
@@ -55,8 +66,12 @@ type Consumer struct {
 	OnUnitsBack func(saleID uint64)
 }
 
-// NewConsumer returns the consumer of q's stream.
-func NewConsumer(cfg ConsumerConfig, q *Queue, store *inventory.Store, obs Observer, log *slog.Logger) *Consumer {
+// NewConsumer returns the consumer of q's stream; an error when
+// cfg.Persist is nil.
+func NewConsumer(cfg ConsumerConfig, q *Queue, store *inventory.Store, obs Observer, log *slog.Logger) (*Consumer, error) {
+	if cfg.Persist == nil {
+		return nil, errors.New("orderqueue: ConsumerConfig.Persist is nil: the consumer has no transaction to commit its batches")
+	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 256
 	}
@@ -66,7 +81,7 @@ func NewConsumer(cfg ConsumerConfig, q *Queue, store *inventory.Store, obs Obser
 	if cfg.PersistTimeout <= 0 {
 		cfg.PersistTimeout = 2 * time.Second
 	}
-	return &Consumer{cfg: cfg, rdb: q.rdb, store: store, stream: q.stream, obs: obs, log: log}
+	return &Consumer{cfg: cfg, rdb: q.rdb, store: store, stream: q.stream, obs: obs, log: log}, nil
 }
 
 // Run consumes until ctx ends: new entries (XREADGROUP >), and every
@@ -166,29 +181,29 @@ func (c *Consumer) claim(ctx context.Context) {
 	}
 }
 
-// entry is one queued order.
-type entry struct {
-	id       string // the stream entry
-	ticket   string
-	saleID   uint64
-	userID   string
-	idemKey  string
-	accepted time.Time
+// Entry is one queued order, as its Persist sees it.
+type Entry struct {
+	id             string // the stream entry
+	saleID         uint64
+	Ticket         string
+	UserID         string
+	IdempotencyKey string    // "" when the buyer sent none
+	AcceptedAt     time.Time // when the store accepted the ticket
 }
 
 // parse reads a stream message; ok false for a malformed one.
-func parse(m redis.XMessage) (entry, bool) {
+func parse(m redis.XMessage) (Entry, bool) {
 	str := func(k string) string { s, _ := m.Values[k].(string); return s }
 	sale, err := strconv.ParseUint(str("sale"), 10, 64)
-	e := entry{id: m.ID, ticket: str("ticket"), saleID: sale, userID: str("user"), idemKey: str("idem"),
-		accepted: microsTime(str("at"))}
-	return e, err == nil && e.ticket != "" && e.userID != ""
+	e := Entry{id: m.ID, saleID: sale, Ticket: str("ticket"), UserID: str("user"), IdempotencyKey: str("idem"),
+		AcceptedAt: microsTime(str("at"))}
+	return e, err == nil && e.Ticket != "" && e.UserID != ""
 }
 
 // process persists msgs, grouped by sale in stream order. A sale whose
 // batch fails stays unacknowledged and is reclaimed after ClaimIdle.
 func (c *Consumer) process(ctx context.Context, msgs []redis.XMessage) {
-	bySale := map[uint64][]entry{}
+	bySale := map[uint64][]Entry{}
 	var order []uint64
 	for _, m := range msgs {
 		e, ok := parse(m)

@@ -67,8 +67,11 @@ func (l *lab) consumer(name string, claimIdle time.Duration) (*orderqueue.Consum
 
 // consumerWith is consumer with the fault points hooks.
 func (l *lab) consumerWith(name string, claimIdle time.Duration, hooks faultpoint.Hooks) (*orderqueue.Consumer, func()) {
-	c := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: name, SaleKey: l.orders.LockKey, ClaimIdle: claimIdle,
-		Faults: hooks}, l.queue, l.store, nil, quiet)
+	c, err := orderqueue.NewConsumer(orderqueue.ConsumerConfig{Name: name, SaleKey: l.orders.LockKey, ClaimIdle: claimIdle,
+		Faults: hooks, Persist: order.QueueCommit(l.store, name, hooks)}, l.queue, l.store, nil, quiet)
+	if err != nil {
+		l.t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); c.Run(ctx) }()

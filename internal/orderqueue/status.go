@@ -62,7 +62,7 @@ func (q *Queue) lookup(ctx context.Context, db *gorm.DB, saleKey func(uint64) st
 	st.SaleID, st.State = saleID, StatePending
 	if msgs, err := q.rdb.XRange(ctx, q.stream, entryID, entryID).Result(); err == nil && len(msgs) == 1 {
 		if e, ok := parse(msgs[0]); ok {
-			st.UserID = e.userID
+			st.UserID = e.UserID
 		}
 	}
 	return st, true, true, nil
