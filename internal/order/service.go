@@ -3,8 +3,9 @@
 // (place.go, the critical section in critical.go), combined into a batch
 // under one lock (combine.go, batch.go), lock-free (lockfree.go), from the
 // strategy's own stock with a group commit (reserved.go, groupcommit.go),
-// or queued (queued.go). Every order's transaction commits here, including
-// a lock's own transaction (db-pessimistic hands it over: leave). Restock,
+// or queued (queued.go; the queue consumer's transaction, QueueCommit, in
+// queuecommit.go). Every order's transaction commits here, including a
+// lock's own transaction (db-pessimistic hands it over: leave). Restock,
 // reservations (pay, expiry) and the linearizability history are beside
 // the roads (restock.go, reservations.go, history.go). Faults meet the road
 // at the points of faultpoint.Hooks (Config.Faults), nil in production. It

@@ -3,7 +3,10 @@
 // buyer gets an order ticket at once (Enqueue); consumers on every replica,
 // one consumer group, persist the orders in the database idempotently (the
 // ticket is a unique key), acknowledge them, and reclaim the entries of a
-// consumer that died (Consumer). A ticket is pending while its unit is in
+// consumer that died (Consumer, consumer.go; its retries and the settlement
+// in Redis in persist.go). The transaction that decides and writes a batch
+// is not here: it is ConsumerConfig.Persist (order.QueueCommit), which takes
+// Entry and returns Settlement. A ticket is pending while its unit is in
 // flight, then confirmed (an order row) or failed (a ticket_failures row,
 // its unit given back).
 package orderqueue
