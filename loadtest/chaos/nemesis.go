@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/faultkind"
-
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
