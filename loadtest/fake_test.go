@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
-
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
-
 	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/testenv"
+	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
 	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/load"

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/faultpoint"
+	"github.com/seckill-lab/seckill/internal/lockstrategy/redisnaive"
 )
 
 // GetSetReleaseGap arms the release gap of this replica's redis-getset for
@@ -22,3 +23,8 @@ func (s *Service) GetSetReleaseGap(d time.Duration) error {
 func (s *Service) GetSetTakeoverGap(d time.Duration) error {
 	return s.armed(d, func(p *faultpoint.Points) { p.ArmGap(faultpoint.TakeoverGap, d) })
 }
+
+// GetSetGaps is what redis-getset's gaps have done in this process: the
+// gaps held now, the takeovers that overwrote a winner's expiry, the
+// releases refused and the locks freed under another holder.
+func (s *Service) GetSetGaps() redisnaive.GapStats { return redisnaive.GetSetGaps() }

@@ -2,32 +2,6 @@ package faults
 
 import "github.com/seckill-lab/seckill/internal/faultkind"
 
-// Kinds of fault, as the API names them: faultkind's constants as plain
-// strings, for the code that holds a kind as one.
-const (
-	KindPauseHolder       = string(faultkind.PauseHolder)
-	KindNestedLock        = string(faultkind.NestedLock)
-	KindDropReply         = string(faultkind.DropReply)
-	KindSlowWork          = string(faultkind.SlowWork)
-	KindClockSkew         = string(faultkind.ClockSkew)
-	KindGetSetReleaseGap  = string(faultkind.GetSetReleaseGap)
-	KindGetSetTakeoverGap = string(faultkind.GetSetTakeoverGap)
-	KindExpireZKSession   = string(faultkind.ExpireZKSession)
-	KindSlowDB            = string(faultkind.SlowDB)
-	KindCutDB             = string(faultkind.CutDB)
-	KindCrashAfterSetNX   = string(faultkind.CrashAfterSetNX)
-	KindStopProcess       = string(faultkind.StopProcess)
-	KindKillProcess       = string(faultkind.KillProcess)
-	KindRestartRedis      = string(faultkind.RestartRedis)
-	KindFreezeRedis       = string(faultkind.FreezeRedis)
-	KindClockJumpRedis    = string(faultkind.ClockJumpRedis)
-	KindHoldReplication   = string(faultkind.HoldReplication)
-	KindKillRedisMaster   = string(faultkind.KillRedisMaster)
-	KindKillZKServer      = string(faultkind.KillZKServer)
-	KindKillConsumer      = string(faultkind.KillConsumer)
-	KindStaleRing         = string(faultkind.StaleRing)
-)
-
 // Settings that several kinds need to show a stale write.
 var (
 	pastTTL    = Text{"ms longer than the lock's TTL (ttl_ms)", "ms 大于锁的 TTL（ttl_ms）"}

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"errors"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 )
@@ -124,7 +124,7 @@ func TestChaosKinds(t *testing.T) {
 			t.Errorf("%s: owned only %v, kills its replica %v", k.Name, k.Chaos.OwnedOnly, kills)
 		}
 	}
-	if want := []string{faults.KindPauseHolder, faults.KindNestedLock}; !slices.Equal(drawn[:2], want) {
+	if want := []string{string(faultkind.PauseHolder), string(faultkind.NestedLock)}; !slices.Equal(drawn[:2], want) {
 		t.Errorf("chaos kinds %v: not in table order", drawn)
 	}
 }
@@ -134,33 +134,33 @@ func TestChaosKinds(t *testing.T) {
 // have; it returns the arguments typed.
 func TestParse(t *testing.T) {
 	s := faults.New(faults.Config{RedisAddr: "127.0.0.1:1"}, nil)
-	kind := func(name string) faults.Kind {
-		k, ok := faults.Find(name)
+	kind := func(name faultkind.Name) faults.Kind {
+		k, ok := faults.Find(string(name))
 		if !ok {
 			t.Fatalf("%s not in the table", name)
 		}
 		return k
 	}
 	cases := []struct {
-		kind   string
+		kind   faultkind.Name
 		values map[string]any
 		param  string // "" when valid
 	}{
-		{faults.KindPauseHolder, map[string]any{"ms": int64(5)}, ""},
-		{faults.KindPauseHolder, map[string]any{}, "ms"},
-		{faults.KindPauseHolder, map[string]any{"ms": int64(0)}, "ms"},
-		{faults.KindPauseHolder, map[string]any{"ms": faults.MaxDuration.Milliseconds() + 1}, "ms"},
-		{faults.KindPauseHolder, map[string]any{"ms": int64(5), "sale_id": uint64(1)}, "sale_id"},
-		{faults.KindExpireZKSession, map[string]any{"point": "x", "ms": int64(5)}, "ms"},
-		{faults.KindSlowDB, map[string]any{"ms": int64(5)}, "sale_id"},
-		{faults.KindSlowDB, map[string]any{"sale_id": uint64(0)}, "ms"},
-		{faults.KindSlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(0)}, "sale_id"},
-		{faults.KindSlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(3)}, ""},
-		{faults.KindRestartRedis, map[string]any{"node": "redis"}, ""},
-		{faults.KindRestartRedis, map[string]any{"node": "redlock-1"}, "node"},
-		{faults.KindRestartRedis, map[string]any{}, "node"},
-		{faults.KindKillConsumer, map[string]any{"point": "after_commit"}, ""},
-		{faults.KindKillConsumer, map[string]any{"point": "later"}, "point"},
+		{faultkind.PauseHolder, map[string]any{"ms": int64(5)}, ""},
+		{faultkind.PauseHolder, map[string]any{}, "ms"},
+		{faultkind.PauseHolder, map[string]any{"ms": int64(0)}, "ms"},
+		{faultkind.PauseHolder, map[string]any{"ms": faults.MaxDuration.Milliseconds() + 1}, "ms"},
+		{faultkind.PauseHolder, map[string]any{"ms": int64(5), "sale_id": uint64(1)}, "sale_id"},
+		{faultkind.ExpireZKSession, map[string]any{"point": "x", "ms": int64(5)}, "ms"},
+		{faultkind.SlowDB, map[string]any{"ms": int64(5)}, "sale_id"},
+		{faultkind.SlowDB, map[string]any{"sale_id": uint64(0)}, "ms"},
+		{faultkind.SlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(0)}, "sale_id"},
+		{faultkind.SlowDB, map[string]any{"ms": int64(5), "sale_id": uint64(3)}, ""},
+		{faultkind.RestartRedis, map[string]any{"node": "redis"}, ""},
+		{faultkind.RestartRedis, map[string]any{"node": "redlock-1"}, "node"},
+		{faultkind.RestartRedis, map[string]any{}, "node"},
+		{faultkind.KillConsumer, map[string]any{"point": "after_commit"}, ""},
+		{faultkind.KillConsumer, map[string]any{"point": "later"}, "point"},
 	}
 	for _, c := range cases {
 		args, err := kind(c.kind).Parse(s, c.values)
@@ -171,12 +171,12 @@ func TestParse(t *testing.T) {
 		case c.param != "" && (!errors.As(err, &pe) || pe.Param != c.param):
 			t.Errorf("%s %v: %v, want a ParamError on %s", c.kind, c.values, err, c.param)
 		}
-		if c.param == "" && c.kind == faults.KindSlowDB && (args.Duration("ms") != 5*time.Millisecond || args.ID("sale_id") != 3) {
+		if c.param == "" && c.kind == faultkind.SlowDB && (args.Duration("ms") != 5*time.Millisecond || args.ID("sale_id") != 3) {
 			t.Errorf("slow_db args %v", args)
 		}
 	}
 	// The node's choices are this replica's.
-	for _, p := range kind(faults.KindRestartRedis).On(s).Params {
+	for _, p := range kind(faultkind.RestartRedis).On(s).Params {
 		if !slices.Equal(p.Choices, []string{"redis"}) {
 			t.Errorf("restart_redis choices here %v, want [redis]", p.Choices)
 		}

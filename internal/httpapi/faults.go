@@ -16,7 +16,6 @@ import (
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lockstrategy/dblock"
-	"github.com/seckill-lab/seckill/internal/lockstrategy/redisnaive"
 )
 
 // faultsAPI serves /api/faults over the faults.Service cmd/shop built.
@@ -52,7 +51,7 @@ func (f *faultsAPI) list(c *gin.Context) {
 	body := gin.H{"enabled": f.svc.Enabled(), "kinds": kinds, "chaos_kinds": faults.ChaosKinds(),
 		"redis_nodes": nonNil(f.svc.RedisNodes()), "paused_holders": f.svc.PausedHolders(),
 		"zk_servers_down": zkDown, "zk_restart_error": zkErr,
-		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds(), "getset": redisnaive.GetSetGaps(),
+		"db_cut_ms_left": f.svc.DBCutLeft().Milliseconds(), "getset": f.svc.GetSetGaps(),
 		"replies_dropped": f.svc.RepliesDropped()}
 	if f.s.replicaID != "" {
 		body["replica"] = f.s.replicaID

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/faults"
 )
 
@@ -75,7 +76,7 @@ func TestFaultsServeTheTable(t *testing.T) {
 		}
 	}
 	node := got.Kinds[slices.IndexFunc(got.Kinds, func(k servedKind) bool {
-		return k.Kind == faults.KindRestartRedis
+		return k.Kind == string(faultkind.RestartRedis)
 	})].Parameters[0]
 	if !slices.Equal(node.Choices, []string{"redis"}) {
 		t.Errorf("restart_redis's nodes here %v, want this replica's [redis]", node.Choices)

@@ -17,7 +17,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/discovery"
-	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
 	"github.com/seckill-lab/seckill/internal/testenv"
 )
@@ -310,8 +310,8 @@ func FuzzLessonSales(f *testing.F) {
 // hold a sale row for seconds, or crash the Sentinels' master every test
 // shares (this env's injector has no Sentinels, and answers them 503
 // sentinel_failed). Any string token naming one skips the input.
-var selfHarm = []string{faults.KindStopProcess, faults.KindKillProcess, faults.KindKillConsumer, faults.KindSlowDB,
-	faults.KindHoldReplication, faults.KindKillRedisMaster}
+var selfHarm = []string{string(faultkind.StopProcess), string(faultkind.KillProcess), string(faultkind.KillConsumer), string(faultkind.SlowDB),
+	string(faultkind.HoldReplication), string(faultkind.KillRedisMaster)}
 
 func harmsSelf(body string) bool {
 	dec := json.NewDecoder(strings.NewReader(body))

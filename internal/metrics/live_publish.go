@@ -8,8 +8,9 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/seckill-lab/seckill/internal/salestats"
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/salestats"
 )
 
 // PublishInterval is how often Run publishes: the live view is at most

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/order"
-
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/seckill-lab/seckill/internal/order"
 )
 
 func TestObservePlace(t *testing.T) {

@@ -12,11 +12,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
-
 	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/reconcile"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/runwire"
 )

@@ -2,9 +2,9 @@ package timeline
 
 import (
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"slices"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )

@@ -2,11 +2,11 @@ package timeline
 
 import (
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"math"
 	"slices"
 	"strconv"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 

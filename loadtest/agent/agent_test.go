@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
-
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seckill-lab/seckill/internal/runwire"
+	"github.com/seckill-lab/seckill/loadtest/internal/fakeshop"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

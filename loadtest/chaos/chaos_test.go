@@ -16,7 +16,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/sale"
@@ -48,19 +48,19 @@ func TestPlanFaultsIsSeeded(t *testing.T) {
 		if e.At < sh.QuietStart || e.At >= sh.Duration-sh.QuietEnd {
 			t.Errorf("%v at %v: outside the noisy window", e, e.At)
 		}
-		if (e.Kind == faults.KindPauseHolder || e.Kind == faults.KindStopProcess) && e.For < sh.TTL {
+		if (e.Kind == string(faultkind.PauseHolder) || e.Kind == string(faultkind.StopProcess)) && e.For < sh.TTL {
 			t.Errorf("%v: a stall shorter than the TTL proves nothing", e)
 		}
 		if strings.HasPrefix(e.Kind, "net_") && !slices.Contains(sh.Backends, e.Backend) {
 			t.Errorf("%v: unknown backend", e)
 		}
-		if e.Kind == faults.KindKillZKServer && !slices.Contains([]string{"zookeeper-1", "zookeeper-2", "zookeeper-3"}, e.Backend) {
+		if e.Kind == string(faultkind.KillZKServer) && !slices.Contains([]string{"zookeeper-1", "zookeeper-2", "zookeeper-3"}, e.Backend) {
 			t.Errorf("%v: not a server of the ensemble", e)
 		}
-		if e.Kind == faults.KindDropReply && !slices.Contains(sh.RedisCfgs, e.Config) {
+		if e.Kind == string(faultkind.DropReply) && !slices.Contains(sh.RedisCfgs, e.Config) {
 			t.Errorf("%v: a configuration whose lock is not on Redis", e)
 		}
-		if e.Kind == faults.KindKillRedisMaster && e.For <= time.Second {
+		if e.Kind == string(faultkind.KillRedisMaster) && e.For <= time.Second {
 			t.Errorf("%v: down no longer than the Sentinels' down-after: no failover", e)
 		}
 	}
@@ -204,7 +204,7 @@ func TestNemesisKillsAZKServer(t *testing.T) {
 	n.withCounts()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	e := faultEvent{Kind: faults.KindKillZKServer, Backend: "zookeeper-2", For: time.Second}
+	e := faultEvent{Kind: string(faultkind.KillZKServer), Backend: "zookeeper-2", For: time.Second}
 	if err := n.killZKServer(ctx, e); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -254,13 +254,13 @@ func TestNemesisRetriesRefusals(t *testing.T) {
 		return n.withCounts()
 	}
 	n := newNemesis(busy.URL, ok.URL)
-	n.attempt(context.Background(), faultEvent{Kind: faults.KindPauseHolder, Replica: 0, For: time.Second})
-	if n.injected[faults.KindPauseHolder] != 1 || n.refused[faults.KindPauseHolder] != 1 || n.missed[faults.KindPauseHolder] != 0 || len(n.defects) != 0 {
+	n.attempt(context.Background(), faultEvent{Kind: string(faultkind.PauseHolder), Replica: 0, For: time.Second})
+	if n.injected[string(faultkind.PauseHolder)] != 1 || n.refused[string(faultkind.PauseHolder)] != 1 || n.missed[string(faultkind.PauseHolder)] != 0 || len(n.defects) != 0 {
 		t.Errorf("refused then landed: injected %v refused %v missed %v defects %v", n.injected, n.refused, n.missed, n.defects)
 	}
 	n = newNemesis(busy.URL)
-	n.attempt(context.Background(), faultEvent{Kind: faults.KindPauseHolder, For: time.Second})
-	if n.refused[faults.KindPauseHolder] != faultTries || n.missed[faults.KindPauseHolder] != 1 || len(n.defects) != 0 {
+	n.attempt(context.Background(), faultEvent{Kind: string(faultkind.PauseHolder), For: time.Second})
+	if n.refused[string(faultkind.PauseHolder)] != faultTries || n.missed[string(faultkind.PauseHolder)] != 1 || len(n.defects) != 0 {
 		t.Errorf("always refused: refused %v missed %v defects %v, want %d tries, 1 missed", n.refused, n.missed, n.defects, faultTries)
 	}
 	// kill_redis_master crashed the master and the Sentinels promoted
@@ -269,14 +269,14 @@ func TestNemesisRetriesRefusals(t *testing.T) {
 	noFailover := httptest.NewServer(answer(http.StatusServiceUnavailable, "no_failover"))
 	defer noFailover.Close()
 	n = newNemesis(noFailover.URL, ok.URL)
-	n.attempt(context.Background(), faultEvent{Kind: faults.KindKillRedisMaster, For: 2 * time.Second})
-	if n.injected[faults.KindKillRedisMaster] != 1 || n.refused[faults.KindKillRedisMaster] != 0 || len(n.defects) != 0 {
+	n.attempt(context.Background(), faultEvent{Kind: string(faultkind.KillRedisMaster), For: 2 * time.Second})
+	if n.injected[string(faultkind.KillRedisMaster)] != 1 || n.refused[string(faultkind.KillRedisMaster)] != 0 || len(n.defects) != 0 {
 		t.Errorf("no failover: injected %v refused %v defects %v, want injected once, never tried again", n.injected, n.refused, n.defects)
 	}
 	calls = nil
 	n = newNemesis(broken.URL, ok.URL)
-	n.attempt(context.Background(), faultEvent{Kind: faults.KindPauseHolder, For: time.Second})
-	if len(n.defects) != 1 || n.injected[faults.KindPauseHolder] != 0 || len(calls) != 1 {
+	n.attempt(context.Background(), faultEvent{Kind: string(faultkind.PauseHolder), For: time.Second})
+	if len(n.defects) != 1 || n.injected[string(faultkind.PauseHolder)] != 0 || len(calls) != 1 {
 		t.Errorf("a 500: defects %v injected %v after %d calls, want 1 defect after 1 call", n.defects, n.injected, len(calls))
 	}
 }

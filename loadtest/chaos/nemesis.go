@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"io"
 	"net"
 	"net/http"
@@ -12,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -210,31 +209,31 @@ func (n *nemesis) inject(ctx context.Context, e faultEvent) error {
 	target := n.targets[e.Replica]
 	ms := int(e.For.Milliseconds())
 	switch e.Kind {
-	case faults.KindPauseHolder:
+	case string(faultkind.PauseHolder):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.PauseHolder, "ms": ms})
-	case faults.KindStopProcess:
+	case string(faultkind.StopProcess):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.StopProcess, "ms": ms})
-	case faults.KindKillProcess:
+	case string(faultkind.KillProcess):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.KillProcess, "ms": ms})
-	case faults.KindRestartRedis:
+	case string(faultkind.RestartRedis):
 		return n.restartRedis(ctx, target, e.Durability)
-	case faults.KindKillConsumer:
+	case string(faultkind.KillConsumer):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.KillConsumer, "point": e.Point})
 	case chaosRestartMstr:
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.RestartRedis, "node": e.Backend})
-	case faults.KindExpireZKSession:
+	case string(faultkind.ExpireZKSession):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.ExpireZKSession})
-	case faults.KindSlowDB:
+	case string(faultkind.SlowDB):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.SlowDB, "ms": ms, "sale_id": n.saleOf(e.Config)})
-	case faults.KindDropReply:
+	case string(faultkind.DropReply):
 		return n.fault(ctx, target, map[string]any{"kind": faultkind.DropReply, "sale_id": n.saleOf(e.Config)})
-	case faults.KindNestedLock, faults.KindSlowWork, faults.KindCutDB, faults.KindStaleRing:
+	case string(faultkind.NestedLock), string(faultkind.SlowWork), string(faultkind.CutDB), string(faultkind.StaleRing):
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind, "ms": ms})
-	case faults.KindCrashAfterSetNX:
+	case string(faultkind.CrashAfterSetNX):
 		return n.fault(ctx, target, map[string]any{"kind": e.Kind})
-	case faults.KindHoldReplication, faults.KindKillRedisMaster:
+	case string(faultkind.HoldReplication), string(faultkind.KillRedisMaster):
 		return n.sentinelFault(ctx, e.Replica, e.Kind, ms)
-	case faults.KindKillZKServer:
+	case string(faultkind.KillZKServer):
 		return n.killZKServer(ctx, e)
 	}
 	np := n.cluster.replicas[e.Replica].proxies[e.Backend]

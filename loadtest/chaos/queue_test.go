@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
@@ -128,28 +128,28 @@ func TestChaosVerdictCarriesTheQueue(t *testing.T) {
 // restart's durability and each kill's point.
 func TestQueueFaultsInThePlan(t *testing.T) {
 	sync := []*chaosConfig{{Strategy: "redis"}}
-	kinds, skipped := usableKinds([]string{faults.KindKillConsumer, faults.KindRestartRedis}, sync, true, backendAddrs{Redis: "r"})
-	if slices.Contains(kinds, faults.KindKillConsumer) || skipped[faults.KindKillConsumer] == "" {
+	kinds, skipped := usableKinds([]string{string(faultkind.KillConsumer), string(faultkind.RestartRedis)}, sync, true, backendAddrs{Redis: "r"})
+	if slices.Contains(kinds, string(faultkind.KillConsumer)) || skipped[string(faultkind.KillConsumer)] == "" {
 		t.Errorf("no async configuration: kinds %v, skipped %v", kinds, skipped)
 	}
 	async := append(sync, &chaosConfig{Strategy: "redis-lua-stock", Async: true})
-	if kinds, _ := usableKinds([]string{faults.KindKillConsumer}, async, true, backendAddrs{}); !slices.Equal(kinds, []string{faults.KindKillConsumer}) {
+	if kinds, _ := usableKinds([]string{string(faultkind.KillConsumer)}, async, true, backendAddrs{}); !slices.Equal(kinds, []string{string(faultkind.KillConsumer)}) {
 		t.Errorf("with an async configuration: kinds %v", kinds)
 	}
-	if _, skipped := usableKinds([]string{faults.KindKillConsumer}, async, false, backendAddrs{}); skipped[faults.KindKillConsumer] == "" {
+	if _, skipped := usableKinds([]string{string(faultkind.KillConsumer)}, async, false, backendAddrs{}); skipped[string(faultkind.KillConsumer)] == "" {
 		t.Error("kill_consumer injected into replicas the run cannot restart")
 	}
-	sh := planShape{Duration: 5 * time.Minute, Replicas: 3, Configs: 4, Kinds: []string{faults.KindRestartRedis, faults.KindKillConsumer},
+	sh := planShape{Duration: 5 * time.Minute, Replicas: 3, Configs: 4, Kinds: []string{string(faultkind.RestartRedis), string(faultkind.KillConsumer)},
 		Backends: []string{"redis"}, TTL: 500 * time.Millisecond, MeanGap: time.Second, QuietStart: 3 * time.Second, QuietEnd: 5 * time.Second}
 	modes, points := map[string]int{}, map[string]int{}
 	for _, e := range planFaults(11, sh) {
 		switch e.Kind {
-		case faults.KindRestartRedis:
+		case string(faultkind.RestartRedis):
 			modes[e.Durability]++
 			if !strings.Contains(e.String(), "durability "+e.Durability) {
 				t.Errorf("%v: the line does not say the durability", e)
 			}
-		case faults.KindKillConsumer:
+		case string(faultkind.KillConsumer):
 			points[e.Point]++
 		}
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/zkensemble"
 	"github.com/seckill-lab/seckill/loadtest/load"
@@ -436,21 +436,21 @@ func usableKinds(kinds []string, configs []*chaosConfig, owned bool, b backendAd
 		switch {
 		case ownedOnly[k] && !owned:
 			skipped[k] = "the replicas were not started by this run (-targets)"
-		case k == faults.KindExpireZKSession && !has("zookeeper"):
+		case k == string(faultkind.ExpireZKSession) && !has("zookeeper"):
 			skipped[k] = "no zookeeper configuration"
 		case k == chaosRestartMstr && (len(b.Redlock) == 0 || !has("redlock")):
 			skipped[k] = "no redlock configuration"
-		case k == faults.KindRestartRedis && b.Redis == "":
+		case k == string(faultkind.RestartRedis) && b.Redis == "":
 			skipped[k] = "no Redis"
-		case k == faults.KindKillConsumer && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
+		case k == string(faultkind.KillConsumer) && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.Async }):
 			skipped[k] = "no queue configuration"
-		case (k == faults.KindHoldReplication || k == faults.KindKillRedisMaster) && !has("redis-sentinel"):
+		case (k == string(faultkind.HoldReplication) || k == string(faultkind.KillRedisMaster)) && !has("redis-sentinel"):
 			skipped[k] = "no redis-sentinel configuration (-sentinel-addrs)"
-		case k == faults.KindKillZKServer && (!b.ZKEnsemble || !has("zookeeper")):
+		case k == string(faultkind.KillZKServer) && (!b.ZKEnsemble || !has("zookeeper")):
 			skipped[k] = "no zookeeper configuration on an ensemble (-zk-ensemble); the standalone ZooKeeper is never killed"
-		case k == faults.KindDropReply && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.RedisLock }):
+		case k == string(faultkind.DropReply) && !slices.ContainsFunc(configs, func(c *chaosConfig) bool { return c.RedisLock }):
 			skipped[k] = "no configuration whose lock runs scripts on the default Redis"
-		case k == faults.KindCrashAfterSetNX && !has("redis"):
+		case k == string(faultkind.CrashAfterSetNX) && !has("redis"):
 			skipped[k] = "no redis configuration"
 		default:
 			out = append(out, k)

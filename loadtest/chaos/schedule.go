@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/faults"
 )
 
@@ -63,13 +64,13 @@ func (e faultEvent) String() string {
 		s += fmt.Sprintf(" <-> %s +%v", e.Backend, e.Latency)
 	case strings.HasPrefix(e.Kind, "net_"):
 		s += " <-> " + e.Backend
-	case e.Kind == chaosRestartMstr, e.Kind == faults.KindKillZKServer:
+	case e.Kind == chaosRestartMstr, e.Kind == string(faultkind.KillZKServer):
 		s += " " + e.Backend
-	case e.Kind == faults.KindSlowDB, e.Kind == faults.KindDropReply:
+	case e.Kind == string(faultkind.SlowDB), e.Kind == string(faultkind.DropReply):
 		s += fmt.Sprintf(" config %d", e.Config+1)
-	case e.Kind == faults.KindRestartRedis:
+	case e.Kind == string(faultkind.RestartRedis):
 		s += " durability " + e.Durability
-	case e.Kind == faults.KindKillConsumer:
+	case e.Kind == string(faultkind.KillConsumer):
 		s += " " + e.Point
 	}
 	if e.For > 0 {
@@ -124,7 +125,7 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 	// old master comes back, is made a replica and syncs, which can take
 	// most of a short run on a loaded machine: the first pass holds
 	// replication before it kills the master.
-	if h, k := slices.Index(first, faults.KindHoldReplication), slices.Index(first, faults.KindKillRedisMaster); h >= 0 && k >= 0 && k < h {
+	if h, k := slices.Index(first, string(faultkind.HoldReplication)), slices.Index(first, string(faultkind.KillRedisMaster)); h >= 0 && k >= 0 && k < h {
 		first[h], first[k] = first[k], first[h]
 	}
 	for at, n := sh.QuietStart, 0; ; n++ {
@@ -139,30 +140,30 @@ func planFaults(seed uint64, sh planShape) []faultEvent {
 		e := faultEvent{At: at.Round(time.Millisecond), Kind: kind, Replica: r.IntN(sh.Replicas)}
 		stall := between(sh.TTL*3/2, max(sh.TTL*6, 5*time.Second))
 		switch e.Kind {
-		case faults.KindPauseHolder, faults.KindStopProcess, faults.KindSlowWork:
+		case string(faultkind.PauseHolder), string(faultkind.StopProcess), string(faultkind.SlowWork):
 			e.For = stall
-		case faults.KindNestedLock: // how long the holder waits for itself
+		case string(faultkind.NestedLock): // how long the holder waits for itself
 			e.For = between(100*time.Millisecond, time.Second)
-		case faults.KindCutDB, faults.KindHoldReplication, faults.KindStaleRing:
+		case string(faultkind.CutDB), string(faultkind.HoldReplication), string(faultkind.StaleRing):
 			e.For = between(500*time.Millisecond, 5*time.Second)
-		case faults.KindKillRedisMaster: // down longer than the Sentinels' down-after (1 s)
+		case string(faultkind.KillRedisMaster): // down longer than the Sentinels' down-after (1 s)
 			e.For = between(1500*time.Millisecond, 5*time.Second)
-		case faults.KindKillZKServer:
+		case string(faultkind.KillZKServer):
 			e.Backend = fmt.Sprintf("zookeeper-%d", 1+r.IntN(max(sh.ZKServers, 1)))
 			e.For = between(500*time.Millisecond, 5*time.Second)
-		case faults.KindDropReply:
+		case string(faultkind.DropReply):
 			if len(sh.RedisCfgs) > 0 {
 				e.Config = sh.RedisCfgs[r.IntN(len(sh.RedisCfgs))]
 			}
-		case faults.KindKillProcess:
+		case string(faultkind.KillProcess):
 			e.For = between(0, time.Second) // when, after the call, the replica dies
 		case chaosRestartMstr:
 			e.Backend = fmt.Sprintf("redlock-%d", 1+r.IntN(max(sh.RedlockN, 1)))
-		case faults.KindRestartRedis:
+		case string(faultkind.RestartRedis):
 			e.Durability = drawDurability(r)
-		case faults.KindKillConsumer:
+		case string(faultkind.KillConsumer):
 			e.Point = drawKillPoint(r)
-		case faults.KindSlowDB:
+		case string(faultkind.SlowDB):
 			e.Config, e.For = r.IntN(max(sh.Configs, 1)), between(500*time.Millisecond, 3*time.Second)
 		case chaosNetLatency, chaosNetCut, chaosNetBlackhole:
 			e.Backend = sh.Backends[r.IntN(len(sh.Backends))]

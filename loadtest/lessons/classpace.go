@@ -19,6 +19,10 @@ const (
 	ClassCaseMin = 20 * time.Second
 	// classPause is the pause between two cases at the class pace.
 	classPause = 5 * time.Second
+	// ShopLockWait is the shop's default lock wait: a buyer queued longer
+	// is answered lock_timeout, so a fix's case keeps its last buyer's wait
+	// inside it.
+	ShopLockWait = 10 * time.Second
 )
 
 // contendSettings is the load of brokenThenHeld at one pace.

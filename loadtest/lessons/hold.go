@@ -3,9 +3,9 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -3,10 +3,10 @@ package lessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"net/http"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
@@ -30,6 +30,16 @@ type Scenario struct {
 
 // ScenarioFunc runs one scenario and describes what it observed.
 type ScenarioFunc func(ctx context.Context, sc *ScenarioRun) (observed string, pass bool, err error)
+
+// Family makes a lesson family's scripts ScenarioFuncs: wrap gives each
+// script the run as the family's own type, whose methods are its steps.
+func Family[R any](wrap func(*ScenarioRun) R, scripts map[string]func(context.Context, R) (string, bool, error)) map[string]ScenarioFunc {
+	out := make(map[string]ScenarioFunc, len(scripts))
+	for name, run := range scripts {
+		out[name] = func(ctx context.Context, sc *ScenarioRun) (string, bool, error) { return run(ctx, wrap(sc)) }
+	}
+	return out
+}
 
 // ScenarioRun is what a scenario runs against.
 type ScenarioRun struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -3,9 +3,10 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
+
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 )
 
 // lockPerBatch: one lock per order against one lock per batch, on the same

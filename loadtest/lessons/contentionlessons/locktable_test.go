@@ -1,10 +1,10 @@
 package contentionlessons
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"testing"
 
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -3,12 +3,12 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -3,11 +3,11 @@ package contentionlessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/lockstrategy/twolevel"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -3,7 +3,6 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

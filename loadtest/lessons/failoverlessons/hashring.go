@@ -3,8 +3,6 @@ package failoverlessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )

@@ -1,10 +1,10 @@
 package leaselessons
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 )
 
 // ttlSettings is the load of ttlShorterThanWork at one pace.

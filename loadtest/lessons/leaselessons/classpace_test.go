@@ -5,11 +5,8 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 )
-
-// shopLockWait is the shop's default lock wait: a buyer queued longer is
-// answered lock_timeout, which would spoil the fix's case.
-const shopLockWait = 10 * time.Second
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
@@ -27,8 +24,8 @@ func TestTTLShorterThanWorkClassPace(t *testing.T) {
 	if slack := ms(set.TTLMS - set.TTLMS/3); slack < 500*time.Millisecond {
 		t.Errorf("the watchdog's slack is %v: want >= 500 ms", slack)
 	}
-	if wait := time.Duration(set.Buyers-1) * ms(set.WorkMS); wait > shopLockWait-4*time.Second {
-		t.Errorf("with the watchdog the last buyer waits %v: want 4 s inside the %v lock wait", wait, shopLockWait)
+	if wait := time.Duration(set.Buyers-1) * ms(set.WorkMS); wait > lessons.ShopLockWait-4*time.Second {
+		t.Errorf("with the watchdog the last buyer waits %v: want 4 s inside the %v lock wait", wait, lessons.ShopLockWait)
 	}
 	if set.CaseMin < 20*time.Second {
 		t.Errorf("each case lasts %v: want >= 20 s", set.CaseMin)

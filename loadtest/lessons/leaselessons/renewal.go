@@ -2,9 +2,9 @@ package leaselessons
 
 import (
 	"context"
+
 	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/loadtest/lessons"
-
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -3,9 +3,9 @@ package leaselessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"time"
 
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

@@ -1,11 +1,11 @@
 package leaselessons
 
 import (
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 

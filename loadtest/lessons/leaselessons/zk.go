@@ -3,10 +3,10 @@ package leaselessons
 import (
 	"context"
 	"fmt"
-	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/faultkind"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
