@@ -98,13 +98,17 @@ func (le *lease) Unlock(ctx context.Context) error {
 		// An extension is in flight; the keys expire by themselves at TTL.
 		return ctx.Err()
 	}
+	// The holder's release may take up to the TTL (or the caller's
+	// deadline, if sooner): past the TTL the keys are gone by themselves,
+	// and a release cut at one round's 5% of the TTL on a busy machine left
+	// the lock held, and its next buyers waiting, until the TTL.
 	return release(ctx, le.m, le.ttl)
 }
 
 // release deletes m's keys on every master that still holds m's value,
-// within one round's timeout (or the caller's deadline, if sooner).
-func release(ctx context.Context, m *redsync.Mutex, ttl time.Duration) error {
-	rctx, cancel := context.WithTimeout(ctx, roundTimeout(ttl))
+// within bound (or the caller's deadline, if sooner).
+func release(ctx context.Context, m *redsync.Mutex, bound time.Duration) error {
+	rctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	ok, err := m.UnlockContext(rctx)
 	if ok {

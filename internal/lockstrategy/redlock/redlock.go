@@ -121,7 +121,8 @@ func New(masters []*goredislib.Client, o lockstrategy.Options) (*Locker, error) 
 }
 
 // roundTimeout bounds one round of commands to the masters (a try, an
-// extension, a release): redsync's 5% of the TTL, as the RedLock paper wants
+// extension, the release of a try taken as its caller gave up; a holder's
+// release waits up to the TTL): redsync's 5% of the TTL, as the RedLock paper wants
 // it far below the TTL, but at least 50 ms, so that a busy machine is not
 // taken for dead masters.
 func roundTimeout(ttl time.Duration) time.Duration {
@@ -146,7 +147,7 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		err := m.TryLockContext(context.WithoutCancel(ctx))
 		if err == nil {
 			if ctx.Err() != nil { // taken just as the caller gave up
-				_ = release(context.Background(), m, l.ttl)
+				_ = release(context.Background(), m, roundTimeout(l.ttl))
 				return nil, ctx.Err()
 			}
 			return newLease(m, l.ttl, !l.noRenewal, lockstrategy.LeaseObserverOf(ctx)), nil

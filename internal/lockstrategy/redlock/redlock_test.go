@@ -294,3 +294,37 @@ func BenchmarkLockUnlock(b *testing.B) {
 		})
 	}
 }
+
+// A holder's release waits for slow masters up to the TTL: a release cut
+// at one round's bound (5% of the TTL) on a busy machine left the keys,
+// and the lock held, until they expired. The masters are the test's own:
+// CLIENT PAUSE stalls every client of a server.
+func TestReleaseWaitsForSlowMasters(t *testing.T) {
+	const ttl, pause = 10 * time.Second, 2 * time.Second // one round: 500 ms
+	var masters []*goredislib.Client
+	for _, addr := range testenv.PrivateRedis(t, 3) {
+		c := goredislib.NewClient(lockstrategy.RedlockOptions(addr, 8))
+		t.Cleanup(func() { c.Close() })
+		masters = append(masters, c)
+	}
+	l := newLocker(t, masters, lockstrategy.Options{TTL: ttl})
+	key := locktest.Key(t)
+	le, err := locktest.LockWithin(l, key, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, m := range masters { // writes (the release's EVAL) wait out the pause
+		if err := m.Do(ctx, "CLIENT", "PAUSE", pause.Milliseconds(), "WRITE").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := locktest.Unlock(le); err != nil {
+		t.Fatalf("release behind a %v pause: %v, want it done (the TTL is %v)", pause, err, ttl)
+	}
+	for i, m := range masters {
+		if n, err := m.Exists(ctx, keyPrefix+key).Result(); err != nil || n != 0 {
+			t.Errorf("master %d still holds the key after the release (exists %d, err %v)", i, n, err)
+		}
+	}
+}
