@@ -69,12 +69,13 @@ run() {
       die "could not reset the browser tests' databases seckill_test_browser, seckill_test_shop and seckill_test_queue on 127.0.0.1:13306"
   fi
   cd "$ROOT/e2e/browser"
-  # Files side by side: most of a browser test waits (a countdown, a run
-  # that opens later, a demo starting), and node's default on 2 cores is one
-  # file at a time. Each file has its own browser, and the three that start
-  # a demo each have their own database (and so their own Redis keyspace).
+  # Files one at a time by default. Side by side (3) the browser test took
+  # 275 s instead of 569 s on an idle machine, but in make test it runs
+  # beside the Go tests on 2 cores: there it finished earlier and made the
+  # Go tests later (the lessons' shards 5m42 instead of 4m07, go-test 784 s
+  # instead of 700 s, a load average of 25), and the Go tests end make test.
   node --test --test-reporter=spec --test-timeout=300000 \
-    --test-concurrency="${SECKILL_BROWSER_CONCURRENCY:-3}" ./*.test.mjs
+    --test-concurrency="${SECKILL_BROWSER_CONCURRENCY:-1}" ./*.test.mjs
 }
 
 case "${1:-}" in
