@@ -51,6 +51,12 @@ func (t *traffic) add(op string) {
 	t.sent[op]++
 }
 
+func (t *traffic) take(op string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sent[op]--
+}
+
 func (t *traffic) snapshot() map[string]int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -70,10 +76,16 @@ type countConn struct {
 	wrote bool
 }
 
+// A packet is counted before it is written: the server's reply can reach
+// the caller (an Unlock returns) before this goroutine runs again after
+// the write, and a reader of the counts must find the request there.
 func (c *countConn) Write(p []byte) (int, error) {
+	op := opOf(p, !c.wrote)
+	c.t.add(op)
 	n, err := c.Conn.Write(p)
-	if n > 0 {
-		c.t.add(opOf(p, !c.wrote))
+	if n == 0 {
+		c.t.take(op) // nothing went out
+	} else {
 		c.wrote = true
 	}
 	return n, err
