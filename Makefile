@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: help web browser-test demo test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos e2e clean
+.PHONY: help web browser-test demo lessons test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos e2e clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -74,6 +74,13 @@ bench: services-up ## benchmarks (not part of make test)
 	$(GO) test -run '^$$' -bench BenchmarkOrderRoundTrips -benchtime 1x ./internal/order/ # one order's SQL statements, transactions and Redis commands per strategy
 	$(GO) test -run '^$$' -bench BenchmarkSale -benchtime 1x ./internal/order/ # with the minimal shop (UPDATE ... WHERE stock > 0 + INSERT) beside db-conditional
 	bash scripts/bench.sh # loadtest --strategy all, the flash sale (herd, sold-out answer, loadtest vs wrk), the queue targets, on a 3-replica demo; bench/results/*.md|json
+
+# TestScenarios with SECKILL_LESSONS=all: every lesson of the catalogue at
+# test pace, on two pairs of replicas of its own (~5 min). make test runs all
+# but the lessons that time a cost (herds; loadtest/scenario_test.go's
+# costLessons).
+lessons: services-up ## every lesson of the catalogue, each must PASS (make test leaves out the herds that time a cost)
+	SECKILL_LESSONS=all $(GO) test -race -count=1 -run '^TestScenarios$$' -timeout 30m -v ./loadtest/
 
 bench-queue: services-up ## only the queue targets of make bench (accepted/s, confirmed/s, 202->confirmed p99), on a demo of their own
 	bash scripts/bench_queue.sh

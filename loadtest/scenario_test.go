@@ -74,11 +74,23 @@ func shardScenarios(all []lessons.Scenario, n int) [][]string {
 	return shards
 }
 
-// TestScenarios runs every scenario of the catalogue (`loadtest scenario
+// costLessons are the lessons that measure what a choice costs (orders/s,
+// commands sent, answers after the sell-out) rather than show an invariant
+// break and its fix, and the mechanisms they time are tested on their own
+// elsewhere (combining, the
+// sold-out cache, the rate limit, the two-level lock and the DB strategies
+// in internal/order, internal/guard and the conformance suite). They are
+// herds, the heaviest of the scenarios, so make test leaves them to
+// make lessons (SECKILL_LESSONS=all), which runs the whole catalogue.
+var costLessons = []string{"optimistic-vs-pessimistic", "herd-sold-out-cache", "herd-rate-limit",
+	"two-level-handoff", "lock-per-batch", "polling-vs-subscribe"}
+
+// TestScenarios runs the catalogue's scenarios (`loadtest scenario
 // NAME,NAME,...`, one shard of them per pair of real shop replicas with
 // faults on, each pair with its own database and Redis servers): every
 // scenario must PASS, which asserts both directions (the unsafe setup broke
-// the invariant, the fix held it) from the database.
+// the invariant, the fix held it) from the database. make test runs every
+// lesson but the costLessons; make lessons (SECKILL_LESSONS=all) runs all.
 //
 // SECKILL_SCENARIOS=NAME,NAME runs only those (the edit-run loop of one
 // lesson); CI never sets it.
@@ -132,15 +144,24 @@ func scenarioDB(i int) string {
 	return fmt.Sprintf("loadtest_scenarios_%d", i)
 }
 
-// onlyScenarios is all, or the ones SECKILL_SCENARIOS names (an unknown
-// name fails the test).
+// testedScenarios is all under SECKILL_LESSONS=all, else all but the
+// costLessons.
+func testedScenarios(all []lessons.Scenario) []lessons.Scenario {
+	if os.Getenv("SECKILL_LESSONS") == "all" {
+		return all
+	}
+	return slices.DeleteFunc(slices.Clone(all), func(s lessons.Scenario) bool { return slices.Contains(costLessons, s.Name) })
+}
+
+// onlyScenarios is the ones SECKILL_SCENARIOS names (an unknown name
+// fails the test), else testedScenarios(all).
 func onlyScenarios(t *testing.T, all []lessons.Scenario) []lessons.Scenario {
 	only := os.Getenv("SECKILL_SCENARIOS")
 	if only == "" {
-		return all
+		return testedScenarios(all)
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("SECKILL_SCENARIOS=%s in CI: CI runs every scenario", only)
+		t.Fatalf("SECKILL_SCENARIOS=%s in CI: CI runs the whole list", only)
 	}
 	var out []lessons.Scenario
 	for _, name := range strings.Split(only, ",") {
@@ -184,6 +205,25 @@ func TestShardScenariosKeepsOrder(t *testing.T) {
 		if slices.Contains(sh, last) && sh[len(sh)-1] != last {
 			t.Errorf("%s is not last in its shard %v", last, sh)
 		}
+	}
+}
+
+// TestCostLessonsAreLessons: every name in costLessons is a lesson of the
+// catalogue (a renamed lesson would otherwise leave make test silently),
+// and make test runs every other one.
+func TestCostLessonsAreLessons(t *testing.T) {
+	t.Setenv("SECKILL_LESSONS", "")
+	for _, name := range costLessons {
+		if !slices.ContainsFunc(alllessons.Scenarios, func(s lessons.Scenario) bool { return s.Name == name }) {
+			t.Errorf("costLessons names %q, which is not in the catalogue", name)
+		}
+	}
+	if got, want := len(testedScenarios(alllessons.Scenarios)), len(alllessons.Scenarios)-len(costLessons); got != want {
+		t.Errorf("make test runs %d lessons, want %d (the catalogue's %d less the %d cost lessons)", got, want, len(alllessons.Scenarios), len(costLessons))
+	}
+	t.Setenv("SECKILL_LESSONS", "all")
+	if got := len(testedScenarios(alllessons.Scenarios)); got != len(alllessons.Scenarios) {
+		t.Errorf("SECKILL_LESSONS=all runs %d lessons, want all %d", got, len(alllessons.Scenarios))
 	}
 }
 
