@@ -2,6 +2,8 @@ package zklock
 
 import (
 	"encoding/binary"
+	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -53,5 +55,57 @@ func TestTrafficCountsWhatTheSessionSent(t *testing.T) {
 	if sent["connect"] < 1 || sent["create"] < 1 || sent["getChildren"] < 1 || sent["exists"] < 1 || sent["delete"] < 1 ||
 		sent["getData"] != 0 || wakeups != 0 {
 		t.Fatalf("sent %v, wakeups %d; want a connect, a create, a listing, an exists and a delete, no getData, no wake-up", sent, wakeups)
+	}
+}
+
+// seenConn is a connection whose peer has the packet the moment Write
+// hands it over: inside Write it asks what the counter already says, as a
+// reader of the counts could once the server's reply reached the caller
+// (an Unlock returning) before the writing goroutine ran again.
+type seenConn struct {
+	net.Conn
+	t      *traffic
+	seen   []int64 // the op's count inside each Write
+	op     string
+	refuse bool // write nothing, as a closed socket does
+}
+
+func (c *seenConn) Write(p []byte) (int, error) {
+	c.seen = append(c.seen, c.t.snapshot()[c.op])
+	if c.refuse {
+		return 0, errors.New("closed")
+	}
+	return len(p), nil
+}
+
+// A request is in the counts before any reply to it can exist; a write
+// that sent nothing takes its count back, and the next packet is still the
+// connection's first (the connect).
+func TestCountConnCountsBeforeTheWrite(t *testing.T) {
+	var tr traffic
+	del := make([]byte, 16)
+	binary.BigEndian.PutUint32(del[8:], 2) // delete
+
+	inner := &seenConn{t: &tr, op: "connect", refuse: true}
+	c := &countConn{Conn: inner, t: &tr}
+	if _, err := c.Write(del); err == nil {
+		t.Fatal("a refused write reported no error")
+	}
+	if got := tr.snapshot()["connect"]; got != 0 {
+		t.Errorf("after a write that sent nothing, connect counted %d, want 0", got)
+	}
+	inner.refuse = false
+	if _, err := c.Write(del); err != nil { // the real connect
+		t.Fatal(err)
+	}
+	inner.op = "delete"
+	if _, err := c.Write(del); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{1, 1, 1}; len(inner.seen) != 3 || inner.seen[0] != want[0] || inner.seen[1] != want[1] || inner.seen[2] != want[2] {
+		t.Errorf("counts seen by the peer inside each Write: %v, want %v (the packet counted before it is written)", inner.seen, want)
+	}
+	if got := tr.snapshot(); got["connect"] != 1 || got["delete"] != 1 {
+		t.Errorf("counts %v, want one connect and one delete", got)
 	}
 }
