@@ -5,13 +5,14 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seckill-lab/seckill/internal/testenv"
 )
 
 // ownedTables are the tables inventory owns: a sale's row, its orders and
@@ -38,7 +39,7 @@ var rowReaders = map[string]string{
 // ticket_failures, and every gorm call on their models, is in inventory
 // (or a package listed in rowReaders, with its reason).
 func TestOnlyInventoryTouchesItsTables(t *testing.T) {
-	touching := packagesTouchingOwnedTables(t, repoRoot(t))
+	touching := packagesTouchingOwnedTables(t, testenv.RepoRoot(t))
 	var outside []string
 	for pkg, where := range touching {
 		if _, ok := rowReaders[pkg]; !ok {
@@ -53,25 +54,6 @@ func TestOnlyInventoryTouchesItsTables(t *testing.T) {
 		if _, ok := touching[pkg]; !ok {
 			t.Errorf("rowReaders lists %s, which no longer touches the tables: drop it from the list", pkg)
 		}
-	}
-}
-
-// repoRoot is the directory holding go.mod, above this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
 	}
 }
 

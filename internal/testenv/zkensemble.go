@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 func ZKEnsemble(t testing.TB) zkensemble.Ensemble {
 	t.Helper()
 	SkipInShort(t)
-	dir, err := filepath.Abs(config.Get(config.EnvServicesDir, filepath.Join(repoRoot(t), ".run")))
+	dir, err := filepath.Abs(config.Get(config.EnvServicesDir, filepath.Join(RepoRoot(t), ".run")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,21 +41,4 @@ func ZKEnsemble(t testing.TB) zkensemble.Ensemble {
 		t.Fatal(err)
 	}
 	return e
-}
-
-// repoRoot is the folder of go.mod above the test's working folder.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-	}
 }
