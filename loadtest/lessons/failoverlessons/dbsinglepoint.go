@@ -98,8 +98,10 @@ type outageRound struct {
 // db-lock-table A also answered, its release failed, while every replica
 // was still cut (otherwise its release may have reached the database once
 // it was back, 0030), and a lock row missing after the outage was missing
-// before it could have expired. A round not set up is run again, never
-// judged.
+// before it could have expired; and at least one order was sent and
+// answered while every replica was cut (on a loaded machine the outage can
+// pass before a probe's answer comes back). A round not set up is run
+// again, never judged.
 func (r outageRound) setUp() (bool, string) {
 	switch {
 	case !r.aInside:
@@ -108,6 +110,8 @@ func (r outageRound) setUp() (bool, string) {
 		return false, "buyer-1 answered only after the outage: its release may have reached the database"
 	case r.strategy == "db-lock-table" && !r.row.Present && r.rowReadLate:
 		return false, "the lock row, read only after it could have expired, was gone"
+	case len(r.during) == 0:
+		return false, "no order was sent and answered while every replica was cut (the outage passed before a probe's answer came back)"
 	}
 	return true, ""
 }

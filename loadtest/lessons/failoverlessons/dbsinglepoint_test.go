@@ -104,10 +104,13 @@ func TestOutageRoundNeedsBuyer1InsideAndTheLockGoneItsWay(t *testing.T) {
 // A round is judged only when it set the lesson up: buyer-1 inside when
 // the cuts landed; on db-lock-table buyer-1 also answered (its release
 // failed) while every replica was still cut, and a row missing after the
-// outage was missing before it could have expired. Otherwise the round is
-// run again, never passed.
+// outage was missing before it could have expired; and at least one order
+// was sent and answered while every replica was cut (on a loaded machine
+// the 2.5 s outage can pass before a probe's answer comes back). Otherwise
+// the round is run again, never passed.
 func TestOutageRoundJudgedOnlyWhenSetUp(t *testing.T) {
-	base := outageRound{strategy: "db-lock-table", aInside: true, aDuring: true, row: lessons.LockRow{Present: true}}
+	base := outageRound{strategy: "db-lock-table", aInside: true, aDuring: true, row: lessons.LockRow{Present: true},
+		during: map[string]int{"db_unavailable": 3}}
 	for _, tc := range []struct {
 		name string
 		edit func(*outageRound)
@@ -120,6 +123,9 @@ func TestOutageRoundJudgedOnlyWhenSetUp(t *testing.T) {
 		{"the row gone before it could expire: judged (and failed)", func(r *outageRound) { r.row = lessons.LockRow{} }, true},
 		{"db-pessimistic: buyer-1 answered after the outage", func(r *outageRound) { r.strategy, r.aDuring = "db-pessimistic", false }, true},
 		{"redis: buyer-1's stall over before the cuts", func(r *outageRound) { r.strategy, r.aInside = "redis", false }, false},
+		// A loaded machine: the first probe's answer came after the cut ended.
+		{"no order sent and answered inside the outage", func(r *outageRound) { r.during = map[string]int{} }, false},
+		{"redis: no order sent and answered inside the outage", func(r *outageRound) { r.strategy, r.during = "redis", map[string]int{} }, false},
 	} {
 		r := base
 		tc.edit(&r)
