@@ -69,15 +69,15 @@ run() {
       die "could not reset the browser tests' databases seckill_test_browser, seckill_test_shop and seckill_test_queue on 127.0.0.1:13306"
   fi
   cd "$ROOT/e2e/browser"
-  # Two files at a time by default: most of a file's time is waiting (runs
-  # selling, demos starting; three side by side took 275 s instead of 569 s
-  # on an idle machine). Three made the Go tests that run beside them in
-  # make test later (go-test 784 s instead of 700 s, a load average of 25).
+  # One file at a time by default. Side by side (3) they took 275 s instead
+  # of 569 s on an idle machine, but in make test the 2 cores are already
+  # full: two at a time took 568 s there (one at a time 578 s) and made the
+  # Go tests beside them later (go-test 804 s instead of 717 s; three: 784 s).
   # --test-timeout bounds a hang, not a slow machine: node applies it to each
   # file as a whole too, and dashboard.test.mjs, 140 s alone, once took over
   # 300 s in a loaded CI run and was killed for it.
   node --test --test-reporter=spec --test-timeout=900000 \
-    --test-concurrency="${SECKILL_BROWSER_CONCURRENCY:-2}" ./*.test.mjs
+    --test-concurrency="${SECKILL_BROWSER_CONCURRENCY:-1}" ./*.test.mjs
 }
 
 case "${1:-}" in
