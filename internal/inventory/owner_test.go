@@ -4,12 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -39,63 +35,19 @@ var rowReaders = map[string]string{
 // ticket_failures, and every gorm call on their models, is in inventory
 // (or a package listed in rowReaders, with its reason).
 func TestOnlyInventoryTouchesItsTables(t *testing.T) {
-	touching := packagesTouchingOwnedTables(t, testenv.RepoRoot(t))
-	var outside []string
-	for pkg, where := range touching {
-		if _, ok := rowReaders[pkg]; !ok {
-			outside = append(outside, pkg+" ("+where+")")
-		}
-	}
-	sort.Strings(outside)
-	for _, o := range outside {
+	unlisted, stale := testenv.Unlisted(testenv.FirstInPackages(t, touchesOwnedTables), rowReaders)
+	for _, o := range unlisted {
 		t.Errorf("%s states SQL on sales/orders/ticket_failures: move the statement into internal/inventory", o)
 	}
-	for pkg := range rowReaders {
-		if _, ok := touching[pkg]; !ok {
-			t.Errorf("rowReaders lists %s, which no longer touches the tables: drop it from the list", pkg)
-		}
+	for _, pkg := range stale {
+		t.Errorf("rowReaders lists %s, which no longer touches the tables: drop it from the list", pkg)
 	}
-}
-
-// packagesTouchingOwnedTables maps each package directory (relative to
-// root) whose non-test Go files touch the owned tables to the first place
-// found.
-func packagesTouchingOwnedTables(t *testing.T, root string) map[string]string {
-	t.Helper()
-	found := map[string]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "vendor" || name == "node_modules" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		pkg := filepath.ToSlash(filepath.Dir(rel))
-		if _, done := found[pkg]; done {
-			return nil
-		}
-		if where := touchesOwnedTables(t, path); where != "" {
-			found[pkg] = filepath.ToSlash(rel) + ":" + where
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return found
 }
 
 // touchesOwnedTables returns the line of the first string literal with SQL
 // on the owned tables, or of the first gorm row call on a variable of an
-// owned model, in the file at path; "" if none.
-func touchesOwnedTables(t *testing.T, path string) string {
+// owned model, in the file at path; 0 if none.
+func touchesOwnedTables(t testing.TB, path string) int {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -103,24 +55,24 @@ func touchesOwnedTables(t *testing.T, path string) string {
 		t.Fatalf("%s: %v", path, err)
 	}
 	models := ownedModelVars(f)
-	where := ""
+	line := 0
 	ast.Inspect(f, func(n ast.Node) bool {
-		if where != "" {
+		if line != 0 {
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.BasicLit:
 			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && ownedTables.MatchString(s) {
-				where = strconv.Itoa(fset.Position(n.Pos()).Line)
+				line = fset.Position(n.Pos()).Line
 			}
 		case *ast.CallExpr:
 			if gormCallOnModel(n, models) {
-				where = strconv.Itoa(fset.Position(n.Pos()).Line)
+				line = fset.Position(n.Pos()).Line
 			}
 		}
 		return true
 	})
-	return where
+	return line
 }
 
 // gormCallOnModel: call is x.Take(&o ...), x.Create(orders ...) and the

@@ -4,11 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/testenv"
@@ -31,62 +26,18 @@ var committers = map[string]string{
 // that commits fails here until it says why (or moves its commit into
 // internal/order).
 func TestOnlyOrderCommitsAnOrder(t *testing.T) {
-	root := testenv.RepoRoot(t)
-	found := commitSites(t, root)
-	var outside []string
-	for pkg, where := range found {
-		if _, ok := committers[pkg]; !ok {
-			outside = append(outside, pkg+" ("+where+")")
-		}
-	}
-	sort.Strings(outside)
-	for _, o := range outside {
+	unlisted, stale := testenv.Unlisted(testenv.FirstInPackages(t, firstCommit), committers)
+	for _, o := range unlisted {
 		t.Errorf("%s commits a transaction: an order commits only in internal/order; anything else, add it to committers with why", o)
 	}
-	for pkg := range committers {
-		if _, ok := found[pkg]; !ok {
-			t.Errorf("committers lists %s, which commits nothing any more: drop it from the list", pkg)
-		}
+	for _, pkg := range stale {
+		t.Errorf("committers lists %s, which commits nothing any more: drop it from the list", pkg)
 	}
-}
-
-// commitSites maps each package directory (relative to root) whose
-// non-test Go files call Commit() or Transaction(...) to the first place.
-func commitSites(t *testing.T, root string) map[string]string {
-	t.Helper()
-	found := map[string]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "vendor" || name == "node_modules" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		pkg := filepath.ToSlash(filepath.Dir(rel))
-		if _, done := found[pkg]; done {
-			return nil
-		}
-		if line := firstCommit(t, path); line != 0 {
-			found[pkg] = filepath.ToSlash(rel) + ":" + strconv.Itoa(line)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return found
 }
 
 // firstCommit is the line of the file's first x.Commit() or
 // x.Transaction(f, ...) call, 0 if none.
-func firstCommit(t *testing.T, path string) int {
+func firstCommit(t testing.TB, path string) int {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
