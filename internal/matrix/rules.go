@@ -1,0 +1,156 @@
+package matrix
+
+import "github.com/seckill-lab/seckill/internal/lockstrategy"
+
+// The rules of the faults that touch many strategies, each by the
+// properties that decide it: what frees a lock (Expiry), whether the lease
+// renews itself, tokens with fencing on, where the lock and the stock live.
+
+// expires says the lock ends by time (a TTL, a session), not with its
+// holder's connection or process.
+func expires(r Row) bool {
+	e := r.Strategy.Expiry
+	return e == lockstrategy.ExpiryTTL || e == lockstrategy.ExpirySession
+}
+
+// pauseHolder: the holder's section stops for longer than the TTL, its
+// process alive.
+func pauseHolder(r Row) Prediction {
+	switch {
+	case !expires(r):
+		return predict(Holds, "the lock lasts as long as its holder's connection or process, paused or not: the others wait",
+			"锁与持有者的连接或进程同生共死，暂停与否都一样：其他人等待")
+	case r.Strategy.Expiry == lockstrategy.ExpirySession:
+		return predict(Holds, "the session's heartbeats go on while one section sleeps: the lock stays",
+			"一个临界区休眠时会话心跳照常：锁仍在")
+	case r.renewing():
+		return predict(Holds, "the live process renews the lease through the pause: the others wait",
+			"存活的进程在暂停期间一直续期租约：其他人等待")
+	}
+	return staleHolder(r, "the lease expires while its holder sleeps and another buyer takes the lock",
+		"持锁者休眠时租约过期，另一个买家拿到锁")
+}
+
+// nestedLock: the holder takes its own lock again.
+func nestedLock(r Row) Prediction {
+	if r.Strategy.Reentrant {
+		return predict(Holds, "a reentrant lock counts the second hold", "可重入锁累加第二次持有")
+	}
+	return predict(Unavailable, "a non-reentrant lock waits for itself until nested_lock_timeout; the others wait behind it",
+		"不可重入的锁等待自己直到 nested_lock_timeout；其他人在它后面等待")
+}
+
+// slowWork: a long step inside the section, before the lock check.
+func slowWork(r Row) Prediction {
+	switch {
+	case !expires(r):
+		return predict(Holds, "the lock lasts as long as its holder: the others wait for the slow step",
+			"锁与持有者同在：其他人等待这个慢步骤")
+	case r.renewing() && r.Strategy.GoesOnWhenLost:
+		return predict(Holds, "the watchdog renews the lease through the step (the aggressive policy matters only once it is lost)",
+			"看门狗在该步骤期间续期租约（激进策略只在租约丢失后才起作用）")
+	case r.renewing():
+		return predict(Holds, "the watchdog renews the lease through the step: the others wait",
+			"看门狗在该步骤期间续期租约：其他人等待")
+	}
+	return staleHolder(r, "the lease expires during the step and another buyer takes the lock",
+		"租约在该步骤中过期，另一个买家拿到锁")
+}
+
+// slowDB: the sale's row held from outside for a while.
+func slowDB(r Row) Prediction {
+	if r.Async {
+		return predict(Holds, "orders are taken in Redis and answered at once; the consumer persists them once the row is free",
+			"订单在 Redis 中接收并立即应答；行释放后消费者再持久化")
+	}
+	return predict(Unavailable, "every order waits for the sale's row, then sells again", "每个订单都等待场次的行，之后恢复售卖")
+}
+
+// cutDB: the replica's database connections closed, new ones refused.
+func cutDB(r Row) Prediction {
+	switch {
+	case r.Async:
+		return predict(Holds, "orders are taken in Redis and queued; the consumer persists them once the database is back",
+			"订单在 Redis 中接收并排队；数据库恢复后消费者再持久化")
+	case r.needs(lockstrategy.NeedDB) && r.isLock() && expires(r):
+		return predict(Unavailable, "no order while the database is cut, and then none until the holder's lock row expires",
+			"数据库断开期间没有订单，之后直到持锁者的锁行过期前也没有")
+	}
+	return predict(Unavailable, "every order fails cleanly while the database is cut (db_unavailable), then sells again",
+		"数据库断开期间每个订单都干净地失败（db_unavailable），之后恢复售卖")
+}
+
+// stopProcess: the whole replica paused (SIGSTOP), watchdogs included.
+func stopProcess(r Row) Prediction {
+	switch {
+	case !r.isLock():
+		return predict(Holds, "no lock: the other replicas go on selling", "不加锁：其他实例继续售卖")
+	case !expires(r):
+		return predict(Unavailable, "the stopped holder keeps its lock (its connection or process stays): the others wait until it runs again",
+			"被暂停的持锁者保住了锁（连接或进程仍在）：其他人等到它恢复运行")
+	}
+	return staleHolder(r, "the whole process stops, its watchdog too: the lease expires and another buyer takes the lock",
+		"整个进程停止，看门狗也停了：租约过期，另一个买家拿到锁")
+}
+
+// killProcess: the replica dies with its locks held.
+func killProcess(r Row) Prediction {
+	switch {
+	case r.Async:
+		return predict(Holds, "the dead replica's pending entries are reclaimed by another consumer", "死去实例的待处理条目由另一个消费者接手")
+	case !r.isLock():
+		return predict(Holds, "no lock to leave behind; the units a dead replica took come back in the reconciliation",
+			"没有遗留的锁；死去实例取走的库存由对账归还")
+	case expires(r):
+		return predict(Unavailable, "the dead holder's lock stays until its TTL or session ends; nobody writes stale",
+			"死去持锁者的锁一直保留到 TTL 或会话结束；没有人写入过期数据")
+	}
+	return predict(Holds, "the lock dies with its holder's connection or process: the next buyer goes on",
+		"锁随持有者的连接或进程一起消失：下一个买家继续")
+}
+
+// crashAfterAcquire: a lock taken and abandoned before its holder did
+// anything else.
+func crashAfterAcquire(r Row) Prediction {
+	if r.Strategy.Expiry == lockstrategy.ExpiryNever || r.Strategy.Name == "redis-setnx-expire" {
+		return predict(Stuck, "SETNX without its EXPIRE: the lock is held for ever and the sale never sells again",
+			"只有 SETNX 没有 EXPIRE：锁被永久持有，该场次再也卖不出去")
+	}
+	return predict(Unavailable, "the abandoned lock stays until its TTL frees it", "被遗弃的锁一直保留到 TTL 释放它")
+}
+
+// restartRedis: a Redis node restarts without persistence, its keys gone.
+func restartRedis(r Row) Prediction {
+	switch {
+	case r.needs(lockstrategy.NeedRedlock):
+		return predict(Holds, "one master of three restarts: the other two are still a quorum", "三个主节点中的一个重启：另外两个仍是法定多数")
+	case !r.isLock():
+		return predict(Unavailable, "the stock in Redis is gone: orders wait until it is rebuilt from the database",
+			"Redis 中的库存丢失：订单要等它从数据库重建")
+	}
+	return staleHolder(r, "the held lock's key is gone and another buyer takes the lock while the holder is inside",
+		"持有中的锁的 key 丢失，持锁者仍在临界区内时另一个买家拿到锁")
+}
+
+// freezeRedis: a Redis node stops answering for a while, keeping its keys.
+func freezeRedis(r Row) Prediction {
+	if r.needs(lockstrategy.NeedRedlock) {
+		return predict(Holds, "one master of three frozen: the other two still grant and release the lock",
+			"三个主节点中的一个被冻结：另外两个仍能加锁和解锁")
+	}
+	return predict(Unavailable, "every command waits for the thaw: nothing sells until it, nothing is lost",
+		"每个命令都要等到解冻：解冻前卖不出东西，也不会丢失什么")
+}
+
+// clockJumpRedis: a Redis node's keys with a TTL expire early.
+func clockJumpRedis(r Row) Prediction {
+	switch {
+	case r.needs(lockstrategy.NeedRedlock):
+		return predict(Holds, "one master's keys expire early: the other two still hold a majority",
+			"一个主节点的 key 提前过期：另外两个仍占多数")
+	case !r.isLock():
+		return predict(Holds, "the stock keys have no TTL: a clock jump does not touch them", "库存 key 没有 TTL：时钟跳变不影响它们")
+	}
+	return staleHolder(r, "the held lock expires early on the node and another buyer takes it",
+		"持有中的锁在该节点上提前过期，另一个买家拿到它")
+}
