@@ -28,6 +28,7 @@ import (
 	"github.com/seckill-lab/seckill/loadtest/chaos"
 	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/matrix"
 )
 
 const usage = `usage: loadtest <command> [flags]
@@ -41,6 +42,8 @@ Commands:
   chaos     buyers on every safe strategy under a seeded, random schedule of faults
             (process stops and kills, backend restarts, network latency and cuts);
             the database checked against every answer; prints the seed to replay
+  matrix    every strategy configuration against every fault kind: what the lab
+            predicts for each cell, and why (--predict; observing them is to come)
 
 Run "loadtest <command> -h" for its flags.
 Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed
@@ -58,6 +61,7 @@ var commands = map[string]command{
 	"rate":         rate,               // hidden: the tool's own ceiling against one URL (rate.go, scripts/bench.sh)
 	"scenario":     alllessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons/all)
 	"chaos":        chaos.Command,      // seeded random faults, then the database checked (package chaos)
+	"matrix":       matrix.Command,     // every strategy configuration against every fault (package matrix)
 }
 
 func main() {

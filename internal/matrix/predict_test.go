@@ -48,6 +48,7 @@ func TestPredictionsAgreeWithTheLessons(t *testing.T) {
 		{"etcd", faultkind.RestartRedis, matrix.NA, "etcd keeps nothing on Redis"},
 		{"zookeeper+fencing", faultkind.ExpireZKSession, matrix.OverlappedSafe, "zk-session-expiry: buyer-1 fenced"},
 		{"zookeeper", faultkind.KillZKServer, matrix.Holds, "zk-ensemble-server-killed"},
+		{"zookeeper", faultkind.SlowWork, matrix.Holds, "the session heart-beats on its own while a section works"},
 		{"redis-setnx-expire", faultkind.CrashAfterSetNX, matrix.Stuck, "setnx-expire-crash"},
 		{"redis", faultkind.CrashAfterSetNX, matrix.Unavailable, "setnx-expire-crash: redis frees it at the TTL"},
 		{"redis-sentinel", faultkind.KillRedisMaster, matrix.Broken, "sentinel-failover, fencing=false"},

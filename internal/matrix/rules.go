@@ -46,6 +46,9 @@ func slowWork(r Row) Prediction {
 	case !expires(r):
 		return predict(Holds, "the lock lasts as long as its holder: the others wait for the slow step",
 			"锁与持有者同在：其他人等待这个慢步骤")
+	case r.Strategy.Expiry == lockstrategy.ExpirySession:
+		return predict(Holds, "the session's heartbeats go on through the step: the lock stays",
+			"会话心跳在该步骤期间照常：锁仍在")
 	case r.renewing() && r.Strategy.GoesOnWhenLost:
 		return predict(Holds, "the watchdog renews the lease through the step (the aggressive policy matters only once it is lost)",
 			"看门狗在该步骤期间续期租约（激进策略只在租约丢失后才起作用）")
