@@ -60,9 +60,19 @@ func dbLockReentrant(ctx context.Context, sc *scenarioRun) (string, bool, error)
 	var parts []string
 	pass := true
 	for _, counted := range []bool{false, true} {
-		s, err := sc.dbNestedLock(ctx, counted)
-		if err != nil {
-			return "", false, err
+		var s nestSide
+		for try := 1; ; try++ {
+			var err error
+			if s, err = sc.dbNestedLock(ctx, counted); err != nil {
+				return "", false, err
+			}
+			if !s.strayNestedRow() {
+				break
+			}
+			if try == nestTries {
+				return "", false, fmt.Errorf("%s: %d rounds, in each the nested attempt's cancelled INSERT landed after buyer-1's unlock; the last: owners %v, after it %s",
+					s.strategy, try, s.held.owners, s.after)
+			}
 		}
 		ok, why := s.holds()
 		pass = pass && ok
@@ -85,6 +95,21 @@ type nestSide struct {
 	held     rowReads        // the row while buyer-1 was inside (its nested wait; its stall at the nested hold)
 	after    lessons.LockRow // the row once buyer-1 had its answer
 	got      shopapi.SaleView
+}
+
+// nestTries bounds the rounds run per side to get one without the nested
+// attempt's stray row (strayNestedRow).
+const nestTries = 3
+
+// strayNestedRow says the round saw, on the plain table, the row of the
+// nested attempt's INSERT that was cancelled at its timeout and still
+// landed in the server once buyer-1's own row was gone: a second owner
+// read while buyer-1's answer travelled back, and the row read after it.
+// The lock deletes such a row within 2 s (dblock.LockTable.Lock); the
+// round did not show the lesson, and is run again, never judged.
+func (s nestSide) strayNestedRow() bool {
+	o := s.held.owners
+	return !s.counted && len(o) == 2 && s.after.Present && s.after.Owner == o[1]
 }
 
 // holds is nestSide's verdict, and why not.
