@@ -43,7 +43,8 @@ Commands:
             (process stops and kills, backend restarts, network latency and cuts);
             the database checked against every answer; prints the seed to replay
   matrix    every strategy configuration against every fault kind: what the lab
-            predicts for each cell, and why (--predict; observing them is to come)
+            predicts for each cell and why (--predict), or cells observed on
+            running shops beside their predictions (--targets)
 
 Run "loadtest <command> -h" for its flags.
 Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed

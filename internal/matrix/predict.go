@@ -36,7 +36,7 @@ type effect struct {
 // process's mutex, FOR UPDATE without a transaction).
 func brokenAlone(r Row) bool {
 	s := r.Strategy
-	return !s.Safe && r.isLock() && (s.Expiry == lockstrategy.ExpiryNone || s.Expiry == lockstrategy.ExpiryProcess)
+	return !s.Safe && r.IsLock() && (s.Expiry == lockstrategy.ExpiryNone || s.Expiry == lockstrategy.ExpiryProcess)
 }
 
 // staleHolder is the outcome when a holder outlives its lock while
@@ -48,7 +48,7 @@ func staleHolder(r Row, en, zh string) Prediction {
 	return predict(Broken, en+"; the stale holder's write lands (lost update)", zh+"；过期持锁者的写入生效（丢失更新）")
 }
 
-func anyLock(r Row) bool { return r.isLock() }
+func anyLock(r Row) bool { return r.IsLock() }
 func onRedis(r Row) bool { return r.needs(lockstrategy.NeedRedis) || r.needs(lockstrategy.NeedRedlock) }
 func named(names ...string) func(Row) bool {
 	return func(r Row) bool {

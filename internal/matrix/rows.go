@@ -67,5 +67,5 @@ func (r Row) renewing() bool { return r.Strategy.Renews && !r.NoWatchdog }
 // fenced says a stale holder's write is refused in this configuration.
 func (r Row) fenced() bool { return r.Strategy.Tokens && r.Fencing }
 
-// isLock says the configuration takes a lock around its section.
-func (r Row) isLock() bool { return r.Strategy.Kind() == lockstrategy.KindLock }
+// IsLock says the configuration takes a lock around its section.
+func (r Row) IsLock() bool { return r.Strategy.Kind() == lockstrategy.KindLock }

@@ -75,7 +75,7 @@ func cutDB(r Row) Prediction {
 	case r.Async:
 		return predict(Holds, "orders are taken in Redis and queued; the consumer persists them once the database is back",
 			"订单在 Redis 中接收并排队；数据库恢复后消费者再持久化")
-	case r.needs(lockstrategy.NeedDB) && r.isLock() && expires(r):
+	case r.needs(lockstrategy.NeedDB) && r.IsLock() && expires(r):
 		return predict(Unavailable, "no order while the database is cut, and then none until the holder's lock row expires",
 			"数据库断开期间没有订单，之后直到持锁者的锁行过期前也没有")
 	}
@@ -86,7 +86,7 @@ func cutDB(r Row) Prediction {
 // stopProcess: the whole replica paused (SIGSTOP), watchdogs included.
 func stopProcess(r Row) Prediction {
 	switch {
-	case !r.isLock():
+	case !r.IsLock():
 		return predict(Holds, "no lock: the other replicas go on selling", "不加锁：其他实例继续售卖")
 	case !expires(r):
 		return predict(Unavailable, "the stopped holder keeps its lock (its connection or process stays): the others wait until it runs again",
@@ -101,7 +101,7 @@ func killProcess(r Row) Prediction {
 	switch {
 	case r.Async:
 		return predict(Holds, "the dead replica's pending entries are reclaimed by another consumer", "死去实例的待处理条目由另一个消费者接手")
-	case !r.isLock():
+	case !r.IsLock():
 		return predict(Holds, "no lock to leave behind; the units a dead replica took come back in the reconciliation",
 			"没有遗留的锁；死去实例取走的库存由对账归还")
 	case expires(r):
@@ -127,7 +127,7 @@ func restartRedis(r Row) Prediction {
 	switch {
 	case r.needs(lockstrategy.NeedRedlock):
 		return predict(Holds, "one master of three restarts: the other two are still a quorum", "三个主节点中的一个重启：另外两个仍是法定多数")
-	case !r.isLock():
+	case !r.IsLock():
 		return predict(Unavailable, "the stock in Redis is gone: orders wait until it is rebuilt from the database",
 			"Redis 中的库存丢失：订单要等它从数据库重建")
 	}
@@ -151,7 +151,7 @@ func clockJumpRedis(r Row) Prediction {
 	case r.needs(lockstrategy.NeedRedlock):
 		return predict(Holds, "one master's keys expire early: the other two still hold a majority",
 			"一个主节点的 key 提前过期：另外两个仍占多数")
-	case !r.isLock():
+	case !r.IsLock():
 		return predict(Holds, "the stock keys have no TTL: a clock jump does not touch them", "库存 key 没有 TTL：时钟跳变不影响它们")
 	}
 	return staleHolder(r, "the held lock expires early on the node and another buyer takes it",

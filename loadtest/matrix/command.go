@@ -1,10 +1,14 @@
 // Package matrix is `loadtest matrix`: which lock survives which failure,
-// every strategy configuration against every fault. This version prints
-// what the lab predicts for each cell (internal/matrix), the table a class
-// reads before anything runs; observing the cells on a demo is still to
-// come, and the command says so rather than print a table nobody measured.
+// every strategy configuration against every fault. --predict prints what
+// the lab predicts for each cell (internal/matrix), the table a class reads
+// before anything runs. With --targets it observes the cells on running
+// shops, each beside its prediction: this version observes the faults
+// whose harm is a holder that outlives its lock (pause_holder,
+// expire_zk_session) on the lock strategies, judged by the database; the
+// other cells say they are not observed yet.
 //
-//   - command.go: the flags, the table and one cell's reasons
+//   - command.go: the flags, the predicted table, the cells chosen, the run
+//   - observe.go: one cell observed, and its lines
 package matrix
 
 import (
@@ -12,27 +16,37 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
+	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/internal/faultkind"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all" // every strategy registered: one row each
 	model "github.com/seckill-lab/seckill/internal/matrix"
+	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
-const summary = "usage: loadtest matrix --predict [--only ROW/FAULT]\n\n" +
-	"Every strategy configuration against every fault kind: what the lab predicts for each cell from the\n" +
+const summary = "usage: loadtest matrix --predict [--only ROW/FAULT]\n" +
+	"       loadtest matrix --targets URL,URL [--admin-token T] [--only ROW/FAULT]\n\n" +
+	"Every strategy configuration against every fault kind. --predict: what the lab predicts for each cell from the\n" +
 	"strategy's properties (tokens, expiry, renewal, where the lock and the stock live) and the fault's effect.\n" +
-	"--only names one cell (a row as the table names it, a fault kind) and prints why, in English and Chinese.\n" +
-	"Observing the cells on a running demo is not built yet: --predict is required.\n\n"
+	"--targets: each cell observed on those shop replicas (started with SECKILL_FAULTS=on, as make demo's are), beside\n" +
+	"its prediction; a cell that differs is marked FINDING. This version observes the stale-holder faults (pause_holder,\n" +
+	"expire_zk_session) on the lock strategies but consistent-hash; the other cells are not observed yet.\n" +
+	"--only names one cell (a row as the table names it, a fault kind).\n\n"
 
 // Command runs `loadtest matrix`.
-func Command(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	predictOnly := fs.Bool("predict", false, "print the predicted matrix (required: observing the cells is not built yet)")
-	only := fs.String("only", "", "one cell, ROW/FAULT (e.g. redis+fencing/pause_holder): its prediction and why")
+	predictOnly := fs.Bool("predict", false, "print the predicted matrix, nothing run")
+	only := fs.String("only", "", "one cell, ROW/FAULT (e.g. redis+fencing/pause_holder): its prediction and why, or its observation")
+	targets := fs.String("targets", "", "the shop replicas to observe on, comma-separated (at least 2, started with SECKILL_FAULTS=on: make demo's)")
+	token := fs.String("admin-token", os.Getenv(config.EnvAdminToken), "the shops' admin token (sales and faults need it when one is set)")
 	fs.Usage = func() { fmt.Fprint(stderr, summary); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return load.ExitUsage
@@ -41,41 +55,131 @@ func Command(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadtest matrix: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return load.ExitUsage
 	}
-	if !*predictOnly {
-		fmt.Fprint(stderr, "loadtest matrix: --predict is required: this version prints the lab's predictions; observing the cells on a demo is not built yet (see -h)\n")
+	rows := model.Rows(lockstrategy.All())
+	if *predictOnly {
+		if *only != "" {
+			return printCell(stdout, stderr, rows, *only)
+		}
+		printTable(stdout, rows)
+		return load.ExitOK
+	}
+	list, err := load.ParseTargets(*targets)
+	if err != nil || len(list) < 2 {
+		fmt.Fprintf(stderr, "loadtest matrix: --targets: give at least 2 shop replicas (URL,URL) started with faults on, or --predict for the predictions alone\n")
 		return load.ExitUsage
 	}
-	rows := model.Rows(lockstrategy.All())
-	if *only != "" {
-		return printCell(stdout, stderr, rows, *only)
+	cells, code := selectCells(stderr, rows, *only)
+	if code != load.ExitOK {
+		return code
 	}
-	printTable(stdout, rows)
-	return load.ExitOK
+	return observeAll(ctx, stdout, stderr, list, *token, cells)
 }
 
-// printCell prints one cell's prediction and why; a row or a fault that
-// does not exist is a usage error naming it.
-func printCell(stdout, stderr io.Writer, rows []model.Row, only string) int {
+// cell is one row and one fault.
+type cell struct {
+	row   model.Row
+	fault faultkind.Name
+}
+
+// selectCells is every cell, or the one --only names; a row or a fault
+// that does not exist is a usage error naming it.
+func selectCells(stderr io.Writer, rows []model.Row, only string) ([]cell, int) {
+	if only == "" {
+		var all []cell
+		for _, r := range rows {
+			for _, f := range faultkind.All {
+				all = append(all, cell{r, f})
+			}
+		}
+		return all, load.ExitOK
+	}
 	// The last "/": a row's name may hold one (redis-lua-stock/async).
 	i := strings.LastIndex(only, "/")
 	if i <= 0 || i == len(only)-1 {
 		fmt.Fprintf(stderr, "loadtest matrix: --only %q: want ROW/FAULT, e.g. redis+fencing/pause_holder\n", only)
-		return load.ExitUsage
+		return nil, load.ExitUsage
 	}
 	rowName, fault := only[:i], only[i+1:]
 	if !isFault(fault) {
 		fmt.Fprintf(stderr, "loadtest matrix: --only: no fault kind %q (kinds: %s)\n", fault, faultNames())
-		return load.ExitUsage
+		return nil, load.ExitUsage
 	}
 	for _, r := range rows {
 		if r.Name == rowName {
-			p := model.Predict(r, faultkind.Name(fault))
-			fmt.Fprintf(stdout, "%s × %s: predicted %s\n  %s\n  %s\n", r.Name, fault, p.Kind, p.WhyEn, p.WhyZh)
-			return load.ExitOK
+			return []cell{{r, faultkind.Name(fault)}}, load.ExitOK
 		}
 	}
 	fmt.Fprintf(stderr, "loadtest matrix: --only: no row %q (rows are named as in the table, e.g. redis, redis+fencing, redis+no-watchdog, redis-lua-stock/async)\n", rowName)
-	return load.ExitUsage
+	return nil, load.ExitUsage
+}
+
+// printCell prints one cell's prediction and why.
+func printCell(stdout, stderr io.Writer, rows []model.Row, only string) int {
+	cells, code := selectCells(stderr, rows, only)
+	if code != load.ExitOK {
+		return code
+	}
+	c := cells[0]
+	p := model.Predict(c.row, c.fault)
+	fmt.Fprintf(stdout, "%s × %s: predicted %s\n  %s\n  %s\n", c.row.Name, c.fault, p.Kind, p.WhyEn, p.WhyZh)
+	return load.ExitOK
+}
+
+// observeAll observes cells one after the other on targets and prints each
+// as it ends, then a summary; exit 1 when a cell could not be run.
+func observeAll(ctx context.Context, stdout, stderr io.Writer, targets []string, token string, cells []cell) int {
+	c := shopapi.NewClient(8, 30*time.Second, token)
+	defer c.Close()
+	sc := &lessons.ScenarioRun{C: c, Targets: targets}
+	infos, err := c.Strategies(ctx, targets[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest matrix: GET %s/api/strategies: %v\n", targets[0], err)
+		return load.ExitFail
+	}
+	avail := map[string]shopapi.StrategyInfo{}
+	for _, in := range infos {
+		avail[in.Name] = in
+	}
+	replay := "loadtest matrix --targets " + strings.Join(targets, ",")
+	counts := map[string]int{}
+	findings, notYet, failed := 0, 0, 0
+	for i, cl := range cells {
+		o, err := observeCell(ctx, sc, avail, cl.row, cl.fault)
+		if err != nil {
+			// One cell that could not run says why; the others still run.
+			failed++
+			fmt.Fprintf(stdout, "[%d/%d] %-30s %-18s could not run: %v\n", i+1, len(cells), cl.row.Name, cl.fault, err)
+			if ctx.Err() != nil {
+				return load.ExitFail
+			}
+			continue
+		}
+		if !o.Observable {
+			notYet++
+			continue
+		}
+		counts[o.Kind]++
+		if o.Finding {
+			findings++
+		}
+		if o.Kind == model.NA && len(cells) > 1 {
+			continue // counted in the summary; --only ROW/FAULT says why
+		}
+		fmt.Fprintf(stdout, "[%d/%d] ", i+1, len(cells))
+		printObservation(stdout, o, replay)
+	}
+	var words []string
+	for _, k := range model.Kinds {
+		if counts[k] > 0 {
+			words = append(words, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	fmt.Fprintf(stdout, "observed: %s; findings (observed ≠ predicted): %d; could not run: %d; not observed yet: %d (this version observes the stale-holder faults: %s)\n",
+		strings.Join(words, ", "), findings, failed, notYet, observedNames())
+	if failed > 0 {
+		return load.ExitFail
+	}
+	return load.ExitOK
 }
 
 // shortWords are the table's five-character words for the cell kinds.

@@ -49,7 +49,7 @@ func TestPredictPrintsEveryRowAndFault(t *testing.T) {
 
 // --only prints one cell with why in both languages, also for a row whose
 // name holds a "/"; a bad cell is a usage error naming what is wrong, and
-// the observed matrix, not built yet, is refused rather than faked.
+// observing needs at least two replicas.
 func TestOnlyOneCellAndRefusals(t *testing.T) {
 	code, out, _ := runMatrix("--predict", "--only", "redis-lua-stock/async/kill_consumer")
 	if code != load.ExitOK || !strings.Contains(out, "predicted holds") || !strings.Contains(out, "消费者") {
@@ -63,7 +63,10 @@ func TestOnlyOneCellAndRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{}, "--predict is required"},
+		{[]string{}, "give at least 2 shop replicas"},
+		{[]string{"--targets", "http://127.0.0.1:1"}, "give at least 2 shop replicas"},
+		{[]string{"--targets", "127.0.0.1:1,127.0.0.1:2"}, "give at least 2 shop replicas"},
+		{[]string{"--targets", "http://127.0.0.1:1,http://127.0.0.1:2", "--only", "redis/nope"}, `no fault kind "nope"`},
 		{[]string{"--predict", "--only", "redis"}, "want ROW/FAULT"},
 		{[]string{"--predict", "--only", "redis/"}, "want ROW/FAULT"},
 		{[]string{"--predict", "--only", "redis/pause"}, `no fault kind "pause"`},
