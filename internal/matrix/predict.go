@@ -68,9 +68,9 @@ const (
 )
 
 var effects = map[faultkind.Name]effect{
-	faultkind.PauseHolder: {anyLock, noLockEn, noLockZh, pauseHolder},
+	faultkind.PauseHolder: {anyLock, noLockEn, noLockZh, longSection},
 	faultkind.NestedLock:  {anyLock, noLockEn, noLockZh, nestedLock},
-	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, slowWork},
+	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, longSection},
 	faultkind.DropReply: {named("redis", "redisson"),
 		"only redis's and redisson's lock scripts can lose their reply here", "只有 redis 和 redisson 的加锁脚本会在这里丢失响应",
 		func(Row) Prediction {

@@ -13,22 +13,22 @@ func expires(r Row) bool {
 	return e == lockstrategy.ExpiryTTL || e == lockstrategy.ExpirySession
 }
 
-// pauseHolder: the holder's section stops for longer than the TTL, its
-// process alive.
-func pauseHolder(r Row) Prediction {
+// longSection: the holder's section outlasts the TTL while its process
+// lives (pause_holder stalls it, slow_work makes its step long).
+func longSection(r Row) Prediction {
 	switch {
 	case !expires(r):
-		return predict(Holds, "the lock lasts as long as its holder's connection or process, paused or not: the others wait",
-			"锁与持有者的连接或进程同生共死，暂停与否都一样：其他人等待")
+		return predict(Holds, "the lock lasts as long as its holder's connection or process, however long the section: the others wait",
+			"锁与持有者的连接或进程同生共死，临界区再长也一样：其他人等待")
 	case r.Strategy.Expiry == lockstrategy.ExpirySession:
-		return predict(Holds, "the session's heartbeats go on while one section sleeps: the lock stays",
-			"一个临界区休眠时会话心跳照常：锁仍在")
+		return predict(Holds, "the session's heartbeats go on while the section runs long: the lock stays",
+			"临界区变长时会话心跳照常：锁仍在")
 	case r.renewing():
-		return predict(Holds, "the live process renews the lease through the pause: the others wait",
-			"存活的进程在暂停期间一直续期租约：其他人等待")
+		return predict(Holds, "the live process renews the lease while the section runs long: the others wait",
+			"临界区变长时存活的进程一直续期租约：其他人等待")
 	}
-	return staleHolder(r, "the lease expires while its holder sleeps and another buyer takes the lock",
-		"持锁者休眠时租约过期，另一个买家拿到锁")
+	return staleHolder(r, "the lease expires while its holder is still inside and another buyer takes the lock",
+		"持锁者仍在临界区内时租约过期，另一个买家拿到锁")
 }
 
 // nestedLock: the holder takes its own lock again.
@@ -38,26 +38,6 @@ func nestedLock(r Row) Prediction {
 	}
 	return predict(Unavailable, "a non-reentrant lock waits for itself until nested_lock_timeout; the others wait behind it",
 		"不可重入的锁等待自己直到 nested_lock_timeout；其他人在它后面等待")
-}
-
-// slowWork: a long step inside the section, before the lock check.
-func slowWork(r Row) Prediction {
-	switch {
-	case !expires(r):
-		return predict(Holds, "the lock lasts as long as its holder: the others wait for the slow step",
-			"锁与持有者同在：其他人等待这个慢步骤")
-	case r.Strategy.Expiry == lockstrategy.ExpirySession:
-		return predict(Holds, "the session's heartbeats go on through the step: the lock stays",
-			"会话心跳在该步骤期间照常：锁仍在")
-	case r.renewing() && r.Strategy.GoesOnWhenLost:
-		return predict(Holds, "the watchdog renews the lease through the step (the aggressive policy matters only once it is lost)",
-			"看门狗在该步骤期间续期租约（激进策略只在租约丢失后才起作用）")
-	case r.renewing():
-		return predict(Holds, "the watchdog renews the lease through the step: the others wait",
-			"看门狗在该步骤期间续期租约：其他人等待")
-	}
-	return staleHolder(r, "the lease expires during the step and another buyer takes the lock",
-		"租约在该步骤中过期，另一个买家拿到锁")
 }
 
 // slowDB: the sale's row held from outside for a while.
