@@ -73,9 +73,13 @@ var effects = map[faultkind.Name]effect{
 	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, longSection},
 	faultkind.DropReply: {named("redis", "redisson"),
 		"only redis's and redisson's lock scripts can lose their reply here", "只有 redis 和 redisson 的加锁脚本会在这里丢失响应",
-		func(Row) Prediction {
-			return predict(Unavailable, "the acquire succeeds but its reply is lost: nobody holds the lock until its TTL frees it",
-				"加锁成功但响应丢失：在 TTL 释放它之前没有人持有这把锁")
+		func(r Row) Prediction {
+			if r.Strategy.Name == "redis" {
+				return predict(Holds, "the acquire's reply is lost; its retry finds its own token on the key, holds the lock and buys",
+					"加锁的响应丢失；重试时发现 key 上是自己的令牌，于是持有锁并下单")
+			}
+			return predict(Unavailable, "the acquire succeeds but its reply is lost: the client gives up and nobody holds the lock until its TTL frees it",
+				"加锁成功但响应丢失：客户端放弃，在 TTL 释放它之前没有人持有这把锁")
 		}},
 	faultkind.ClockSkew: {named("redis-getset"), getsetOnlyEn, getsetOnlyZh, func(Row) Prediction {
 		return predict(Broken, "a clock ahead reads a live lock as expired and takes it", "时钟超前的实例把仍有效的锁读成已过期并抢走它")

@@ -49,7 +49,8 @@ func slowDB(r Row) Prediction {
 	return predict(Unavailable, "every order waits for the sale's row, then sells again", "每个订单都等待场次的行，之后恢复售卖")
 }
 
-// cutDB: the replica's database connections closed, new ones refused.
+// cutDB: the database cut off from every replica (each one's connections
+// closed, new ones refused) while a holder is inside.
 func cutDB(r Row) Prediction {
 	switch {
 	case r.Async:
@@ -69,8 +70,8 @@ func stopProcess(r Row) Prediction {
 	case !r.IsLock():
 		return predict(Holds, "no lock: the other replicas go on selling", "不加锁：其他实例继续售卖")
 	case !expires(r):
-		return predict(Unavailable, "the stopped holder keeps its lock (its connection or process stays): the others wait until it runs again",
-			"被暂停的持锁者保住了锁（连接或进程仍在）：其他人等到它恢复运行")
+		return predict(Holds, "the stopped holder keeps its lock (its connection or process stays), as a slow holder would: the others wait, then buy",
+			"被暂停的持锁者保住了锁（连接或进程仍在），如同一个慢的持锁者：其他人等待，然后购买")
 	}
 	return staleHolder(r, "the whole process stops, its watchdog too: the lease expires and another buyer takes the lock",
 		"整个进程停止，看门狗也停了：租约过期，另一个买家拿到锁")
@@ -87,6 +88,9 @@ func killProcess(r Row) Prediction {
 	case expires(r):
 		return predict(Unavailable, "the dead holder's lock stays until its TTL or session ends; nobody writes stale",
 			"死去持锁者的锁一直保留到 TTL 或会话结束；没有人写入过期数据")
+	case r.Strategy.Name == "consistent-hash":
+		return predict(Unavailable, "the sale's owner dies: nobody sells it until the ring sees the death (the owner's heartbeat lapses) and names a new owner",
+			"场次的所有者死亡：直到哈希环发现它的死亡（心跳超时）并指定新的所有者之前，没有人售卖")
 	}
 	return predict(Holds, "the lock dies with its holder's connection or process: the next buyer goes on",
 		"锁随持有者的连接或进程一起消失：下一个买家继续")
@@ -118,8 +122,8 @@ func restartRedis(r Row) Prediction {
 // freezeRedis: a Redis node stops answering for a while, keeping its keys.
 func freezeRedis(r Row) Prediction {
 	if r.needs(lockstrategy.NeedRedlock) {
-		return predict(Holds, "one master of three frozen: the other two still grant and release the lock",
-			"三个主节点中的一个被冻结：另外两个仍能加锁和解锁")
+		return predict(Unavailable, "one master of three frozen: the other two are a quorum, but each acquire waits for the frozen master's answer until its timeout",
+			"三个主节点中的一个被冻结：另外两个仍是法定多数，但每次加锁都要等被冻结主节点的响应直到超时")
 	}
 	return predict(Unavailable, "every command waits for the thaw: nothing sells until it, nothing is lost",
 		"每个命令都要等到解冻：解冻前卖不出东西，也不会丢失什么")
