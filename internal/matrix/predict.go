@@ -70,7 +70,7 @@ const (
 var effects = map[faultkind.Name]effect{
 	faultkind.PauseHolder: {anyLock, noLockEn, noLockZh, longSection},
 	faultkind.NestedLock:  {anyLock, noLockEn, noLockZh, nestedLock},
-	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, longSection},
+	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, slowWork},
 	faultkind.DropReply: {named("redis", "redisson"),
 		"only redis's and redisson's lock scripts can lose their reply here", "只有 redis 和 redisson 的加锁脚本会在这里丢失响应",
 		func(r Row) Prediction {
@@ -106,7 +106,9 @@ var effects = map[faultkind.Name]effect{
 		"崩溃点只在 redis-setnx-expire、redis、redis-getset 和锁表的加锁过程中", crashAfterAcquire},
 	faultkind.RestartRedis:   {onRedis, notOnRedisEn, notOnRedisZh, restartRedis},
 	faultkind.FreezeRedis:    {onRedis, notOnRedisEn, notOnRedisZh, freezeRedis},
-	faultkind.ClockJumpRedis: {onRedis, notOnRedisEn, notOnRedisZh, clockJumpRedis},
+	faultkind.ClockJumpRedis: {func(r Row) bool { return onRedis(r) && r.Strategy.Name != "redis-getset" },
+		"keeps no key with a Redis TTL on the lab's Redis nodes (redis-getset's expiry is a time in its value)",
+		"在实验室的 Redis 节点上没有带 Redis TTL 的 key（redis-getset 的过期时间是写在值里的时刻）", clockJumpRedis},
 	faultkind.HoldReplication: {named("redis-sentinel"), sentinelOnlyEn, sentinelOnlyZh, func(Row) Prediction {
 		return predict(Holds, "alone, a replica that falls behind changes nothing: the master still holds every lock",
 			"单独发生时，落后的副本不改变什么：主节点仍持有每一把锁")

@@ -13,8 +13,23 @@ func expires(r Row) bool {
 	return e == lockstrategy.ExpiryTTL || e == lockstrategy.ExpirySession
 }
 
+// slowWork: the holder's step outlasts the TTL before its check of the
+// lease: the check sees the lease lost and stops the holder, unless the
+// holder's policy is to go on (seed 002's aggressive one).
+func slowWork(r Row) Prediction {
+	if !expires(r) || r.Strategy.Expiry == lockstrategy.ExpirySession || r.renewing() {
+		return longSection(r)
+	}
+	if r.Strategy.GoesOnWhenLost {
+		return staleHolder(r, "the lease expires during the slow step; the aggressive policy sees the loss and writes anyway",
+			"慢步骤期间租约过期；激进策略发现了丢失却照样写入")
+	}
+	return predict(OverlappedSafe, "the lease expires during the slow step and another buyer takes the lock; the holder's check before its write sees the loss and stops: nothing stale is written",
+		"慢步骤期间租约过期，另一个买家拿到锁；持锁者写入前的检查发现丢失并停止：没有写入过期数据")
+}
+
 // longSection: the holder's section outlasts the TTL while its process
-// lives (pause_holder stalls it, slow_work makes its step long).
+// lives, past its check of the lease (pause_holder stalls it there).
 func longSection(r Row) Prediction {
 	switch {
 	case !expires(r):
@@ -42,9 +57,13 @@ func nestedLock(r Row) Prediction {
 
 // slowDB: the sale's row held from outside for a while.
 func slowDB(r Row) Prediction {
-	if r.Async {
+	switch {
+	case r.Async:
 		return predict(Holds, "orders are taken in Redis and answered at once; the consumer persists them once the row is free",
 			"订单在 Redis 中接收并立即应答；行释放后消费者再持久化")
+	case r.IsLock() && r.Strategy.Expiry == lockstrategy.ExpiryTTL && !r.renewing():
+		return staleHolder(r, "the holder waits for the row past its lease, which nothing renews: another buyer takes the lock and waits for the row beside it",
+			"持锁者等待行锁超过了租约，而没有人续期：另一个买家拿到锁，与它一起等待行锁")
 	}
 	return predict(Unavailable, "every order waits for the sale's row, then sells again", "每个订单都等待场次的行，之后恢复售卖")
 }
@@ -72,6 +91,9 @@ func stopProcess(r Row) Prediction {
 	case !expires(r):
 		return predict(Holds, "the stopped holder keeps its lock (its connection or process stays), as a slow holder would: the others wait, then buy",
 			"被暂停的持锁者保住了锁（连接或进程仍在），如同一个慢的持锁者：其他人等待，然后购买")
+	case r.Strategy.Expiry == lockstrategy.ExpirySession:
+		return predict(Holds, "the stop (3 s) is shorter than the session timeout: the session survives and keeps its lock (expire_zk_session shows what a lapsed one does)",
+			"暂停（3 秒）短于会话超时：会话存活并保住锁（expire_zk_session 展示会话失效时的后果）")
 	}
 	return staleHolder(r, "the whole process stops, its watchdog too: the lease expires and another buyer takes the lock",
 		"整个进程停止，看门狗也停了：租约过期，另一个买家拿到锁")

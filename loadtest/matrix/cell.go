@@ -28,6 +28,8 @@ const (
 	// settleFor is how long after the fault the sale has to sell again
 	// before its units are called stuck.
 	settleFor = 12 * time.Second
+	// burstBuyers order together at a cell's end.
+	burstBuyers = 6
 )
 
 // runner observes cells on running shops.
@@ -162,8 +164,15 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 		// The buyer after A asks on another replica first.
 		live = append(live[1:], live[0])
 	}
+	var aKind string
+	var aAt time.Time
+	if st.aFirst {
+		aKind, aAt = waitAnswer(ctx, a)
+	}
 	p := startProbers(ctx, rn.c, live, sale)
-	aKind, aAt := waitAnswer(ctx, a)
+	if !st.aFirst {
+		aKind, aAt = waitAnswer(ctx, a)
+	}
 	from := struck
 	if st.holderLegit && r.IsLock() && aAt.After(from) {
 		from = aAt // waiting for a live holder is the lock at work
@@ -173,6 +182,12 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	after := maxTime(maxTime(from, aAt), struck.Add(st.lasts()))
 	again := p.waitSold(ctx, after, after.Add(settleFor))
 	kinds := p.halt()
+	// A last burst of buyers on every live replica at once, once the sale
+	// sells again: a lock that does not exclude shows it, whatever the
+	// fault did.
+	if !again.IsZero() {
+		(&lessons.ScenarioRun{C: rn.c, Targets: live}).Contend(ctx, sale, burstBuyers, 2)
+	}
 	if vic != nil {
 		if !vic.dead() {
 			// The fault never struck (the consumer took no batch there):

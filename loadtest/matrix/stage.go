@@ -22,6 +22,9 @@ type stage struct {
 	// own fault (slow_work) stalls it; the stage waits for that.
 	holdMS    int
 	waitStall bool
+	// aFirst: the probers start once A has its answer, so that the
+	// one-shot fault armed before strikes A, not a prober.
+	aFirst bool
 	// during strike once A is inside (or at once, without a holder), on
 	// the holder's replica (onOther: on the other one).
 	during  func(c cellRun) []map[string]any
@@ -46,8 +49,9 @@ var stages = map[faultkind.Name]stage{
 	faultkind.PauseHolder: {ttlMS: 2000, holdMS: 4500, holderLegit: true},
 	faultkind.SlowWork: {ttlMS: 2000, waitStall: true, holderLegit: true,
 		before: one(faultkind.SlowWork, "ms", 4500)},
-	faultkind.NestedLock: {ttlMS: 2000, before: one(faultkind.NestedLock, "ms", 3000)},
-	faultkind.DropReply: {ttlMS: 2000, before: func(c cellRun) []map[string]any {
+	// Nested inside the TTL: the holder waits for itself, its lease lives.
+	faultkind.NestedLock: {ttlMS: 2000, aFirst: true, before: one(faultkind.NestedLock, "ms", 1500)},
+	faultkind.DropReply: {ttlMS: 2000, aFirst: true, before: func(c cellRun) []map[string]any {
 		return []map[string]any{{"kind": faultkind.DropReply, "sale_id": c.sale}}
 	}},
 	// redis-getset's own faults, as their lessons set them: a clock ahead
@@ -74,7 +78,7 @@ var stages = map[faultkind.Name]stage{
 	// single point every road writes to.
 	faultkind.CutDB: {ttlMS: 2000, holdMS: 500, holderLegit: true, lastsMS: 3000, everywhere: true,
 		during: one(faultkind.CutDB, "ms", 3000)},
-	faultkind.CrashAfterSetNX: {ttlMS: 2000, before: one(faultkind.CrashAfterSetNX)},
+	faultkind.CrashAfterSetNX: {ttlMS: 2000, aFirst: true, before: one(faultkind.CrashAfterSetNX)},
 	// The stop outlasts the 1 s lease: nothing renews in a stopped process.
 	faultkind.StopProcess: {ttlMS: 1000, holdMS: 1500, holderLegit: true, lastsMS: 3000,
 		during: one(faultkind.StopProcess, "ms", 3000)},
