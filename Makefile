@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: help web browser-test demo lessons test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos e2e clean
+.PHONY: help web browser-test demo lessons test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos matrix e2e clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -107,6 +107,19 @@ chaos: build ## 10-minute chaos run: random seeded faults, every safe strategy c
 	set -o pipefail; $(BIN)/loadtest chaos --duration $(CHAOS_DURATION) --log-dir .run/chaos \
 		--zk-servers "$${SECKILL_ZK_ENSEMBLE_SERVERS:-127.0.0.1:12191,127.0.0.1:12192,127.0.0.1:12193}" --zk-ensemble \
 		$(CHAOS_FLAGS) | tee .run/chaos/last-run.txt
+
+# The verdict matrix (loadtest matrix) on make demo's three replicas, which
+# must be running (make demo, in another terminal): every strategy
+# configuration against every fault, each cell beside its prediction, saved
+# on the demo (the dashboard's #/matrix) and written to .run/matrix/.
+# kill_process and kill_consumer strike a replica the matrix starts itself
+# from bin/shop. MATRIX_FLAGS adds flags: --quick (one configuration per
+# strategy), --only ROW/FAULT --seed N (replay one cell).
+MATRIX_TARGETS ?= http://127.0.0.1:8080,http://127.0.0.1:8081,http://127.0.0.1:8082
+matrix: build ## the verdict matrix on make demo's running replicas (MATRIX_FLAGS=--quick for one configuration per strategy)
+	@mkdir -p .run/matrix
+	set -o pipefail; $(BIN)/loadtest matrix --targets $(MATRIX_TARGETS) --log-dir .run/matrix \
+		--json .run/matrix/matrix.json $(MATRIX_FLAGS) | tee .run/matrix/last-run.txt
 
 clean: ## remove bin/ and the copied chart library
 	rm -rf $(BIN) web/static/assets/vendor

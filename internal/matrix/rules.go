@@ -75,6 +75,9 @@ func cutDB(r Row) Prediction {
 	case r.Async:
 		return predict(Holds, "orders are taken in Redis and queued; the consumer persists them once the database is back",
 			"订单在 Redis 中接收并排队；数据库恢复后消费者再持久化")
+	case r.Strategy.Name == "consistent-hash":
+		return staleHolder(r, "the ring's members live in the database: cut off, every replica's view goes stale and two replicas each believe they own the sale",
+			"哈希环的成员信息存放在数据库中：断开后每个实例的视图都过时，两个实例都认为自己拥有该场次")
 	case r.needs(lockstrategy.NeedDB) && r.IsLock() && expires(r):
 		return predict(Unavailable, "no order while the database is cut, and then none until the holder's lock row expires",
 			"数据库断开期间没有订单，之后直到持锁者的锁行过期前也没有")

@@ -30,6 +30,8 @@ const (
 	settleFor = 12 * time.Second
 	// burstBuyers order together at a cell's end.
 	burstBuyers = 6
+	// retryAfter is the pause before a cell that could not run runs again.
+	retryAfter = 5 * time.Second
 )
 
 // runner observes cells on running shops.
@@ -71,6 +73,18 @@ func (rn *runner) observe(ctx context.Context, r model.Row, f faultkind.Name, se
 	cell.Seed = seed
 	cell.Replay = fmt.Sprintf("%s --only %s/%s --seed %d", rn.replay, r.Name, f, seed)
 	err := rn.run(ctx, &cell, r, f, st, seed)
+	if err != nil && ctx.Err() == nil {
+		// The world refused the cell (a ring still settling after the
+		// previous fault, a replica slow to come back): once more, on a new
+		// sale, after a pause; the second error stands.
+		if load.Sleep(ctx, retryAfter) == nil {
+			first := err
+			cell = model.Cell{Row: r.Name, Fault: f, Predicted: cell.Predicted, Seed: seed, Replay: cell.Replay}
+			if err = rn.run(ctx, &cell, r, f, st, seed); err == nil {
+				cell.WhyEn += "; run twice, the first time it could not: " + first.Error()
+			}
+		}
+	}
 	cell.ElapsedMS = time.Since(started).Milliseconds()
 	if err == nil && cell.Kind != model.NA && cell.Kind != model.Skip {
 		cell.Finding = cell.Kind != cell.Predicted.Kind
