@@ -271,11 +271,12 @@ func fieldError(err error, b *Body) {
 	}
 }
 
-// matrixField names the member of a matrix report at fault, and why.
+// matrixField names the member of a matrix report at fault, and says why
+// after its path, which a message read alone needs.
 func matrixField(err error, b *Body) {
 	var fe *matrix.FieldError
 	if errors.As(err, &fe) {
-		b.Field, b.Message = fe.Field, fe.Message
+		b.Field, b.Message = fe.Field, fe.Field+": "+fe.Message
 	}
 }
 
