@@ -305,6 +305,36 @@ func FuzzLessonSales(f *testing.F) {
 	}, seeds...)
 }
 
+// FuzzPostMatrix: a verdict-matrix report; a refusal keeps no run.
+func FuzzPostMatrix(f *testing.F) {
+	e := fuzzEnv(f)
+	good := smallReport()
+	b, _ := json.Marshal(good)
+	body := string(b)
+	seeds := []string{body,
+		strings.Replace(body, `"kind":"broken"`, `"kind":"fine"`, 1),
+		strings.Replace(body, `"kind":"broken"`, `"kind":"broken","kind":"holds"`, 1),
+		strings.Replace(body, `"row":"`, `"row":"x`, 1),
+		strings.Replace(body, `"figures":{`, `"figures":{"sold":-1e400,`, 1),
+		strings.Replace(body, `"started_at":"2025`, `"started_at":"0000`, 1),
+		strings.Replace(body, `"machine":"`, `"machine":"`+strings.Repeat("<", 200), 1),
+		strings.Replace(body, `"commit":"`, `"commit":"`+strings.Repeat("\xff", 64), 1),
+		strings.Replace(body, `"cells":[`, `"cells":[null,`, 1),
+		strings.Replace(body, `"cells":[`, `"cells":[[],`, 1),
+		`{"faults":[],"rows":[],"cells":[]}`, `{"cells":{}}`, `{"id":-1}`, `{"rows":[{"name":null}]}`,
+	}
+	fuzzEndpoint(f, e, endpoint{method: http.MethodPost, path: "/api/matrix",
+		state: func(t *testing.T) string {
+			return e.rows(t, "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM matrix_runs")
+		},
+		after: func(t *testing.T, status int) {
+			if status < 300 {
+				e.db.Exec("DELETE FROM matrix_runs")
+			}
+		},
+	}, seeds...)
+}
+
 // selfHarm are the fault kinds the fuzzer must not run: they would stop or
 // kill the test process itself (kill_consumer at its next queued batch),
 // hold a sale row for seconds, or crash the Sentinels' master every test

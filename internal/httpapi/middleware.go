@@ -35,23 +35,34 @@ func (s *Server) recovery(c *gin.Context) {
 	c.Next()
 }
 
-// MaxBodyBytes bounds every request body (64 KiB): a sale or an order is a
-// few dozen bytes, so anything near this is abuse, answered with 413.
+// MaxBodyBytes bounds every request body but a matrix report's (64 KiB): a
+// sale or an order is a few dozen bytes, so anything near this is abuse,
+// answered with 413.
 const MaxBodyBytes = 64 << 10
 
-// limitBody caps request bodies at MaxBodyBytes: a declared length over it
-// is refused before reading, and an undeclared (chunked) one is cut by
-// http.MaxBytesReader, whose *http.MaxBytesError the decoder passes on to
-// the error map as 413.
+// limitBody caps request bodies at their route's bound (bodyBound): a
+// declared length over it is refused before reading, and an undeclared
+// (chunked) one is cut by http.MaxBytesReader, whose *http.MaxBytesError
+// the decoder passes on to the error map as 413.
 func (s *Server) limitBody(c *gin.Context) {
-	if c.Request.ContentLength > MaxBodyBytes {
-		wire.WriteError(c, s.log, &http.MaxBytesError{Limit: MaxBodyBytes})
+	bound := bodyBound(c)
+	if c.Request.ContentLength > bound {
+		wire.WriteError(c, s.log, &http.MaxBytesError{Limit: bound})
 		return
 	}
 	if c.Request.Body != nil {
-		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, bound)
 	}
 	c.Next()
+}
+
+// bodyBound is the body bound of c's route: MaxMatrixBytes for a matrix
+// run's report (POST /api/matrix), MaxBodyBytes for every other.
+func bodyBound(c *gin.Context) int64 {
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/api/matrix" {
+		return MaxMatrixBytes
+	}
+	return MaxBodyBytes
 }
 
 // requireAdmin guards administrative writes with the bearer token when one

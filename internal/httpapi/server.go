@@ -16,6 +16,7 @@
 //   - live.go, herd.go, history.go, timeline.go, ring.go, htmlpage.go: a
 //     sale's read sides; replicas.go, system.go: the replicas, strategies,
 //     health;
+//   - matrix.go: the verdict matrix's runs, kept and served;
 //   - events.go: the live feed (GET /api/events), over eventhub's
 //     broadcaster;
 //   - static.go: the dashboard's files;
@@ -45,6 +46,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/matrix/matrixdb"
 	"github.com/seckill-lab/seckill/internal/metrics"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/runs"
@@ -90,6 +92,9 @@ type Deps struct {
 	Lessons *lessondb.Store
 	// Faults is the fault injector of /api/faults.
 	Faults *faults.Service
+	// Matrix keeps the verdict matrix's runs of /api/matrix; nil: a store
+	// over Store's database.
+	Matrix *matrixdb.Store
 	// Gate runs the flash-sale guards before Orders and issues purchase
 	// tickets; nil: a gate with no rate limits and no sold-out cache whose
 	// tickets are signed with a secret of this replica's own (fine for one
@@ -143,6 +148,7 @@ type Server struct {
 	runs       *runs.Service   // load-test runs (runs.go)
 	lessons    *lessondb.Store // lesson runs (lessons.go)
 	faults     *faults.Service // fault injection (faults.go)
+	matrix     *matrixdb.Store // the verdict matrix's runs (matrix.go)
 	gate       *guard.Gate     // the guards in front of orders (orders.go)
 	soldOut    *guard.SoldOutCache
 	queueRedis *redis.Client        // the order queue's Redis (queue.go)
@@ -163,7 +169,7 @@ var _ http.Handler = (*Server)(nil)
 // and Faults are required.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, orders: d.Orders, lockers: d.Lockers, metrics: d.Metrics, ping: d.Ping, log: d.Log,
-		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults,
+		replicaID: d.ReplicaID, sales: d.Sales, runs: d.Runs, lessons: d.Lessons, faults: d.Faults, matrix: d.Matrix,
 		gate: d.Gate, soldOut: d.SoldOut, queueRedis: d.QueueRedis, ring: d.Ring,
 		orderTokens: d.OrderTokens, orderLimits: d.Limits, orderRateIP: d.OrderRateIP, clientIPs: d.ClientIPs}
 	if s.orderTokens == nil {
@@ -183,6 +189,9 @@ func New(d Deps) *Server {
 	}
 	if s.ping == nil {
 		s.ping = s.pingStore
+	}
+	if s.matrix == nil {
+		s.matrix = matrixdb.NewStore(d.Store.DB())
 	}
 	if d.AdminToken != "" {
 		h := sha256.Sum256([]byte(d.AdminToken))
@@ -248,6 +257,10 @@ func (s *Server) routes() *gin.Engine {
 	runsapi.Register(api, runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons,
 		Log: s.log, Admin: s.requireAdmin}) // runs, lessons and the agents' endpoints
 	s.faultRoutes(api) // fault injection: faults.go
+	// The verdict matrix's runs (matrix.go): the newest kept, or the
+	// predicted table; a run's report, up to MaxMatrixBytes.
+	api.GET("/matrix", s.getMatrix)
+	api.POST("/matrix", s.requireAdmin, s.postMatrix)
 	return e
 }
 

@@ -12,6 +12,13 @@
 //     queued where its stock is in Redis
 //   - predict.go: Predict, the prediction of one cell with its reason in
 //     English and Chinese
+//   - report.go: Report, a run as it is kept, served and exported: its
+//     columns titled, its rows in bands (Groups), its cells; Predicted, the
+//     table before anything runs
+//   - check.go: Check, whether a report is one this build could have made
+//     (a *FieldError naming the member at fault)
+//
+// Its subpackage matrixdb keeps reports in the database.
 package matrix
 
 import "github.com/seckill-lab/seckill/internal/verdict"

@@ -344,10 +344,20 @@ func transportKind(err error) string {
 	return KindTransport
 }
 
+// MaxAnswerBytes bounds the answers CallJSON reads (1 MiB): every setup
+// and read call's is far smaller.
+const MaxAnswerBytes = 1 << 20
+
 // CallJSON sends body (JSON, if not nil), expects status want and decodes the
 // answer into out; it returns the raw answer too. Any other status becomes an
 // error carrying the shop's code and message.
 func (c *Client) CallJSON(ctx context.Context, method, url string, body any, want int, out any) (json.RawMessage, error) {
+	return c.callJSON(ctx, method, url, body, want, out, MaxAnswerBytes)
+}
+
+// callJSON is CallJSON reading at most limit bytes of the answer; one
+// longer is an error, not a cut JSON.
+func (c *Client) callJSON(ctx context.Context, method, url string, body any, want int, out any, limit int64) (json.RawMessage, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -369,9 +379,12 @@ func (c *Client) CallJSON(ctx context.Context, method, url string, body any, wan
 		return nil, fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, url, err)
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%s %s: the answer is longer than %d bytes", method, url, limit)
 	}
 	if resp.StatusCode != want {
 		return nil, StatusError(method, url, resp.StatusCode, raw)

@@ -4,6 +4,8 @@
 //   - Client: the setup and read calls over net/http (strategies, sales,
 //     GET of a settled sale, one order, OrderAck), and the queue's calls
 //     (tickets, reconciliation, the stream's durability, payment);
+//   - matrix.go: a verdict-matrix run kept on the shop and read back
+//     (SaveMatrix, Matrix);
 //   - OrderSender: the load phase's order requests over fasthttp, one
 //     sender for every worker;
 //   - the outcome kinds of an order answer (Classify, LayerOf, TicketOf,

@@ -31,6 +31,8 @@ import (
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/matrix"
+	"github.com/seckill-lab/seckill/internal/matrix/matrixdb"
 	"github.com/seckill-lab/seckill/internal/order"
 	"github.com/seckill-lab/seckill/internal/orderqueue"
 	"github.com/seckill-lab/seckill/internal/runs"
@@ -193,6 +195,11 @@ var domainErrors = []mapping{
 	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},
 	{err: ErrNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},
 
+	// The verdict matrix's runs.
+	{err: matrix.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: matrixField},
+	{err: matrixdb.ErrNotFound, status: http.StatusNotFound, code: "not_found", field: "id", message: "no such matrix run"},
+	{err: matrixdb.ErrTooLarge, status: http.StatusRequestEntityTooLarge, code: "report_too_large", fill: ownText},
+
 	// Faults.
 	{err: faults.ErrDisabled, status: http.StatusForbidden, code: "faults_disabled", message: "fault injection is off on this replica (SECKILL_FAULTS=on enables it)"},
 	{err: faults.ErrNoConsumer, status: http.StatusConflict, code: "no_consumer", message: "this replica runs no order-queue consumer (it has no default Redis)"},
@@ -261,6 +268,15 @@ func fieldError(err error, b *Body) {
 	var fe *sale.FieldError
 	if errors.As(err, &fe) {
 		b.Field, b.Message = fe.Field, fe.Message
+	}
+}
+
+// matrixField names the member of a matrix report at fault, and says why
+// after its path, which a message read alone needs.
+func matrixField(err error, b *Body) {
+	var fe *matrix.FieldError
+	if errors.As(err, &fe) {
+		b.Field, b.Message = fe.Field, fe.Field+": "+fe.Message
 	}
 }
 
