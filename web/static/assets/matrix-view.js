@@ -203,7 +203,7 @@ export function createMatrixView(root, { zh = () => false, saleHref = () => null
     if (!dialog.open) {
       if (typeof dialog.showModal === 'function') dialog.showModal(); else dialog.setAttribute('open', '');
     }
-    dialog.querySelector('.mx-close')?.focus();
+    dialog.querySelector('#mx-detail-h')?.focus(); // its top: on a phone the detail is read from its heading down
   }
 
   function fillDetail(row, fault) {
@@ -214,7 +214,7 @@ export function createMatrixView(root, { zh = () => false, saleHref = () => null
       h('h4', { text: L(key, z) }),
       h('p', {}, h('span', { class: `mx-chip big ${v.cls}`, text: v.word }), ' ', h('span', { class: 'mx-why', text: why })));
     const kids = [
-      h('h3', { id: 'mx-detail-h' }, h('code', { class: 'mx-rname', text: d.row }), ' × ', h('span', { class: 'mx-n', text: String(d.n) }), ` ${d.title} `, h('code', { text: d.fault })),
+      h('h3', { id: 'mx-detail-h', tabindex: '-1' }, h('code', { class: 'mx-rname', text: d.row }), ' × ', h('span', { class: 'mx-n', text: String(d.n) }), ` ${d.title} `, h('code', { text: d.fault })),
     ];
     if (d.finding) kids.push(h('p', { class: 'mx-finding-note', text: L('mxFinding', z) }));
     kids.push(h('div', { class: 'mx-verdicts' },
