@@ -1,6 +1,6 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
-// the SSE stream) above one section at a time: Run, Compare, Lessons,
-// Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// the SSE stream) above one section at a time: Run, Timeline, Compare,
+// Lessons, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
