@@ -70,12 +70,16 @@ const (
 var effects = map[faultkind.Name]effect{
 	faultkind.PauseHolder: {anyLock, noLockEn, noLockZh, longSection},
 	faultkind.NestedLock:  {anyLock, noLockEn, noLockZh, nestedLock},
-	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, longSection},
+	faultkind.SlowWork:    {anyLock, noLockEn, noLockZh, slowWork},
 	faultkind.DropReply: {named("redis", "redisson"),
 		"only redis's and redisson's lock scripts can lose their reply here", "只有 redis 和 redisson 的加锁脚本会在这里丢失响应",
-		func(Row) Prediction {
-			return predict(Unavailable, "the acquire succeeds but its reply is lost: nobody holds the lock until its TTL frees it",
-				"加锁成功但响应丢失：在 TTL 释放它之前没有人持有这把锁")
+		func(r Row) Prediction {
+			if r.Strategy.Name == "redis" {
+				return predict(Holds, "the acquire's reply is lost; its retry finds its own token on the key, holds the lock and buys",
+					"加锁的响应丢失；重试时发现 key 上是自己的令牌，于是持有锁并下单")
+			}
+			return predict(Unavailable, "the acquire succeeds but its reply is lost: the client gives up and nobody holds the lock until its TTL frees it",
+				"加锁成功但响应丢失：客户端放弃，在 TTL 释放它之前没有人持有这把锁")
 		}},
 	faultkind.ClockSkew: {named("redis-getset"), getsetOnlyEn, getsetOnlyZh, func(Row) Prediction {
 		return predict(Broken, "a clock ahead reads a live lock as expired and takes it", "时钟超前的实例把仍有效的锁读成已过期并抢走它")
@@ -100,9 +104,11 @@ var effects = map[faultkind.Name]effect{
 	faultkind.CrashAfterSetNX: {named("redis-setnx-expire", "redis", "redis-getset", "db-lock-table", "db-lock-table-plain"),
 		"the crash point is inside the acquire of redis-setnx-expire, redis, redis-getset and the lock table only",
 		"崩溃点只在 redis-setnx-expire、redis、redis-getset 和锁表的加锁过程中", crashAfterAcquire},
-	faultkind.RestartRedis:   {onRedis, notOnRedisEn, notOnRedisZh, restartRedis},
-	faultkind.FreezeRedis:    {onRedis, notOnRedisEn, notOnRedisZh, freezeRedis},
-	faultkind.ClockJumpRedis: {onRedis, notOnRedisEn, notOnRedisZh, clockJumpRedis},
+	faultkind.RestartRedis: {onRedis, notOnRedisEn, notOnRedisZh, restartRedis},
+	faultkind.FreezeRedis:  {onRedis, notOnRedisEn, notOnRedisZh, freezeRedis},
+	faultkind.ClockJumpRedis: {func(r Row) bool { return onRedis(r) && r.Strategy.Name != "redis-getset" },
+		"keeps no key with a Redis TTL on the lab's Redis nodes (redis-getset's expiry is a time in its value)",
+		"在实验室的 Redis 节点上没有带 Redis TTL 的 key（redis-getset 的过期时间是写在值里的时刻）", clockJumpRedis},
 	faultkind.HoldReplication: {named("redis-sentinel"), sentinelOnlyEn, sentinelOnlyZh, func(Row) Prediction {
 		return predict(Holds, "alone, a replica that falls behind changes nothing: the master still holds every lock",
 			"单独发生时，落后的副本不改变什么：主节点仍持有每一把锁")

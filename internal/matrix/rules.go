@@ -13,8 +13,23 @@ func expires(r Row) bool {
 	return e == lockstrategy.ExpiryTTL || e == lockstrategy.ExpirySession
 }
 
+// slowWork: the holder's step outlasts the TTL before its check of the
+// lease: the check sees the lease lost and stops the holder, unless the
+// holder's policy is to go on (seed 002's aggressive one).
+func slowWork(r Row) Prediction {
+	if !expires(r) || r.Strategy.Expiry == lockstrategy.ExpirySession || r.renewing() {
+		return longSection(r)
+	}
+	if r.Strategy.GoesOnWhenLost {
+		return staleHolder(r, "the lease expires during the slow step; the aggressive policy sees the loss and writes anyway",
+			"慢步骤期间租约过期；激进策略发现了丢失却照样写入")
+	}
+	return predict(OverlappedSafe, "the lease expires during the slow step and another buyer takes the lock; the holder's check before its write sees the loss and stops: nothing stale is written",
+		"慢步骤期间租约过期，另一个买家拿到锁；持锁者写入前的检查发现丢失并停止：没有写入过期数据")
+}
+
 // longSection: the holder's section outlasts the TTL while its process
-// lives (pause_holder stalls it, slow_work makes its step long).
+// lives, past its check of the lease (pause_holder stalls it there).
 func longSection(r Row) Prediction {
 	switch {
 	case !expires(r):
@@ -42,14 +57,19 @@ func nestedLock(r Row) Prediction {
 
 // slowDB: the sale's row held from outside for a while.
 func slowDB(r Row) Prediction {
-	if r.Async {
+	switch {
+	case r.Async:
 		return predict(Holds, "orders are taken in Redis and answered at once; the consumer persists them once the row is free",
 			"订单在 Redis 中接收并立即应答；行释放后消费者再持久化")
+	case r.IsLock() && r.Strategy.Expiry == lockstrategy.ExpiryTTL && !r.renewing():
+		return staleHolder(r, "the holder waits for the row past its lease, which nothing renews: another buyer takes the lock and waits for the row beside it",
+			"持锁者等待行锁超过了租约，而没有人续期：另一个买家拿到锁，与它一起等待行锁")
 	}
 	return predict(Unavailable, "every order waits for the sale's row, then sells again", "每个订单都等待场次的行，之后恢复售卖")
 }
 
-// cutDB: the replica's database connections closed, new ones refused.
+// cutDB: the database cut off from every replica (each one's connections
+// closed, new ones refused) while a holder is inside.
 func cutDB(r Row) Prediction {
 	switch {
 	case r.Async:
@@ -69,8 +89,11 @@ func stopProcess(r Row) Prediction {
 	case !r.IsLock():
 		return predict(Holds, "no lock: the other replicas go on selling", "不加锁：其他实例继续售卖")
 	case !expires(r):
-		return predict(Unavailable, "the stopped holder keeps its lock (its connection or process stays): the others wait until it runs again",
-			"被暂停的持锁者保住了锁（连接或进程仍在）：其他人等到它恢复运行")
+		return predict(Holds, "the stopped holder keeps its lock (its connection or process stays), as a slow holder would: the others wait, then buy",
+			"被暂停的持锁者保住了锁（连接或进程仍在），如同一个慢的持锁者：其他人等待，然后购买")
+	case r.Strategy.Expiry == lockstrategy.ExpirySession:
+		return predict(Holds, "the stop (3 s) is shorter than the session timeout: the session survives and keeps its lock (expire_zk_session shows what a lapsed one does)",
+			"暂停（3 秒）短于会话超时：会话存活并保住锁（expire_zk_session 展示会话失效时的后果）")
 	}
 	return staleHolder(r, "the whole process stops, its watchdog too: the lease expires and another buyer takes the lock",
 		"整个进程停止，看门狗也停了：租约过期，另一个买家拿到锁")
@@ -87,6 +110,9 @@ func killProcess(r Row) Prediction {
 	case expires(r):
 		return predict(Unavailable, "the dead holder's lock stays until its TTL or session ends; nobody writes stale",
 			"死去持锁者的锁一直保留到 TTL 或会话结束；没有人写入过期数据")
+	case r.Strategy.Name == "consistent-hash":
+		return predict(Unavailable, "the sale's owner dies: nobody sells it until the ring sees the death (the owner's heartbeat lapses) and names a new owner",
+			"场次的所有者死亡：直到哈希环发现它的死亡（心跳超时）并指定新的所有者之前，没有人售卖")
 	}
 	return predict(Holds, "the lock dies with its holder's connection or process: the next buyer goes on",
 		"锁随持有者的连接或进程一起消失：下一个买家继续")
@@ -118,8 +144,8 @@ func restartRedis(r Row) Prediction {
 // freezeRedis: a Redis node stops answering for a while, keeping its keys.
 func freezeRedis(r Row) Prediction {
 	if r.needs(lockstrategy.NeedRedlock) {
-		return predict(Holds, "one master of three frozen: the other two still grant and release the lock",
-			"三个主节点中的一个被冻结：另外两个仍能加锁和解锁")
+		return predict(Unavailable, "one master of three frozen: the other two are a quorum, but each acquire waits for the frozen master's answer until its timeout",
+			"三个主节点中的一个被冻结：另外两个仍是法定多数，但每次加锁都要等被冻结主节点的响应直到超时")
 	}
 	return predict(Unavailable, "every command waits for the thaw: nothing sells until it, nothing is lost",
 		"每个命令都要等到解冻：解冻前卖不出东西，也不会丢失什么")

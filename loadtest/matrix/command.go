@@ -1,14 +1,19 @@
 // Package matrix is `loadtest matrix`: which lock survives which failure,
 // every strategy configuration against every fault. --predict prints what
 // the lab predicts for each cell (internal/matrix), the table a class reads
-// before anything runs. With --targets it observes the cells on running
-// shops, each beside its prediction: this version observes the faults
-// whose harm is a holder that outlives its lock (pause_holder,
-// expire_zk_session) on the lock strategies, judged by the database; the
-// other cells say they are not observed yet.
+// before anything runs. With --targets it observes every cell on running
+// shops, each beside its prediction, the fault put where it can do harm (a
+// holder inside its section, an armed point before the lock, the sale's row
+// held); the database and the history check judge it; a cell that differs
+// from its prediction is a finding. The report is kept by the first shop
+// (GET /api/matrix) and can be exported as one page (--html).
 //
-//   - command.go: the flags, the predicted table, the cells chosen, the run
-//   - observe.go: one cell observed, and its lines
+//   - command.go: the flags, the predicted table, the cells chosen
+//   - run.go: the cells observed one after the other, the progress, the report
+//   - stage.go: how each fault is put where it can do harm
+//   - cell.go: one cell observed and judged
+//   - probe.go: the buyers that say when the sale sold and when it did not
+//   - victim.go: the replica the matrix starts itself to kill
 package matrix
 
 import (
@@ -25,19 +30,17 @@ import (
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all" // every strategy registered: one row each
 	model "github.com/seckill-lab/seckill/internal/matrix"
-	"github.com/seckill-lab/seckill/loadtest/lessons"
 	"github.com/seckill-lab/seckill/loadtest/load"
-	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 const summary = "usage: loadtest matrix --predict [--only ROW/FAULT]\n" +
-	"       loadtest matrix --targets URL,URL [--admin-token T] [--only ROW/FAULT]\n\n" +
+	"       loadtest matrix --targets URL,URL [--admin-token T] [--quick] [--only ROW/FAULT [--seed N]] [--html FILE]\n\n" +
 	"Every strategy configuration against every fault kind. --predict: what the lab predicts for each cell from the\n" +
 	"strategy's properties (tokens, expiry, renewal, where the lock and the stock live) and the fault's effect.\n" +
 	"--targets: each cell observed on those shop replicas (started with SECKILL_FAULTS=on, as make demo's are), beside\n" +
-	"its prediction; a cell that differs is marked FINDING. This version observes the stale-holder faults (pause_holder,\n" +
-	"expire_zk_session) on the lock strategies but consistent-hash; the other cells are not observed yet.\n" +
-	"--only names one cell (a row as the table names it, a fault kind).\n\n"
+	"its prediction; a cell that differs is marked FINDING. kill_process runs on a replica the matrix starts itself\n" +
+	"(--shop). The report is saved on the first target (GET /api/matrix, the dashboard's #/matrix).\n" +
+	"--only names one cell (a row as the table names it, a fault kind); --quick runs one configuration per strategy.\n\n"
 
 // Command runs `loadtest matrix`.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -47,6 +50,13 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "one cell, ROW/FAULT (e.g. redis+fencing/pause_holder): its prediction and why, or its observation")
 	targets := fs.String("targets", "", "the shop replicas to observe on, comma-separated (at least 2, started with SECKILL_FAULTS=on: make demo's)")
 	token := fs.String("admin-token", os.Getenv(config.EnvAdminToken), "the shops' admin token (sales and faults need it when one is set)")
+	quick := fs.Bool("quick", false, "one configuration per strategy (its defaults), for class use")
+	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock); with --only, the cell's own seed, as its replay line gives it")
+	htmlPath := fs.String("html", "", "also write the report as one self-contained HTML `file`")
+	jsonPath := fs.String("json", "", "also write the report as JSON to `file`")
+	shop := fs.String("shop", shopBinary(), "the shop binary the replica killed by kill_process runs (over the environment's database and backends)")
+	logDir := fs.String("log-dir", os.TempDir(), "where that replica's log goes")
+	save := fs.Bool("save", true, "save the report on the first target (GET /api/matrix)")
 	fs.Usage = func() { fmt.Fprint(stderr, summary); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return load.ExitUsage
@@ -56,6 +66,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return load.ExitUsage
 	}
 	rows := model.Rows(lockstrategy.All())
+	if *quick {
+		rows = quickRows(rows)
+	}
 	if *predictOnly {
 		if *only != "" {
 			return printCell(stdout, stderr, rows, *only)
@@ -72,7 +85,23 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code != load.ExitOK {
 		return code
 	}
-	return observeAll(ctx, stdout, stderr, list, *token, cells)
+	if *seed == 0 {
+		*seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	o := options{targets: list, token: *token, seed: *seed, single: *only != "", quick: *quick, htmlPath: *htmlPath,
+		jsonPath: *jsonPath, shop: *shop, logDir: *logDir, save: *save}
+	return observeAll(ctx, stdout, stderr, o, rows, cells)
+}
+
+// quickRows are the rows of each strategy as it is by default.
+func quickRows(rows []model.Row) []model.Row {
+	var out []model.Row
+	for _, r := range rows {
+		if r.Name == r.Strategy.Name {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // cell is one row and one fault.
@@ -85,9 +114,11 @@ type cell struct {
 // that does not exist is a usage error naming it.
 func selectCells(stderr io.Writer, rows []model.Row, only string) ([]cell, int) {
 	if only == "" {
+		// Fault by fault: a column's cells share a stage, and each fault
+		// is healed before the next starts.
 		var all []cell
-		for _, r := range rows {
-			for _, f := range faultkind.All {
+		for _, f := range faultkind.All {
+			for _, r := range model.Grouped(rows) {
 				all = append(all, cell{r, f})
 			}
 		}
@@ -122,63 +153,6 @@ func printCell(stdout, stderr io.Writer, rows []model.Row, only string) int {
 	c := cells[0]
 	p := model.Predict(c.row, c.fault)
 	fmt.Fprintf(stdout, "%s × %s: predicted %s\n  %s\n  %s\n", c.row.Name, c.fault, p.Kind, p.WhyEn, p.WhyZh)
-	return load.ExitOK
-}
-
-// observeAll observes cells one after the other on targets and prints each
-// as it ends, then a summary; exit 1 when a cell could not be run.
-func observeAll(ctx context.Context, stdout, stderr io.Writer, targets []string, token string, cells []cell) int {
-	c := shopapi.NewClient(8, 30*time.Second, token)
-	defer c.Close()
-	sc := &lessons.ScenarioRun{C: c, Targets: targets}
-	infos, err := c.Strategies(ctx, targets[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "loadtest matrix: GET %s/api/strategies: %v\n", targets[0], err)
-		return load.ExitFail
-	}
-	avail := map[string]shopapi.StrategyInfo{}
-	for _, in := range infos {
-		avail[in.Name] = in
-	}
-	replay := "loadtest matrix --targets " + strings.Join(targets, ",")
-	counts := map[string]int{}
-	findings, notYet, failed := 0, 0, 0
-	for i, cl := range cells {
-		o, err := observeCell(ctx, sc, avail, cl.row, cl.fault)
-		if err != nil {
-			// One cell that could not run says why; the others still run.
-			failed++
-			fmt.Fprintf(stdout, "[%d/%d] %-30s %-18s could not run: %v\n", i+1, len(cells), cl.row.Name, cl.fault, err)
-			if ctx.Err() != nil {
-				return load.ExitFail
-			}
-			continue
-		}
-		if !o.Observable {
-			notYet++
-			continue
-		}
-		counts[o.Kind]++
-		if o.Finding {
-			findings++
-		}
-		if o.Kind == model.NA && len(cells) > 1 {
-			continue // counted in the summary; --only ROW/FAULT says why
-		}
-		fmt.Fprintf(stdout, "[%d/%d] ", i+1, len(cells))
-		printObservation(stdout, o, replay)
-	}
-	var words []string
-	for _, k := range model.Kinds {
-		if counts[k] > 0 {
-			words = append(words, fmt.Sprintf("%s %d", k, counts[k]))
-		}
-	}
-	fmt.Fprintf(stdout, "observed: %s; findings (observed ≠ predicted): %d; could not run: %d; not observed yet: %d (this version observes the stale-holder faults: %s)\n",
-		strings.Join(words, ", "), findings, failed, notYet, observedNames())
-	if failed > 0 {
-		return load.ExitFail
-	}
 	return load.ExitOK
 }
 

@@ -1,0 +1,99 @@
+package matrix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/seckill-lab/seckill/internal/config"
+	"github.com/seckill-lab/seckill/loadtest/load"
+)
+
+// victim is a shop replica the matrix starts itself for a fault that kills
+// its process (kill_process): a demo's replica that dies is not started
+// again, and the cells after it need every replica back. It runs over the
+// same database and backends as the demo (the environment's, as make
+// matrix passes them), with faults on.
+type victim struct {
+	url  string
+	cmd  *exec.Cmd
+	died chan struct{} // closed when the process has exited
+}
+
+// shopBinary is the shop binary beside the loadtest binary (bin/), or "".
+func shopBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(exe), "shop")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// startVictim starts shop serve on a free port and waits until it
+// answers /healthz.
+func startVictim(ctx context.Context, shop, logPath string) (*victim, error) {
+	if shop == "" {
+		return nil, errors.New("no shop binary: give --shop (make build puts one in bin/)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(shop, "serve", "-http-addr", addr, "-replica-id", "matrix-victim")
+	cmd.Env = append(os.Environ(), config.EnvFaults+"=on")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s serve: %w", shop, err)
+	}
+	v := &victim{url: "http://" + addr, cmd: cmd, died: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logf.Close(); close(v.died) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(v.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return v, nil
+			}
+		}
+		if time.Now().After(deadline) || load.Sleep(ctx, 100*time.Millisecond) != nil {
+			v.stop()
+			return nil, fmt.Errorf("the victim replica %s did not answer /healthz within 60 s (log %s)", v.url, logPath)
+		}
+	}
+}
+
+// dead says the victim's process has exited.
+func (v *victim) dead() bool {
+	select {
+	case <-v.died:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop kills the victim if it still runs (a cell that failed before its
+// kill).
+func (v *victim) stop() {
+	if v.cmd.Process != nil {
+		_ = v.cmd.Process.Kill()
+	}
+}
