@@ -70,7 +70,7 @@ func fixtureReport() matrix.Report {
 		c.ElapsedMS = 9000 + int64(i%7)*1100
 		c.Kind = c.Predicted.Kind
 		if seen, ok := findings[key]; ok {
-			c.Kind, c.Finding = seen, true
+			c.Kind, c.Finding = seen, seen != c.Predicted.Kind
 		}
 		observe(c, i)
 	}
