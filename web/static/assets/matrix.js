@@ -2,12 +2,15 @@
 // from GET /api/matrix ({observed, report}) each time the section shows
 // (a run saved meanwhile shows at once) and drawn by matrix-view.js; a
 // cell's detail links to its sale's timeline (#/timeline?sale=ID).
-import { getJSON } from './api.js';
+import { ApiError, getJSON } from './api.js';
 import { addLabels, label } from './i18n.js';
 import { MX_LABELS } from './matrix-model.js';
 import { createMatrixView } from './matrix-view.js';
 
 addLabels(MX_LABELS);
+addLabels({
+  mxNoRoute: ['This shop serves no matrix: GET /api/matrix answered 404 (a build from before the matrix).', '该实例不提供矩阵：GET /api/matrix 返回 404（它的版本早于矩阵功能）。'],
+});
 
 /**
  * initMatrix starts the section. opts.zh() says whether Chinese is on.
@@ -26,6 +29,8 @@ export function initMatrix({ zh }) {
   window.addEventListener('resize', fit);
   if (stage && typeof ResizeObserver === 'function') new ResizeObserver(fit).observe(stage);
 
+  const errorText = () => (failed === 'mxNoRoute' ? label(failed, zh()) : `${label('mxError', zh())}: ${failed}`);
+
   async function show() {
     fit();
     if (asking) return asking;
@@ -37,8 +42,8 @@ export function initMatrix({ zh }) {
         loaded = true;
         view.render(body);
       } catch (err) {
-        failed = err.message;
-        if (!loaded) view.message(`${label('mxError', zh())}: ${failed}`, true);
+        failed = err instanceof ApiError && err.status === 404 ? 'mxNoRoute' : err.message;
+        if (!loaded) view.message(errorText(), true);
       } finally {
         asking = null;
       }
@@ -50,7 +55,7 @@ export function initMatrix({ zh }) {
     show,
     relabel() {
       if (loaded) view.relabel();
-      else if (failed) view.message(`${label('mxError', zh())}: ${failed}`, true);
+      else if (failed) view.message(errorText(), true);
       else view.message(label('mxLoading', zh()));
     },
   };
