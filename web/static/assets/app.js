@@ -1,6 +1,6 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
-// the SSE stream) above one section at a time: Run, Compare, Lessons,
-// Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// the SSE stream) above one section at a time: Run, Timeline, Compare,
+// Lessons, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
@@ -15,6 +15,7 @@ import { initHerd } from './herd.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
+import { initMatrix } from './matrix.js';
 import { liveView, timelineBand, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
@@ -33,6 +34,7 @@ let herd = null; // the Run section's Herd panel (herd.js)
 let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
+let matrix = null; // the Matrix section (matrix.js), read each time it shows
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
 let openSaleFirst = saleInHash(location.hash);
@@ -40,7 +42,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -89,6 +91,7 @@ function applyLang() {
   herd?.relabel();
   share?.relabel();
   lessons?.relabel();
+  matrix?.relabel();
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -464,6 +467,8 @@ lessons = initLessons({ zh, needToken, onBand: showLesson, now: () => (clock.kno
 const faults = initFaults({ zh, needToken, onArm: arming.arm, onInjected: arming.injected });
 timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBand(id), onCompare: (sale, vs) => nav.setCompare(sale, vs) });
 if (!$('#timeline').hidden) timeline.show();
+matrix = initMatrix({ zh });
+if (!$('#matrix').hidden) matrix.show();
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.
 $('#b-viol').addEventListener('click', () => {
