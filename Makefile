@@ -111,7 +111,8 @@ chaos: build ## 10-minute chaos run: random seeded faults, every safe strategy c
 # The verdict matrix (loadtest matrix) on make demo's three replicas, which
 # must be running (make demo, in another terminal): every strategy
 # configuration against every fault, each cell beside its prediction, saved
-# on the demo (the dashboard's #/matrix) and written to .run/matrix/.
+# on the demo (the dashboard's #/matrix) and written to .run/matrix/ (the
+# report as JSON, and as one self-contained page: matrix.html).
 # kill_process and kill_consumer strike a replica the matrix starts itself
 # from bin/shop. MATRIX_FLAGS adds flags: --quick (one configuration per
 # strategy), --only ROW/FAULT --seed N (replay one cell).
@@ -119,7 +120,7 @@ MATRIX_TARGETS ?= http://127.0.0.1:8080,http://127.0.0.1:8081,http://127.0.0.1:8
 matrix: build ## the verdict matrix on make demo's running replicas (MATRIX_FLAGS=--quick for one configuration per strategy)
 	@mkdir -p .run/matrix
 	set -o pipefail; $(BIN)/loadtest matrix --targets $(MATRIX_TARGETS) --log-dir .run/matrix \
-		--json .run/matrix/matrix.json $(MATRIX_FLAGS) | tee .run/matrix/last-run.txt
+		--json .run/matrix/matrix.json --html .run/matrix/matrix.html $(MATRIX_FLAGS) | tee .run/matrix/last-run.txt
 
 clean: ## remove bin/ and the copied chart library
 	rm -rf $(BIN) web/static/assets/vendor

@@ -13,8 +13,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/clip"
-	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/matrix"
@@ -57,23 +55,9 @@ func (s *Server) getMatrix(c *gin.Context) {
 		return
 	}
 	if !ok {
-		rep = matrix.Predicted(matrix.Rows(lockstrategy.All()), matrixColumns())
+		rep = matrix.Predicted(matrix.Rows(lockstrategy.All()), matrix.FaultColumns())
 	}
 	c.JSON(http.StatusOK, matrixAnswer{Observed: ok, Report: rep})
-}
-
-// matrixColumns are the fault kinds titled in both languages, as the
-// fault table titles them.
-func matrixColumns() []matrix.Column {
-	cols := make([]matrix.Column, 0, len(faultkind.All))
-	for _, f := range faultkind.All {
-		col := matrix.Column{Name: f, TitleEn: string(f), TitleZh: string(f)}
-		if k, ok := faults.Find(string(f)); ok {
-			col.TitleEn, col.TitleZh = k.Title.En, k.Title.Zh
-		}
-		cols = append(cols, col)
-	}
-	return cols
 }
 
 // postMatrix is POST /api/matrix with a matrix.Report (its id ignored):

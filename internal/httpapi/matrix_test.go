@@ -31,7 +31,7 @@ func matrixEnv(t *testing.T, opts ...func(*envConfig)) *env {
 // smallReport is a run of three rows against three faults, one cell
 // observed, as loadtest matrix posts it.
 func smallReport() matrix.Report {
-	cols := matrixColumns()[:3]
+	cols := matrix.FaultColumns()[:3]
 	r := matrix.Predicted(matrix.Rows(lockstrategy.All())[:3], cols)
 	r.StartedAt = time.Date(2025, 5, 1, 9, 0, 0, 500_000_000, time.UTC)
 	r.FinishedAt = r.StartedAt.Add(time.Minute)
@@ -145,7 +145,7 @@ func TestMatrixRoundTrip(t *testing.T) {
 	}
 	// The whole predicted table is past the 64 KiB bound of the other
 	// bodies, and within the matrix's.
-	whole := matrix.Predicted(matrix.Rows(lockstrategy.All()), matrixColumns())
+	whole := matrix.Predicted(matrix.Rows(lockstrategy.All()), matrix.FaultColumns())
 	if n := len(mustMarshal(t, whole)); n <= MaxBodyBytes {
 		t.Fatalf("the whole table is %d bytes of JSON; the test wants one past MaxBodyBytes", n)
 	}

@@ -108,16 +108,7 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 		defer v.stop()
 		vic = v
 	}
-	req := shopapi.SaleRequest{Name: "matrix " + r.Name + " × " + string(f), Strategy: r.Strategy.Name, Stock: cellStock,
-		TTLMS: st.ttlMS, WorkMS: st.workMS, Fencing: r.Fencing, Combine: r.Combine}
-	if r.Strategy.Renews {
-		on := !r.NoWatchdog
-		req.Watchdog = &on
-	}
-	if r.Async {
-		req.OrderMode = "async"
-	}
-	holder, others, sale, err := rn.place(ctx, req, targets, vic)
+	holder, others, sale, err := rn.place(ctx, saleRequest(r, f, st), targets, vic)
 	if err != nil {
 		return err
 	}
@@ -127,89 +118,131 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	if err := warm(ctx, rn.c, sale, sc.Targets); err != nil {
 		return err
 	}
-	if st.before != nil {
-		for _, body := range st.before(c) {
-			if err := sc.Fault(ctx, holder, body); err != nil {
-				return fmt.Errorf("%s on %s: %w", body["kind"], holder, err)
-			}
-		}
+	if err := inject(ctx, sc, []string{holder}, st.before, c); err != nil {
+		return err
 	}
-	// A: held inside its section, or an order that meets the armed fault.
-	var a <-chan string
-	switch {
-	case st.holdMS > 0 && r.IsLock():
-		if a, err = sc.StalledOrder(ctx, holder, sale, "buyer-A", st.holdMS); err != nil {
-			return err
-		}
-	case st.waitStall && r.IsLock():
-		a = sc.OrderAsync(ctx, holder, sale, "buyer-A")
-		early, err := sc.WaitPausedOr(ctx, holder, a)
-		if err != nil {
-			return err
-		}
-		if early != "" {
-			done := make(chan string, 1)
-			done <- early
-			a = done
-		}
-	default:
-		a = sc.OrderAsync(ctx, holder, sale, "buyer-A")
+	a, err := buyerA(ctx, sc, st, r, holder, sale)
+	if err != nil {
+		return err
 	}
 	struck := time.Now()
-	if st.during != nil {
-		on := []string{holder}
-		switch {
-		case st.everywhere:
-			on = sc.Targets
-		case st.onOther:
-			on = others[:1]
-		}
-		for _, t := range on {
-			for _, body := range st.during(c) {
-				if err := sc.Fault(ctx, t, body); err != nil {
-					return fmt.Errorf("%s on %s: %w", body["kind"], t, err)
-				}
-			}
-		}
+	on := []string{holder}
+	switch {
+	case st.everywhere:
+		on = sc.Targets
+	case st.onOther:
+		on = others[:1]
+	}
+	if err := inject(ctx, sc, on, st.during, c); err != nil {
+		return err
 	}
 	live := others
 	if vic == nil {
-		live = append([]string{}, sc.Targets...)
-		// The buyer after A asks on another replica first.
-		live = append(live[1:], live[0])
+		// Every replica, the buyer after A on another one first.
+		live = append(slices.Clone(others), holder)
 	}
-	var aKind string
+	w := rn.watch(ctx, st, r, a, struck, live, sale)
+	if vic != nil && !vic.dead() {
+		// The fault never struck (the consumer took no batch there): the
+		// cell shows nothing of it.
+		return fmt.Errorf("%s did not strike: the replica the matrix started for it (%s) still ran at the cell's end", f, vic.url)
+	}
+	return rn.settle(ctx, cell, r, sale, w)
+}
+
+// saleRequest is the cell's sale: the row's switches, the stage's TTL and
+// work.
+func saleRequest(r model.Row, f faultkind.Name, st stage) shopapi.SaleRequest {
+	req := shopapi.SaleRequest{Name: "matrix " + r.Name + " × " + string(f), Strategy: r.Strategy.Name, Stock: cellStock,
+		TTLMS: st.ttlMS, WorkMS: st.workMS, Fencing: r.Fencing, Combine: r.Combine}
+	if r.Strategy.Renews {
+		on := !r.NoWatchdog
+		req.Watchdog = &on
+	}
+	if r.Async {
+		req.OrderMode = "async"
+	}
+	return req
+}
+
+// inject runs the stage's faults (before or during) on each of targets.
+func inject(ctx context.Context, sc *lessons.ScenarioRun, targets []string, faults func(cellRun) []map[string]any, c cellRun) error {
+	if faults == nil {
+		return nil
+	}
+	for _, t := range targets {
+		for _, body := range faults(c) {
+			if err := sc.Fault(ctx, t, body); err != nil {
+				return fmt.Errorf("%s on %s: %w", body["kind"], t, err)
+			}
+		}
+	}
+	return nil
+}
+
+// buyerA places A's order: held inside its section (pause_holder, or its
+// own slow step), or an order that meets the armed fault.
+func buyerA(ctx context.Context, sc *lessons.ScenarioRun, st stage, r model.Row, holder string, sale uint64) (<-chan string, error) {
+	switch {
+	case st.holdMS > 0 && r.IsLock():
+		return sc.StalledOrder(ctx, holder, sale, "buyer-A", st.holdMS)
+	case st.waitStall && r.IsLock():
+		a := sc.OrderAsync(ctx, holder, sale, "buyer-A")
+		early, err := sc.WaitPausedOr(ctx, holder, a)
+		if err != nil || early == "" {
+			return a, err
+		}
+		done := make(chan string, 1)
+		done <- early
+		return done, nil
+	}
+	return sc.OrderAsync(ctx, holder, sale, "buyer-A"), nil
+}
+
+// window is what the probers saw of a cell: A's answer, from when the sale
+// had to sell (A's answer, when waiting for a live holder is the lock at
+// work), when it sold again after the fault (zero: never), and the
+// probers' answers.
+type window struct {
+	aKind       string
+	from, again time.Time
+	p           *probers
+	kinds       map[string]int
+}
+
+// watch runs the probers on live through the fault until the sale sells
+// again after it, then a last burst of buyers.
+func (rn *runner) watch(ctx context.Context, st stage, r model.Row, a <-chan string, struck time.Time, live []string, sale uint64) window {
+	var w window
 	var aAt time.Time
 	if st.aFirst {
-		aKind, aAt = waitAnswer(ctx, a)
+		w.aKind, aAt = waitAnswer(ctx, a)
 	}
-	p := startProbers(ctx, rn.c, live, sale)
+	w.p = startProbers(ctx, rn.c, live, sale)
 	if !st.aFirst {
-		aKind, aAt = waitAnswer(ctx, a)
+		w.aKind, aAt = waitAnswer(ctx, a)
 	}
-	from := struck
-	if st.holderLegit && r.IsLock() && aAt.After(from) {
-		from = aAt // waiting for a live holder is the lock at work
+	w.from = struck
+	if st.holderLegit && r.IsLock() && aAt.After(w.from) {
+		w.from = aAt // waiting for a live holder is the lock at work
 	}
 	// The sale must sell again once the fault is over and A has its
 	// answer (a buyer the fault struck may block the others until then).
-	after := maxTime(maxTime(from, aAt), struck.Add(st.lasts()))
-	again := p.waitSold(ctx, after, after.Add(settleFor))
-	kinds := p.halt()
+	after := maxTime(maxTime(w.from, aAt), struck.Add(st.lasts()))
+	w.again = w.p.waitSold(ctx, after, after.Add(settleFor))
+	w.kinds = w.p.halt()
 	// A last burst of buyers on every live replica at once, once the sale
 	// sells again: a lock that does not exclude shows it, whatever the
 	// fault did.
-	if !again.IsZero() {
+	if !w.again.IsZero() {
 		(&lessons.ScenarioRun{C: rn.c, Targets: live}).Contend(ctx, sale, burstBuyers, 2)
 	}
-	if vic != nil {
-		if !vic.dead() {
-			// The fault never struck (the consumer took no batch there):
-			// the cell shows nothing of it.
-			return fmt.Errorf("%s did not strike: the replica the matrix started for it (%s) still ran at the cell's end", f, vic.url)
-		}
-		vic.stop()
-	}
+	return w
+}
+
+// settle reads the sale's figures once every replica has written them, and
+// its history check, and judges the cell.
+func (rn *runner) settle(ctx context.Context, cell *model.Cell, r model.Row, sale uint64, w window) error {
 	rest := &lessons.ScenarioRun{C: rn.c, Targets: rn.targets}
 	got, err := rest.Settled(ctx, sale)
 	if err != nil {
@@ -226,7 +259,7 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	if h, err := rn.c.History(ctx, rn.targets[0], sale); err == nil {
 		cell.History = h.Verdict
 	}
-	judge(cell, got, again, from, p, aKind, kinds)
+	judge(cell, got, w)
 	return nil
 }
 
@@ -234,11 +267,12 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 // overlapped_safe), a history that is not linearizable is broken too; a
 // sale that held and never sold again within settleFor is stuck, one that
 // sold nothing for unavailableAfter or longer is unavailable.
-func judge(cell *model.Cell, got shopapi.SaleView, again, from time.Time, p *probers, aKind string, kinds map[string]int) {
+func judge(cell *model.Cell, got shopapi.SaleView, w window) {
+	again, from, p := w.again, w.from, w.p
 	v := verdict.Of(verdict.Figures{Oversold: got.Oversold, LostUpdates: got.LostUpdates, Duplicates: got.Duplicates,
 		Violations: got.Violations, FencedWrites: got.FencedWrites})
 	cell.Kind, cell.WhyEn, cell.WhyZh = v.Kind, v.ReasonEn, v.ReasonZh
-	answers := fmt.Sprintf("buyer-A %s; the probers' answers %v", aKind, kinds)
+	answers := fmt.Sprintf("buyer-A %s; the probers' answers %v", w.aKind, w.kinds)
 	if !again.IsZero() {
 		answers += fmt.Sprintf("; longest time without a sale from the fault %.1f s", p.longestGap(from, again).Seconds())
 	}

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/faultkind"
-	"github.com/seckill-lab/seckill/internal/faults"
 	model "github.com/seckill-lab/seckill/internal/matrix"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/shopapi"
@@ -98,14 +98,8 @@ func observeAll(ctx context.Context, stdout, stderr io.Writer, o options, rows [
 	}
 	rep.FinishedAt = time.Now().UTC()
 	rep.Complete = ctx.Err() == nil && failed == 0
-	var words []string
-	for _, k := range model.Kinds {
-		if counts[k] > 0 {
-			words = append(words, fmt.Sprintf("%s %d", k, counts[k]))
-		}
-	}
 	fmt.Fprintf(stdout, "observed: %s; findings (observed ≠ predicted): %d; could not run: %d; %s\n",
-		strings.Join(words, ", "), findings, failed, rep.FinishedAt.Sub(rep.StartedAt).Round(time.Second))
+		countWords(counts), findings, failed, rep.FinishedAt.Sub(rep.StartedAt).Round(time.Second))
 	code := load.ExitOK
 	if failed > 0 {
 		code = load.ExitFail
@@ -139,6 +133,18 @@ func strategies(ctx context.Context, c *shopapi.Client, target string) ([]shopap
 			return nil, err
 		}
 	}
+}
+
+// countWords is "holds 3, broken 2": each cell word with its count, in
+// Kinds' order.
+func countWords(counts map[string]int) string {
+	var words []string
+	for _, k := range model.Kinds {
+		if counts[k] > 0 {
+			words = append(words, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	return strings.Join(words, ", ")
 }
 
 func quickFlag(q bool) string {
@@ -199,15 +205,7 @@ func waitHealthy(ctx context.Context, targets []string) error {
 // newReport is the run's report with every chosen cell predicted and not
 // yet run.
 func newReport(o options, rows []model.Row, cells []cell) *report {
-	var cols []model.Column
-	for _, f := range faultkind.All {
-		col := model.Column{Name: f, TitleEn: string(f), TitleZh: string(f)}
-		if k, ok := faults.Find(string(f)); ok {
-			col.TitleEn, col.TitleZh = k.Title.En, k.Title.Zh
-		}
-		cols = append(cols, col)
-	}
-	rep := &report{Report: model.Predicted(rows, cols), index: map[string]int{}}
+	rep := &report{Report: model.Predicted(rows, model.FaultColumns()), index: map[string]int{}}
 	chosen := map[string]bool{}
 	for _, c := range cells {
 		chosen[c.row.Name+"/"+string(c.fault)] = true
@@ -260,6 +258,26 @@ func machine() string {
 // asked for.
 func writeReport(ctx context.Context, stdout, stderr io.Writer, c *shopapi.Client, o options, rep *report) error {
 	var errs []string
+	if o.save {
+		id, err := c.SaveMatrix(ctx, o.targets[0], rep.Report)
+		if err != nil {
+			errs = append(errs, "saving the report on "+o.targets[0]+": "+err.Error())
+		} else {
+			fmt.Fprintf(stdout, "report saved as matrix run %d: %s/#/matrix (GET %s/api/matrix)\n", id, o.targets[0], o.targets[0])
+		}
+	}
+	if o.htmlPath != "" {
+		var buf bytes.Buffer
+		err := model.WriteHTML(&buf, rep.Report)
+		if err == nil {
+			err = os.WriteFile(o.htmlPath, buf.Bytes(), 0o644)
+		}
+		if err != nil {
+			errs = append(errs, "--html: "+err.Error())
+		} else {
+			fmt.Fprintf(stdout, "report page written to %s\n", o.htmlPath)
+		}
+	}
 	if o.jsonPath != "" {
 		b, err := json.MarshalIndent(rep.Report, "", " ")
 		if err == nil {
