@@ -5,9 +5,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
 	"github.com/seckill-lab/seckill/loadtest/load"
+	"github.com/seckill-lab/seckill/loadtest/shopapi"
 )
 
 // `loadtest matrix` observes cells on two real shops with faults on: one
@@ -45,5 +47,15 @@ func TestMatrixObservesCells(t *testing.T) {
 		if strings.Contains(out.String(), "FINDING") {
 			t.Errorf("%s: the observation differs from the prediction", tc.only)
 		}
+	}
+	// Each run was saved on the first shop: the newest is the last cell's.
+	c := shopapi.NewClient(2, 30*time.Second, testToken)
+	defer c.Close()
+	rep, observed, err := c.Matrix(context.Background(), a)
+	if err != nil || !observed {
+		t.Fatalf("GET /api/matrix: observed %v, err %v: want the last run kept", observed, err)
+	}
+	if len(rep.Cells) != 1 || rep.Cells[0].Row != "etcd" || rep.Cells[0].Kind != "skip" || !rep.Complete {
+		t.Errorf("the kept run: complete %v, cells %+v; want the one etcd cell, skip", rep.Complete, rep.Cells)
 	}
 }

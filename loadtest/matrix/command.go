@@ -17,6 +17,7 @@
 package matrix
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -52,7 +53,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	token := fs.String("admin-token", os.Getenv(config.EnvAdminToken), "the shops' admin token (sales and faults need it when one is set)")
 	quick := fs.Bool("quick", false, "one configuration per strategy (its defaults), for class use")
 	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock); with --only, the cell's own seed, as its replay line gives it")
-	htmlPath := fs.String("html", "", "also write the report as one self-contained HTML `file`")
+	htmlPath := fs.String("html", "", "also write the report (with --predict: the predictions) as one self-contained HTML `file`")
 	jsonPath := fs.String("json", "", "also write the report as JSON to `file`")
 	shop := fs.String("shop", shopBinary(), "the shop binary the replica killed by kill_process runs (over the environment's database and backends)")
 	logDir := fs.String("log-dir", os.TempDir(), "where that replica's log goes")
@@ -74,6 +75,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return printCell(stdout, stderr, rows, *only)
 		}
 		printTable(stdout, rows)
+		if *htmlPath != "" {
+			return writePredicted(stdout, stderr, rows, *htmlPath)
+		}
 		return load.ExitOK
 	}
 	list, err := load.ParseTargets(*targets)
@@ -91,6 +95,22 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o := options{targets: list, token: *token, seed: *seed, single: *only != "", quick: *quick, htmlPath: *htmlPath,
 		jsonPath: *jsonPath, shop: *shop, logDir: *logDir, save: *save}
 	return observeAll(ctx, stdout, stderr, o, rows, cells)
+}
+
+// writePredicted writes the predicted matrix as one page: the table a
+// class reads before anything runs.
+func writePredicted(stdout, stderr io.Writer, rows []model.Row, path string) int {
+	var buf bytes.Buffer
+	err := model.WriteHTML(&buf, model.Predicted(rows, model.FaultColumns()))
+	if err == nil {
+		err = os.WriteFile(path, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest matrix: --html: %v\n", err)
+		return load.ExitFail
+	}
+	fmt.Fprintf(stdout, "predicted page written to %s\n", path)
+	return load.ExitOK
 }
 
 // quickRows are the rows of each strategy as it is by default.

@@ -3,6 +3,8 @@ package matrix
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,5 +80,28 @@ func TestOnlyOneCellAndRefusals(t *testing.T) {
 		if code != load.ExitUsage || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errs, load.ExitUsage, tc.want)
 		}
+	}
+}
+
+// --predict --html writes the predicted table as one page that carries
+// every row; an unwritable path is an error that says --html.
+func TestPredictWritesItsPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.html")
+	code, out, errs := runMatrix("--predict", "--html", path)
+	if code != load.ExitOK || !strings.Contains(out, "predicted page written to "+path) {
+		t.Fatalf("exit %d, stdout tail %q, stderr %q", code, out[max(0, len(out)-200):], errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range model.Rows(lockstrategy.All()) {
+		if !strings.Contains(string(b), `"name":"`+r.Name+`"`) {
+			t.Errorf("the page misses row %s", r.Name)
+		}
+	}
+	code, _, errs = runMatrix("--predict", "--html", filepath.Join(t.TempDir(), "no", "such", "dir", "m.html"))
+	if code != load.ExitFail || !strings.Contains(errs, "--html") {
+		t.Errorf("an unwritable page: exit %d, stderr %q", code, errs)
 	}
 }
