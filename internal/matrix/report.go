@@ -81,7 +81,7 @@ type Cell struct {
 type Figures struct {
 	Stock        int `json:"stock"`
 	Sold         int `json:"sold"`
-	Left         int `json:"left"` // units neither sold nor sellable are Left after the settle with buyers waiting
+	Left         int `json:"left"` // units not sold when the cell ended (a stuck cell's could not be)
 	Oversold     int `json:"oversold"`
 	LostUpdates  int `json:"lost_updates"`
 	Duplicates   int `json:"duplicates"`

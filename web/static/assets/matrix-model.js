@@ -76,7 +76,7 @@ export const MX_LABELS = {
   mxFigures: ['The sale, as the database counts it', '这场秒杀（按数据库统计）'],
   mxF_stock: ['Stock', '库存'],
   mxF_sold: ['Sold', '已售'],
-  mxF_left: ['Stuck units', '卡住的件数'],
+  mxF_left: ['Left unsold', '未售出'],
   mxF_oversold: ['Oversold', '超卖'],
   mxF_lost_updates: ['Lost updates', '丢失更新'],
   mxF_duplicates: ['Duplicates', '重复订单'],
@@ -264,7 +264,7 @@ export function table(report, filter = {}, zh = false) {
 export const seconds = (ms) => (Number(ms) / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 const FIGURES = ['stock', 'sold', 'left', 'oversold', 'lost_updates', 'duplicates', 'violations', 'fenced_writes'];
-const BAD_FIGURES = new Set(['oversold', 'lost_updates', 'duplicates', 'left']);
+const BAD_FIGURES = new Set(['oversold', 'lost_updates', 'duplicates']);
 
 /**
  * detail is one cell opened: its row, its column (number and title in the
