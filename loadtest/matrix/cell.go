@@ -136,6 +136,9 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	if err := inject(ctx, sc, on, st.during, c); err != nil {
 		return err
 	}
+	if vic != nil && st.during != nil {
+		vic.awaitDeath(ctx) // the window starts once the kill has struck
+	}
 	live := others
 	if vic == nil {
 		// Every replica, the buyer after A on another one first.
@@ -143,7 +146,7 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	}
 	w := rn.watch(ctx, st, r, a, struck, live, sale)
 	w.killed = vic != nil
-	if vic != nil && !vic.dead() {
+	if vic != nil && !vic.awaitDeath(ctx) {
 		// The fault never struck (the consumer took no batch there): the
 		// cell shows nothing of it.
 		return fmt.Errorf("%s did not strike: the replica the matrix started for it (%s) still ran at the cell's end", f, vic.url)

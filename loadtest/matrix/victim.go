@@ -90,6 +90,18 @@ func (v *victim) dead() bool {
 	}
 }
 
+// awaitDeath waits (10 s at most) for the victim's process to exit, and
+// says whether it has.
+func (v *victim) awaitDeath(ctx context.Context) bool {
+	select {
+	case <-v.died:
+		return true
+	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
+	}
+	return v.dead()
+}
+
 // stop kills the victim if it still runs (a cell that failed before its
 // kill).
 func (v *victim) stop() {
