@@ -125,7 +125,20 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	if err != nil {
 		return err
 	}
+	live := others
+	if vic == nil {
+		// Every replica, the buyer after A on another one first.
+		live = append(slices.Clone(others), holder)
+	}
+	w := window{aAnswer: a}
+	if st.aFirst {
+		w.aKind, w.aAt = waitAnswer(ctx, a)
+	}
+	// The probers order from before the fault strikes: a fault that takes
+	// time to strike (a failover, a replica that must catch up first) is
+	// watched all along.
 	struck := time.Now()
+	w.p = startProbers(ctx, rn.c, live, sale)
 	on := []string{holder}
 	switch {
 	case st.everywhere:
@@ -134,17 +147,13 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 		on = others[:1]
 	}
 	if err := inject(ctx, sc, on, st.during, c); err != nil {
+		w.p.halt()
 		return err
 	}
 	if vic != nil && st.during != nil {
-		vic.awaitDeath(ctx) // the window starts once the kill has struck
+		vic.awaitDeath(ctx) // the window closes only after the kill
 	}
-	live := others
-	if vic == nil {
-		// Every replica, the buyer after A on another one first.
-		live = append(slices.Clone(others), holder)
-	}
-	w := rn.watch(ctx, st, r, a, struck, live, sale)
+	rn.watch(ctx, st, r, &w, struck, live, sale)
 	w.killed = vic != nil
 	if vic != nil && !vic.awaitDeath(ctx) {
 		// The fault never struck (the consumer took no batch there): the
@@ -208,34 +217,30 @@ func buyerA(ctx context.Context, sc *lessons.ScenarioRun, st stage, r model.Row,
 // work), when it sold again after the fault (zero: never), and the
 // probers' answers.
 type window struct {
+	aAnswer     <-chan string
 	aKind       string
+	aAt         time.Time
 	from, again time.Time
+	p           *probers
+	kinds       map[string]int
 	// killed: a replica died in the cell, with the requests it had
 	// answered not yet in its recorded history.
 	killed bool
-	p           *probers
-	kinds       map[string]int
 }
 
-// watch runs the probers on live through the fault until the sale sells
-// again after it, then a last burst of buyers.
-func (rn *runner) watch(ctx context.Context, st stage, r model.Row, a <-chan string, struck time.Time, live []string, sale uint64) window {
-	var w window
-	var aAt time.Time
-	if st.aFirst {
-		w.aKind, aAt = waitAnswer(ctx, a)
-	}
-	w.p = startProbers(ctx, rn.c, live, sale)
+// watch waits for A's answer and for the sale to sell again after the
+// fault, stops the probers, then sends a last burst of buyers.
+func (rn *runner) watch(ctx context.Context, st stage, r model.Row, w *window, struck time.Time, live []string, sale uint64) {
 	if !st.aFirst {
-		w.aKind, aAt = waitAnswer(ctx, a)
+		w.aKind, w.aAt = waitAnswer(ctx, w.aAnswer)
 	}
 	w.from = struck
-	if st.holderLegit && r.IsLock() && aAt.After(w.from) {
-		w.from = aAt // waiting for a live holder is the lock at work
+	if st.holderLegit && r.IsLock() && w.aAt.After(w.from) {
+		w.from = w.aAt // waiting for a live holder is the lock at work
 	}
 	// The sale must sell again once the fault is over and A has its
 	// answer (a buyer the fault struck may block the others until then).
-	after := maxTime(maxTime(w.from, aAt), struck.Add(st.lasts()))
+	after := maxTime(maxTime(w.from, w.aAt), struck.Add(st.lasts()))
 	w.again = w.p.waitSold(ctx, after, after.Add(settleFor))
 	w.kinds = w.p.halt()
 	// A last burst of buyers on every live replica at once, once the sale
@@ -244,7 +249,6 @@ func (rn *runner) watch(ctx context.Context, st stage, r model.Row, a <-chan str
 	if !w.again.IsZero() {
 		(&lessons.ScenarioRun{C: rn.c, Targets: live}).Contend(ctx, sale, burstBuyers, 2)
 	}
-	return w
 }
 
 // settle reads the sale's figures once every replica has written them, and
