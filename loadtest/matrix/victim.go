@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/seckill-lab/seckill/internal/config"
-	"github.com/seckill-lab/seckill/loadtest/load"
 )
 
 // victim is a shop replica the matrix starts itself for a fault that kills
@@ -64,20 +62,11 @@ func startVictim(ctx context.Context, shop, logPath string) (*victim, error) {
 	}
 	v := &victim{url: "http://" + addr, cmd: cmd, died: make(chan struct{})}
 	go func() { _ = cmd.Wait(); logf.Close(); close(v.died) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(v.url + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return v, nil
-			}
-		}
-		if time.Now().After(deadline) || load.Sleep(ctx, 100*time.Millisecond) != nil {
-			v.stop()
-			return nil, fmt.Errorf("the victim replica %s did not answer /healthz within 60 s (log %s)", v.url, logPath)
-		}
+	if err := waitHealthy(ctx, []string{v.url}); err != nil {
+		v.stop()
+		return nil, fmt.Errorf("the replica the matrix started: %w (log %s)", err, logPath)
 	}
+	return v, nil
 }
 
 // dead says the victim's process has exited.
