@@ -16,8 +16,9 @@ import (
 // that must hold (db-pessimistic's row lock lasts as long as the paused
 // holder's connection), one that must break (redis without its watchdog:
 // the lease expires under the paused holder and its stale write lands),
-// one that stops selling while the fault lasts (the sale's row held 3 s by
-// slow_db), an n/a (a lock-free strategy has no holder to pause) and a skip
+// two that stop selling while the fault lasts (the sale's row held 3 s by
+// slow_db; a holder that waits 1.5 s for its own lock, nested_lock, armed
+// before its order), an n/a (a lock-free strategy has no holder to pause) and a skip
 // (etcd pointed at nothing here). Each observation must agree with its
 // prediction: a finding fails the test. Beside the lessons (parallel): it
 // mostly waits on held locks.
@@ -30,6 +31,7 @@ func TestMatrixObservesCells(t *testing.T) {
 		{"db-pessimistic/pause_holder", "observed holds"},
 		{"redis+no-watchdog/pause_holder", "observed broken"},
 		{"redis/slow_db", "observed unavailable"},
+		{"redis/nested_lock", "observed unavailable"},
 		{"db-optimistic/pause_holder", "n/a: takes no lock"},
 		{"etcd/pause_holder", "skip: etcd is not available"},
 	} {

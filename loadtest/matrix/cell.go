@@ -130,6 +130,9 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 		// Every replica, the buyer after A on another one first.
 		live = append(slices.Clone(others), holder)
 	}
+	// The fault strikes from A's order on when it was armed before it (A
+	// may block the others while it waits for itself), else from now.
+	struck := time.Now()
 	w := window{aAnswer: a}
 	if st.aFirst {
 		w.aKind, w.aAt = waitAnswer(ctx, a)
@@ -137,7 +140,9 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	// The probers order from before the fault strikes: a fault that takes
 	// time to strike (a failover, a replica that must catch up first) is
 	// watched all along.
-	struck := time.Now()
+	if !st.aFirst {
+		struck = time.Now()
+	}
 	w.p = startProbers(ctx, rn.c, live, sale)
 	on := []string{holder}
 	switch {
