@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -33,6 +34,9 @@ const (
 	// retryAfter is the pause before a cell that could not run runs again.
 	retryAfter = 5 * time.Second
 )
+
+// errStruckNoHolder: A left its section before the fault was in place.
+var errStruckNoHolder = errors.New("buyer-A's hold ended before the fault was in place")
 
 // runner observes cells on running shops.
 type runner struct {
@@ -73,6 +77,9 @@ func (rn *runner) observe(ctx context.Context, r model.Row, f faultkind.Name, se
 	cell.Seed = seed
 	cell.Replay = fmt.Sprintf("%s --only %s/%s --seed %d", rn.replay, r.Name, f, seed)
 	err := rn.run(ctx, &cell, r, f, st, seed)
+	if errors.Is(err, errStruckNoHolder) {
+		st.holdMS *= 2 // once more with a hold twice as long
+	}
 	if err != nil && ctx.Err() == nil {
 		// The world refused the cell (a ring still settling after the
 		// previous fault, a replica slow to come back): once more, on a new
@@ -154,6 +161,13 @@ func (rn *runner) run(ctx context.Context, cell *model.Cell, r model.Row, f faul
 	if err := inject(ctx, sc, on, st.during, c); err != nil {
 		w.p.halt()
 		return err
+	}
+	if st.holdMS > 0 && st.during != nil && r.IsLock() && len(a) > 0 {
+		// A had its answer before the fault was in place (a Redis restart
+		// slower than the hold): the fault struck no holder, and what
+		// follows would show the lock's hold, not the fault's harm.
+		w.p.halt()
+		return errStruckNoHolder
 	}
 	if vic != nil && st.during != nil {
 		vic.awaitDeath(ctx) // the window closes only after the kill

@@ -259,7 +259,11 @@ func machine() string {
 func writeReport(ctx context.Context, stdout, stderr io.Writer, c *shopapi.Client, o options, rep *report) error {
 	var errs []string
 	if o.save {
-		id, err := c.SaveMatrix(ctx, o.targets[0], rep.Report)
+		// An interrupted run (Ctrl-C) is still kept: the save has a context
+		// of its own.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		id, err := c.SaveMatrix(sctx, o.targets[0], rep.Report)
 		if err != nil {
 			errs = append(errs, "saving the report on "+o.targets[0]+": "+err.Error())
 		} else {
