@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -245,7 +246,13 @@ func commit() string {
 			}
 		}
 	}
-	return ""
+	// Built without VCS stamping (GOFLAGS=-buildvcs=false): the checkout
+	// it runs in, as make matrix runs it.
+	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // machine is the host and its cores.
