@@ -11,12 +11,18 @@
 //     without its watchdog where it renews, combined where it takes a lock,
 //     queued where its stock is in Redis
 //   - predict.go: Predict, the prediction of one cell with its reason in
-//     English and Chinese
+//     English and Chinese; which rows each fault touches
+//   - rules.go: the rules of the faults that touch many strategies, each
+//     by the properties that decide it
 //   - report.go: Report, a run as it is kept, served and exported: its
 //     columns titled, its rows in bands (Groups), its cells; Predicted, the
 //     table before anything runs
 //   - check.go: Check, whether a report is one this build could have made
 //     (a *FieldError naming the member at fault)
+//   - columns.go: FaultColumns, the columns titled as the fault table
+//     titles them
+//   - html.go: WriteHTML, a report as one self-contained page (the
+//     dashboard's renderer inlined)
 //
 // Its subpackage matrixdb keeps reports in the database.
 package matrix
