@@ -9,6 +9,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
+	"github.com/seckill-lab/seckill/internal/matrix"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all" // every strategy's registration
 )
 
@@ -136,4 +137,11 @@ func TestReadmeListsEveryVariable(t *testing.T) {
 	sameSet(t, "README's configuration table against what the programs read", config, programs)
 	sameSet(t, "README's two variable tables against every SECKILL_* name in the repository",
 		append(config, others...), all)
+}
+
+// README's verdict-matrix table says what each cell word means: every word
+// of internal/matrix.Kinds, nothing else.
+func TestReadmeListsEveryMatrixWord(t *testing.T) {
+	got := firstColumn(t, readFile(t, "README.md"), "| word | when |")
+	sameSet(t, "README's matrix words against matrix.Kinds", got, matrix.Kinds)
 }
