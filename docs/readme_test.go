@@ -9,8 +9,8 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
-	"github.com/seckill-lab/seckill/internal/matrix"
 	_ "github.com/seckill-lab/seckill/internal/lockstrategy/all" // every strategy's registration
+	"github.com/seckill-lab/seckill/internal/matrix"
 )
 
 func TestReadmeListsEveryStrategy(t *testing.T) {
