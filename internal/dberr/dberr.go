@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/go-sql-driver/mysql"
@@ -54,6 +55,17 @@ func IsRowRefused(err error) bool { return rowRefusals[errno(err)] }
 
 // IsDuplicate: the INSERT met a row with the same unique key.
 func IsDuplicate(err error) bool { return errno(err) == dupEntry }
+
+// IsDuplicateOn: the INSERT met a row with the same key on the unique index
+// named index (the server names it at the end of its message: "Duplicate
+// entry '7-bob' for key 'orders_limit_one'"; MySQL 8 prefixes the table).
+func IsDuplicateOn(err error, index string) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != dupEntry {
+		return false
+	}
+	return strings.HasSuffix(me.Message, "'"+index+"'") || strings.HasSuffix(me.Message, "."+index+"'")
+}
 
 // IsLockWaitTimeout: a row lock was not had within the server's lock wait
 // timeout; only the statement was rolled back.

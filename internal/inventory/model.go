@@ -107,7 +107,11 @@ type Order struct {
 	ReplicaID  string `json:"replica_id"`
 	FenceToken uint64 `json:"fence_token"`
 	// IdempotencyKey is the buyer's Idempotency-Key, nil without one.
-	IdempotencyKey *string    `json:"-"`
+	IdempotencyKey *string `json:"-"`
+	// LimitOneUserID is UserID where the order's INSERT enforces a per-user
+	// limit of 1 (the unique key orders_limit_one: ErrLimitOneTaken), nil
+	// on every other order (WithLimitOneKey).
+	LimitOneUserID *string    `json:"-"`
 	Status         string     `json:"status"`
 	PayBy          *time.Time `json:"pay_by"`
 	PaidAt         *time.Time `json:"paid_at"`

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/sectionlog"
 )
 
@@ -172,11 +174,28 @@ func CountUserOrdersLatest(ctx context.Context, tx *gorm.DB, saleID uint64, user
 	return n, err
 }
 
-// InsertOrder inserts o inside tx.
+// ErrLimitOneTaken: the INSERT of an order that carries the limit-of-1 key
+// (WithLimitOneKey) met the buyer's earlier order in the sale on the unique
+// key orders_limit_one. Only the statement failed: tx goes on.
+var ErrLimitOneTaken = errors.New("inventory: the buyer already has the sale's one order (unique key orders_limit_one)")
+
+// WithLimitOneKey makes o's INSERT the per-user limit of 1: the buyer in
+// limit_one_user_id, unique per sale.
+func WithLimitOneKey(o *Order) { o.LimitOneUserID = &o.UserID }
+
+// InsertOrder inserts o inside tx; ErrLimitOneTaken when o carries the
+// limit-of-1 key and the buyer has an order in the sale.
 func InsertOrder(ctx context.Context, tx *gorm.DB, o *Order) error {
 	o.CreatedAt = time.Now().Truncate(time.Microsecond) // what DATETIME(6) keeps
-	return tx.WithContext(ctx).Create(o).Error
+	err := tx.WithContext(ctx).Create(o).Error
+	if dberr.IsDuplicateOn(err, limitOneIndex) {
+		return fmt.Errorf("%w: %w", ErrLimitOneTaken, err)
+	}
+	return err
 }
+
+// limitOneIndex is the unique key (sale_id, limit_one_user_id) of orders.
+const limitOneIndex = "orders_limit_one"
 
 // InsertOrders inserts orders inside tx in one multi-row INSERT; each gets
 // its id (consecutive: the server hands out one auto-increment range per

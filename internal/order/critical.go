@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/faultpoint"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
@@ -96,38 +97,140 @@ func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) 
 	return o, err
 }
 
-// run is the stock taken (take), then the order inserted and, where no
-// lock serialised the buyers, the per-user limit checked after the insert.
+// run sells one order in tx. The sale's row is locked by the stock write
+// and held until the COMMIT, so the statements that do not need it come
+// first: the read and the checks, the work, the order's INSERT (on a road
+// with no lock and a limit of 1, the INSERT is the limit's check: the
+// unique key orders_limit_one), and the stock write last. A limit above 1
+// with no lock, and a reserved unit, need the write first (writesFirst).
 func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	if cs.batch != nil {
 		return cs.runBatch(ctx, tx)
 	}
-	left, err := cs.take(ctx, tx)
+	if cs.writesFirst() {
+		return cs.runWriteFirst(ctx, tx)
+	}
+	row, err := cs.check(ctx, tx)
 	if err != nil {
 		return inventory.Order{}, err
 	}
+	o := cs.newOrder(stockLeftAfter(row))
+	if err := cs.insert(ctx, tx, &o); err != nil {
+		return inventory.Order{}, err
+	}
+	if o.StockLeft, err = cs.take(ctx, tx, row); err != nil {
+		return inventory.Order{}, err
+	}
+	return o, cs.notReclaimed(ctx, tx)
+}
+
+// runWriteFirst is run where the write comes first (writesFirst): a
+// count with no lock (limitHeld) must see every other order of the buyer
+// committed, which holds because each was inserted by a transaction that
+// wrote the sale's row first. So here too: the write, the INSERT, then the
+// count.
+func (cs criticalSection) runWriteFirst(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
+	row, err := cs.check(ctx, tx)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	left, err := cs.take(ctx, tx, row)
+	if err != nil {
+		return inventory.Order{}, err
+	}
+	o := cs.newOrder(left)
+	if err := cs.insert(ctx, tx, &o); err != nil {
+		return inventory.Order{}, err
+	}
+	if err := cs.limitHeld(ctx, tx); err != nil {
+		return inventory.Order{}, err
+	}
+	return o, cs.notReclaimed(ctx, tx)
+}
+
+// newOrder is the section's order, before its INSERT.
+func (cs criticalSection) newOrder(left *int64) inventory.Order {
 	o := inventory.NewOrder(cs.sale, cs.userID, cs.replica, time.Now())
 	o.FenceToken, o.IdempotencyKey, o.StockLeft = cs.token, cs.idemKey, left
 	if cs.reserved.Ticket != "" {
 		o.OrderTicket, o.AcceptedAt = &cs.reserved.Ticket, &cs.reserved.AcceptedAt
 	}
-	if err := inventory.InsertOrder(ctx, tx, &o); err != nil {
-		return inventory.Order{}, err
+	return o
+}
+
+// notReclaimed: past its bound, a unit taken from the strategy's own stock
+// may have been reclaimed (given back) by a reconciliation that took this
+// process for dead; then no order.
+func (cs criticalSection) notReclaimed(ctx context.Context, tx *gorm.DB) error {
+	if cs.kind != writeReserved {
+		return nil
 	}
-	if !cs.kind.readsFirst() || cs.kind == writeCAS {
-		// Nothing serialised this buyer's checks with the others' writes.
-		if err := cs.limitHeld(ctx, tx); err != nil {
-			return inventory.Order{}, err
+	if err := inventory.CheckNotReclaimed(ctx, tx, cs.reserved.Ticket); err != nil {
+		return fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+	}
+	return nil
+}
+
+// noLock says nothing serialises this section's buyers but the database:
+// the conditional decrement, a unit reserved from the strategy's stock, a
+// CAS. Their per-user limit cannot be a read before the write.
+func (k writeKind) noLock() bool { return !k.readsFirst() || k == writeCAS }
+
+// limitByKey: the per-user limit of 1 on the lock-free roads
+// (db-conditional, db-optimistic) is the INSERT's own unique key, with no
+// read in the transaction. Every order of such a sale takes this road, so
+// every order of it carries the key.
+func (cs criticalSection) limitByKey() bool {
+	return (cs.kind == writeConditional || cs.kind == writeCAS) && cs.sale.PerUserLimit == 1
+}
+
+// writesFirst: the stock write must come before the order's INSERT where
+// the limit is counted with no lock (limitHeld: a limit above 1 on a
+// lock-free road), and for a reserved unit: its sale's orders are mostly
+// written by the group commit (commitReserved), whose plain reads count
+// right only because every order of the sale is inserted by a transaction
+// that locked the sale's row first.
+func (cs criticalSection) writesFirst() bool {
+	return cs.kind == writeReserved || (cs.kind.noLock() && cs.sale.PerUserLimit > 1)
+}
+
+// insert inserts the section's order o, with the limit-of-1 key where the
+// INSERT is the limit's check. An INSERT refused by a unique key (that one,
+// or the idempotency key's) answers as the section did when the write came
+// first: sold out before a repeated idempotency key before the limit. Only
+// a refused INSERT reads more: the stock where nothing read it, the key.
+func (cs criticalSection) insert(ctx context.Context, tx *gorm.DB, o *inventory.Order) error {
+	if cs.limitByKey() {
+		inventory.WithLimitOneKey(o)
+	}
+	err := inventory.InsertOrder(ctx, tx, o)
+	if !dberr.IsDuplicate(err) {
+		return err
+	}
+	if !cs.kind.readsFirst() { // nothing read the stock yet
+		row, rerr := inventory.ReadStock(ctx, tx, cs.sale.ID)
+		if rerr != nil {
+			return rerr
+		}
+		if row.Stock <= 0 {
+			return ErrSoldOut
 		}
 	}
-	if cs.kind == writeReserved {
-		// Past its bound the unit may have been reclaimed (given back) by a
-		// reconciliation that took this process for dead: then no order.
-		if err := inventory.CheckNotReclaimed(ctx, tx, cs.reserved.Ticket); err != nil {
-			return inventory.Order{}, fmt.Errorf("%w: %w", ErrPersistTimeout, err)
+	if !errors.Is(err, inventory.ErrLimitOneTaken) {
+		return err // the idempotency key's: ErrDuplicateRequest (asRowContention)
+	}
+	if cs.idemKey != nil {
+		used, kerr := inventory.KeysUsed(ctx, tx, cs.sale.ID, []string{*cs.idemKey})
+		if kerr != nil {
+			return kerr
+		}
+		for _, u := range used {
+			if u[0] == cs.userID {
+				return ErrDuplicateRequest
+			}
 		}
 	}
-	return o, nil
+	return ErrLimitReached
 }
 
 // readsFirst says the write needs the stock read before it: every write
@@ -135,33 +238,23 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 // rows: sold out).
 func (k writeKind) readsFirst() bool { return k != writeConditional && k != writeReserved }
 
-// take takes one unit off the stock and returns the stock it left where the
-// write wrote it from a read (nil for the conditional decrement). A CAS
-// that lost its round (the version moved since the read) is retried here,
-// in the same transaction, from the read: a lost round costs a read and a
-// conditional update, up to cs.cas.maxLost rounds (then ErrConflict).
-func (cs criticalSection) take(ctx context.Context, tx *gorm.DB) (*int64, error) {
-	if !cs.kind.readsFirst() {
-		if err := cs.work(ctx); err != nil {
-			return nil, err
-		}
-		return nil, cs.write(ctx, tx, inventory.StockRow{})
+// stockLeftAfter is the stock a write from row leaves (nil where the write
+// read nothing: the conditional decrement).
+func stockLeftAfter(row *inventory.StockRow) *int64 {
+	if row == nil {
+		return nil
 	}
-	for {
-		left, err := cs.readAndWrite(ctx, tx)
-		if cs.kind != writeCAS || !errors.Is(err, inventory.ErrVersionConflict) {
-			return left, err
-		}
-		cs.cas.lost++
-		if cs.cas.lost >= cs.cas.maxLost {
-			return nil, ErrConflict
-		}
-	}
+	left := row.Stock - 1
+	return &left
 }
 
-// readAndWrite is read, sold out?, the per-user limit (under a lock), the
-// work, the lease check, and the write of read - 1.
-func (cs criticalSection) readAndWrite(ctx context.Context, tx *gorm.DB) (*int64, error) {
+// check is what comes before the order's INSERT: where the write needs it,
+// the stock read, sold out?, the per-user limit under a lock; then the work
+// and the lease check. row is the read (nil where nothing was read).
+func (cs criticalSection) check(ctx context.Context, tx *gorm.DB) (*inventory.StockRow, error) {
+	if !cs.kind.readsFirst() {
+		return nil, cs.work(ctx)
+	}
 	row, err := inventory.ReadStock(ctx, tx, cs.sale.ID)
 	if err != nil {
 		return nil, err
@@ -169,7 +262,7 @@ func (cs criticalSection) readAndWrite(ctx context.Context, tx *gorm.DB) (*int64
 	if row.Stock <= 0 {
 		return nil, ErrSoldOut
 	}
-	if cs.sale.PerUserLimit > 0 && cs.kind != writeCAS { // the lock or the row lock serialises buyers; a CAS counts in limitHeld
+	if cs.sale.PerUserLimit > 0 && !cs.kind.noLock() { // the lock or the row lock serialises buyers
 		n, err := inventory.CountUserOrders(ctx, tx, cs.sale.ID, cs.userID)
 		if err != nil {
 			return nil, err
@@ -181,11 +274,35 @@ func (cs criticalSection) readAndWrite(ctx context.Context, tx *gorm.DB) (*int64
 	if err := cs.work(ctx); err != nil {
 		return nil, err
 	}
-	if err := cs.write(ctx, tx, row); err != nil {
-		return nil, err
+	return &row, nil
+}
+
+// take writes the stock the section's way from row and returns the stock
+// it left (nil for the conditional decrement). A CAS that lost its round
+// (the version moved since the read) is checked and written again here, in
+// the same transaction: a lost round costs a read and a conditional update,
+// up to cs.cas.maxLost rounds (then ErrConflict).
+func (cs criticalSection) take(ctx context.Context, tx *gorm.DB, row *inventory.StockRow) (*int64, error) {
+	for {
+		var read inventory.StockRow
+		if row != nil {
+			read = *row
+		}
+		err := cs.write(ctx, tx, read)
+		if err == nil {
+			return stockLeftAfter(row), nil
+		}
+		if cs.kind != writeCAS || !errors.Is(err, inventory.ErrVersionConflict) {
+			return nil, err
+		}
+		cs.cas.lost++
+		if cs.cas.lost >= cs.cas.maxLost {
+			return nil, ErrConflict
+		}
+		if row, err = cs.check(ctx, tx); err != nil {
+			return nil, err
+		}
 	}
-	left := row.Stock - 1 // what the write wrote: the read minus one
-	return &left, nil
 }
 
 // work is the simulated business work that widens the race, the injected

@@ -3,6 +3,8 @@ package order_test
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -22,6 +24,16 @@ type roundTrips struct {
 	statements   atomic.Int64 // SQL statements, BEGIN and COMMIT/ROLLBACK excluded
 	transactions atomic.Int64
 	redis        atomic.Int64 // Redis commands (a pipeline counts each of its commands)
+
+	mu      sync.Mutex
+	queries []string // the statements, in the order sent
+}
+
+// sent is the statements of the counted calls, in the order sent.
+func (c *roundTrips) sent() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.queries)
 }
 
 // dbRoundTrips is what the database was asked: every statement plus a BEGIN
@@ -76,17 +88,17 @@ func (p countingPool) PrepareContext(ctx context.Context, query string) (*sql.St
 }
 
 func (p countingPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return p.db.ExecContext(ctx, query, args...)
 }
 
 func (p countingPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return p.db.QueryContext(ctx, query, args...)
 }
 
 func (p countingPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return p.db.QueryRowContext(ctx, query, args...)
 }
 
@@ -115,17 +127,17 @@ func (t *countingTx) PrepareContext(ctx context.Context, query string) (*sql.Stm
 }
 
 func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
 func (t *countingTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return t.tx.QueryContext(ctx, query, args...)
 }
 
 func (t *countingTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	countStatement(ctx)
+	countStatement(ctx, query)
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
 
@@ -133,9 +145,12 @@ func (t *countingTx) Commit() error { return t.tx.Commit() }
 
 func (t *countingTx) Rollback() error { return t.tx.Rollback() }
 
-func countStatement(ctx context.Context) {
+func countStatement(ctx context.Context, query string) {
 	if c := roundTripsOf(ctx); c != nil {
 		c.statements.Add(1)
+		c.mu.Lock()
+		c.queries = append(c.queries, query)
+		c.mu.Unlock()
 	}
 }
 
