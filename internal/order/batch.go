@@ -31,8 +31,9 @@ type batchResult struct {
 // once; refuse each buyer whose idempotency key already made an order or
 // whose per-user limit is reached (counting the batch's own orders); give
 // the others units in arrival order while the stock lasts; then the work
-// once, the lease check once, one stock write by n (fenced with the lease's
-// token when fencing is on) and one multi-row insert. A failure at any step
+// once, the lease check once, one multi-row insert and one stock write by n
+// (fenced with the lease's token when fencing is on), the write last so
+// that the sale's row is held from it to the COMMIT only. A failure at any step
 // fails the batch whole: nothing is written for anyone.
 func (cs criticalSection) runBatch(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	b := cs.batch
@@ -51,9 +52,6 @@ func (cs criticalSection) runBatch(ctx context.Context, tx *gorm.DB) (inventory.
 	if err := cs.work(ctx); err != nil { // the business work, once for the batch, then the lease check
 		return inventory.Order{}, err
 	}
-	if err := cs.writeBatch(ctx, tx, row.Stock-int64(len(selling))); err != nil {
-		return inventory.Order{}, err
-	}
 	n := int64(len(selling))
 	orders := make([]inventory.Order, n)
 	now := time.Now()
@@ -68,6 +66,10 @@ func (cs criticalSection) runBatch(ctx context.Context, tx *gorm.DB) (inventory.
 		orders[k] = o
 	}
 	if err := inventory.InsertOrders(ctx, tx, orders); err != nil {
+		return inventory.Order{}, err
+	}
+	// The stock write last: the sale's row is held from it to the COMMIT.
+	if err := cs.writeBatch(ctx, tx, row.Stock-n); err != nil {
 		return inventory.Order{}, err
 	}
 	for k, i := range selling {

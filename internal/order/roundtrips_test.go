@@ -53,6 +53,10 @@ func newCountingService(tb testing.TB, rec order.Recorder) (*inventory.Store, *l
 	return store, lockers, svc
 }
 
+// combinedOnce are the strategies whose order is also measured on a
+// combining sale (a batch of one: the batch's statements).
+var combinedOnce = map[string]bool{"redis": true, "db-pessimistic": true}
+
 // maxStatementsAny bounds every strategy's order: a fenced lock's claim (or
 // db-pessimistic's row lock), then the read, the per-user count, the write
 // and the INSERT, with a statement to spare.
@@ -69,23 +73,28 @@ func measureRoundTrips(tb testing.TB) []orderRoundTrips {
 	ctx := context.Background()
 	var out []orderRoundTrips
 	type run struct {
-		st    lockstrategy.Strategy
-		limit int
+		st      lockstrategy.Strategy
+		limit   int
+		combine bool
 	}
 	var runs []run
 	for _, st := range lockstrategy.All() {
 		if strings.Contains(st.Name, "test-") {
 			continue // registered by this package's tests, not the shop's
 		}
-		runs = append(runs, run{st, 1})
+		runs = append(runs, run{st, 1, false})
 		if _, ok := maxStatements[0][st.Name]; ok {
-			runs = append(runs, run{st, 0})
+			runs = append(runs, run{st, 0, false})
+		}
+		if combinedOnce[st.Name] {
+			runs = append(runs, run{st, 1, true})
 		}
 	}
 	for _, r := range runs {
 		st := r.st
 		sale := saletest.Make(tb, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("roundtrips " + st.Name),
-			Strategy: &st.Name, Stock: new(int64(10)), TTLMS: new(int64(2000)), PerUserLimit: new(int64(r.limit)), Fencing: &st.Tokens})
+			Strategy: &st.Name, Stock: new(int64(10)), TTLMS: new(int64(2000)), PerUserLimit: new(int64(r.limit)), Fencing: &st.Tokens,
+			Combine: &r.combine})
 		if _, err := svc.Place(ctx, sale.ID, "first"); err != nil {
 			tb.Fatalf("%s: the first order: %v", st.Name, err)
 		}
@@ -93,7 +102,11 @@ func measureRoundTrips(tb testing.TB) []orderRoundTrips {
 		if _, err := svc.Place(countRoundTrips(ctx, &c), sale.ID, "counted"); err != nil {
 			tb.Fatalf("%s: the counted order: %v", st.Name, err)
 		}
-		out = append(out, orderRoundTrips{strategy: st.Name, perUserLimit: r.limit, fenced: sale.Fencing, statements: c.statements.Load(),
+		name := st.Name
+		if r.combine {
+			name += "+combine"
+		}
+		out = append(out, orderRoundTrips{strategy: name, perUserLimit: r.limit, fenced: sale.Fencing, statements: c.statements.Load(),
 			transactions: c.transactions.Load(), dbRoundTrips: c.dbRoundTrips(), redisCommand: c.redis.Load(), sent: c.sent()})
 	}
 	return out
