@@ -10,7 +10,8 @@
 #      rounds, medians (target >= 0.7x); and against wrk's /healthz ceiling
 #      of the same run. Then the same without the load tool: wrk POSTing to
 #      an async sale of one replica against wrk POSTing to a sold-out one,
-#      3 alternated rounds, medians;
+#      3 alternated rounds, medians, judged against 0.7x too (the herd's
+#      sold-out answers come as fast as the load tool fires them);
 #   2. confirmed orders/s of that sale (first 202 to last confirmation)
 #      against the best orders/s of the lock strategies redis, redlock,
 #      zookeeper and db-pessimistic (those available), same herd, same
@@ -197,11 +198,13 @@ echo "(opening to the last answer)."
 echo
 echo "| target | measured | against | ratio | target | |"
 echo "|---|--:|---|--:|--:|---|"
+# The herd's sold-out answers come as fast as the load tool fires them (on 2
+# cores, slower than wrk's): the herd's ratio flatters the shop, wrk's does not.
 echo "| accepted (202) req/s at the herd ($BUYERS buyers, $BUYERS units), median of 3 | $(printf %.0f "$acc_med") | the sold-out answer of the same herd (a sync sale of 1 unit), median of 3: $(printf %.0f "$sold_med") req/s | $r_sold (median of the rounds' ratios) | >= 0.7 | $(met "$r_sold" 0.7) |"
 echo "| accepted (202) req/s at the herd, round 1 | $(printf %.0f "$accepted") | wrk GET /healthz of one replica: ${CEIL:-unknown} req/s | $r_acc | >= 0.7 | $(met "$r_acc" 0.7) |"
 if [ -n "$wrk_202" ]; then
 	r_wrk=$(printf %.2f "$(printf %s "$wrk_rats" | grep -v n/a | median)")
-	echo "| (diagnosis) wrk -t2 -c64 -d5s POSTing to an async sale of one replica, median of 3 (non-2xx: ${wrk_non2xx:-0}) | $(printf %.0f "$wrk_202") | wrk POSTing to a sold-out sale of the same replica, alternated, median of 3: $(printf %.0f "$wrk_sold") req/s | $r_wrk (median of the rounds' ratios) | (no target: the shop without the load tool) | |"
+	echo "| wrk -t2 -c64 -d5s POSTing to an async sale of one replica, median of 3 (non-2xx: ${wrk_non2xx:-0}) | $(printf %.0f "$wrk_202") | wrk POSTing to a sold-out sale of the same replica, alternated, median of 3: $(printf %.0f "$wrk_sold") req/s | $r_wrk (median of the rounds' ratios) | >= 0.7 (the shop without the load tool) | $(met "$r_wrk" 0.7) |"
 	echo "| (diagnosis) the same 202 rate | $(printf %.0f "$wrk_202") | the /healthz ceiling | $(ratio "$wrk_202" "$CEIL") | | |"
 fi
 echo "| confirmed orders/s, work_ms $WORK_MS | $(printf %.0f "$confirmed") | best lock strategy \`$best_name\`: $(printf %.1f "$best_rate") orders/s | $r_conf | >= 5 | $(met "$r_conf" 5) |"
