@@ -18,7 +18,8 @@
 #      on an order endpoint, each strategy's sold-out answer against the
 #      /healthz ceiling, and the herd (--opens-in) strategy x guard;
 #   6. scripts/bench_queue.sh appends the orders through a queue: accepted
-#      (202) req/s against the same /healthz ceiling, confirmed orders/s
+#      (202) req/s against the sold-out answer on the same replicas (the
+#      herd's and wrk's, alternated) and the /healthz ceiling, confirmed orders/s
 #      against the best lock strategy at the same work_ms, and the
 #      202-to-confirmed p99 at 1x, 10x and 100x oversubscription
 #      (bench/results/<stamp>.queue.json);
@@ -117,7 +118,8 @@ bench_part() {
 bench_part herd scripts/bench_herd.sh       # the load tool against wrk, the sold-out answer, the herd
 bench_part selling scripts/bench_selling.sh # one replica's selling phase against a minimal Go shop
 bench_part combine scripts/bench_combine.sh # the herd, one lock per order against one per batch
-# Orders through the queue: accepted/s against the same ceiling, confirmed/s
+# Orders through the queue: accepted/s against the sold-out answer (and the
+# same ceiling), confirmed/s
 # against the lock strategies, 202-to-confirmed p99 by oversubscription
 # (its JSON: bench/results/<stamp>.queue.json).
 bench_part queue scripts/bench_queue.sh

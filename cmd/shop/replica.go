@@ -216,7 +216,8 @@ func (r *replica) openServices(ctx context.Context) error {
 		Runs: runs.New(r.db, sales), Lessons: lessondb.NewStore(r.db), Faults: r.faults,
 		Gate: g.gate, SoldOut: r.soldOut, QueueRedis: r.backends.Redis,
 		Ring:        r.backends.Ring,
-		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP, ClientIPs: r.cfg.ClientIPs})
+		OrderTokens: g.orderTokens, Limits: g.limits, OrderRateIP: r.cfg.OrderRateIP, ClientIPs: r.cfg.ClientIPs,
+		Pprof: config.Get(config.EnvPprof, "") == "on"})
 	if r.opts.wrap != nil {
 		r.handler = r.opts.wrap(r.handler)
 	}

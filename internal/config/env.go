@@ -53,6 +53,9 @@ const (
 	// service's data, log and pid file (.run at the repository's root):
 	// the kill_zk_server fault finds the ensemble's servers there.
 	EnvServicesDir = "SECKILL_SERVICES_DIR"
+	// EnvPprof, set to on, serves Go's profiler under /debug/pprof/ on
+	// every replica (behind the admin token when one is set).
+	EnvPprof = "SECKILL_PPROF"
 
 	DefaultMySQLDSN     = "root@tcp(127.0.0.1:13306)/seckill?parseTime=true"
 	DefaultRedisAddr    = "127.0.0.1:16379"

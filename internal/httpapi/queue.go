@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,12 +18,23 @@ import (
 	"github.com/seckill-lab/seckill/internal/reconcile"
 )
 
+// acceptedBody is a 202's body. A struct, not a gin.H: encoding/json sorts
+// a map's keys on every answer, and the 202 is the async sale's hot path.
+type acceptedBody struct {
+	OrderTicket string     `json:"order_ticket"`
+	SaleID      uint64     `json:"sale_id"`
+	UserID      string     `json:"user_id"`
+	State       string     `json:"state"`
+	AcceptedAt  *time.Time `json:"accepted_at"`
+	Poll        string     `json:"poll"`
+}
+
 // accepted answers a queued order: 202, its ticket, where to poll.
 func accepted(c *gin.Context, o inventory.Order) {
 	poll := "/api/orders/" + *o.OrderTicket
 	c.Header("Location", poll)
-	c.JSON(http.StatusAccepted, gin.H{"order_ticket": *o.OrderTicket, "sale_id": o.SaleID, "user_id": o.UserID,
-		"state": orderqueue.StatePending, "accepted_at": o.AcceptedAt, "poll": poll})
+	c.JSON(http.StatusAccepted, acceptedBody{OrderTicket: *o.OrderTicket, SaleID: o.SaleID, UserID: o.UserID,
+		State: orderqueue.StatePending, AcceptedAt: o.AcceptedAt, Poll: poll})
 }
 
 // orderRef reads the :ref path parameter: an order id or an order ticket.

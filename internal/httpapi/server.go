@@ -129,6 +129,9 @@ type Deps struct {
 	// per-client limit (clientip.go); nil: the TCP peer. From
 	// SECKILL_TRUSTED_PROXIES and SECKILL_CLIENT_IP_HEADER.
 	ClientIPs *ClientIPs
+	// Pprof serves Go's profiler under /debug/pprof/ (pprof.go), behind
+	// the admin token when one is set. From SECKILL_PPROF=on.
+	Pprof bool
 }
 
 // Server is the API as an http.Handler.
@@ -203,6 +206,9 @@ func New(d Deps) *Server {
 	}
 	s.eventHub = eventhub.New(s.snapshotEvents, d.EventStreamsPerClient, d.EventStreams)
 	s.engine = s.routes()
+	if d.Pprof {
+		s.pprofRoutes(s.engine)
+	}
 	return s
 }
 
