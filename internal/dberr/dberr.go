@@ -19,6 +19,7 @@ const (
 	dupEntry        = 1062 // ER_DUP_ENTRY: a unique key is taken
 	lockWaitTimeout = 1205 // ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout passed
 	deadlock        = 1213 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as the victim
+	parseError      = 1064 // ER_PARSE_ERROR: the server does not know the statement's syntax
 )
 
 func errno(err error) uint16 {
@@ -66,6 +67,10 @@ func IsDuplicateOn(err error, index string) bool {
 	}
 	return strings.HasSuffix(me.Message, "'"+index+"'") || strings.HasSuffix(me.Message, "."+index+"'")
 }
+
+// IsSyntax: the server could not parse the statement (a MariaDB-only
+// syntax sent to MySQL); nothing ran.
+func IsSyntax(err error) bool { return errno(err) == parseError }
 
 // IsLockWaitTimeout: a row lock was not had within the server's lock wait
 // timeout; only the statement was rolled back.

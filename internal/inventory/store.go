@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -387,3 +388,42 @@ func (s *Store) KeyedOrder(ctx context.Context, saleID uint64, userID, key strin
 func (s *Store) CountFenced(ctx context.Context, saleID uint64) error {
 	return s.db.WithContext(ctx).Exec("UPDATE sales SET fenced_writes = fenced_writes + 1 WHERE id = ?", saleID).Error
 }
+
+// DecrementAndCommit is the conditional decrement as the last statement of
+// tx, sent with tx's end in one round trip: a MariaDB compound statement
+// that decrements stock = stock - 1 WHERE stock > 0 and then COMMITs, or
+// ROLLBACKs when no unit was left (ErrSoldOut). The sale's row is then held
+// for the UPDATE inside the server only, not across a round trip to the
+// client and back for the COMMIT: what a statement in autocommit costs,
+// with the order's INSERT still in the same transaction (AliSQL's
+// COMMIT_ON_SUCCESS hint does the same for a hot row).
+//
+// tx is over when it returns nil or ErrSoldOut: its COMMIT or ROLLBACK that
+// follows is a no-op on the server, and nothing may be sent in tx after
+// it. A server without compound statements (MySQL) answers a syntax error,
+// which changes nothing: then the plain decrement runs in tx, and every
+// later call does so at once.
+func DecrementAndCommit(ctx context.Context, tx *gorm.DB, saleID uint64) error {
+	if noCompoundCommit.Load() {
+		return DecrementIfAvailable(ctx, tx, saleID)
+	}
+	var sold int
+	err := tx.WithContext(ctx).Raw(`BEGIN NOT ATOMIC
+		UPDATE sales SET stock = stock - 1, updated_at = NOW(6) WHERE id = ? AND stock > 0;
+		IF ROW_COUNT() = 1 THEN COMMIT; SELECT 1; ELSE ROLLBACK; SELECT 0; END IF;
+		END`, saleID).Row().Scan(&sold)
+	switch {
+	case dberr.IsSyntax(err):
+		noCompoundCommit.Store(true)
+		return DecrementIfAvailable(ctx, tx, saleID)
+	case err != nil:
+		return err
+	case sold == 0:
+		return ErrSoldOut
+	}
+	return nil
+}
+
+// noCompoundCommit: the server refused DecrementAndCommit's compound
+// statement once (not MariaDB); every later call decrements plainly.
+var noCompoundCommit atomic.Bool

@@ -101,8 +101,10 @@ func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) 
 // and held until the COMMIT, so the statements that do not need it come
 // first: the read and the checks, the work, the order's INSERT (on a road
 // with no lock and a limit of 1, the INSERT is the limit's check: the
-// unique key orders_limit_one), and the stock write last. A limit above 1
-// with no lock, and a reserved unit, need the write first (writesFirst).
+// unique key orders_limit_one), and the stock write last; the conditional
+// decrement goes with the COMMIT in one round trip (DecrementAndCommit). A
+// limit above 1 with no lock, and a reserved unit, need the write first
+// (writesFirst).
 func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order, error) {
 	if cs.batch != nil {
 		return cs.runBatch(ctx, tx)
@@ -117,6 +119,14 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	o := cs.newOrder(stockLeftAfter(row))
 	if err := cs.insert(ctx, tx, &o); err != nil {
 		return inventory.Order{}, err
+	}
+	if cs.kind == writeConditional {
+		// The last statement, sent with the COMMIT in one round trip: the
+		// row is held inside the server only. tx is over after it.
+		if err := inventory.DecrementAndCommit(ctx, tx, cs.sale.ID); err != nil {
+			return inventory.Order{}, err
+		}
+		return o, nil
 	}
 	if o.StockLeft, err = cs.take(ctx, tx, row); err != nil {
 		return inventory.Order{}, err
