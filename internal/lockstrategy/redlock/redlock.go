@@ -68,7 +68,9 @@ type Locker struct {
 	health    *health // pool.go
 	ttl       time.Duration
 	noRenewal bool
+	masters   int
 	opts      []redsync.Option
+	counted   roundCounters // rounds.go
 }
 
 var _ lockstrategy.Locker = (*Locker)(nil)
@@ -109,6 +111,7 @@ func New(masters []*goredislib.Client, o lockstrategy.Options) (*Locker, error) 
 		health:    h,
 		ttl:       ttl,
 		noRenewal: o.NoRenewal,
+		masters:   len(masters),
 		opts: []redsync.Option{
 			redsync.WithExpiry(ttl),
 			redsync.WithDriftFactor(DriftFactor),
@@ -135,6 +138,7 @@ func roundTimeout(ttl time.Duration) time.Duration {
 func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, error) {
 	var unreachableSince time.Time
 	giveUp := max(l.ttl, time.Second)
+	var rounds, split int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -145,12 +149,19 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		// would leave them on a minority of masters until TTL. redsync bounds
 		// the try itself (roundTimeout), so cancellation still returns promptly.
 		err := m.TryLockContext(context.WithoutCancel(ctx))
+		rounds++
 		if err == nil {
 			if ctx.Err() != nil { // taken just as the caller gave up
 				_ = release(context.Background(), m, roundTimeout(l.ttl))
 				return nil, ctx.Err()
 			}
+			l.counted.acquisitions.Add(1)
+			l.counted.rounds.Add(rounds)
+			l.counted.split.Add(split)
 			return newLease(m, l.ttl, !l.noRenewal, lockstrategy.LeaseObserverOf(ctx)), nil
+		}
+		if v := votes(err, l.masters); v > 0 && v < l.masters/2+1 {
+			split++
 		}
 		switch {
 		case contended(err):
@@ -166,6 +177,9 @@ func (l *Locker) Lock(ctx context.Context, key string) (lockstrategy.Lease, erro
 		}
 	}
 }
+
+// Rounds returns the quorum rounds of this Locker's acquisitions so far.
+func (l *Locker) Rounds() Rounds { return l.counted.read() }
 
 // contended says a failed try met another holder (on a quorum, or on some
 // masters while others failed), as opposed to masters that did not answer.
