@@ -31,10 +31,15 @@ type lease struct {
 	done     chan struct{} // closed by the watcher on exit
 	unlocked atomic.Bool
 	observe  lockstrategy.LeaseObserver
+	// released gives the next local contender its turn (queue.go): run
+	// once, by Unlock after the keys' release or when the lease is lost
+	// (the masters may then grant the lock to anyone).
+	released func()
 }
 
-func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver) *lease {
-	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), observe: observe}
+func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver, released func()) *lease {
+	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		observe: observe, released: sync.OnceFunc(released)}
 	go le.watch(ttl/3, renew)
 	return le
 }
@@ -48,6 +53,7 @@ func (le *lease) markLost(how string) {
 	le.lostOnce.Do(func() {
 		le.observe(lockstrategy.LeaseEvent{Event: how, At: time.Now()})
 		close(le.lost)
+		le.released()
 	})
 }
 
@@ -91,6 +97,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	if !le.unlocked.CompareAndSwap(false, true) {
 		return lockstrategy.ErrNotHeld
 	}
+	defer le.released()
 	close(le.stop)
 	select {
 	case <-le.done:
