@@ -35,7 +35,14 @@ type lease struct {
 	// once, by Unlock after the keys' release or when the lease is lost
 	// (the masters may then grant the lock to anyone).
 	released func()
+	// rounds and split are the rounds the acquisition took, and the failed
+	// ones with split votes (lockstrategy.QuorumRounds).
+	rounds, split int
 }
+
+var _ lockstrategy.QuorumRounds = (*lease)(nil)
+
+func (le *lease) QuorumRounds() (rounds, split int) { return le.rounds, le.split }
 
 func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver, released func()) *lease {
 	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),

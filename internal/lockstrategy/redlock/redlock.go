@@ -211,7 +211,9 @@ func (l *Locker) lock(ctx context.Context, key string, released func()) (lockstr
 			l.counted.acquisitions.Add(1)
 			l.counted.rounds.Add(rounds)
 			l.counted.split.Add(split)
-			return newLease(m, l.ttl, !l.noRenewal, lockstrategy.LeaseObserverOf(ctx), released), nil
+			le := newLease(m, l.ttl, !l.noRenewal, lockstrategy.LeaseObserverOf(ctx), released)
+			le.rounds, le.split = int(rounds), int(split)
+			return le, nil
 		}
 		// redsync has already released this round's votes on every master.
 		if v := votes(err, l.masters); v > 0 && v < l.masters/2+1 {
