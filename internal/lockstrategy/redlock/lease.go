@@ -129,7 +129,7 @@ func release(ctx context.Context, m *redsync.Mutex, bound time.Duration) error {
 		return nil
 	}
 	var taken *redsync.ErrTaken
-	var nodeTaken redsync.ErrNodeTaken
+	var nodeTaken *redsync.ErrNodeTaken
 	if err == nil || errors.Is(err, redsync.ErrLockAlreadyExpired) || errors.As(err, &taken) || errors.As(err, &nodeTaken) {
 		return fmt.Errorf("redlock: %w (expired or taken on a quorum of masters)", lockstrategy.ErrNotHeld)
 	}

@@ -248,7 +248,7 @@ func (l *Locker) Rounds() Rounds { return l.counted.read() }
 // masters while others failed), as opposed to masters that did not answer.
 func contended(err error) bool {
 	var taken *redsync.ErrTaken
-	var nodeTaken redsync.ErrNodeTaken
+	var nodeTaken *redsync.ErrNodeTaken
 	// ErrFailed alone: a quorum said yes, but too late to leave any validity.
 	return errors.As(err, &taken) || errors.As(err, &nodeTaken) || errors.Is(err, redsync.ErrFailed)
 }

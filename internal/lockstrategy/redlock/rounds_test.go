@@ -56,3 +56,16 @@ func TestSplitBackoffGrowsToItsCap(t *testing.T) {
 		}
 	}
 }
+
+// A round that met another contender's key on one master while another
+// master was down is contention, not unreachable masters: redsync joins
+// *ErrNodeTaken values, which a value-typed errors.As target never matched.
+func TestContendedSeesOneTakenMaster(t *testing.T) {
+	down := &redsync.RedisError{Node: 2, Err: errors.New("connection refused")}
+	if !contended(errors.Join(&redsync.ErrNodeTaken{Node: 0}, down)) {
+		t.Fatal("one master taken, one down: not counted as contention")
+	}
+	if contended(errors.Join(down, down)) {
+		t.Fatal("masters down only: counted as contention")
+	}
+}
