@@ -6,7 +6,9 @@
 #   loadtest run --opens-in 2s --stock 2000 --buyers 20000 --max-in-flight 256 --work-ms 1
 #
 # in alternated rounds (redis then redlock, then redlock then redis, ...),
-# each round's figures, the medians, and redlock's orders/s against redis's
+# each round's figures (for redlock also the quorum rounds per acquisition
+# and the failed ones whose votes split, from the sale's live figures),
+# the medians, and redlock's orders/s against redis's
 # (target >= 0.5x: RedLock's three SET NX per try must not livelock under
 # the herd; see the package doc of internal/lockstrategy/redlock).
 #
@@ -33,8 +35,10 @@ echo "\`loadtest run --opens-in 2s --stock $STOCK --buyers $BUYERS --max-in-flig
 echo "$ROUNDS alternated rounds of \`redis\` and \`redlock\`. Orders/s: units / sell-out (opening to the last order)."
 echo "Target: redlock >= 0.5x the orders/s of redis, 0 oversold."
 echo
-echo "| round | strategy | sell-out s | orders/s | herd p99 ms | oversold / lost | data |"
-echo "|--:|---|--:|--:|--:|--:|---|"
+echo "Quorum rounds: per acquisition, and split (failed with the votes split) per acquisition, as the replicas counted them."
+echo
+echo "| round | strategy | sell-out s | orders/s | herd p99 ms | quorum rounds / split per acquisition | oversold / lost | data |"
+echo "|--:|---|--:|--:|--:|--:|--:|---|"
 code=0
 declare -A ops=()
 for r in $(seq 1 "$ROUNDS"); do
@@ -56,7 +60,13 @@ for r in $(seq 1 "$ROUNDS"); do
 			"\($s) \(if $s > 0 then ($stock / $s) else 0 end) \(.latency_ms.p99 // 0) \(.sale.oversold // -1) \(.sale.lost_updates // -1) \(.sale.verdict.kind // "?")"' "$json")
 		[ "$over" = 0 ] && [ "$lost" = 0 ] || code=1
 		ops[$st]+="$o "
-		printf '| %d | `%s` | %.2f | %.0f | %.0f | %s / %s | %s |\n' "$r" "$st" "$s" "$o" "$p99" "$over" "$lost" "$data"
+		rounds=-
+		if [ "$st" = redlock ]; then
+			id=$(jq -r '.results[0].sale.id // empty' "$json")
+			[ -n "$id" ] && rounds=$(curl -fsS "${BENCH_TARGETS%%,*}/api/sales/$id/live" | jq -r '.quorum_rounds // {} |
+				if (.acquisitions // 0) > 0 then "\(.rounds / .acquisitions * 100 | round / 100) / \(.split / .acquisitions * 100 | round / 100)" else "-" end') || rounds=?
+		fi
+		printf '| %d | `%s` | %.2f | %.0f | %.0f | %s | %s / %s | %s |\n' "$r" "$st" "$s" "$o" "$p99" "$rounds" "$over" "$lost" "$data"
 	done
 done
 m_redis=$(tr ' ' '\n' <<<"${ops[redis]:-}" | grep . | median)
