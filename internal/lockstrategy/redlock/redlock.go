@@ -30,7 +30,10 @@
 // votes go to yet other contenders. The lock sits free while the herd
 // churns; Locker.Rounds counts it (failed quorum rounds, rounds per
 // acquisition). With N contenders arriving together the chance that one of
-// them wins 2 of 3 masters is about 3/N.
+// them wins 2 of 3 masters is about 3/N. Measured on the 3-replica demo
+// (loadtest run --no-queue, 768 waiters): 2,188 acquisitions took 158,681
+// rounds, 72.5 each, and the masters, busy with every waiter's three SET NX
+// and three releases per round, answered the rounds slowly besides.
 //
 // Two defences, neither touching the algorithm (a majority of independent
 // masters, validity = TTL - elapsed - drift, a failed try's votes released
