@@ -107,6 +107,8 @@ func defineRunFlags(c *load.RunConfig, fs *flag.FlagSet) (targets *string) {
 	fs.BoolVar(&c.Fencing, "fencing", false, "sale option: fenced writes (stale lock holders are rejected)")
 	fs.BoolVar(&c.NoWatchdog, "no-watchdog", false, "sale option: turn off the lease watchdog of the strategies that have one (redis, redlock): "+
 		"the lock then expires after --ttl-ms even while held, and they are judged as unsafe")
+	fs.BoolVar(&c.NoQueue, "no-queue", false, "sale option, redlock only: every waiter polls the masters itself, without the "+
+		"per-process queue and the backoff after a split round (the herd livelock of the lesson redlock-herd)")
 	fs.IntVar(&c.PerUserLimit, "per-user-limit", 1, "sale option: orders per user (0: no limit)")
 	fs.BoolVar(&c.Combine, "combine", false, "sale option: sell the orders waiting on one replica for the lock as a batch "+
 		"(one acquisition, one transaction; the strategies that take a lock, sync mode)")

@@ -155,3 +155,39 @@ func TestNoWatchdogFlag(t *testing.T) {
 		})
 	}
 }
+
+// --no-queue reaches redlock's sale only (no_queue: true); other strategies,
+// and runs without the flag, send no member (an older shop refuses it).
+func TestNoQueueFlag(t *testing.T) {
+	redlock := shopapi.StrategyInfo{Name: "redlock", Safe: true, Renews: true, Available: true}
+	redis := shopapi.StrategyInfo{Name: "redis", Safe: true, Renews: true, Available: true}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		st     shopapi.StrategyInfo
+		wantOn bool
+	}{
+		{"default, redlock", nil, redlock, false},
+		{"flag, redlock", []string{"--no-queue"}, redlock, true},
+		{"flag, redis", []string{"--no-queue"}, redis, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			c, err := parseRunFlags(append([]string{"--targets", "http://127.0.0.1:1"}, tc.args...), &stderr)
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			body, err := json.Marshal(saleRequestFor(c, tc.st))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent map[string]any
+			if err := json.Unmarshal(body, &sent); err != nil {
+				t.Fatal(err)
+			}
+			if v, present := sent["no_queue"]; present != tc.wantOn || (present && v != true) {
+				t.Errorf("sale request %s: want no_queue:true sent = %v", body, tc.wantOn)
+			}
+		})
+	}
+}

@@ -234,6 +234,9 @@ func saleRequestFor(cfg load.RunConfig, st shopapi.StrategyInfo) shopapi.SaleReq
 		off := false
 		req.Watchdog = &off
 	}
+	if cfg.NoQueue && st.Name == "redlock" {
+		req.NoQueue = true
+	}
 	if cfg.Combine && st.Kind == "lock" && !cfg.Async() {
 		req.Combine, req.CombineMaxBatch, req.CombineMaxWaitUS = true, cfg.CombineMaxBatch, cfg.CombineMaxWaitUS
 	}

@@ -17,6 +17,8 @@
 # (scratch directory); SECKILL_BENCH_COMBINE_STRATEGIES (default: redis,
 # redlock, zookeeper, etcd, db-pessimistic, redisson),
 # SECKILL_BENCH_COMBINE_STOCK (2000), SECKILL_BENCH_COMBINE_BUYERS (20000).
+# Then scripts/bench_redlock_herd.sh: redlock against redis on the same herd
+# without combining, in alternated rounds (RedLock's herd livelock).
 # Exit 1 when a run failed or broke the database's truth.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,4 +84,5 @@ echo "| strategy | orders/s with / without | p99 with / without | targets (>= 5x
 echo "|---|--:|--:|---|"
 printf %s "$summary"
 echo
+bash scripts/bench_redlock_herd.sh || code=1
 exit "$code"

@@ -384,6 +384,26 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "redlock-herd",
+		Title: "RedLock under a herd: the masters' votes split and nobody gets the lock",
+		Predict: "the same herd (60 units, 240 buyers at the opening, 96 at a time) on redlock, first with no_queue (every " +
+			"waiter sends its own SET NX to the three masters at once, 5-20 ms apart, as redsync does), then as redlock runs " +
+			"by default: without the queue each master gives its vote to whichever waiter reaches it first once the key is " +
+			"free there, different waiters win different masters, nobody has a quorum, all release and retry: at least one " +
+			"failed quorum round (split votes) per acquisition; with one contender per replica (a local queue in front of the " +
+			"masters) and a randomized backoff after a split, fewer failed rounds than acquisitions, and fewer than without; " +
+			"both sell exactly what the database counts (oversold 0, lost_updates 0, violations 0); the rounds are counted by " +
+			"the replicas, the time to sell out is shown, not judged",
+		Fix: "queue the contenders of one process for the key in memory and let only the first reach the masters; after a " +
+			"round whose votes split, release them on every master at once and back off a random time that doubles with the " +
+			"failed rounds, capped; the quorum, the validity (TTL - elapsed - drift) and the release on failure stay RedLock's",
+		Seed: "beyond the seeds (no seed runs RedLock under a herd): the Redis documentation's RedLock page asks a client " +
+			"that failed to get the lock to release every instance and to retry after a random delay, so that clients trying " +
+			"at once fall out of step, since a split may leave nobody the winner",
+		Strategies:  []string{"redlock"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "for-update-needs-tx",
 		Title: "SELECT ... FOR UPDATE locks only inside a transaction",
 		Predict: "db-pessimistic-autocommit runs the FOR UPDATE in autocommit: the row lock ends with the statement, " +

@@ -64,6 +64,8 @@ func TestCreateSaleRejects(t *testing.T) {
 		{"watchdog number", `{"strategy":"mutex","stock":1,"watchdog":0}`, "invalid_field", "watchdog"},
 		{"watchdog off, none to turn off", `{"strategy":"db-pessimistic","stock":1,"watchdog":false}`, "invalid_field", "watchdog"},
 		{"watchdog off for mutex", `{"strategy":"mutex","stock":1,"watchdog":false}`, "invalid_field", "watchdog"},
+		{"no_queue string", `{"strategy":"mutex","stock":1,"no_queue":"yes"}`, "invalid_field", "no_queue"},
+		{"no_queue on a strategy without one", `{"strategy":"db-pessimistic","stock":1,"no_queue":true}`, "invalid_field", "no_queue"},
 		{"name number", `{"strategy":"mutex","stock":1,"name":5}`, "invalid_field", "name"},
 		{"name too long", `{"strategy":"mutex","stock":1,"name":"` + long + `"}`, "invalid_field", "name"},
 		{"product number", `{"strategy":"mutex","stock":1,"product":5}`, "invalid_field", "product"},

@@ -51,6 +51,9 @@ type Sale struct {
 	Fencing      bool   `json:"fencing"`
 	Watchdog     bool   `json:"watchdog"` // lease renewal (redis, redlock); off: expires at TTLMS while held
 	PerUserLimit int    `json:"per_user_limit"`
+	// NoQueue (redlock only) turns off redlock's defences against a herd:
+	// every contender polls the masters itself (lockstrategy.Options.NoQueue).
+	NoQueue bool `json:"no_queue"`
 	// The flash sale's guards: orders before OpensAt are refused cheaply;
 	// SoldOutCache answers sold out from memory once the stock reads 0;
 	// RateLimitUser/IP are requests per second (0 = off); TicketRequired

@@ -49,6 +49,14 @@ var (
 	ErrHolderCrashed = errors.New("lockstrategy: the lock holder crashed (injected fault)")
 )
 
+// QuorumRounds is what a Lease of a quorum lock (redlock) also says: the
+// rounds its acquisition took, the winning one included, and how many of
+// them failed with this contender's votes split (it won some masters but no
+// quorum). The order flow adds them to the sale's live figures.
+type QuorumRounds interface {
+	QuorumRounds() (rounds, split int)
+}
+
 // Kind is how a strategy keeps a sale's stock safe: under a lock, with a
 // safe write and no lock, or by taking units from a stock of its own.
 type Kind string

@@ -68,6 +68,12 @@ type Options struct {
 	// then expires after TTL even while held, which is the pitfall of a TTL
 	// shorter than the work. Strategies without renewal ignore it.
 	NoRenewal bool
+	// NoQueue turns off redlock's defences against a herd (the per-process
+	// queue in front of the masters and the backoff after a round whose
+	// votes split): every contender then polls the masters itself, 5-20 ms
+	// apart, as redsync does, which livelocks under a herd (the lesson
+	// redlock-herd). Other strategies ignore it.
+	NoQueue bool
 }
 
 // Expiry says what frees the lock of a holder that died without unlocking.

@@ -54,6 +54,8 @@ type SaleLive struct {
 	LockWait    Percentiles `json:"lock_wait_ms"`
 	Critical    Percentiles `json:"critical_section_ms"`
 	Retries     int64       `json:"retries"`
+	// QuorumRounds is what a quorum lock's acquisitions took (redlock).
+	QuorumRounds quorumRounds `json:"quorum_rounds"`
 	// Fairness is the share of lock acquisitions served in arrival order
 	// (1 = strictly FIFO); 0 when there were none.
 	Fairness float64       `json:"fairness"`
@@ -97,6 +99,7 @@ func LoadMerged(ctx context.Context, db *gorm.DB, saleID uint64) (SaleLive, erro
 			return out, fmt.Errorf("sale %d replica %s: %w", saleID, row.ReplicaID, err)
 		}
 		out.Retries += p.Retries
+		out.QuorumRounds = out.QuorumRounds.add(p.Quorum)
 		fair = fair.Add(p.Fairness)
 		updated := row.UpdatedAt
 		if updated.After(out.UpdatedAt) {

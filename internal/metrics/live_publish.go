@@ -36,6 +36,7 @@ type livePayload struct {
 	Layers   map[string]int64 `json:"layers,omitempty"` // absent in payloads written before layers were counted
 	First    *firstPayload    `json:"first,omitempty"`  // the sale's first second; absent when nothing arrived in it
 	Retries  int64            `json:"retries"`
+	Quorum   quorumRounds     `json:"quorum_rounds"` // zero in payloads written before they were counted
 	Fairness Fairness         `json:"fairness"`
 	Latency  string           `json:"latency_us"`
 	LockWait string           `json:"lock_wait_us"`
@@ -120,7 +121,7 @@ func (r *LiveRecorder) publishSale(ctx context.Context, db *gorm.DB, replicaID s
 	st.mu.Lock()
 	st.fair = st.fair.Add(f)
 	p := livePayload{Version: payloadVersion, Strategy: st.strategy, Requests: st.requests,
-		Outcomes: make(map[string]int64, len(st.outcomes)), Retries: st.retries, Fairness: st.fair}
+		Outcomes: make(map[string]int64, len(st.outcomes)), Retries: st.retries, Quorum: st.rounds, Fairness: st.fair}
 	for k, v := range st.outcomes {
 		p.Outcomes[k] = v
 	}
@@ -174,6 +175,7 @@ func (st *saleState) merge(p *livePayload) error {
 		return err
 	}
 	st.retries += p.Retries
+	st.rounds = st.rounds.add(p.Quorum)
 	st.fair = st.fair.Add(p.Fairness)
 	return nil
 }

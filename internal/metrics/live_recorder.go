@@ -71,6 +71,7 @@ type saleState struct {
 	layers   map[string]int64 // answers by the layer that gave them
 	first    *firstSecond     // the requests that arrived in the sale's first second
 	retries  int64
+	rounds   quorumRounds
 	fair     Fairness
 	window   []grant // grants since the last publish, for the fairness figure
 	dirty    bool    // observed since the last successful publish
@@ -138,6 +139,9 @@ func (st *saleState) record(o order.Observation, now time.Time) {
 		st.layers[o.Layer]++
 	}
 	st.retries += int64(o.Retries)
+	if o.QuorumRounds > 0 {
+		st.rounds = st.rounds.add(quorumRounds{Acquisitions: 1, Rounds: int64(o.QuorumRounds), Split: int64(o.SplitRounds)})
+	}
 	recordDuration(st.latency, o.Total)
 	if inFirstSecond(o) {
 		st.first.record(o)

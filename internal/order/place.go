@@ -19,6 +19,8 @@ type figures struct {
 	acquired time.Time     // when the lock was held; zero if it never was
 	critical time.Duration // from lock held to just before unlock
 	retries  int           // CAS rounds lost
+	rounds   int           // quorum rounds of the acquisition (redlock), the winning one included
+	split    int           // of which failed with split votes
 	layer    string        // which layer answered: LayerLock, LayerDatabase, LayerStore
 }
 
@@ -60,7 +62,8 @@ func (s *Service) Buy(ctx context.Context, p Purchase) (inventory.Order, string,
 		}
 		s.rec.ObservePlace(Observation{SaleID: p.SaleID, Strategy: sale.Strategy, Outcome: outcome,
 			Arrived: start, Opening: sale.OpensAt, Acquired: f.acquired, Total: time.Since(start),
-			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries, Layer: f.layer})
+			LockWait: f.lockWait, Critical: f.critical, Retries: f.retries,
+			QuorumRounds: f.rounds, SplitRounds: f.split, Layer: f.layer})
 	}
 	if errors.Is(err, ErrFenced) && !sale.Combine { // a batch counts its one stale write itself (sellBatch)
 		s.countFenced(ctx, p.SaleID)
@@ -110,6 +113,9 @@ func (s *Service) placeLocked(ctx context.Context, cs criticalSection, r lockedR
 		return inventory.Order{}, f, err
 	}
 	f.acquired, f.layer = time.Now(), LayerDatabase
+	if q, ok := lease.(lockstrategy.QuorumRounds); ok {
+		f.rounds, f.split = q.QuorumRounds()
+	}
 	defer func() { s.leave(ctx, cs.sale, lease, waitStart, f.acquired, cs.batch, &o, &err) }()
 	if d := faultpoint.Nest(s.cfg.Faults); d > 0 {
 		inner, err := s.lockAgain(ctx, r.locker, s.LockKey(cs.sale.ID), d)

@@ -66,6 +66,9 @@ type Observation struct {
 	LockWait time.Duration // 0 for strategies that take no lock
 	Critical time.Duration // from lock held to just before unlock
 	Retries  int           // CAS rounds lost (db-optimistic)
+	// QuorumRounds is the rounds a quorum lock's acquisition took (redlock;
+	// 0 otherwise), SplitRounds those of them that failed with split votes.
+	QuorumRounds, SplitRounds int
 	// Layer answered: LayerLock, LayerDatabase, LayerStore, or a guard's
 	// layer for an answer given before the order flow.
 	Layer string

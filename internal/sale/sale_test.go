@@ -94,6 +94,7 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"per_user_limit negative", ok(func(s *Spec) { s.PerUserLimit = num(-1) }), "per_user_limit", "per_user_limit must be between 0 and 1000000"},
 		{"per_user_limit too big", ok(func(s *Spec) { s.PerUserLimit = num(MaxPerUserLimit + 1) }), "per_user_limit", "per_user_limit must be between"},
 		{"watchdog off, none to turn off", ok(func(s *Spec) { s.Watchdog = flag(false) }), "watchdog", `strategy "mutex" has no watchdog to turn off; only `},
+		{"no_queue on a strategy without one", ok(func(s *Spec) { s.NoQueue = flag(true) }), "no_queue", `strategy "mutex" has no queue in front of its lock to turn off; only redlock has one`},
 		{"name too long", ok(func(s *Spec) { s.Name = str(strings.Repeat("é", MaxNameLen+1)) }), "name", "name must be at most 100 characters"},
 		{"product too long", ok(func(s *Spec) { s.Product = str(strings.Repeat("键", MaxProductLen+1)) }), "product", "product must be at most 100 characters, not 101"},
 		{"order_mode unknown", ok(func(s *Spec) { s.OrderMode = str("later") }), "order_mode", `order_mode must be "sync" or "async", not "later"`},

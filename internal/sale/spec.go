@@ -53,6 +53,9 @@ type Spec struct {
 	Fencing      *bool
 	Watchdog     *bool
 	PerUserLimit *int64
+	// NoQueue (redlock only): every contender polls the masters itself,
+	// without the per-process queue (the lesson redlock-herd's "before").
+	NoQueue *bool
 	// The guards: the opening (an RFC 3339 time, or milliseconds from now,
 	// not both), the sold-out cache (default on), rate limits per user and
 	// per client IP (per second, 0 = off) and purchase tickets.
@@ -108,6 +111,9 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 		sale.Fencing = *spec.Fencing
 	}
 	if sale.Watchdog, err = watchdog(st, spec.Watchdog); err != nil {
+		return sale, err
+	}
+	if sale.NoQueue, err = noQueue(st, spec.NoQueue); err != nil {
 		return sale, err
 	}
 	if sale.Name, err = name(st, spec.Name); err != nil {
@@ -245,6 +251,18 @@ func watchdog(st lockstrategy.Strategy, want *bool) (bool, error) {
 			st.Name, strings.Join(lockstrategy.Renewing(), ", "))
 	}
 	return false, nil
+}
+
+// noQueue is the no_queue switch asked for: only redlock has the queue to
+// turn off.
+func noQueue(st lockstrategy.Strategy, want *bool) (bool, error) {
+	if want == nil || !*want {
+		return false, nil
+	}
+	if st.Name != "redlock" {
+		return false, FieldErrorf("no_queue", "strategy %q has no queue in front of its lock to turn off; only redlock has one", st.Name)
+	}
+	return true, nil
 }
 
 // LenientWatchdog is a watchdog switch for strategy that Validate never

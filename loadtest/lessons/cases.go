@@ -126,6 +126,7 @@ var settings = []setting{
 	onOff(func(v shopapi.SaleView) bool { return v.Fencing }, "fencing", "防护令牌"),
 	onOff(func(v shopapi.SaleView) bool { return v.Combine }, "combining", "合并"),
 	onOff(func(v shopapi.SaleView) bool { return v.Watchdog }, "watchdog", "看门狗"),
+	onOff(func(v shopapi.SaleView) bool { return !v.NoQueue }, "local queue", "本地排队"),
 	number(func(v shopapi.SaleView) int { return v.WorkMS }, "work %d ms", "锁内业务耗时 %d 毫秒"),
 	number(func(v shopapi.SaleView) int { return v.TTLMS }, "ttl %d ms", "锁过期时间 %d 毫秒"),
 	onOff(func(v shopapi.SaleView) bool { return v.SoldOutCache }, "sold-out cache", "售罄缓存"),

@@ -38,6 +38,7 @@ type RunConfig struct {
 	TtlMS        int
 	Fencing      bool
 	NoWatchdog   bool // only strategies whose lease renews itself have a watchdog
+	NoQueue      bool // redlock only: every waiter polls the masters itself (the herd livelock)
 	PerUserLimit int
 	MaxErrorRate float64 // fraction of requests
 	Timeout      time.Duration

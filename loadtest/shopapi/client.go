@@ -84,6 +84,9 @@ type SaleRequest struct {
 	Combine          bool `json:"combine,omitempty"`
 	CombineMaxBatch  int  `json:"combine_max_batch,omitempty"`
 	CombineMaxWaitUS int  `json:"combine_max_wait_us,omitempty"`
+	// NoQueue (redlock only), sent only when on: every contender polls the
+	// masters itself (the lesson redlock-herd's "before").
+	NoQueue bool `json:"no_queue,omitempty"`
 }
 
 // SaleView is the part of the API's sale view the verdict reads; the whole
@@ -96,6 +99,7 @@ type SaleView struct {
 	TTLMS        int    `json:"ttl_ms"`
 	Fencing      bool   `json:"fencing"`
 	Watchdog     bool   `json:"watchdog"`
+	NoQueue      bool   `json:"no_queue"`
 	PerUserLimit int    `json:"per_user_limit"`
 	SoldOutCache bool   `json:"sold_out_cache"`
 	RateLimitIP  int    `json:"rate_limit_ip"`

@@ -174,7 +174,7 @@ func PathInt(c *gin.Context, name string) (int64, error) {
 func SaleMembers(spec *sale.Spec) map[string]any {
 	return map[string]any{
 		"name": &spec.Name, "product": &spec.Product, "strategy": &spec.Strategy, "stock": &spec.Stock, "work_ms": &spec.WorkMS,
-		"ttl_ms": &spec.TTLMS, "fencing": &spec.Fencing, "watchdog": &spec.Watchdog, "per_user_limit": &spec.PerUserLimit,
+		"ttl_ms": &spec.TTLMS, "fencing": &spec.Fencing, "watchdog": &spec.Watchdog, "no_queue": &spec.NoQueue, "per_user_limit": &spec.PerUserLimit,
 		"opens_at": &spec.OpensAt, "opens_in_ms": &spec.OpensInMS, "sold_out_cache": &spec.SoldOutCache,
 		"rate_limit_user": &spec.RateLimitUser, "rate_limit_ip": &spec.RateLimitIP, "ticket_required": &spec.TicketRequired,
 		"order_mode": &spec.OrderMode, "pay_within_ms": &spec.PayWithinMS,

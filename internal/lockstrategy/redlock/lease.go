@@ -31,10 +31,22 @@ type lease struct {
 	done     chan struct{} // closed by the watcher on exit
 	unlocked atomic.Bool
 	observe  lockstrategy.LeaseObserver
+	// released gives the next local contender its turn (queue.go): run
+	// once, by Unlock after the keys' release or when the lease is lost
+	// (the masters may then grant the lock to anyone).
+	released func()
+	// rounds and split are the rounds the acquisition took, and the failed
+	// ones with split votes (lockstrategy.QuorumRounds).
+	rounds, split int
 }
 
-func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver) *lease {
-	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), observe: observe}
+var _ lockstrategy.QuorumRounds = (*lease)(nil)
+
+func (le *lease) QuorumRounds() (rounds, split int) { return le.rounds, le.split }
+
+func newLease(m *redsync.Mutex, ttl time.Duration, renew bool, observe lockstrategy.LeaseObserver, released func()) *lease {
+	le := &lease{m: m, ttl: ttl, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+		observe: observe, released: sync.OnceFunc(released)}
 	go le.watch(ttl/3, renew)
 	return le
 }
@@ -48,6 +60,7 @@ func (le *lease) markLost(how string) {
 	le.lostOnce.Do(func() {
 		le.observe(lockstrategy.LeaseEvent{Event: how, At: time.Now()})
 		close(le.lost)
+		le.released()
 	})
 }
 
@@ -91,6 +104,7 @@ func (le *lease) Unlock(ctx context.Context) error {
 	if !le.unlocked.CompareAndSwap(false, true) {
 		return lockstrategy.ErrNotHeld
 	}
+	defer le.released()
 	close(le.stop)
 	select {
 	case <-le.done:
@@ -115,7 +129,7 @@ func release(ctx context.Context, m *redsync.Mutex, bound time.Duration) error {
 		return nil
 	}
 	var taken *redsync.ErrTaken
-	var nodeTaken redsync.ErrNodeTaken
+	var nodeTaken *redsync.ErrNodeTaken
 	if err == nil || errors.Is(err, redsync.ErrLockAlreadyExpired) || errors.As(err, &taken) || errors.As(err, &nodeTaken) {
 		return fmt.Errorf("redlock: %w (expired or taken on a quorum of masters)", lockstrategy.ErrNotHeld)
 	}

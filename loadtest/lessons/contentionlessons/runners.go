@@ -22,6 +22,7 @@ var Runners = lessons.Family(func(sc *lessons.ScenarioRun) *scenarioRun { return
 		"db-lock-reentrant":         dbLockReentrant,
 		"two-level-handoff":         twoLevelHandoff,
 		"lock-per-batch":            lockPerBatch,
+		"redlock-herd":              redlockHerd,
 		"for-update-needs-tx":       forUpdateNeedsTx,
 		"polling-vs-subscribe":      pollingVsSubscribe,
 		"db-lock-crashed-holder":    dbLockCrashedHolder,

@@ -26,6 +26,8 @@ const SETTINGS = [
   onOff('fencing', 'fencing', '防护令牌'),
   onOff('combine', 'combining', '合并'),
   onOff('watchdog', 'watchdog', '看门狗'),
+  // redlock's per-process queue, on unless the sale says no_queue.
+  { value: (v) => String(!v.no_queue), en: (v) => `local queue ${v.no_queue ? 'off' : 'on'}`, zh: (v) => `本地排队 ${v.no_queue ? '关' : '开'}` },
   num('work_ms', 'work %d ms', '锁内业务耗时 %d 毫秒'),
   num('ttl_ms', 'ttl %d ms', '锁过期时间 %d 毫秒'),
   onOff('sold_out_cache', 'sold-out cache', '售罄缓存'),
