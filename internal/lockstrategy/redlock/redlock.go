@@ -115,7 +115,7 @@ var _ lockstrategy.Locker = (*Locker)(nil)
 func init() {
 	lockstrategy.Register(lockstrategy.Strategy{
 		Name:        "redlock",
-		Description: "RedLock (go-redsync): SET NX PX on a quorum N/2+1 of independent Redis masters, watchdog extension, no fencing token.",
+		Description: "RedLock (go-redsync): SET NX PX on a quorum N/2+1 of independent Redis masters; one contender per process (a local queue), a randomized backoff after a split vote; watchdog extension, no fencing token.",
 		Needs:       []lockstrategy.Need{lockstrategy.NeedRedlock},
 		Safe:        true,
 		Tokens:      false,
