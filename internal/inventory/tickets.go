@@ -11,7 +11,7 @@ import (
 // previous committed. ErrSaleNotFound when there is no such sale.
 func LockSaleStock(ctx context.Context, tx *gorm.DB, saleID uint64) (int64, error) {
 	var stock []int64
-	if err := tx.WithContext(ctx).Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", saleID).Scan(&stock).Error; err != nil {
+	if err := tx.WithContext(ctx).Raw("SELECT "+stockSum+" FROM sales s WHERE s.id = ? FOR UPDATE", saleID).Scan(&stock).Error; err != nil {
 		return 0, err
 	}
 	if len(stock) == 0 {

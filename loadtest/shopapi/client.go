@@ -87,6 +87,8 @@ type SaleRequest struct {
 	// NoQueue (redlock only), sent only when on: every contender polls the
 	// masters itself (the lesson redlock-herd's "before").
 	NoQueue bool `json:"no_queue,omitempty"`
+	// StockShards (a strategy that splits the stock), sent only above 1.
+	StockShards int `json:"stock_shards,omitempty"`
 }
 
 // SaleView is the part of the API's sale view the verdict reads; the whole

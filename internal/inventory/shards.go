@@ -1,0 +1,157 @@
+package inventory
+
+import (
+	"context"
+	"hash/fnv"
+
+	"gorm.io/gorm"
+)
+
+// Split stock (库存分段). A sale's stock is the sum of its shards: the
+// rows of sale_stock_shards where the stock was split in the database
+// (SplitStock, db-conditional with stock_shards > 1: then sales.stock is
+// 0, and restocks and expired reservations land in shard 0), plus
+// sales.stock. A sale of one shard has no rows: its stock is sales.stock,
+// exactly as before the split. Every read of a sale's stock
+// goes through stockSum or sumShards, the one place that knows it.
+
+// MaxStockShards bounds a sale's stock_shards.
+const MaxStockShards = 64
+
+// stockSum is the SQL of the stock of the sale aliased s: sales.stock plus
+// its shards' rows.
+const stockSum = "(s.stock + COALESCE((SELECT SUM(k.stock) FROM sale_stock_shards k WHERE k.sale_id = s.id), 0))"
+
+// HomeShard is the shard of n where buyer userID takes its unit first: a
+// stable hash (FNV-1a) of the id's bytes, the bytes the database compares
+// (internal/buyer refuses the ids it would fold), so one buyer always
+// starts on one shard, whichever replica serves it.
+func HomeShard(userID string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(userID)) // a hash.Hash never fails
+	return int(h.Sum32() % uint32(n))
+}
+
+// ShareOf is the units of shard i when stock is split over n shards, as
+// evenly as possible: the remainder one each on the first shards.
+func ShareOf(stock int64, n, i int) int64 {
+	share := stock / int64(n)
+	if int64(i) < stock%int64(n) {
+		share++
+	}
+	return share
+}
+
+// SplitStock moves the stock of a new sale, inside the transaction tx that
+// created it, from sales.stock into sale.StockShards rows (ShareOf each).
+// A sale of one shard is left as it is.
+func SplitStock(ctx context.Context, tx *gorm.DB, sale Sale) error {
+	if sale.StockShards <= 1 {
+		return nil
+	}
+	rows := make([]ShardFigure, sale.StockShards)
+	for i := range rows {
+		rows[i] = ShardFigure{SaleID: sale.ID, Shard: i, Stock: ShareOf(sale.InitialStock, sale.StockShards, i)}
+	}
+	db := tx.WithContext(ctx)
+	if err := db.Create(&rows).Error; err != nil {
+		return err
+	}
+	return db.Exec("UPDATE sales SET stock = 0 WHERE id = ?", sale.ID).Error
+}
+
+// ShardFigure is one shard of a split sale: its stock, the units it sold,
+// and the buyers whose home shard was empty who took their unit here
+// (moved on: the cost of the split at the end of the sale).
+type ShardFigure struct {
+	SaleID  uint64 `gorm:"primaryKey" json:"-"`
+	Shard   int    `gorm:"primaryKey" json:"shard"`
+	Stock   int64  `json:"stock"`
+	Sold    int64  `json:"sold"`
+	MovedIn int64  `gorm:"column:moved_in" json:"moved_in"`
+}
+
+// TableName is ShardFigure's table.
+func (ShardFigure) TableName() string { return "sale_stock_shards" }
+
+// ShardsOf reads a split sale's shards in order (none for a sale kept in
+// one row).
+func ShardsOf(ctx context.Context, db *gorm.DB, saleID uint64) ([]ShardFigure, error) {
+	var rows []ShardFigure
+	err := db.WithContext(ctx).Where("sale_id = ?", saleID).Order("shard").Find(&rows).Error
+	return rows, err
+}
+
+// TakeUnit takes one unit of sale's stock for buyer userID with the
+// conditional decrement (stock = stock - 1 WHERE stock > 0): on sales.stock
+// for a sale of one shard (DecrementIfAvailable); for a split one, on the
+// buyer's home shard, and when that is empty on the next shards in turn,
+// in the same transaction. ErrSoldOut only when every shard was empty.
+//
+// tx should run in READ COMMITTED for a split sale: there an empty shard's
+// UPDATE releases the row it matched nothing on, so a transaction holds at
+// most one shard (the one it took from) and two buyers walking the shards
+// from different homes cannot deadlock. Two orders of one buyer still meet:
+// both start on the same home shard and walk the same way, so the second
+// waits on the row the first took from (the per-user limit's locking count
+// then sees the first's order).
+func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error {
+	n := sale.StockShards
+	if n <= 1 {
+		return DecrementIfAvailable(ctx, tx, sale.ID)
+	}
+	home := HomeShard(userID, n)
+	for step := range n {
+		shard := (home + step) % n
+		res := tx.WithContext(ctx).Exec(`UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1, moved_in = moved_in + ?
+			WHERE sale_id = ? AND shard = ? AND stock > 0`, min(step, 1), sale.ID, shard)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 1 {
+			return nil
+		}
+	}
+	return ErrSoldOut
+}
+
+// landUnits puts units given back (a restock, an expired reservation)
+// into sale saleID's stock inside tx: into its shard 0 where the sale is
+// split (split true), else nowhere (the caller adds them to sales.stock).
+func landUnits(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) (split bool, err error) {
+	res := tx.WithContext(ctx).Exec("UPDATE sale_stock_shards SET stock = stock + ? WHERE sale_id = ? AND shard = 0", units, saleID)
+	return res.RowsAffected == 1, res.Error
+}
+
+// sumShards adds, to each of sales split in the database, its shards'
+// stock: the sale's stock as stockSum counts it. One query for them all.
+func sumShards(ctx context.Context, db *gorm.DB, sales []Sale) error {
+	var ids []uint64
+	for _, s := range sales {
+		if s.StockShards > 1 {
+			ids = append(ids, s.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var rows []struct {
+		SaleID uint64
+		Stock  int64
+	}
+	if err := db.WithContext(ctx).Raw("SELECT sale_id, SUM(stock) AS stock FROM sale_stock_shards WHERE sale_id IN ? GROUP BY sale_id",
+		ids).Scan(&rows).Error; err != nil {
+		return err
+	}
+	sum := make(map[uint64]int64, len(rows))
+	for _, r := range rows {
+		sum[r.SaleID] = r.Stock
+	}
+	for i := range sales {
+		sales[i].Stock += sum[sales[i].ID]
+	}
+	return nil
+}
