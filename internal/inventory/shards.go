@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"hash/fnv"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -88,34 +89,81 @@ func ShardsOf(ctx context.Context, db *gorm.DB, saleID uint64) ([]ShardFigure, e
 // TakeUnit takes one unit of sale's stock for buyer userID with the
 // conditional decrement (stock = stock - 1 WHERE stock > 0): on sales.stock
 // for a sale of one shard (DecrementIfAvailable); for a split one, on the
-// buyer's home shard, and when that is empty on the next shards in turn,
-// in the same transaction. ErrSoldOut only when every shard was empty.
+// buyer's home shard, and when that is empty on the next shard with stock,
+// in the same transaction (walkShards). ErrSoldOut only when every shard
+// was empty at one instant.
 //
-// tx should run in READ COMMITTED for a split sale: there an empty shard's
-// UPDATE releases the row it matched nothing on, so a transaction holds at
-// most one shard (the one it took from) and two buyers walking the shards
-// from different homes cannot deadlock. Two orders of one buyer still meet:
-// both start on the same home shard and walk the same way, so the second
-// waits on the row the first took from (the per-user limit's locking count
-// then sees the first's order).
+// tx must run in READ COMMITTED for a split sale: there the home shard's
+// UPDATE that matched nothing (empty) keeps no lock on it.
 func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error {
 	n := sale.StockShards
 	if n <= 1 {
 		return DecrementIfAvailable(ctx, tx, sale.ID)
 	}
 	home := HomeShard(userID, n)
-	for step := range n {
-		shard := (home + step) % n
-		res := tx.WithContext(ctx).Exec(`UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1, moved_in = moved_in + ?
-			WHERE sale_id = ? AND shard = ? AND stock > 0`, min(step, 1), sale.ID, shard)
-		if res.Error != nil {
-			return res.Error
+	took, err := decrementShard(ctx, tx, sale.ID, home, false)
+	if err != nil || took {
+		return err
+	}
+	return walkShards(ctx, tx, sale.ID, home)
+}
+
+// decrementShard is the conditional decrement of one shard; took false:
+// it was empty. movedIn counts the unit as sold to a buyer from elsewhere.
+func decrementShard(ctx context.Context, tx *gorm.DB, saleID uint64, shard int, movedIn bool) (took bool, err error) {
+	in := 0
+	if movedIn {
+		in = 1
+	}
+	res := tx.WithContext(ctx).Exec(`UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1, moved_in = moved_in + ?
+		WHERE sale_id = ? AND shard = ? AND stock > 0`, in, saleID, shard)
+	return res.RowsAffected == 1, res.Error
+}
+
+// shardRetry is how long a buyer whose walk found every shard with stock
+// held by others waits before it walks again.
+const shardRetry = time.Millisecond
+
+// walkShards takes a unit for a buyer whose home shard was empty. It holds
+// the home shard first (FOR UPDATE): a buyer's orders, and the buyers of
+// one empty home, move on one at a time, so two orders of one buyer still
+// meet on a row (the per-user limit's locking count then sees the first).
+// It then takes the first shard after home, in turn, that has stock and
+// that no one holds (FOR UPDATE SKIP LOCKED: never waiting while it holds
+// a row, so walkers cannot deadlock). When every shard with stock is held
+// by others, it reads the committed stocks: all 0 is sold out; else those
+// holders are about to commit or roll back, and it walks again.
+func walkShards(ctx context.Context, tx *gorm.DB, saleID uint64, home int) error {
+	db := tx.WithContext(ctx)
+	if err := db.Exec("SELECT shard FROM sale_stock_shards WHERE sale_id = ? AND shard = ? FOR UPDATE", saleID, home).Error; err != nil {
+		return err
+	}
+	for {
+		for _, after := range []string{"shard > ?", "shard < ?"} { // the shards after home, then those before it
+			var shard []int
+			if err := db.Raw("SELECT shard FROM sale_stock_shards WHERE sale_id = ? AND "+after+
+				" AND stock > 0 ORDER BY shard LIMIT 1 FOR UPDATE SKIP LOCKED", saleID, home).Scan(&shard).Error; err != nil {
+				return err
+			}
+			if len(shard) == 1 {
+				if took, err := decrementShard(ctx, tx, saleID, shard[0], true); err != nil || took {
+					return err
+				}
+			}
 		}
-		if res.RowsAffected == 1 {
-			return nil
+		var left int64
+		if err := db.Raw("SELECT COUNT(*) FROM sale_stock_shards WHERE sale_id = ? AND stock > 0", saleID).Scan(&left).Error; err != nil {
+			return err
+		}
+		if left == 0 {
+			return ErrSoldOut
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(shardRetry):
 		}
 	}
-	return ErrSoldOut
 }
 
 // landUnits puts units given back (a restock, an expired reservation)

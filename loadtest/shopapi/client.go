@@ -126,9 +126,22 @@ type SaleView struct {
 	Verdict *VerdictView `json:"verdict"`
 	// Combine: the sale sold the orders waiting for its lock as batches.
 	Combine bool `json:"combine"`
+	// StockShards: the stock split into that many shards (0 from older
+	// shops: one); Shards: a split sale's shards, from the database.
+	StockShards int         `json:"stock_shards"`
+	Shards      []ShardView `json:"shards"`
 	// LockCycle is the sale's recorded critical sections (nil from older
 	// shops): one lock acquisition and one transaction each.
 	LockCycle *LockCycleView `json:"lock_cycle"`
+}
+
+// ShardView is one shard of a split sale: its stock, the units it sold,
+// and those sold to buyers who found their home shard empty and moved on.
+type ShardView struct {
+	Shard   int   `json:"shard"`
+	Stock   int64 `json:"stock"`
+	Sold    int64 `json:"sold"`
+	MovedIn int64 `json:"moved_in"`
 }
 
 // LockCycleView is the part of the sale view's lock_cycle the tool prints.
