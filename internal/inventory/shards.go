@@ -2,10 +2,11 @@ package inventory
 
 import (
 	"context"
-	"hash/fnv"
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill-lab/seckill/internal/buyer"
 )
 
 // Split stock (库存分段). A sale's stock is the sum of its shards: the
@@ -22,19 +23,6 @@ const MaxStockShards = 64
 // stockSum is the SQL of the stock of the sale aliased s: sales.stock plus
 // its shards' rows.
 const stockSum = "(s.stock + COALESCE((SELECT SUM(k.stock) FROM sale_stock_shards k WHERE k.sale_id = s.id), 0))"
-
-// HomeShard is the shard of n where buyer userID takes its unit first: a
-// stable hash (FNV-1a) of the id's bytes, the bytes the database compares
-// (internal/buyer refuses the ids it would fold), so one buyer always
-// starts on one shard, whichever replica serves it.
-func HomeShard(userID string, n int) int {
-	if n <= 1 {
-		return 0
-	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(userID)) // a hash.Hash never fails
-	return int(h.Sum32() % uint32(n))
-}
 
 // ShareOf is the units of shard i when stock is split over n shards, as
 // evenly as possible: the remainder one each on the first shards.
@@ -100,7 +88,7 @@ func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error 
 	if n <= 1 {
 		return DecrementIfAvailable(ctx, tx, sale.ID)
 	}
-	home := HomeShard(userID, n)
+	home := buyer.HomeShard(userID, n)
 	took, err := decrementShard(ctx, tx, sale.ID, home, false)
 	if err != nil || took {
 		return err

@@ -74,6 +74,9 @@ type Options struct {
 	// apart, as redsync does, which livelocks under a herd (the lesson
 	// redlock-herd). Other strategies ignore it.
 	NoQueue bool
+	// StockShards is the sale's stock_shards: the keys a strategy that
+	// splits the stock in its own store keeps it in (redis-lua-stock).
+	StockShards int
 }
 
 // Expiry says what frees the lock of a holder that died without unlocking.

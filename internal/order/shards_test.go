@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/order"
@@ -38,7 +39,7 @@ func shardSeed(t *testing.T) uint64 {
 func buyersHomedOn(prefix string, home, shards, n int) []string {
 	var out []string
 	for i := 0; len(out) < n; i++ {
-		if id := fmt.Sprintf("%s-%d", prefix, i); inventory.HomeShard(id, shards) == home {
+		if id := fmt.Sprintf("%s-%d", prefix, i); buyer.HomeShard(id, shards) == home {
 			out = append(out, id)
 		}
 	}
@@ -115,7 +116,27 @@ func TestSplitStockSellsEveryUnitOnce(t *testing.T) {
 				t.Errorf("SaleStock %d (%v), want 0", left, err)
 			}
 			checkShards(t, v, shards, stock)
+			storeStockIs(t, lockers, svc, s, 0)
 		})
+	}
+}
+
+// storeStockIs: a strategy that keeps the stock in a store of its own
+// (redis-lua-stock's keys) holds want there, summed over its shards.
+func storeStockIs(t *testing.T, lockers *lockstrategy.Instances, svc *order.Service, s inventory.Sale, want int64) {
+	t.Helper()
+	l, err := lockers.Get(s.Strategy, order.LockOptions(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, ok := lockstrategy.As[interface {
+		StockLeft(ctx context.Context, key string) (int64, error)
+	}](l)
+	if !ok {
+		return
+	}
+	if n, err := rep.StockLeft(context.Background(), svc.LockKey(s.ID)); err != nil || n != want {
+		t.Errorf("the store's stock is %d (%v), want %d", n, err, want)
 	}
 }
 
@@ -165,6 +186,8 @@ func TestSplitStockMovesOnFromAnEmptyShard(t *testing.T) {
 					t.Fatalf("buyer %d of %d (%s) refused with stock %d left: %v", i+1, stock, id, left, err)
 				case i < stock && left != int64(stock-i-1):
 					t.Fatalf("after %d orders the stock is %d, want %d", i+1, left, stock-i-1)
+				case i < stock:
+					storeStockIs(t, lockers, svc, s, int64(stock-i-1))
 				case i == stock && !errors.Is(err, order.ErrSoldOut):
 					t.Fatalf("the buyer after the last unit got %v, want sold out", err)
 				}
@@ -193,7 +216,8 @@ func TestSplitStockOptionIsChecked(t *testing.T) {
 		strategy string
 		shards   int64
 		stock    int64
-	}{{"db-conditional", 0, 10}, {"db-conditional", 65, 100}, {"db-conditional", 8, 5}, {"redis", 2, 10}, {"db-optimistic", 2, 10}} {
+	}{{"db-conditional", 0, 10}, {"db-conditional", 65, 100}, {"db-conditional", 8, 5}, {"redis", 2, 10}, {"db-optimistic", 2, 10},
+		{"redis-lua-stock", 65, 100}} {
 		before, err := store.ListSales(context.Background(), 1)
 		if err != nil {
 			t.Fatal(err)

@@ -36,7 +36,7 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 		shards   int // stock_shards: a split stock holds the limit too
 	}{
 		{"db-conditional", 1, 1}, {"redis-lua-stock", 1, 1}, {"db-optimistic", 1, 1}, {"db-pessimistic", 1, 1}, {"redis", 1, 1},
-		{"db-conditional", 2, 1}, {"redis-lua-stock", 2, 1}, {"db-optimistic", 2, 1}, {"db-conditional", 1, 8}, {"db-conditional", 2, 8},
+		{"db-conditional", 2, 1}, {"redis-lua-stock", 2, 1}, {"db-optimistic", 2, 1}, {"db-conditional", 1, 8}, {"db-conditional", 2, 8}, {"redis-lua-stock", 1, 8},
 	} {
 		t.Run(fmt.Sprintf("%s/limit=%d/shards=%d", c.strategy, c.limit, c.shards), func(t *testing.T) {
 			t.Parallel()
