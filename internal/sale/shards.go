@@ -30,3 +30,18 @@ func stockShards(sale *inventory.Sale, st lockstrategy.Strategy, spec Spec) erro
 	sale.StockShards = n
 	return nil
 }
+
+// LenientStockShards is a stock_shards for strategy that Validate never
+// refuses for the strategy: as asked where it splits the stock in sync
+// mode, else nil (one shard). A run over several strategies asks for
+// shards this way; the bounds are still checked.
+func LenientStockShards(strategy string, mode *string, shards int64) *int64 {
+	st, err := lockstrategy.Lookup(strategy)
+	if err != nil || !st.SplitsStock || (mode != nil && *mode == inventory.OrderAsync) {
+		if shards < 1 || shards > inventory.MaxStockShards {
+			return &shards // out of bounds: refused, whatever the strategy
+		}
+		return nil
+	}
+	return &shards
+}

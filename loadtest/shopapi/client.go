@@ -52,9 +52,12 @@ type StrategyInfo struct {
 	Available bool   `json:"available"`
 	// Tokens: the lease carries a fencing token; Expiry: what frees a dead
 	// holder's lock (ttl, session, connection, none...). Absent from older shops.
-	Tokens   bool              `json:"tokens"`
-	Expiry   string            `json:"expiry"`
-	Backends map[string]string `json:"backends"`
+	Tokens bool   `json:"tokens"`
+	Expiry string `json:"expiry"`
+	// SplitsStock: a sale may split its stock (stock_shards > 1); absent
+	// from older shops.
+	SplitsStock bool              `json:"splits_stock"`
+	Backends    map[string]string `json:"backends"`
 }
 
 // SaleRequest is the body of POST /api/sales.
