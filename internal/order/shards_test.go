@@ -236,3 +236,41 @@ func TestSplitStockOptionIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitStockRestockLandsInAShard: a split sale sold out, then
+// restocked by 3: the units land in shard 0 and are sold, whatever the
+// buyers' home shards; the fourth buyer is sold out; the sale stays exact
+// (initial stock grown by 3, stock 0).
+func TestSplitStockRestockLandsInAShard(t *testing.T) {
+	store, lockers, svc := newService(t, "split-restock")
+	for _, strategy := range lockstrategy.Splitting() {
+		t.Run(strategy, func(t *testing.T) {
+			const stock, shards, more = 8, 4, 3
+			ctx := context.Background()
+			s := splitSale(t, store, lockers, svc, strategy, stock, shards, 1)
+			for i := range stock {
+				if _, err := svc.Place(ctx, s.ID, fmt.Sprintf("first-%d-%d", s.ID, i)); err != nil {
+					t.Fatalf("buyer %d of %d: %v", i+1, stock, err)
+				}
+			}
+			if err := svc.Restock(ctx, s.ID, more); err != nil {
+				t.Fatal(err)
+			}
+			for i := range more + 1 {
+				_, err := svc.Place(ctx, s.ID, fmt.Sprintf("after-%d-%d", s.ID, i))
+				if i < more && err != nil {
+					t.Fatalf("restocked unit %d of %d: %v", i+1, more, err)
+				}
+				if i == more && !errors.Is(err, order.ErrSoldOut) {
+					t.Fatalf("the buyer after the restocked units got %v, want sold out", err)
+				}
+			}
+			v := settledView(t, store, svc, s.ID)
+			if v.InitialStock != stock+more || v.Sold != stock+more || v.Stock != 0 || v.Oversold != 0 || v.LostUpdates != 0 {
+				t.Errorf("initial %d sold %d stock %d oversold %d lost %d; want %d sold of %d, stock 0",
+					v.InitialStock, v.Sold, v.Stock, v.Oversold, v.LostUpdates, stock+more, stock+more)
+			}
+			storeStockIs(t, lockers, svc, s, 0)
+		})
+	}
+}
