@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/buyer"
+	"github.com/seckill-lab/seckill/internal/dberr"
 )
 
 // Split stock (库存分段). A sale's stock is the sum of its shards: the
@@ -91,6 +92,36 @@ func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error 
 	home := buyer.HomeShard(userID, n)
 	took, err := decrementShard(ctx, tx, sale.ID, home, false)
 	if err != nil || took {
+		return err
+	}
+	return walkShards(ctx, tx, sale.ID, home)
+}
+
+// TakeUnitAndCommit is TakeUnit as the last statement of tx, where the
+// order's INSERT came first: for a sale of one shard DecrementAndCommit
+// (the decrement and the COMMIT in one round trip, tx over after it); for
+// a split one, the home shard's decrement and the COMMIT in one round trip
+// too, and, when the home is empty, the walk in the still open tx, which
+// the caller then commits.
+func TakeUnitAndCommit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error {
+	n := sale.StockShards
+	if n <= 1 {
+		return DecrementAndCommit(ctx, tx, sale.ID)
+	}
+	if noCompoundCommit.Load() {
+		return TakeUnit(ctx, tx, sale, userID)
+	}
+	home := buyer.HomeShard(userID, n)
+	var took int
+	err := tx.WithContext(ctx).Raw(`BEGIN NOT ATOMIC
+		UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1 WHERE sale_id = ? AND shard = ? AND stock > 0;
+		IF ROW_COUNT() = 1 THEN COMMIT; SELECT 1; ELSE SELECT 0; END IF;
+		END`, sale.ID, home).Row().Scan(&took)
+	switch {
+	case dberr.IsSyntax(err):
+		noCompoundCommit.Store(true)
+		return TakeUnit(ctx, tx, sale, userID)
+	case err != nil || took == 1:
 		return err
 	}
 	return walkShards(ctx, tx, sale.ID, home)

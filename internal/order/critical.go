@@ -126,7 +126,7 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	if cs.kind == writeConditional {
 		// The last statement, sent with the COMMIT in one round trip: the
 		// row is held inside the server only. tx is over after it.
-		if err := inventory.DecrementAndCommit(ctx, tx, cs.sale.ID); err != nil {
+		if err := inventory.TakeUnitAndCommit(ctx, tx, cs.sale, cs.userID); err != nil {
 			return inventory.Order{}, err
 		}
 		return o, nil
