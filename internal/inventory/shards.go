@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -83,7 +84,8 @@ func ShardsOf(ctx context.Context, db *gorm.DB, saleID uint64) ([]ShardFigure, e
 // was empty at one instant.
 //
 // tx must run in READ COMMITTED for a split sale: there the home shard's
-// UPDATE that matched nothing (empty) keeps no lock on it.
+// UPDATE that matched nothing (empty) keeps no lock on it, and the walk's
+// count of the committed stocks sees the latest commits (ErrShardsHeld).
 func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error {
 	n := sale.StockShards
 	if n <= 1 {
@@ -94,7 +96,7 @@ func TakeUnit(ctx context.Context, tx *gorm.DB, sale Sale, userID string) error 
 	if err != nil || took {
 		return err
 	}
-	return walkShards(ctx, tx, sale.ID, home)
+	return walkShards(ctx, tx, sale.ID, home, true)
 }
 
 // TakeUnitAndCommit is TakeUnit as the last statement of tx, where the
@@ -124,7 +126,7 @@ func TakeUnitAndCommit(ctx context.Context, tx *gorm.DB, sale Sale, userID strin
 	case err != nil || took == 1:
 		return err
 	}
-	return walkShards(ctx, tx, sale.ID, home)
+	return walkShards(ctx, tx, sale.ID, home, false)
 }
 
 // decrementShard is the conditional decrement of one shard; took false:
@@ -140,24 +142,40 @@ func decrementShard(ctx context.Context, tx *gorm.DB, saleID uint64, shard int, 
 }
 
 // shardRetry is how long a buyer whose walk found every shard with stock
-// held by others waits before it walks again.
-const shardRetry = time.Millisecond
+// held by others waits before it walks again; maxWalks bounds its walks.
+const (
+	shardRetry = time.Millisecond
+	maxWalks   = 2000
+)
 
-// walkShards takes a unit for a buyer whose home shard was empty. It holds
-// the home shard first (FOR UPDATE): a buyer's orders, and the buyers of
-// one empty home, move on one at a time, so two orders of one buyer still
-// meet on a row (the per-user limit's locking count then sees the first).
-// It then takes the first shard after home, in turn, that has stock and
+// ErrShardsHeld: a walk found, maxWalks times, every shard with stock held
+// by other buyers. In READ COMMITTED their commits or rollbacks end that
+// within milliseconds; in REPEATABLE READ the committed stocks it counts
+// would be its first snapshot's, never 0, and the walk would never end
+// (each walk taking row locks until the server runs out of lock memory:
+// seen once, MariaDB aborted). The bound makes such a misuse an error.
+var ErrShardsHeld = errors.New("inventory: every shard with stock stayed held by others")
+
+// walkShards takes a unit for a buyer whose home shard was empty. With
+// holdHome (TakeUnit: the stock write before the order's INSERT, whose
+// per-user limit is a count after it) it holds the home shard first (FOR
+// UPDATE): a buyer's orders, and the buyers of one empty home, move on one
+// at a time, so two orders of one buyer still meet on a row (the limit's
+// locking count then sees the first). Without (TakeUnitAndCommit: the
+// INSERT came first, the limit of 1 is its unique key) the movers go side
+// by side. It then takes the first shard after home, in turn, that has stock and
 // that no one holds (FOR UPDATE SKIP LOCKED: never waiting while it holds
 // a row, so walkers cannot deadlock). When every shard with stock is held
 // by others, it reads the committed stocks: all 0 is sold out; else those
 // holders are about to commit or roll back, and it walks again.
-func walkShards(ctx context.Context, tx *gorm.DB, saleID uint64, home int) error {
+func walkShards(ctx context.Context, tx *gorm.DB, saleID uint64, home int, holdHome bool) error {
 	db := tx.WithContext(ctx)
-	if err := db.Exec("SELECT shard FROM sale_stock_shards WHERE sale_id = ? AND shard = ? FOR UPDATE", saleID, home).Error; err != nil {
-		return err
+	if holdHome {
+		if err := db.Exec("SELECT shard FROM sale_stock_shards WHERE sale_id = ? AND shard = ? FOR UPDATE", saleID, home).Error; err != nil {
+			return err
+		}
 	}
-	for {
+	for walk := 0; walk < maxWalks; walk++ {
 		for _, after := range []string{"shard > ?", "shard < ?"} { // the shards after home, then those before it
 			var shard []int
 			if err := db.Raw("SELECT shard FROM sale_stock_shards WHERE sale_id = ? AND "+after+
@@ -183,6 +201,7 @@ func walkShards(ctx context.Context, tx *gorm.DB, saleID uint64, home int) error
 		case <-time.After(shardRetry):
 		}
 	}
+	return ErrShardsHeld
 }
 
 // landUnits puts units given back (a restock, an expired reservation)
