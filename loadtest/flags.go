@@ -114,6 +114,8 @@ func defineRunFlags(c *load.RunConfig, fs *flag.FlagSet) (targets *string) {
 		"(one acquisition, one transaction; the strategies that take a lock, sync mode)")
 	fs.IntVar(&c.CombineMaxBatch, "combine-max-batch", 0, "sale option with --combine: most buyers in a batch (0: the shop's default, 100)")
 	fs.IntVar(&c.CombineMaxWaitUS, "combine-max-wait-us", 0, "sale option with --combine: most microseconds a batch gathers before it asks for the lock (0: the shop's default, 500)")
+	fs.IntVar(&c.StockShards, "stock-shards", 1, "sale option: split the stock into N shards sold at once (库存分段; 1..64, "+
+		"strategies that split it: db-conditional, redis-lua-stock; sync mode)")
 	c.MaxErrorRate = 0.01 // before Var: the flag package records the default then
 	fs.Var((*ratioFlag)(&c.MaxErrorRate), "max-error-rate", "hard errors allowed, as a `fraction` (0.01) or a percentage (1%) of requests")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Second, "per-request timeout (the shop waits up to 10s for a lock)")
@@ -214,6 +216,12 @@ func checkRunConfig(c *load.RunConfig, set map[string]bool) error {
 		return fmt.Errorf("--combine-max-wait-us must be between 1 and 100000 (0: the shop's default), not %d", c.CombineMaxWaitUS)
 	case c.Combine && c.Async():
 		return errors.New("--combine needs --order-mode sync: in async mode the queue already batches the orders")
+	case c.StockShards < 0 || c.StockShards > 64: // 0: a config built without the flag, one shard
+		return fmt.Errorf("--stock-shards must be between 1 and 64, not %d", c.StockShards)
+	case c.StockShards > 1 && strings.TrimSpace(c.Strategy) == "all":
+		return errors.New(`--stock-shards above 1: name the strategy (db-conditional or redis-lua-stock); "all" would ask it of strategies that read the one stock they write`)
+	case c.StockShards > 1 && c.Async():
+		return errors.New("--stock-shards above 1 needs --order-mode sync: the queue's script takes its unit from the one stock key")
 	}
 	return nil
 }

@@ -240,6 +240,9 @@ func saleRequestFor(cfg load.RunConfig, st shopapi.StrategyInfo) shopapi.SaleReq
 	if cfg.Combine && st.Kind == "lock" && !cfg.Async() {
 		req.Combine, req.CombineMaxBatch, req.CombineMaxWaitUS = true, cfg.CombineMaxBatch, cfg.CombineMaxWaitUS
 	}
+	if cfg.StockShards > 1 && st.SplitsStock {
+		req.StockShards = cfg.StockShards
+	}
 	return req
 }
 

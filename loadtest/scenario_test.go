@@ -83,7 +83,7 @@ func shardScenarios(all []lessons.Scenario, n int) [][]string {
 // herds, the heaviest of the scenarios, so make test leaves them to
 // make lessons (SECKILL_LESSONS=all), which runs the whole catalogue.
 var costLessons = []string{"optimistic-vs-pessimistic", "herd-sold-out-cache", "herd-rate-limit",
-	"two-level-handoff", "lock-per-batch", "polling-vs-subscribe"}
+	"two-level-handoff", "lock-per-batch", "polling-vs-subscribe", "split-hot-row"}
 
 // TestScenarios runs the catalogue's scenarios (`loadtest scenario
 // NAME,NAME,...`, one shard of them per pair of real shop replicas with

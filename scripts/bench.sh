@@ -26,7 +26,10 @@
 #   7. scripts/bench_selling.sh appends the selling phase of one replica
 #      (db-conditional, db-optimistic) against loadtest/minishop, wrk -c64;
 #   8. scripts/bench_combine.sh appends the herd on each safe lock
-#      strategy without and with combining.
+#      strategy without and with combining;
+#   9. scripts/bench_split.sh appends the herd on db-conditional and
+#      redis-lua-stock with the stock in 1 shard and in 8 (stock_shards),
+#      alternated rounds, medians.
 #
 # The demo is stopped with SIGINT on any exit (trap). ~5-6 minutes.
 # Needs the services up (make services-up). Exit: loadtest run's code (1 when
@@ -118,6 +121,7 @@ bench_part() {
 bench_part herd scripts/bench_herd.sh       # the load tool against wrk, the sold-out answer, the herd
 bench_part selling scripts/bench_selling.sh # one replica's selling phase against a minimal Go shop
 bench_part combine scripts/bench_combine.sh # the herd, one lock per order against one per batch
+bench_part split scripts/bench_split.sh     # the herd, one hot row against the stock in 8 shards
 # Orders through the queue: accepted/s against the sold-out answer (and the
 # same ceiling), confirmed/s
 # against the lock strategies, 202-to-confirmed p99 by oversubscription

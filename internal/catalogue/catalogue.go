@@ -404,6 +404,23 @@ var Catalogue = []Lesson{
 		MinReplicas: 1,
 	},
 	{
+		Name:  "split-hot-row",
+		Title: "Split the hot row: a stock in 8 shards sells 8 at once",
+		Predict: "the same herd (200 units, 1600 buyers at the opening) on db-conditional with the stock in one row and " +
+			"split into 8 (stock_shards 8): with one row every conditional decrement waits for it; with 8 a buyer takes " +
+			"its unit from its home shard (a hash of its id) and, once that is empty, from the next with stock; both " +
+			"sell exactly (oversold 0, lost_updates 0, stock 0, the history linearizable), every shard sells and the " +
+			"shards' sales add up to the orders; the time to sell out, orders/s, the orders per shard and the buyers " +
+			"who moved on from an empty shard are shown, not judged",
+		Fix: "split the stock into N rows (or Redis keys) so that N buyers hold one at once; send each buyer to a " +
+			"shard by a stable hash of its id, on to the next with stock when it is empty, in the same transaction; " +
+			"the sale is sold out only when every shard is, and its stock is the sum of its shards",
+		Seed: "beyond the seeds (no source quoted): flash-sale practice calls it 库存分段 (splitting the stock), " +
+			"the way past the one row lock every database road sells from",
+		Strategies:  []string{"db-conditional"},
+		MinReplicas: 1,
+	},
+	{
 		Name:  "for-update-needs-tx",
 		Title: "SELECT ... FOR UPDATE locks only inside a transaction",
 		Predict: "db-pessimistic-autocommit runs the FOR UPDATE in autocommit: the row lock ends with the statement, " +

@@ -119,6 +119,11 @@ var zhTexts = map[string][3]string{
 		"同一群买家（60 件库存，开售瞬间 240 个买家，同时 96 个）抢 redlock 秒杀，先开 no_queue（每个等待者自己同时向三个主节点发 SET NX，间隔 5-20 毫秒，redsync 的做法），再用 redlock 的默认做法：没有排队时，每个主节点把票投给键空出后最先到达的等待者，不同的等待者赢下不同的主节点，谁也凑不够多数，全部释放再重试：每次加锁至少有一轮多数派投票因选票分散而失败；每个实例只派一个竞争者（主节点前面的本地排队），选票分散后再随机退避，失败的轮数少于加锁次数，也少于没有排队时；两者卖出的都恰好是数据库记的数（oversold 0，lost_updates 0，violations 0）；轮数由各实例计数，售罄用时只展示、不判定",
 		"同一进程里争同一个键的竞争者先在内存里排队，只让排头的去找主节点；一轮投票分散后，立即在所有主节点上释放已得的票，再随机退避一段随失败轮数翻倍、有上限的时间；多数派、有效期（TTL - 耗时 - 漂移）和失败后的释放都还是 RedLock 的",
 	},
+	"split-hot-row": {
+		"拆分热点行：库存分成 8 段，8 个买家同时卖",
+		"同一群买家（200 件库存，开售瞬间 1600 个买家）抢 db-conditional 秒杀，库存分别放在一行和分成 8 段（stock_shards 8）：一行时每次条件扣减都要等这一行；分成 8 段时买家先从自己的主段（按用户 id 哈希）扣，主段卖空后再去下一个还有库存的段；两者都卖得分毫不差（oversold 0，lost_updates 0，库存 0，历史可线性化），每一段都有卖出，各段卖出之和等于订单数；售罄用时、每秒订单数、每段卖出的订单数以及从空段转去别段的买家数只展示、不判定",
+		"把库存拆成 N 行（或 N 个 Redis key），让 N 个买家同时各持一行；按用户 id 的稳定哈希把买家分到一段，该段卖空时在同一个事务里转到下一个还有库存的段；只有每一段都卖空才算售罄，场次的库存是各段之和",
+	},
 	"for-update-needs-tx": {
 		"SELECT ... FOR UPDATE 只在事务里才加锁",
 		"db-pessimistic-autocommit 在自动提交下执行 FOR UPDATE：行锁随语句结束，16 个买家同时读写库存：丢失更新和重叠（都 >= 1）；db-pessimistic 把同样的 SELECT 放在订单的事务里，卖得分毫不差",
@@ -212,6 +217,7 @@ var zhSeeds = map[string]string{
 	"two-level-handoff":              "参考文章 002：「在实例拿到了分布式锁之后,释放锁之前先看看本地有没有别的线程也需要同一把分布式锁。如果有,就直接转交给本地的线程,进一步减少加锁和释放锁的开销。」",
 	"lock-per-batch":                 "超出参考文章的范围（未引用出处）：秒杀实践里把它叫作合并请求；参考文章 002 的本地交接（two-level-handoff 课）是它的第一步",
 	"redlock-herd":                   "超出参考文章的范围（没有一篇参考文章让 RedLock 面对羊群）：Redis 文档的 RedLock 页要求没拿到锁的客户端在所有实例上释放，并在随机延迟后重试，让同时尝试的客户端错开步调，因为选票分散可能让谁也赢不了",
+	"split-hot-row":                  "超出参考文章的范围（未引用出处）：秒杀实践里把它叫作库存分段，用来越过每条数据库路线都要排队的那一把行锁",
 	"for-update-needs-tx":            "参考文章 000 谈到它的 select ... for update 锁时说：「这里需要注意一下哈,必须要加事务 哈。」",
 	"etcd-lease-expiry":              "超出参考文章的范围（没有一篇参考文章讲到 etcd）：etcd 自己的文档《Notes on the usage of lock and lease》（《锁与租约的使用说明》）说：“the lease mechanism itself doesn't guarantee mutual exclusion. Owning a lease cannot guarantee the owner holds a lock of the resource.”（租约机制本身并不保证互斥。拥有租约并不能保证拥有者持有资源上的锁。）关于 Kleppmann 的防护令牌，它又说：“The authors interpret that fencing token is revision number in the case of etcd.”（作者们认为，在 etcd 中，防护令牌就是 revision 版本号。）",
 	"sentinel-failover":              "参考文章 000：「如果线程一在Redismaster节点上拿到了锁,但是加锁的key还没同步到slave节点。恰好这时,master节点发生故障,一个slave节点就会升级为master节点。线程二就可以顺理成章获取同个key的锁啦」；参考文章 002：「Redis 的主从同步是异步的」",

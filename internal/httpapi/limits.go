@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
@@ -51,6 +52,8 @@ func inputLimits() limitsView {
 			// With combine: true only (a strategy that takes a lock, sync).
 			"combine_max_batch":   {Min: num(1), Max: sale.MaxCombineBatch, Default: num(sale.DefaultCombineBatch)},
 			"combine_max_wait_us": {Min: num(0), Max: sale.MaxCombineWaitUS, Default: num(sale.DefaultCombineWaitUS)},
+			// Above 1 only for a strategy that splits the stock, sync.
+			"stock_shards": {Min: num(1), Max: inventory.MaxStockShards, Default: num(1)},
 		},
 		Run: map[string]bound{
 			"buyers":      {Min: num(1), Max: runs.MaxBuyers},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seckill-lab/seckill/internal/faults"
+	"github.com/seckill-lab/seckill/internal/inventory"
 	"github.com/seckill-lab/seckill/internal/runs"
 	"github.com/seckill-lab/seckill/internal/sale"
 )
@@ -34,6 +35,7 @@ func TestLimits(t *testing.T) {
 			"pay_within_ms":       {"min": 0.0, "max": float64(sale.MaxPayWithinMS), "default": 0.0},
 			"combine_max_batch":   {"min": 1.0, "max": float64(sale.MaxCombineBatch), "default": float64(sale.DefaultCombineBatch)},
 			"combine_max_wait_us": {"min": 0.0, "max": float64(sale.MaxCombineWaitUS), "default": float64(sale.DefaultCombineWaitUS)},
+			"stock_shards":        {"min": 1.0, "max": float64(inventory.MaxStockShards), "default": 1.0},
 		},
 		"run": {
 			"buyers":      {"min": 1.0, "max": float64(runs.MaxBuyers)},

@@ -70,6 +70,11 @@ func TestCreateSaleRejects(t *testing.T) {
 		{"name too long", `{"strategy":"mutex","stock":1,"name":"` + long + `"}`, "invalid_field", "name"},
 		{"product number", `{"strategy":"mutex","stock":1,"product":5}`, "invalid_field", "product"},
 		{"product too long", `{"strategy":"mutex","stock":1,"product":"` + long + `"}`, "invalid_field", "product"},
+		{"stock_shards zero", `{"strategy":"db-conditional","stock":10,"stock_shards":0}`, "invalid_field", "stock_shards"},
+		{"stock_shards too many", `{"strategy":"db-conditional","stock":100,"stock_shards":65}`, "invalid_field", "stock_shards"},
+		{"stock_shards string", `{"strategy":"db-conditional","stock":10,"stock_shards":"8"}`, "invalid_field", "stock_shards"},
+		{"stock_shards above the stock", `{"strategy":"db-conditional","stock":3,"stock_shards":4}`, "invalid_field", "stock_shards"},
+		{"stock_shards on a lock", `{"strategy":"mutex","stock":10,"stock_shards":2}`, "invalid_field", "stock_shards"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,7 +107,7 @@ func TestCreateSaleDefaults(t *testing.T) {
 	// Open at once (opens_at is the creation), the sold-out cache on.
 	want := inventory.Sale{ID: v.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
 		TTLMS: sale.DefaultTTLMS, Watchdog: true, PerUserLimit: sale.DefaultPerUserLimit, Status: "open",
-		SoldOutCache: true, OrderMode: inventory.OrderSync}
+		SoldOutCache: true, OrderMode: inventory.OrderSync, StockShards: 1}
 	if d := v.CreatedAt.Sub(v.OpensAt); d < 0 || d > time.Second {
 		t.Fatalf("opens_at %v, created_at %v: a sale without an opening opens when it is made", v.OpensAt, v.CreatedAt)
 	}

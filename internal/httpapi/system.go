@@ -43,6 +43,8 @@ type strategyView struct {
 	Renews bool `json:"renews"`
 	// Tokens says the lease carries a fencing token, so a sale may fence.
 	Tokens bool `json:"tokens"`
+	// SplitsStock says a sale may split its stock (stock_shards > 1).
+	SplitsStock bool `json:"splits_stock"`
 	// Expiry says what frees a dead holder's lock (ttl, session, connection,
 	// none, ...): whether a stalled holder can outlive its lock.
 	Expiry string `json:"expiry"`
@@ -67,7 +69,7 @@ func (s *Server) strategies(c *gin.Context) {
 			states[string(n)] = backends.State(n).State
 		}
 		out = append(out, strategyView{Name: st.Name, Description: st.Description, Needs: needs,
-			Kind: string(st.Kind()), Safe: st.Safe, Renews: st.Renews, Tokens: st.Tokens, Expiry: string(st.Expiry), Available: st.Available(backends) == nil, Backends: states})
+			Kind: string(st.Kind()), Safe: st.Safe, Renews: st.Renews, Tokens: st.Tokens, SplitsStock: st.SplitsStock, Expiry: string(st.Expiry), Available: st.Available(backends) == nil, Backends: states})
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -2,6 +2,8 @@
 // holds every statement on their tables (sales, orders, ticket_failures):
 //
 //   - model.go: the rows (Sale, Order, TicketFailure) and the views of a sale
+//   - shards.go: split stock: a sale's shards, the buyer's home shard, the
+//     one place that sums a sale's stock
 //   - store.go: stock reads and writes (plain, versioned CAS, conditional,
 //     fenced), inserting orders, a sale's truth from the database
 //   - views.go, recent.go: many sales' views at once, the recent orders
@@ -75,6 +77,10 @@ type Sale struct {
 	Combine          bool `json:"combine"`
 	CombineMaxBatch  int  `json:"combine_max_batch"`
 	CombineMaxWaitUS int  `gorm:"column:combine_max_wait_us" json:"combine_max_wait_us"`
+	// StockShards splits the stock into that many shards (库存分段), each
+	// sold by its own row (db-conditional) or key (redis-lua-stock), so
+	// that as many buyers take a unit at once; 1: one row, as always.
+	StockShards int `json:"stock_shards"`
 	// Drift is the last reconciliation of a stock kept in Redis against the
 	// database (0: they agree), checked at ReconciledAt.
 	Drift        int64      `json:"drift"`
@@ -175,6 +181,9 @@ type SaleView struct {
 	// Reconcile: the strategy's own stock checked against the database
 	// (sales whose strategy keeps one).
 	Reconcile *Reconciliation `json:"reconcile,omitempty"`
+	// Shards: a sale split in the database, shard by shard (its stock,
+	// the units it sold, the buyers who moved on to it from an empty home).
+	Shards []ShardFigure `json:"shards,omitempty"`
 	// Healthy: nothing oversold, lost, duplicated or overlapping, and no
 	// drift between the two stocks. Nil where the view was not judged
 	// (a run's step carries the bare sale).

@@ -12,11 +12,11 @@ import (
 // The reads of sales and orders that the checks, the repairs and the
 // reports make outside the order path.
 
-// SaleStock reads a sale's stock (sql.ErrNoRows when there is no such
+// SaleStock reads a sale's stock, the sum of its shards (sql.ErrNoRows when there is no such
 // sale).
 func SaleStock(ctx context.Context, db *gorm.DB, saleID uint64) (int64, error) {
 	var stock int64
-	err := db.WithContext(ctx).Raw("SELECT stock FROM sales WHERE id = ?", saleID).Row().Scan(&stock)
+	err := db.WithContext(ctx).Raw("SELECT "+stockSum+" FROM sales s WHERE s.id = ?", saleID).Row().Scan(&stock)
 	return stock, err
 }
 
@@ -27,7 +27,7 @@ func SaleStocks(ctx context.Context, db *gorm.DB, ids []uint64) (map[uint64]int6
 		ID    uint64
 		Stock int64
 	}
-	if err := db.WithContext(ctx).Raw("SELECT id, stock FROM sales WHERE id IN ?", ids).Scan(&rows).Error; err != nil {
+	if err := db.WithContext(ctx).Raw("SELECT s.id, "+stockSum+" AS stock FROM sales s WHERE s.id IN ?", ids).Scan(&rows).Error; err != nil {
 		return nil, err
 	}
 	out := make(map[uint64]int64, len(rows))
@@ -48,8 +48,10 @@ func SaleOpensAt(ctx context.Context, db *gorm.DB, saleID uint64) (time.Time, er
 // one of strategies.
 func NewestSalesOf(ctx context.Context, db *gorm.DB, strategies []string, limit int) ([]Sale, error) {
 	var sales []Sale
-	err := db.WithContext(ctx).Where("strategy IN ?", strategies).Order("id DESC").Limit(limit).Find(&sales).Error
-	return sales, err
+	if err := db.WithContext(ctx).Where("strategy IN ?", strategies).Order("id DESC").Limit(limit).Find(&sales).Error; err != nil {
+		return nil, err
+	}
+	return sales, sumShards(ctx, db, sales)
 }
 
 // CountTicketsOrdered counts those of tickets that are orders.

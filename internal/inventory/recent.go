@@ -28,8 +28,16 @@ func (s *Store) RecentInvariants(ctx context.Context, limit int) ([]SaleInvarian
 	if err != nil {
 		return nil, err
 	}
+	sales := make([]Sale, len(rows))
+	for i, r := range rows {
+		sales[i] = r.Sale
+	}
+	if err := sumShards(ctx, s.db, sales); err != nil {
+		return nil, err
+	}
 	out := make([]SaleInvariants, 0, len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
+		r.Sale = sales[i]
 		st := statsOf(r.Sale, r.Sold, 0, sectionlog.Cycle{})
 		out = append(out, SaleInvariants{SaleID: r.ID, Strategy: r.Strategy, Watchdog: r.Watchdog,
 			Oversold: st.Oversold, LostUpdates: st.LostUpdates})

@@ -61,7 +61,7 @@ func HalfReturned(ctx context.Context, db *gorm.DB, limit int) ([]OrderRef, erro
 // ExpireReservation expires order id inside tx if it is still an unpaid
 // reservation past its pay_by, and gives its unit back to sale saleID's
 // stock (moving the version, so that a CAS writer that read before
-// retries). unitReturned false leaves a return to the strategy's own stock
+// retries); a split sale's unit lands in its shard 0. unitReturned false leaves a return to the strategy's own stock
 // due. expired false: paid or expired meanwhile, nothing written.
 func ExpireReservation(ctx context.Context, tx *gorm.DB, id, saleID uint64, unitReturned bool) (expired bool, err error) {
 	res := tx.WithContext(ctx).Exec(`UPDATE orders SET status = ?, expired_at = NOW(6), unit_returned = ?
@@ -69,7 +69,16 @@ func ExpireReservation(ctx context.Context, tx *gorm.DB, id, saleID uint64, unit
 	if res.Error != nil || res.RowsAffected == 0 {
 		return false, res.Error
 	}
-	return true, tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock + 1, version = version + 1, updated_at = NOW(6) WHERE id = ?", saleID).Error
+	split, err := landUnits(ctx, tx, saleID, 1)
+	if err != nil {
+		return false, err
+	}
+	back := 1 // into sales.stock, or already into the split sale's shard 0
+	if split {
+		back = 0
+	}
+	return true, tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock + ?, version = version + 1, updated_at = NOW(6) WHERE id = ?",
+		back, saleID).Error
 }
 
 // NoteUnitReturned notes that expired order id's unit is back in the

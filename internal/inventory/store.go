@@ -28,6 +28,7 @@ func (s *Store) DB() *gorm.DB { return s.db }
 // CreateSale inserts sale with stock = initial_stock and returns it with its id.
 func (s *Store) CreateSale(ctx context.Context, sale *Sale) error {
 	sale.Stock = sale.InitialStock
+	sale.StockShards = max(sale.StockShards, 1)
 	if sale.Status == "" {
 		sale.Status = "open"
 	}
@@ -41,20 +42,31 @@ func (s *Store) GetSale(ctx context.Context, id uint64) (Sale, error) {
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return sale, ErrSaleNotFound
 	}
-	return sale, err
+	if err != nil {
+		return sale, err
+	}
+	one := []Sale{sale}
+	err = sumShards(ctx, s.db, one)
+	return one[0], err
 }
 
 // ListSales returns the newest sales first, at most limit of them.
 func (s *Store) ListSales(ctx context.Context, limit int) ([]Sale, error) {
 	var sales []Sale
-	err := s.db.WithContext(ctx).Order("id DESC").Limit(limit).Find(&sales).Error
-	return sales, err
+	if err := s.db.WithContext(ctx).Order("id DESC").Limit(limit).Find(&sales).Error; err != nil {
+		return nil, err
+	}
+	return sales, sumShards(ctx, s.db, sales)
 }
 
 // View returns the sale with its stats computed from the database.
 func (s *Store) View(ctx context.Context, sale Sale) (SaleView, error) {
 	st, err := s.stats(ctx, sale)
-	return NewSaleView(sale, st), err
+	v := NewSaleView(sale, st)
+	if err == nil && sale.StockShards > 1 {
+		v.Shards, err = ShardsOf(ctx, s.db, sale.ID)
+	}
+	return v, err
 }
 
 func (s *Store) stats(ctx context.Context, sale Sale) (Stats, error) {
@@ -99,7 +111,7 @@ type StockRow struct {
 // the database, is what is supposed to make it current).
 func ReadStock(ctx context.Context, tx *gorm.DB, saleID uint64) (StockRow, error) {
 	var row StockRow
-	res := tx.WithContext(ctx).Raw("SELECT stock, version, fence FROM sales WHERE id = ?", saleID).Scan(&row)
+	res := tx.WithContext(ctx).Raw("SELECT "+stockSum+" AS stock, s.version, s.fence FROM sales s WHERE s.id = ?", saleID).Scan(&row)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return row, ErrSaleNotFound
 	}
@@ -295,11 +307,20 @@ func KeysUsed(ctx context.Context, tx *gorm.DB, saleID uint64, keys []string) ([
 	return pairs, err
 }
 
-// AddStock adds units to a sale's stock and initial stock inside tx, and
-// moves its version so that a CAS writer that read before retries.
+// AddStock adds units to a sale's stock (its shard 0 where it is split)
+// and initial stock inside tx, and moves its version so that a CAS writer
+// that read before retries.
 func AddStock(ctx context.Context, tx *gorm.DB, saleID uint64, units int64) error {
+	split, err := landUnits(ctx, tx, saleID, units)
+	if err != nil {
+		return err
+	}
+	toSale := units
+	if split {
+		toSale = 0
+	}
 	res := tx.WithContext(ctx).Exec("UPDATE sales SET stock = stock + ?, initial_stock = initial_stock + ?, version = version + 1 WHERE id = ?",
-		units, units, saleID)
+		toSale, units, saleID)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return ErrSaleNotFound
 	}

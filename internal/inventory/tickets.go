@@ -8,7 +8,11 @@ import (
 
 // LockSaleStock reads a sale's stock holding its row (FOR UPDATE): the
 // writers of a batch of orders take turns on it, and each sees what the
-// previous committed. ErrSaleNotFound when there is no such sale.
+// previous committed. ErrSaleNotFound when there is no such sale. Its
+// callers persist the units of a strategy that keeps its own stock
+// (redis-lua-stock), whose database stock is never split (SplitStock):
+// the row is the whole stock, and a locking read of the shards' table
+// would only take gap locks that new sales' shards wait for.
 func LockSaleStock(ctx context.Context, tx *gorm.DB, saleID uint64) (int64, error) {
 	var stock []int64
 	if err := tx.WithContext(ctx).Raw("SELECT stock FROM sales WHERE id = ? FOR UPDATE", saleID).Scan(&stock).Error; err != nil {

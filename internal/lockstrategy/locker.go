@@ -196,8 +196,9 @@ func NeverLost() <-chan struct{} { return neverLost }
 // was read from counts those units.
 type Reserver interface {
 	LoadStock(ctx context.Context, key string, stock int64) error
-	// Reserve takes one unit; ok false means sold out.
-	Reserve(ctx context.Context, key string) (r Reservation, ok bool, err error)
+	// Reserve takes one unit for buyer (where the stock is split, from its
+	// home shard first); ok false means sold out.
+	Reserve(ctx context.Context, key, buyer string) (r Reservation, ok bool, err error)
 	// Settled ends r after its order committed.
 	Settled(ctx context.Context, key string, r Reservation) error
 	// Unreserve gives r's unit back, unless r is no longer in flight

@@ -74,6 +74,9 @@ type Options struct {
 	// apart, as redsync does, which livelocks under a herd (the lesson
 	// redlock-herd). Other strategies ignore it.
 	NoQueue bool
+	// StockShards is the sale's stock_shards: the keys a strategy that
+	// splits the stock in its own store keeps it in (redis-lua-stock).
+	StockShards int
 }
 
 // Expiry says what frees the lock of a holder that died without unlocking.
@@ -120,6 +123,10 @@ type Strategy struct {
 	// Queues says the strategy's stock lives in the default Redis, so that
 	// one script can take the unit and queue the order (order_mode async).
 	Queues bool
+	// SplitsStock says the strategy can sell a sale's stock from
+	// stock_shards > 1 shards at once (库存分段): db-conditional's rows,
+	// redis-lua-stock's keys. The others read the one stock they write.
+	SplitsStock bool
 	// Normalize keeps of o what makes a difference to this strategy and
 	// zeroes the rest (NoOptions, TTLOnly), so that sales that differ only
 	// in options it ignores share one instance: one ZooKeeper session, one
@@ -331,9 +338,20 @@ func Locking() []string {
 // Queueing returns the names of the strategies an async sale may use: their
 // stock lives in the default Redis, beside the order queue.
 func Queueing() []string {
+	return namesWhere(func(s Strategy) bool { return s.Queues })
+}
+
+// Splitting lists the strategies that can split a sale's stock into
+// shards (SplitsStock).
+func Splitting() []string {
+	return namesWhere(func(s Strategy) bool { return s.SplitsStock })
+}
+
+// namesWhere lists the names of the strategies for which keep is true.
+func namesWhere(keep func(Strategy) bool) []string {
 	var out []string
 	for _, s := range All() {
-		if s.Queues {
+		if keep(s) {
 			out = append(out, s.Name)
 		}
 	}

@@ -82,11 +82,14 @@ type casRounds struct {
 // was then granted the row, which it keeps until its transaction ends:
 // retried in the same transaction, its second CAS holds the row and wins,
 // where a new transaction gave the row up only after a rollback's round
-// trip and went back to the end of the row's queue.
+// trip and went back to the end of the row's queue. A split sale's
+// (stock_shards > 1) runs in READ COMMITTED too: an empty shard's UPDATE
+// then keeps no lock on it, and the buyers walking the shards cannot
+// deadlock (inventory.TakeUnit).
 func (cs criticalSection) inNewTx(ctx context.Context) (inventory.Order, error) {
 	var o inventory.Order
 	var opts []*sql.TxOptions
-	if cs.kind == writeCAS {
+	if cs.kind == writeCAS || cs.sale.StockShards > 1 {
 		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	}
 	err := cs.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -123,7 +126,7 @@ func (cs criticalSection) run(ctx context.Context, tx *gorm.DB) (inventory.Order
 	if cs.kind == writeConditional {
 		// The last statement, sent with the COMMIT in one round trip: the
 		// row is held inside the server only. tx is over after it.
-		if err := inventory.DecrementAndCommit(ctx, tx, cs.sale.ID); err != nil {
+		if err := inventory.TakeUnitAndCommit(ctx, tx, cs.sale, cs.userID); err != nil {
 			return inventory.Order{}, err
 		}
 		return o, nil
@@ -386,8 +389,8 @@ func (cs criticalSection) write(ctx context.Context, tx *gorm.DB, row inventory.
 		return inventory.WriteStockFenced(ctx, tx, cs.sale.ID, row.Stock-1, cs.token)
 	case writeCAS:
 		return inventory.WriteStockCAS(ctx, tx, cs.sale.ID, row.Stock-1, row.Version)
-	case writeConditional: // no unit left: ErrSoldOut
-		return inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
+	case writeConditional: // no unit left on any shard: ErrSoldOut
+		return inventory.TakeUnit(ctx, tx, cs.sale, cs.userID)
 	case writeReserved:
 		err := inventory.DecrementIfAvailable(ctx, tx, cs.sale.ID)
 		if errors.Is(err, inventory.ErrSoldOut) {

@@ -8,10 +8,10 @@ import (
 )
 
 // LockOptions are the strategy options of sale: its TTL, its watchdog
-// switch and redlock's queue switch (each strategy's Normalize drops what it does not use). Everything
+// switch, redlock's queue switch and its stock shards (each strategy's Normalize drops what it does not use). Everything
 // that gets a sale's strategy (the order flow, loading a Reserver's stock) uses it,
 // so that a sale always meets the same instance.
 func LockOptions(sale inventory.Sale) lockstrategy.Options {
 	return lockstrategy.Options{TTL: time.Duration(sale.TTLMS) * time.Millisecond, NoRenewal: !sale.Watchdog,
-		NoQueue: sale.NoQueue}
+		NoQueue: sale.NoQueue, StockShards: sale.StockShards}
 }

@@ -35,7 +35,7 @@ const reservePersistTimeout = reserved.PersistBound
 // is rebuilt by the one caller the strategy names.
 func (s *Service) placeReserved(ctx context.Context, cs criticalSection, rs lockstrategy.Reserver) (inventory.Order, string, error) {
 	key := s.LockKey(cs.sale.ID)
-	r, ok, err := rs.Reserve(ctx, key)
+	r, ok, err := rs.Reserve(ctx, key, cs.userID)
 	if err != nil {
 		if errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
 			s.rebuildStock(cs.sale.ID, key, rs)

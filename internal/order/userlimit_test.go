@@ -33,15 +33,17 @@ func TestPerUserLimitUnderConcurrency(t *testing.T) {
 	for _, c := range []struct {
 		strategy string
 		limit    int
+		shards   int // stock_shards: a split stock holds the limit too
 	}{
-		{"db-conditional", 1}, {"redis-lua-stock", 1}, {"db-optimistic", 1}, {"db-pessimistic", 1}, {"redis", 1},
-		{"db-conditional", 2}, {"redis-lua-stock", 2}, {"db-optimistic", 2},
+		{"db-conditional", 1, 1}, {"redis-lua-stock", 1, 1}, {"db-optimistic", 1, 1}, {"db-pessimistic", 1, 1}, {"redis", 1, 1},
+		{"db-conditional", 2, 1}, {"redis-lua-stock", 2, 1}, {"db-optimistic", 2, 1}, {"db-conditional", 1, 8}, {"db-conditional", 2, 8}, {"redis-lua-stock", 1, 8},
 	} {
-		t.Run(fmt.Sprintf("%s/limit=%d", c.strategy, c.limit), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/limit=%d/shards=%d", c.strategy, c.limit, c.shards), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			sale := saletest.Make(t, sale.New(store.DB(), lockers, svc), sale.Spec{Name: new("limit " + c.strategy), Strategy: &c.strategy,
-				Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(c.limit))})
+				Stock: new(int64(stock)), WorkMS: new(int64(workMS)), TTLMS: new(int64(5000)), PerUserLimit: new(int64(c.limit)),
+				StockShards: new(int64(c.shards))})
 			l, err := lockers.Get(c.strategy, order.LockOptions(sale))
 			if err != nil {
 				t.Fatal(err)

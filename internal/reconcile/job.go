@@ -111,7 +111,8 @@ func (j Job) checkAll(ctx context.Context) {
 	}
 	store := inventory.NewStore(j.DB)
 	for _, sl := range sales {
-		inst, err := j.Lockers.Get(sl.Strategy, lockstrategy.Options{})
+		// The sale's shards: its snapshot sums every key of a split stock.
+		inst, err := j.Lockers.Get(sl.Strategy, lockstrategy.Options{StockShards: sl.StockShards})
 		if err != nil {
 			continue
 		}

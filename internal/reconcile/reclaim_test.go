@@ -45,7 +45,7 @@ func newReclaimSale(t *testing.T, stock int64) reclaimSale {
 func (s reclaimSale) takeAbandoned(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	r, ok, err := s.st.Reserve(ctx, s.key)
+	r, ok, err := s.st.Reserve(ctx, s.key, "buyer")
 	if err != nil || !ok {
 		t.Fatalf("reserve: %v %v", ok, err)
 	}

@@ -77,6 +77,9 @@ type Config struct {
 	Combine          bool `json:"combine"`
 	CombineMaxBatch  int  `json:"combine_max_batch,omitempty"`
 	CombineMaxWaitUS int  `json:"combine_max_wait_us,omitempty"`
+	// StockShards splits the stock (库存分段) in the steps whose strategy
+	// can (the others keep one shard); 0 or 1: one.
+	StockShards int `json:"stock_shards,omitempty"`
 }
 
 // UnmarshalJSON reads a stored config; one stored before the watchdog
@@ -128,6 +131,9 @@ func StepSpec(strategy string, cfg Config) sale.Spec {
 	if spec.Combine = sale.LenientCombine(strategy, cfg.OrderMode, cfg.Combine); spec.Combine != nil {
 		batch, wait := int64(cfg.CombineMaxBatch), int64(cfg.CombineMaxWaitUS)
 		spec.CombineMaxBatch, spec.CombineMaxWaitUS = &batch, &wait
+	}
+	if cfg.StockShards > 1 {
+		spec.StockShards = sale.LenientStockShards(strategy, spec.OrderMode, int64(cfg.StockShards))
 	}
 	return spec
 }

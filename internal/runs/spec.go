@@ -105,6 +105,9 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 					step.CombineMaxBatch, step.CombineMaxWaitUS = nil, nil
 				}
 			}
+			if spec.StockShards != nil {
+				step.StockShards = sale.LenientStockShards(name, step.OrderMode, *spec.StockShards)
+			}
 		}
 		valid, err := sales.Validate(step)
 		if err != nil {
@@ -120,6 +123,7 @@ func steps(spec sale.Spec, sales SaleValidator) (Config, error) {
 		if valid.Combine {
 			cfg.Combine, cfg.CombineMaxBatch, cfg.CombineMaxWaitUS = true, valid.CombineMaxBatch, valid.CombineMaxWaitUS
 		}
+		cfg.StockShards = max(cfg.StockShards, valid.StockShards)
 	}
 	if spec.OpensInMS != nil {
 		cfg.OpensInMS = int(*spec.OpensInMS) // in range: the sale's validation checked it

@@ -62,6 +62,11 @@ func (s *Service) Create(ctx context.Context, spec Spec) (inventory.Sale, error)
 		if err := inventory.NewStore(tx).CreateSale(ctx, &sale); err != nil {
 			return err
 		}
+		if inst.Reserver == nil { // a reserving strategy splits its own stock (LoadStock), not the database's
+			if err := inventory.SplitStock(ctx, tx, sale); err != nil {
+				return err
+			}
+		}
 		if r := inst.Reserver; r != nil {
 			if err := r.LoadStock(ctx, s.keys.LockKey(sale.ID), sale.InitialStock); err != nil {
 				return fmt.Errorf("%w: %s: load stock: %w", ErrStrategyUnavailable, sale.Strategy, err)

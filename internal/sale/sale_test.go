@@ -108,6 +108,10 @@ func TestCreateFieldErrors(t *testing.T) {
 		{"combine in order_mode async", ok(func(s *Spec) { s.Strategy, s.Combine, s.OrderMode = str("sale-test-queues"), flag(true), str("async") }), "combine", "combine needs"},
 		{"combine_max_batch without combine", ok(func(s *Spec) { s.CombineMaxBatch = num(5) }), "combine_max_batch", "combine_max_batch needs combine: true"},
 		{"combine_max_wait_us with combine off", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(false), num(5) }), "combine_max_wait_us", "needs combine: true"},
+		{"stock_shards zero", ok(func(s *Spec) { s.Strategy, s.StockShards = str("db-conditional"), num(0) }), "stock_shards", "stock_shards must be between 1 and 64"},
+		{"stock_shards past the bound", ok(func(s *Spec) { s.Strategy, s.StockShards = str("db-conditional"), num(65) }), "stock_shards", "stock_shards must be between 1 and 64"},
+		{"stock_shards on a strategy that reads its one stock", ok(func(s *Spec) { s.StockShards = num(2) }), "stock_shards", "stock_shards above 1 needs a strategy that splits the stock (db-conditional, redis-lua-stock)"},
+		{"stock_shards above the stock", ok(func(s *Spec) { s.Strategy, s.Stock, s.StockShards = str("db-conditional"), num(3), num(4) }), "stock_shards", "at most the stock"},
 		{"combine_max_batch zero", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(0) }), "combine_max_batch", "combine_max_batch must be between 1 and 1000"},
 		{"combine_max_batch too big", ok(func(s *Spec) { s.Combine, s.CombineMaxBatch = flag(true), num(MaxCombineBatch+1) }), "combine_max_batch", "between 1 and 1000"},
 		{"combine_max_wait_us negative", ok(func(s *Spec) { s.Combine, s.CombineMaxWaitUS = flag(true), num(-1) }), "combine_max_wait_us", "combine_max_wait_us must be between 0 and 100000"},
@@ -141,7 +145,8 @@ func TestCreateDefaults(t *testing.T) {
 	}
 	want := inventory.Sale{ID: got.ID, Name: "mutex sale", Strategy: "mutex", InitialStock: 5, Stock: 5,
 		TTLMS: DefaultTTLMS, Watchdog: true, PerUserLimit: DefaultPerUserLimit, Status: "open",
-		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt, OpensAt: got.OpensAt, SoldOutCache: true, OrderMode: inventory.OrderSync}
+		CreatedAt: got.CreatedAt, UpdatedAt: got.UpdatedAt, OpensAt: got.OpensAt, SoldOutCache: true, OrderMode: inventory.OrderSync,
+		StockShards: 1}
 	if got.ID == 0 || got != want || got.CreatedAt.IsZero() || got.CreatedAt.Sub(got.OpensAt) > time.Second || got.OpensAt.After(got.CreatedAt) {
 		t.Fatalf("created %+v, want %+v", got, want)
 	}

@@ -74,6 +74,9 @@ type Spec struct {
 	Combine          *bool
 	CombineMaxBatch  *int64
 	CombineMaxWaitUS *int64
+	// StockShards splits the stock into that many shards sold at once (a
+	// strategy that splits it: lockstrategy.Splitting).
+	StockShards *int64
 }
 
 // Validate checks spec member by member, in a fixed order (the first wrong
@@ -139,6 +142,9 @@ func (s *Service) Validate(spec Spec) (inventory.Sale, error) {
 		return sale, FieldErrorf("pay_within_ms", "pay_within_ms must be 0 (no reservation) or between %d and %d", MinPayWithinMS, MaxPayWithinMS)
 	}
 	if err := combining(&sale, st, spec); err != nil {
+		return sale, err
+	}
+	if err := stockShards(&sale, st, spec); err != nil {
 		return sale, err
 	}
 	return sale, nil

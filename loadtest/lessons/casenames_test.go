@@ -26,6 +26,7 @@ var caseNameGroups = [][]shopapi.SaleView{
 		{ID: 3, Name: "scenario redlock-clock-jump: time to acquire", Strategy: "redlock"}},
 	{{ID: 1, Name: "scenario lock-per-batch", Strategy: "redis", Fencing: true}, {ID: 2, Name: "scenario lock-per-batch", Strategy: "redis", Fencing: true, Combine: true}},
 	{{ID: 1, Name: "scenario redlock-herd", Strategy: "redlock", Watchdog: true, NoQueue: true}, {ID: 2, Name: "scenario redlock-herd", Strategy: "redlock", Watchdog: true}},
+	{{ID: 1, Name: "scenario split-hot-row", Strategy: "db-conditional", StockShards: 1}, {ID: 2, Name: "scenario split-hot-row", Strategy: "db-conditional", StockShards: 8}},
 	{{ID: 1, Name: "scenario ttl-shorter-than-work", Strategy: "redis", TTLMS: 1000, WorkMS: 1800},
 		{ID: 2, Name: "scenario ttl-shorter-than-work", Strategy: "redis", TTLMS: 1000, WorkMS: 1800, Watchdog: true}},
 	{{ID: 1, Name: "scenario db-lock-crashed-holder: crashed holder", Strategy: "db-lock-table-plain", TTLMS: 600000},

@@ -125,6 +125,7 @@ type setting struct {
 var settings = []setting{
 	onOff(func(v shopapi.SaleView) bool { return v.Fencing }, "fencing", "防护令牌"),
 	onOff(func(v shopapi.SaleView) bool { return v.Combine }, "combining", "合并"),
+	number(func(v shopapi.SaleView) int { return max(v.StockShards, 1) }, "%d stock shards", "库存分 %d 段"),
 	onOff(func(v shopapi.SaleView) bool { return v.Watchdog }, "watchdog", "看门狗"),
 	onOff(func(v shopapi.SaleView) bool { return !v.NoQueue }, "local queue", "本地排队"),
 	number(func(v shopapi.SaleView) int { return v.WorkMS }, "work %d ms", "锁内业务耗时 %d 毫秒"),

@@ -55,7 +55,9 @@ type RunConfig struct {
 	Combine          bool
 	CombineMaxBatch  int
 	CombineMaxWaitUS int
-	DrainTimeout     time.Duration // async: the most to wait for the queue to drain
+	// StockShards splits each sale's stock into that many shards (1: one).
+	StockShards  int
+	DrainTimeout time.Duration // async: the most to wait for the queue to drain
 }
 
 // Async reports whether the sales take orders through the queue.

@@ -52,9 +52,12 @@ type StrategyInfo struct {
 	Available bool   `json:"available"`
 	// Tokens: the lease carries a fencing token; Expiry: what frees a dead
 	// holder's lock (ttl, session, connection, none...). Absent from older shops.
-	Tokens   bool              `json:"tokens"`
-	Expiry   string            `json:"expiry"`
-	Backends map[string]string `json:"backends"`
+	Tokens bool   `json:"tokens"`
+	Expiry string `json:"expiry"`
+	// SplitsStock: a sale may split its stock (stock_shards > 1); absent
+	// from older shops.
+	SplitsStock bool              `json:"splits_stock"`
+	Backends    map[string]string `json:"backends"`
 }
 
 // SaleRequest is the body of POST /api/sales.
@@ -87,6 +90,8 @@ type SaleRequest struct {
 	// NoQueue (redlock only), sent only when on: every contender polls the
 	// masters itself (the lesson redlock-herd's "before").
 	NoQueue bool `json:"no_queue,omitempty"`
+	// StockShards (a strategy that splits the stock), sent only above 1.
+	StockShards int `json:"stock_shards,omitempty"`
 }
 
 // SaleView is the part of the API's sale view the verdict reads; the whole
@@ -124,9 +129,22 @@ type SaleView struct {
 	Verdict *VerdictView `json:"verdict"`
 	// Combine: the sale sold the orders waiting for its lock as batches.
 	Combine bool `json:"combine"`
+	// StockShards: the stock split into that many shards (0 from older
+	// shops: one); Shards: a split sale's shards, from the database.
+	StockShards int         `json:"stock_shards"`
+	Shards      []ShardView `json:"shards"`
 	// LockCycle is the sale's recorded critical sections (nil from older
 	// shops): one lock acquisition and one transaction each.
 	LockCycle *LockCycleView `json:"lock_cycle"`
+}
+
+// ShardView is one shard of a split sale: its stock, the units it sold,
+// and those sold to buyers who found their home shard empty and moved on.
+type ShardView struct {
+	Shard   int   `json:"shard"`
+	Stock   int64 `json:"stock"`
+	Sold    int64 `json:"sold"`
+	MovedIn int64 `json:"moved_in"`
 }
 
 // LockCycleView is the part of the sale view's lock_cycle the tool prints.

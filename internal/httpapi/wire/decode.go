@@ -179,6 +179,7 @@ func SaleMembers(spec *sale.Spec) map[string]any {
 		"rate_limit_user": &spec.RateLimitUser, "rate_limit_ip": &spec.RateLimitIP, "ticket_required": &spec.TicketRequired,
 		"order_mode": &spec.OrderMode, "pay_within_ms": &spec.PayWithinMS,
 		"combine": &spec.Combine, "combine_max_batch": &spec.CombineMaxBatch, "combine_max_wait_us": &spec.CombineMaxWaitUS,
+		"stock_shards": &spec.StockShards,
 	}
 }
 

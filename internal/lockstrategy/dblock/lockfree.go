@@ -34,10 +34,11 @@ func init() {
 		Name: "db-conditional",
 		Description: "No lock of ours: UPDATE ... SET stock = stock - 1 WHERE stock > 0; the database's own row lock, " +
 			"held for that one statement, serialises the decrement.",
-		Needs:     []lockstrategy.Need{lockstrategy.NeedDB},
-		Safe:      true,
-		Expiry:    lockstrategy.ExpiryNone,
-		Normalize: lockstrategy.NoOptions,
+		Needs:       []lockstrategy.Need{lockstrategy.NeedDB},
+		Safe:        true,
+		SplitsStock: true,
+		Expiry:      lockstrategy.ExpiryNone,
+		Normalize:   lockstrategy.NoOptions,
 		NewLockFree: func(lockstrategy.Backends, lockstrategy.Options) (lockstrategy.LockFree, error) {
 			return &LockFree{kind: lockstrategy.WriteConditional}, nil
 		},

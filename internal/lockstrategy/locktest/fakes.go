@@ -77,7 +77,7 @@ func (f *FakeReserver) Loaded(key string) (int64, bool) {
 }
 
 // Reserve always grants a unit.
-func (f *FakeReserver) Reserve(context.Context, string) (lockstrategy.Reservation, bool, error) {
+func (f *FakeReserver) Reserve(context.Context, string, string) (lockstrategy.Reservation, bool, error) {
 	return lockstrategy.Reservation{}, true, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/lockstrategy"
 	"github.com/seckill-lab/seckill/internal/reserved"
 )
@@ -28,8 +28,14 @@ import (
 // doing without a distributed lock, also names other ways:
 // an optimistic database update, and consistent hashing that sends a key's
 // requests to one process.)
+//
+// With stock_shards > 1 the stock is split into that many keys (库存分段):
+// shard 0 is SaleKeys.Stock, shard i its ":i" key (ShardKeys). The script
+// takes from the buyer's home shard, or the next with stock, in one step;
+// what is given back lands in shard 0.
 type LuaStock struct {
-	rdb *redis.Client
+	rdb    *redis.Client
+	shards int // the stock's keys, >= 1
 }
 
 var _ lockstrategy.Reserver = (*LuaStock)(nil)
@@ -39,19 +45,28 @@ func init() {
 		Name: "redis-lua-stock",
 		Description: "No lock: stock kept in Redis and decremented by a Lua script only while > 0; " +
 			"the order is persisted after.",
-		Needs:     []lockstrategy.Need{lockstrategy.NeedRedis},
-		Safe:      true,
-		Expiry:    lockstrategy.ExpiryNone,
-		Queues:    true,
-		Normalize: lockstrategy.NoOptions,
-		NewReserver: func(b lockstrategy.Backends, _ lockstrategy.Options) (lockstrategy.Reserver, error) {
-			return NewLuaStock(b.Redis), nil
+		Needs:       []lockstrategy.Need{lockstrategy.NeedRedis},
+		Safe:        true,
+		Expiry:      lockstrategy.ExpiryNone,
+		Queues:      true,
+		SplitsStock: true,
+		Normalize: func(o lockstrategy.Options) lockstrategy.Options {
+			return lockstrategy.Options{StockShards: o.StockShards}
+		},
+		NewReserver: func(b lockstrategy.Backends, o lockstrategy.Options) (lockstrategy.Reserver, error) {
+			return NewShardedLuaStock(b.Redis, o.StockShards), nil
 		},
 	})
 }
 
-// NewLuaStock returns redis-lua-stock over rdb.
-func NewLuaStock(rdb *redis.Client) *LuaStock { return &LuaStock{rdb: rdb} }
+// NewLuaStock returns redis-lua-stock over rdb, the stock in one key.
+func NewLuaStock(rdb *redis.Client) *LuaStock { return NewShardedLuaStock(rdb, 1) }
+
+// NewShardedLuaStock returns redis-lua-stock over rdb, the stock split
+// into shards keys (1: one key).
+func NewShardedLuaStock(rdb *redis.Client, shards int) *LuaStock {
+	return &LuaStock{rdb: rdb, shards: max(shards, 1)}
+}
 
 // SaleKeys are where a sale's stock lives in Redis (the KEYS of the
 // scripts), under the sale's key.
@@ -94,20 +109,50 @@ func stockKeys(key string) []string {
 	return []string{k.Stock, k.Epoch, k.Reloading, k.InFlight, k.Returned, k.SyncIndex}
 }
 
+// ShardKeys are the keys of a stock split into n: shard 0 is the stock's
+// own key, shard i its ":i" key.
+func ShardKeys(key string, n int) []string {
+	stock := KeysOf(key).Stock
+	out := []string{stock}
+	for i := 1; i < n; i++ {
+		out = append(out, stock+":"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// keys are the scripts' KEYS: stockKeys, then the shards after shard 0
+// (KEYS[7] on). The scripts read the number of shards from #KEYS.
+func (l *LuaStock) keys(key string) []string {
+	return append(stockKeys(key), ShardKeys(key, l.shards)[1:]...)
+}
+
+// shardsLua defines, in a script, shard(i) (the key of shard i, 0-based)
+// and nshards over keys().
+const shardsLua = `
+local nshards = #KEYS - 5
+local function shard(i) if i == 0 then return KEYS[1] end return KEYS[6 + i] end
+`
+
 // reloadMarkerTTL bounds a rebuild whose replica died before finishing it:
 // the marker expires and the next order claims the rebuild again.
 var reloadMarkerTTL = 4 * reserved.ReloadSettle
 
 // loadScript: ARGV = stock, epoch, only-if-missing (1/0), then the ids of
 // orders whose unit the stock already counts as returned. Sets the stock
+// (split over the shards as evenly as possible, the remainder on the first)
 // and a new epoch, forgets what was in flight (the database it comes from
 // counts it), and ends any rebuild. Returns 1 if it set the stock.
-var loadScript = redis.NewScript(`
+var loadScript = redis.NewScript(shardsLua + `
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('DEL', KEYS[3])
   return 0
 end
-redis.call('SET', KEYS[1], ARGV[1])
+local total = tonumber(ARGV[1])
+for i = 0, nshards - 1 do
+  local share = math.floor(total / nshards)
+  if i < total % nshards then share = share + 1 end
+  redis.call('SET', shard(i), share)
+end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('DEL', KEYS[3], KEYS[4], KEYS[5])
 for i = 4, #ARGV do redis.call('SADD', KEYS[5], ARGV[i]) end
@@ -119,15 +164,23 @@ return 1
 // time it was taken, and the sale in the keyspace's index. ARGV = marker
 // ttl ms, ticket. Returns {result, seconds, microseconds} (the store's
 // clock): 1 taken, 0 sold out, -2 being rebuilt, -3 lost and this caller
-// claims the rebuild.
-var reserveScript = redis.NewScript(`
-local s = redis.call('GET', KEYS[1])
-if not s then
+// claims the rebuild. ARGV[3] is the buyer's home shard: the unit comes
+// from it, or from the next shard with stock; sold out when every shard is.
+var reserveScript = redis.NewScript(shardsLua + `
+if not redis.call('GET', KEYS[1]) then
   if redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[1]) then return {-3, '0', '0'} end
   return {-2, '0', '0'}
 end
-if tonumber(s) <= 0 then return {0, '0', '0'} end
-redis.call('DECR', KEYS[1])
+local home, taken = tonumber(ARGV[3]), false
+for step = 0, nshards - 1 do
+  local k = shard((home + step) % nshards)
+  if tonumber(redis.call('GET', k) or '0') > 0 then
+    redis.call('DECR', k)
+    taken = true
+    break
+  end
+end
+if not taken then return {0, '0', '0'} end
 local t = redis.call('TIME')
 local ms = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 redis.call('HSET', KEYS[4], ARGV[2], 's:' .. ms)
@@ -136,15 +189,16 @@ return {1, t[1], t[2]}
 `)
 
 // settleScript: ARGV = ticket, what to do: 0 nothing (the order committed),
-// 1 give the unit back, 2 zero the stock (the database had no unit). Only a
+// 1 give the unit back (to shard 0), 2 zero the stock (every shard: the
+// database had no unit). Only a
 // ticket still in flight is acted on: a unit goes back once, and never into
 // a stock rebuilt since (the rebuild forgot the ticket). Returns 1 if the
 // ticket was in flight.
-var settleScript = redis.NewScript(`
+var settleScript = redis.NewScript(shardsLua + `
 if redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   if ARGV[2] == '1' then redis.call('INCR', KEYS[1]) end
-  if ARGV[2] == '2' then redis.call('SET', KEYS[1], 0) end
+  if ARGV[2] == '2' then for i = 0, nshards - 1 do redis.call('SET', shard(i), 0) end end
 end
 return 1
 `)
@@ -161,11 +215,17 @@ return 1
 `)
 
 // snapshotScript reads, in one step, what a reconciliation compares with the
-// database: {stock or ”, in-flight tickets and where each is (HGETALL),
-// returned count, seconds, µs}.
-var snapshotScript = redis.NewScript(`
+// database: {stock (the sum of the shards) or ”, in-flight tickets and
+// where each is (HGETALL), returned count, seconds, µs}.
+var snapshotScript = redis.NewScript(shardsLua + `
 local t = redis.call('TIME')
-return {redis.call('GET', KEYS[1]) or '', redis.call('HGETALL', KEYS[4]), redis.call('SCARD', KEYS[5]), t[1], t[2]}
+local stock = ''
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local sum = 0
+  for i = 0, nshards - 1 do sum = sum + tonumber(redis.call('GET', shard(i)) or '0') end
+  stock = string.format('%d', sum)
+end
+return {stock, redis.call('HGETALL', KEYS[4]), redis.call('SCARD', KEYS[5]), t[1], t[2]}
 `)
 
 // restockScript: ARGV = units (signed). Adds to a stock that is there; a
@@ -177,7 +237,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])
 
 // Restock adds units to key's stock (a restock the database has already).
 func (l *LuaStock) Restock(ctx context.Context, key string, units int64) error {
-	if err := restockScript.Run(ctx, l.rdb, stockKeys(key), units).Err(); err != nil {
+	if err := restockScript.Run(ctx, l.rdb, l.keys(key), units).Err(); err != nil {
 		return fmt.Errorf("redisnaive: restock %s: %w", key, err)
 	}
 	return nil
@@ -185,7 +245,7 @@ func (l *LuaStock) Restock(ctx context.Context, key string, units int64) error {
 
 // LoadStock sets key's stock in Redis (when a sale is created or reset).
 func (l *LuaStock) LoadStock(ctx context.Context, key string, stock int64) error {
-	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), stock, lockstrategy.NewOwner(), 0).Err(); err != nil {
+	if err := loadScript.Run(ctx, l.rdb, l.keys(key), stock, lockstrategy.NewOwner(), 0).Err(); err != nil {
 		return fmt.Errorf("redisnaive: load stock %s: %w", key, err)
 	}
 	return nil
@@ -198,16 +258,19 @@ func (l *LuaStock) RestoreStock(ctx context.Context, key string, stock int64, re
 	for _, id := range returned {
 		args = append(args, id)
 	}
-	if err := loadScript.Run(ctx, l.rdb, stockKeys(key), args...).Err(); err != nil {
+	if err := loadScript.Run(ctx, l.rdb, l.keys(key), args...).Err(); err != nil {
 		return fmt.Errorf("redisnaive: restore stock %s: %w", key, err)
 	}
 	return nil
 }
 
-// Reserve takes one unit of key's stock; ok false means sold out.
-func (l *LuaStock) Reserve(ctx context.Context, key string) (lockstrategy.Reservation, bool, error) {
+// Reserve takes one unit of key's stock for buyer who (from its home
+// shard, buyer.HomeShard, or the next with stock); ok false means sold
+// out.
+func (l *LuaStock) Reserve(ctx context.Context, key, who string) (lockstrategy.Reservation, bool, error) {
 	ticket := NewTicket("")
-	v, err := reserveScript.Run(ctx, l.rdb, stockKeys(key), reloadMarkerTTL.Milliseconds(), ticket).Slice()
+	v, err := reserveScript.Run(ctx, l.rdb, l.keys(key), reloadMarkerTTL.Milliseconds(), ticket,
+		buyer.HomeShard(who, l.shards)).Slice()
 	if err != nil {
 		return lockstrategy.Reservation{}, false, fmt.Errorf("redisnaive: reserve %s: %w", key, err)
 	}
@@ -250,7 +313,7 @@ const (
 )
 
 func (l *LuaStock) settle(ctx context.Context, key string, r lockstrategy.Reservation, how int) error {
-	if err := settleScript.Run(ctx, l.rdb, stockKeys(key), r.Ticket, how).Err(); err != nil {
+	if err := settleScript.Run(ctx, l.rdb, l.keys(key), r.Ticket, how).Err(); err != nil {
 		return fmt.Errorf("redisnaive: settle %s %s: %w", key, r.Ticket, err)
 	}
 	return nil
@@ -262,7 +325,7 @@ func (l *LuaStock) settle(ctx context.Context, key string, r lockstrategy.Reserv
 // (lost and not rebuilt yet): the return stays due, and the rebuild, which
 // counts every expired order, completes it.
 func (l *LuaStock) ReturnUnit(ctx context.Context, key string, orderID uint64) (counted bool, err error) {
-	n, err := returnScript.Run(ctx, l.rdb, stockKeys(key), orderID).Int64()
+	n, err := returnScript.Run(ctx, l.rdb, l.keys(key), orderID).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redisnaive: return the unit of order %d to %s: %w", orderID, key, err)
 	}
@@ -285,7 +348,7 @@ func (l *LuaStock) ReturnedAmong(ctx context.Context, key string, ids []uint64) 
 // Adjust adds units (negative: removes) to key's stock: a reconciliation's
 // repair. ok false when the stock is missing (a rebuild sets it).
 func (l *LuaStock) Adjust(ctx context.Context, key string, units int64) (ok bool, err error) {
-	n, err := restockScript.Run(ctx, l.rdb, stockKeys(key), units).Int64()
+	n, err := restockScript.Run(ctx, l.rdb, l.keys(key), units).Int64()
 	if err != nil {
 		return false, fmt.Errorf("redisnaive: adjust %s by %d: %w", key, units, err)
 	}
@@ -311,7 +374,7 @@ type StockSnapshot struct {
 // Snapshot reads key's stock, in-flight tickets and returned count at one
 // instant.
 func (l *LuaStock) Snapshot(ctx context.Context, key string) (StockSnapshot, error) {
-	v, err := snapshotScript.Run(ctx, l.rdb, stockKeys(key)).Slice()
+	v, err := snapshotScript.Run(ctx, l.rdb, l.keys(key)).Slice()
 	if err != nil || len(v) != 5 {
 		return StockSnapshot{}, fmt.Errorf("redisnaive: snapshot %s: %v %w", key, v, err)
 	}
@@ -421,12 +484,9 @@ func RedisTime(sec, usec any) time.Time {
 	return time.Unix(toInt(sec), toInt(usec)*1000).UTC()
 }
 
-// StockLeft is key's stock in Redis, for the sale view: -1 when it is not
-// there (lost, being rebuilt).
+// StockLeft is key's stock in Redis (the sum of its shards), for the sale
+// view: -1 when it is not there (lost, being rebuilt).
 func (l *LuaStock) StockLeft(ctx context.Context, key string) (int64, error) {
-	n, err := l.rdb.Get(ctx, stockKeys(key)[0]).Int64()
-	if errors.Is(err, redis.Nil) {
-		return -1, nil
-	}
-	return n, err
+	snap, err := l.Snapshot(ctx, key)
+	return snap.Stock, err
 }

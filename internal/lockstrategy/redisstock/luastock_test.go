@@ -31,7 +31,7 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				_, ok, err := s.Reserve(ctx, key)
+				_, ok, err := s.Reserve(ctx, key, "buyer")
 				if err != nil {
 					t.Error(err)
 					return
@@ -50,7 +50,7 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 	if left, _ := s.StockLeft(ctx, key); left != 0 {
 		t.Fatalf("stock left %d, want 0", left)
 	}
-	r, ok, err := s.Reserve(ctx, key)
+	r, ok, err := s.Reserve(ctx, key, "buyer")
 	if ok || err != nil || r.Ticket != "" {
 		t.Fatalf("Reserve when sold out: %v %v %+v, want false nil and no ticket", ok, err, r)
 	}
@@ -58,7 +58,7 @@ func TestLuaStockNeverBelowZero(t *testing.T) {
 	if err := s.LoadStock(ctx, key, 1); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok, err = s.Reserve(ctx, key); !ok || err != nil || r.Ticket == "" || r.AcceptedAt.IsZero() {
+	if r, ok, err = s.Reserve(ctx, key, "buyer"); !ok || err != nil || r.Ticket == "" || r.AcceptedAt.IsZero() {
 		t.Fatalf("Reserve: %v %v %+v, want a ticket and the store's time", ok, err, r)
 	}
 	for range 2 {
@@ -86,15 +86,15 @@ func TestLuaStockLostIsRebuilt(t *testing.T) {
 	if err := s.LoadStock(ctx, key, 5); err != nil {
 		t.Fatal(err)
 	}
-	old, ok, err := s.Reserve(ctx, key)
+	old, ok, err := s.Reserve(ctx, key, "buyer")
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	rdb.Del(ctx, stockKeys(key)[0], stockKeys(key)[1]) // what a restart without persistence does
-	if _, _, err := s.Reserve(ctx, key); !errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+	if _, _, err := s.Reserve(ctx, key, "buyer"); !errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
 		t.Fatalf("first Reserve of a lost stock: %v, want ErrStockReloadClaimed", err)
 	}
-	if _, _, err := s.Reserve(ctx, key); !errors.Is(err, lockstrategy.ErrStockReloading) || errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
+	if _, _, err := s.Reserve(ctx, key, "buyer"); !errors.Is(err, lockstrategy.ErrStockReloading) || errors.Is(err, lockstrategy.ErrStockReloadClaimed) {
 		t.Fatalf("second Reserve: %v, want ErrStockReloading only", err)
 	}
 	if err := s.Unreserve(ctx, key, old); err != nil {
@@ -115,7 +115,7 @@ func TestLuaStockLostIsRebuilt(t *testing.T) {
 	if err := s.RestoreStock(ctx, key, 9, nil); err != nil { // a second rebuild finds it back: no change
 		t.Fatal(err)
 	}
-	r, ok, err := s.Reserve(ctx, key)
+	r, ok, err := s.Reserve(ctx, key, "buyer")
 	if !ok || err != nil || r.Ticket == old.Ticket {
 		t.Fatalf("Reserve after the rebuild: %v %v, ticket %q (old %q)", ok, err, r.Ticket, old.Ticket)
 	}

@@ -23,6 +23,7 @@ var Runners = lessons.Family(func(sc *lessons.ScenarioRun) *scenarioRun { return
 		"two-level-handoff":         twoLevelHandoff,
 		"lock-per-batch":            lockPerBatch,
 		"redlock-herd":              redlockHerd,
+		"split-hot-row":             splitHotRow,
 		"for-update-needs-tx":       forUpdateNeedsTx,
 		"polling-vs-subscribe":      pollingVsSubscribe,
 		"db-lock-crashed-holder":    dbLockCrashedHolder,

@@ -246,6 +246,9 @@ function readForm() {
     msg.push(fill('mustPay', { min: payInput.dataset.minOn, max: payInput.max }));
   }
   if (pay > 0) body.pay_within_ms = pay;
+  // Split stock: sent only above 1 (the API's default).
+  const shards = int('#f-shards', 'stock_shards');
+  if (shards > 1) body.stock_shards = shards;
   const combined = combine.read();
   Object.assign(body, combined.body);
   msg.push(...combined.msg);

@@ -25,6 +25,7 @@ const num = (key, en, zh) => ({ value: (v) => String(v[key] ?? 0), en: (v) => en
 const SETTINGS = [
   onOff('fencing', 'fencing', '防护令牌'),
   onOff('combine', 'combining', '合并'),
+  { value: (v) => String(Math.max(v.stock_shards || 1, 1)), en: (v) => `${Math.max(v.stock_shards || 1, 1)} stock shards`, zh: (v) => `库存分 ${Math.max(v.stock_shards || 1, 1)} 段` },
   onOff('watchdog', 'watchdog', '看门狗'),
   // redlock's per-process queue, on unless the sale says no_queue.
   { value: (v) => String(!v.no_queue), en: (v) => `local queue ${v.no_queue ? 'off' : 'on'}`, zh: (v) => `本地排队 ${v.no_queue ? '关' : '开'}` },
