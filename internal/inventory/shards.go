@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill-lab/seckill/internal/buyer"
-	"github.com/seckill-lab/seckill/internal/dberr"
 )
 
 // Split stock (库存分段). A sale's stock is the sum of its shards: the
@@ -110,20 +109,14 @@ func TakeUnitAndCommit(ctx context.Context, tx *gorm.DB, sale Sale, userID strin
 	if n <= 1 {
 		return DecrementAndCommit(ctx, tx, sale.ID)
 	}
-	if noCompoundCommit.Load() {
-		return TakeUnit(ctx, tx, sale, userID)
-	}
 	home := buyer.HomeShard(userID, n)
-	var took int
-	err := tx.WithContext(ctx).Raw(`BEGIN NOT ATOMIC
-		UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1 WHERE sale_id = ? AND shard = ? AND stock > 0;
-		IF ROW_COUNT() = 1 THEN COMMIT; SELECT 1; ELSE SELECT 0; END IF;
-		END`, sale.ID, home).Row().Scan(&took)
+	took, err := updateAndCommit(ctx, tx,
+		"UPDATE sale_stock_shards SET stock = stock - 1, sold = sold + 1 WHERE sale_id = ? AND shard = ? AND stock > 0", "",
+		sale.ID, home)
 	switch {
-	case dberr.IsSyntax(err):
-		noCompoundCommit.Store(true)
+	case errors.Is(err, errNoCompound):
 		return TakeUnit(ctx, tx, sale, userID)
-	case err != nil || took == 1:
+	case err != nil || took:
 		return err
 	}
 	return walkShards(ctx, tx, sale.ID, home, false)

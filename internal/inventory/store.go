@@ -425,26 +425,43 @@ func (s *Store) CountFenced(ctx context.Context, saleID uint64) error {
 // which changes nothing: then the plain decrement runs in tx, and every
 // later call does so at once.
 func DecrementAndCommit(ctx context.Context, tx *gorm.DB, saleID uint64) error {
-	if noCompoundCommit.Load() {
-		return DecrementIfAvailable(ctx, tx, saleID)
-	}
-	var sold int
-	err := tx.WithContext(ctx).Raw(`BEGIN NOT ATOMIC
-		UPDATE sales SET stock = stock - 1, updated_at = NOW(6) WHERE id = ? AND stock > 0;
-		IF ROW_COUNT() = 1 THEN COMMIT; SELECT 1; ELSE ROLLBACK; SELECT 0; END IF;
-		END`, saleID).Row().Scan(&sold)
+	took, err := updateAndCommit(ctx, tx, "UPDATE sales SET stock = stock - 1, updated_at = NOW(6) WHERE id = ? AND stock > 0",
+		"ROLLBACK", saleID)
 	switch {
-	case dberr.IsSyntax(err):
-		noCompoundCommit.Store(true)
+	case errors.Is(err, errNoCompound):
 		return DecrementIfAvailable(ctx, tx, saleID)
-	case err != nil:
-		return err
-	case sold == 0:
+	case err == nil && !took:
 		return ErrSoldOut
 	}
-	return nil
+	return err
 }
 
-// noCompoundCommit: the server refused DecrementAndCommit's compound
-// statement once (not MariaDB); every later call decrements plainly.
+// updateAndCommit sends update (a statement that changes at most one row)
+// and tx's end in one round trip, as a MariaDB compound statement: COMMIT
+// when it changed a row (took), else orElse ("ROLLBACK", or "" to leave tx
+// open for more statements). errNoCompound: the server has no compound
+// statements (MySQL: a syntax error, nothing ran), now or on an earlier
+// call; the caller then does the same plainly in tx.
+func updateAndCommit(ctx context.Context, tx *gorm.DB, update, orElse string, args ...any) (took bool, err error) {
+	if noCompoundCommit.Load() {
+		return false, errNoCompound
+	}
+	if orElse != "" {
+		orElse += ";"
+	}
+	var n int
+	err = tx.WithContext(ctx).Raw("BEGIN NOT ATOMIC "+update+"; IF ROW_COUNT() = 1 THEN COMMIT; SELECT 1; ELSE "+orElse+
+		" SELECT 0; END IF; END", args...).Row().Scan(&n)
+	if dberr.IsSyntax(err) {
+		noCompoundCommit.Store(true)
+		return false, errNoCompound
+	}
+	return n == 1, err
+}
+
+// errNoCompound: updateAndCommit could not run (no compound statements).
+var errNoCompound = errors.New("inventory: the server has no compound statements")
+
+// noCompoundCommit: the server refused updateAndCommit's compound
+// statement once (not MariaDB); every later call goes the plain way.
 var noCompoundCommit atomic.Bool
