@@ -17,6 +17,8 @@
 //     sale's read sides; replicas.go, system.go: the replicas, strategies,
 //     health;
 //   - matrix.go: the verdict matrix's runs, kept and served;
+//   - class.go: a class's predictions (questions, votes, the reveal) and
+//     share.go their vote page's link and QR code;
 //   - events.go: the live feed (GET /api/events), over eventhub's
 //     broadcaster;
 //   - static.go: the dashboard's files;
@@ -37,6 +39,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/catalogue/lessondb"
+	"github.com/seckill-lab/seckill/internal/classroom"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
@@ -164,6 +167,10 @@ type Server struct {
 	orderLimits *guard.Limiter
 	orderRateIP int
 	clientIPs   *ClientIPs // who a request comes from (clientip.go)
+	// A class's questions and votes (class.go), and what starts a
+	// revealed question's run.
+	class   *classroom.Store
+	starter runsapi.Starter
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -196,6 +203,7 @@ func New(d Deps) *Server {
 	if s.matrix == nil {
 		s.matrix = matrixdb.NewStore(d.Store.DB())
 	}
+	s.class = classroom.NewStore(d.Store.DB())
 	if d.AdminToken != "" {
 		h := sha256.Sum256([]byte(d.AdminToken))
 		s.adminHash = h[:]
@@ -260,8 +268,10 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
 	api.GET("/events", s.events) // the live feed: events.go
-	runsapi.Register(api, runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons,
-		Log: s.log, Admin: s.requireAdmin}) // runs, lessons and the agents' endpoints
+	runsDeps := runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons, Log: s.log, Admin: s.requireAdmin}
+	runsapi.Register(api, runsDeps) // runs, lessons and the agents' endpoints
+	s.starter = runsapi.NewStarter(runsDeps)
+	s.classRoutes(api) // a class's predictions: class.go
 	s.faultRoutes(api) // fault injection: faults.go
 	// The verdict matrix's runs (matrix.go): the newest kept, or the
 	// predicted table; a run's report, up to MaxMatrixBytes.

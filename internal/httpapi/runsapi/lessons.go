@@ -2,6 +2,7 @@ package runsapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -350,10 +351,18 @@ func lessonNext(raw json.RawMessage, now time.Time) (*catalogue.Next, error) {
 // liveMembers lists the live agents' ids and shops' URLs (sorted by id, the
 // same on every replica); on error it has already answered.
 func (s *server) liveMembers(c *gin.Context) (agents, shops []string, err error) {
-	members, err := discovery.List(c.Request.Context(), s.db)
+	agents, shops, err = s.members(c.Request.Context())
 	if err != nil {
-		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
-		return nil, nil, err
+		wire.WriteError(c, s.log, err)
+	}
+	return agents, shops, err
+}
+
+// members are the live agents and shop replicas (their URLs).
+func (s *server) members(ctx context.Context) (agents, shops []string, err error) {
+	members, err := discovery.List(ctx, s.db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err)
 	}
 	for _, m := range members {
 		switch {
