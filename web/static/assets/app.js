@@ -1,11 +1,12 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
 // the SSE stream) above one section at a time: Run, Timeline, Compare,
-// Lessons, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// Lessons, Class, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
 import { relabelClaims } from './claims-view.js';
+import { initClass } from './class.js';
 import { initCombineForm } from './combine-view.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
@@ -35,6 +36,7 @@ let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 let matrix = null; // the Matrix section (matrix.js), read each time it shows
+let classView = null; // the Class section (class.js): predict, vote, reveal
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
 let openSaleFirst = saleInHash(location.hash);
@@ -42,7 +44,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class') classView?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -92,6 +94,7 @@ function applyLang() {
   share?.relabel();
   lessons?.relabel();
   matrix?.relabel();
+  classView?.relabel();
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -472,6 +475,19 @@ timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBan
 if (!$('#timeline').hidden) timeline.show();
 matrix = initMatrix({ zh });
 if (!$('#matrix').hidden) matrix.show();
+classView = initClass({ zh, needToken });
+if (!$('#class').hidden) classView.show();
+// The Run form's run as a question: the class predicts, Reveal starts it.
+$('#ask-class').addEventListener('click', () => {
+  const out = $('#form-msg');
+  out.className = 'msg';
+  const { body, msg } = readForm();
+  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return; }
+  const tok = $('#f-token').value.trim();
+  if (tok) setAdminToken(tok);
+  out.textContent = '';
+  classView.askRun(body);
+});
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.
 $('#b-viol').addEventListener('click', () => {
