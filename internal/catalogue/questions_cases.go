@@ -5,9 +5,9 @@ package catalogue
 var caseQuestions = map[string][]CaseQuestion{
 	"mutex-across-replicas": {
 		{Setup: Texts{En: "Two replicas sell the same stock, each guarding it with its own in-process mutex.",
-			Zh: "两个副本卖同一份库存，各自用进程内的互斥锁保护它。"}},
+			Zh: "两个实例卖同一份库存，各自用进程内的互斥锁保护它。"}},
 		{Setup: Texts{En: "The same two replicas, now locking the stock row with SELECT … FOR UPDATE in the database.",
-			Zh: "同样的两个副本，这次在数据库里用 SELECT … FOR UPDATE 锁住库存行。"}},
+			Zh: "同样的两个实例，这次在数据库里用 SELECT … FOR UPDATE 锁住库存行。"}},
 	},
 	"setnx-expire-crash": {
 		{Setup: Texts{En: "redis-setnx-expire locks with SETNX, then sets the 0.5 s TTL with a separate EXPIRE; the holder crashes between the two, and a second buyer comes 1.5 s later.",
