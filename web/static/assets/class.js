@@ -15,7 +15,7 @@ import { decisiveLines } from './lessons-model.js';
 addLabels({
   navClass: ['Class', '课堂'],
   clH: ['Predict, vote, reveal', '预测、投票、揭晓'],
-  clSub: ['the class commits to a prediction before it runs', '运行之前，全班先做出预测'],
+  clSub: ['the class commits to a prediction first, then watches', '全班先做出预测，再看结果'],
   askClass: ['Ask the class first', '先向全班提问'],
   clSession: ['Class session', '课堂'],
   clNewSession: ['New session', '新建课堂'],
@@ -24,9 +24,12 @@ addLabels({
   clLesson: ['Lesson', '课'],
   clCase: ['Case', '案例'],
   clMinutes: ['Open for (minutes)', '开放时长（分钟）'],
+  clPace: ['Pace', '节奏'],
+  clPaceClass: ['class pace', '课堂节奏'],
+  clPaceNormal: ['normal pace', '正常节奏'],
   clMaxVotes: ['Votes at most', '最多票数'],
   clAsk: ['Ask the class', '向全班提问'],
-  clAskHint: ['The run starts only at Reveal: first the class predicts.', '揭晓时才开始运行：先让全班预测。'],
+  clAskHint: ['Nothing starts until Reveal: first the class predicts.', '揭晓之前什么都不会开始：先让全班预测。'],
   clJoin: ['Vote on your phone', '用手机投票'],
   clNotShared: ['Phones cannot open it', '手机打不开'],
   clReveal: ['Reveal and start', '揭晓并开始'],
@@ -99,7 +102,7 @@ export function initClass({ zh, needToken }) {
 
   function askLesson(e) {
     e.preventDefault();
-    ask({ lesson: $('#cl-lesson').value, case: Number($('#cl-case').value), minutes: Number($('#cl-minutes').value),
+    ask({ lesson: $('#cl-lesson').value, case: Number($('#cl-case').value), pace: $('#cl-pace').value, minutes: Number($('#cl-minutes').value),
       max_votes: Number($('#cl-max').value) });
   }
 
