@@ -12,7 +12,8 @@ import (
 // strategy, the stock and the load, the time in the lock, and each setting
 // that differs from a plain sale.
 func RunSetup(cfg runs.Config) catalogue.Texts {
-	en := []string{fmt.Sprintf("%s sells %s units to %s buyers", cfg.Strategy, thousands(cfg.Stock), thousands(int64(cfg.Buyers)))}
+	en := []string{fmt.Sprintf("%s sells %s %s to %s %s", cfg.Strategy, thousands(cfg.Stock), plural(cfg.Stock, "unit", "units"),
+		thousands(int64(cfg.Buyers)), plural(int64(cfg.Buyers), "buyer", "buyers"))}
 	zh := []string{fmt.Sprintf("%s 把 %s 件库存卖给 %s 位买家", cfg.Strategy, thousands(cfg.Stock), thousands(int64(cfg.Buyers)))}
 	if cfg.Concurrency > 0 {
 		en[0] += fmt.Sprintf(", %d at once", cfg.Concurrency)
@@ -63,4 +64,11 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -17,12 +17,13 @@
 //     sale's read sides; replicas.go, system.go: the replicas, strategies,
 //     health;
 //   - matrix.go: the verdict matrix's runs, kept and served;
-//   - class.go: a class's predictions (questions, votes, the reveal) and
-//     share.go their vote page's link and QR code;
+//   - class.go: a class's predictions (classapi) and share.go their vote
+//     page's link and QR code;
 //   - events.go: the live feed (GET /api/events), over eventhub's
 //     broadcaster;
 //   - static.go: the dashboard's files;
-//   - runsapi: runs, lessons and the agents' endpoints; wire: the error
+//   - runsapi: runs, lessons and the agents' endpoints; classapi: a
+//     class's questions, votes and reveals; wire: the error
 //     map and request decoding; eventhub: the live feed's broadcaster.
 package httpapi
 
@@ -166,11 +167,8 @@ type Server struct {
 	orderTokens *guard.OrderTokens
 	orderLimits *guard.Limiter
 	orderRateIP int
-	clientIPs   *ClientIPs // who a request comes from (clientip.go)
-	// A class's questions and votes (class.go), and what starts a
-	// revealed question's run.
-	class   *classroom.Store
-	starter runsapi.Starter
+	clientIPs   *ClientIPs       // who a request comes from (clientip.go)
+	class       *classroom.Store // a class's questions and votes (class.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -269,10 +267,9 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
 	api.GET("/events", s.events) // the live feed: events.go
 	runsDeps := runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons, Log: s.log, Admin: s.requireAdmin}
-	runsapi.Register(api, runsDeps) // runs, lessons and the agents' endpoints
-	s.starter = runsapi.NewStarter(runsDeps)
-	s.classRoutes(api) // a class's predictions: class.go
-	s.faultRoutes(api) // fault injection: faults.go
+	runsapi.Register(api, runsDeps)                  // runs, lessons and the agents' endpoints
+	s.classRoutes(api, runsapi.NewStarter(runsDeps)) // a class's predictions: class.go
+	s.faultRoutes(api)                               // fault injection: faults.go
 	// The verdict matrix's runs (matrix.go): the newest kept, or the
 	// predicted table; a run's report, up to MaxMatrixBytes.
 	api.GET("/matrix", s.getMatrix)
