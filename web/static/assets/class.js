@@ -38,7 +38,7 @@ addLabels({
   clMoment: ['Decisive moment', '关键时刻'],
   clOnTimeline: ['open it on the Timeline', '在时间线上查看'],
   clQuestions: ['Questions of this session', '本课堂的问题'],
-  clNone: ['No question yet: pick a lesson\u2019s case below and ask.', '还没有问题：在下面选一个课的案例并提问。'],
+  clNone: ['No question yet: pick a lesson\u2019s case above and ask.', '还没有问题：在上面选一个课的案例并提问。'],
   clColSetup: ['Setup', '设定'],
   clColVotes: ['Votes', '票数'],
   clColObserved: ['Observed', '结果'],

@@ -73,7 +73,8 @@ function render() {
   $('#v-state').textContent = t(open ? 'voteOpen' : q.status === 'closed' ? 'voteClosed' : observed ? 'voteDone' : 'voteRevealed');
   if (observed) {
     const line = observedLine(q, zh);
-    say(mine ? `${line} ${mine === observed ? t('voteGotIt') : t('voteMissed', letterOf(mine))}` : line, mine === observed ? 'good' : '');
+    const end = zh ? '。' : '.';
+    say(mine ? `${line}${end} ${mine === observed ? t('voteGotIt') : t('voteMissed', letterOf(mine))}` : `${line}${end}`, mine === observed ? 'good' : '');
   } else if (mine && !sending) {
     say(t('voteYours', letterOf(mine)), 'good');
   }
