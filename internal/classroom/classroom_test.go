@@ -131,10 +131,10 @@ func TestOneRevealStartsOneRun(t *testing.T) {
 // A run's setup names the strategy, the load and each setting that
 // differs from a plain sale, in both languages.
 func TestRunSetup(t *testing.T) {
-	got := RunSetup(runs.Config{Strategy: "redis", Stock: 20000, Buyers: 1500, Rate: 250, WorkMS: 5, TTLMS: 2000, Watchdog: false,
+	got := RunSetup(runs.Config{Strategy: "redis", Stock: 20000, Buyers: 1500, Rate: 250, WorkMS: 5, TTLMS: 800, Watchdog: false,
 		Fencing: true, PerUserLimit: 0, StockShards: 4, OrderMode: "async", OpensInMS: 2500})
-	for _, want := range []string{"redis sells 20,000 units to 1,500 buyers, 250 orders/s", "5 ms of work in the lock", "a 2000 ms TTL",
-		"no watchdog", "fencing on", "the stock in 4 shards", "no limit per buyer", "orders queued", "opening in 2.5 s"} {
+	for _, want := range []string{"redis sells 20,000 units to 1,500 buyers, 250 orders/s", "5 ms of work in the lock", "a TTL of 800 ms",
+		"no watchdog", "fencing on", "the stock in 4 shards", "no limit per buyer", "orders queued", "opening in 2.5 s", "the sold-out cache off"} {
 		if !strings.Contains(got.En, want) {
 			t.Errorf("%q misses %q", got.En, want)
 		}
@@ -144,7 +144,7 @@ func TestRunSetup(t *testing.T) {
 			t.Errorf("%q misses %q", got.Zh, want)
 		}
 	}
-	plain := RunSetup(runs.Config{Strategy: "none", Stock: 1, Buyers: 2, Concurrency: 2, Watchdog: true, PerUserLimit: 1})
+	plain := RunSetup(runs.Config{Strategy: "none", Stock: 1, Buyers: 2, Concurrency: 2, Watchdog: true, PerUserLimit: 1, TTLMS: 2000, SoldOutCache: true})
 	if plain.En != "none sells 1 unit to 2 buyers, 2 at once." {
 		t.Errorf("plain: %q", plain.En)
 	}

@@ -6,11 +6,13 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/runs"
+	"github.com/seckill-lab/seckill/internal/sale"
 )
 
 // RunSetup is a run's setup in one sentence, in English and Chinese: the
 // strategy, the stock and the load, the time in the lock, and each setting
-// that differs from a plain sale.
+// that differs from a plain sale (a TTL of sale.DefaultTTLMS, the watchdog
+// and the sold-out cache on, a limit of 1 per buyer, no fencing).
 func RunSetup(cfg runs.Config) catalogue.Texts {
 	en := []string{fmt.Sprintf("%s sells %s %s to %s %s", cfg.Strategy, thousands(cfg.Stock), plural(cfg.Stock, "unit", "units"),
 		thousands(int64(cfg.Buyers)), plural(int64(cfg.Buyers), "buyer", "buyers"))}
@@ -28,14 +30,14 @@ func RunSetup(cfg runs.Config) catalogue.Texts {
 		}
 	}
 	add(cfg.WorkMS > 0, fmt.Sprintf("%d ms of work in the lock", cfg.WorkMS), fmt.Sprintf("锁内业务 %d 毫秒", cfg.WorkMS))
-	add(cfg.TTLMS > 0, fmt.Sprintf("a %d ms TTL", cfg.TTLMS), fmt.Sprintf("锁过期时间 %d 毫秒", cfg.TTLMS))
+	add(cfg.TTLMS > 0 && cfg.TTLMS != sale.DefaultTTLMS, fmt.Sprintf("a TTL of %d ms", cfg.TTLMS), fmt.Sprintf("锁过期时间 %d 毫秒", cfg.TTLMS))
 	add(!cfg.Watchdog, "no watchdog", "没有看门狗")
 	add(cfg.Fencing, "fencing on", "防护令牌开")
 	add(cfg.Combine, "combining on", "合并开")
 	add(cfg.StockShards > 1, fmt.Sprintf("the stock in %d shards", cfg.StockShards), fmt.Sprintf("库存分 %d 段", cfg.StockShards))
 	add(cfg.PerUserLimit != 1, limitEn(cfg.PerUserLimit), limitZh(cfg.PerUserLimit))
 	add(cfg.OrderMode == "async", "orders queued", "异步下单")
-	add(cfg.SoldOutCache, "the sold-out cache on", "售罄缓存开")
+	add(!cfg.SoldOutCache, "the sold-out cache off", "售罄缓存关")
 	add(cfg.OpensInMS > 0, fmt.Sprintf("opening in %g s", float64(cfg.OpensInMS)/1000), fmt.Sprintf("%g 秒后开抢", float64(cfg.OpensInMS)/1000))
 	return catalogue.Texts{En: strings.Join(en, ", ") + ".", Zh: strings.Join(zh, "，") + "。"}
 }
