@@ -258,14 +258,26 @@ function readForm() {
   return { body, msg };
 }
 
+/**
+ * formBody is the Run form's run as POST /api/runs takes it, or null after
+ * saying what is wrong under the form; the token typed beside it is kept.
+ */
+function formBody() {
+  const out = $('#form-msg');
+  out.className = 'msg';
+  out.textContent = '';
+  const { body, msg } = readForm();
+  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return null; }
+  const tok = $('#f-token').value.trim();
+  if (tok) setAdminToken(tok);
+  return body;
+}
+
 form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const out = $('#form-msg');
-  out.className = 'msg';
-  const { body, msg } = readForm();
-  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return; }
-  const tok = $('#f-token').value.trim();
-  if (tok) setAdminToken(tok);
+  const body = formBody();
+  if (!body) return;
   const btn = $('#start');
   btn.disabled = true;
   out.textContent = label('starting', state.zh);
@@ -479,14 +491,8 @@ classView = initClass({ zh, needToken });
 if (!$('#class').hidden) classView.show();
 // The Run form's run as a question: the class predicts, Reveal starts it.
 $('#ask-class').addEventListener('click', () => {
-  const out = $('#form-msg');
-  out.className = 'msg';
-  const { body, msg } = readForm();
-  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return; }
-  const tok = $('#f-token').value.trim();
-  if (tok) setAdminToken(tok);
-  out.textContent = '';
-  classView.askRun(body);
+  const body = formBody();
+  if (body) classView.askRun(body);
 });
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.

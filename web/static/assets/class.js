@@ -9,7 +9,7 @@
 import { ApiError, getJSON, getOnce, postJSON } from './api.js';
 import { el } from './dom.js';
 import { addLabels, label } from './i18n.js';
-import { choiceRows, observedLine, rightLine, text, votesLine } from './class-model.js';
+import { ASK_LESSON_KEY, choiceRows, observedLine, rightLine, text, votesLine } from './class-model.js';
 import { decisiveLines } from './lessons-model.js';
 
 addLabels({
@@ -268,6 +268,14 @@ export function initClass({ zh, needToken }) {
           const last = Number(localStorage.getItem(QUESTION_KEY)) || 0;
           if (last) try { q = await getJSON(`/api/class/questions/${last}`); } catch { /* gone */ }
           api.poll();
+        }
+        const asked = localStorage.getItem(ASK_LESSON_KEY);
+        if (asked && lessons.some((l) => l.name === asked && l.cases?.length)) {
+          localStorage.removeItem(ASK_LESSON_KEY);
+          $('#cl-lesson').value = asked;
+          fillCases();
+          $('#cl-form').scrollIntoView();
+          $('#cl-case').focus();
         }
         api.loadSession();
         render();
