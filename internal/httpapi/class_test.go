@@ -266,4 +266,21 @@ func TestClassAskRefusals(t *testing.T) {
 		t.Fatalf("share %+v", info)
 	}
 	wantError(t, e.get(fmt.Sprintf("/api/class/questions/%d/share?lang=fr", q.ID)), http.StatusBadRequest, "invalid_field", "lang")
+	// The form's list: every lesson, its cases' setups in order.
+	var cases struct {
+		Lessons []struct {
+			Lesson string            `json:"lesson"`
+			Cases  []catalogue.Texts `json:"cases"`
+		} `json:"lessons"`
+	}
+	mustJSON(t, e.get("/api/class/cases"), &cases)
+	if len(cases.Lessons) != len(catalogue.Catalogue) {
+		t.Fatalf("%d lessons listed, want %d", len(cases.Lessons), len(catalogue.Catalogue))
+	}
+	for i, l := range cases.Lessons {
+		want := catalogue.CaseQuestions(catalogue.Catalogue[i].Name)
+		if l.Lesson != catalogue.Catalogue[i].Name || len(l.Cases) != len(want) || l.Cases[0] != want[0].Setup {
+			t.Fatalf("lesson %d listed as %+v", i, l)
+		}
+	}
 }

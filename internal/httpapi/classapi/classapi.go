@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill-lab/seckill/internal/catalogue"
 	"github.com/seckill-lab/seckill/internal/catalogue/lessondb"
 	"github.com/seckill-lab/seckill/internal/classroom"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
@@ -45,6 +46,7 @@ type server struct{ Deps }
 // Register adds the class routes to api.
 func Register(api *gin.RouterGroup, d Deps) {
 	s := &server{d}
+	api.GET("/class/cases", s.listCases)
 	api.POST("/class/sessions", s.Admin, s.createClassSession)
 	api.GET("/class/sessions", s.listClassSessions)
 	api.GET("/class/sessions/:id", s.getClassSession)
@@ -53,6 +55,29 @@ func Register(api *gin.RouterGroup, d Deps) {
 	api.GET("/class/questions/:id", s.getQuestion)
 	api.PUT("/class/questions/:id/vote", s.LimitVotes, s.vote)
 	api.POST("/class/questions/:id/reveal", s.Admin, s.reveal)
+}
+
+// lessonCases is a lesson as the question form lists it: its title and
+// its cases' setups, in the order its scenario runs them.
+type lessonCases struct {
+	Lesson  string            `json:"lesson"`
+	Title   string            `json:"title"`
+	TitleZh string            `json:"title_zh"`
+	Cases   []catalogue.Texts `json:"cases"`
+}
+
+// listCases is GET /api/class/cases: every lesson's cases a class can be
+// asked, in the catalogue's order.
+func (s *server) listCases(c *gin.Context) {
+	out := make([]lessonCases, 0, len(catalogue.Catalogue))
+	for _, l := range catalogue.Catalogue {
+		v := lessonCases{Lesson: l.Name, Title: l.Title, TitleZh: l.TitleZh, Cases: []catalogue.Texts{}}
+		for _, q := range catalogue.CaseQuestions(l.Name) {
+			v.Cases = append(v.Cases, q.Setup)
+		}
+		out = append(out, v)
+	}
+	c.JSON(http.StatusOK, gin.H{"lessons": out})
 }
 
 // createClassSession is POST /api/class/sessions {"title"?}.

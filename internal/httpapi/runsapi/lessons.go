@@ -34,12 +34,10 @@ func (s *server) lessonRoutes(api *gin.RouterGroup) {
 	api.POST("/agents/lesson-claim", s.admin, s.claimLesson)
 }
 
-// lessonView is a catalogue entry with its newest run and its cases as a
-// class can be asked them (their setups, in the order they run).
+// lessonView is a catalogue entry with its newest run.
 type lessonView struct {
 	catalogue.Lesson
-	Cases []catalogue.Texts `json:"cases"`
-	Last  *catalogue.Run    `json:"last"`
+	Last *catalogue.Run `json:"last"`
 }
 
 // lessonRunView is a lesson's name and newest run alone: the dashboard's
@@ -84,10 +82,7 @@ func (s *server) listLessons(c *gin.Context) {
 	}
 	views := make([]lessonView, 0, len(catalogue.Catalogue))
 	for _, l := range catalogue.Catalogue {
-		v := lessonView{Lesson: l, Cases: []catalogue.Texts{}}
-		for _, q := range catalogue.CaseQuestions(l.Name) {
-			v.Cases = append(v.Cases, q.Setup)
-		}
+		v := lessonView{Lesson: l}
 		if r, ok := last[l.Name]; ok {
 			v.Last = &r
 		}

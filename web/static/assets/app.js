@@ -6,7 +6,6 @@
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
 import { relabelClaims } from './claims-view.js';
-import { initClass } from './class.js';
 import { initCombineForm } from './combine-view.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
@@ -36,7 +35,15 @@ let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 let matrix = null; // the Matrix section (matrix.js), read each time it shows
-let classView = null; // the Class section (class.js): predict, vote, reveal
+// The Class section (class.js): predict, vote, reveal. Loaded when it first
+// shows (or a question is asked): the page most classes never open stays light.
+// Never before the page has started (the nav shows its first section before).
+let classView = null;
+let classReady = false;
+const classSection = () => {
+  classView ??= import('./class.js').then(({ initClass }) => initClass({ zh: () => state.zh, needToken }));
+  return classView;
+};
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
 let openSaleFirst = saleInHash(location.hash);
@@ -44,7 +51,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class') classView?.show(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class' && classReady) classSection().then((c) => c.show()); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -94,7 +101,7 @@ function applyLang() {
   share?.relabel();
   lessons?.relabel();
   matrix?.relabel();
-  classView?.relabel();
+  classView?.then((c) => c.relabel());
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -487,12 +494,12 @@ timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBan
 if (!$('#timeline').hidden) timeline.show();
 matrix = initMatrix({ zh });
 if (!$('#matrix').hidden) matrix.show();
-classView = initClass({ zh, needToken });
-if (!$('#class').hidden) classView.show();
+classReady = true;
+if (!$('#class').hidden) classSection().then((c) => c.show());
 // The Run form's run as a question: the class predicts, Reveal starts it.
 $('#ask-class').addEventListener('click', () => {
   const body = formBody();
-  if (body) classView.askRun(body);
+  if (body) classSection().then((c) => c.askRun(body));
 });
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.

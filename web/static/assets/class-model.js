@@ -14,8 +14,6 @@ export const OUTCOME_SHORT = {
 
 export const LETTERS = ['A', 'B', 'C', 'D', 'E'];
 
-/** ASK_LESSON_KEY holds the lesson a Lessons card's "Ask the class first" opens the Class section on. */
-export const ASK_LESSON_KEY = 'seckill.classAskLesson';
 
 /** text is t's words in the language shown. */
 export const text = (t, zh) => (t ? (zh ? t.zh || t.en : t.en) : '');

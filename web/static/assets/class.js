@@ -8,15 +8,11 @@
 // words; this module talks to /api/class and draws.
 import { ApiError, getJSON, getOnce, postJSON } from './api.js';
 import { el } from './dom.js';
-import { addLabels, label } from './i18n.js';
-import { ASK_LESSON_KEY, choiceRows, observedLine, rightLine, text, votesLine } from './class-model.js';
-import { decisiveLines } from './lessons-model.js';
+import { addLabels, applyLabels, label } from './i18n.js';
+import { choiceRows, observedLine, rightLine, text, votesLine } from './class-model.js';
+import { ASK_LESSON_KEY, decisiveLines } from './lessons-model.js';
 
 addLabels({
-  navClass: ['Class', '课堂'],
-  clH: ['Predict, vote, reveal', '预测、投票、揭晓'],
-  clSub: ['the class commits to a prediction first, then watches', '全班先做出预测，再看结果'],
-  askClass: ['Ask the class first', '先向全班提问'],
   clSession: ['Class session', '课堂'],
   clNewSession: ['New session', '新建课堂'],
   clSessionTitle: ['Title (optional)', '标题（可选）'],
@@ -57,6 +53,7 @@ const QUESTION_KEY = 'seckill.classQuestion';
  * a question about the run the Run form set up.
  */
 export function initClass({ zh, needToken }) {
+  applyLabels(document.getElementById('class'), zh()); // its labels came with this module
   let lessons = [];
   let session = Number(localStorage.getItem(SESSION_KEY)) || 0;
   let q = null; // the question on the projector
@@ -170,7 +167,7 @@ export function initClass({ zh, needToken }) {
 
   function kicker(v, z) {
     if (v.lesson) {
-      const l = lessons.find((x) => x.name === v.lesson);
+      const l = lessons.find((x) => x.lesson === v.lesson);
       const title = l ? (z ? l.title_zh || l.title : l.title) : v.lesson;
       return `#${v.id} · ${title} · ${label('clCase', z)} ${v.case}`;
     }
@@ -270,7 +267,7 @@ export function initClass({ zh, needToken }) {
           api.poll();
         }
         const asked = localStorage.getItem(ASK_LESSON_KEY);
-        if (asked && lessons.some((l) => l.name === asked && l.cases?.length)) {
+        if (asked && lessons.some((l) => l.lesson === asked && l.cases?.length)) {
           localStorage.removeItem(ASK_LESSON_KEY);
           $('#cl-lesson').value = asked;
           fillCases();
@@ -287,7 +284,7 @@ export function initClass({ zh, needToken }) {
 
   async function loadLessons() {
     try {
-      lessons = (await getOnce('/api/lessons', { timeoutMs: 15000 })).lessons || [];
+      lessons = (await getOnce('/api/class/cases', { timeoutMs: 15000 })).lessons || [];
     } catch (err) { msg(err.message, true); }
     fillLessons();
   }
@@ -295,13 +292,13 @@ export function initClass({ zh, needToken }) {
   function fillLessons() {
     const sel = $('#cl-lesson');
     const keep = sel.value;
-    sel.replaceChildren(...lessons.filter((l) => l.cases?.length).map((l) => el('option', { value: l.name, text: zh() ? l.title_zh || l.title : l.title })));
+    sel.replaceChildren(...lessons.filter((l) => l.cases?.length).map((l) => el('option', { value: l.lesson, text: zh() ? l.title_zh || l.title : l.title })));
     if (keep) sel.value = keep;
     fillCases();
   }
 
   function fillCases() {
-    const l = lessons.find((x) => x.name === $('#cl-lesson').value);
+    const l = lessons.find((x) => x.lesson === $('#cl-lesson').value);
     const sel = $('#cl-case');
     const keep = sel.value;
     sel.replaceChildren(...(l?.cases || []).map((c, i) => el('option', { value: String(i + 1), text: `${i + 1}. ${text(c, zh())}` })));

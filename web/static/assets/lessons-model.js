@@ -5,6 +5,9 @@
 // strategy and the settings that differ between the lesson's sales.
 import { saleStep } from './live-model.js';
 
+/** ASK_LESSON_KEY holds the lesson a card's "Ask the class first" opens the Class section on (class.js reads it). */
+export const ASK_LESSON_KEY = 'seckill.classAskLesson';
+
 /** The verdict of a lesson run, in both languages, with its css class and symbol (colour is never the only signal). */
 export const LESSON_VERDICT = {
   PASS: { en: 'PASS', zh: '通过', cls: 'pass', sym: '✓' },

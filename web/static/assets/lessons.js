@@ -9,10 +9,9 @@
 // sales it made so far (GET /api/sales/{id}) and hands the band a view of
 // them (onBand).
 import { ApiError, getJSON, getOnce, postJSON } from './api.js';
-import { ASK_LESSON_KEY } from './class-model.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
-import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, nextCase, observedText, offersClassPace, runningLesson } from './lessons-model.js';
+import { ASK_LESSON_KEY, CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, nextCase, observedText, offersClassPace, runningLesson } from './lessons-model.js';
 
 addLabels({
   runClass: ['Run at teaching pace', '课堂节奏运行'],
