@@ -230,7 +230,7 @@ export function initClass({ zh, needToken }) {
     $('#cl-session-name').textContent = sess ? `#${sess.id}${sess.title ? ` · ${sess.title}` : ''}` : '–';
     const rows = sess?.questions || [];
     $('#cl-list tbody').replaceChildren(...(rows.length ? rows.map((v) => listRow(v, z))
-      : [el('tr', {}, el('td', { colspan: '5', text: label('clNone', z) }))]));
+      : [el('tr', {}, el('td', { colspan: '5', class: 'cl-empty', text: label('clNone', z) }))]));
   }
 
   function listRow(v, z) {
@@ -246,6 +246,7 @@ export function initClass({ zh, needToken }) {
   function wire(api) {
     $('#cl-form').addEventListener('submit', api.askLesson);
     $('#cl-lesson').addEventListener('change', () => fillCases());
+    $('#cl-case').addEventListener('change', () => preview());
     $('#cl-reveal').addEventListener('click', api.reveal);
     $('#cl-next').addEventListener('click', () => { $('#cl-form').scrollIntoView(); $('#cl-lesson').focus(); });
     $('#cl-new').addEventListener('click', async () => {
@@ -303,5 +304,12 @@ export function initClass({ zh, needToken }) {
     const keep = sel.value;
     sel.replaceChildren(...(l?.cases || []).map((c, i) => el('option', { value: String(i + 1), text: `${i + 1}. ${text(c, zh())}` })));
     if (keep && Number(keep) <= (l?.cases?.length || 0)) sel.value = keep;
+    preview();
+  }
+
+  /** preview says the chosen case's setup whole: the select cuts it. */
+  function preview() {
+    const l = lessons.find((x) => x.lesson === $('#cl-lesson').value);
+    $('#cl-preview').textContent = text(l?.cases?.[Number($('#cl-case').value) - 1], zh());
   }
 }
