@@ -18,6 +18,7 @@ var committers = map[string]string{
 	"internal/sale":               "creating a sale: its row and its stock",
 	"internal/runs":               "a load run's records",
 	"internal/catalogue/lessondb": "a lesson run's records",
+	"internal/classroom":          "a class's questions and votes: a question asked in its session, a vote counted under its question's row lock",
 	"loadtest/minishop":           "the yardstick shop, a program of its own that make bench measures beside ours",
 }
 
