@@ -267,6 +267,7 @@ func (s *Server) routes() *gin.Engine {
 	// predicted table; a run's report, up to MaxMatrixBytes.
 	api.GET("/matrix", s.getMatrix)
 	api.POST("/matrix", s.requireAdmin, s.postMatrix)
+	api.GET("/interview", s.getInterview) // interview.go: the interview path, its figures measured here
 	return e
 }
 
