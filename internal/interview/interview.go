@@ -12,6 +12,8 @@
 //     questions_lock.go and questions_order.go: each question's texts and
 //     slots
 //   - fill.go: Fill, every slot from Sources, each Figure with its Provenance
+//   - html.go: WriteHTML, a filled page as one self-contained file (the
+//     dashboard's renderer inlined)
 //
 // Its subpackage interviewdb reads the sources from the shop's database;
 // GET /api/interview serves the filled page and `loadtest interview`

@@ -1,6 +1,6 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
 // the SSE stream) above one section at a time: Run, Timeline, Compare,
-// Lessons, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// Lessons, Matrix, Interview, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
@@ -16,6 +16,7 @@ import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
 import { initMatrix } from './matrix.js';
+import { initInterview } from './interview.js';
 import { liveView, timelineBand, verdictText } from './live-model.js';
 import { initBand, renderLive, renderTables } from './live.js';
 import { initQueue } from './queue.js';
@@ -35,6 +36,7 @@ let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 let matrix = null; // the Matrix section (matrix.js), read each time it shows
+let interview = null; // the Interview section (interview.js), read each time it shows
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
 let openSaleFirst = saleInHash(location.hash);
@@ -42,7 +44,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'interview') interview?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -92,6 +94,7 @@ function applyLang() {
   share?.relabel();
   lessons?.relabel();
   matrix?.relabel();
+  interview?.relabel();
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -472,6 +475,8 @@ timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBan
 if (!$('#timeline').hidden) timeline.show();
 matrix = initMatrix({ zh });
 if (!$('#matrix').hidden) matrix.show();
+interview = initInterview({ zh });
+if (!$('#interview').hidden) interview.show();
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.
 $('#b-viol').addEventListener('click', () => {
