@@ -87,8 +87,8 @@ var qRedLock = Question{
 		"单靠它不安全。它假设各主节点的时钟走得一样：一个主节点上的 key 提前过期（时钟跳变），另一个主节点重启后是空的，第二个买家就凑够了多数，两个持有者都写入。看门狗续期失败会让第一个停下；根本的办法是防护令牌。",
 	},
 	TradeOff: Text{
-		"RedLock sells on when one master of three freezes (see the next question), at the price of three masters and a majority per lock.",
-		"三个主节点中一个冻结时 RedLock 还能继续卖（见下一题），代价是三个主节点、每次加锁都要多数同意。",
+		"RedLock needs two masters of three, so one that freezes or dies costs it less than a single Redis (the next question measures how much), at the price of three masters and a majority per lock.",
+		"RedLock 只需要三个主节点中的两个，所以一个冻结或宕机对它的影响比单个 Redis 小（下一题测出小多少），代价是三个主节点、每次加锁都要多数同意。",
 	},
 	FollowUp: Text{"And if the one Redis freezes, how long does the sale stop?", "如果唯一的 Redis 卡住了，秒杀要停多久？"},
 	Slots: []Slot{
@@ -101,8 +101,8 @@ var qRedisFreezes = Question{
 	ID:  "redis-freezes",
 	Ask: Text{"Redis freezes for a few seconds. How long does the sale stop selling?", "Redis 卡住几秒。秒杀要停售多久？"},
 	Answer: Text{
-		"As long as the freeze, plus the lock wait of the buyers caught in it: no lock, no order. Nothing is oversold, the sale is unavailable. RedLock over three independent masters sells on with one frozen.",
-		"和卡住的时间一样长，再加上被卡住的买家的等锁时间：拿不到锁，就没有订单。不会超卖，只是停售。三个独立主节点上的 RedLock 在其中一个冻结时还能继续卖。",
+		"As long as the freeze, plus the lock wait of the buyers caught in it: no lock, no order. Nothing is oversold, the sale is unavailable. RedLock over three independent masters needs only two of them, but a buyer caught on the frozen one still waits: the cell below says how long here.",
+		"和卡住的时间一样长，再加上被卡住的买家的等锁时间：拿不到锁，就没有订单。不会超卖，只是停售。三个独立主节点上的 RedLock 只需要其中两个，但卡在冻结节点上的买家仍要等：下面的格子给出本机测得的时长。",
 	},
 	TradeOff: Text{
 		"A lock service is a single point of the sale unless it is replicated, and replicating Redis asynchronously brings back the failover question.",

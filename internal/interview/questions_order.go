@@ -19,7 +19,7 @@ var qIdempotency = Question{
 	FollowUp: Text{"The buyer got the unit but never pays. What then?", "买家抢到了，却一直不付款。怎么办？"},
 	Slots: []Slot{
 		fromCell("duplicate orders, Redis lock, a reply dropped", "重复订单，Redis 锁，应答丢失", units, "redis", faultkind.DropReply, CellDuplicates),
-		fromCell("duplicate orders, conditional UPDATE, a reply dropped", "重复订单，条件 UPDATE，应答丢失", units, "db-conditional", faultkind.DropReply, CellDuplicates),
+		fromCell("duplicate orders, Redisson lock, a reply dropped", "重复订单，Redisson 锁，应答丢失", units, "redisson", faultkind.DropReply, CellDuplicates),
 	},
 }
 
