@@ -27,6 +27,9 @@ export const IV_LABELS = {
 const lab = (key, zh) => (IV_LABELS[key] ? IV_LABELS[key][zh ? 1 : 0] : key);
 const pick = (t, zh) => (t ? (zh ? t.zh || t.en : t.en) : '');
 
+/** The fields that are times, in seconds (internal/interview's *Seconds). */
+const SECONDS = new Set(['sell_out_s', 'unavailable_s', 'reclaim_s']);
+
 /**
  * formatValue is a figure's number as the page shows it: seconds with one
  * decimal (two under a second), orders/s and counts whole (a unit per hold
@@ -35,7 +38,7 @@ const pick = (t, zh) => (t ? (zh ? t.zh || t.en : t.en) : '');
 export function formatValue(fig) {
   const v = Number(fig.value) || 0;
   const field = fig.source?.field || '';
-  if (field.endsWith('_s')) return v < 1 && v > 0 ? v.toFixed(2) : v.toFixed(1);
+  if (SECONDS.has(field)) return v < 1 && v > 0 ? v.toFixed(2) : v.toFixed(1);
   if (field === 'units_per_hold') return v.toFixed(1);
   return Math.round(v).toLocaleString('en-US');
 }

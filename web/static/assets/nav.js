@@ -71,6 +71,13 @@ export function initNav({ onRun = () => {}, onShow = () => {}, onPins = () => {}
       a.href = hashOf(a.dataset.section, run, pins, compare);
       if (a.dataset.section === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     }
+    // On a phone the nav scrolls sideways: the current section's link is
+    // brought into its view (not the page's), centred.
+    const current = links.find((a) => a.dataset.section === section);
+    const bar = current?.parentElement;
+    if (bar && bar.scrollWidth > bar.clientWidth) {
+      bar.scrollLeft += current.getBoundingClientRect().left - bar.getBoundingClientRect().left - (bar.clientWidth - current.offsetWidth) / 2;
+    }
     if (moveFocus) {
       // To the section's heading, so that Tab continues inside the section
       // and a screen reader announces where it landed.
