@@ -2,6 +2,7 @@ package interview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,6 +26,10 @@ type Sources interface {
 	// Reclaimed is what reconciliations gave back of a sale's units.
 	Reclaimed(ctx context.Context, saleID uint64) (Reclaim, error)
 }
+
+// ErrNoSale is Sources.Herd's answer for a sale no longer kept: its
+// figures are said unmeasured, the rest of the page is filled.
+var ErrNoSale = errors.New("interview: the sale is no longer kept")
 
 // HerdFigures are what a slot reads of a sale's herd (package herd's
 // View, the dashboard's Herd panel).
@@ -84,6 +89,10 @@ type Figure struct {
 	Value    float64     `json:"value"`
 	From     *Provenance `json:"from,omitempty"`
 	Missing  *Text       `json:"missing,omitempty"`
+	// Rerun: an unmeasured figure a new run of its source may measure (no
+	// run kept, or a lesson run that could not give it); false where the
+	// kept run measured that there is nothing to quote (no unit given back).
+	Rerun bool `json:"rerun,omitempty"`
 }
 
 // Kinds of provenance.
@@ -178,6 +187,12 @@ func fillCase(ctx context.Context, src Sources, fig Figure, run catalogue.Run) (
 		return measured(fig, v, from), nil
 	}
 	h, err := src.Herd(ctx, c.SaleID)
+	if errors.Is(err, ErrNoSale) {
+		return unmeasured(fig, Text{
+			fmt.Sprintf("Lesson run %d of %s: its sale %d is no longer kept; run the lesson again.", run.ID, run.Lesson, c.SaleID),
+			fmt.Sprintf("%s 的第 %d 次运行：它的秒杀 %d 已不在库中；请重新运行这节课。", run.Lesson, run.ID, c.SaleID),
+		}), nil
+	}
 	if err != nil {
 		return fig, err
 	}
@@ -221,10 +236,12 @@ func fillCell(ctx context.Context, src Sources, fig Figure) (Figure, error) {
 		return measured(fig, float64(r.Units), from), nil
 	}
 	if r.BackAfterMS == nil {
-		return unmeasured(fig, Text{
+		fig = unmeasured(fig, Text{
 			fmt.Sprintf("Matrix run %d's cell %s × %s: %d units given back, but no time to quote (none given back, or the kill's time not recorded).", hit.RunID, s.Row, s.Fault, r.Units),
 			fmt.Sprintf("故障矩阵第 %d 次运行的 %s × %s：退回 %d 件，但没有时间可说（没有退回，或没有记录被杀的时刻）。", hit.RunID, s.Row, s.Fault, r.Units),
-		}), nil
+		})
+		fig.Rerun = false
+		return fig, nil
 	}
 	return measured(fig, *r.BackAfterMS/1000, from), nil
 }
@@ -296,7 +313,7 @@ func measured(fig Figure, v float64, from *Provenance) Figure {
 }
 
 func unmeasured(fig Figure, why Text) Figure {
-	fig.Measured, fig.Missing = false, &why
+	fig.Measured, fig.Missing, fig.Rerun = false, &why, true
 	return fig
 }
 

@@ -21,15 +21,16 @@ type todo struct {
 	cells   []string
 }
 
-// missing is what page's unmeasured figures need run. A figure whose run
-// exists but could not give it (a sale that did not sell out) is run again
-// too: a newer run may.
+// missing is what page's unmeasured figures need run: those a new run may
+// measure (Rerun: none kept, or a lesson run that could not give the
+// figure, a sale that did not sell out), not those a kept run measured to
+// have nothing to quote.
 func missing(page model.Page) todo {
 	var t todo
 	seen := map[string]bool{}
 	for _, q := range page.Questions {
 		for _, f := range q.Figures {
-			if f.Measured {
+			if f.Measured || !f.Rerun {
 				continue
 			}
 			s := f.Source

@@ -7,6 +7,7 @@ package interviewdb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -48,9 +49,13 @@ func (s *Sources) MatrixCell(ctx context.Context, row string, fault faultkind.Na
 	return interview.MatrixHit{RunID: rep.ID, At: rep.StartedAt, Machine: rep.Machine, Cell: cell}, true, nil
 }
 
-// Herd is the sale's herd as GET /api/sales/{id}/herd serves it.
+// Herd is the sale's herd as GET /api/sales/{id}/herd serves it;
+// interview.ErrNoSale when the sale is gone.
 func (s *Sources) Herd(ctx context.Context, saleID uint64) (interview.HerdFigures, error) {
 	sale, err := s.sales.GetSale(ctx, saleID)
+	if errors.Is(err, inventory.ErrSaleNotFound) {
+		return interview.HerdFigures{}, interview.ErrNoSale
+	}
 	if err != nil {
 		return interview.HerdFigures{}, err
 	}
@@ -77,6 +82,9 @@ func (s *Sources) Reclaimed(ctx context.Context, saleID uint64) (interview.Recla
 		return interview.Reclaim{Units: n}, err
 	}
 	sale, err := s.sales.GetSale(ctx, saleID)
+	if errors.Is(err, inventory.ErrSaleNotFound) {
+		return interview.Reclaim{Units: n}, nil // no creation time to bound the kill by
+	}
 	if err != nil {
 		return interview.Reclaim{}, err
 	}
