@@ -30,7 +30,7 @@ let server, ctx, page, userDir;
 const pageErrors = [];
 
 before(async () => {
-  server = await startFixtureServer(0, undefined, { extra: { '/api/interview': () => PAGE } });
+  server = await startFixtureServer(0); // GET /api/interview: fixtures/interview-page.json
   await mkdir(SHOTS, { recursive: true });
   userDir = await mkdtemp(path.join(os.tmpdir(), 'seckill-chromium-interview-'));
   ctx = await chromium.launchPersistentContext(userDir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: PROJECTOR });
