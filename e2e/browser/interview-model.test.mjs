@@ -31,6 +31,10 @@ test('a measured figure names its run; an unmeasured one says so', () => {
   assert.equal(provenance(from, true), '实验课运行 #12 · split-hot-row · db-conditional，库存分 1 段 · 2026-11-29 05:35 UTC');
   const m = figureView({ measured: true, value: 3, unit: { en: 's', zh: '秒' }, label: { en: 'stopped', zh: '停售' }, source: { field: 'unavailable_s' }, from: { ...from, kind: 'matrix_run', name: 'redis × freeze_redis' } }, false);
   assert.deepEqual([m.value, m.unit, m.from, m.link, m.saleLink], ['3.0', 's', 'matrix run #12 · redis × freeze_redis · 2026-11-29 05:35 UTC', '#/lessons', '#/timeline?sale=5']);
+  const d = figureView({ measured: true, value: 500, unit: { en: 'orders/s', zh: '单/秒' }, label: { en: 'one row', zh: '一行' }, source: { field: 'orders_per_s' }, from, detail: { en: '200 units from the first sold to the last in 0.400 s', zh: '从第一件到最后一件卖出 200 件，用时 0.400 秒' } }, true);
+  assert.deepEqual([d.value, d.detail], ['500', '从第一件到最后一件卖出 200 件，用时 0.400 秒']);
+  const w = figureView({ measured: true, value: 0, word: { en: 'holds', zh: '守住' }, unit: { en: 's', zh: '秒' }, label: { en: 'stopped', zh: '停售' }, source: { field: 'unavailable_s' }, from, detail: { en: 'no sections overlapped', zh: '临界区没有重叠' } }, false);
+  assert.deepEqual([w.value, w.unit, w.word, w.detail], ['holds', '', true, 'no sections overlapped'], 'a cell the matrix timed no stop of shows its word, never 0 s');
   const u = figureView({ measured: false, value: 0, unit: { en: 's', zh: '秒' }, label: { en: 'x', zh: '某' }, source: { field: 'unavailable_s' }, missing: { en: 'Never measured on this machine: run it.', zh: '本机从未测过：请运行。' } }, true);
   assert.deepEqual([u.value, u.from, u.missing], ['—', '', '本机从未测过：请运行。']);
 });

@@ -39,7 +39,8 @@ type HerdFigures struct {
 	// SellOutFromFirstMS from the first unit sold to the last; nil until
 	// the sale sold out.
 	SellOutMS, SellOutFromFirstMS *float64
-	UnitsPerHold                  float64 // 0 without a lock or before a hold
+	UnitsPerHold                  float64 // HoldUnits / Holds; 0 without a lock or before a hold
+	Holds, HoldUnits              int64
 	FirstSecondAnswers            int64
 	CacheAnswers                  int64 // the answers of layer sold_out_cache
 }
@@ -89,6 +90,12 @@ type Figure struct {
 	Value    float64     `json:"value"`
 	From     *Provenance `json:"from,omitempty"`
 	Missing  *Text       `json:"missing,omitempty"`
+	// Detail says how a figure computed from others was: "200 units from
+	// the first sold to the last in 0.120 s" beside 1,667 orders/s.
+	Detail *Text `json:"detail,omitempty"`
+	// Word, where set, is the figure instead of Value: a matrix cell's
+	// observed word ("holds") where the matrix times no stop.
+	Word *Text `json:"word,omitempty"`
 	// Rerun: an unmeasured figure a new run of its source may measure (no
 	// run kept, or a lesson run that could not give it); false where the
 	// kept run measured that there is nothing to quote (no unit given back).
@@ -197,6 +204,7 @@ func fillCase(ctx context.Context, src Sources, fig Figure, run catalogue.Run) (
 		return fig, err
 	}
 	v, ok := herdValue(h, fig.Source.Field)
+	fig.Detail = herdDetail(h, fig.Source.Field)
 	if !ok {
 		return unmeasured(fig, Text{
 			fmt.Sprintf("Lesson run %d of %s: its sale %d did not sell out, so it has no time to sell out.", run.ID, run.Lesson, c.SaleID),
@@ -218,6 +226,13 @@ func fillCell(ctx context.Context, src Sources, fig Figure) (Figure, error) {
 		Verdict: c.Kind, At: hit.At, SaleID: c.SaleID, Link: "#/matrix", SaleLink: saleLink(c.SaleID)}
 	switch s.Field {
 	case CellUnavailableSeconds:
+		// The matrix times the stop of an unavailable cell only: another
+		// cell shows its word and why, never a 0 it did not measure.
+		fig.Detail = &Text{c.WhyEn, c.WhyZh}
+		if c.Kind != matrix.Unavailable {
+			w := cellWords[c.Kind]
+			fig.Word = &w
+		}
 		return measured(fig, float64(c.UnavailableMS)/1000, from), nil
 	case CellOversold:
 		return measured(fig, float64(c.Figures.Oversold), from), nil
@@ -244,6 +259,12 @@ func fillCell(ctx context.Context, src Sources, fig Figure) (Figure, error) {
 		return fig, nil
 	}
 	return measured(fig, *r.BackAfterMS/1000, from), nil
+}
+
+// cellWords are the matrix's cell words as the dashboard's Matrix says them.
+var cellWords = map[string]Text{
+	matrix.Holds: {"holds", "守住"}, matrix.OverlappedSafe: {"fence", "拦截"}, matrix.Unavailable: {"pause", "停售"},
+	matrix.Stuck: {"stuck", "卡住"}, matrix.Broken: {"broke", "损坏"},
 }
 
 // findCase is the first case whose name has every part of want
@@ -305,6 +326,21 @@ func herdValue(h HerdFigures, field string) (float64, bool) {
 		return float64(h.CacheAnswers), true
 	}
 	return 0, false
+}
+
+// herdDetail says how a herd's derived figure was computed, nil for a
+// figure read as it is.
+func herdDetail(h HerdFigures, field string) *Text {
+	switch {
+	case field == HerdOrdersPerSecond && h.SellOutFromFirstMS != nil:
+		s := *h.SellOutFromFirstMS / 1000
+		return &Text{fmt.Sprintf("%d units from the first sold to the last in %.3f s", h.Sold, s),
+			fmt.Sprintf("从第一件到最后一件卖出 %d 件，用时 %.3f 秒", h.Sold, s)}
+	case field == HerdUnitsPerHold && h.Holds > 0:
+		return &Text{fmt.Sprintf("%d units sold in %d holds of the lock", h.HoldUnits, h.Holds),
+			fmt.Sprintf("%d 次持锁卖出 %d 件", h.Holds, h.HoldUnits)}
+	}
+	return nil
 }
 
 func measured(fig Figure, v float64, from *Provenance) Figure {

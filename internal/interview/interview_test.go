@@ -97,6 +97,9 @@ func (fakeSources) Herd(_ context.Context, saleID uint64) (HerdFigures, error) {
 }
 
 func (fakeSources) MatrixCell(_ context.Context, row string, fault faultkind.Name) (MatrixHit, bool, error) {
+	if row == "db-pessimistic" && fault == faultkind.KillProcess {
+		return MatrixHit{RunID: 4, Cell: matrix.Cell{Row: row, Fault: fault, Kind: matrix.Holds, SaleID: 40, WhyEn: "no sections overlapped", WhyZh: "临界区没有重叠"}}, true, nil
+	}
 	if row != "redis" || fault != faultkind.FreezeRedis {
 		return MatrixHit{}, false, nil
 	}
@@ -110,7 +113,7 @@ func TestFillNamesEachFiguresRunOrSaysItWasNeverMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hotRow, hotShards, freeze *Figure
+	var hotRow, hotShards, freeze, rowLock *Figure
 	for _, q := range page.Questions {
 		for i := range q.Figures {
 			f := &q.Figures[i]
@@ -129,16 +132,28 @@ func TestFillNamesEachFiguresRunOrSaysItWasNeverMeasured(t *testing.T) {
 			if q.ID == "redis-freezes" && i == 0 {
 				freeze = f
 			}
+			if q.ID == "which-lock" && f.Source.Row == "db-pessimistic" {
+				rowLock = f
+			}
 		}
 	}
 	if hotRow == nil || !hotRow.Measured || hotRow.Value != 500 || hotRow.From.Kind != LessonRunKind || hotRow.From.ID != 7 || hotRow.From.SaleLink != "#/timeline?sale=70" {
 		t.Errorf("hot row: %+v %+v, want 200 units in 0.4 s = 500 orders/s from lesson run 7's sale 70", hotRow, hotRow.From)
+	}
+	if d := hotRow.Detail; d == nil || d.En != "200 units from the first sold to the last in 0.400 s" || !hasHan(d.Zh) {
+		t.Errorf("hot row: detail %+v, want how 500 orders/s was computed", d)
 	}
 	if hotShards == nil || hotShards.Value != 2000 || hotShards.From.SaleID != 71 {
 		t.Errorf("8 shards: %+v, want 2000 orders/s from sale 71", hotShards)
 	}
 	if freeze == nil || freeze.Value != 3.2 || freeze.From.Kind != MatrixRunKind || freeze.From.ID != 3 {
 		t.Errorf("redis freezes: %+v, want 3.2 s from matrix run 3", freeze)
+	}
+	if rowLock == nil || rowLock.Word == nil || rowLock.Word.En != "holds" || rowLock.Detail.En != "no sections overlapped" {
+		t.Errorf("row lock × kill_process: %+v, want the cell's word and why: the matrix times no stop of a cell that held", rowLock)
+	}
+	if freeze != nil && freeze.Word != nil {
+		t.Errorf("redis freezes: %+v, want the stop's seconds, no word", freeze)
 	}
 	if page.Measured == 0 || page.Unmeasured == 0 {
 		t.Errorf("measured %d, unmeasured %d: want both", page.Measured, page.Unmeasured)

@@ -62,8 +62,8 @@ var qCombining = Question{
 	ID:  "combining",
 	Ask: Text{"Can you go past one row's speed without splitting the stock?", "不拆库存，能不能超过一行的速度？"},
 	Answer: Text{
-		"Combine: the buyers waiting on one replica go through the lock and one transaction together, one hold selling a batch of units. The row is locked as often, but each hold sells many units.",
-		"合并：同一个实例上排队的买家一起拿一次锁、走一个事务，一次持锁卖出一批。行锁被持有的次数不变，但每次持有卖出很多件。",
+		"Combine: the buyers waiting on one replica go through the lock and one transaction together, one hold selling a batch of units. The lock (and the row) is taken once per batch instead of once per order. Measured below with the Redis lock, per order and per batch.",
+		"合并：同一个实例上排队的买家一起拿一次锁、走一个事务，一次持锁卖出一批。锁（和这一行）每批只拿一次，而不是每单一次。下面是用 Redis 锁测得的每单一次与每批一次。",
 	},
 	TradeOff: Text{
 		"A buyer waits for the batch to fill or its wait to pass, and one failed batch fails all its buyers' orders together.",
@@ -71,8 +71,8 @@ var qCombining = Question{
 	},
 	FollowUp: Text{"What reaches the lock at all when a million buyers click at the opening?", "开售那一刻一百万个买家一起点，到底有多少请求能打到锁上？"},
 	Slots: []Slot{
-		fromCase("one lock per order", "每单一次锁", perSecond, "lock-per-batch", "combining off", HerdOrdersPerSecond),
-		fromCase("one lock per batch", "每批一次锁", perSecond, "lock-per-batch", "combining on", HerdOrdersPerSecond),
+		fromCase("one Redis lock per order", "每单一次 Redis 锁", perSecond, "lock-per-batch", "combining off", HerdOrdersPerSecond),
+		fromCase("one Redis lock per batch", "每批一次 Redis 锁", perSecond, "lock-per-batch", "combining on", HerdOrdersPerSecond),
 		fromCase("units sold per hold, batched", "合并时每次持锁卖出", units, "lock-per-batch", "combining on", HerdUnitsPerHold),
 	},
 }
@@ -109,9 +109,9 @@ var qCapacity = Question{
 	},
 	FollowUp: Text{"What do you watch in production during the sale?", "秒杀进行时，你在生产环境盯哪些指标？"},
 	Slots: []Slot{
-		fromCase("the hot row", "热点行", perSecond, "split-hot-row", "1 stock shards", HerdOrdersPerSecond),
+		fromCase("the hot row, conditional UPDATE", "热点行，条件 UPDATE", perSecond, "split-hot-row", "1 stock shards", HerdOrdersPerSecond),
 		fromCase("time to sell out, one row", "卖完用时，一行", seconds, "split-hot-row", "1 stock shards", HerdSellOutSeconds),
-		fromCase("batched on one row", "一行上合并", perSecond, "lock-per-batch", "combining on", HerdOrdersPerSecond),
+		fromCase("one Redis lock per batch", "每批一次 Redis 锁", perSecond, "lock-per-batch", "combining on", HerdOrdersPerSecond),
 		fromCase("answers in the first second", "开售第一秒的应答", answers, "herd-sold-out-cache", "sold-out cache on", HerdFirstSecondAnswers),
 	},
 }

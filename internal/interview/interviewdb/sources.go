@@ -64,7 +64,7 @@ func (s *Sources) Herd(ctx context.Context, saleID uint64) (interview.HerdFigure
 		return interview.HerdFigures{}, err
 	}
 	h := interview.HerdFigures{Sold: v.Sold, SellOutMS: v.SellOutMS, SellOutFromFirstMS: v.SellOutFromFirstMS,
-		UnitsPerHold: v.UnitsPerHold, FirstSecondAnswers: v.FirstSecond.Answers}
+		UnitsPerHold: v.UnitsPerHold, Holds: v.Holds, HoldUnits: v.HoldUnits, FirstSecondAnswers: v.FirstSecond.Answers}
 	for _, l := range v.Layers {
 		if l.Layer == "sold_out_cache" {
 			h.CacheAnswers = l.Count

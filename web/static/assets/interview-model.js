@@ -56,9 +56,11 @@ export function provenance(from, zh) {
 export function figureView(fig, zh) {
   return {
     measured: !!fig.measured,
-    value: fig.measured ? formatValue(fig) : '—',
-    unit: pick(fig.unit, zh),
+    word: !!(fig.measured && fig.word),
+    value: !fig.measured ? '—' : fig.word ? pick(fig.word, zh) : formatValue(fig),
+    unit: fig.word ? '' : pick(fig.unit, zh),
     label: pick(fig.label, zh),
+    detail: fig.measured ? pick(fig.detail, zh) : '',
     from: fig.measured ? provenance(fig.from, zh) : '',
     link: fig.measured ? fig.from?.link || '' : '',
     saleLink: fig.measured ? fig.from?.sale_link || '' : '',

@@ -22,9 +22,10 @@ export function createInterviewView(root, { zh, links = true }) {
   function figure(f) {
     const box = el('li', f.measured ? 'iv-fig' : 'iv-fig iv-none');
     const num = el('p', 'iv-num');
-    num.append(el('span', 'iv-val', f.value));
+    num.append(el('span', f.word ? 'iv-val iv-word' : 'iv-val', f.value));
     if (f.measured && f.unit) num.append(el('span', 'iv-unit', ` ${f.unit}`));
     box.append(num, el('p', 'iv-label', f.label));
+    if (f.detail) box.append(el('p', 'iv-detail', f.detail));
     if (!f.measured) {
       box.append(el('p', 'iv-missing', `${ivLabel('ivNever', zh())}: ${f.missing}`));
       return box;
