@@ -26,7 +26,7 @@ func TestGivenBackCountsTheReclaimedUnits(t *testing.T) {
 	rows := []inventory.TicketFailure{
 		{SaleID: sale.ID, Reason: inventory.ReasonAbandoned, FailedAt: at},
 		{SaleID: sale.ID, Reason: inventory.ReasonStuck, FailedAt: at.Add(2 * time.Second)},
-		{SaleID: sale.ID, Reason: "rejected", FailedAt: at.Add(time.Hour)},                    // a failure, not a unit given back
+		{SaleID: sale.ID, Reason: "rejected", FailedAt: at.Add(time.Hour)},                // a failure, not a unit given back
 		{SaleID: 1 << 62, Reason: inventory.ReasonAbandoned, FailedAt: at.Add(time.Hour)}, // another sale's (no sale of the tests has that id)
 	}
 	for i := range rows {

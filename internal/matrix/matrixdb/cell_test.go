@@ -32,7 +32,7 @@ func TestNewestCellIsTheNewestRunThatObservedIt(t *testing.T) {
 	old := run(cell("redis", faultkind.FreezeRedis, matrix.Unavailable, 3000))
 	want := run(cell("redis", faultkind.FreezeRedis, matrix.Unavailable, 2000), cell("zookeeper", faultkind.FreezeRedis, matrix.NA, 0))
 	run(cell("redis", faultkind.FreezeRedis, matrix.Skip, 0))
-	run(cell("redis", faultkind.FreezeRedis, "", 0))                   // predicted only
+	run(cell("redis", faultkind.FreezeRedis, "", 0))                    // predicted only
 	run(cell("redis-2level", faultkind.FreezeRedis, matrix.Holds, 0))   // another row whose name begins alike
 	run(cell("redis", faultkind.RestartRedis, matrix.Unavailable, 999)) // another fault
 	rep, c, ok, err := s.NewestCell(ctx, "redis", faultkind.FreezeRedis)
