@@ -33,12 +33,12 @@ export function createInterviewView(root, { zh, links = true }) {
     const from = el('p', 'iv-from');
     if (links && f.link) {
       const a = el('a', '', f.from);
-      a.href = f.link;
+      a.setAttribute('href', f.link);
       from.append(a);
     } else from.append(f.from);
     if (links && f.saleLink) {
       const s = el('a', 'iv-sale', ivLabel('ivOpenSale', zh()));
-      s.href = f.saleLink;
+      s.setAttribute('href', f.saleLink);
       from.append(' · ', s);
     }
     box.append(from);
