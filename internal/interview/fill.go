@@ -229,6 +229,11 @@ func fillCell(ctx context.Context, src Sources, fig Figure) (Figure, error) {
 		// The matrix times the stop of an unavailable cell only: another
 		// cell shows its word and why, never a 0 it did not measure.
 		fig.Detail = &Text{c.WhyEn, c.WhyZh}
+		if c.Finding {
+			p := cellWords[c.Predicted.Kind]
+			fig.Detail = &Text{fmt.Sprintf("%s. A finding: the lab predicted %s (%s)", c.WhyEn, p.En, c.Predicted.WhyEn),
+				fmt.Sprintf("%s。与预测不符：实验室预测为%s（%s）", c.WhyZh, p.Zh, c.Predicted.WhyZh)}
+		}
 		if c.Kind != matrix.Unavailable {
 			w := cellWords[c.Kind]
 			fig.Word = &w

@@ -100,6 +100,10 @@ func (fakeSources) MatrixCell(_ context.Context, row string, fault faultkind.Nam
 	if row == "db-pessimistic" && fault == faultkind.KillProcess {
 		return MatrixHit{RunID: 4, Cell: matrix.Cell{Row: row, Fault: fault, Kind: matrix.Holds, SaleID: 40, WhyEn: "no sections overlapped", WhyZh: "临界区没有重叠"}}, true, nil
 	}
+	if row == "redis" && fault == faultkind.KillProcess {
+		return MatrixHit{RunID: 5, Cell: matrix.Cell{Row: row, Fault: fault, Kind: matrix.Holds, SaleID: 50, WhyEn: "no sections overlapped", WhyZh: "临界区没有重叠",
+			Finding: true, Predicted: matrix.Prediction{Kind: matrix.Unavailable, WhyEn: "the lock stays until its TTL", WhyZh: "锁保留到 TTL"}}}, true, nil
+	}
 	if row != "redis" || fault != faultkind.FreezeRedis {
 		return MatrixHit{}, false, nil
 	}
@@ -113,7 +117,7 @@ func TestFillNamesEachFiguresRunOrSaysItWasNeverMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hotRow, hotShards, freeze, rowLock *Figure
+	var hotRow, hotShards, freeze, rowLock, finding *Figure
 	for _, q := range page.Questions {
 		for i := range q.Figures {
 			f := &q.Figures[i]
@@ -135,6 +139,9 @@ func TestFillNamesEachFiguresRunOrSaysItWasNeverMeasured(t *testing.T) {
 			if q.ID == "which-lock" && f.Source.Row == "db-pessimistic" {
 				rowLock = f
 			}
+			if q.ID == "which-lock" && f.Source.Row == "redis" {
+				finding = f
+			}
 		}
 	}
 	if hotRow == nil || !hotRow.Measured || hotRow.Value != 500 || hotRow.From.Kind != LessonRunKind || hotRow.From.ID != 7 || hotRow.From.SaleLink != "#/timeline?sale=70" {
@@ -151,6 +158,9 @@ func TestFillNamesEachFiguresRunOrSaysItWasNeverMeasured(t *testing.T) {
 	}
 	if rowLock == nil || rowLock.Word == nil || rowLock.Word.En != "holds" || rowLock.Detail.En != "no sections overlapped" {
 		t.Errorf("row lock × kill_process: %+v, want the cell's word and why: the matrix times no stop of a cell that held", rowLock)
+	}
+	if finding == nil || finding.Detail == nil || finding.Detail.En != "no sections overlapped. A finding: the lab predicted pause (the lock stays until its TTL)" || !strings.Contains(finding.Detail.Zh, "与预测不符") {
+		t.Errorf("a finding: %+v, want its detail to say what the lab predicted", finding)
 	}
 	if freeze != nil && freeze.Word != nil {
 		t.Errorf("redis freezes: %+v, want the stop's seconds, no word", freeze)
