@@ -11,7 +11,8 @@
 //   - questions.go: Questions, the path in order; questions_sale.go,
 //     questions_lock.go and questions_order.go: each question's texts and
 //     slots
-//   - fill.go: Fill, every slot from Sources, each Figure with its Provenance
+//   - fill.go: Fill, every slot from Sources, each Figure with its Provenance,
+//     how a derived one was computed, a matrix cell's word where it timed no stop
 //   - html.go: WriteHTML, a filled page as one self-contained file (the
 //     dashboard's renderer inlined)
 //
