@@ -140,8 +140,8 @@ func demo(ctx context.Context, cfg demoConfig, stdout, stderr io.Writer) int {
 		startAgents(ctx, sup, cfg, addrs, filepath.Dir(exe))
 	}
 	sup.say(stdout, "Dashboard: %s\nCtrl-C stops every process (a second Ctrl-C quits at once).", dashboardURL(addrs[0]))
-	if info := share.For(addrs[0], true, 0, share.LANIP); info.Shared {
-		sup.say(stdout, "Shared beyond loopback, with the admin token: %s", strings.TrimSuffix(info.URL, "/shop/0")+"/ "+
+	if info := share.For(addrs[0], true, "/", share.LANIP); info.Shared {
+		sup.say(stdout, "Shared beyond loopback, with the admin token: %s", info.URL+" "+
 			"(the dashboard's \"Students: open on your phone\" button shows each sale's link and QR code)")
 	}
 	if sup.run(ctx) {

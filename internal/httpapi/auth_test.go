@@ -24,6 +24,9 @@ func TestEveryWriteNeedsTheToken(t *testing.T) {
 			r.Path == "/api/orders/:ref/pay") {
 			continue // buyers need no token (a ticket is signed, not stored: it writes nothing; paying is the order's holder's own write, proven by its ticket or order_token)
 		}
+		if r.Method == http.MethodPut && r.Path == "/api/class/questions/:id/vote" {
+			continue // a student's phone votes without the token, which never leaves the trainer's screen: anonymous, bounded, limited per address (class_test.go)
+		}
 		path := r.Path
 		for _, p := range []string{":id", ":step", ":share", ":name", ":ref"} {
 			path = strings.ReplaceAll(path, p, "1")

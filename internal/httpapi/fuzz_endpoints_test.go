@@ -45,6 +45,8 @@ type endpoint struct {
 	// after runs after each request with its status (clears what a
 	// success wrote); may be nil.
 	after func(t *testing.T, status int)
+	// header is a header line for each request ("Name: value"); may be nil.
+	header func() string
 }
 
 // fuzzEndpoint fuzzes ep's body from seeds and fuzzGarbage.
@@ -59,7 +61,11 @@ func fuzzEndpoint(f *testing.F, e *env, ep endpoint, seeds ...string) {
 			ep.prepare(t)
 		}
 		before := ep.state(t)
-		rec := e.do(ep.method, ep.path, strings.NewReader(body))
+		var header []string
+		if ep.header != nil {
+			header = append(header, ep.header())
+		}
+		rec := e.do(ep.method, ep.path, strings.NewReader(body), header...)
 		checkFuzzResponse(t, rec.Code, rec.Body.Bytes(), body)
 		if after := ep.state(t); rec.Code >= 400 && after != before {
 			t.Fatalf("%d %s for %q, yet it wrote:\nbefore %s\nafter  %s", rec.Code, rec.Body, clip.Input(body), before, after)

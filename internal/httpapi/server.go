@@ -17,10 +17,13 @@
 //     sale's read sides; replicas.go, system.go: the replicas, strategies,
 //     health;
 //   - matrix.go: the verdict matrix's runs, kept and served;
+//   - class.go: a class's predictions (classapi) and share.go their vote
+//     page's link and QR code;
 //   - events.go: the live feed (GET /api/events), over eventhub's
 //     broadcaster;
 //   - static.go: the dashboard's files;
-//   - runsapi: runs, lessons and the agents' endpoints; wire: the error
+//   - runsapi: runs, lessons and the agents' endpoints; classapi: a
+//     class's questions, votes and reveals; wire: the error
 //     map and request decoding; eventhub: the live feed's broadcaster.
 package httpapi
 
@@ -37,6 +40,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill-lab/seckill/internal/catalogue/lessondb"
+	"github.com/seckill-lab/seckill/internal/classroom"
 	"github.com/seckill-lab/seckill/internal/faults"
 	"github.com/seckill-lab/seckill/internal/guard"
 	"github.com/seckill-lab/seckill/internal/hashring"
@@ -163,7 +167,8 @@ type Server struct {
 	orderTokens *guard.OrderTokens
 	orderLimits *guard.Limiter
 	orderRateIP int
-	clientIPs   *ClientIPs // who a request comes from (clientip.go)
+	clientIPs   *ClientIPs       // who a request comes from (clientip.go)
+	class       *classroom.Store // a class's questions and votes (class.go)
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -196,6 +201,7 @@ func New(d Deps) *Server {
 	if s.matrix == nil {
 		s.matrix = matrixdb.NewStore(d.Store.DB())
 	}
+	s.class = classroom.NewStore(d.Store.DB())
 	if d.AdminToken != "" {
 		h := sha256.Sum256([]byte(d.AdminToken))
 		s.adminHash = h[:]
@@ -260,9 +266,10 @@ func (s *Server) routes() *gin.Engine {
 	api.GET("/replicas", s.replicas)
 	api.GET("/limits", s.limits) // the forms' input bounds: limits.go
 	api.GET("/events", s.events) // the live feed: events.go
-	runsapi.Register(api, runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons,
-		Log: s.log, Admin: s.requireAdmin}) // runs, lessons and the agents' endpoints
-	s.faultRoutes(api) // fault injection: faults.go
+	runsDeps := runsapi.Deps{DB: s.store.DB(), Sales: s.sales, Runs: s.runs, Lessons: s.lessons, Log: s.log, Admin: s.requireAdmin}
+	runsapi.Register(api, runsDeps)                  // runs, lessons and the agents' endpoints
+	s.classRoutes(api, runsapi.NewStarter(runsDeps)) // a class's predictions: class.go
+	s.faultRoutes(api)                               // fault injection: faults.go
 	// The verdict matrix's runs (matrix.go): the newest kept, or the
 	// predicted table; a run's report, up to MaxMatrixBytes.
 	api.GET("/matrix", s.getMatrix)

@@ -88,7 +88,8 @@ func loadAssets(fsys fs.FS) (map[string]asset, error) {
 }
 
 // staticRoutes serves the dashboard (web/static, embedded) at /, the
-// shopper page at /shop/:sale and the files of both at /assets/...;
+// shopper page at /shop/:sale, a question's vote page at /vote/:question
+// and the files of both at /assets/...;
 // anything else that is not an API route stays a JSON 404.
 func (s *Server) staticRoutes(e *gin.Engine) {
 	assets, err := loadAssets(web.Files())
@@ -132,6 +133,9 @@ func (s *Server) staticRoutes(e *gin.Engine) {
 	// the API, which says whether the sale exists.
 	e.GET("/shop/:sale", func(c *gin.Context) { serve(c, "shop.html") })
 	e.HEAD("/shop/:sale", func(c *gin.Context) { serve(c, "shop.html") })
+	// A class question's vote page, for the phones (package classroom).
+	e.GET("/vote/:question", func(c *gin.Context) { serve(c, "vote.html") })
+	e.HEAD("/vote/:question", func(c *gin.Context) { serve(c, "vote.html") })
 	e.GET("/assets/*file", func(c *gin.Context) {
 		name := path.Clean("assets/" + strings.TrimPrefix(c.Param("file"), "/"))
 		serve(c, name) // Clean keeps it under assets/ or it is simply not in the map

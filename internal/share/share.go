@@ -1,5 +1,5 @@
-// Package share says where students' phones can open a sale's shop page:
-// the URL on the address the shop listens on (a wildcard listener is
+// Package share says where students' phones can open a page of the shop
+// (a sale's shop page, a class question's vote page): the URL on the address the shop listens on (a wildcard listener is
 // announced under this machine's first LAN address), or, when the shop
 // listens on loopback only, that only this computer can open it and how to
 // share. It also draws that URL as a QR code (PNG). The URL is always built
@@ -10,7 +10,6 @@ package share
 import (
 	"fmt"
 	"net"
-	"strconv"
 
 	qrcode "github.com/skip2/go-qrcode"
 )
@@ -25,13 +24,13 @@ type Texts struct {
 	Zh string `json:"zh"`
 }
 
-// Info is a sale's shop page as students can open it.
+// Info is a page as students can open it.
 type Info struct {
 	// Shared says a phone on the same network can reach the shop: it
 	// listens beyond loopback (and so has an admin token: the shop refuses
 	// to start otherwise).
 	Shared bool `json:"shared"`
-	// URL is the shop page on an address a phone can reach; "" when not
+	// URL is the page on an address a phone can reach; "" when not
 	// shared.
 	URL string `json:"url"`
 	// Listen is the address this replica listens on.
@@ -42,9 +41,10 @@ type Info struct {
 	Message    Texts `json:"message"`
 }
 
-// For is sale saleID's shop page for a replica listening on listen.
-// lanIP finds this machine's address for a wildcard listener (nil: none).
-func For(listen string, adminToken bool, saleID uint64, lanIP func() net.IP) Info {
+// For is the page at path (such as /shop/12) for a replica listening on
+// listen. lanIP finds this machine's address for a wildcard listener (nil:
+// none).
+func For(listen string, adminToken bool, path string, lanIP func() net.IP) Info {
 	info := Info{Listen: listen, AdminToken: adminToken}
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -69,7 +69,7 @@ func For(listen string, adminToken bool, saleID uint64, lanIP func() net.IP) Inf
 		host = lan.String()
 	}
 	info.Shared = true
-	info.URL = "http://" + net.JoinHostPort(host, port) + "/shop/" + strconv.FormatUint(saleID, 10)
+	info.URL = "http://" + net.JoinHostPort(host, port) + path
 	info.Message = Texts{
 		En: "Phones on the same network open this link. Admin actions need the admin token; it is not in the link.",
 		Zh: "同一网络内的手机打开这个链接即可。管理操作需要管理员令牌，链接里不含令牌。",

@@ -31,7 +31,7 @@ func TestFor(t *testing.T) {
 		{"10.0.0.5:8080", noLAN, true, "http://10.0.0.5:8080/shop/42", "same network"},
 		{"0.0.0.0:8080", noLAN, false, "", "no network address"},
 	} {
-		got := For(c.listen, c.shared, 42, c.lanIP)
+		got := For(c.listen, c.shared, "/shop/42", c.lanIP)
 		if got.Shared != c.shared || got.URL != c.url || !strings.Contains(got.Message.En, c.says) || got.Message.Zh == "" {
 			t.Errorf("%s: %+v, want shared %v, url %q, a message saying %q", c.listen, got, c.shared, c.url, c.says)
 		}

@@ -2,6 +2,7 @@ package runsapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,10 +34,12 @@ func (s *server) lessonRoutes(api *gin.RouterGroup) {
 	api.POST("/agents/lesson-claim", s.admin, s.claimLesson)
 }
 
-// lessonView is a catalogue entry with its newest run.
+// lessonView is a catalogue entry with its newest run and its cases as a
+// class can be asked them (their setups, in the order they run).
 type lessonView struct {
 	catalogue.Lesson
-	Last *catalogue.Run `json:"last"`
+	Cases []catalogue.Texts `json:"cases"`
+	Last  *catalogue.Run    `json:"last"`
 }
 
 // lessonRunView is a lesson's name and newest run alone: the dashboard's
@@ -81,7 +84,10 @@ func (s *server) listLessons(c *gin.Context) {
 	}
 	views := make([]lessonView, 0, len(catalogue.Catalogue))
 	for _, l := range catalogue.Catalogue {
-		v := lessonView{Lesson: l}
+		v := lessonView{Lesson: l, Cases: []catalogue.Texts{}}
+		for _, q := range catalogue.CaseQuestions(l.Name) {
+			v.Cases = append(v.Cases, q.Setup)
+		}
 		if r, ok := last[l.Name]; ok {
 			v.Last = &r
 		}
@@ -350,10 +356,18 @@ func lessonNext(raw json.RawMessage, now time.Time) (*catalogue.Next, error) {
 // liveMembers lists the live agents' ids and shops' URLs (sorted by id, the
 // same on every replica); on error it has already answered.
 func (s *server) liveMembers(c *gin.Context) (agents, shops []string, err error) {
-	members, err := discovery.List(c.Request.Context(), s.db)
+	agents, shops, err = s.members(c.Request.Context())
 	if err != nil {
-		wire.WriteError(c, s.log, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err))
-		return nil, nil, err
+		wire.WriteError(c, s.log, err)
+	}
+	return agents, shops, err
+}
+
+// members are the live agents and shop replicas (their URLs).
+func (s *server) members(ctx context.Context) (agents, shops []string, err error) {
+	members, err := discovery.List(ctx, s.db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", wire.ErrDBUnavailable, err)
 	}
 	for _, m := range members {
 		switch {

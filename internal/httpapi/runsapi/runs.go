@@ -49,16 +49,7 @@ func (s *server) createRun(c *gin.Context) {
 		wire.WriteError(c, s.log, err)
 		return
 	}
-	agents, shops, err := s.liveMembers(c)
-	if err != nil {
-		return
-	}
-	targets, err := runs.Targets(cfg, agents, shops)
-	if err != nil {
-		wire.WriteError(c, s.log, err)
-		return
-	}
-	id, err := s.runs.Create(c.Request.Context(), cfg, agents, targets)
+	id, err := s.start(c.Request.Context(), cfg)
 	if err != nil {
 		wire.WriteError(c, s.log, err)
 		return

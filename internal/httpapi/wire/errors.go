@@ -25,6 +25,7 @@ import (
 
 	"github.com/seckill-lab/seckill/internal/buyer"
 	"github.com/seckill-lab/seckill/internal/catalogue/lessondb"
+	"github.com/seckill-lab/seckill/internal/classroom"
 	"github.com/seckill-lab/seckill/internal/clip"
 	"github.com/seckill-lab/seckill/internal/dberr"
 	"github.com/seckill-lab/seckill/internal/faults"
@@ -195,6 +196,13 @@ var domainErrors = []mapping{
 	{err: lessondb.ErrUnknown, status: http.StatusNotFound, code: "not_found", message: "no such lesson", field: "name"},
 	{err: ErrNoLessonAgents, status: http.StatusConflict, code: "no_agents", message: "no load-test agent is alive to run the lesson; start one with `loadtest agent --shop URL` (shop demo starts two)"},
 
+	// A class's questions and votes.
+	{err: classroom.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: classField},
+	{err: classroom.ErrNoSession, status: http.StatusNotFound, code: "not_found", field: "id", message: "no such class session"},
+	{err: classroom.ErrNoQuestion, status: http.StatusNotFound, code: "not_found", field: "id", message: "no such question"},
+	{err: classroom.ErrClosed, status: http.StatusConflict, code: "question_closed", message: "this question takes no more votes: it was revealed, its minutes are over, or it is full"},
+	{err: classroom.ErrRevealed, status: http.StatusConflict, code: "already_revealed", message: "this question was revealed already"},
+
 	// The verdict matrix's runs.
 	{err: matrix.ErrInvalid, status: http.StatusBadRequest, code: "invalid_field", fill: matrixField},
 	{err: matrixdb.ErrNotFound, status: http.StatusNotFound, code: "not_found", field: "id", message: "no such matrix run"},
@@ -268,6 +276,14 @@ func fieldError(err error, b *Body) {
 	var fe *sale.FieldError
 	if errors.As(err, &fe) {
 		b.Field, b.Message = fe.Field, fe.Message
+	}
+}
+
+// classField names the member of a question or a vote that is wrong.
+func classField(err error, b *Body) {
+	var fe *classroom.FieldError
+	if errors.As(err, &fe) {
+		b.Field, b.Message = fe.Field, fe.Msg
 	}
 }
 

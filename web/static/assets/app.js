@@ -1,11 +1,12 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
 // the SSE stream) above one section at a time: Run, Timeline, Compare,
-// Lessons, Matrix, Interview, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// Lessons, Class, Matrix, Interview, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
 import { Charts } from './charts.js';
 import { relabelClaims } from './claims-view.js';
+import { initClass } from './class.js';
 import { initCombineForm } from './combine-view.js';
 import { initPins, loadClaims, loadComparison as fillComparison, setPinsFromURL } from './compare.js';
 import { el } from './dom.js';
@@ -36,6 +37,7 @@ let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 let matrix = null; // the Matrix section (matrix.js), read each time it shows
+let classView = null; // the Class section (class.js): predict, vote, reveal
 let interview = null; // the Interview section (interview.js), read each time it shows
 // A link to one sale's timeline (#/timeline?sale=ID, the lesson cards'):
 // read before the nav rewrites the hash to its canonical form.
@@ -44,7 +46,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'interview') interview?.show(); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class') classView?.show(); if (name === 'interview') interview?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -95,6 +97,7 @@ function applyLang() {
   lessons?.relabel();
   matrix?.relabel();
   interview?.relabel();
+  classView?.relabel();
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -258,14 +261,26 @@ function readForm() {
   return { body, msg };
 }
 
+/**
+ * formBody is the Run form's run as POST /api/runs takes it, or null after
+ * saying what is wrong under the form; the token typed beside it is kept.
+ */
+function formBody() {
+  const out = $('#form-msg');
+  out.className = 'msg';
+  out.textContent = '';
+  const { body, msg } = readForm();
+  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return null; }
+  const tok = $('#f-token').value.trim();
+  if (tok) setAdminToken(tok);
+  return body;
+}
+
 form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const out = $('#form-msg');
-  out.className = 'msg';
-  const { body, msg } = readForm();
-  if (msg.length) { out.textContent = msg.join(state.zh ? '；' : '; '); out.classList.add('bad'); return; }
-  const tok = $('#f-token').value.trim();
-  if (tok) setAdminToken(tok);
+  const body = formBody();
+  if (!body) return;
   const btn = $('#start');
   btn.disabled = true;
   out.textContent = label('starting', state.zh);
@@ -477,6 +492,13 @@ matrix = initMatrix({ zh });
 if (!$('#matrix').hidden) matrix.show();
 interview = initInterview({ zh });
 if (!$('#interview').hidden) interview.show();
+classView = initClass({ zh, needToken });
+if (!$('#class').hidden) classView.show();
+// The Run form's run as a question: the class predicts, Reveal starts it.
+$('#ask-class').addEventListener('click', () => {
+  const body = formBody();
+  if (body) classView.askRun(body);
+});
 if (openSaleFirst) timeline.openSale(openSaleFirst);
 // A click on the band's violation count lists its pairs on the timeline.
 $('#b-viol').addEventListener('click', () => {

@@ -9,6 +9,7 @@
 // sales it made so far (GET /api/sales/{id}) and hands the band a view of
 // them (onBand).
 import { ApiError, getJSON, getOnce, postJSON } from './api.js';
+import { ASK_LESSON_KEY } from './class-model.js';
 import { el, fmt } from './dom.js';
 import { addLabels, applyLabels, label } from './i18n.js';
 import { CASE_VERDICT, LESSON_VERDICT, bandRun, caseNames, decisiveLines, lessonText, nextCase, observedText, offersClassPace, runningLesson } from './lessons-model.js';
@@ -95,6 +96,9 @@ export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date
     const slow = offersClassPace(l) ? el('button', { type: 'button', class: 'l-run l-class', 'aria-describedby': `${id}-res` },
       el('span', { 'data-l': 'runClass', text: 'Run at teaching pace' }), el('span', { class: 'sr-only l-sr-title', text: ` ${l.title}` })) : null;
     slow?.addEventListener('click', () => start(l.name, 'class', slow));
+    // The class predicts first: the Class section opens on this lesson's cases.
+    const ask = el('a', { class: 'l-ask', href: '#/class', 'data-l': 'askClass', text: 'Ask the class first' });
+    ask.addEventListener('click', () => localStorage.setItem(ASK_LESSON_KEY, l.name));
     const dl = el('dl', { class: 'l-facts' },
       l.beyond_seeds ? el('dt', { 'data-l': 'predictsLab', text: 'The lab predicts (beyond the seeds)' })
         : el('dt', { 'data-l': 'predicts', text: 'The seed predicts' }), predict,
@@ -113,7 +117,7 @@ export function initLessons({ zh, needToken, onBand = () => {}, now = () => Date
     const next = el('p', { class: 'l-next', hidden: '' });
     const li = el('li', { class: 'lesson', id, 'data-lesson': l.name, 'aria-labelledby': `${id}-h` },
       head, next, body, el('div', { class: 'l-foot' }, res, el('div', { class: 'l-buttons' }, run,
-      ...(slow ? [slow] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]))), details);
+      ...(slow ? [slow] : [el('span', { class: 'l-pace-note note', 'data-l': 'noClassPace', text: label('noClassPace', false) })]), ask)), details);
     applyLabels(li, zh());
     return { li, parts: { status, badge, observed, meta, pre, details, needs, run, slow, title, predict, fix, seed, cases, moment, next } };
   }

@@ -1,4 +1,4 @@
-// The sections (Run, Timeline, Compare, Lessons, Matrix, Interview, Faults, Strategies): one shows at a
+// The sections (Run, Timeline, Compare, Lessons, Class, Matrix, Interview, Faults, Strategies): one shows at a
 // time below the live band, chosen by the URL's hash (#/compare), so a
 // section is deep-linkable, a reload keeps it and the back button works.
 // The hash also carries the run the page follows (#/run?run=12): a move to
@@ -7,7 +7,7 @@
 // Timeline's comparison of two sales (#/timeline?sale=12&vs=13). The nav is
 // plain links; the arrow keys move between them.
 
-export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'matrix', 'interview', 'faults', 'strategies'];
+export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'interview', 'faults', 'strategies'];
 
 /**
  * vsInHash reads the `vs` of a timeline link (#/timeline?sale=12&vs=13):
