@@ -330,7 +330,8 @@ test('the live numbers stay in view in every section, the charts one click away,
   try {
     for (const [device, size] of [['desktop', DESKTOP], ['phone', PHONE]]) {
       await page.setViewportSize(size);
-      for (const name of SECTIONS) {
+      // The Class section puts the band aside (a question fills the projector: style.css).
+      for (const name of SECTIONS.filter((n) => n !== 'class')) {
         await openSection(name);
         // Scrolled to the bottom of a long section: the band stays.
         await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
