@@ -54,6 +54,10 @@ test('the page: every question numbered, every figure either from a run or said 
       }
     });
   }
+  const never = { questions: [{ id: 'x', figures: [{ measured: false, rerun: true, missing: { en: 'Never measured', zh: '本机从未测过' } }] }], measured: 0, unmeasured: 1 };
+  assert.match(pageView(never, false).how, /^loadtest interview/);
+  const nothingToQuote = { questions: [{ id: 'x', figures: [{ measured: false, rerun: false, missing: { en: '0 units given back', zh: '退回 0 件' } }] }], measured: 0, unmeasured: 1 };
+  assert.equal(pageView(nothingToQuote, false).how, '', 'no command offered for a figure no new run would measure');
   const figs = PAGE.questions.flatMap((q) => q.figures);
   assert.ok(figs.some((f) => f.measured) && figs.some((f) => !f.measured), 'the fixture has both kinds');
 });

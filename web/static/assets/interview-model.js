@@ -80,7 +80,10 @@ export function pageView(page, zh) {
     figures: (q.figures || []).map((f) => figureView(f, zh)),
   }));
   const count = lab('ivCount', zh).replace('{m}', String(page?.measured || 0)).replace('{u}', String(page?.unmeasured || 0));
-  return { count, how: page?.unmeasured ? lab('ivHow', zh) : '', questions: qs };
+  // The command is offered where a new run may measure a figure (rerun), not
+  // for one a kept run measured to have nothing to quote.
+  const rerun = (page?.questions || []).some((q) => (q.figures || []).some((f) => !f.measured && f.rerun));
+  return { count, how: rerun ? lab('ivHow', zh) : '', questions: qs };
 }
 
 /** ivLabel is a label of this section in one language. */
