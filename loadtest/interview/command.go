@@ -31,8 +31,9 @@ import (
 const summary = "usage: loadtest interview --targets URL,URL --html FILE [--admin-token T] [--measure=false]\n\n" +
 	"The flash-sale design question as the questions interviewers ask, each answer's figures measured on these shops.\n" +
 	"Runs every lesson and matrix cell whose figure was never measured here (the lessons on the shops' load-test\n" +
-	"agents, the cells as loadtest matrix --only does, kill_process on a replica it starts with --shop), then writes the\n" +
-	"path as one self-contained HTML file. --measure=false writes it from what is kept, unmeasured figures said so.\n\n"
+	"agents, the cells as loadtest matrix --only does, kill_process on a replica it starts with --shop over this\n" +
+	"environment's database and backends: give it the demo's SECKILL_* environment, as make interview does), then writes\n" +
+	"the path as one self-contained HTML file. --measure=false writes it from what is kept, unmeasured figures said so.\n\n"
 
 // Command runs `loadtest interview`.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
