@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 
-.PHONY: help web browser-test demo lessons test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos matrix e2e clean
+.PHONY: help web browser-test demo lessons test test-quick build vet services-up services-down services-status services-test compose-test bench bench-queue bench-timeline chaos matrix interview e2e clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -107,6 +107,15 @@ chaos: build ## 10-minute chaos run: random seeded faults, every safe strategy c
 	set -o pipefail; $(BIN)/loadtest chaos --duration $(CHAOS_DURATION) --log-dir .run/chaos \
 		--zk-servers "$${SECKILL_ZK_ENSEMBLE_SERVERS:-127.0.0.1:12191,127.0.0.1:12192,127.0.0.1:12193}" --zk-ensemble \
 		$(CHAOS_FLAGS) | tee .run/chaos/last-run.txt
+
+# The interview path (loadtest interview) on make demo's three replicas,
+# which must be running (make demo, in another terminal): the lessons (on
+# the demo's agents) and matrix cells whose figures were never measured on
+# this machine run first (a few minutes the first time, nothing after), then
+# the path is written as one self-contained page: .run/interview.html.
+interview: build ## the interview path measured on make demo's running replicas, written to .run/interview.html
+	@mkdir -p .run
+	$(BIN)/loadtest interview --targets $(MATRIX_TARGETS) --html .run/interview.html
 
 # The verdict matrix (loadtest matrix) on make demo's three replicas, which
 # must be running (make demo, in another terminal): every strategy

@@ -26,6 +26,7 @@ import (
 
 	"github.com/seckill-lab/seckill/loadtest/agent"
 	"github.com/seckill-lab/seckill/loadtest/chaos"
+	"github.com/seckill-lab/seckill/loadtest/interview"
 	alllessons "github.com/seckill-lab/seckill/loadtest/lessons/all"
 	"github.com/seckill-lab/seckill/loadtest/load"
 	"github.com/seckill-lab/seckill/loadtest/matrix"
@@ -45,6 +46,8 @@ Commands:
   matrix    every strategy configuration against every fault kind: what the lab
             predicts for each cell and why (--predict), or cells observed on
             running shops beside their predictions (--targets)
+  interview the flash-sale design question as interviewers ask it, each answer's
+            figures measured on running shops (what is missing run first), one page (--html)
 
 Run "loadtest <command> -h" for its flags.
 Exit codes: 0 ok, 1 a strategy meant to be safe broke / too many errors / run failed
@@ -63,6 +66,7 @@ var commands = map[string]command{
 	"scenario":     alllessons.Command, // the seeds' pitfalls, predicted vs observed (package lessons/all)
 	"chaos":        chaos.Command,      // seeded random faults, then the database checked (package chaos)
 	"matrix":       matrix.Command,     // every strategy configuration against every fault (package matrix)
+	"interview":    interview.Command,  // the interview path measured here, one page (package interview)
 }
 
 func main() {

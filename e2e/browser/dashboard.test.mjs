@@ -22,7 +22,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SHOTS = path.join(ROOT, 'e2e/browser/test-results');
 const RUN_TIMEOUT = 90_000;
-const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'faults', 'strategies'];
+const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'interview', 'faults', 'strategies'];
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const PROJECTOR = { width: 1366, height: 768 };

@@ -57,7 +57,8 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR
  * opts.extra adds (or replaces) canned answers: path -> () => body.
  * opts.runs: the `runs` event the stream sends once (default: none);
  * opts.share: GET /api/sales/7/share's answer (default SHARE).
- * GET /api/matrix answers fixtures/matrix-report.json, observed.
+ * GET /api/matrix answers fixtures/matrix-report.json, observed; GET
+ * /api/interview fixtures/interview-page.json (a page filled on a demo).
  */
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
@@ -65,6 +66,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
   const runs = opts.live ? JSON.parse(await readFile(path.join(HERE, 'fixtures/run-redis.json'), 'utf8')) : [];
   // The matrix report of internal/matrix's fixture (go test ./internal/matrix -run TestExported -update).
   const matrix = { observed: true, report: JSON.parse(await readFile(path.join(HERE, 'fixtures/matrix-report.json'), 'utf8')) };
+  const interview = JSON.parse(await readFile(path.join(HERE, 'fixtures/interview-page.json'), 'utf8'));
   const streams = new Set();
   let tick = 0;
   const beat = opts.live ? setInterval(() => {
@@ -86,6 +88,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     '/api/lessons': () => [],
     '/api/limits': () => ({}),
     '/api/matrix': () => matrix,
+    '/api/interview': () => interview,
     ...(opts.extra || {}),
   };
   const server = http.createServer(async (req, res) => {

@@ -21,7 +21,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '
 const SHOTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-results');
 const PROJECTOR = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
-const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'faults', 'strategies'];
+const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'interview', 'faults', 'strategies'];
 
 let server, ctx, page, userDir;
 const pageErrors = [];

@@ -23,7 +23,8 @@
 //     broadcaster;
 //   - static.go: the dashboard's files;
 //   - runsapi: runs, lessons and the agents' endpoints; classapi: a
-//     class's questions, votes and reveals; wire: the error
+//     class's questions, votes and reveals; interviewapi: the interview
+//     path; wire: the error
 //     map and request decoding; eventhub: the live feed's broadcaster.
 package httpapi
 
@@ -46,6 +47,7 @@ import (
 	"github.com/seckill-lab/seckill/internal/hashring"
 	"github.com/seckill-lab/seckill/internal/history"
 	"github.com/seckill-lab/seckill/internal/httpapi/eventhub"
+	"github.com/seckill-lab/seckill/internal/httpapi/interviewapi"
 	"github.com/seckill-lab/seckill/internal/httpapi/runsapi"
 	"github.com/seckill-lab/seckill/internal/httpapi/wire"
 	"github.com/seckill-lab/seckill/internal/inventory"
@@ -274,6 +276,7 @@ func (s *Server) routes() *gin.Engine {
 	// predicted table; a run's report, up to MaxMatrixBytes.
 	api.GET("/matrix", s.getMatrix)
 	api.POST("/matrix", s.requireAdmin, s.postMatrix)
+	interviewapi.Register(api, s.store.DB(), s.log) // the interview path, its figures measured here
 	return e
 }
 

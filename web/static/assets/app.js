@@ -1,6 +1,6 @@
 // The dashboard: a live band always in view (big numbers and charts fed by
 // the SSE stream) above one section at a time: Run, Timeline, Compare,
-// Lessons, Class, Matrix, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
+// Lessons, Class, Matrix, Interview, Faults, Strategies (nav.js). Plain DOM, no framework: the page is a few
 // tables and numbers that change once a second. This module wires the
 // parts; live-model.js decides what the band shows, live.js draws it.
 import { ApiError, getJSON, postJSON, openStream, setAdminToken, adminToken } from './api.js';
@@ -13,6 +13,7 @@ import { initFaultArm } from './fault-arm.js';
 import { initFaults } from './faults.js';
 import { initHerd } from './herd.js';
 import { EXPLAIN, applyLabels, explainText, label } from './i18n.js';
+import { initInterview } from './interview.js';
 import { initLessons } from './lessons.js';
 import { loadLimits, setLoadModel } from './limits.js';
 import { initMatrix } from './matrix.js';
@@ -35,9 +36,10 @@ let share = null; // the students' link and QR code (share.js)
 let queue = null; // the queue's persistence form (queue.js), relabelled with the page
 let lessons = null; // the Lessons view (started below)
 let matrix = null; // the Matrix section (matrix.js), read each time it shows
+let interview = null; // the Interview section (interview.js), read each time it shows
 // The Class section (class.js): predict, vote, reveal. Loaded when it first
-// shows (or a question is asked): the page most classes never open stays light.
-// Never before the page has started (the nav shows its first section before).
+// shows (or a question is asked), so the page most runs open stays light;
+// never before the page has started (the nav shows its first section before).
 let classView = null;
 let classReady = false;
 const classSection = () => {
@@ -51,7 +53,7 @@ window.addEventListener('hashchange', () => {
   const id = saleInHash(location.hash);
   if (id && timeline) timeline.openSale(id); else if (id) openSaleFirst = id;
 });
-const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class' && classReady) classSection().then((c) => c.show()); }, onPins: (p) => setPinsFromURL(p) });
+const nav = initNav({ onRun: (id) => { state.focus = id; }, onShow: (name) => { if (name === 'timeline') timeline?.show(); else if (timeline) unpinBand(); if (name === 'matrix') matrix?.show(); if (name === 'class' && classReady) classSection().then((c) => c.show()); if (name === 'interview') interview?.show(); }, onPins: (p) => setPinsFromURL(p) });
 const state = {
   strategies: [], // GET /api/strategies
   safe: {}, // name -> claimed safe
@@ -102,6 +104,7 @@ function applyLang() {
   lessons?.relabel();
   matrix?.relabel();
   classView?.then((c) => c.relabel());
+  interview?.relabel();
   relabelClaims(state.zh); // at once, without waiting for GET /api/claims again (nor when it does not answer)
 }
 $('#lang').addEventListener('click', () => {
@@ -494,6 +497,8 @@ timeline = initTimeline({ zh, liveStep: () => state.step, onSale: (id) => pinBan
 if (!$('#timeline').hidden) timeline.show();
 matrix = initMatrix({ zh });
 if (!$('#matrix').hidden) matrix.show();
+interview = initInterview({ zh });
+if (!$('#interview').hidden) interview.show();
 classReady = true;
 if (!$('#class').hidden) classSection().then((c) => c.show());
 // The Run form's run as a question: the class predicts, Reveal starts it.

@@ -1,4 +1,4 @@
-// The sections (Run, Timeline, Compare, Lessons, Class, Matrix, Faults, Strategies): one shows at a
+// The sections (Run, Timeline, Compare, Lessons, Class, Matrix, Interview, Faults, Strategies): one shows at a
 // time below the live band, chosen by the URL's hash (#/compare), so a
 // section is deep-linkable, a reload keeps it and the back button works.
 // The hash also carries the run the page follows (#/run?run=12): a move to
@@ -7,7 +7,7 @@
 // Timeline's comparison of two sales (#/timeline?sale=12&vs=13). The nav is
 // plain links; the arrow keys move between them.
 
-export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'faults', 'strategies'];
+export const SECTIONS = ['run', 'timeline', 'compare', 'lessons', 'class', 'matrix', 'interview', 'faults', 'strategies'];
 
 /**
  * vsInHash reads the `vs` of a timeline link (#/timeline?sale=12&vs=13):
@@ -70,6 +70,13 @@ export function initNav({ onRun = () => {}, onShow = () => {}, onPins = () => {}
     for (const a of links) {
       a.href = hashOf(a.dataset.section, run, pins, compare);
       if (a.dataset.section === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+    }
+    // On a phone the nav scrolls sideways: the current section's link is
+    // brought into its view (not the page's), centred.
+    const current = links.find((a) => a.dataset.section === section);
+    const bar = current?.parentElement;
+    if (bar && bar.scrollWidth > bar.clientWidth) {
+      bar.scrollLeft += current.getBoundingClientRect().left - bar.getBoundingClientRect().left - (bar.clientWidth - current.offsetWidth) / 2;
     }
     if (moveFocus) {
       // To the section's heading, so that Tab continues inside the section
