@@ -58,8 +58,18 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR
  * opts.runs: the `runs` event the stream sends once (default: none);
  * opts.share: GET /api/sales/7/share's answer (default SHARE).
  * GET /api/matrix answers fixtures/matrix-report.json, observed; GET
- * /api/interview fixtures/interview-page.json (a page filled on a demo).
+ * /api/interview fixtures/interview-page.json (a page filled on a demo);
+ * GET /api/class/cases two lessons' cases (CLASS_CASES).
  */
+/** The Class section's question form: two lessons and their cases, as GET /api/class/cases answers. */
+const CLASS_CASES = { lessons: [
+  { lesson: 'mutex-across-replicas', title: 'An in-process lock does not cross replicas', title_zh: '进程内的锁管不到其他实例',
+    cases: [{ en: 'Two replicas sell the same stock, each guarding it with its own in-process mutex.', zh: '两个实例卖同一份库存，各自用进程内的互斥锁保护它。' },
+      { en: 'The same two replicas, now locking the stock row with SELECT … FOR UPDATE in the database.', zh: '同样的两个实例，这次在数据库里用 SELECT … FOR UPDATE 锁住库存行。' }] },
+  { lesson: 'ttl-shorter-than-work', title: 'A TTL shorter than the work lets two holders in without the watchdog', title_zh: '过期时间短于业务耗时：没有看门狗就会有两个持锁者',
+    cases: [{ en: 'A Redis lock with a 1 s TTL guards 1.8 s of work, and no watchdog renews it.', zh: 'Redis 锁的过期时间是 1 秒，锁内业务要做 1.8 秒，没有看门狗续期。' }] },
+] };
+
 export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'fixtures/timeline-redis-pause.json'), opts = {}) {
   const timelineAsks = [];
   const strategies = opts.live ? JSON.parse(await readFile(path.join(HERE, 'fixtures/strategies.json'), 'utf8')) : [];
@@ -89,6 +99,7 @@ export async function startFixtureServer(port = 0, timeline = path.join(HERE, 'f
     '/api/limits': () => ({}),
     '/api/matrix': () => matrix,
     '/api/interview': () => interview,
+    '/api/class/cases': () => CLASS_CASES,
     ...(opts.extra || {}),
   };
   const server = http.createServer(async (req, res) => {
