@@ -3,7 +3,9 @@
 // internet. index.html, the JS modules and the CSS are committed under
 // static/; the chart library (uPlot) is installed by `npm ci` and copied
 // into static/assets/vendor/ by copy-vendor.sh (make web). Without it the
-// build still works and the page shows tables without charts.
+// build still works and the page shows tables without charts. Inline
+// (inline.go) makes some of its modules one classic script, the renderer
+// of a self-contained page.
 package web
 
 import (

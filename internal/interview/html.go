@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"io/fs"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/seckill-lab/seckill/web"
@@ -44,39 +41,13 @@ func WriteHTML(w io.Writer, page Page, made time.Time, machine string) error {
 	return err
 }
 
-// The dashboard's modules made one classic script, as internal/matrix's
-// export does: their import lines dropped (each imports only the one
-// before it), their exports plain declarations, inside one function.
-var (
-	importLine = regexp.MustCompile(`(?m)^import\s[^;]*;\s*$`)
-	exportWord = regexp.MustCompile(`(?m)^export\s+`)
-	leftover   = regexp.MustCompile(`(?m)^\s*(import|export)\s`)
-)
-
 // rendererFiles are the modules inlined, each after the ones it imports.
 var rendererFiles = []string{"assets/interview-model.js", "assets/interview-view.js"}
 
+// renderer is the inlined script (the modules, then the start) and the
+// stylesheet, read from the embedded dashboard (web.Inline).
 func renderer() (script, css string, err error) {
-	var b strings.Builder
-	b.WriteString("(() => {\n'use strict';\n")
-	for _, name := range rendererFiles {
-		src, err := fs.ReadFile(web.Files(), name)
-		if err != nil {
-			return "", "", err
-		}
-		text := exportWord.ReplaceAllString(importLine.ReplaceAllString(string(src), ""), "")
-		if leftover.MatchString(text) || strings.Contains(text, "</script") {
-			return "", "", fmt.Errorf("interview export: %s cannot be inlined (an import over several lines, or </script)", name)
-		}
-		fmt.Fprintf(&b, "// ---- %s\n%s\n", name, text)
-	}
-	b.WriteString(startScript)
-	b.WriteString("})();\n")
-	style, err := fs.ReadFile(web.Files(), "assets/interview.css")
-	if err != nil {
-		return "", "", err
-	}
-	return b.String(), string(style), nil
+	return web.Inline(rendererFiles, startScript, "assets/interview.css")
 }
 
 // startScript draws the page in the language kept (the dashboard's key) and
