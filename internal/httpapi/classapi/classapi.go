@@ -83,7 +83,7 @@ func (s *server) listCases(c *gin.Context) {
 // createClassSession is POST /api/class/sessions {"title"?}.
 func (s *server) createClassSession(c *gin.Context) {
 	var title *string
-	if err := decodeOptional(c, map[string]any{"title": &title}); err != nil {
+	if err := wire.DecodeOptional(c.Request.Body, map[string]any{"title": &title}); err != nil {
 		wire.WriteError(c, s.Log, err)
 		return
 	}
@@ -258,17 +258,4 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
-}
-
-// decodeOptional decodes an optional JSON object body into members: no
-// body, or an empty one, leaves them as they are.
-func decodeOptional(c *gin.Context, members map[string]any) error {
-	var raw bytes.Buffer
-	if _, err := raw.ReadFrom(c.Request.Body); err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(raw.Bytes())) == 0 {
-		return nil
-	}
-	return wire.DecodeObject(&raw, members)
 }

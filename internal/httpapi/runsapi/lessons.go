@@ -145,15 +145,8 @@ func (s *server) createLessonRun(c *gin.Context) {
 // lessonPace reads the optional body of a lesson run's creation: no body
 // (or an empty one) is the normal pace.
 func lessonPace(body io.Reader) (string, error) {
-	raw, err := io.ReadAll(body)
-	if err != nil {
-		return "", err
-	}
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return catalogue.PaceNormal, nil
-	}
 	var pace *string
-	if err := wire.DecodeObject(bytes.NewReader(raw), map[string]any{"pace": &pace}); err != nil {
+	if err := wire.DecodeOptional(body, map[string]any{"pace": &pace}); err != nil {
 		return "", err
 	}
 	if pace == nil || *pace == "" {

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +99,22 @@ func syntaxError(err error) error {
 		return BadRequest("invalid_json", "malformed JSON at byte %d: %s", se.Offset, clip.Input(se.Error()))
 	}
 	return BadRequest("invalid_json", "unreadable request body")
+}
+
+// DecodeOptional is DecodeObject for a body that may be left out: none, or
+// only white space, leaves members as they are.
+func DecodeOptional(r io.Reader, members map[string]any) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		if failed := readFailure(err); failed != nil {
+			return failed
+		}
+		return err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	return DecodeObject(bytes.NewReader(raw), members)
 }
 
 // readFailure classifies a read of the body that failed for the client's
