@@ -2,7 +2,8 @@
 // sections: the faults injected into a replica (from injection to healing)
 // and the lock leases as their clients saw them (granted, renewed, lost,
 // expired, released). Written in the background, in batches, like the
-// sections; lease events are bounded per sale.
+// sections; lease events are bounded per sale. read.go: NewestFault, the
+// newest fault of a kind in a window.
 package eventlog
 
 import (

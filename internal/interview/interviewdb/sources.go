@@ -88,11 +88,9 @@ func (s *Sources) Reclaimed(ctx context.Context, saleID uint64) (interview.Recla
 	if err != nil {
 		return interview.Reclaim{}, err
 	}
-	var kill eventlog.Fault
-	res := s.db.WithContext(ctx).Where("kind = ? AND from_at >= ? AND from_at <= ?", string(faultkind.KillProcess), sale.CreatedAt, *last).
-		Order("from_at DESC").Limit(1).Find(&kill)
-	if res.Error != nil || res.RowsAffected == 0 {
-		return interview.Reclaim{Units: n}, res.Error
+	kill, ok, err := eventlog.NewestFault(ctx, s.db, string(faultkind.KillProcess), sale.CreatedAt, *last)
+	if err != nil || !ok {
+		return interview.Reclaim{Units: n}, err
 	}
 	ms := float64(last.Sub(kill.FromAt)) / float64(time.Millisecond)
 	return interview.Reclaim{Units: n, BackAfterMS: &ms}, nil

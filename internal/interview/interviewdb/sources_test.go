@@ -87,3 +87,40 @@ func TestEveryFilledFigureNamesItsRun(t *testing.T) {
 		t.Errorf("%d figures from lesson run %d, %d from matrix run %d: want both", fromLesson, run.ID, fromMatrix, matrixID)
 	}
 }
+
+// The units a killed replica left in flight: how many reconciliations gave
+// back, and how long after the newest kill_process recorded between the
+// sale's creation and the last return (an older kill, or one of another
+// kind, is not it).
+func TestReclaimedAfterTheKill(t *testing.T) {
+	db := testenv.DB(t, "interviewdb")
+	ctx := context.Background()
+	sale := inventory.Sale{Name: "interviewdb reclaim", Strategy: "redis-lua-stock", InitialStock: 10}
+	if err := inventory.NewStore(db).CreateSale(ctx, &sale); err != nil {
+		t.Fatal(err)
+	}
+	created := sale.CreatedAt.UTC()
+	kill := created.Add(time.Second)
+	for _, f := range []struct {
+		kind string
+		at   time.Time
+	}{{string(faultkind.KillProcess), created.Add(-time.Hour)}, {string(faultkind.PauseHolder), created.Add(1500 * time.Millisecond)},
+		{string(faultkind.KillProcess), kill}} {
+		if err := db.Exec("INSERT INTO fault_events (kind, replica_id, from_at) VALUES (?, 'interviewdb', ?)", f.kind, f.at).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, back := range []time.Duration{3 * time.Second, 4500 * time.Millisecond} {
+		if err := db.Exec("INSERT INTO ticket_failures (order_ticket, sale_id, user_id, reason, failed_at) VALUES (?, ?, ?, ?, ?)",
+			fmt.Sprintf("ot_reclaim_%d_%d", sale.ID, i), sale.ID, fmt.Sprintf("b%d", i), inventory.ReasonAbandoned, created.Add(back)).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := interviewdb.New(db).Reclaimed(ctx, sale.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Units != 2 || got.BackAfterMS == nil || *got.BackAfterMS != 3500 {
+		t.Fatalf("reclaimed %+v (back after %v), want 2 units, the last 3500 ms after the kill", got, got.BackAfterMS)
+	}
+}
