@@ -278,7 +278,7 @@ export function initClass({ zh, needToken }) {
         api.loadSession();
         render();
       },
-      relabel() { fillLessons(); api.loadSession(); render(); if (share) share = null; render(); },
+      relabel() { fillLessons(); api.loadSession(); render(); }, // the link is asked again in the new language (renderJoin's key)
       askRun(body) { location.hash = '#/class'; return api.ask({ run: body }); },
     };
   }

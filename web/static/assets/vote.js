@@ -41,7 +41,8 @@ function letterOf(outcome) {
   return i < 0 ? '' : `${LETTERS[i]} (${text(OUTCOME_SHORT[outcome], zh)})`;
 }
 
-function render() {
+/** render draws the question; keepAnswer leaves the answer line as it is (an error just said). */
+function render(keepAnswer = false) {
   document.documentElement.lang = zh ? 'zh-CN' : 'en';
   applyLabels(document, zh);
   $('#lang').textContent = zh ? 'EN' : '中文';
@@ -71,6 +72,7 @@ function render() {
   });
   $('#v-choices').replaceChildren($('#v-choices legend'), ...buttons);
   $('#v-state').textContent = t(open ? 'voteOpen' : q.status === 'closed' ? 'voteClosed' : observed ? 'voteDone' : 'voteRevealed');
+  if (keepAnswer) return;
   if (observed) {
     const line = observedLine(q, zh);
     const end = zh ? '。' : '.';
@@ -104,18 +106,11 @@ async function vote(outcome) {
       say(`${t('voteFailed')}: ${body.message || res.status}`, 'bad');
     }
     sending = false;
-    if (res.ok) render(); else renderKeepAnswer();
+    render(!res.ok);
   } catch (err) {
     sending = false;
     say(`${t('voteFailed')}: ${err.message}`, 'bad');
   }
-}
-
-function renderKeepAnswer() {
-  const a = $('#v-answer');
-  const keep = [a.textContent, a.className];
-  render();
-  [a.textContent, a.className] = keep;
 }
 
 async function load() {
